@@ -1,0 +1,106 @@
+"""Shared CLI pieces: loading ratings with the common options and printing results."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import RatingsError
+from humaneval.ratings import Ratings, load_ratings
+
+
+def ratings_options(func: Callable) -> Callable:
+    """Add the options every command that reads a ratings file understands."""
+    options = [
+        click.option(
+            "--response",
+            type=click.Choice(["score", "rank"]),
+            default=None,
+            help="Response column (default: whichever of score/rank exists).",
+        ),
+        click.option(
+            "--scale",
+            default=None,
+            metavar="LOW-HIGH",
+            help="Declared rating scale, e.g. 1-7; values outside are errors.",
+        ),
+        click.option("--allow-ties", is_flag=True, help="Accept tied ranks."),
+        click.option(
+            "--continuous", is_flag=True, help="Accept non-integer scores (sliders, direct assessment)."
+        ),
+        click.option(
+            "--column",
+            "columns",
+            multiple=True,
+            metavar="CANONICAL=NAME",
+            help="Map a column of the file to a canonical name, e.g. document=item_id.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def load_from_options(
+    path: str,
+    response: str | None,
+    scale: str | None,
+    allow_ties: bool,
+    continuous: bool,
+    columns: tuple[str, ...],
+) -> Ratings:
+    """Load a ratings file as the options of :func:`ratings_options` ask."""
+    renames = {}
+    for item in columns:
+        canonical, sep, name = item.partition("=")
+        if not sep or not canonical or not name:
+            raise RatingsError(f"--column {item!r}: write CANONICAL=NAME, e.g. document=item_id")
+        renames[name.strip()] = canonical.strip()
+    return load_ratings(
+        Path(path),
+        response=response,
+        scale=scale,
+        allow_ties=allow_ties,
+        continuous=continuous,
+        columns=renames,
+    )
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numpy/pandas values to JSON types; NaN and infinities become ``null``."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, pd.DataFrame):
+        return jsonable(value.to_dict(orient="records"))
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def emit(payload: dict[str, Any], as_json: bool, render: Callable[[], str]) -> None:
+    """Print ``payload`` as JSON with ``--json``, otherwise the human-readable ``render()``."""
+    if as_json:
+        click.echo(json.dumps(jsonable(payload), indent=2))
+    else:
+        click.echo(render())
+
+
+def json_option(func: Callable) -> Callable:
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print machine-readable JSON (schema in the README)."
+    )(func)

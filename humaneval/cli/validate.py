@@ -1,0 +1,52 @@
+"""``humaneval validate``: check a ratings file and report its structure."""
+
+from __future__ import annotations
+
+import click
+
+from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.structure import DesignStructure, describe_structure
+
+FAMILY_NAMES = {
+    "nested": "nested (one annotator per block)",
+    "fully_crossed": "fully crossed (every annotator judged every document)",
+    "crossed_in_blocks": "crossed within blocks",
+    "irregular": "irregular (no clean block structure)",
+}
+
+
+def render_structure(source: str, s: DesignStructure) -> str:
+    """The human-readable validation summary."""
+    if s.response == "rank":
+        response = f"rank ({s.rank_base} = best)"
+    else:
+        low, high = (f"{v:g}" for v in s.scale)
+        response = f"score, scale {low}-{high} ({'declared' if s.scale_declared else 'inferred'})"
+    rows = [
+        ("ratings", s.n_ratings),
+        ("response", response),
+        ("annotators", s.n_annotators),
+        ("documents", s.n_documents),
+        ("systems", s.n_systems),
+        ("criteria", s.n_criteria),
+        ("judgements per summary", s.judgements_per_summary),
+        ("annotators per document", s.annotators_per_document),
+        ("documents per annotator", s.documents_per_annotator),
+        ("blocks", f"{s.n_blocks} ({s.block_annotators} annotators × {s.block_documents} documents)"),
+        ("design family", FAMILY_NAMES[s.family]),
+    ]
+    if s.n_checks:
+        rows.append(("attention checks", s.n_checks))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join([f"{source}: valid"] + [f"  {k:<{width}}  {v}" for k, v in rows])
+
+
+@click.command()
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@ratings_options
+@json_option
+def command(ratings: str, as_json: bool, **options) -> None:
+    """Validate a ratings file and report its design structure."""
+    table = load_from_options(ratings, **options)
+    structure = describe_structure(table)
+    emit({"file": ratings, **structure.to_dict()}, as_json, lambda: render_structure(ratings, structure))

@@ -1,0 +1,60 @@
+"""Block designs: B blocks × D documents per block × A annotators per block (spec §6.2).
+
+Block b owns documents bD … bD+D−1 and annotators bA … bA+A−1, and every annotator of a block
+judges every summary of every document of that block. A = 1 gives the fully nested design,
+B = 1 the fully crossed design, and A ≥ 2 with B > 1 crossed-within-blocks designs such as the
+EACL 2021 study (20 × 5 × 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import DesignError
+
+
+def block_design(
+    blocks: int,
+    docs_per_block: int,
+    annotators_per_block: int,
+    systems: Sequence[str],
+    *,
+    seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Long design table ``block, annotator, document, system, position``.
+
+    With a ``seed`` each annotator sees their screens (one per summary) in an independent random
+    order; without one, in document-then-system order. ``position`` is 0-based per annotator.
+    """
+    for name, value in (
+        ("blocks", blocks),
+        ("docs_per_block", docs_per_block),
+        ("annotators_per_block", annotators_per_block),
+    ):
+        if int(value) != value or value < 1:
+            raise DesignError(f"{name} must be a whole number of at least 1, not {value!r}")
+    systems = [str(s) for s in systems]
+    if len(systems) < 2 or len(set(systems)) != len(systems):
+        raise DesignError("a design needs at least two distinct systems")
+    b = np.repeat(np.arange(blocks), annotators_per_block * docs_per_block * len(systems))
+    a = np.tile(np.repeat(np.arange(annotators_per_block), docs_per_block * len(systems)), blocks)
+    d = np.tile(np.repeat(np.arange(docs_per_block), len(systems)), blocks * annotators_per_block)
+    s = np.tile(np.arange(len(systems)), blocks * annotators_per_block * docs_per_block)
+    width = max(len(str(blocks * annotators_per_block - 1)), len(str(blocks * docs_per_block - 1)))
+    table = pd.DataFrame(
+        {
+            "block": b,
+            "annotator": [f"a{i:0{width}d}" for i in b * annotators_per_block + a],
+            "document": [f"d{i:0{width}d}" for i in b * docs_per_block + d],
+            "system": np.asarray(systems)[s],
+        }
+    )
+    per_annotator = docs_per_block * len(systems)
+    order = np.tile(np.arange(per_annotator), blocks * annotators_per_block)
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        order = np.concatenate([rng.permutation(per_annotator) for _ in range(blocks * annotators_per_block)])
+    return table.assign(position=order)

@@ -1,0 +1,48 @@
+"""Exceptions and warnings shared by every stage.
+
+Every error a user can cause by their input is a :class:`HumanEvalError`; the CLI prints its
+message as one line and exits with code 2. Messages name the file, the row or column, what is
+wrong and how to fix it, so that the API and the CLI say the same thing.
+"""
+
+from __future__ import annotations
+
+
+class HumanEvalError(Exception):
+    """Base class of all errors caused by input, design or environment."""
+
+
+class RatingsError(HumanEvalError, ValueError):
+    """A ratings table (or another input table) is malformed."""
+
+
+DataValidationError = RatingsError
+"""Alias used in the analysis specification."""
+
+
+class InsufficientDataError(HumanEvalError, ValueError):
+    """The data are valid but too few for the requested statistic."""
+
+
+class DesignError(HumanEvalError, ValueError):
+    """A study design is impossible or cannot support the requested procedure."""
+
+
+class BackendUnavailableError(HumanEvalError, RuntimeError):
+    """An optional backend (R, rpy2, a browser, a model) is not installed."""
+
+
+class FitFailedError(HumanEvalError, RuntimeError):
+    """A model fit failed or did not converge and no fallback was allowed."""
+
+
+class ReliabilityWarning(UserWarning):
+    """A reliability statistic is undefined or based on degenerate data."""
+
+
+class ConvergenceWarning(UserWarning):
+    """A model fit converged with warnings (large gradient, singular covariance, ...)."""
+
+
+class ModelSpecError(HumanEvalError, ValueError):
+    """A model description (e.g. a CLMM parameter JSON) is malformed."""

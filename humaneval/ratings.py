@@ -1,0 +1,442 @@
+"""The validated long-format ratings table: the one type every stage reads or writes.
+
+One row is one judgement: ``annotator, document, system`` plus either ``score`` (a rating scale,
+higher = better) or ``rank`` (lower = better, 0- or 1-based), and optionally ``criterion``,
+``position`` (0-based screen order), ``seconds`` (time on screen) and ``is_check`` (an attention
+check, excluded from analysis). Other columns (e.g. ``corpus``) are passed through unchanged.
+
+Validation follows the analysis specification §1.1: ids are compared as stripped strings and
+never renumbered; duplicate ``(annotator, document, system, criterion)`` rows, values outside a
+declared scale and ranks that are not a permutation per ``(annotator, document, criterion)`` are
+errors naming the offending rows; missing responses are dropped with a warning, never treated
+as a category.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import RatingsError, ReliabilityWarning
+from humaneval.tables import read_table, write_table
+
+ID_COLUMNS = ("annotator", "document", "system")
+OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check")
+RESPONSES = ("score", "rank")
+
+#: Column names accepted as aliases of the canonical ones (compared case-insensitively).
+ALIASES: dict[str, str] = {
+    "item": "document",
+    "doc": "document",
+    "doc_id": "document",
+    "document_id": "document",
+    "summarizer": "system",
+    "model": "system",
+    "rater": "annotator",
+    "worker": "annotator",
+    "workerid": "annotator",
+    "worker_id": "annotator",
+    "dimension": "criterion",
+    "time": "seconds",
+    "time_stamp": "seconds",
+}
+
+Response = Literal["score", "rank"]
+_TRUE = {"true", "1", "yes", "y", "t"}
+_FALSE = {"false", "0", "no", "n", "f", ""}
+
+
+@dataclass(frozen=True, eq=False)
+class Ratings:
+    """A validated ratings table and what validation learnt about it.
+
+    Attributes
+    ----------
+    data:
+        The long table with canonical column names; ids are strings.
+    response:
+        ``"score"`` (higher is better) or ``"rank"`` (lower is better).
+    scale:
+        ``(low, high)`` of the rating scale, declared or inferred from the data.
+    scale_declared:
+        Whether ``scale`` was declared by the user (otherwise it is the observed range).
+    rank_base:
+        0 or 1 for rank data (detected from the minimum rank), ``None`` for scores.
+    ties_allowed:
+        Whether tied ranks were declared allowed.
+    continuous:
+        Whether non-integer scores are allowed (0–100 sliders, metric scores).
+    source:
+        The file the table was read from, if any.
+    """
+
+    data: pd.DataFrame
+    response: Response
+    scale: tuple[float, float]
+    scale_declared: bool = False
+    rank_base: int | None = None
+    ties_allowed: bool = False
+    continuous: bool = False
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def values(self) -> pd.Series:
+        """The raw responses (``score`` or ``rank`` as given)."""
+        return self.data[self.response]
+
+    def oriented(self) -> pd.Series:
+        """Responses oriented so that higher is better: scores as given, ranks negated."""
+        return self.values if self.response == "score" else -self.values
+
+    @property
+    def systems(self) -> list[str]:
+        return sorted(self.data["system"].unique())
+
+    @property
+    def annotators(self) -> list[str]:
+        return sorted(self.data["annotator"].unique())
+
+    @property
+    def documents(self) -> list[str]:
+        return sorted(self.data["document"].unique())
+
+    @property
+    def criteria(self) -> list[str | None]:
+        """The criteria present, or ``[None]`` when the table has no criterion column."""
+        if "criterion" not in self.data:
+            return [None]
+        return sorted(self.data["criterion"].unique())
+
+    def with_data(self, data: pd.DataFrame) -> Ratings:
+        """The same metadata over a subset or transformation of the rows."""
+        return replace(self, data=data.reset_index(drop=True))
+
+    def without_checks(self) -> Ratings:
+        """The table without attention-check rows (``is_check``), as analyses use it."""
+        if "is_check" not in self.data:
+            return self
+        return self.with_data(self.data[~self.data["is_check"]])
+
+    def by_criterion(self) -> Iterator[tuple[str | None, Ratings]]:
+        """Yield ``(criterion, ratings)`` per criterion; every analysis runs separately per criterion."""
+        if "criterion" not in self.data:
+            yield None, self
+            return
+        for criterion, part in self.data.groupby("criterion", sort=True):
+            yield str(criterion), self.with_data(part)
+
+    def write(self, path: str | Path) -> Path:
+        """Write the table as CSV, TSV or JSON lines (by extension)."""
+        return write_table(self.data, path)
+
+
+def load_ratings(
+    source: str | Path | pd.DataFrame,
+    *,
+    response: Response | None = None,
+    columns: Mapping[str, str] | None = None,
+    scale: tuple[float, float] | str | None = None,
+    allow_ties: bool = False,
+    continuous: bool = False,
+) -> Ratings:
+    """Load and validate a ratings table from CSV, TSV, JSONL or a DataFrame.
+
+    Parameters
+    ----------
+    source:
+        A path (format by extension; delimiter sniffed for text files) or a DataFrame.
+    response:
+        ``"score"`` or ``"rank"``; by default whichever of the two columns exists.
+    columns:
+        Renames applied before validation, e.g. ``{"item_id": "document"}``. The aliases in
+        :data:`ALIASES` (``item`` → ``document``, ``time`` → ``seconds``, ...) apply by default.
+    scale:
+        Declared rating scale ``(low, high)`` or a string ``"1-7"``; values outside are errors.
+    allow_ties:
+        Accept tied ranks within an ``(annotator, document)``.
+    continuous:
+        Accept non-integer scores (sliders, direct assessment).
+    """
+    if isinstance(source, pd.DataFrame):
+        frame, label = source.copy(), None
+        lines = [f"row {i}" for i in source.index]
+        frame.index = pd.RangeIndex(len(frame))
+    else:
+        frame, label = read_table(source, what="ratings table"), str(source)
+        lines = [f"line {n}" for n in frame.attrs["lines"]]
+    return validate_ratings(
+        frame,
+        response=response,
+        columns=columns,
+        scale=scale,
+        allow_ties=allow_ties,
+        continuous=continuous,
+        source=label,
+        row_labels=lines,
+    )
+
+
+def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
+    """Parse ``"1-7"``, ``"0:100"`` or ``(1, 7)`` into ``(low, high)``."""
+    if isinstance(scale, str):
+        text = scale.strip()
+        for sep in (":", ",", "..", "-"):
+            low, found, high = text.partition(sep) if sep != "-" else text.rpartition("-")
+            if found and low.strip() and high.strip():
+                try:
+                    parsed = (float(low), float(high))
+                except ValueError:
+                    continue
+                break
+        else:
+            raise RatingsError(f"scale {scale!r} is not of the form LOW-HIGH, e.g. 1-7")
+    else:
+        parsed = (float(scale[0]), float(scale[1]))
+    if not parsed[0] < parsed[1]:
+        raise RatingsError(f"scale {scale!r}: the low end must be below the high end, e.g. 1-7")
+    return parsed
+
+
+def validate_ratings(
+    frame: pd.DataFrame,
+    *,
+    response: Response | None = None,
+    columns: Mapping[str, str] | None = None,
+    scale: tuple[float, float] | str | None = None,
+    allow_ties: bool = False,
+    continuous: bool = False,
+    source: str | None = None,
+    row_labels: list[str] | None = None,
+) -> Ratings:
+    """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`)."""
+    if row_labels is None:
+        row_labels = [f"row {i}" for i in frame.index]
+    v = _Validator(frame.reset_index(drop=True), source, row_labels)
+    data = v.canonical_columns(columns or {})
+    resp = v.response_column(data, response)
+    data = v.ids(data)
+    data = v.responses(data, resp, continuous)
+    declared = parse_scale(scale) if scale is not None else None
+    rank_base = None
+    if resp == "score":
+        bounds = v.check_scale(data, declared)
+    else:
+        rank_base = v.check_ranks(data, allow_ties)
+        bounds = (float(data["rank"].min()), float(data["rank"].max()))
+    data = v.optional_columns(data)
+    v.check_duplicates(data)
+    data = data.reset_index(drop=True)
+    return Ratings(
+        data=data,
+        response=resp,
+        scale=declared or bounds,
+        scale_declared=declared is not None,
+        rank_base=rank_base,
+        ties_allowed=allow_ties,
+        continuous=continuous,
+        source=source,
+    )
+
+
+def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
+    """Accept either a :class:`Ratings` or a raw DataFrame (validated with ``kwargs``)."""
+    if isinstance(ratings, Ratings):
+        return ratings
+    return load_ratings(ratings, **kwargs)  # type: ignore[arg-type]
+
+
+class _Validator:
+    """Holds the source label and row labels so every message can name file and line."""
+
+    def __init__(self, frame: pd.DataFrame, source: str | None, row_labels: list[str]):
+        self.frame = frame
+        self.prefix = f"{source}: " if source else ""
+        self.labels = row_labels
+
+    def fail(self, message: str) -> RatingsError:
+        return RatingsError(self.prefix + message)
+
+    def where(self, index: pd.Index | np.ndarray, limit: int = 3) -> str:
+        shown = [self.labels[i] for i in list(index)[:limit]]
+        more = len(index) - len(shown)
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+    def canonical_columns(self, renames: Mapping[str, str]) -> pd.DataFrame:
+        data = self.frame.rename(columns=dict(renames))
+        if len(data) == 0:
+            raise self.fail("the table has a header but no rows")
+        mapping = {}
+        for col in data.columns:
+            key = str(col).strip().lower()
+            target = key if key in ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS else ALIASES.get(key)
+            if target and target not in mapping.values() and target not in data.columns.drop(col):
+                mapping[col] = target
+        data = data.rename(columns=mapping)
+        found = ", ".join(map(str, self.frame.columns))
+        for col in ID_COLUMNS:
+            if col not in data:
+                raise self.fail(
+                    f"missing required column '{col}' (found: {found}); rename the column or map it "
+                    f"with --column {col}=NAME"
+                )
+        return data
+
+    def response_column(self, data: pd.DataFrame, response: Response | None) -> Response:
+        present = [c for c in RESPONSES if c in data]
+        if response is not None:
+            if response not in RESPONSES:
+                raise self.fail(f"response must be 'score' or 'rank', not {response!r}")
+            if response not in data:
+                raise self.fail(f"no '{response}' column (found: {', '.join(map(str, data.columns))})")
+            return response
+        if not present:
+            raise self.fail(
+                f"no score or rank column (found: {', '.join(map(str, data.columns))}); name the "
+                "response column 'score' (higher = better) or 'rank' (lower = better)"
+            )
+        if len(present) == 2:
+            raise self.fail("both 'score' and 'rank' columns are present; choose one with --response")
+        return present[0]  # type: ignore[return-value]
+
+    def ids(self, data: pd.DataFrame) -> pd.DataFrame:
+        for col in ID_COLUMNS:
+            missing = data.index[data[col].isna()]
+            if len(missing):
+                raise self.fail(f"empty '{col}' at {self.where(missing)}; every row needs an id")
+            data[col] = data[col].astype(str).str.strip()
+        return data
+
+    def responses(self, data: pd.DataFrame, resp: Response, continuous: bool) -> pd.DataFrame:
+        raw = data[resp]
+        numeric = pd.to_numeric(raw, errors="coerce")
+        bad = data.index[numeric.isna() & raw.notna()]
+        if len(bad):
+            raise self.fail(
+                f"column '{resp}' has non-numeric value {raw[bad[0]]!r} at {self.where(bad)}; "
+                "use numbers, and leave the cell empty for a missing rating"
+            )
+        if np.isinf(numeric).any():
+            bad = data.index[np.isinf(numeric)]
+            raise self.fail(f"column '{resp}' is infinite at {self.where(bad)}")
+        missing = numeric.isna()
+        if missing.any():
+            warnings.warn(
+                f"{self.prefix}dropped {int(missing.sum())} rows with a missing {resp}",
+                ReliabilityWarning,
+                stacklevel=4,
+            )
+        keep = ~missing
+        data = data[keep].copy()
+        numeric = numeric[keep]
+        if not len(data):
+            raise self.fail(f"every '{resp}' is missing")
+        fractional = numeric != np.round(numeric)
+        if (resp == "rank" or not continuous) and fractional.any():
+            bad = data.index[fractional]
+            hint = (
+                "ranks must be whole numbers"
+                if resp == "rank"
+                else ("scale ratings must be whole numbers; pass --continuous for slider or metric scores")
+            )
+            raise self.fail(f"non-integer {resp} {numeric[bad[0]]} at {self.where(bad)}; {hint}")
+        data[resp] = numeric.astype("int64") if not fractional.any() else numeric.astype(float)
+        return data
+
+    def check_scale(self, data: pd.DataFrame, declared: tuple[float, float] | None) -> tuple[float, float]:
+        scores = data["score"]
+        if declared is None:
+            return float(scores.min()), float(scores.max())
+        outside = data.index[(scores < declared[0]) | (scores > declared[1])]
+        if len(outside):
+            low, high = (f"{b:g}" for b in declared)
+            raise self.fail(
+                f"score {scores[outside[0]]} at {self.where(outside)} is outside the declared scale "
+                f"{low}-{high}; fix the value or declare the right scale"
+            )
+        return declared
+
+    def check_ranks(self, data: pd.DataFrame, allow_ties: bool) -> int:
+        ranks = data["rank"]
+        base = int(ranks.min())
+        if base not in (0, 1):
+            raise self.fail(f"the smallest rank is {base}; ranks must start at 0 or 1 (best)")
+        keys = ["annotator", "document"] + (["criterion"] if "criterion" in data else [])
+        groups = data.groupby(keys, sort=False)["rank"]
+        size = groups.transform("size")
+        out_of_range = data.index[(ranks > base + size - 1)]
+        if allow_ties:
+            if len(out_of_range):
+                raise self.fail(
+                    f"rank {ranks[out_of_range[0]]} at {self.where(out_of_range)} is larger than the "
+                    f"number of summaries ranked by that annotator for that document"
+                )
+            return base
+        dup = data.duplicated([*keys, "rank"], keep=False)
+        bad = data.index[dup | (ranks > base + size - 1)]
+        if len(bad):
+            first = data.loc[bad[0]]
+            raise self.fail(
+                f"the ranks of annotator {first['annotator']} for document {first['document']} are not "
+                f"a permutation of {base}..{base + int(size[bad[0]]) - 1} (see {self.where(bad)}); "
+                "fix them or pass --allow-ties"
+            )
+        return base
+
+    def optional_columns(self, data: pd.DataFrame) -> pd.DataFrame:
+        if "criterion" in data:
+            missing = data.index[data["criterion"].isna()]
+            if len(missing):
+                raise self.fail(f"empty 'criterion' at {self.where(missing)}")
+            data["criterion"] = data["criterion"].astype(str).str.strip()
+        if "position" in data:
+            pos = pd.to_numeric(data["position"], errors="coerce")
+            bad = data.index[(pos.isna() & data["position"].notna()) | (pos < 0) | (pos != pos.round())]
+            if len(bad):
+                raise self.fail(
+                    f"column 'position' must hold whole numbers >= 0, found {data['position'][bad[0]]!r} "
+                    f"at {self.where(bad)}"
+                )
+            data["position"] = pos.astype("Int64")
+        if "seconds" in data:
+            sec = pd.to_numeric(data["seconds"], errors="coerce")
+            bad = data.index[(sec.isna() & data["seconds"].notna()) | (sec < 0)]
+            if len(bad):
+                raise self.fail(
+                    f"column 'seconds' must hold non-negative numbers, found "
+                    f"{data['seconds'][bad[0]]!r} at {self.where(bad)}"
+                )
+            data["seconds"] = sec.astype(float)
+        if "is_check" in data:
+            data["is_check"] = self._booleans(data["is_check"])
+        return data
+
+    def _booleans(self, column: pd.Series) -> pd.Series:
+        if column.dtype == bool:
+            return column
+        text = column.astype("string").str.strip().str.lower().fillna("")
+        bad = column.index[~text.isin(_TRUE | _FALSE)]
+        if len(bad):
+            raise self.fail(
+                f"column 'is_check' must be true/false, found {column[bad[0]]!r} at {self.where(bad)}"
+            )
+        return text.isin(_TRUE)
+
+    def check_duplicates(self, data: pd.DataFrame) -> None:
+        keys = list(ID_COLUMNS) + (["criterion"] if "criterion" in data else [])
+        dup = data.duplicated(keys, keep=False)
+        if dup.any():
+            first = data[dup].iloc[0]
+            ident = ", ".join(f"{k}={first[k]}" for k in keys)
+            raise self.fail(
+                f"duplicate rating for ({ident}) at {self.where(data.index[dup])}; each annotator "
+                "may rate each summary once per criterion — remove or merge the duplicates"
+            )

@@ -1,0 +1,128 @@
+"""Reading and writing tabular input files (CSV, TSV, JSONL) with one-line error messages.
+
+Every stage that reads a user's file goes through :func:`read_table`, so that an empty file, a
+missing file, broken encoding, a malformed JSON line or a wrongly guessed delimiter always gets
+the same kind of message: file, line, what is wrong, how to fix it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from humaneval.errors import RatingsError
+
+_DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+
+
+def read_table(path: str | Path, *, what: str = "table") -> pd.DataFrame:
+    """Read a CSV, TSV or JSONL file into a DataFrame of strings and numbers.
+
+    The format follows the extension (``.jsonl``/``.ndjson``/``.json`` as JSON lines, ``.tsv`` as
+    tab-separated, anything else as delimited text whose delimiter is sniffed). Text cells are
+    stripped strings, empty cells ``NA``; ``frame.attrs["lines"]`` holds the source line of every
+    row for error messages. Raises :class:`RatingsError` with a one-line message for every kind
+    of unreadable input.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise RatingsError(f"{path}: no such file; check the path") from None
+    except IsADirectoryError:
+        raise RatingsError(f"{path}: is a directory, not a {what} file") from None
+    except OSError as exc:
+        raise RatingsError(f"{path}: cannot read file ({exc.strerror}); check its permissions") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RatingsError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+    if not text.strip():
+        raise RatingsError(f"{path}: the file is empty; expected a {what} with a header row")
+    suffix = path.suffix.lower()
+    if suffix in {".jsonl", ".ndjson", ".json"}:
+        return _read_jsonl(text, path)
+    return _read_delimited(text, path, "\t" if suffix == ".tsv" else None)
+
+
+def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
+    records, lines = [], []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RatingsError(
+                f"{path}, line {lineno}: not valid JSON ({exc.msg}); write one JSON object per line"
+            ) from None
+        if not isinstance(record, dict):
+            raise RatingsError(
+                f"{path}, line {lineno}: expected a JSON object like "
+                '{"annotator": ..., "document": ..., ...}, found ' + type(record).__name__
+            )
+        records.append(record)
+        lines.append(lineno)
+    frame = pd.DataFrame.from_records(records)
+    frame.attrs["lines"] = lines
+    return frame
+
+
+def _sniff(text: str) -> str:
+    sample = "\n".join(text.splitlines()[:20])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters="".join(_DELIMITERS)).delimiter
+    except csv.Error:
+        header = text.splitlines()[0]
+        counts = {d: header.count(d) for d in _DELIMITERS}
+        best = max(counts, key=counts.__getitem__)
+        return best if counts[best] else ","
+
+
+def _read_delimited(text: str, path: Path, delimiter: str | None) -> pd.DataFrame:
+    delimiter = delimiter or _sniff(text)
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, skipinitialspace=True
+        )
+    except pd.errors.ParserError as exc:
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        detail = (
+            f"line {found[2]} has {found[3]} fields but the header has {found[1]}"
+            if found
+            else " ".join(str(exc).split())
+        )
+        raise RatingsError(
+            f"{path}: cannot parse as {_DELIMITERS[delimiter]}-separated: {detail}; check the "
+            "delimiter, and quote fields that contain it"
+        ) from None
+    header = text.splitlines()[0]
+    if frame.shape[1] == 1:
+        others = [d for d in _DELIMITERS if d != delimiter and d in header]
+        if others:
+            raise RatingsError(
+                f"{path}: the header has a single column {header!r} when read as "
+                f"{_DELIMITERS[delimiter]}-separated but contains {_DELIMITERS[others[0]]}s; "
+                f"save it as a comma-separated .csv or a tab-separated .tsv"
+            )
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame = frame.apply(lambda col: col.str.strip()).replace("", pd.NA)
+    frame.attrs["lines"] = list(range(2, len(frame) + 2))
+    return frame
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``frame`` as CSV, TSV or JSON lines, chosen by the extension of ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower()
+    if suffix in {".jsonl", ".ndjson", ".json"}:
+        frame.to_json(path, orient="records", lines=True, force_ascii=False)
+    else:
+        frame.to_csv(path, index=False, sep="\t" if suffix == ".tsv" else ",")
+    return path

@@ -1,0 +1,81 @@
+"""The CLI: subcommand discovery, one-line errors with exit code 2, validate and demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from humaneval import __version__
+from humaneval.cli import main
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_help_lists_every_subcommand_with_one_line():
+    result = run("--help")
+    assert result.exit_code == 0
+    commands = result.output.split("Commands:")[1].strip().splitlines()
+    names = {line.split()[0] for line in commands}
+    assert {"validate", "demo"} <= names
+    assert all(len(line.split(maxsplit=1)) == 2 for line in commands)
+
+
+def test_version():
+    assert run("--version").output.strip().endswith(__version__)
+
+
+def test_validate_reference_files(likert_path, rank_path):
+    result = run("validate", str(likert_path))
+    assert result.exit_code == 0
+    text = result.output
+    for fragment in ("1500", "60", "100", "crossed within blocks", "20 (3 annotators × 5 documents)"):
+        assert fragment in text
+    payload = json.loads(run("validate", str(rank_path), "--json").output)
+    assert payload["response"] == "rank" and payload["rank_base"] == 0
+    assert payload["n_blocks"] == 20 and payload["family"] == "crossed_in_blocks"
+    assert payload["judgements_per_summary"] == {"min": 3, "mean": 3.0, "max": 3}
+
+
+@pytest.mark.parametrize(
+    "content,fragment",
+    [
+        ("annotator,document,system\na,d,s\n", "no score or rank column"),
+        ("annotator,document,system,score\na,d,s,9\n", "outside the declared scale 1-7"),
+    ],
+)
+def test_errors_are_one_line_exit_2_no_traceback(tmp_path, content, fragment):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    proc = subprocess.run(
+        [sys.executable, "-m", "humaneval", "validate", str(path), "--scale", "1-7"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and fragment in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_column_mapping_option(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("judge,doc_id,system,score\nj,d,a,1\nj,d,b,2\n")
+    result = run("validate", str(path), "--column", "annotator=judge", "--column", "document=doc_id")
+    assert result.exit_code == 0, result.output
+    bad = run("validate", str(path), "--column", "annotator")
+    assert bad.exit_code == 2
+
+
+def test_demo_writes_a_valid_study(tmp_path):
+    result = run("demo", "--out", str(tmp_path / "demo"), "--seed", "3")
+    assert result.exit_code == 0, result.output
+    again = run("validate", str(tmp_path / "demo" / "ratings.csv"), "--json")
+    payload = json.loads(again.output)
+    assert payload["n_ratings"] == 1500 and payload["n_annotators"] == 60
+    assert payload["family"] == "crossed_in_blocks" and payload["n_blocks"] == 20
