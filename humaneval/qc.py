@@ -1,0 +1,150 @@
+"""Quality control of annotators: attention checks, completion time, straight-lining.
+
+Specification ``designs-and-forms.md`` §6. QC only *flags*; excluding annotators is an explicit,
+logged call (:func:`apply_exclusions`). Flags:
+
+- attention checks (instructional manipulation checks, IMCs): ``checks_total``, ``checks_failed``,
+  ``check_pass_rate``; ``prolific_rejection_eligible`` when at least two IMCs failed (the
+  platform's rule — failing other criteria is never grounds for rejection);
+- ``too_fast``: total time below ``fast_fraction`` × the median total of all annotators, or median
+  time per screen below ``min_seconds_per_screen``;
+- ``straight_line`` (all non-check answers identical) and ``long_run`` (the longest run of identical
+  consecutive answers covers ≥ ``long_run_fraction`` of the items) for scale ratings. These are
+  warnings only: uniform answers can be honest when most summaries are good.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import RatingsError
+from humaneval.ratings import Ratings, as_ratings
+
+
+@dataclass(frozen=True)
+class QCRules:
+    """Thresholds of the QC flags (package defaults of spec §6)."""
+
+    fast_fraction: float = 1 / 3
+    min_seconds_per_screen: float | None = None
+    long_run_fraction: float = 0.8
+    min_failed_checks_for_rejection: int = 2
+
+
+@dataclass(frozen=True, eq=False)
+class QCReport:
+    """One row per annotator (``table``) and the rules that produced it."""
+
+    table: pd.DataFrame
+    rules: QCRules = field(default_factory=QCRules)
+
+    def flagged(self) -> pd.DataFrame:
+        """Annotators with at least one flag."""
+        flags = ["too_fast", "straight_line", "long_run", "prolific_rejection_eligible"]
+        present = [f for f in flags if f in self.table]
+        return self.table[self.table[present].any(axis=1)] if present else self.table.iloc[:0]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"annotators": self.table.to_dict(orient="records"), "rules": self.rules.__dict__}
+
+
+def check_outcomes(ratings: Ratings) -> pd.Series:
+    """Whether each attention-check row was passed (NA for rows that are not checks).
+
+    Uses a ``check_passed`` column when the collector already evaluated the checks, otherwise
+    compares the response with ``check_expected`` (the instructed value).
+    """
+    data = ratings.data
+    outcome = pd.Series(pd.NA, index=data.index, dtype="boolean")
+    if "is_check" not in data:
+        return outcome
+    checks = data["is_check"].astype(bool)
+    if "check_passed" in data:
+        outcome[checks] = data.loc[checks, "check_passed"].astype("boolean")
+    elif "check_expected" in data:
+        expected = pd.to_numeric(data.loc[checks, "check_expected"], errors="coerce")
+        outcome[checks] = (ratings.values[checks] == expected).astype("boolean")
+    else:
+        raise RatingsError(
+            "attention-check rows (is_check) need a 'check_expected' or 'check_passed' column to be scored"
+        )
+    return outcome
+
+
+def _longest_run(values: np.ndarray) -> int:
+    if len(values) == 0:
+        return 0
+    changes = np.flatnonzero(np.diff(values) != 0)
+    bounds = np.r_[-1, changes, len(values) - 1]
+    return int(np.diff(bounds).max())
+
+
+def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> QCReport:
+    """Per-annotator quality-control flags (spec §6.1–6.2)."""
+    ratings = as_ratings(ratings)
+    rules = rules or QCRules()
+    data = ratings.data.assign(_passed=check_outcomes(ratings))
+    is_check = data["is_check"].astype(bool) if "is_check" in data else pd.Series(False, index=data.index)
+    rows = []
+    for annotator, part in data.groupby("annotator", sort=True):
+        checks = part[is_check[part.index]]
+        answers = part[~is_check[part.index]]
+        if "position" in answers:
+            answers = answers.sort_values("position")
+        values = answers[ratings.response].to_numpy()
+        failed = int((~checks["_passed"].fillna(False).astype(bool)).sum())
+        row: dict[str, object] = {
+            "annotator": annotator,
+            "n_judgements": len(answers),
+            "checks_total": len(checks),
+            "checks_failed": failed,
+            "check_pass_rate": (1 - failed / len(checks)) if len(checks) else np.nan,
+            "prolific_rejection_eligible": failed >= rules.min_failed_checks_for_rejection,
+        }
+        if ratings.response == "score" and len(values):
+            row["straight_line"] = bool(len(values) > 1 and np.all(values == values[0]))
+            row["long_run"] = _longest_run(values) >= rules.long_run_fraction * len(values)
+        if "seconds" in part and part["seconds"].notna().any():
+            screens = part.drop_duplicates("position") if "position" in part else part
+            row["total_seconds"] = float(screens["seconds"].sum())
+            row["median_seconds"] = float(screens["seconds"].median())
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if "total_seconds" in table:
+        slow_enough = table["total_seconds"] >= rules.fast_fraction * table["total_seconds"].median()
+        if rules.min_seconds_per_screen is not None:
+            slow_enough &= table["median_seconds"] >= rules.min_seconds_per_screen
+        table["too_fast"] = ~slow_enough & table["total_seconds"].notna()
+    return QCReport(table=table, rules=rules)
+
+
+@dataclass(frozen=True, eq=False)
+class Exclusion:
+    """The ratings that remain after an explicit exclusion, and the log of who was excluded and why."""
+
+    ratings: Ratings
+    log: pd.DataFrame
+
+
+def apply_exclusions(
+    ratings: Ratings | pd.DataFrame,
+    report: QCReport,
+    policy: tuple[str, ...] = ("prolific_rejection_eligible",),
+) -> Exclusion:
+    """Drop annotators carrying any of the ``policy`` flags; attention-check rows are dropped too."""
+    ratings = as_ratings(ratings)
+    unknown = [flag for flag in policy if flag not in report.table]
+    if unknown:
+        raise RatingsError(
+            f"exclusion policy names flags the QC report does not have: {', '.join(unknown)}; "
+            f"available: {', '.join(c for c in report.table.columns if report.table[c].dtype == bool)}"
+        )
+    hit = report.table[list(policy)].fillna(False).astype(bool)
+    excluded = report.table.loc[hit.any(axis=1), ["annotator"]].assign(
+        reasons=hit[hit.any(axis=1)].apply(lambda r: ", ".join(r.index[r]), axis=1)
+    )
+    kept = ratings.data[~ratings.data["annotator"].isin(excluded["annotator"])]
+    return Exclusion(ratings=ratings.with_data(kept).without_checks(), log=excluded.reset_index(drop=True))
