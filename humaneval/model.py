@@ -243,18 +243,37 @@ def sample_ratings(model: OrdinalModel, design: pd.DataFrame, seed: SeedLike = N
     unknown = rows["system"][system.codes < 0].unique()
     if len(unknown):
         raise ModelSpecError(f"design has systems {list(unknown)} that the model does not know")
-    s = system.codes
-    eta = model.coefficients[s].copy()
-    for factor, psi in model.random_effects.items():
-        if factor not in rows:
-            continue
-        codes, levels = pd.factorize(rows[factor])
-        draws = rng.standard_normal((len(levels), psi.shape[0])) @ covariance_factor(psi).T
-        eta += draws[codes, 0]
-        if psi.shape[0] > 1:
-            slope = draws[codes, np.maximum(s, 0)]
-            eta += np.where(s > 0, slope, 0.0)
-    cdf = link_cdf(model.link)(model.thresholds[None, :] - eta[:, None])
-    score = 1 + (rng.random(len(rows))[:, None] > cdf).sum(axis=1)
+    groups = {}
+    for factor in model.random_effects:
+        if factor in rows:
+            codes, levels = pd.factorize(rows[factor])
+            groups[factor] = (codes, len(levels))
+    score = sample_scores(model, system.codes, groups, rng)
     out = rows.assign(score=score)
     return validate_ratings(out, scale=(1, model.n_categories))
+
+
+def sample_scores(
+    model: OrdinalModel,
+    system: np.ndarray,
+    groups: Mapping[str, tuple[np.ndarray, int]],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The array core of :func:`sample_ratings` (spec §6.3 steps 1–3): scores 1..K per row.
+
+    ``system`` holds the system code of each row (0 = reference), ``groups`` maps each grouping
+    factor to ``(level code per row, number of levels)``; factors of the model missing from
+    ``groups`` contribute nothing. Simulations call this directly to skip the table round trip.
+    """
+    eta = model.coefficients[system].copy()
+    for factor, psi in model.random_effects.items():
+        if factor not in groups:
+            continue
+        codes, n_levels = groups[factor]
+        draws = rng.standard_normal((n_levels, psi.shape[0])) @ covariance_factor(psi).T
+        eta += draws[codes, 0]
+        if psi.shape[0] > 1:
+            slope = draws[codes, np.maximum(system, 0)]
+            eta += np.where(system > 0, slope, 0.0)
+    cdf = link_cdf(model.link)(model.thresholds[None, :] - eta[:, None])
+    return 1 + (rng.random(len(system))[:, None] > cdf).sum(axis=1)
