@@ -1,0 +1,281 @@
+"""The result of a CLMM fit (either engine) and its diagnostics.
+
+Analysis specification §5.5: a fit has **failed** when the optimizer's convergence code is non-zero,
+the maximal absolute gradient exceeds ``grad_tol`` (default 0.01), the covariance of β is not
+finite with positive variances, or the engine raised an error. Large gradients (> 5e-3), a large
+condition number of the Hessian (cond.H > 1e4, > 1e6 "possibly not identifiable") and boundary
+(singular) random-effect covariances are warnings only and never move the fallback ladder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humaneval.analysis.contrasts import pairwise_contrasts
+from humaneval.model import OrdinalModel
+
+GRAD_TOL = 0.01
+GRAD_WARN = 5e-3
+COND_WARN = 1e4
+COND_UNIDENTIFIABLE = 1e6
+SINGULAR_TOL = 1e-8
+CORR_TOL = 0.999
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Convergence diagnostics of one fit (spec §5.5 table)."""
+
+    converged: bool
+    code: int
+    message: str
+    max_grad: float
+    cond_h: float
+    n_iter: int
+    singular: bool
+    fit_seconds: float
+    warnings: tuple[str, ...] = ()
+    vcov_ok: bool = True
+    grad_tol: float = GRAD_TOL
+
+    @property
+    def failed(self) -> bool:
+        """Spec §5.5: non-zero code, max.grad > grad_tol, or a non-finite/non-positive vcov."""
+        return (
+            self.code != 0
+            or not np.isfinite(self.max_grad)
+            or self.max_grad > self.grad_tol
+            or not self.vcov_ok
+        )
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why the fit failed (empty when it did not)."""
+        out = []
+        if self.code != 0:
+            out.append(f"convergence code {self.code}: {self.message}")
+        if not np.isfinite(self.max_grad) or self.max_grad > self.grad_tol:
+            out.append(f"max.grad {self.max_grad:.3g} > {self.grad_tol:g}")
+        if not self.vcov_ok:
+            out.append("vcov(β) is not finite with positive variances")
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "failed": self.failed}
+
+
+def assess(
+    *,
+    code: int,
+    message: str,
+    max_grad: float,
+    cond_h: float,
+    n_iter: int,
+    fit_seconds: float,
+    vcov: np.ndarray,
+    random_effects: dict[str, np.ndarray],
+    grad_tol: float = GRAD_TOL,
+    extra_warnings: tuple[str, ...] = (),
+) -> Diagnostics:
+    """Build :class:`Diagnostics` from raw fit output by the rules of spec §5.5."""
+    variances = np.diag(vcov) if np.ndim(vcov) == 2 and np.size(vcov) else np.array([np.nan])
+    vcov_ok = bool(np.all(np.isfinite(vcov)) and np.all(variances > 0))
+    found = list(extra_warnings)
+    if np.isfinite(max_grad) and GRAD_WARN < max_grad <= grad_tol:
+        found.append(f"max.grad {max_grad:.3g} is above {GRAD_WARN:g}")
+    if cond_h > COND_UNIDENTIFIABLE:
+        found.append(f"cond.H {cond_h:.3g} > {COND_UNIDENTIFIABLE:g}: model possibly not identifiable")
+    elif cond_h > COND_WARN:
+        found.append(f"cond.H {cond_h:.3g} > {COND_WARN:g}")
+    singular_factors = [f for f, psi in random_effects.items() if is_singular(psi)]
+    if singular_factors:
+        found.append(f"singular random-effect covariance (boundary fit) for {', '.join(singular_factors)}")
+    return Diagnostics(
+        converged=code == 0,
+        code=int(code),
+        message=str(message),
+        max_grad=float(max_grad),
+        cond_h=float(cond_h),
+        n_iter=int(n_iter),
+        singular=bool(singular_factors),
+        fit_seconds=float(fit_seconds),
+        warnings=tuple(found),
+        vcov_ok=vcov_ok,
+        grad_tol=grad_tol,
+    )
+
+
+def is_singular(psi: np.ndarray) -> bool:
+    """Boundary estimate: smallest eigenvalue / trace < 1e-8, or some |correlation| > 0.999."""
+    psi = np.atleast_2d(np.asarray(psi, dtype=float))
+    trace = np.trace(psi)
+    if trace <= 0 or np.linalg.eigvalsh(psi).min() / trace < SINGULAR_TOL:
+        return True
+    sd = np.sqrt(np.diag(psi))
+    if np.any(sd <= 0):
+        return True
+    corr = psi / np.outer(sd, sd)
+    return bool(np.any(np.abs(corr[np.triu_indices_from(corr, 1)]) > CORR_TOL))
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One rung of the fallback ladder: what was fitted and how it went."""
+
+    engine: str
+    structure: str
+    seconds: float
+    diagnostics: Diagnostics | None = None
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or self.diagnostics is None or self.diagnostics.failed
+
+    @property
+    def reason(self) -> str:
+        """One line saying why this rung was abandoned ("" when it succeeded)."""
+        if self.error is not None:
+            return self.error
+        if self.diagnostics is None:
+            return "no estimates"
+        return "; ".join(self.diagnostics.reasons)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "structure": self.structure,
+            "seconds": self.seconds,
+            "failed": self.failed,
+            "reason": self.reason,
+            "error": self.error,
+            "diagnostics": None if self.diagnostics is None else self.diagnostics.to_dict(),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class FitResult:
+    """A fitted CLMM: estimates, covariance, random effects, fit statistics and diagnostics.
+
+    ``beta`` and ``vcov`` belong to ``systems[1:]`` (treatment coding against ``systems[0]``);
+    ``random_effects`` maps a grouping factor to its covariance matrix in the order (intercept,
+    slope of systems[1], …), 1×1 for intercept-only terms and diagonal for ``uncorrelated``.
+    """
+
+    engine: str
+    structure: str
+    link: str
+    systems: tuple[str, ...]
+    response: str
+    levels: tuple[float, ...]
+    thresholds: np.ndarray
+    beta: np.ndarray
+    vcov: np.ndarray
+    random_effects: dict[str, np.ndarray]
+    loglik: float
+    aic: float
+    nobs: int
+    diagnostics: Diagnostics
+    attempts: tuple[Attempt, ...] = ()
+    versions: dict[str, str] = field(default_factory=dict)
+    formula: str = ""
+
+    @property
+    def reference(self) -> str:
+        return self.systems[0]
+
+    @property
+    def se(self) -> np.ndarray:
+        return np.sqrt(np.diag(self.vcov))
+
+    @property
+    def fallbacks(self) -> tuple[Attempt, ...]:
+        """The abandoned rungs before the one reported."""
+        return tuple(a for a in self.attempts if a.failed)
+
+    def fixed_effects(self) -> pd.DataFrame:
+        """β per non-reference system with SE, z = β/SE (eq. 3.23) and the unadjusted p."""
+        z = self.beta / self.se
+        return pd.DataFrame(
+            {
+                "system": list(self.systems[1:]),
+                "estimate": self.beta,
+                "se": self.se,
+                "z": z,
+                "p": 2.0 * stats.norm.sf(np.abs(z)),
+            }
+        )
+
+    def thresholds_frame(self) -> pd.DataFrame:
+        """θ_j between consecutive response levels, labelled "lower|upper" as R prints them."""
+        labels = [f"{a:g}|{b:g}" for a, b in zip(self.levels[:-1], self.levels[1:], strict=True)]
+        return pd.DataFrame({"threshold": labels, "estimate": self.thresholds})
+
+    def random_effects_frame(self) -> pd.DataFrame:
+        """Long table of each Ψ: factor, row term, column term, covariance and correlation."""
+        rows = []
+        for factor, psi in self.random_effects.items():
+            terms = ["(Intercept)", *self.systems[1:]][: psi.shape[0]]
+            sd = np.sqrt(np.clip(np.diag(psi), 0.0, None))
+            for a in range(psi.shape[0]):
+                for b in range(psi.shape[1]):
+                    denom = sd[a] * sd[b]
+                    rows.append(
+                        {
+                            "factor": factor,
+                            "term_a": terms[a],
+                            "term_b": terms[b],
+                            "covariance": float(psi[a, b]),
+                            "correlation": float(psi[a, b] / denom) if denom > 0 else np.nan,
+                        }
+                    )
+        return pd.DataFrame(rows, columns=["factor", "term_a", "term_b", "covariance", "correlation"])
+
+    def contrasts(self, adjust: str = "tukey", level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+        """All pairwise contrasts on the latent scale as emmeans computes them (spec §5.4)."""
+        return pairwise_contrasts(self.systems, self.beta, self.vcov, adjust=adjust, level=level, alpha=alpha)
+
+    def estimates(self) -> pd.Series:
+        """β per system including the reference at 0 (higher = better)."""
+        return pd.Series(np.r_[0.0, self.beta], index=list(self.systems), name="estimate")
+
+    def emmeans(self) -> pd.Series:
+        """emmeans' latent marginal means: β_s minus the mean threshold (spec §5.4)."""
+        return (self.estimates() - float(np.mean(self.thresholds))).rename("emmean")
+
+    def to_model(self) -> OrdinalModel:
+        """The fit as an :class:`~humaneval.model.OrdinalModel` (for simulation, spec §6.1)."""
+        return OrdinalModel(
+            system_names=self.systems,
+            coefficients=np.r_[0.0, self.beta],
+            thresholds=self.thresholds,
+            random_effects=dict(self.random_effects),
+            link=self.link,  # type: ignore[arg-type]
+            description=f"{self.structure} CLMM fitted with the {self.engine} engine to {self.nobs} ratings",
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "structure": self.structure,
+            "formula": self.formula,
+            "link": self.link,
+            "systems": list(self.systems),
+            "reference": self.reference,
+            "response": self.response,
+            "levels": list(self.levels),
+            "thresholds": self.thresholds.tolist(),
+            "beta": self.beta.tolist(),
+            "vcov": self.vcov.tolist(),
+            "random_effects": {k: v.tolist() for k, v in self.random_effects.items()},
+            "loglik": self.loglik,
+            "aic": self.aic,
+            "nobs": self.nobs,
+            "diagnostics": self.diagnostics.to_dict(),
+            "attempts": [a.to_dict() for a in self.attempts],
+            "versions": dict(self.versions),
+        }
