@@ -1,0 +1,155 @@
+"""The significance tests a simulation runs on each sampled study (spec §4, §5, §6.4–6.5).
+
+Classic tests (``ttest``, ``art``) run at any aggregation level; ``artagg`` is the ART on
+per-block means (dissertation §3.7). The CLMM test is pluggable: it calls the fallback ladder
+``humaneval.analysis.fit_clmm`` when that exists, else the single-rung native engine
+``humaneval.clmm.fit_native`` on ``prepare_clmm_data``; a fit that failed (spec §5.5) or raised
+returns no p-values and a status, so the caller counts it as a failure and never as p = 1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.ratings import Ratings
+from humaneval.simulate.kernels import (
+    EXACT_MAX_PAIRS,
+    art_exact_pvalues,
+    art_pvalues_from_signs,
+    paired_t_pvalues,
+    random_signs,
+)
+
+TESTS = ("ttest", "art", "artagg", "clmm")
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """One test at one aggregation level, e.g. ``ttest`` on per-document means."""
+
+    test: str
+    aggregate: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.test}:{self.aggregate}"
+
+
+def expand_procedures(tests: tuple[str, ...], aggregates: tuple[str, ...]) -> tuple[Procedure, ...]:
+    """Expand test names: ``ttest``/``art`` at every level of ``aggregates``, ``artagg`` on
+    clusters, ``clmm`` on the judgements."""
+    keys: list[Procedure] = []
+    for test in tests:
+        if test not in TESTS:
+            raise DesignError(f"unknown test {test!r}; use any of {', '.join(TESTS)}")
+        if test in ("ttest", "art"):
+            keys += [Procedure(test, level) for level in aggregates]
+        else:
+            keys.append(Procedure(test, "cluster" if test == "artagg" else "none"))
+    return tuple(dict.fromkeys(keys))
+
+
+def classic_pvalues(key: Procedure, delta: np.ndarray, rng: np.random.Generator, rounds: int) -> np.ndarray:
+    """p-values of one classic test for every system pair; ``delta`` is ``(pairs, n)``.
+
+    The ART is exact over all sign patterns for n ≤ :data:`EXACT_MAX_PAIRS` (so the floor
+    2^(1−n) holds exactly), otherwise it uses ``rounds`` sign rows drawn from ``rng`` and shared
+    by the pairs of the study.
+    """
+    if key.test == "ttest":
+        return paired_t_pvalues(delta)
+    if delta.shape[-1] <= EXACT_MAX_PAIRS:
+        return art_exact_pvalues(delta)
+    return art_pvalues_from_signs(delta, random_signs(rng, rounds, delta.shape[-1]))
+
+
+@dataclass(frozen=True)
+class ClmmOutcome:
+    """What one CLMM fit gave: p and estimate per pair (None when failed), rung and timing."""
+
+    pvalues: list[float] | None
+    estimates: list[float] | None
+    status: str
+    rung: str | None
+    seconds: float
+    message: str = ""
+
+
+def clmm_available(engine: str = "native") -> bool:
+    """Whether the CLMM engine asked for can be imported (and, for R, started)."""
+    try:
+        if engine == "r":
+            from humaneval.analysis.rbridge import r_available
+
+            return r_available()
+        import humaneval.clmm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _fit(ratings: Ratings, structure: str, engine: str, link: str, reference: str):
+    try:
+        from humaneval.analysis import fit_clmm
+    except ImportError:
+        fit_clmm = None
+    if fit_clmm is not None:
+        return fit_clmm(ratings, engine=engine, structure=structure, link=link, reference=reference)
+    from humaneval.analysis.prepare import prepare_clmm_data
+
+    data = prepare_clmm_data(ratings, reference=reference)
+    if engine == "r":
+        from humaneval.analysis.rbridge import fit_r
+
+        return fit_r(data, structure, link)
+    try:
+        from humaneval.clmm import fit_native
+    except ImportError:
+        raise BackendUnavailableError(
+            "the native CLMM engine (humaneval.clmm) is not installed; drop clmm from --tests"
+        ) from None
+    return fit_native(data, structure, link)
+
+
+def clmm_test(
+    ratings: Ratings,
+    systems: tuple[str, ...],
+    pairs: list[tuple[int, int]],
+    structure: str,
+    engine: str = "native",
+    link: str = "logit",
+) -> ClmmOutcome:
+    """Fit a CLMM and return unadjusted z-test p-values per pair (spec §6.5 step 2, ``adjust="none"``).
+
+    Estimates are β_a − β_b on the latent scale for each pair (a, b) of ``systems``. Errors
+    raised by the fitter and fits flagged as failed by their diagnostics become a ``failed``
+    outcome carrying the message; a missing engine (:class:`BackendUnavailableError`) propagates.
+    """
+    start = time.perf_counter()
+    try:
+        fit = _fit(ratings, structure, engine, link, systems[0])
+    except BackendUnavailableError:
+        raise
+    except Exception as exc:  # any fitter error is a counted failure, never a p-value
+        return ClmmOutcome(None, None, "failed", None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+    seconds = time.perf_counter() - start
+    if fit.diagnostics.failed:
+        reasons = "; ".join(fit.diagnostics.reasons) or fit.diagnostics.message
+        return ClmmOutcome(None, None, "failed", fit.structure, seconds, reasons)
+    table = fit.contrasts(adjust="none").set_index(["system_a", "system_b"])
+    pvalues, estimates = [], []
+    for i, j in pairs:
+        a, b = systems[i], systems[j]
+        if (a, b) in table.index:
+            row, sign = table.loc[(a, b)], 1.0
+        else:
+            row, sign = table.loc[(b, a)], -1.0
+        pvalues.append(float(row["p_unadj"]))
+        estimates.append(sign * float(row["estimate"]))
+    if not np.all(np.isfinite(pvalues)):
+        return ClmmOutcome(None, None, "failed", fit.structure, seconds, "a contrast has no finite standard error")
+    return ClmmOutcome(pvalues, estimates, "ok", fit.structure, seconds)

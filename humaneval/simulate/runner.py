@@ -1,0 +1,167 @@
+"""Run Monte-Carlo replicates in parallel, reproducibly, with a resumable checkpoint (spec §6.7).
+
+Replicate i always draws from ``SeedSequence(seed, spawn_key=(i,))`` — the i-th child that
+``SeedSequence(seed).spawn`` would give — so its result does not depend on how replicates are
+spread over workers, on the chunk size, or on the total number of trials (a run can be extended).
+Replicates run in-process, in a local process pool (``workers``) or on a dask.distributed cluster
+(``scheduler="tcp://host:port"``). Each finished replicate is appended as one JSON line to the
+checkpoint, whose first line is a header describing the experiment; ``resume=True`` skips the
+replicates already there and refuses a checkpoint written for a different experiment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from humaneval.errors import DesignError
+
+Record = dict[str, Any]
+ReplicateFn = Callable[[Any, int], Record]
+
+
+def replicate_seed(seed: int, index: int) -> np.random.SeedSequence:
+    """The seed sequence of replicate ``index``: the ``index``-th spawned child of ``seed``."""
+    return np.random.SeedSequence(seed, spawn_key=(index,))
+
+
+def run_chunk(fn: ReplicateFn, config: Any, indices: Sequence[int]) -> list[Record]:
+    """Run the replicates ``indices`` one after another (the unit of work sent to a worker)."""
+    return [fn(config, int(i)) for i in indices]
+
+
+def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:
+    """Records already in ``path``, keyed by replicate; a torn last line (interrupted write) is ignored.
+
+    Raises :class:`DesignError` when the header belongs to another experiment.
+    """
+    done: dict[int, Record] = {}
+    with path.open() as handle:
+        for number, line in enumerate(handle):
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if number == 0:
+                if _comparable(item.get("header", {})) != _comparable(header):
+                    raise DesignError(
+                        f"{path}: this checkpoint was written for a different experiment; "
+                        "use another --out folder or drop --resume to start over"
+                    )
+                continue
+            done[int(item["replicate"])] = item
+    return done
+
+
+def _comparable(header: Record) -> Record:
+    return {k: v for k, v in header.items() if k != "trials"}
+
+
+def _chunks(indices: list[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(indices), size):
+        yield indices[start : start + size]
+
+
+def run_replicates(
+    fn: ReplicateFn,
+    config: Any,
+    trials: int,
+    *,
+    header: Record,
+    workers: int = 1,
+    scheduler: str | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = False,
+    chunk_size: int | None = None,
+) -> list[Record]:
+    """Run replicates 0..trials−1 of ``fn(config, index)`` and return their records in order.
+
+    ``fn`` must be a module-level function and ``config`` picklable when ``workers > 1`` or a
+    ``scheduler`` is given. ``chunk_size`` (default: about four chunks per worker, at most 50)
+    sets how many replicates one task runs.
+    """
+    if trials < 1:
+        raise DesignError(f"trials must be at least 1, not {trials}")
+    if workers < 1:
+        raise DesignError(f"workers must be at least 1, not {workers}")
+    path = Path(checkpoint) if checkpoint is not None else None
+    done: dict[int, Record] = {}
+    if path is not None and resume and path.exists():
+        done = {i: r for i, r in read_checkpoint(path, header).items() if i < trials}
+    todo = [i for i in range(trials) if i not in done]
+    n_workers = workers if scheduler is None else max(workers, 2)
+    size = chunk_size or max(1, min(50, -(-len(todo) // (4 * n_workers))))
+    chunks = list(_chunks(todo, size))
+    handle = _open_checkpoint(path, header, append=bool(done)) if path is not None else None
+    bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc="simulating")
+    try:
+        for records in _execute(fn, config, chunks, workers, scheduler):
+            for record in records:
+                done[record["replicate"]] = record
+                if handle is not None:
+                    handle.write(json.dumps(record) + "\n")
+            if handle is not None:
+                handle.flush()
+            bar.update(len(records))
+    finally:
+        bar.close()
+        if handle is not None:
+            handle.close()
+    return [done[i] for i in range(trials)]
+
+
+def _open_checkpoint(path: Path, header: Record, append: bool):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not append:
+        handle = path.open("w")
+        handle.write(json.dumps({"header": header}) + "\n")
+        return handle
+    text_end = path.read_bytes()[-1:]
+    handle = path.open("a")
+    if text_end != b"\n":
+        handle.write("\n")
+    return handle
+
+
+def _execute(
+    fn: ReplicateFn, config: Any, chunks: list[list[int]], workers: int, scheduler: str | None
+) -> Iterator[list[Record]]:
+    if scheduler is not None:
+        yield from _execute_dask(fn, config, chunks, scheduler)
+    elif workers == 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            yield run_chunk(fn, config, chunk)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(run_chunk, fn, config, chunk) for chunk in chunks]
+            for future in as_completed(futures):
+                yield future.result()
+
+
+def _execute_dask(fn: ReplicateFn, config: Any, chunks: list[list[int]], scheduler: str) -> Iterator[list[Record]]:
+    try:
+        from distributed import Client, as_completed as dask_completed
+    except ImportError:
+        from humaneval.errors import BackendUnavailableError
+
+        raise BackendUnavailableError(
+            "--scheduler needs dask.distributed: pip install 'humaneval[dask]'"
+        ) from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except OSError as exc:
+        raise DesignError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
+    try:
+        [remote_config] = client.scatter([config], broadcast=True)
+        futures = [client.submit(run_chunk, fn, remote_config, chunk, pure=False) for chunk in chunks]
+        for future in dask_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
