@@ -1,0 +1,262 @@
+"""Krippendorff's α at the nominal, ordinal, interval and ratio levels, or with a custom distance.
+
+Analysis specification §2.3 (definition, eqs. 3.8–3.12 of the dissertation), §2.4 (fast paths,
+memory linear in the number of ratings) and §2.7 (edge cases). :math:`\\alpha=1-D_o/D_e`; units
+with fewer than two values are not pairable: they are dropped and counted. The coincidence
+matrix is part of the result when there are at most 100 distinct values.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.ratings import Ratings
+from humaneval.reliability import disagreement as dis
+from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
+
+Distance = Callable[[np.ndarray], np.ndarray] | np.ndarray
+LevelArg = Literal["nominal", "ordinal", "interval", "ratio"] | Distance
+Method = Literal["auto", "fast", "coincidence"]
+MAX_COINCIDENCE_VALUES = 100
+MAX_CUSTOM_VALUES = 5_000
+AlphaInput = ReliabilityData | Ratings | pd.DataFrame | np.ndarray
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A resolved level: its name and, for a custom distance, the V×V matrix over given values."""
+
+    name: str
+    matrix: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class AlphaResult:
+    """Krippendorff's α and what it is made of (spec §2.7).
+
+    ``D_o`` and ``D_e`` are in the units of the distance (mid-ranks for ordinal α);
+    ``value_counts`` are the pairable values :math:`n_c`; ``coincidence`` is the matrix
+    :math:`o_{ck}` when there are at most 100 distinct values. ``degenerate`` is true when
+    :math:`D_e=0` (all pairable values identical): α is then undefined (NaN).
+    """
+
+    alpha: float
+    level: str
+    D_o: float
+    D_e: float
+    n_pairable_values: int
+    n_pairable_units: int
+    n_units_dropped: int
+    n_coders: int | None
+    value_counts: pd.Series
+    coincidence: pd.DataFrame | None
+    degenerate: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "alpha": self.alpha,
+            "level": self.level,
+            "D_o": self.D_o,
+            "D_e": self.D_e,
+            "n_pairable_values": self.n_pairable_values,
+            "n_pairable_units": self.n_pairable_units,
+            "n_units_dropped": self.n_units_dropped,
+            "n_coders": self.n_coders,
+            "value_counts": {str(k): int(v) for k, v in self.value_counts.items()},
+            "coincidence": None if self.coincidence is None else self.coincidence.to_numpy().tolist(),
+            "degenerate": self.degenerate,
+        }
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Pairable values ready for α: compact unit codes, values, their distinct values and codes."""
+
+    data: ReliabilityData
+    metric: Metric
+    keep: np.ndarray
+    unit: np.ndarray
+    x: np.ndarray
+    values: np.ndarray
+    codes: np.ndarray
+    counts: np.ndarray
+    n_units_dropped: int
+
+
+def krippendorff_alpha(
+    data: AlphaInput,
+    level: LevelArg = "ordinal",
+    *,
+    unit: Sequence[str] | None = None,
+    orient: Orient | None = None,
+    value_domain: Sequence[object] | None = None,
+    method: Method = "auto",
+    strict: bool = False,
+    allow_large: bool = False,
+) -> AlphaResult:
+    """Krippendorff's :math:`\\alpha=1-D_o/D_e` (spec §2.3).
+
+    Parameters
+    ----------
+    data:
+        A ratings table (unit = ``(document, system[, criterion])`` unless ``unit`` names other
+        columns), a wide matrix with an explicit ``orient``, or :class:`ReliabilityData` (e.g.
+        from :func:`~humaneval.reliability.data.from_counts`).
+    level:
+        ``"nominal"``, ``"ordinal"`` (rank-based δ of eq. 3.12), ``"interval"``, ``"ratio"``, or
+        a custom distance: a callable mapping the sorted distinct values to a V×V matrix, or a
+        V×V matrix over ``value_domain``.
+    value_domain:
+        The admissible values; required (ordered) for labels at non-nominal levels.
+    method:
+        ``"fast"`` (linear-memory formulas of §2.4), ``"coincidence"`` (explicit V×V matrix), or
+        ``"auto"`` (fast; custom distances always use the matrix).
+    strict:
+        Raise :class:`InsufficientDataError` instead of returning NaN when :math:`D_e=0`.
+    allow_large:
+        Allow a custom distance over more than 5,000 distinct values.
+    """
+    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
+    prep = prepare(rd, level, allow_large=allow_large)
+    d_o, d_e = disagreements(prep, method)
+    labels = rd.value_labels(prep.values)
+    coincidence = None
+    if len(prep.values) <= MAX_COINCIDENCE_VALUES:
+        o = dis.coincidences(prep.unit, prep.codes, len(prep.values))
+        coincidence = pd.DataFrame(o, index=labels, columns=labels)
+    coders_present = None if rd.coder is None else int(np.count_nonzero(np.bincount(rd.coder)))
+    return AlphaResult(
+        alpha=alpha_value(d_o, d_e, strict),
+        level=prep.metric.name,
+        D_o=d_o,
+        D_e=d_e,
+        n_pairable_values=len(prep.x),
+        n_pairable_units=int(prep.unit.max()) + 1,
+        n_units_dropped=prep.n_units_dropped,
+        n_coders=coders_present,
+        value_counts=pd.Series(prep.counts, index=labels, name="n_c"),
+        coincidence=coincidence,
+        degenerate=d_e == 0,
+    )
+
+
+def prepare(rd: ReliabilityData, level: LevelArg, *, allow_large: bool = False) -> Prepared:
+    """Check the data against the level and keep the pairable values (spec §2.7)."""
+    metric = resolve_level(rd, level, allow_large)
+    if rd.coder is not None and np.count_nonzero(np.bincount(rd.coder, minlength=1)) < 2:
+        raise InsufficientDataError(
+            "only one annotator rated anything; agreement needs at least two annotators per unit"
+        )
+    keep, unit, dropped = dis.pairable(rd.unit)
+    if not keep.any():
+        raise InsufficientDataError(
+            "no pairable unit: need at least one unit with two ratings (check the unit columns)"
+        )
+    x = rd.value[keep]
+    if metric.name == "ratio" and (x < 0).any():
+        raise DataValidationError(
+            f"negative value {x[x < 0][0]:g} at the ratio level; ratio data must be >= 0 (use interval)"
+        )
+    values, codes, counts = dis.distinct(x)
+    if metric.matrix is not None and len(values) > MAX_CUSTOM_VALUES and not allow_large:
+        raise DataValidationError(
+            f"a custom distance over {len(values)} distinct values needs a {len(values)}² matrix; pass "
+            "allow_large=True if that is intended"
+        )
+    return Prepared(rd, metric, keep, unit, x, values, codes, counts, dropped)
+
+
+def resolve_level(rd: ReliabilityData, level: LevelArg, allow_large: bool) -> Metric:
+    """The :class:`Metric` of a level name or custom distance, checked against the data."""
+    if isinstance(level, str):
+        if level not in dis.LEVELS:
+            raise DataValidationError(
+                f"level {level!r} is unknown; use one of {', '.join(dis.LEVELS)} or a distance function"
+            )
+        if level != "nominal" and not rd.ordered:
+            raise DataValidationError(
+                f"the values are labels ({', '.join(map(str, (rd.labels or ())[:4]))}, ...); {level} α "
+                "needs an ordered value_domain=[...] listing them from lowest to highest"
+            )
+        return Metric(level)
+    return Metric("custom", _custom_matrix(rd, level))
+
+
+def _custom_matrix(rd: ReliabilityData, distance: Distance) -> Callable[[np.ndarray], np.ndarray]:
+    """A function from sorted distinct values to the checked V×V custom distance matrix."""
+
+    def matrix(values: np.ndarray) -> np.ndarray:
+        if callable(distance):
+            given = np.asarray(rd.value_labels(values), dtype=object if rd.labels else float)
+            delta = np.asarray(distance(given), dtype=float)
+        else:
+            full = np.asarray(distance, dtype=float)
+            if rd.domain is None or full.shape != (len(rd.domain), len(rd.domain)):
+                raise DataValidationError(
+                    f"a distance matrix of shape {full.shape} needs value_domain= with one entry per row"
+                )
+            if rd.labels is not None:
+                index = values.astype(np.int64)
+            else:
+                index = np.searchsorted(np.asarray(rd.domain, dtype=float), values)
+            delta = full[np.ix_(index, index)]
+        if delta.shape != (len(values), len(values)):
+            raise DataValidationError(
+                f"the distance function returned shape {delta.shape}; expected {len(values)}×{len(values)}"
+            )
+        if not np.allclose(delta, delta.T) or np.any(np.diag(delta) != 0):
+            raise DataValidationError("the custom distance must be symmetric with a zero diagonal")
+        return delta
+
+    return matrix
+
+
+def disagreements(prep: Prepared, method: Method = "auto") -> tuple[float, float]:
+    """:math:`(D_o, D_e)` of prepared data by the fast path or the explicit matrix path."""
+    return disagreement_of(prep.unit, prep.x, prep.metric, method, prep.values, prep.codes, prep.counts)
+
+
+def disagreement_of(
+    unit: np.ndarray,
+    x: np.ndarray,
+    metric: Metric,
+    method: Method = "auto",
+    values: np.ndarray | None = None,
+    codes: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
+) -> tuple[float, float]:
+    """:math:`(D_o, D_e)` of pairable values ``x`` in compact units ``unit``."""
+    if values is None or codes is None or counts is None:
+        values, codes, counts = dis.distinct(x)
+    if metric.matrix is not None or method == "coincidence":
+        if metric.matrix is not None:
+            delta = metric.matrix(values)
+        else:
+            delta = dis.delta_matrix(metric.name, values, counts)
+        o = dis.coincidences(unit, codes, len(values))
+        return dis.matrix_disagreement(o, counts, delta)
+    if metric.name == "nominal":
+        return dis.nominal_disagreement(unit, codes, counts)
+    if metric.name == "interval":
+        return dis.interval_disagreement(unit, x)
+    if metric.name == "ordinal":
+        return dis.interval_disagreement(unit, dis.midranks(counts)[codes])
+    return dis.ratio_disagreement(unit, x, values, counts)
+
+
+def alpha_value(d_o: float, d_e: float, strict: bool = False) -> float:
+    """:math:`1-D_o/D_e`; NaN with a :class:`ReliabilityWarning` when :math:`D_e=0` (spec §2.7)."""
+    if d_e > 0:
+        return 1.0 - d_o / d_e
+    message = "α is undefined: all pairable values are identical (expected disagreement D_e = 0)"
+    if strict:
+        raise InsufficientDataError(message)
+    warnings.warn(message, ReliabilityWarning, stacklevel=3)
+    return float("nan")
