@@ -1,0 +1,190 @@
+"""The R engine: ``ordinal::clmm`` (and ``emmeans`` for cross-checks) through rpy2.
+
+This is the only module that touches rpy2 or R (analysis specification §5.6). Embedded R is started
+on the first use and reused for every later fit; the R functions in ``r/clmm.R`` (shipped as
+``humaneval/r``) are sourced once. Data are sent as plain integer code vectors and the ordered
+response factor and the system factor are built in R with explicit levels, because a pandas
+ordered Categorical with integer categories does not convert to an R ordered factor. Results come
+back under ``localconverter(default_converter + pandas2ri.converter)``.
+
+Embedded R is single-threaded and not re-entrant: calls are serialised by a lock, and parallel
+work must use processes (one embedded R each).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import cache
+from importlib.resources import as_file, files
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humaneval.analysis.prepare import ClmmData, r_formula, random_terms
+from humaneval.analysis.result import Attempt, FitResult, assess
+from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
+
+INSTALL_HINT = (
+    "install R with `apt-get install r-base-core r-cran-ordinal r-cran-emmeans` and rpy2 with "
+    '`pip install "humaneval[r]"`, or use engine="native"'
+)
+LINKS = ("logit", "probit")
+_LOCK = threading.RLock()
+
+
+@cache
+def _start() -> Any:
+    """Start embedded R, load ordinal and emmeans and source r/clmm.R; return ``robjects``."""
+    try:
+        import rpy2.robjects as robjects
+    except Exception as exc:  # rpy2 missing, or R missing/broken (ImportError, OSError, RuntimeError...)
+        raise BackendUnavailableError(
+            f"R engine unavailable ({type(exc).__name__}: {exc}); {INSTALL_HINT}"
+        ) from None
+    ok = robjects.r(
+        'requireNamespace("ordinal", quietly = TRUE) && requireNamespace("emmeans", quietly = TRUE)'
+    )
+    if not bool(ok[0]):
+        raise BackendUnavailableError(f"the R packages ordinal and emmeans are not installed; {INSTALL_HINT}")
+    with as_file(files("humaneval") / "r" / "clmm.R") as script:
+        robjects.r["source"](str(script))
+    return robjects
+
+
+def r_available() -> bool:
+    """Whether R with ordinal and emmeans is usable through rpy2 (starts R on the first call)."""
+    try:
+        with _LOCK:
+            _start()
+    except BackendUnavailableError:
+        return False
+    return True
+
+
+@cache
+def versions() -> dict[str, str]:
+    """Versions of R, ordinal, emmeans and rpy2."""
+    import rpy2
+
+    robjects = _start()
+    found = robjects.r["humaneval_versions"]()
+    out = {str(k): str(v) for k, v in zip(found.names, found, strict=True)}
+    out["rpy2"] = rpy2.__version__
+    return out
+
+
+def _call(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call an R function of r/clmm.R with pandas conversion active; R errors stay R errors."""
+    from rpy2.robjects import default_converter, pandas2ri
+    from rpy2.robjects.conversion import localconverter
+
+    robjects = _start()
+    with _LOCK, localconverter(default_converter + pandas2ri.converter):
+        result = robjects.r[name](*args, **kwargs)
+        if hasattr(result, "names") and not isinstance(result, pd.DataFrame):
+            return {str(k): _py(result.rx2(str(k))) for k in result.names}
+        return result
+
+
+def _py(value: Any) -> Any:
+    """An R vector (already converted where pandas2ri applies) as a numpy array or DataFrame."""
+    if isinstance(value, pd.DataFrame):
+        return value
+    return np.asarray(value)
+
+
+def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
+    """Fit one rung of the ladder with ``ordinal::clmm`` (Laplace, nlminb, flexible thresholds).
+
+    Returns a result whose diagnostics say whether the fit failed (spec §5.5); raises
+    :class:`~humaneval.errors.FitFailedError` only when R produced no estimates at all.
+    """
+    from rpy2.robjects.vectors import IntVector, StrVector
+
+    if link not in LINKS:
+        raise ModelSpecError(f"unknown link {link!r}; use logit or probit")
+    formula = r_formula(structure, data.nested, data.systems)
+    out = _call(
+        "humaneval_fit",
+        IntVector(data.y.tolist()),
+        len(data.levels),
+        IntVector(data.system.tolist()),
+        StrVector(list(data.systems)),
+        IntVector(data.groups["annotator"].tolist()),
+        IntVector(data.groups["document"].tolist()),
+        formula,
+        link,
+    )
+    if "error" in out:
+        raise FitFailedError(f"R clmm failed for the {structure} model ({formula}): {out['error'][0]}")
+    beta = out["beta"].astype(float)
+    if beta.size != len(data.systems) - 1:
+        raise FitFailedError(f"R clmm returned {beta.size} system effects for {len(data.systems)} systems")
+    vcov = np.atleast_2d(out["vcov"].astype(float))
+    effects = _random_effects(out["random_effects"], structure, data)
+    diagnostics = assess(
+        code=int(out["code"][0]),
+        message=str(out["message"][0]),
+        max_grad=float(out["max_grad"][0]),
+        cond_h=float(out["cond_h"][0]),
+        n_iter=int(out["n_iter"][0]),
+        fit_seconds=float(out["seconds"][0]),
+        vcov=vcov,
+        random_effects=effects,
+        extra_warnings=tuple(str(w) for w in np.atleast_1d(out["warnings"])),
+    )
+    attempt = Attempt(
+        engine="r", structure=structure, seconds=diagnostics.fit_seconds, diagnostics=diagnostics
+    )
+    return FitResult(
+        engine="r",
+        structure=structure,
+        link=link,
+        systems=data.systems,
+        response=data.response,
+        levels=data.levels,
+        thresholds=out["alpha"].astype(float),
+        beta=beta,
+        vcov=vcov,
+        random_effects=effects,
+        loglik=float(out["loglik"][0]),
+        aic=float(out["aic"][0]),
+        nobs=int(out["nobs"][0]),
+        diagnostics=diagnostics,
+        attempts=(attempt,),
+        versions=versions(),
+        formula=formula,
+    )
+
+
+def _random_effects(frame: pd.DataFrame, structure: str, data: ClmmData) -> dict[str, np.ndarray]:
+    """Assemble R's VarCorr terms into one covariance matrix per factor (intercept, then slopes).
+
+    R names the slope terms ``system<name>`` (correlated) or ``d<i>`` (uncorrelated dummies).
+    """
+    n_sys = len(data.systems)
+    index = {"(Intercept)": 0}
+    index.update({f"system{name}": i for i, name in enumerate(data.systems[1:], 1)})
+    index.update({f"d{i}": i for i in range(1, n_sys)})
+    out = {}
+    for term in random_terms(structure, data.nested):
+        size = term.size(n_sys)
+        psi = np.zeros((size, size))
+        rows = frame[frame["factor"] == term.factor]
+        for a, b, value in zip(rows["term_a"], rows["term_b"], rows["value"], strict=True):
+            psi[index[str(a)], index[str(b)]] = float(value)
+        out[term.factor] = psi
+    return out
+
+
+def emmeans_contrasts(adjust: str = "tukey") -> pd.DataFrame:
+    """``pairs(emmeans(model, "system"), adjust=, infer=c(TRUE, TRUE))`` of the latest R fit.
+
+    Only for cross-checking :meth:`FitResult.contrasts`, which computes the same numbers in Python.
+    """
+    robjects = _start()
+    if not bool(robjects.r('exists("model", envir = .humaneval)')[0]):
+        raise FitFailedError("no R fit in this session yet; run fit_r first")
+    return _call("humaneval_emmeans_pairs", adjust)

@@ -1,0 +1,108 @@
+# CLMM fits for humaneval (analysis specification §5.3, §5.5, §5.6).
+# Sourced once into the embedded R of humaneval/analysis/rbridge.py. Data arrive as plain integer
+# code vectors; the ordered response factor and the system factor are built here with explicit
+# levels, so neither pandas conversion nor R's locale-dependent sort is involved.
+
+suppressPackageStartupMessages({
+  library(ordinal)
+  library(emmeans)
+})
+
+.humaneval <- new.env()
+
+humaneval_frame <- function(y, n_levels, system, systems, annotator, document) {
+  d <- data.frame(
+    y = factor(y, levels = seq_len(n_levels) - 1L, ordered = TRUE),
+    system = factor(systems[system + 1L], levels = systems),
+    annotator = factor(annotator),
+    document = factor(document)
+  )
+  # numeric 0/1 dummies d1, d2, ... for the uncorrelated-slopes structure
+  for (i in seq_len(length(systems) - 1L)) {
+    d[[paste0("d", i)]] <- as.numeric(system == i)
+  }
+  d
+}
+
+humaneval_random_effects <- function(m) {
+  vc <- VarCorr(m)
+  rows <- list()
+  for (k in seq_along(vc)) {
+    v <- vc[[k]]
+    terms <- rownames(v)
+    grid <- expand.grid(a = seq_along(terms), b = seq_along(terms))
+    rows[[k]] <- data.frame(
+      factor = names(vc)[k],
+      term_a = terms[grid$a],
+      term_b = terms[grid$b],
+      value = as.vector(v[cbind(grid$a, grid$b)]),
+      stringsAsFactors = FALSE
+    )
+  }
+  if (length(rows) == 0L) {
+    return(data.frame(factor = character(), term_a = character(), term_b = character(), value = numeric()))
+  }
+  do.call(rbind, rows)
+}
+
+humaneval_fit <- function(y, n_levels, system, systems, annotator, document, formula, link) {
+  d <- humaneval_frame(y, n_levels, system, systems, annotator, document)
+  caught <- character()
+  start <- proc.time()[["elapsed"]]
+  m <- tryCatch(
+    withCallingHandlers(
+      clmm(as.formula(formula), data = d, link = link, threshold = "flexible", Hess = TRUE),
+      warning = function(w) {
+        caught <<- c(caught, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }
+    ),
+    error = function(e) e
+  )
+  seconds <- proc.time()[["elapsed"]] - start
+  if (inherits(m, "error")) {
+    return(list(error = conditionMessage(m), seconds = seconds, warnings = caught))
+  }
+  assign("model", m, envir = .humaneval)
+  nb <- length(m$beta)
+  vc <- tryCatch(vcov(m)[names(m$beta), names(m$beta), drop = FALSE], error = function(e) NULL)
+  if (is.null(vc)) {
+    vc <- matrix(NA_real_, nb, nb)
+    caught <- c(caught, "vcov(model) is not defined (singular Hessian)")
+  }
+  cond_h <- if (any(is.na(m$Hessian))) Inf else {
+    ev <- eigen(m$Hessian, only.values = TRUE)$values
+    abs(max(ev) / min(ev))
+  }
+  list(
+    alpha = unname(m$alpha),
+    beta = unname(m$beta),
+    beta_names = names(m$beta),
+    vcov = unname(vc),
+    random_effects = humaneval_random_effects(m),
+    code = as.integer(m$optRes$convergence),
+    message = as.character(m$optRes$message),
+    max_grad = max(abs(m$gradient)),
+    cond_h = cond_h,
+    n_iter = as.integer(m$neval),
+    loglik = as.numeric(m$logLik),
+    aic = AIC(m),
+    nobs = as.integer(m$dims$nobs),
+    seconds = seconds,
+    warnings = caught
+  )
+}
+
+# emmeans pairwise contrasts of the most recent fit (used to cross-check the Python contrasts).
+humaneval_emmeans_pairs <- function(adjust) {
+  emm <- emmeans(get("model", envir = .humaneval), "system")
+  as.data.frame(pairs(emm, adjust = adjust, infer = c(TRUE, TRUE)))
+}
+
+humaneval_versions <- function() {
+  c(
+    R = paste(R.version$major, R.version$minor, sep = "."),
+    ordinal = as.character(packageVersion("ordinal")),
+    emmeans = as.character(packageVersion("emmeans"))
+  )
+}
