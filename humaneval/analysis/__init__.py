@@ -12,6 +12,7 @@ from humaneval.analysis.contrasts import (
     rank_groups,
     tukey_p,
 )
+from humaneval.analysis.fit import fit_clmm
 from humaneval.analysis.prepare import ClmmData, choose_reference, prepare_clmm_data, random_terms
 from humaneval.analysis.result import Attempt, Diagnostics, FitResult
 
@@ -23,6 +24,7 @@ __all__ = [
     "adjust_pvalues",
     "choose_reference",
     "compact_letters",
+    "fit_clmm",
     "groupings",
     "pairwise_contrasts",
     "prepare_clmm_data",

@@ -14,7 +14,6 @@ work must use processes (one embedded R each).
 from __future__ import annotations
 
 import threading
-import time
 from functools import cache
 from importlib.resources import as_file, files
 from typing import Any
