@@ -1,0 +1,171 @@
+"""Laplace approximation of the CLMM marginal log-likelihood and its analytic gradient.
+
+Spec §5.3 (what ``ordinal::clmm`` computes with ``nAGQ=1``). With spherical random effects u,
+M = ZΛ and the per-observation terms of :mod:`humaneval.clmm.links`,
+
+    F(u) = Σ_i log P(y_i | η_i) − ½‖u‖²,   η = Xβ + Mu,   H = I + Mᵀ diag(W) M,
+    ℓ_LA = F(u*) − ½ log det H(u*),          u* = argmax F   (Newton steps, warm-started).
+
+Gradient (derived for this package). With C = H⁻¹, h_i = M_i C M_iᵀ, r = Mᵀ(W′∘h) and v = C r
+(one adjoint solve replaces du*/dφ for every parameter), the envelope theorem for F and
+d log det H = tr(C dH) give per observation κ_i = g_i − ½(h_i W′_i − W_i M_i v) and
+
+    ∂ℓ/∂β_s   = Σ_{i: s_i = s} κ_i
+    ∂ℓ/∂θ_up  = Σ_i ∂ℓ_i/∂θ_up − ½(h_i ∂W_i/∂θ_up + M_i v ∂g_i/∂θ_up)    (same for θ_low)
+    ∂ℓ/∂L_f   = Σ_i z_f(s_i) [κ_i u_{f,i} − W_i (C M_iᵀ)_{f,i} − ½ g_i v_{f,i}]ᵀ
+
+where u_{f,i}, v_{f,i} and (C M_iᵀ)_{f,i} are the q_f entries of factor f's group of observation i.
+Every block of H is dense and small (see :mod:`humaneval.clmm.design`), so C is formed per block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from humaneval.analysis.prepare import ClmmData
+from humaneval.clmm.design import Bucket, RandomDesign
+from humaneval.clmm.links import obs_terms
+
+NEWTON_TOL = 1e-9
+NEWTON_MAX_ITER = 50
+
+
+@dataclass(frozen=True)
+class LaplaceValue:
+    """ℓ_LA and (when asked for) its gradient with respect to θ, β and each L_f (full q×q)."""
+
+    loglik: float
+    grad_theta: np.ndarray | None = None
+    grad_beta: np.ndarray | None = None
+    grad_factors: tuple[np.ndarray, ...] | None = None
+    newton_iter: int = 0
+
+
+class LaplaceProblem:
+    """The data, the random-effect layout and the warm-start modes of one model fit."""
+
+    def __init__(self, data: ClmmData, design: RandomDesign, link: str) -> None:
+        self.y = np.asarray(data.y, dtype=np.int64)
+        self.system = np.asarray(data.system, dtype=np.int64)
+        self.n_systems = len(data.systems)
+        self.n_thresholds = len(data.levels) - 1
+        self.design = design
+        self.link = link
+        self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
+
+    def reset(self) -> None:
+        """Forget the warm-start modes (start the next evaluation from u = 0)."""
+        self._modes = [np.zeros_like(u) for u in self._modes]
+
+    def evaluate(
+        self, theta: np.ndarray, beta: np.ndarray, factors: tuple[np.ndarray, ...], gradient: bool = True
+    ) -> LaplaceValue:
+        """ℓ_LA at (θ, β, L_1..L_F); −∞ when some P(y_i | u) vanishes or thresholds are unordered."""
+        if np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
+            return LaplaceValue(-np.inf)
+        theta_ext = np.r_[-np.inf, theta, np.inf]
+        eta_fix = np.r_[0.0, beta][self.system]
+        rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # S × q_f each
+        total = 0.0
+        iters = 0
+        g_theta = np.zeros(self.n_thresholds)
+        g_beta = np.zeros(self.n_systems)
+        g_fac = [np.zeros((self.n_systems, t.size)) for t in self.design.terms]
+        for k, bucket in enumerate(self.design.buckets):
+            vals = np.concatenate([r[self.system[bucket.obs]] for r in rows], axis=1)
+            y = self.y[bucket.obs]
+            found = self._bucket(bucket, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
+            if found is None:
+                return LaplaceValue(-np.inf)
+            value, n_iter, parts = found
+            total += value
+            iters += n_iter
+            if gradient:
+                self._accumulate(bucket, y, parts, g_theta, g_beta, g_fac)
+        if not gradient:
+            return LaplaceValue(total, newton_iter=iters)
+        grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
+        return LaplaceValue(total, g_theta, g_beta[1:], grads, iters)
+
+    def _bucket(self, bucket: Bucket, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
+        nb, m = bucket.n_blocks, bucket.dim
+        eye = np.eye(m)
+        u = self._modes[k]
+
+        def terms_at(u_try, order=2):
+            eta = eta_fix + np.einsum("ij,ij->i", vals, u_try[bucket.block[:, None], bucket.cols])
+            return obs_terms(theta_ext, y, eta, self.link, order)
+
+        def hessian(w):
+            weights = (w[:, None, None] * vals[:, :, None] * vals[:, None, :]).ravel()
+            h = np.bincount(bucket.flat_h.ravel(), weights, minlength=nb * m * m).reshape(nb, m, m)
+            return h + eye
+
+        t = terms_at(u)
+        value = t.loglik.sum() - 0.5 * np.sum(u * u)
+        if not np.isfinite(value):
+            u = np.zeros_like(u)
+            t = terms_at(u)
+            value = t.loglik.sum()
+            if not np.isfinite(value):
+                return None
+        n_iter = 0
+        for n_iter in range(1, NEWTON_MAX_ITER + 1):  # noqa: B007
+            grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
+            grad = grad.reshape(nb, m) - u
+            if np.max(np.abs(grad)) < NEWTON_TOL:
+                break
+            step = np.linalg.solve(hessian(t.w), grad[..., None])[..., 0]
+            factor = 1.0
+            while True:
+                u_try = u + factor * step
+                t_try = terms_at(u_try)
+                value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
+                if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
+                    break
+                factor /= 2
+            u, t, value = u_try, t_try, value_try
+        self._modes[k] = u
+        if gradient:
+            t = terms_at(u, order=3)
+        h_mat = hessian(t.w)
+        try:
+            chol = np.linalg.cholesky(h_mat)
+        except np.linalg.LinAlgError:
+            return None
+        logdet = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)))
+        total = value - 0.5 * logdet
+        if not gradient:
+            return total, n_iter, None
+        c_inv = np.linalg.inv(h_mat)
+        c_sub = c_inv[bucket.block[:, None, None], bucket.cols[:, :, None], bucket.cols[:, None, :]]
+        cm = np.einsum("ijk,ik->ij", c_sub, vals)  # (C M_iᵀ) at the observation's own columns
+        h = np.einsum("ij,ij->i", vals, cm)
+        r = np.bincount(bucket.flat_g.ravel(), ((t.dw * h)[:, None] * vals).ravel(), minlength=nb * m)
+        v = np.einsum("bij,bj->bi", c_inv, r.reshape(nb, m))
+        v_obs = v[bucket.block[:, None], bucket.cols]
+        mv = np.einsum("ij,ij->i", vals, v_obs)
+        kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
+        u_obs = u[bucket.block[:, None], bucket.cols]
+        bracket = kappa[:, None] * u_obs - t.w[:, None] * cm - 0.5 * t.g[:, None] * v_obs
+        return total, n_iter, (t, h, mv, kappa, bracket)
+
+    def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
+        t, h, mv, kappa, bracket = parts
+        n_sys, n_thr = self.n_systems, self.n_thresholds
+        system = self.system[bucket.obs]
+        g_beta += np.bincount(system, kappa, minlength=n_sys)
+        up = y < n_thr
+        coef_up = t.d_up - 0.5 * (h * t.dw_up + mv * t.dg_up)
+        g_theta += np.bincount(y[up], coef_up[up], minlength=n_thr)
+        low = y > 0
+        coef_low = t.d_low - 0.5 * (h * t.dw_low + mv * t.dg_low)
+        g_theta += np.bincount(y[low] - 1, coef_low[low], minlength=n_thr)
+        for k, sl in enumerate(self.design.slices):
+            part = bracket[:, sl]
+            summed = np.stack(
+                [np.bincount(system, part[:, j], minlength=n_sys) for j in range(part.shape[1])], axis=1
+            )
+            g_fac[k] += summed
