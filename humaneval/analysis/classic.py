@@ -1,0 +1,288 @@
+"""Classic significance tests of system pairs, for comparison and for aggregated designs.
+
+Analysis specification §4: paired t-test (§4.2), Noreen's approximate randomisation test (§4.3,
+eq. 3.14), Wilcoxon signed-rank, and one-way ANOVA (§4.4) at three aggregation levels (§4.1):
+
+- ``"none"``: one judgement per system, paired within (annotator, document);
+- ``"document"``: the mean over the document's annotators, paired within documents;
+- ``"cluster"``: the mean over a cluster's (block's) judgements, paired within clusters.
+
+Pairs with a missing side are dropped and counted. Responses are oriented so that higher is better
+(ranks negated): p-values equal those on raw ranks, only the sign of the estimate flips. Every test
+returns the contrast table of :mod:`humaneval.analysis.contrasts` (``system_a − system_b``).
+
+All of them assume independent pairs; with ``aggregate`` other than ``"cluster"`` judgements that
+share an annotator or a document are correlated and the p-values come out too small (§4.5).
+The table's ``attrs["independent"]`` says whether the units are independent clusters.
+"""
+
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humaneval.analysis.contrasts import (
+    CONTRAST_COLUMNS,
+    adjust_pvalues,
+    better_column,
+    check_adjust,
+    tukey_quantile,
+)
+from humaneval.analysis.prepare import choose_reference
+from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
+from humaneval.ratings import Ratings, as_ratings
+from humaneval.simulate.kernels import TIE_TOLERANCE, paired_t_pvalues, random_signs
+from humaneval.structure import cluster_labels
+
+AGGREGATES = ("none", "document", "cluster")
+TESTS = ("ttest", "art", "wilcoxon", "anova")
+#: Cells of one chunk of the ART sign matrix (spec §4.3: vectorise in chunks of about 1e7 cells).
+ART_CHUNK_CELLS = 10_000_000
+
+
+def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.DataFrame:
+    """Oriented responses (higher = better) per pairing unit (rows) and system (columns), §4.1.
+
+    Systems are ordered as in the CLMM: the reference first, then sorted.
+    """
+    if aggregate not in AGGREGATES:
+        raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+    table = as_ratings(ratings).without_checks()
+    if len(table.criteria) > 1:
+        raise InsufficientDataError("the table has several criteria; test one criterion at a time")
+    df = table.data.assign(value=table.oriented().astype(float))
+    if aggregate == "none":
+        keys = ["annotator", "document"]
+    elif aggregate == "document":
+        keys = ["document"]
+    else:
+        df = df.assign(cluster=cluster_labels(table).to_numpy())
+        keys = ["cluster"]
+    wide = df.pivot_table(index=keys, columns="system", values="value", aggfunc="mean", observed=True)
+    ref = choose_reference(table.systems)
+    return wide.reindex(columns=[ref, *(s for s in table.systems if s != ref)])
+
+
+def independent_units(ratings: Ratings | pd.DataFrame, aggregate: str) -> bool:
+    """Whether the pairing units of ``aggregate`` are independent: one unit per cluster."""
+    if aggregate == "cluster":
+        return True
+    table = as_ratings(ratings).without_checks()
+    return len(unit_table(table, aggregate)) == cluster_labels(table).nunique()
+
+
+def _pairs(wide: pd.DataFrame):
+    """Yield (a, b, Δ = x_a − x_b over complete pairs, number of dropped pairs)."""
+    for a, b in combinations(wide.columns, 2):
+        both = wide[[a, b]].dropna()
+        dropped = int(wide[[a, b]].notna().any(axis=1).sum() - len(both))
+        yield a, b, (both[a] - both[b]).to_numpy(), dropped
+
+
+def paired_ttest(
+    ratings: Ratings | pd.DataFrame,
+    aggregate: str = "none",
+    adjust: str = "holm",
+    level: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df (spec §4.2; = ``scipy.stats.ttest_rel``).
+
+    All Δ_i = 0 gives p = 1; constant non-zero Δ_i give p = 0 with a warning.
+    """
+    rows = []
+    for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
+        n = delta.size
+        _require_pairs(n, a, b)
+        mean, se = float(delta.mean()), float(delta.std(ddof=1) / np.sqrt(n))
+        p = float(paired_t_pvalues(delta))
+        if se == 0 and mean != 0:
+            warnings.warn(
+                f"{a} − {b}: every difference is {mean:g}; t is infinite", ReliabilityWarning, stacklevel=2
+            )
+        t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
+        rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
+    return _finish(rows, adjust, level, alpha, "t", ratings, aggregate)
+
+
+def approximate_randomization(
+    ratings: Ratings | pd.DataFrame,
+    aggregate: str = "none",
+    rounds: int = 1000,
+    seed: int | np.random.Generator | None = None,
+    adjust: str = "holm",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Noreen's paired two-sided ART (spec §4.3): T = |ΣΔ_i|, R rounds of random sign flips,
+    p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14).
+
+    The statistic column holds T; the p-value is never below 1/(R+1) and, with n pairs, never
+    meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
+    """
+    if rounds < 1:
+        raise ModelSpecError(f"rounds must be positive, not {rounds}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
+        n = delta.size
+        _require_pairs(n, a, b)
+        observed = abs(float(delta.sum()))
+        chunk = max(1, ART_CHUNK_CELLS // n)
+        count = 0
+        for start in range(0, rounds, chunk):
+            signs = random_signs(rng, min(chunk, rounds - start), n)
+            count += int(np.sum(np.abs(signs @ delta) >= observed * (1.0 - TIE_TOLERANCE)))
+        p = (count + 1.0) / (rounds + 1.0)
+        rows.append(_row(a, b, float(delta.mean()), np.nan, observed, np.nan, p, n, dropped))
+    return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
+
+
+def wilcoxon_test(
+    ratings: Ratings | pd.DataFrame, aggregate: str = "none", adjust: str = "holm", alpha: float = 0.05
+) -> pd.DataFrame:
+    """Wilcoxon signed-rank test per system pair (``scipy.stats.wilcoxon``, zero differences
+    dropped as in Wilcoxon's original method; all-zero differences give p = 1)."""
+    rows = []
+    for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
+        n = delta.size
+        _require_pairs(n, a, b)
+        if np.all(delta == 0):
+            stat, p = 0.0, 1.0
+        else:
+            res = stats.wilcoxon(delta)
+            stat, p = float(res.statistic), float(res.pvalue)
+        rows.append(_row(a, b, float(delta.mean()), np.nan, stat, np.nan, p, n, dropped))
+    return _finish(rows, adjust, None, alpha, "wilcoxon", ratings, aggregate)
+
+
+def one_way_anova(
+    ratings: Ratings | pd.DataFrame,
+    aggregate: str = "none",
+    adjust: str = "tukey",
+    level: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """One-way ANOVA over systems (spec §4.4), F = MS_between/MS_within on (S−1, N−S) df, with
+    pairwise follow-up t-tests on the pooled MS_within (Tukey HSD for ``adjust="tukey"``).
+
+    It ignores the pairing and grouping factors; ``attrs["anova"]`` holds F, df and p and
+    ``attrs["not_recommended"]`` is True.
+    """
+    wide = unit_table(ratings, aggregate)
+    groups = [wide[s].dropna().to_numpy() for s in wide.columns]
+    sizes = np.array([g.size for g in groups])
+    n_total, k = int(sizes.sum()), len(groups)
+    if n_total - k < 1 or np.any(sizes < 1):
+        raise InsufficientDataError(
+            f"one-way ANOVA needs more observations than systems (have {n_total} for {k})"
+        )
+    anova = stats.f_oneway(*groups)
+    ms_within = sum(((g - g.mean()) ** 2).sum() for g in groups) / (n_total - k)
+    dof = n_total - k
+    rows = []
+    for (i, a), (j, b) in combinations(enumerate(wide.columns), 2):
+        est = float(groups[i].mean() - groups[j].mean())
+        se = float(np.sqrt(ms_within * (1 / sizes[i] + 1 / sizes[j])))
+        t = est / se if se > 0 else np.nan
+        p = float(2 * stats.t.sf(abs(t), dof))
+        rows.append(_row(a, b, est, se, t, dof, p, int(sizes[i] + sizes[j]), 0))
+    table = _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
+    table.attrs["anova"] = {"F": float(anova.statistic), "df1": k - 1, "df2": dof, "p": float(anova.pvalue)}
+    table.attrs["not_recommended"] = True
+    return table
+
+
+def classic_test(
+    ratings: Ratings | pd.DataFrame,
+    test: str = "ttest",
+    aggregate: str = "none",
+    adjust: str | None = None,
+    rounds: int = 1000,
+    seed: int | np.random.Generator | None = None,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Run one classic test by name (``ttest``, ``art``, ``wilcoxon``, ``anova``).
+
+    ``adjust`` defaults to ``tukey`` for the ANOVA and ``holm`` for the paired tests.
+    """
+    if test not in TESTS:
+        raise ModelSpecError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    if test == "anova":
+        return one_way_anova(ratings, aggregate, adjust or "tukey", alpha=alpha)
+    adjust = adjust or "holm"
+    if adjust == "tukey":
+        raise ModelSpecError(
+            f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm"
+        )
+    if test == "ttest":
+        return paired_ttest(ratings, aggregate, adjust, alpha=alpha)
+    if test == "art":
+        return approximate_randomization(ratings, aggregate, rounds, seed, adjust, alpha)
+    return wilcoxon_test(ratings, aggregate, adjust, alpha)
+
+
+def _require_pairs(n: int, a: str, b: str) -> None:
+    if n < 2:
+        raise InsufficientDataError(f"{a} and {b} share {n} pairing unit(s); a paired test needs at least 2")
+
+
+def _row(a, b, estimate, se, statistic, dof, p, n, dropped) -> dict[str, object]:
+    return {
+        "system_a": a,
+        "system_b": b,
+        "estimate": estimate,
+        "se": se,
+        "statistic": statistic,
+        "df": dof,
+        "p_unadj": p,
+        "n": n,
+        "n_dropped": dropped,
+    }
+
+
+def _finish(
+    rows: list[dict[str, object]],
+    adjust: str,
+    level: float | None,
+    alpha: float,
+    test: str,
+    ratings: Ratings | pd.DataFrame,
+    aggregate: str,
+    n_means: int | None = None,
+) -> pd.DataFrame:
+    """Adjust p-values, add confidence intervals (t-based tests) and the common columns."""
+    check_adjust(adjust)
+    table = pd.DataFrame(rows)
+    if adjust == "tukey":
+        q = np.sqrt(2.0) * np.abs(table["statistic"].to_numpy(dtype=float))
+        table["p_adj"] = stats.studentized_range.sf(q, n_means, table["df"].to_numpy(dtype=float))
+    else:
+        table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(dtype=float), adjust)
+    table["adjust"] = adjust
+    if level is None:
+        table["ci_low"] = table["ci_high"] = np.nan
+    else:
+        dof = table["df"].to_numpy(dtype=float)
+        if adjust == "tukey":
+            crit = _tukey_crit(n_means, level, float(dof[0]))
+        else:
+            tail = (1 - level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
+            crit = stats.t.ppf(1 - tail / 2, dof)
+        table["ci_low"] = table["estimate"] - crit * table["se"]
+        table["ci_high"] = table["estimate"] + crit * table["se"]
+    table["better"] = pd.Series(better_column(table, alpha), dtype=object)
+    table["test"] = test
+    table.attrs["aggregate"] = aggregate
+    table.attrs["independent"] = independent_units(ratings, aggregate)
+    columns = [*CONTRAST_COLUMNS, "n", "n_dropped"]
+    return table[columns]
+
+
+def _tukey_crit(n_means: int, level: float, dof: float) -> float:
+    if np.isinf(dof):
+        return tukey_quantile(n_means, level) / np.sqrt(2.0)
+    return float(stats.studentized_range.ppf(level, n_means, dof)) / np.sqrt(2.0)
