@@ -1,0 +1,266 @@
+"""Confidence intervals for Krippendorff's α: KALPHA-style and unit/document bootstraps.
+
+Analysis specification §2.5 (Krippendorff 2006/2011; Hayes & Krippendorff 2007, the KALPHA
+macro): :math:`D_e` stays fixed; each resample draws :math:`M=\\mathrm{round}(n(\\bar m-1)/2)`
+value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\delta_{ck}`,
+:math:`\\alpha^*=\\max(-1, 1-D_o^*/D_e)`. Cells with equal distance are merged before drawing
+(a sum of multinomial cells is multinomial), so Likert data draw from at most V(V-1)/2+1
+categories; data with many distinct distances draw pair indices by inverse-CDF sampling, which
+never builds the V×V matrix.
+
+§2.6: the unit-level bootstrap resamples documents (default) or units with replacement and
+recomputes α including :math:`D_e`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import DataValidationError, InsufficientDataError
+from humaneval.reliability import disagreement as dis
+from humaneval.reliability.alpha import (
+    MAX_COINCIDENCE_VALUES,
+    AlphaInput,
+    LevelArg,
+    Prepared,
+    disagreement_of,
+    disagreements,
+    prepare,
+)
+from humaneval.reliability.data import Orient, as_reliability_data
+from humaneval.reliability.seeding import SeedLike, resolve_seed
+
+DEFAULT_ALPHA_MIN = (0.9, 0.8, 0.7, 0.667, 0.6, 0.5)
+MIN_RESAMPLES = 1000
+_MULTINOMIAL_MAX_CELLS = 512
+_DRAW_CHUNK = 2_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class AlphaBootstrap:
+    """A bootstrap distribution of α: observed α, percentile CI and :math:`q=P(\\alpha^*<\\alpha_{min})`.
+
+    ``method`` is ``"kalpha"`` or the resampled column (``"document"``, ``"unit"``, ...);
+    ``n_draws`` is KALPHA's :math:`M` (``None`` for unit bootstraps); ``n_undefined`` counts
+    unit resamples whose α was undefined (excluded).
+    """
+
+    alpha: float
+    level: str
+    method: str
+    ci: tuple[float, float]
+    confidence: float
+    q: dict[float, float]
+    n_resamples: int
+    n_draws: int | None
+    n_undefined: int
+    seed: int | None
+    samples: np.ndarray
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "alpha": self.alpha,
+            "level": self.level,
+            "method": self.method,
+            "ci": list(self.ci),
+            "confidence": self.confidence,
+            "q": {str(k): v for k, v in self.q.items()},
+            "n_resamples": self.n_resamples,
+            "n_draws": self.n_draws,
+            "n_undefined": self.n_undefined,
+            "seed": self.seed,
+        }
+
+
+def kalpha_bootstrap(
+    data: AlphaInput,
+    level: LevelArg = "ordinal",
+    *,
+    n_resamples: int = 5000,
+    confidence: float = 0.95,
+    alpha_min: Sequence[float] = DEFAULT_ALPHA_MIN,
+    max_draws: int | None = None,
+    seed: SeedLike = None,
+    unit: Sequence[str] | None = None,
+    orient: Orient | None = None,
+    value_domain: Sequence[object] | None = None,
+) -> AlphaBootstrap:
+    """Krippendorff's bootstrap of α with fixed :math:`D_e` (spec §2.5)."""
+    _check_resamples(n_resamples, confidence)
+    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
+    prep = prepare(rd, level)
+    d_o, d_e = disagreements(prep)
+    if d_e == 0:
+        raise InsufficientDataError("α is undefined (all pairable values identical), so it has no bootstrap")
+    n = len(prep.x)
+    n_units = int(prep.unit.max()) + 1
+    draws = round(n * (n / n_units - 1) / 2)
+    if max_draws is not None:
+        draws = min(draws, int(max_draws))
+    distances, probs = _pair_distribution(prep)
+    rng, used_seed = resolve_seed(seed)
+    d_star = _draw_mean_distance(rng, distances, probs, draws, n_resamples)
+    samples = np.maximum(1.0 - d_star / d_e, -1.0)
+    return _summarise(1.0 - d_o / d_e, prep, "kalpha", samples, confidence, alpha_min, draws, 0, used_seed)
+
+
+def unit_bootstrap(
+    data: AlphaInput,
+    level: LevelArg = "ordinal",
+    *,
+    resample: str = "document",
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    alpha_min: Sequence[float] = DEFAULT_ALPHA_MIN,
+    seed: SeedLike = None,
+    unit: Sequence[str] | None = None,
+    orient: Orient | None = None,
+    value_domain: Sequence[object] | None = None,
+) -> AlphaBootstrap:
+    """Cluster bootstrap of α (spec §2.6): resample ``resample`` clusters with replacement and
+    recompute α, :math:`D_e` included. ``resample`` is ``"unit"`` or a unit column such as
+    ``"document"`` (the default: summaries of one document are dependent)."""
+    _check_resamples(n_resamples, confidence)
+    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
+    prep = prepare(rd, level)
+    d_o, d_e = disagreements(prep)
+    if d_e == 0:
+        raise InsufficientDataError("α is undefined (all pairable values identical), so it has no bootstrap")
+    pairable_units = np.flatnonzero(np.bincount(rd.unit) >= 2)
+    if resample == "unit":
+        cluster_of_unit = np.arange(len(pairable_units))
+    elif resample in rd.units.columns and resample != "unit":
+        cluster_of_unit, _ = pd.factorize(rd.units[resample].iloc[pairable_units])
+    else:
+        raise DataValidationError(
+            f"resample={resample!r} is not a unit column ({', '.join(map(str, rd.units.columns))}); "
+            "use 'unit' or one of those columns"
+        )
+    rng, used_seed = resolve_seed(seed)
+    samples = _cluster_resamples(rng, prep, cluster_of_unit, n_resamples)
+    defined = samples[~np.isnan(samples)]
+    return _summarise(
+        1.0 - d_o / d_e,
+        prep,
+        resample,
+        defined,
+        confidence,
+        alpha_min,
+        None,
+        len(samples) - len(defined),
+        used_seed,
+    )
+
+
+def _check_resamples(n_resamples: int, confidence: float) -> None:
+    if n_resamples < MIN_RESAMPLES:
+        raise DataValidationError(
+            f"n_resamples={n_resamples} is too few for percentile intervals; use at least {MIN_RESAMPLES}"
+        )
+    if not 0 < confidence < 1:
+        raise DataValidationError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
+
+
+def _pair_distribution(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct pair distances and their probabilities :math:`\\sum p_{ck}` over ordered cells."""
+    n_values = len(prep.values)
+    if n_values <= MAX_COINCIDENCE_VALUES:
+        o = dis.coincidences(prep.unit, prep.codes, n_values)
+        if prep.metric.matrix is not None:
+            delta = prep.metric.matrix(prep.values)
+        else:
+            delta = dis.delta_matrix(prep.metric.name, prep.values, prep.counts)
+        weights, distances = o.ravel(), delta.ravel()
+    else:
+        points = dis.midranks(prep.counts)[prep.codes] if prep.metric.name == "ordinal" else prep.x
+        delta = None if prep.metric.matrix is None else prep.metric.matrix(prep.values)
+        parts_d, parts_w = [], []
+        for i, j, w in dis.ordered_pairs(prep.unit):
+            if delta is None:
+                parts_d.append(dis.pair_distance(prep.metric.name, points[i], points[j]))
+            else:
+                parts_d.append(delta[prep.codes[i], prep.codes[j]])
+            parts_w.append(np.full(len(i), w))
+        distances, weights = np.concatenate(parts_d), np.concatenate(parts_w)
+    distinct, inverse = np.unique(distances, return_inverse=True)
+    probs = np.bincount(inverse.ravel(), weights)
+    keep = probs > 0
+    return distinct[keep], probs[keep] / probs[keep].sum()
+
+
+def _draw_mean_distance(
+    rng: np.random.Generator, distances: np.ndarray, probs: np.ndarray, draws: int, n_resamples: int
+) -> np.ndarray:
+    """:math:`D_o^*` of ``n_resamples`` resamples of ``draws`` pairs each."""
+    if len(distances) <= _MULTINOMIAL_MAX_CELLS:
+        counts = rng.multinomial(draws, probs, size=n_resamples)
+        return counts @ distances / draws
+    cdf = np.cumsum(probs)
+    per_chunk = max(1, _DRAW_CHUNK // max(draws, 1))
+    out = np.empty(n_resamples)
+    for lo in range(0, n_resamples, per_chunk):
+        size = min(per_chunk, n_resamples - lo)
+        idx = np.searchsorted(cdf, rng.random((size, draws)) * cdf[-1], side="right")
+        out[lo : lo + size] = distances[np.minimum(idx, len(distances) - 1)].mean(axis=1)
+    return out
+
+
+def _cluster_resamples(
+    rng: np.random.Generator, prep: Prepared, cluster_of_unit: np.ndarray, n_resamples: int
+) -> np.ndarray:
+    """α of ``n_resamples`` resamples of whole clusters (NaN where α is undefined)."""
+    n_clusters = int(cluster_of_unit.max()) + 1
+    unit_order = np.lexsort((np.arange(len(cluster_of_unit)), cluster_of_unit))
+    new_code = np.empty_like(unit_order)
+    new_code[unit_order] = np.arange(len(unit_order))
+    units = new_code[prep.unit]
+    order = np.argsort(units, kind="stable")
+    units, x = units[order], prep.x[order]
+    cluster = cluster_of_unit[unit_order][units]
+    value_start = np.searchsorted(cluster, np.arange(n_clusters))
+    value_count = np.bincount(cluster, minlength=n_clusters)
+    units_per_cluster = np.bincount(cluster_of_unit, minlength=n_clusters)
+    unit_start = np.concatenate([[0], np.cumsum(units_per_cluster)[:-1]])
+    out = np.empty(n_resamples)
+    for r in range(n_resamples):
+        drawn = rng.integers(0, n_clusters, n_clusters)
+        lengths = value_count[drawn]
+        position = np.repeat(np.arange(n_clusters), lengths)
+        within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        idx = value_start[drawn][position] + within
+        shift = np.cumsum(units_per_cluster[drawn]) - units_per_cluster[drawn] - unit_start[drawn]
+        d_o, d_e = disagreement_of(units[idx] + shift[position], x[idx], prep.metric)
+        out[r] = 1.0 - d_o / d_e if d_e > 0 else np.nan
+    return out
+
+
+def _summarise(
+    alpha: float,
+    prep: Prepared,
+    method: str,
+    samples: np.ndarray,
+    confidence: float,
+    alpha_min: Sequence[float],
+    draws: int | None,
+    n_undefined: int,
+    seed: int | None,
+) -> AlphaBootstrap:
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(samples, [tail, 1.0 - tail])
+    return AlphaBootstrap(
+        alpha=alpha,
+        level=prep.metric.name,
+        method=method,
+        ci=(float(low), float(high)),
+        confidence=confidence,
+        q={float(a): float(np.mean(samples < a)) for a in alpha_min},
+        n_resamples=len(samples) + n_undefined,
+        n_draws=draws,
+        n_undefined=n_undefined,
+        seed=seed,
+        samples=samples,
+    )

@@ -1,0 +1,17 @@
+"""Seeds of the stochastic reliability functions (spec §0: every one stores the seed it used)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SeedLike = int | np.random.Generator | None
+
+
+def resolve_seed(seed: SeedLike) -> tuple[np.random.Generator, int | None]:
+    """A generator and the integer seed to record; ``None`` draws fresh entropy and records it,
+    a passed-in generator is used as is (its seed is unknown, recorded as ``None``)."""
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (2**63))
+    return np.random.default_rng(seed), int(seed)
