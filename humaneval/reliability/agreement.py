@@ -3,7 +3,8 @@
 Analysis specification §2.1–§2.2 (dissertation eqs. 3.1–3.7):
 
 - :math:`P_o=\\frac1n\\sum_i\\mathbb 1(R_{i,1}=R_{i,2})` (3.1) and :math:`\\kappa=(P_o-P_e)/(1-P_e)` (3.2);
-- Cohen's κ: :math:`P_e=\\frac1{n^2}\\sum_c\\mathrm{cnt}(c,R_{\\bullet,1})\\mathrm{cnt}(c,R_{\\bullet,2})` (3.3);
+- Cohen's κ: :math:`P_e=\\frac1{n^2}\\sum_c\\mathrm{cnt}(c,R_{\\bullet,1})\\,\\mathrm{cnt}(c,R_{\\bullet,2})`
+  (3.3);
   weighted κ (Cohen 1968): :math:`\\kappa_w=1-\\sum w_{ck}O_{ck}/\\sum w_{ck}E_{ck}` with linear
   :math:`|c-k|` or quadratic :math:`(c-k)^2` disagreement weights;
 - Scott's π: pooled marginals :math:`p_c` (3.4), :math:`P_e=\\sum_c p_c^2` (3.5);
@@ -208,10 +209,8 @@ def _categories(observed: np.ndarray, categories: Sequence[object] | None) -> li
     found = sorted(set(observed.tolist()))
     if categories is None:
         return found
-    if observed.dtype.kind == "f":
-        cats = [float(c) for c in categories]
-    else:
-        cats = [str(c) for c in categories]
+    convert = float if observed.dtype.kind == "f" else str
+    cats = [convert(c) for c in categories]
     missing = [v for v in found if v not in set(cats)]
     if missing:
         raise DataValidationError(f"value {missing[0]!r} is not among the categories {list(categories)}")
