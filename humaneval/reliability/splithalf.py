@@ -119,7 +119,8 @@ def split_half_reliability(
     used = ~np.isnan(r)
     if not used.any():
         raise InsufficientDataError(
-            "no split had 3 systems with non-constant means in both halves; split-half reliability is undefined"
+            "no split had 3 systems with non-constant means in both halves; split-half reliability "
+            "is undefined"
         )
     skipped = int((~used).sum())
     if skipped > 0.01 * len(r):
