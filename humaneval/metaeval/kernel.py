@@ -119,9 +119,12 @@ class PairKernel:
         mask = codes >= 0
         idx = (codes[mask][None, :] + (np.arange(B) * n)[:, None]).ravel()
         wc = np.bincount(idx, weights=weff[:, mask].ravel(), minlength=B * n).reshape(B, n)
-        onehot = np.zeros((n, G))
-        onehot[np.arange(n), class_group] = 1.0
-        return (wc**2) @ onehot, (wc > 0) @ onehot, wc
+        by_group = (class_group[None, :] + (np.arange(B) * G)[:, None]).ravel()
+
+        def per_group(values: np.ndarray) -> np.ndarray:
+            return np.bincount(by_group, weights=values.ravel(), minlength=B * G).reshape(B, G)
+
+        return per_group(wc**2), per_group((wc > 0).astype(float)), wc
 
     def _weights(self, w: np.ndarray) -> np.ndarray:
         """Effective weights (B, G, U): unit weights times completeness."""
