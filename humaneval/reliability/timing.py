@@ -1,0 +1,55 @@
+"""Annotator working time: per-annotator totals for the time-versus-reliability curve.
+
+Analysis specification §1.3/§3.3. Timing files such as ``steen2021/times/*.csv`` have the header
+``annotator,position,time_stamp`` (seconds on one screen) and no document or system column, so
+they cannot be joined to judgements; only per-annotator sums are meaningful. A ratings table
+with a ``seconds`` column gives the same totals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from humaneval.errors import DataValidationError
+from humaneval.ratings import ALIASES, Ratings
+from humaneval.tables import read_table
+
+_TIME_COLUMNS = ("seconds", "time_stamp", "time")
+
+
+def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
+    """Total seconds per annotator (index: annotator id as a stripped string) from a timing table.
+
+    The table needs an annotator column (or an alias such as ``worker``) and one of
+    ``seconds``, ``time_stamp`` or ``time``; any other columns (``position``) are ignored.
+    """
+    frame = source if isinstance(source, pd.DataFrame) else read_table(source, what="timing table")
+    label = "" if isinstance(source, pd.DataFrame) else f"{source}: "
+    lower = {str(c).strip().lower(): c for c in frame.columns}
+    annotator = next((lower[k] for k in lower if k == "annotator" or ALIASES.get(k) == "annotator"), None)
+    seconds = next((lower[k] for k in _TIME_COLUMNS if k in lower), None)
+    if annotator is None or seconds is None:
+        raise DataValidationError(
+            f"{label}a timing table needs columns 'annotator' and 'time_stamp' (or 'seconds'); found "
+            f"{', '.join(map(str, frame.columns))}"
+        )
+    values = pd.to_numeric(frame[seconds], errors="coerce")
+    bad = values.isna() | (values < 0)
+    if bad.any():
+        raise DataValidationError(
+            f"{label}column '{seconds}' must hold non-negative seconds; found {frame[seconds][bad].iloc[0]!r} "
+            f"in row {int(bad.to_numpy().nonzero()[0][0])}"
+        )
+    ids = frame[annotator].astype(str).str.strip()
+    return values.groupby(ids.to_numpy()).sum().rename("seconds").rename_axis("annotator")
+
+
+def ratings_annotator_times(ratings: Ratings) -> pd.Series:
+    """Total seconds per annotator from a ratings table's ``seconds`` column."""
+    if "seconds" not in ratings.data:
+        raise DataValidationError(
+            "the ratings table has no 'seconds' column; pass per-annotator times (load_annotator_times)"
+        )
+    return load_annotator_times(ratings.data[["annotator", "seconds"]])
