@@ -32,7 +32,7 @@ from humaneval.analysis.contrasts import (
     check_adjust,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import choose_reference
+from humaneval.analysis.prepare import choose_reference, select_criterion
 from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.simulate.kernels import TIE_TOLERANCE, paired_t_pvalues, random_signs
@@ -51,9 +51,7 @@ def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.D
     """
     if aggregate not in AGGREGATES:
         raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
-    table = as_ratings(ratings).without_checks()
-    if len(table.criteria) > 1:
-        raise InsufficientDataError("the table has several criteria; test one criterion at a time")
+    table = select_criterion(ratings)
     df = table.data.assign(value=table.oriented().astype(float))
     if aggregate == "none":
         keys = ["annotator", "document"]

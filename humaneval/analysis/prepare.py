@@ -158,6 +158,27 @@ def r_formula(structure: str, nested: bool, systems: tuple[str, ...]) -> str:
     return "y ~ system + " + " + ".join(parts)
 
 
+def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
+    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion)."""
+    table = as_ratings(ratings).without_checks()
+    if "criterion" not in table.data:
+        if criterion is not None:
+            raise RatingsError(f"criterion {criterion!r} given but the table has no criterion column")
+        return table
+    criteria = table.criteria
+    if criterion is None:
+        if len(criteria) == 1:
+            return table
+        raise RatingsError(
+            f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria))}); "
+            "analyse one at a time, e.g. --criterion coherence"
+        )
+    if criterion not in criteria:
+        choices = ", ".join(map(str, criteria))
+        raise RatingsError(f"criterion {criterion!r} is not in the table; choose one of {choices}")
+    return table.with_data(table.data[table.data["criterion"] == criterion])
+
+
 def prepare_clmm_data(
     ratings: Ratings | pd.DataFrame, reference: str | None = None, criterion: str | None = None
 ) -> ClmmData:
@@ -166,20 +187,7 @@ def prepare_clmm_data(
     Attention checks are excluded. With several criteria in the table, ``criterion`` selects one
     (every analysis runs per criterion).
     """
-    table = as_ratings(ratings).without_checks()
-    if "criterion" in table.data:
-        criteria = table.criteria
-        if criterion is None and len(criteria) > 1:
-            raise RatingsError(
-                f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria))}); "
-                "fit one at a time, e.g. criterion='coherence'"
-            )
-        if criterion is not None:
-            if criterion not in criteria:
-                raise RatingsError(f"criterion {criterion!r} is not in the table; choose one of {criteria}")
-            table = table.with_data(table.data[table.data["criterion"] == criterion])
-    elif criterion is not None:
-        raise RatingsError(f"criterion {criterion!r} given but the table has no criterion column")
+    table = select_criterion(ratings, criterion)
     df = table.data
     names = table.systems
     if len(names) < 2:
