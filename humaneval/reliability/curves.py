@@ -14,6 +14,7 @@ r, eq. 3.16):
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -105,9 +106,8 @@ def nested_crossed_curve(
         )
     roster = np.full((n_clusters, per_cluster.max()), -1)
     order = np.argsort(cluster_of_ann, kind="stable")
-    roster[
-        cluster_of_ann[order], np.arange(n_ann) - np.repeat(np.cumsum(per_cluster) - per_cluster, per_cluster)
-    ] = order
+    slot = np.arange(n_ann) - np.repeat(np.cumsum(per_cluster) - per_cluster, per_cluster)
+    roster[cluster_of_ann[order], slot] = order
     cl_sums = np.zeros((n_clusters, n_systems))
     cl_counts = np.zeros((n_clusters, n_systems))
     np.add.at(cl_sums, cluster_of_ann, ann_sums)
@@ -191,8 +191,6 @@ def _cluster_codes(table: Ratings) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 def _combinations(n: int, k: int, limit: int, rng: np.random.Generator) -> np.ndarray:
     """Membership rows of all ``k``-subsets of ``n`` clusters, or ``limit`` distinct random ones."""
-    import itertools
-
     if math.comb(n, k) <= limit:
         chosen = np.array(list(itertools.combinations(range(n), k)))
     else:

@@ -39,8 +39,8 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     bad = values.isna() | (values < 0)
     if bad.any():
         raise DataValidationError(
-            f"{label}column '{seconds}' must hold non-negative seconds; found {frame[seconds][bad].iloc[0]!r} "
-            f"in row {int(bad.to_numpy().nonzero()[0][0])}"
+            f"{label}column '{seconds}' must hold non-negative seconds; found "
+            f"{frame[seconds][bad].iloc[0]!r} in row {int(bad.to_numpy().nonzero()[0][0])}"
         )
     ids = frame[annotator].astype(str).str.strip()
     return values.groupby(ids.to_numpy()).sum().rename("seconds").rename_axis("annotator")
