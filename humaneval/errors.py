@@ -46,3 +46,7 @@ class ConvergenceWarning(UserWarning):
 
 class ModelSpecError(HumanEvalError, ValueError):
     """A model description (e.g. a CLMM parameter JSON) is malformed."""
+
+
+class PayBelowMinimumError(DesignError):
+    """A planned hourly wage is below the platform's (or the user's) minimum."""

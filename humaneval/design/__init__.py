@@ -1,8 +1,41 @@
-"""Study designs: which annotator rates which summaries, in which order.
+"""Study designs: which annotator judges which summaries, in which order, with which checks.
 
-Analysis specification §6.2 and the design rules of §7; dissertation §3.7.
+Designs-and-forms specification §2 (generator, output formats, summary) and §7 (datasheet);
+the design rules of analysis specification §7; dissertation §3.7. :func:`block_design` is the
+compact table the simulator uses (analysis specification §6.2).
 """
 
-from humaneval.design.blocks import block_design
+from humaneval.design.blocks import block_design, block_sizes, cut_blocks
+from humaneval.design.bws import BWSBalance, bws_balance, bws_tuples
+from humaneval.design.generate import generate_design
+from humaneval.design.pairwise import PairBalance, pair_balance, pair_schedule, round_robin
+from humaneval.design.plan import Design, DesignTexts
+from humaneval.design.spec import BWSOptions, DesignSpec, Document, PairOptions, Summary
+from humaneval.design.summary import CostSettings, DesignSummary
+from humaneval.design.table import DESIGN_COLUMNS, read_design_csv, write_design_csv
 
-__all__ = ["block_design"]
+__all__ = [
+    "DESIGN_COLUMNS",
+    "BWSBalance",
+    "BWSOptions",
+    "CostSettings",
+    "Design",
+    "DesignSpec",
+    "DesignSummary",
+    "DesignTexts",
+    "Document",
+    "PairBalance",
+    "PairOptions",
+    "Summary",
+    "block_design",
+    "block_sizes",
+    "bws_balance",
+    "bws_tuples",
+    "cut_blocks",
+    "generate_design",
+    "pair_balance",
+    "pair_schedule",
+    "read_design_csv",
+    "round_robin",
+    "write_design_csv",
+]

@@ -1,5 +1,8 @@
 """Block designs: B blocks × D documents per block × A annotators per block (spec §6.2).
 
+:func:`block_design` is the simulator's compact design table; :func:`cut_blocks` cuts a list of
+documents into blocks with the remainder policy of designs-and-forms spec §2.3.
+
 Block b owns documents bD … bD+D−1 and annotators bA … bA+A−1, and every annotator of a block
 judges every summary of every document of that block. A = 1 gives the fully nested design,
 B = 1 the fully crossed design, and A ≥ 2 with B > 1 crossed-within-blocks designs such as the
@@ -8,6 +11,7 @@ EACL 2021 study (20 × 5 × 3).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,3 +62,47 @@ def block_design(
         rng = np.random.default_rng(seed)
         order = np.concatenate([rng.permutation(per_annotator) for _ in range(blocks * annotators_per_block)])
     return table.assign(position=order)
+
+
+def block_sizes(n_documents: int, docs_per_block: int, remainder: str = "spread") -> list[int]:
+    """Sizes of the blocks that ``n_documents`` are cut into (designs-and-forms spec §2.3).
+
+    ``spread``: B = ⌈D/d⌉ blocks whose sizes differ by at most one, larger first (D = 103, d = 5 →
+    19 blocks of 5 and 2 of 4); ``drop``: ⌊D/d⌋ full blocks; ``error``: d must divide D.
+    """
+    if docs_per_block > n_documents:
+        raise DesignError(
+            f"{docs_per_block} documents per block but only {n_documents} documents; "
+            f"use at most {n_documents} documents per block"
+        )
+    if remainder == "spread":
+        n_blocks = math.ceil(n_documents / docs_per_block)
+        base, extra = divmod(n_documents, n_blocks)
+        return [base + 1] * extra + [base] * (n_blocks - extra)
+    if remainder == "drop":
+        return [docs_per_block] * (n_documents // docs_per_block)
+    if remainder == "error":
+        if n_documents % docs_per_block:
+            divisors = [k for k in range(1, n_documents + 1) if n_documents % k == 0]
+            nearest = min(divisors, key=lambda k: (abs(k - docs_per_block), k))
+            raise DesignError(
+                f"{n_documents} documents do not split into blocks of {docs_per_block}; use "
+                f"documents_per_block={nearest}, or remainder='spread' (unequal blocks) or 'drop'"
+            )
+        return [docs_per_block] * (n_documents // docs_per_block)
+    raise DesignError(f"remainder {remainder!r} is unknown; choose spread, drop or error")
+
+
+def cut_blocks(
+    documents: Sequence[str], docs_per_block: int, remainder: str = "spread"
+) -> tuple[list[list[str]], list[str]]:
+    """Cut already shuffled ``documents`` into consecutive blocks; return (blocks, dropped).
+
+    Under ``drop`` the surplus is the tail of the (shuffled, hence randomly chosen) list.
+    """
+    sizes = block_sizes(len(documents), docs_per_block, remainder)
+    blocks, start = [], 0
+    for size in sizes:
+        blocks.append(list(documents[start : start + size]))
+        start += size
+    return blocks, list(documents[start:])

@@ -1,0 +1,172 @@
+"""``humaneval design``: plan a study (designs-and-forms spec §2) and write its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import emit, json_option
+
+
+def _read_documents(value: str) -> int | list:
+    """A document count, or a file of ids (column ``document`` or ``id``, optional ``text``)."""
+    from humaneval.design import Document
+    from humaneval.errors import DesignError
+    from humaneval.tables import read_table
+
+    if value.isdigit():
+        return int(value)
+    if not Path(value).exists():
+        raise DesignError(f"--documents {value!r} is neither a count nor an existing file of document ids")
+    frame = read_table(value, what="document list")
+    column = next((c for c in ("document", "id") if c in frame), frame.columns[0])
+    texts = frame["text"] if "text" in frame else [None] * len(frame)
+    return [
+        Document(str(d), None if t is None or t != t else str(t))
+        for d, t in zip(frame[column], texts, strict=True)
+    ]
+
+
+def _read_summaries(path: str | None) -> list:
+    from humaneval.design import Summary
+    from humaneval.errors import DesignError
+    from humaneval.tables import read_table
+
+    if path is None:
+        return []
+    frame = read_table(path, what="summaries table")
+    text = next((c for c in ("text", "summary") if c in frame), None)
+    if "document" not in frame or "system" not in frame:
+        raise DesignError(f"{path}: needs the columns document, system and (optionally) text")
+    return [
+        Summary(
+            str(r["document"]), str(r["system"]), None if text is None or r[text] != r[text] else str(r[text])
+        )
+        for _, r in frame.iterrows()
+    ]
+
+
+@click.command()
+@click.option(
+    "--documents",
+    required=True,
+    help="Number of documents, or a file of ids (column document/id, optional text).",
+)
+@click.option("--systems", default=None, help="Comma-separated system names (default: those of --summaries).")
+@click.option(
+    "--summaries", type=click.Path(dir_okay=False), default=None, help="Table document, system, text."
+)
+@click.option("--reference", default=None, help="The system that is the human reference.")
+@click.option(
+    "--method",
+    type=click.Choice(["likert", "rank", "bws", "pairwise", "da"]),
+    default="likert",
+    show_default=True,
+)
+@click.option(
+    "--family", type=click.Choice(["blocks", "crossed", "nested"]), default="blocks", show_default=True
+)
+@click.option("--docs-per-block", type=int, default=5, show_default=True)
+@click.option("--annotators-per-block", type=int, default=3, show_default=True)
+@click.option(
+    "--remainder", type=click.Choice(["spread", "drop", "error"]), default="spread", show_default=True
+)
+@click.option("--order", type=click.Choice(["random", "balanced"]), default="random", show_default=True)
+@click.option("--attention-checks", type=int, default=2, show_default=True, help="Checks per annotator.")
+@click.option(
+    "--check-kind", type=click.Choice(["imc", "gold"]), multiple=True, default=["imc"], show_default=True
+)
+@click.option(
+    "--fillers",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Text file, one filler text per line (gold checks).",
+)
+@click.option("--dimension", default="coherence", show_default=True)
+@click.option("--scale-points", type=int, default=7, show_default=True)
+@click.option("--show-source", is_flag=True, help="Show the source document with each summary.")
+@click.option("--tuple-size", type=int, default=4, show_default=True, help="BWS tuple size.")
+@click.option("--bws-factor", type=float, default=2.0, show_default=True, help="BWS tuples per item.")
+@click.option("--bws-scope", type=click.Choice(["document", "block"]), default="document", show_default=True)
+@click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
+@click.option(
+    "--platform",
+    type=click.Choice(["prolific", "mturk", "standalone"]),
+    default="prolific",
+    show_default=True,
+)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seconds-per-screen", type=float, default=None, help="Pilot timing (default: study values).")
+@click.option("--seconds-overhead", type=float, default=60.0, show_default=True)
+@click.option("--wage", type=float, default=None, help="Hourly wage (default: the platform minimum).")
+@click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
+@click.option("--fee-rate", type=float, default=0.0, show_default=True, help="Platform fee as a fraction.")
+@click.option("--overrecruit", type=float, default=0.10, show_default=True, help="Budget for replacements.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False), required=True, help="Design CSV; design.json etc. go beside it."
+)
+@click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
+@click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
+@json_option
+def command(**o) -> None:
+    """Generate a study design: blocks, slots, presentation order, checks, cost."""
+    from humaneval.design import BWSOptions, DesignSpec, PairOptions, generate_design
+
+    pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
+    fillers = (
+        ()
+        if o["fillers"] is None
+        else [t for t in Path(o["fillers"]).read_text("utf-8").splitlines() if t.strip()]
+    )
+    spec = DesignSpec(
+        documents=_read_documents(o["documents"]),
+        summaries=_read_summaries(o["summaries"]),
+        systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
+        reference_system=o["reference"],
+        method=o["method"],
+        family=o["family"],
+        documents_per_block=o["docs_per_block"],
+        annotators_per_block=o["annotators_per_block"],
+        remainder=o["remainder"],
+        order=o["order"],
+        checks_per_annotator=o["attention_checks"],
+        check_kinds=tuple(o["check_kind"]),
+        fillers=fillers,
+        dimension=o["dimension"],
+        scale_points=o["scale_points"],
+        show_source=o["show_source"],
+        bws=BWSOptions(tuple_size=o["tuple_size"], factor=o["bws_factor"], scope=o["bws_scope"]),
+        pairwise=PairOptions(pairs=pairs),
+        platform=o["platform"],
+        seed=o["seed"],
+    )
+    design = generate_design(spec).with_cost(
+        seconds_per_screen=o["seconds_per_screen"],
+        seconds_overhead=o["seconds_overhead"],
+        hourly_wage=o["wage"],
+        currency=o["currency"],
+        platform_fee_rate=o["fee_rate"],
+        overrecruit_rate=o["overrecruit"],
+    )
+    paths = design.write(o["out"])
+    if o["datasheet"]:
+        paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
+    summary = design.summary()
+
+    def render() -> str:
+        files = ", ".join(str(p) for p in paths.values())
+        line = f"design {design.design_id}: {len(design.table)} rows, {len(design.slots)} slots → {files}"
+        return line + ("\n\n" + summary.to_markdown() if o["show_summary"] else "")
+
+    emit(
+        {
+            "design_id": design.design_id,
+            "files": {k: str(v) for k, v in paths.items()},
+            "rows": len(design.table),
+            "summary": summary.to_dict(),
+            "balance": design.balance,
+        },
+        o["as_json"],
+        render,
+    )

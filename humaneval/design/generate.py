@@ -1,0 +1,374 @@
+"""The design generator: :func:`generate_design` (designs-and-forms spec §2.2–§2.8, §2.12).
+
+Documents are shuffled and cut into blocks (§2.3); each block gets its screens (§2.4: one per
+item for likert/da, one per document for rank, one per tuple for bws, one per pair for pairwise);
+each annotator slot of the block sees them in its own order (§2.7) with attention checks at random
+positions, never first and never adjacent (§2.8). Every random choice has its own stream (§2.12).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humaneval.design.blocks import cut_blocks
+from humaneval.design.bws import bws_balance, bws_tuples
+from humaneval.design.order import balanced_item_order, check_positions, interleave, latin_row
+from humaneval.design.pairwise import pair_balance, pair_schedule
+from humaneval.design.plan import Design, DesignTexts
+from humaneval.design.rng import stream
+from humaneval.design.spec import DesignSpec, design_id
+from humaneval.design.table import (
+    BOOL_COLUMNS,
+    DESIGN_COLUMNS,
+    STR_COLUMNS,
+    normalise_table,
+    screen_name,
+    slot_name,
+)
+from humaneval.errors import DesignError
+
+_FIELD_PREFIX = {"likert": "lk_q0", "da": "da_q0", "rank": "rk"}
+_DEFAULTS: dict[str, Any] = {c: "" for c in STR_COLUMNS} | {c: False for c in BOOL_COLUMNS}
+
+
+@dataclass
+class _Screen:
+    entries: list[dict[str, Any]]
+    check: dict[str, Any] | None = None
+    key: tuple[str, str] | None = None
+
+
+@dataclass
+class _Builder:
+    spec: DesignSpec
+    doc_index: dict[str, int] = field(init=False)
+    sys_index: dict[str, int] = field(init=False)
+    present: set[tuple[str, str]] = field(init=False)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    bws_stats: list[Any] = field(default_factory=list)
+    pairs: list[tuple[str, str, str]] = field(default_factory=list)
+    n_tuples: int = 0
+
+    def __post_init__(self) -> None:
+        self.doc_index = {d: i for i, d in enumerate(self.spec.document_ids)}
+        self.sys_index = {s: j for j, s in enumerate(self.spec.systems)}
+        self.present = self.spec.present_pairs()
+
+    def systems_of(self, document: str) -> list[str]:
+        return [s for s in self.spec.systems if (document, s) in self.present]
+
+    def entry(self, document: str, system: str, **extra: Any) -> dict[str, Any]:
+        out = {"document": document, "system": system, "is_reference": system == self.spec.reference_system}
+        prefix = _FIELD_PREFIX.get(self.spec.method)
+        if prefix:
+            out["field"] = f"{prefix}_d{self.doc_index[document]}_s{self.sys_index[system]}"
+        return {**out, **extra}
+
+    # -- screens of one block (spec §2.4) ------------------------------------------------------
+
+    def block_screens(self, block: int, docs: list[str], pair_ids: dict[str, list[tuple]]) -> list[_Screen]:
+        method = self.spec.method
+        if method in ("likert", "da"):
+            return [_Screen([self.entry(d, s)], key=(d, s)) for d in docs for s in self.systems_of(d)]
+        if method == "rank":
+            return [_Screen([self.entry(d, s) for s in self.systems_of(d)]) for d in docs]
+        if method == "pairwise":
+            return [
+                _Screen(
+                    [
+                        self.entry(d, left, pair_id=pid, opponent=right, field=f"pw_{pid}"),
+                        self.entry(d, right, pair_id=pid, opponent=left, field=f"pw_{pid}"),
+                    ]
+                )
+                for d in docs
+                for pid, left, right in pair_ids[d]
+            ]
+        return self.bws_screens(block, docs)
+
+    def bws_screens(self, block: int, docs: list[str]) -> list[_Screen]:
+        options = self.spec.bws
+        if options.scope == "block":
+            pools = [[(d, s) for d in docs for s in self.systems_of(d)]]
+        else:
+            pools = [[(d, s) for s in self.systems_of(d)] for d in docs]
+        screens = []
+        for k, pool in enumerate(pools):
+            if not 2 <= options.tuple_size < len(pool):
+                raise DesignError(
+                    f"BWS tuple_size={options.tuple_size} needs more than {len(pool)} items in the pool of "
+                    f"block {block}; use smaller tuples"
+                )
+            tuples = bws_tuples(
+                len(pool),
+                options.tuple_size,
+                options.factor,
+                iterations=options.iterations,
+                rng=stream(self.spec.seed, "tuples", block, k),
+            )
+            self.bws_stats.append(bws_balance(tuples, len(pool)))
+            for members in tuples:
+                tid = f"t{self.n_tuples}"
+                self.n_tuples += 1
+                items = [pool[m] for m in members]
+                screens.append(
+                    _Screen(
+                        [
+                            self.entry(d, s, tuple_id=tid, field=f"bw_{tid}", opponent=_others(items, (d, s)))
+                            for d, s in items
+                        ]
+                    )
+                )
+        return screens
+
+    # -- one slot: order and checks (spec §2.7, §2.8) ------------------------------------------
+
+    def slot_screens(
+        self,
+        real: list[_Screen],
+        docs: list[str],
+        rng: np.random.Generator,
+        slot: int,
+        symbols: np.ndarray | None,
+    ) -> list[_Screen]:
+        spec = self.spec
+        if spec.order == "balanced":
+            by_key = {s.key: s for s in real}
+            systems = list(spec.systems)
+            ordered = [
+                by_key[(docs[i], systems[j])]
+                for i, j in balanced_item_order(len(docs), len(systems), rng)
+                if (docs[i], systems[j]) in by_key
+            ]
+        else:
+            ordered = [real[i] for i in rng.permutation(len(real))]
+        screens = []
+        for j, screen in enumerate(ordered):
+            entries = [dict(e) for e in screen.entries]
+            if spec.method == "rank":
+                by_system = {e["system"]: e for e in entries}
+                names = [spec.systems[symbols[m]] for m in latin_row(j, slot, len(spec.systems))]
+                entries = [by_system[n] for n in names if n in by_system]
+            elif spec.method == "bws":
+                entries = [entries[i] for i in rng.permutation(len(entries))]
+            screens.append(_Screen(entries))
+        return screens
+
+    def add_checks(
+        self, screens: list[_Screen], block_items: list[tuple[str, str]], rng: np.random.Generator
+    ) -> list[_Screen]:
+        spec = self.spec
+        n_checks = spec.checks_per_annotator
+        if spec.method == "rank":
+            for position in check_positions(len(screens), n_checks, rng, what="ranking screens"):
+                screen = screens[position]
+                expected = str(len(screen.entries) + 1)
+                entry = self.check_entry("imc", expected, rng)
+                for e in screen.entries:
+                    e["screen_has_check"] = True
+                screen.entries.insert(int(rng.integers(len(screen.entries) + 1)), entry)
+                screen.check = entry
+            return screens
+        at = check_positions(len(screens) + n_checks, n_checks, rng, what="screens")
+        checks = [
+            self.check_screen(spec.check_kinds[i % len(spec.check_kinds)], block_items, rng)
+            for i in range(n_checks)
+        ]
+        return interleave(screens, checks, at)
+
+    def check_screen(
+        self, kind: str, block_items: list[tuple[str, str]], rng: np.random.Generator
+    ) -> _Screen:
+        method = self.spec.method
+        if method in ("likert", "da"):
+            if kind == "gold":
+                expected = "low" if rng.random() < 0.5 else "high"
+            elif method == "da":
+                expected = "0" if rng.random() < 0.5 else "100"
+            else:
+                points = self.spec.scale_points
+                expected = str(int(rng.integers(2, points))) if points >= 3 else "1"
+            entry = self.check_entry(kind, expected, rng)
+            return _Screen([entry], check=entry)
+        n_others = self.spec.bws.tuple_size - 1 if method == "bws" else 1
+        picks = rng.choice(len(block_items), min(n_others, len(block_items)), replace=False)
+        expected = ("best" if rng.random() < 0.5 else "worst") if method == "bws" else ""
+        entry = self.check_entry(kind, expected, rng)
+        others = [
+            self.entry(*block_items[p], is_check=True, check_kind=kind, field=entry["field"]) for p in picks
+        ]
+        entries = [entry, *others]
+        entries = [entries[i] for i in rng.permutation(len(entries))]
+        if method == "pairwise":
+            entry["check_expected"] = "A" if entries[0] is entry else "B"
+        return _Screen(entries, check=entry)
+
+    def check_entry(self, kind: str, expected: str, rng: np.random.Generator) -> dict[str, Any]:
+        c = len(self.checks)
+        definition = {"id": c, "kind": kind, "expected": expected, "fillers": []}
+        if kind == "gold":
+            fillers = rng.choice(len(self.spec.fillers), 2, replace=False)
+            pair = [int(fillers[0]), int(fillers[1] if expected == "low" else fillers[0])]
+            definition["fillers"] = [f"f{i}" for i in pair]
+        else:
+            definition["instruction"] = _imc_instruction(self.spec.method, expected)
+        self.checks.append(definition)
+        return {
+            "document": "",
+            "system": "",
+            "is_check": True,
+            "check_kind": kind,
+            "check_expected": expected,
+            "field": f"ck_{c}",
+        }
+
+
+def _others(items: list[tuple[str, str]], me: tuple[str, str]) -> str:
+    if len({d for d, _ in items}) == 1:
+        return ";".join(s for d, s in items if (d, s) != me)
+    return ";".join(f"{d}|{s}" for d, s in items if (d, s) != me)
+
+
+def _imc_instruction(method: str, expected: str) -> str:
+    lead = "This text checks your attention. Please ignore the usual question and"
+    return {
+        "likert": f"{lead} choose {expected} on the scale below.",
+        "da": f"{lead} move the slider to {expected}.",
+        "rank": "This entry checks your attention. Please move it to the last position.",
+        "bws": f"This entry checks your attention. Please choose it as the {expected} one.",
+        "pairwise": "This text checks your attention. Please choose it.",
+    }[method]
+
+
+def generate_design(spec: DesignSpec) -> Design:
+    """Generate the planned design of ``spec`` (designs-and-forms spec §2).
+
+    Deterministic: the same spec (including ``seed``) gives the same table, manifest and
+    ``design_id`` on every platform.
+    """
+    from humaneval import __version__
+
+    docs_per_block, annotators = spec.effective_blocking()
+    ids = list(spec.document_ids)
+    rng = stream(spec.seed, "documents")
+    if spec.shuffle_documents:
+        ids = [ids[i] for i in rng.permutation(len(ids))]
+    elif spec.remainder == "drop" and len(ids) % docs_per_block:
+        drop = set(rng.choice(len(ids), len(ids) % docs_per_block, replace=False).tolist())
+        ids = [d for i, d in enumerate(ids) if i not in drop] + [d for i, d in enumerate(ids) if i in drop]
+    blocks, dropped = cut_blocks(ids, docs_per_block, spec.remainder)
+    builder = _Builder(spec)
+    pair_ids: dict[str, list[tuple[str, str, str]]] = {d: [] for d in ids}
+    if spec.method == "pairwise":
+        in_order = [d for docs in blocks for d in docs]
+        for n, (d, left, right) in enumerate(
+            c
+            for c in pair_schedule(in_order, spec.systems, spec.pairwise.pairs)
+            if (c[0], c[1]) in builder.present and (c[0], c[2]) in builder.present
+        ):
+            pair_ids[d].append((f"p{n}", left, right))
+            builder.pairs.append((d, left, right))
+    constant = {
+        "design_id": design_id(spec),
+        "method": spec.method,
+        "dimension": spec.dimension,
+        "round": spec.round,
+    }
+    rows = []
+    for b, docs in enumerate(blocks):
+        real = builder.block_screens(b, docs, pair_ids)
+        items = [(d, s) for d in docs for s in builder.systems_of(d)]
+        symbols = (
+            stream(spec.seed, "block", b).permutation(len(spec.systems)) if spec.method == "rank" else None
+        )
+        for k in range(1, annotators + 1):
+            slot_rng = stream(spec.seed, "slot", b, k)
+            screens = builder.slot_screens(real, docs, slot_rng, k - 1, symbols)
+            screens = builder.add_checks(screens, items, slot_rng)
+            slot = slot_name(b, k)
+            for position, screen in enumerate(screens):
+                for display_pos, entry in enumerate(screen.entries):
+                    rows.append(
+                        {
+                            **_DEFAULTS,
+                            **constant,
+                            "annotator_slot": slot,
+                            "block": b,
+                            "position": position,
+                            "screen_id": screen_name(position),
+                            "display_pos": display_pos,
+                            **entry,
+                        }
+                    )
+                if screen.check is not None:
+                    c = int(screen.check["field"][3:])
+                    builder.checks[c].update(
+                        slot=slot,
+                        block=b,
+                        position=position,
+                        screen_id=screen_name(position),
+                        embedded=spec.method == "rank",
+                    )
+    table = normalise_table(pd.DataFrame.from_records(rows, columns=list(DESIGN_COLUMNS)))
+    kept = set(ids) - set(dropped)
+    return Design(
+        design_id=constant["design_id"],
+        spec=spec.to_dict(),
+        systems=tuple(spec.systems),
+        reference_system=spec.reference_system,
+        documents=spec.document_ids,
+        blocks=tuple(tuple(docs) for docs in blocks),
+        dropped_documents=tuple(dropped),
+        skipped_pairs=tuple(p for p in spec.missing_pairs() if p[0] in kept),
+        table=table,
+        checks=tuple(builder.checks),
+        balance=_balance(spec, builder, table),
+        package_version=__version__,
+        texts=_texts(spec),
+    )
+
+
+def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[str, Any]:
+    if spec.method == "bws":
+        stats = builder.bws_stats
+        return {
+            "bws": {
+                "pools": len(stats),
+                "n_tuples": sum(s.n_tuples for s in stats),
+                "tuples_per_pool_min": min(s.n_tuples for s in stats),
+                "tuples_per_pool_max": max(s.n_tuples for s in stats),
+                "appearances_min": min(s.appearances_min for s in stats),
+                "appearances_max": max(s.appearances_max for s in stats),
+                "pair_min": min(s.pair_min for s in stats),
+                "pair_mean": float(np.mean([s.pair_mean for s in stats])),
+                "pair_max": max(s.pair_max for s in stats),
+                "never_together": sum(s.never_together for s in stats),
+            }
+        }
+    if spec.method == "pairwise":
+        return {"pairwise": pair_balance(builder.pairs, spec.systems).to_dict()}
+    if spec.method == "rank":
+        # order among the real summaries of a screen: an embedded check shifts the entries below it
+        real = table[~table["is_check"]]
+        real = real.assign(rank_pos=real.groupby(["annotator_slot", "position"]).cumcount())
+        counts = real.groupby(["annotator_slot", "system", "rank_pos"]).size()
+        cells = counts.unstack(["system", "rank_pos"], fill_value=0)
+        return {
+            "rank_positions": {
+                "per_slot_cell_min": int(cells.min(axis=None)),
+                "per_slot_cell_max": int(cells.max(axis=None)),
+            }
+        }
+    return {}
+
+
+def _texts(spec: DesignSpec) -> DesignTexts | None:
+    texts = DesignTexts(
+        documents={d.id: d.text for d in spec.documents if d.text is not None},
+        summaries={f"{s.document}|{s.system}": s.text for s in spec.summaries if s.text is not None},
+        fillers={f"f{i}": t for i, t in enumerate(spec.fillers)},
+    )
+    return None if texts.is_empty() else texts

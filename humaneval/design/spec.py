@@ -1,0 +1,311 @@
+"""What a design is generated from: :class:`DesignSpec` and its validation (spec §2.1).
+
+All families, methods and options of designs-and-forms spec §2; the seed is required so a
+design never depends on hidden randomness. Texts are optional: a design can be planned from
+document ids and system names alone and the texts supplied when forms are built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from humaneval.errors import DesignError
+
+Method = Literal["likert", "rank", "bws", "pairwise", "da"]
+METHODS: tuple[str, ...] = ("likert", "rank", "bws", "pairwise", "da")
+FAMILIES: tuple[str, ...] = ("blocks", "crossed", "nested")
+REMAINDERS: tuple[str, ...] = ("spread", "drop", "error")
+ORDERS: tuple[str, ...] = ("random", "balanced")
+CHECK_KINDS: tuple[str, ...] = ("imc", "gold")
+PLATFORMS: tuple[str, ...] = ("prolific", "mturk", "standalone")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+@dataclass(frozen=True)
+class Document:
+    """An input text; ``text`` may be omitted when planning from ids."""
+
+    id: str
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The output of ``system`` for ``document``."""
+
+    document: str
+    system: str
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class BWSOptions:
+    """Best–worst scaling tuples (spec §2.5): size k, about ``factor``·N tuples per pool."""
+
+    tuple_size: int = 4
+    factor: float = 2.0
+    scope: Literal["document", "block"] = "document"
+    iterations: int = 200
+
+
+@dataclass(frozen=True)
+class PairOptions:
+    """Pairwise comparisons (spec §2.6): ``pairs="all"`` or p pairs per document."""
+
+    pairs: Literal["all"] | int = "all"
+    allow_tie: bool = True
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """Inputs of :func:`~humaneval.design.generate_design` (spec §2.1).
+
+    ``documents`` is a count (ids ``d000``, ``d001``, …), a sequence of ids, or of
+    :class:`Document`. Without ``summaries`` every (document, system) pair is assumed to exist;
+    ``systems`` then is required. ``family="crossed"`` puts all documents in one block,
+    ``family="nested"`` forces one annotator per block (spec §2.2).
+    """
+
+    documents: int | Sequence[str | Document]
+    seed: int
+    systems: Sequence[str] | None = None
+    summaries: Sequence[Summary] = ()
+    reference_system: str | None = None
+    method: Method = "likert"
+    family: Literal["blocks", "crossed", "nested"] = "blocks"
+    documents_per_block: int = 5
+    annotators_per_block: int = 3
+    judgements_per_summary: int | None = None
+    remainder: Literal["spread", "drop", "error"] = "spread"
+    order: Literal["random", "balanced"] = "random"
+    shuffle_documents: bool = True
+    checks_per_annotator: int = 2
+    check_kinds: tuple[str, ...] = ("imc",)
+    scale_points: int = 7
+    bws: BWSOptions = field(default_factory=BWSOptions)
+    pairwise: PairOptions = field(default_factory=PairOptions)
+    allow_missing: bool = False
+    fillers: Sequence[str] = ()
+    dimension: str = "coherence"
+    show_source: bool = False
+    platform: Literal["prolific", "mturk", "standalone"] = "prolific"
+    round: int = 1
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "documents", _documents(self.documents))
+        set_(self, "summaries", tuple(_summary(s) for s in self.summaries))
+        if self.systems is None:
+            if not self.summaries:
+                raise DesignError("give the system names (systems=...) or the summaries of every system")
+            set_(self, "systems", tuple(sorted({s.system for s in self.summaries})))
+        else:
+            set_(self, "systems", tuple(str(s) for s in self.systems))
+        set_(self, "check_kinds", tuple(self.check_kinds))
+        set_(self, "fillers", tuple(str(t) for t in self.fillers))
+        if isinstance(self.bws, dict):
+            set_(self, "bws", BWSOptions(**self.bws))
+        if isinstance(self.pairwise, dict):
+            set_(self, "pairwise", PairOptions(**self.pairwise))
+        self._validate()
+
+    @property
+    def document_ids(self) -> tuple[str, ...]:
+        return tuple(d.id for d in self.documents)
+
+    def present_pairs(self) -> set[tuple[str, str]]:
+        """(document, system) pairs that have a summary; all pairs when none were given."""
+        if not self.summaries:
+            return {(d, s) for d in self.document_ids for s in self.systems}
+        return {(s.document, s.system) for s in self.summaries}
+
+    def missing_pairs(self) -> list[tuple[str, str]]:
+        present = self.present_pairs()
+        return [(d, s) for d in self.document_ids for s in self.systems if (d, s) not in present]
+
+    def effective_blocking(self) -> tuple[int, int]:
+        """(documents per block, annotators per block) after applying the family (spec §2.2)."""
+        if self.family == "crossed":
+            return len(self.documents), self.annotators_per_block
+        if self.family == "nested":
+            return self.documents_per_block, 1
+        return self.documents_per_block, self.annotators_per_block
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical JSON-able form with every text replaced by its SHA-256 digest."""
+        out = asdict(self)
+        out["documents"] = [{"id": d.id, "text_sha256": text_digest(d.text)} for d in self.documents]
+        out["summaries"] = [
+            {"document": s.document, "system": s.system, "text_sha256": text_digest(s.text)}
+            for s in self.summaries
+        ]
+        out["fillers"] = [text_digest(t) for t in self.fillers]
+        out["systems"] = list(self.systems)
+        out["check_kinds"] = list(self.check_kinds)
+        return out
+
+    def _validate(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise DesignError(
+                f"seed must be a non-negative int (designs are reproducible), not {self.seed!r}"
+            )
+        _choice("method", self.method, METHODS)
+        _choice("family", self.family, FAMILIES)
+        _choice("remainder", self.remainder, REMAINDERS)
+        _choice("order", self.order, ORDERS)
+        _choice("platform", self.platform, PLATFORMS)
+        for kind in self.check_kinds:
+            _choice("check kind", kind, CHECK_KINDS)
+        _ids("document", self.document_ids)
+        _ids("system", self.systems)
+        if not self.documents:
+            raise DesignError("the design has no documents; give a count ≥ 1 or a list of ids")
+        for name in ("documents_per_block", "annotators_per_block", "scale_points", "round"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise DesignError(f"{name} must be a whole number ≥ 1, not {value!r}")
+        if isinstance(self.checks_per_annotator, bool) or self.checks_per_annotator < 0:
+            raise DesignError(f"checks_per_annotator must be ≥ 0, not {self.checks_per_annotator!r}")
+        if self.reference_system is not None and self.reference_system not in self.systems:
+            raise DesignError(
+                f"reference system {self.reference_system!r} is not among the systems {list(self.systems)}"
+            )
+        if self.method in ("rank", "bws", "pairwise") and len(self.systems) < 2:
+            raise DesignError(f"method {self.method!r} compares summaries: it needs at least 2 systems")
+        jps = self.judgements_per_summary
+        if jps is not None:
+            expected = 1 if self.family == "nested" else self.annotators_per_block
+            if jps != expected:
+                raise DesignError(
+                    f"judgements_per_summary={jps} differs from annotators per block ({expected}); "
+                    "every annotator of a block judges every summary of it, so set them equal"
+                )
+        if self.family == "blocks" and self.documents_per_block > len(self.documents):
+            raise DesignError(
+                f"documents_per_block={self.documents_per_block} exceeds the {len(self.documents)} "
+                f"documents; use at most {len(self.documents)} or family='crossed'"
+            )
+        if self.method == "bws":
+            k, n = self.bws.tuple_size, self._bws_pool_size()
+            if not 2 <= k < n:
+                raise DesignError(
+                    f"BWS tuple_size={k} must satisfy 2 ≤ tuple_size < N = {n} items per pool; "
+                    "use a smaller tuple or scope='block'"
+                )
+            if self.bws.factor <= 0 or self.bws.iterations < 1:
+                raise DesignError("BWS factor must be > 0 and iterations ≥ 1")
+        if self.method == "pairwise":
+            p = self.pairwise.pairs
+            n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
+            if p != "all" and (isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_pairs):
+                raise DesignError(
+                    f"pairs must be 'all' or a number of pairs per document in 1..{n_pairs}, not {p!r}"
+                )
+        if "gold" in self.check_kinds and self.checks_per_annotator:
+            if self.method not in ("likert", "da"):
+                raise DesignError(f"gold checks exist for likert and da, not {self.method!r}; use 'imc'")
+            if len(self.fillers) < 2:
+                raise DesignError("gold checks are built from filler texts: give at least 2 fillers")
+        if self.order == "balanced" and self.method not in ("likert", "da"):
+            raise DesignError(f"order='balanced' applies to likert and da items, not {self.method!r}")
+        self._validate_summaries()
+        if self.platform == "prolific" and self.checks_per_annotator < 2:
+            warnings.warn(
+                "Prolific allows rejecting a submission only after two failed attention checks; "
+                f"with checks_per_annotator={self.checks_per_annotator} no submission could be rejected",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def _bws_pool_size(self) -> int:
+        if self.bws.scope == "block":
+            return self.effective_blocking()[0] * len(self.systems)
+        return len(self.systems)
+
+    def _validate_summaries(self) -> None:
+        if not self.summaries:
+            return
+        docs, systems, seen = set(self.document_ids), set(self.systems), set()
+        for s in self.summaries:
+            key = (s.document, s.system)
+            if s.document not in docs:
+                raise DesignError(f"summary of unknown document {s.document!r}; add it to the documents")
+            if s.system not in systems:
+                raise DesignError(f"summary of unknown system {s.system!r}; add it to the systems")
+            if key in seen:
+                raise DesignError(f"two summaries for document {s.document!r}, system {s.system!r}; keep one")
+            if s.text is not None and not s.text.strip():
+                raise DesignError(
+                    f"summary of document {s.document!r}, system {s.system!r} has an empty text"
+                )
+            seen.add(key)
+        missing = self.missing_pairs()
+        if missing and not self.allow_missing:
+            d, s = missing[0]
+            raise DesignError(
+                f"{len(missing)} (document, system) pairs have no summary, e.g. ({d!r}, {s!r}); "
+                "supply them or pass allow_missing=True to skip them"
+            )
+
+
+def text_digest(text: str | None) -> str | None:
+    """SHA-256 hex digest of a UTF-8 text (``None`` for an absent text)."""
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def design_id(spec: DesignSpec) -> str:
+    """First 16 hex digits of SHA-256 over the canonical spec JSON (texts as digests, spec §2.12)."""
+    canonical = json.dumps(spec.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]
+
+
+def _documents(documents: int | Sequence[str | Document]) -> tuple[Document, ...]:
+    if isinstance(documents, bool):
+        raise DesignError("documents must be a count or a list of ids")
+    if isinstance(documents, int):
+        if documents < 1:
+            raise DesignError(f"documents must be at least 1, not {documents}")
+        width = max(3, len(str(documents - 1)))
+        return tuple(Document(f"d{i:0{width}d}") for i in range(documents))
+    if isinstance(documents, str):
+        raise DesignError("documents must be a count or a list of ids, not a single string")
+    out = []
+    for d in documents:
+        if isinstance(d, Document):
+            out.append(d)
+        elif isinstance(d, dict):
+            out.append(Document(str(d["id"]), d.get("text")))
+        else:
+            out.append(Document(str(d)))
+    return tuple(out)
+
+
+def _summary(s: Summary | dict | Sequence) -> Summary:
+    if isinstance(s, Summary):
+        return s
+    if isinstance(s, dict):
+        return Summary(str(s["document"]), str(s["system"]), s.get("text"))
+    return Summary(*s)
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise DesignError(f"{name} {value!r} is unknown; choose one of {', '.join(allowed)}")
+
+
+def _ids(kind: str, ids: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for value in ids:
+        if not ID_PATTERN.fullmatch(value):
+            raise DesignError(
+                f"{kind} id {value!r} is empty or has characters outside [A-Za-z0-9_.:-] (max 128); rename it"
+            )
+        if value in seen:
+            raise DesignError(f"{kind} id {value!r} occurs twice; {kind} ids must be unique")
+        seen.add(value)

@@ -1,0 +1,113 @@
+"""The long design table: one row per planned judgement (designs-and-forms spec §2.10).
+
+Columns, in this order: ``design_id``, ``annotator_slot`` (``b007-a2``), ``block`` (0-based),
+``position`` (0-based screen index in the slot's sequence), ``screen_id`` (``s{position:03d}``),
+``display_pos`` (0-based, top/left first), ``document``, ``system`` (both empty for stand-alone
+check screens), the booleans ``is_reference``, ``is_check``, ``is_warmup``, ``is_anchor_repeat``,
+``screen_has_check``, then ``check_kind``, ``check_expected``, ``method``, ``dimension``,
+``tuple_id`` (``t{n}``, BWS), ``pair_id`` (``p{n}``, pairwise), ``opponent`` (BWS/pairwise),
+``field`` (form field name of spec §3.6) and ``round``.
+
+In the CSV, booleans are written ``true``/``false`` and absent strings as empty cells; in memory
+string columns hold ``""`` (never NA) so a table survives CSV and JSON unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from humaneval.errors import DesignError
+
+DESIGN_COLUMNS: tuple[str, ...] = (
+    "design_id",
+    "annotator_slot",
+    "block",
+    "position",
+    "screen_id",
+    "display_pos",
+    "document",
+    "system",
+    "is_reference",
+    "is_check",
+    "is_warmup",
+    "is_anchor_repeat",
+    "screen_has_check",
+    "check_kind",
+    "check_expected",
+    "method",
+    "dimension",
+    "tuple_id",
+    "pair_id",
+    "opponent",
+    "field",
+    "round",
+)
+INT_COLUMNS: tuple[str, ...] = ("block", "position", "display_pos", "round")
+BOOL_COLUMNS: tuple[str, ...] = (
+    "is_reference",
+    "is_check",
+    "is_warmup",
+    "is_anchor_repeat",
+    "screen_has_check",
+)
+STR_COLUMNS: tuple[str, ...] = tuple(c for c in DESIGN_COLUMNS if c not in INT_COLUMNS + BOOL_COLUMNS)
+
+
+def slot_name(block: int, k: int) -> str:
+    """Annotator slot ``b{block:03d}-a{k}`` (block 0-based, k = 1..a)."""
+    return f"b{block:03d}-a{k}"
+
+
+def screen_name(position: int) -> str:
+    """Screen id ``s{position:03d}`` of the 0-based position in a slot's sequence."""
+    return f"s{position:03d}"
+
+
+def normalise_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Put a design table into canonical column order and dtypes (int64, bool, str without NA)."""
+    missing = [c for c in DESIGN_COLUMNS if c not in frame]
+    if missing:
+        raise DesignError(f"design table lacks the columns {missing}; it must have {list(DESIGN_COLUMNS)}")
+    out = {}
+    for column in DESIGN_COLUMNS:
+        values = frame[column]
+        if column in INT_COLUMNS:
+            out[column] = values.astype("int64")
+        elif column in BOOL_COLUMNS:
+            out[column] = values.map(_as_bool).astype(bool)
+        else:
+            out[column] = values.fillna("").astype(str)
+    return pd.DataFrame(out).reset_index(drop=True)
+
+
+def _as_bool(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"true", "1"}:
+        return True
+    if text in {"false", "0", ""}:
+        return False
+    raise DesignError(f"boolean design column holds {value!r}; write true or false")
+
+
+def write_design_csv(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a design table as UTF-8 CSV with a header, RFC 4180 quoting and ``true``/``false``."""
+    path = Path(path)
+    table = normalise_table(frame)
+    for column in BOOL_COLUMNS:
+        table[column] = table[column].map({True: "true", False: "false"})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(path, index=False, encoding="utf-8", lineterminator="\n")
+    return path
+
+
+def read_design_csv(path: str | Path) -> pd.DataFrame:
+    """Read a CSV written by :func:`write_design_csv` back with canonical dtypes."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except FileNotFoundError:
+        raise DesignError(f"{path}: no such file; check the path") from None
+    return normalise_table(frame)
