@@ -1,0 +1,116 @@
+"""The reliability summary of one criterion, as ``humaneval reliability`` prints it.
+
+Combines Krippendorff's α with its KALPHA interval (spec §2.3, §2.5), Fleiss' κ where every unit
+has the same number of ratings (§2.2), split-half reliability (§3.1) and, given annotator times,
+the bucketed time-vs-reliability curve (§3.3). A statistic that the design cannot support is
+reported as ``None`` with a note saying why, so one missing piece never hides the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from humaneval.errors import HumanEvalError
+from humaneval.ratings import Ratings
+from humaneval.reliability.agreement import fleiss_kappa
+from humaneval.reliability.alpha import krippendorff_alpha
+from humaneval.reliability.bootstrap import kalpha_bootstrap
+from humaneval.reliability.curves import time_buckets, time_reliability_curve
+from humaneval.reliability.splithalf import split_half_reliability
+from humaneval.structure import describe_structure
+
+
+@dataclass(frozen=True)
+class ReliabilityReport:
+    """Flat summary of agreement and split-half reliability for one criterion."""
+
+    criterion: str | None
+    alpha: float
+    alpha_level: str
+    alpha_ci: tuple[float, float] | None
+    alpha_ci_method: str | None
+    alpha_q: dict[float, float]
+    n_bootstrap: int
+    n_pairable: int
+    n_pairable_units: int
+    n_units_dropped: int
+    fleiss_kappa: float | None
+    shr: float | None
+    shr_sd: float | None
+    shr_spearman_brown: float | None
+    shr_quantiles: tuple[float, float, float] | None
+    shr_n_splits: int
+    design_family: str
+    n_blocks: int
+    seed: int | None
+    time_curve: list[dict[str, float]] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        out = asdict(self)
+        out["alpha_q"] = {str(k): v for k, v in self.alpha_q.items()}
+        return out
+
+
+def reliability_report(
+    ratings: Ratings,
+    *,
+    level: str = "ordinal",
+    n_bootstrap: int = 5000,
+    alpha_min: Sequence[float] = (0.667,),
+    n_splits: int = 1000,
+    seed: int | None = None,
+    times: pd.Series | None = None,
+    criterion: str | None = None,
+) -> ReliabilityReport:
+    """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings."""
+    notes: list[str] = []
+    alpha = krippendorff_alpha(ratings, level)
+    ci = ci_method = None
+    q: dict[float, float] = {}
+    if n_bootstrap:
+        boot = kalpha_bootstrap(ratings, level, n_resamples=n_bootstrap, alpha_min=alpha_min, seed=seed)
+        ci, ci_method, q = boot.ci, "kalpha", boot.q
+    kappa = _or_note(lambda: fleiss_kappa(ratings).kappa, "Fleiss' κ", notes)
+    shr = _or_note(lambda: split_half_reliability(ratings, n_splits=n_splits, seed=seed), "SHR", notes)
+    curve = None
+    if times is not None:
+        raw = _or_note(lambda: time_reliability_curve(ratings, times, seed=seed), "time curve", notes)
+        if raw is not None:
+            curve = time_buckets(raw).to_dict(orient="records")
+    structure = describe_structure(ratings)
+    return ReliabilityReport(
+        criterion=criterion,
+        alpha=alpha.alpha,
+        alpha_level=alpha.level,
+        alpha_ci=ci,
+        alpha_ci_method=ci_method,
+        alpha_q=q,
+        n_bootstrap=n_bootstrap,
+        n_pairable=alpha.n_pairable_values,
+        n_pairable_units=alpha.n_pairable_units,
+        n_units_dropped=alpha.n_units_dropped,
+        fleiss_kappa=kappa,
+        shr=None if shr is None else shr.shr,
+        shr_sd=None if shr is None else shr.sd,
+        shr_spearman_brown=None if shr is None else shr.spearman_brown,
+        shr_quantiles=None if shr is None else shr.quantiles,
+        shr_n_splits=0 if shr is None else shr.n_splits,
+        design_family=structure.family,
+        n_blocks=structure.n_blocks,
+        seed=seed,
+        time_curve=curve,
+        notes=notes,
+    )
+
+
+def _or_note(compute, what: str, notes: list[str]):
+    """The statistic, or ``None`` with a note when the data or design cannot support it."""
+    try:
+        return compute()
+    except HumanEvalError as exc:
+        notes.append(f"{what} not computed: {exc}")
+        return None
