@@ -14,6 +14,7 @@ single factor every group is its own block. Components of equal dimension are st
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,5 +134,5 @@ def random_design(data: ClmmData, terms: tuple[RandomTerm, ...]) -> RandomDesign
             )
         )
     bounds = np.cumsum([0] + [t.size for t in fitted])
-    slices = tuple(slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+    slices = tuple(slice(int(a), int(b)) for a, b in itertools.pairwise(bounds))
     return RandomDesign(fitted, tuple(buckets), slices)

@@ -13,10 +13,12 @@ the quantities R reports, so both engines are judged by the same rules (spec §5
 from __future__ import annotations
 
 import time
+from functools import cache
 
 import numpy as np
 import scipy
 from scipy import optimize, special
+from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
 from humaneval.analysis.prepare import ClmmData, r_formula, random_terms
@@ -47,7 +49,22 @@ def fit_native(
     generated a simulated study): its thresholds, β and Ψ (as far as the structure has them) are
     the starting point. Returns a result whose diagnostics say whether the fit failed; raises
     :class:`FitFailedError` only when no estimates exist at all.
+
+    BLAS runs single-threaded during the fit: every matrix is small, and waking threads on a busy
+    machine cost more than the whole optimiser (measured: 0.45 s → 0.18 s for the intercepts fit).
     """
+    with _blas_controller().limit(limits=1):
+        return _fit(data, structure, link, start, max_iter, grad_tol)
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def _fit(
+    data: ClmmData, structure: str, link: str, start: FitResult | None, max_iter: int, grad_tol: float
+) -> FitResult:
     if link not in LINKS:
         raise ModelSpecError(f"link must be one of {', '.join(LINKS)}, not {link!r}")
     if data.nobs == 0 or len(data.levels) < 2:

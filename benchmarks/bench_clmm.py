@@ -1,0 +1,70 @@
+"""Native CLMM engine versus R ``ordinal::clmm`` on the 1,500-rating Likert coherence study (issue 8).
+
+Both engines fit the same rung in the same run; R is started (and ordinal/emmeans loaded) before
+the clock runs, so R's time excludes start-up. Native times are the median of ``--repeats`` fits.
+Prints, per structure, the wall times, the speed-up and the log-likelihoods (targets: ≥ 30× for
+``intercepts``, ≥ 10× for ``maximal``, at equal or better logLik).
+
+    .venv/bin/python benchmarks/bench_clmm.py [--structures intercepts,maximal] [--repeats 5]
+    [--data PATH] [--no-r]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.clmm import fit_native
+from humaneval.ratings import load_ratings
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/steen2021/likert_coherence_cnn_dm.csv"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--structures", default="intercepts,maximal")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-r", action="store_true", help="time the native engine only")
+    args = parser.parse_args()
+
+    data = prepare_clmm_data(load_ratings(args.data))
+    use_r = not args.no_r
+    if use_r:
+        from humaneval.analysis.rbridge import fit_r, r_available
+
+        use_r = r_available()  # starts R and loads the packages before any clock runs
+        if not use_r:
+            print("R with ordinal/emmeans is not available: native timings only")
+    print(f"data: {args.data.name}, {data.nobs} ratings, {len(data.systems)} systems")
+    for structure in args.structures.split(","):
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            native = fit_native(data, structure)
+            times.append(time.perf_counter() - start)
+        t_native = statistics.median(times)
+        line = (
+            f"{structure:>12}: native {t_native:7.3f} s (median of {args.repeats}), "
+            f"logLik {native.loglik:.4f}, max.grad {native.diagnostics.max_grad:.1e}"
+        )
+        if use_r:
+            start = time.perf_counter()
+            ref = fit_r(data, structure)
+            t_r = time.perf_counter() - start
+            line += (
+                f" | R {t_r:7.2f} s, logLik {ref.loglik:.4f} | speed-up {t_r / t_native:6.1f}x, "
+                f"ΔlogLik (native − R) {native.loglik - ref.loglik:+.4f}, "
+                f"max|Δβ| {np.max(np.abs(native.beta - ref.beta)):.2e}, "
+                f"max SE ratio {np.max(np.abs(native.se / ref.se - 1)):.2%}"
+            )
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
