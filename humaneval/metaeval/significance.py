@@ -1,0 +1,315 @@
+"""Does metric A agree with humans better than metric B? Paired permutation, Williams, Fisher z.
+
+Spec ``metaeval-and-scorers.md`` §3.3 (paired permutation test of Deutsch et al. 2021), §3.5
+(Williams 1959 test for dependent correlations) and §3.6 (Fisher-z intervals with the constants
+of Bonett & Wright 2000).
+
+The permutation test is vectorised. For Kendall's τ and pairwise accuracy, swapping metric
+values cell by cell with indicator z (1 = swapped) gives A* = (1 − z)·A + z·B, and every pair
+count is a quadratic form in z: with K_XY[u, v] = sign(H_u − H_v)·sign(X_u − Y_v),
+
+    wᵀK(A*)w = (1−z)ᵀK_AA(1−z) + 2(1−z)ᵀK_AB z + zᵀK_BB z,
+
+and B* is the same at 1 − z; so R permutations cost a few matrix products instead of R sign
+matrices. Pearson and Spearman are evaluated on the stacked permuted matrices directly.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from humaneval.errors import InsufficientDataError, ReliabilityWarning
+from humaneval.metaeval.bootstrap import _rng
+from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
+from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
+
+Alternative = Literal["greater", "less", "two-sided"]
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """δ = EM(A, H) − EM(B, H) on z-scored data and its permutation p-value."""
+
+    level: str
+    delta: float
+    p_value: float
+    alternative: str
+    method: str
+    n_permutations: int
+    coefficient: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _zscore(M: np.ndarray) -> np.ndarray:
+    return (M - np.nanmean(M)) / np.nanstd(M)
+
+
+def _layout(M: np.ndarray, level: str) -> np.ndarray:
+    """Matrix (or stack of matrices) as groups × units for a level."""
+    if level in ("pair", "acc"):
+        return np.swapaxes(M, -1, -2)
+    if level == "intra":
+        return M
+    return M.reshape(*M.shape[:-2], 1, -1)
+
+
+def _signs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(np.sign(X[:, :, None] - Y[:, None, :])).astype(np.float32)
+
+
+def _form(a: np.ndarray, K: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """aᵀ K b per permutation r and group g; a, b (R, G, U), K (G, U, U)."""
+    if K.shape[0] == 1:
+        return ((a[:, 0].astype(np.float32) @ K[0]).astype(float) * b[:, 0]).sum(axis=1)[:, None]
+    return np.einsum("rgu,guv,rgv->rg", a, K.astype(float), b, optimize=True)
+
+
+class _SwapForms:
+    """Pair-count matrices of H against A and B for one level, built once per test."""
+
+    def __init__(self, H: np.ndarray, A: np.ndarray, B: np.ndarray, level: str, coefficient: str):
+        if level != "acc" and coefficient not in ("kendall", "kendall_a"):
+            raise ValueError("the permutation test supports kendall, kendall_a, pearson and spearman")
+        self.level, self.coefficient = level, coefficient
+        h, a, b = _layout(H, level), _layout(A, level), _layout(B, level)
+        sH = _signs(h, h)
+        pairs = {"AA": (a, a), "AB": (a, b), "BB": (b, b)}
+        self.untied = {k: np.abs(_signs(*v)) for k, v in pairs.items()}
+        self.conc = {k: sH * _signs(*v) for k, v in pairs.items()}
+        if level == "acc":
+            self.both = {k: np.abs(sH) * v for k, v in self.untied.items()}
+        self.n_units = (~np.isnan(h)).sum(axis=1)
+        self.untied_h = np.abs(sH).sum(axis=(1, 2))
+
+    @staticmethod
+    def _forms(mats: dict, keep: np.ndarray, swap: np.ndarray) -> np.ndarray:
+        return (
+            _form(keep, mats["AA"], keep) + 2 * _form(keep, mats["AB"], swap) + _form(swap, mats["BB"], swap)
+        )
+
+    def __call__(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """EM(A*, H) and EM(B*, H) for swap indicators z (R, S, D)."""
+        zz = _layout(z.astype(float), self.level)
+        results = []
+        for keep, swap in ((1 - zz, zz), (zz, 1 - zz)):
+            c = self._forms(self.conc, keep, swap)
+            if self.level == "acc":
+                both = self._forms(self.both, keep, swap)
+                results.append(((c + both) / 2).sum(axis=1) / self.untied_h.sum())
+                continue
+            with np.errstate(invalid="ignore", divide="ignore"):
+                if self.coefficient == "kendall":
+                    value = c / np.sqrt(self.untied_h * self._forms(self.untied, keep, swap))
+                else:
+                    value = c / (self.n_units * (self.n_units - 1))
+            value = np.where(np.isfinite(value), value, np.nan)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                results.append(np.nanmean(value, axis=1))
+        return results[0], results[1]
+
+
+def _stacked(H, stack, level: str, coefficient: Coefficient) -> np.ndarray:
+    """EM(P_r, H) for a stack of metric matrices (R, S, D), any coefficient."""
+    R = stack.shape[0]
+    if level == "sys":
+        x, y = np.tile(system_means(H), (R, 1)), np.nanmean(stack, axis=2)
+        return PairKernel(x, y).evaluate(np.ones((1, x.shape[1])), coefficient)["value"][0]
+    if level == "acc":
+        return np.array([measure(H, P, "acc").estimate for P in stack])
+    h = _layout(H, level)
+    x = np.tile(h, (R, 1))
+    y = _layout(stack, level).reshape(-1, h.shape[1])
+    values = PairKernel(x, y).evaluate(np.ones((1, h.shape[1])), coefficient)["value"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(values.reshape(R, h.shape[0]), axis=1)
+
+
+def permutation_test(
+    H: np.ndarray,
+    A: np.ndarray,
+    B: np.ndarray,
+    level: str = "pair",
+    *,
+    coefficient: Coefficient = "kendall",
+    method: Literal["systems", "documents", "both"] = "both",
+    n_permutations: int = 1000,
+    alternative: Alternative = "greater",
+    seed: int | np.random.Generator | None = None,
+    plus_one: bool = True,
+    chunk_size: int = 100,
+) -> PermutationResult:
+    """Paired permutation test of "metric A correlates better with H than metric B" (spec §3.3).
+
+    A, B and H are z-scored globally; each permutation swaps A and B by system row (``systems``),
+    document column (``documents``) or both (a cell is swapped iff exactly one of its coins came
+    up). p = (1 + #{δ* ≥ δ})/(R + 1) (``plus_one``, spec decision 10), mirrored for ``less`` and
+    with |δ| for ``two-sided``. Only cells where H, A and B are all present are used.
+    """
+    (level,) = normalise_levels([level])
+    coefficient = normalise_coefficient(coefficient)
+    if callable(coefficient):
+        raise ValueError("the permutation test needs a named coefficient (kendall, pearson or spearman)")
+    H, A, B = (np.asarray(M, dtype=float) for M in (H, A, B))
+    present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
+    H, A, B = (np.where(present, _zscore(M), np.nan) for M in (H, A, B))
+    delta = measure(H, A, level, coefficient).estimate - measure(H, B, level, coefficient).estimate
+    if np.isnan(delta):
+        raise InsufficientDataError(f"{level}: the measure is undefined for metric A or B; cannot test")
+    rng = _rng(seed)
+    S, D = H.shape
+    deltas = np.empty(n_permutations)
+    swap_forms = (
+        _SwapForms(H, A, B, level, coefficient)
+        if (coefficient.startswith("kendall") and level != "sys") or level == "acc"
+        else None
+    )
+    for start in range(0, n_permutations, chunk_size):
+        R = min(chunk_size, n_permutations - start)
+        rows = rng.random((R, S, 1)) < 0.5 if method in ("systems", "both") else np.zeros((R, S, 1), bool)
+        cols = rng.random((R, 1, D)) < 0.5 if method in ("documents", "both") else np.zeros((R, 1, D), bool)
+        z = rows ^ cols
+        if swap_forms is not None:
+            em_a, em_b = swap_forms(z)
+        else:
+            em_a = _stacked(H, np.where(z, B, A), level, coefficient)
+            em_b = _stacked(H, np.where(z, A, B), level, coefficient)
+        deltas[start : start + R] = em_a - em_b
+    deltas = deltas[~np.isnan(deltas)]
+    if alternative == "greater":
+        hits = np.sum(deltas >= delta - 1e-12)
+    elif alternative == "less":
+        hits = np.sum(deltas <= delta + 1e-12)
+    else:
+        hits = np.sum(np.abs(deltas) >= abs(delta) - 1e-12)
+    p = (1 + hits) / (len(deltas) + 1) if plus_one else hits / len(deltas)
+    return PermutationResult(
+        level, float(delta), float(p), alternative, method, n_permutations, str(coefficient)
+    )
+
+
+@dataclass(frozen=True)
+class WilliamsResult:
+    """Williams' t for r12 = corr(H, A) vs r13 = corr(H, B) given r23 = corr(A, B) on n units."""
+
+    r12: float
+    r13: float
+    r23: float
+    n: int
+    K: float
+    t: float
+    df: int
+    p_value: float
+    alternative: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def williams_test(
+    r12: float, r13: float, r23: float, n: int, alternative: Alternative = "greater", absolute: bool = False
+) -> WilliamsResult:
+    """Williams test for dependent correlations sharing H (spec §3.5).
+
+    K = 1 − r12² − r13² − r23² + 2·r12·r13·r23,
+    t = (r12 − r13)·sqrt((n−1)(1+r23)) / sqrt(2K(n−1)/(n−3) + ((r12+r13)²/4)(1−r23)³), df = n − 3.
+    Exact in theory for Pearson only; for Kendall and Spearman it is an approximation. Signed
+    correlations by default (decision 9); ``absolute=True`` uses |r|. NaN (with a warning) when
+    n ≤ 3 or K < 0.
+    """
+    if absolute:
+        r12, r13, r23 = abs(r12), abs(r13), abs(r23)
+    K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    if n <= 3 or K < 0 or any(math.isnan(v) for v in (r12, r13, r23)):
+        warnings.warn(f"Williams test undefined (n = {n}, K = {K:.4g})", ReliabilityWarning, stacklevel=2)
+        return WilliamsResult(r12, r13, r23, n, K, math.nan, n - 3, math.nan, alternative)
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    t /= math.sqrt(2 * K * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    df = n - 3
+    if alternative == "greater":
+        p = stats.t.sf(t, df)
+    elif alternative == "less":
+        p = stats.t.cdf(t, df)
+    else:
+        p = 2 * stats.t.sf(abs(t), df)
+    return WilliamsResult(r12, r13, r23, n, K, float(t), df, float(p), alternative)
+
+
+def williams_compare(
+    H: np.ndarray,
+    A: np.ndarray,
+    B: np.ndarray,
+    level: str = "sys",
+    *,
+    coefficient: Coefficient = "kendall",
+    alternative: Alternative = "greater",
+    absolute: bool = False,
+    allow_input_level: bool = False,
+) -> WilliamsResult:
+    """Williams test of metric A vs metric B at a level (spec §3.5): ``sys`` uses n = |S|, ``sum``
+    n = complete cells; per-document ``pair`` has no single n and is refused unless
+    ``allow_input_level`` (then n = the most complete cells of any document column, with a warning)."""
+    (level,) = normalise_levels([level])
+    H, A, B = (np.asarray(M, dtype=float) for M in (H, A, B))
+    present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
+    if level == "sys":
+        n = int((~np.isnan(system_means(np.where(present, H, np.nan)))).sum())
+    elif level == "sum":
+        n = int(present.sum())
+    elif level == "pair" and allow_input_level:
+        n = int(present.sum(axis=0).max())
+        warnings.warn(
+            "Williams test on per-document averages: n is the largest document column (nlpstats convention)",
+            ReliabilityWarning,
+            stacklevel=2,
+        )
+    else:
+        raise InsufficientDataError(
+            f"the Williams test needs one n; level {level!r} has none (use sys or sum, or "
+            "allow_input_level=True for pair)"
+        )
+
+    def r(X: np.ndarray, Y: np.ndarray) -> float:
+        X, Y = np.where(present, X, np.nan), np.where(present, Y, np.nan)
+        if level == "pair":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return float(np.nanmean(per_document(X, Y, coefficient)))
+        return measure(X, Y, level, coefficient).estimate
+
+    return williams_test(r(H, A), r(H, B), r(A, B), n, alternative, absolute)
+
+
+FISHER_CONSTANTS = {"pearson": (3, None), "spearman": (3, None), "kendall": (4, math.sqrt(0.437))}
+
+
+def fisher_ci(
+    r: float, n: int, coefficient: str = "pearson", confidence: float = 0.95
+) -> tuple[float, float]:
+    """Fisher-z interval [tanh(z − h), tanh(z + h)], h = z_{1−α/2}·c/sqrt(n − b) (spec §3.6).
+
+    Bonett & Wright (2000): Pearson b = 3, c = 1; Spearman b = 3, c = sqrt(1 + r²/2); Kendall
+    b = 4, c = sqrt(0.437). NaN for n ≤ b; [r, r] for |r| = 1.
+    """
+    coefficient = normalise_coefficient(coefficient)
+    if coefficient not in FISHER_CONSTANTS:
+        raise ValueError(f"Fisher-z constants exist for pearson, spearman and kendall, not {coefficient!r}")
+    b, c = FISHER_CONSTANTS[coefficient]
+    c = c if c is not None else (math.sqrt(1 + r * r / 2) if coefficient == "spearman" else 1.0)
+    if n <= b or math.isnan(r):
+        return math.nan, math.nan
+    if abs(r) >= 1:
+        return float(r), float(r)
+    half = stats.norm.ppf(1 - (1 - confidence) / 2) * c / math.sqrt(n - b)
+    z = math.atanh(r)
+    return math.tanh(z - half), math.tanh(z + half)
