@@ -1,0 +1,8 @@
+"""Bringing collected answers back into the validated ratings table, one module per platform.
+
+:mod:`humaneval.collect.mturk` parses MTurk batch results (designs-and-forms spec §4.5).
+"""
+
+from humaneval.collect.mturk import MTurkResults, parse_mturk_results, pseudonym, results_row
+
+__all__ = ["MTurkResults", "parse_mturk_results", "pseudonym", "results_row"]

@@ -1,0 +1,476 @@
+"""Parsing an MTurk batch results CSV into the long ratings table (designs-and-forms spec §4.5).
+
+Each ``Answer.<field>`` is mapped through the design (field names of spec §3.6, shared with the
+form builder via :func:`humaneval.forms.screens.design_frame`) back to its (slot, screen,
+document, system) cell; positions come from ``Answer.order``, times from ``Answer.tm_*``.
+Rejected assignments are dropped (configurable), missing/unknown fields and out-of-range values
+are reported per assignment and never guessed, attention checks are scored per worker (spec
+§6.1), and a worker found in two slots keeps only the earliest submission (the others are flagged
+``duplicate_worker`` and listed for re-posting). Worker ids are pseudonymised with HMAC-SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import RatingsError
+from humaneval.forms.screens import design_frame, index_maps
+from humaneval.ratings import Ratings, validate_ratings
+
+KEEP_STATUSES = ("Submitted", "Approved")
+IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version"}
+DA_IMC_TOLERANCE = 5.0
+GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
+
+
+@dataclass(frozen=True)
+class MTurkResults:
+    """What :func:`parse_mturk_results` found.
+
+    ``table``: the long export table (spec §5.3 columns) of every kept assignment, checks
+    included. ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` (no checks,
+    warm-ups, duplicate workers or assignments with value problems; BWS and pairwise rows are
+    averaged per annotator and summary: best = +1, worst = −1; win = 1, tie = 0.5). ``workers``:
+    one row per assignment with ``WorkTimeInSeconds`` and attention-check results.
+    ``problems``: one row per missing/unknown field or bad value. ``repost``: blocks that need
+    an extra assignment because a duplicate worker was excluded. ``workers_seen``: raw
+    ``WorkerId``\\ s to grant the study's exclusion qualification (personal data: keep private).
+    """
+
+    table: pd.DataFrame
+    ratings: Ratings | None
+    workers: pd.DataFrame
+    problems: pd.DataFrame
+    repost: pd.DataFrame
+    workers_seen: tuple[str, ...]
+    excluded_assignments: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "judgements": len(self.table),
+            "ratings": 0 if self.ratings is None else len(self.ratings),
+            "assignments": len(self.workers),
+            "excluded_assignments": self.excluded_assignments,
+            "workers": self.workers.to_dict(orient="records"),
+            "problems": self.problems.to_dict(orient="records"),
+            "repost": self.repost.to_dict(orient="records"),
+        }
+
+
+def pseudonym(worker_id: str, salt: str) -> str:
+    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id) (spec §4.5 rule 6)."""
+    digest = hmac.new(salt.encode("utf-8"), worker_id.encode("utf-8"), hashlib.sha256).hexdigest()
+    return "w_" + digest[:12]
+
+
+def results_row(
+    fields: Mapping[str, Any],
+    *,
+    assignment_id: str,
+    worker_id: str,
+    hit_id: str = "HIT",
+    status: str = "Submitted",
+    submit_time: str = "",
+    work_time: float | int = 0,
+    inputs: Mapping[str, Any] | None = None,
+) -> dict[str, str]:
+    """One row of a batch results CSV from submitted form fields (for pilots and tests).
+
+    ``fields`` are the names/values the form posts (``assignmentId`` is dropped, as MTurk does);
+    ``inputs`` are the batch variables (``Input.*``).
+    """
+    row = {
+        "HITId": hit_id,
+        "AssignmentId": assignment_id,
+        "WorkerId": worker_id,
+        "AssignmentStatus": status,
+        "SubmitTime": submit_time,
+        "WorkTimeInSeconds": str(work_time),
+    }
+    row.update({f"Input.{k}": str(v) for k, v in (inputs or {}).items()})
+    row.update({f"Answer.{k}": str(v) for k, v in fields.items() if k != "assignmentId"})
+    return row
+
+
+def parse_mturk_results(
+    results: str | Path | pd.DataFrame,
+    design: Any,
+    *,
+    statuses: Sequence[str] = KEEP_STATUSES,
+    points: int | None = None,
+    allow_ties: bool = False,
+    salt: str | None = None,
+    keep_worker_ids: bool = False,
+) -> MTurkResults:
+    """Parse a batch results CSV (or its DataFrame) against ``design`` (spec §4.5).
+
+    ``design`` is a ``Design``, its table or a ``design.csv`` path. ``points`` is the Likert
+    scale (default: the design's ``scale_points``, else 7). ``salt`` keys the worker
+    pseudonyms; it defaults to the design id, which only hides ids from casual readers — pass
+    a secret salt for real pseudonymity.
+    """
+    frame = design_frame(design)
+    design_id = frame["design_id"].iloc[0]
+    method = frame["method"].iloc[0]
+    spec = getattr(design, "spec", None) or {}
+    points = points or int(spec.get("scale_points", 7))
+    raw, label = _read_results(results)
+    _check_design_id(raw, design_id, label)
+    keep = raw["AssignmentStatus"].isin(list(statuses))
+    kept = raw[keep]
+    parser = _Parser(frame, method, points, allow_ties)
+    for line, row in zip(kept.index, kept.to_dict(orient="records"), strict=True):
+        parser.assignment(row, line)
+    table = pd.DataFrame(parser.rows)
+    workers = pd.DataFrame(parser.workers)
+    problems = pd.DataFrame(
+        parser.problems, columns=["line", "assignment_id", "slot", "kind", "field", "detail"]
+    )
+    salt = salt if salt is not None else design_id
+    if not workers.empty:
+        workers = _mark_duplicates(workers)
+        names = {w: (w if keep_worker_ids else pseudonym(w, salt)) for w in workers["worker_id"]}
+        workers["annotator"] = workers["worker_id"].map(names)
+        duplicate = dict(zip(workers["assignment_id"], workers["duplicate_worker"], strict=True))
+        table["annotator"] = table["worker_id"].map(names)
+        table["duplicate_worker"] = table["assignment_id"].map(duplicate)
+        table = _score_checks(table)
+        workers = _check_summary(workers, table)
+        seen = tuple(sorted(set(workers["worker_id"])))
+        table = table.drop(columns="worker_id")
+        workers = workers.drop(columns="worker_id")
+    else:
+        seen = ()
+    repost = _repost(workers)
+    bad = set(problems.loc[problems["kind"] != "unknown_field", "assignment_id"])
+    ratings = _ratings(table, method, points, allow_ties, bad) if not table.empty else None
+    return MTurkResults(
+        table=table,
+        ratings=ratings,
+        workers=workers,
+        problems=problems,
+        repost=repost,
+        workers_seen=seen,
+        excluded_assignments=int((~keep).sum()),
+    )
+
+
+def _read_results(results: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    if isinstance(results, pd.DataFrame):
+        raw, label = results.fillna("").astype(str), "results"
+    else:
+        label = str(results)
+        try:
+            raw = pd.read_csv(results, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise RatingsError(f"{label}: no such file; check the path") from None
+        except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise RatingsError(
+                f"{label}: not a readable UTF-8 CSV ({exc}); download the batch results again"
+            ) from None
+    raw.index = pd.RangeIndex(2, len(raw) + 2)
+    missing = [c for c in ("AssignmentId", "WorkerId", "AssignmentStatus") if c not in raw]
+    if missing:
+        raise RatingsError(
+            f"{label}: missing column(s) {', '.join(missing)}; is this an MTurk batch results CSV?"
+        )
+    return raw, label
+
+
+def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
+    """Spec §4.5 rule 1: refuse rows of another design."""
+    for column in ("Input.design_id", "Answer.design_id", "RequesterAnnotation"):
+        if column not in raw:
+            continue
+        values = raw[column].str.partition(":")[0] if column == "RequesterAnnotation" else raw[column]
+        foreign = raw.index[(values != "") & (values != design_id)]
+        if len(foreign):
+            line = foreign[0]
+            raise RatingsError(
+                f"{label}: line {line}: {column} is {raw.at[line, column]!r} but the design is {design_id}; "
+                "these results belong to another design — pass the matching design file"
+            )
+
+
+class _Parser:
+    """Turns one assignment's answer fields into long-table rows, collecting problems."""
+
+    def __init__(self, frame: pd.DataFrame, method: str, points: int, allow_ties: bool):
+        self.method, self.points, self.allow_ties = method, points, allow_ties
+        self.slots = {slot: rows for slot, rows in frame.groupby("annotator_slot", sort=False)}
+        self.docs, self.systems = index_maps(frame)
+        self.rows: list[dict[str, Any]] = []
+        self.workers: list[dict[str, Any]] = []
+        self.problems: list[tuple] = []
+
+    def problem(self, kind: str, field: str, detail: str) -> None:
+        self.problems.append((self.line, self.assignment_id, self.slot, kind, field, detail))
+
+    def assignment(self, row: dict[str, str], line: int) -> None:
+        self.line, self.assignment_id = line, row["AssignmentId"]
+        answers = {k[7:]: v for k, v in row.items() if k.startswith("Answer.") and v != ""}
+        self.slot = answers.get("slot", "")
+        self.workers.append(
+            {
+                "worker_id": row["WorkerId"],
+                "assignment_id": self.assignment_id,
+                "hit_id": row.get("HITId", ""),
+                "annotator_slot": self.slot,
+                "block": None,
+                "status": row["AssignmentStatus"],
+                "submit_time": row.get("SubmitTime", ""),
+                "work_time_seconds": pd.to_numeric(row.get("WorkTimeInSeconds", ""), errors="coerce"),
+                "line": line,
+            }
+        )
+        if self.slot not in self.slots:
+            self.problem("unknown_slot", "slot", f"slot {self.slot!r} is not in the design")
+            return
+        rows = self.slots[self.slot]
+        self.workers[-1]["block"] = int(rows["block"].iloc[0])
+        shown = answers.get("order", "").split(",") if answers.get("order") else []
+        if not shown:
+            self.problem("missing_field", "order", "no Answer.order; positions are the planned ones")
+        used = set(IDENTITY_FIELDS)
+        for screen_id, screen in rows.groupby("screen_id", sort=False):
+            position = shown.index(screen_id) if screen_id in shown else int(screen["position"].iloc[0])
+            timing = self.timing(answers, screen_id)
+            used |= {f"tm_{screen_id}", f"cm_{screen_id}"}
+            values, fields = self.screen_values(screen, answers)
+            used |= fields
+            for record, (value, raw_value) in zip(screen.to_dict(orient="records"), values, strict=True):
+                self.rows.append(
+                    {
+                        **record,
+                        "platform": "mturk",
+                        "worker_id": row["WorkerId"],
+                        "assignment_id": self.assignment_id,
+                        "hit_id": row.get("HITId", ""),
+                        "planned_position": record["position"],
+                        "position": position,
+                        "value": value,
+                        "raw_value": raw_value,
+                        **timing,
+                        "comment": answers.get(f"cm_{screen_id}", ""),
+                        "submitted_at": row.get("SubmitTime", ""),
+                    }
+                )
+        for name in sorted(set(answers) - used):
+            self.problem("unknown_field", name, "not a field of this slot's screens")
+
+    def timing(self, answers: dict[str, str], screen_id: str) -> dict[str, float]:
+        text = answers.get(f"tm_{screen_id}")
+        if text is None:
+            self.problem("missing_field", f"tm_{screen_id}", "no time on screen")
+            return {"seconds": np.nan, "visible_seconds": np.nan, "hidden_count": np.nan}
+        parts = text.split(",")
+        numbers = pd.to_numeric(pd.Series(parts), errors="coerce")
+        if len(parts) != 3 or numbers.isna().any() or (numbers < 0).any():
+            self.problem(
+                "bad_value", f"tm_{screen_id}", f"{text!r} is not 'seconds,visible_seconds,hidden_count'"
+            )
+            return {"seconds": np.nan, "visible_seconds": np.nan, "hidden_count": np.nan}
+        return dict(zip(("seconds", "visible_seconds", "hidden_count"), numbers.astype(float), strict=True))
+
+    def get(self, answers: dict[str, str], name: str) -> str | None:
+        if name not in answers:
+            self.problem("missing_field", name, "no answer")
+            return None
+        return answers[name]
+
+    def number(self, answers: dict[str, str], name: str, low: float, high: float, integer: bool) -> float:
+        text = self.get(answers, name)
+        if text is None:
+            return np.nan
+        value = pd.to_numeric(text, errors="coerce")
+        if pd.isna(value) or not low <= value <= high or (integer and value != round(value)):
+            kind = "whole number" if integer else "number"
+            self.problem("bad_value", name, f"{text!r} is not a {kind} in {low:g}..{high:g}")
+            return np.nan
+        return float(value)
+
+    def screen_values(self, screen: pd.DataFrame, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
+        """(value, raw_value) per design row of one screen, and the answer fields it used."""
+        fields = list(screen["field"])
+        checks = screen["is_check"].to_numpy() & (screen["system"] == "").to_numpy()
+        method = self.method
+        if method in ("likert", "da"):
+            out = []
+            for name in fields:
+                high = self.points if method == "likert" else 100
+                out.append(
+                    (self.number(answers, name, 1 if method == "likert" else 0, high, method == "likert"), "")
+                )
+            return out, set(fields)
+        if method == "rank":
+            n_real = int((~checks).sum())
+            out, used = [], set()
+            for name, is_check in zip(fields, checks, strict=True):
+                high = len(fields) if is_check else n_real
+                out.append((self.number(answers, name, 1, high, True), ""))
+                used.add(name)
+                if self.allow_ties and not is_check:
+                    raw_name = name.replace("rk_", "rkraw_", 1)
+                    out[-1] = (out[-1][0], answers.get(raw_name, ""))
+                    used.add(raw_name)
+            return out, used
+        if method == "bws":
+            return self.bws_values(screen, answers, checks)
+        return self.pair_values(screen, answers, checks)
+
+    def bws_values(
+        self, screen: pd.DataFrame, answers: dict[str, str], checks: np.ndarray
+    ) -> tuple[list, set]:
+        rows = list(screen.itertuples(index=False))
+        if checks.any():
+            name = rows[int(np.flatnonzero(checks)[0])].field
+            choice = self.get(answers, name)
+            if choice is not None and choice not in ("best", "worst", "none"):
+                self.problem("bad_value", name, f"{choice!r} is not best, worst or none")
+                choice = None
+            return [(choice if c else np.nan, "") for c in checks], {name}
+        from humaneval.forms.screens import entry_code
+
+        field = rows[0].field
+        mixed = len({r.document for r in rows}) > 1
+        codes = [entry_code(r, self.systems, self.docs, mixed) for r in rows]
+        best, worst = self.get(answers, field + "_best"), self.get(answers, field + "_worst")
+        for name, value in ((field + "_best", best), (field + "_worst", worst)):
+            if value is not None and value not in codes:
+                self.problem("bad_value", name, f"{value!r} is not one of the tuple's entries {codes}")
+        if best is None or worst is None or best not in codes or worst not in codes or best == worst:
+            if best is not None and best == worst:
+                self.problem("bad_value", field, "best and worst are the same entry")
+            return [(np.nan, "")] * len(rows), {field + "_best", field + "_worst"}
+        out = [(1.0, "best") if c == best else (-1.0, "worst") if c == worst else (0.0, "") for c in codes]
+        return out, {field + "_best", field + "_worst"}
+
+    def pair_values(
+        self, screen: pd.DataFrame, answers: dict[str, str], checks: np.ndarray
+    ) -> tuple[list, set]:
+        name = screen["field"].iloc[0]
+        side = self.get(answers, name)
+        if side is not None and side not in ("A", "B", "tie"):
+            self.problem("bad_value", name, f"{side!r} is not A, B or tie")
+            side = None
+        if checks.any():
+            return [(side if c else np.nan, "") for c in checks], {name}
+        if side is None:
+            return [(np.nan, "")] * len(screen), {name}
+        won = {"A": (1.0, 0.0), "B": (0.0, 1.0), "tie": (0.5, 0.5)}[side]
+        return [(won[p], side) for p in screen["display_pos"]], {name}
+
+
+def _mark_duplicates(workers: pd.DataFrame) -> pd.DataFrame:
+    """Spec §4.5 rule 5: a worker in several slots keeps the earliest submission only."""
+    order = workers.assign(
+        _t=pd.to_datetime(workers["submit_time"], errors="coerce", utc=True, format="mixed")
+    )
+    order = order.sort_values(["_t", "line"], kind="stable", na_position="last")
+    first = ~order.duplicated("worker_id", keep="first")
+    workers = workers.copy()
+    workers["duplicate_worker"] = ~first.reindex(workers.index)
+    return workers
+
+
+def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
+    """Spec §6.1: IMC passed when the instructed answer was given; gold by the low/high thresholds."""
+    passed = pd.Series(pd.NA, index=table.index, dtype="boolean")
+    checks = table["is_check"] & (table["system"] == "")
+    for i in table.index[checks]:
+        row = table.loc[i]
+        value, expected = row["value"], str(row["check_expected"]).strip()
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            passed[i] = False
+        elif row["check_kind"] == "gold":
+            passed[i] = value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN
+        elif row["method"] == "da":
+            passed[i] = abs(float(value) - float(expected)) <= DA_IMC_TOLERANCE
+        elif row["method"] in ("likert", "rank"):
+            passed[i] = float(value) == float(expected)
+        else:
+            passed[i] = str(value) == expected
+    table = table.copy()
+    table["check_passed"] = passed
+    return table
+
+
+def _check_summary(workers: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    checks = table[table["check_passed"].notna()]
+    grouped = checks.groupby("assignment_id")["check_passed"]
+    imc = checks[checks["check_kind"] == "imc"].groupby("assignment_id")["check_passed"]
+    out = workers.set_index("assignment_id")
+    out["checks_total"] = grouped.size().reindex(out.index).fillna(0).astype(int)
+    out["checks_failed"] = (grouped.size() - grouped.sum()).reindex(out.index).fillna(0).astype(int)
+    out["check_pass_rate"] = 1 - out["checks_failed"] / out["checks_total"].where(out["checks_total"] > 0)
+    out["imc_failed"] = (imc.size() - imc.sum()).reindex(out.index).fillna(0).astype(int)
+    columns = [
+        "annotator",
+        "worker_id",
+        "annotator_slot",
+        "block",
+        "hit_id",
+        "status",
+        "submit_time",
+        "work_time_seconds",
+        "checks_total",
+        "checks_failed",
+        "check_pass_rate",
+        "imc_failed",
+        "duplicate_worker",
+    ]
+    return out.reset_index()[["assignment_id", *columns]]
+
+
+def _repost(workers: pd.DataFrame) -> pd.DataFrame:
+    columns = ["block", "hit_id", "annotator_slot", "extra_assignments"]
+    if workers.empty or not workers["duplicate_worker"].any():
+        return pd.DataFrame(columns=columns)
+    dup = workers[workers["duplicate_worker"]]
+    return (
+        dup.groupby(["block", "hit_id", "annotator_slot"], dropna=False)
+        .size()
+        .rename("extra_assignments")
+        .reset_index()[columns]
+    )
+
+
+def _ratings(
+    table: pd.DataFrame, method: str, points: int, allow_ties: bool, bad: set[str]
+) -> Ratings | None:
+    """The analysable :class:`Ratings`: real judgements of clean, non-duplicate assignments."""
+    use = table[
+        ~table["is_check"]
+        & ~table["is_warmup"]
+        & ~table["duplicate_worker"].astype(bool)
+        & ~table["assignment_id"].isin(bad)
+    ]
+    if use.empty:
+        return None
+    keys = ["annotator", "document", "system"]
+    columns = {"criterion": use["dimension"], "position": use["position"], "seconds": use["seconds"]}
+    base = use[keys].assign(**columns, annotator_slot=use["annotator_slot"], block=use["block"])
+    if method in ("bws", "pairwise"):
+        frame = (
+            base.assign(score=use["value"].astype(float))
+            .groupby([*keys, "criterion", "annotator_slot", "block"], as_index=False)
+            .agg(score=("score", "mean"), position=("position", "min"), seconds=("seconds", "sum"))
+        )
+        scale = (-1.0, 1.0) if method == "bws" else (0.0, 1.0)
+        return validate_ratings(frame, response="score", scale=scale, continuous=True, source="MTurk results")
+    if method == "rank":
+        frame = base.assign(rank=use["value"].astype("int64"))
+        return validate_ratings(frame, response="rank", allow_ties=allow_ties, source="MTurk results")
+    frame = base.assign(score=use["value"].astype(float))
+    scale = (1, points) if method == "likert" else (0, 100)
+    return validate_ratings(
+        frame, response="score", scale=scale, continuous=method == "da", source="MTurk results"
+    )

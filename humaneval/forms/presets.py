@@ -1,0 +1,281 @@
+"""Question presets: instructions, question, scale and labels of one study dimension.
+
+Wording and defaults follow the designs-and-forms specification §3.3: the study's coherence and
+repetition presets (Steen & Markert; 7-point Likert and ranking), the SummEval Likert 1–5 presets
+(Fabbri et al.; source shown) and the FFCI-style direct-assessment sliders. Custom presets are
+JSON or YAML files with the same keys. Preset text is trusted plain text: paragraphs separated
+by blank lines, ``**bold**`` allowed; the form escapes everything else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from humaneval.errors import DesignError
+
+METHODS = ("likert", "rank", "bws", "pairwise", "da")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Everything a form says about one dimension (spec §3.3 keys).
+
+    ``overview`` may contain ``{n}`` (the number of screens). ``labels`` maps scale points
+    (as strings) to labels: the two ends, or every point. ``rank_ends`` and
+    ``best_worst_labels`` are (best, worst) pairs.
+    """
+
+    name: str
+    dimension: str
+    method: str
+    overview: str
+    definition: str = ""
+    question: str = ""
+    points: int = 7
+    labels: dict[str, str] = field(default_factory=dict)
+    anchors: dict[str, str] = field(default_factory=dict)
+    rank_ends: tuple[str, str] = ("Best", "Worst")
+    best_worst_labels: tuple[str, str] = ("Best", "Worst")
+    pair_labels: tuple[str, str, str] = ("Summary A", "Summary B", "About the same")
+    allow_ties: bool = False
+    allow_tie: bool = True
+    show_source: bool = False
+    two_texts: bool = False
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise DesignError(
+                f"preset {self.name!r}: method {self.method!r} is not one of {', '.join(METHODS)}"
+            )
+        if self.method == "likert" and not 2 <= self.points <= 11:
+            raise DesignError(f"preset {self.name!r}: points must be between 2 and 11, not {self.points}")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["overview"] = self.overview_text()
+        return out
+
+    def overview_text(self) -> str:
+        """The overview plus, for rankings, the ties sentence generated from ``allow_ties`` (§3.2)."""
+        if self.method != "rank":
+            return self.overview
+        ties = (
+            "If two summaries are equally good you may give them the same rank."
+            if self.allow_ties
+            else "Every position must be used exactly once."
+        )
+        return f"{self.overview} {ties}"
+
+    def with_options(self, **changes: Any) -> Preset:
+        return replace(self, **changes)
+
+
+_COHERENCE_DEFINITION = (
+    "A coherent text makes sense as a whole: its information follows a logical order, and you can "
+    "always tell which people, things and events are meant. If it is hard to tell who or what a pronoun "
+    "or noun phrase points to, the text is usually less coherent than one whose references can all be "
+    "resolved. The same holds for a text whose information jumps around without visible order or keeps "
+    "repeating itself, compared with a well-organised one."
+)
+_REPETITION_DEFINITION = (
+    "Repetition problems can involve whole sentences or just single pieces of information stated more "
+    "than once. Example: 'The museum will reopen on 3 March. The 3 March reopening will be marked with a "
+    "concert.' mentions the date twice.\n\nOnly judge unnecessary repetition; do not let other qualities, "
+    "such as how good the summary is overall, affect your rating."
+)
+_SUMMEVAL = {
+    "coherence": "The summary as a whole should be well structured and well organised, building up from "
+    "sentence to sentence into a connected account of the topic rather than a pile of related facts.",
+    "consistency": "The summary should agree factually with the source: a consistent summary only states "
+    "things that the source supports.",
+    "fluency": "Each sentence should read well, with no formatting problems, capitalisation errors or "
+    "clearly ungrammatical sentences (fragments, missing parts) that make reading hard.",
+    "relevance": "The summary should pick out the important content of the source and only that; "
+    "summaries that are too long, redundant or padded with unimportant information are worse.",
+}
+
+
+def _builtin() -> dict[str, Preset]:
+    presets = [
+        Preset(
+            name="coherence-likert7",
+            dimension="coherence",
+            method="likert",
+            title="Rate the coherence of summaries",
+            overview="You will read {n} summaries, one at a time, and rate how coherent each one is on a "
+            "scale from 1 (very poor coherence) to 7 (perfect coherence). Some summaries may be about the "
+            "same or similar content. Do not compare summaries with each other; judge each one on its own.",
+            definition=_COHERENCE_DEFINITION,
+            question="How coherent is this summary?",
+            points=7,
+            labels={"1": "Very poor coherence", "7": "Perfect coherence"},
+        ),
+        Preset(
+            name="coherence-rank",
+            dimension="coherence",
+            method="rank",
+            title="Order summaries by coherence",
+            overview="You will see {n} sets of summaries; all summaries in a set are about the same topic. "
+            "Put the summaries of each set in order of coherence, the most coherent one first and the "
+            "least coherent one last.",
+            definition=_COHERENCE_DEFINITION,
+            question="Order these summaries from most to least coherent.",
+            rank_ends=("Most coherent", "Least coherent"),
+        ),
+        Preset(
+            name="repetition-likert7",
+            dimension="repetition",
+            method="likert",
+            title="Rate repetition in summaries",
+            overview="You will read {n} summaries and rate how well each one avoids unnecessary repetition.",
+            definition=_REPETITION_DEFINITION,
+            question="To what extent does this summary avoid unnecessary repetition?",
+            points=7,
+            labels={"1": "Very badly", "7": "Very well"},
+            anchors={
+                "1": "the same facts are stated again and again, often in the same words",
+                "4": "some statements are repeated, but not excessively",
+                "7": "no unnecessary repetition at all",
+            },
+        ),
+        Preset(
+            name="repetition-rank",
+            dimension="repetition",
+            method="rank",
+            title="Order summaries by repetition",
+            overview="You will see {n} sets of summaries about the same topic. Order each set by how well "
+            "the summaries avoid unnecessary repetition: the summary with the least unnecessary repetition "
+            "first, the one with the most last.",
+            definition=_REPETITION_DEFINITION,
+            question="Order these summaries from least to most unnecessary repetition.",
+            rank_ends=("Least unnecessary repetition", "Most unnecessary repetition"),
+        ),
+        Preset(
+            name="da-coherence",
+            dimension="coherence",
+            method="da",
+            title="How well does a text flow?",
+            overview="You will read {n} texts and say how much you agree with a statement about each one by "
+            "moving a slider.",
+            question="The text below flows naturally from one sentence to the next.",
+            labels={"0": "Strongly disagree", "100": "Strongly agree"},
+        ),
+        Preset(
+            name="da-overlap",
+            dimension="overlap",
+            method="da",
+            title="Compare the information in two texts",
+            overview="You will read {n} pairs of texts and judge how much information they share by moving "
+            "a slider.",
+            question="How much of the information in text A can also be found in text B?",
+            labels={"0": "0 %", "100": "100 %"},
+            two_texts=True,
+        ),
+    ]
+    for dim, definition in _SUMMEVAL.items():
+        presets.append(
+            Preset(
+                name=f"summeval-{dim}-likert5",
+                dimension=dim,
+                method="likert",
+                title=f"Rate the {dim} of summaries",
+                overview=f"You will read {{n}} screens, each with a news article and summaries of it, and "
+                f"rate the {dim} of every summary on a scale from 1 (worst) to 5 (best).",
+                definition=definition,
+                question=f"How would you rate the {dim} of this summary?",
+                points=5,
+                labels={"1": "Very poor", "5": "Very good"},
+                show_source=True,
+            )
+        )
+    for dim in ("coherence", "repetition"):
+        base = next(p for p in presets if p.name == f"{dim}-rank")
+        best, worst = base.rank_ends
+        presets.append(
+            replace(
+                base,
+                name=f"{dim}-bws",
+                method="bws",
+                title=f"Pick the best and worst summary ({dim})",
+                overview=f"You will see {{n}} sets of summaries. In each set, choose the summary that is "
+                f"best and the one that is worst for {dim}.",
+                question="Which summary is best and which is worst?",
+                best_worst_labels=(best, worst),
+            )
+        )
+        presets.append(
+            replace(
+                base,
+                name=f"{dim}-pairwise",
+                method="pairwise",
+                title=f"Compare two summaries ({dim})",
+                overview=f"You will see {{n}} pairs of summaries. For each pair, say which summary is better "
+                f"for {dim}.",
+                question="Which summary is more coherent?"
+                if dim == "coherence"
+                else "Which summary avoids unnecessary repetition better?",
+            )
+        )
+    return {p.name: p for p in presets}
+
+
+PRESETS: dict[str, Preset] = _builtin()
+
+
+def get_preset(name_or_path: str | Path | Preset, **overrides: Any) -> Preset:
+    """A built-in preset by name, or a custom preset from a JSON/YAML file; ``overrides`` replace keys."""
+    if isinstance(name_or_path, Preset):
+        preset = name_or_path
+    elif str(name_or_path) in PRESETS:
+        preset = PRESETS[str(name_or_path)]
+    else:
+        path = Path(name_or_path)
+        if not path.exists():
+            raise DesignError(
+                f"unknown preset {str(name_or_path)!r}: use one of {', '.join(sorted(PRESETS))} or the path "
+                "of a JSON/YAML preset file"
+            )
+        preset = load_preset(path)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    return replace(preset, **overrides) if overrides else preset
+
+
+def load_preset(path: str | Path) -> Preset:
+    """Read a custom preset (keys of :class:`Preset`; ``name`` defaults to the file stem)."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in {".yaml", ".yml"}:
+        import yaml
+
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise DesignError(f"{path}: not valid YAML ({exc}); fix the preset file") from None
+    else:
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DesignError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise DesignError(f"{path}: a preset file must hold a mapping of keys such as overview, question")
+    known = set(Preset.__dataclass_fields__)
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise DesignError(
+            f"{path}: unknown preset key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    for key in ("method", "overview"):
+        if key not in raw:
+            raise DesignError(f"{path}: the preset needs a {key!r} key")
+    raw.setdefault("name", path.stem)
+    raw.setdefault("dimension", raw["name"])
+    for key in ("labels", "anchors"):
+        raw[key] = {str(k): str(v) for k, v in (raw.get(key) or {}).items()}
+    for key in ("rank_ends", "best_worst_labels", "pair_labels"):
+        if key in raw:
+            raw[key] = tuple(raw[key])
+    return Preset(**raw)

@@ -1,0 +1,88 @@
+"""Rendering a form payload into one self-contained HTML page (designs-and-forms spec §3.1, §3.4).
+
+The page is ``templates/form.html.j2`` with its CSS and JavaScript inlined; jinja2 autoescaping
+is on. The payload goes into ``<script type="application/json">`` after JSON encoding with ``<``,
+``>``, ``&``, U+2028 and U+2029 written as ``\\u`` escapes, so no text can close the script
+element; the page renders every text with ``textContent``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+BATCH_PLACEHOLDER = "${payload}"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The jinja2 environment over the package's ``templates`` folder, autoescaping everything."""
+    folder = resources.files("humaneval") / "templates"
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=jinja2.select_autoescape(disabled_extensions=("md.j2",), default=True),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+@lru_cache(maxsize=4)
+def _asset(name: str) -> Markup:
+    """A template asset (CSS or JS) without block comments and indentation, to keep HITs under
+    MTurk's 64 KiB question limit (the assets contain no ``/*`` inside strings)."""
+    text = (resources.files("humaneval") / "templates" / name).read_text(encoding="utf-8")
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
+    return Markup("\n".join(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def script_json(data: Any) -> str:
+    """JSON safe to place inside a ``<script>`` element (spec §3.4)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return "".join(_SCRIPT_ESCAPES.get(c, c) for c in text)
+
+
+def base64url_payload(data: Any) -> str:
+    """Base64url (no padding) of the UTF-8 JSON payload, for the batch-route ``${payload}`` variable."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode_base64url_payload(text: str) -> dict[str, Any]:
+    """Inverse of :func:`base64url_payload`."""
+    return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8"))
+
+
+def render_form(
+    payload: dict[str, Any] | None, *, platform: str = "mturk", title: str = "Annotation task"
+) -> str:
+    """The HTML page for ``payload``; ``None`` renders the batch template with a ``${payload}`` slot.
+
+    In the batch template every ``$`` of server-rendered text is written ``&#36;`` so that only
+    the one intended placeholder can be substituted by the platform (spec §3.4).
+    """
+    template = environment().get_template("form.html.j2")
+    if payload is None:
+        return template.render(
+            title=Markup(str(Markup.escape(title)).replace("$", "&#36;")),
+            css=_asset("form.css"),
+            js=_asset("form.js"),
+            platform=platform,
+            design_id="",
+            payload=Markup(BATCH_PLACEHOLDER),
+        )
+    return template.render(
+        title=title,
+        css=_asset("form.css"),
+        js=_asset("form.js"),
+        platform=platform,
+        design_id=payload["design_id"],
+        payload=Markup(script_json(payload)),
+    )

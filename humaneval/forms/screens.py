@@ -1,0 +1,219 @@
+"""From the long design table to the screens a form shows, and the answer field of every cell.
+
+Field names follow designs-and-forms spec §3.6: ``lk_q0_d{i}_s{j}[_r{n}]`` (Likert),
+``da_q0_d{i}_s{j}`` (slider), ``rk_d{i}_s{j}`` / ``rkraw_d{i}_s{j}`` (ranking),
+``bw_t{t}_best|_worst`` (best–worst, value = entry code ``s{j}`` or ``c{c}``), ``pw_p{p}``
+(pairwise: ``A``/``B``/``tie``) and ``ck_{c}`` (attention checks); ``i``/``j`` index the sorted
+document ids and system names of the whole design. A ``field`` the design generator already
+filled in is kept; empty ones are derived here, so hand-made design tables work too. The same
+functions serve the form builder and the results parser, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from humaneval.design.table import normalise_table, read_design_csv
+from humaneval.errors import DesignError
+from humaneval.forms.presets import Preset
+from humaneval.forms.texts import Texts
+
+
+def design_frame(design: Any) -> pd.DataFrame:
+    """The canonical design table from a DataFrame, a ``design.csv`` path or a ``Design`` object."""
+    if isinstance(design, pd.DataFrame):
+        frame = normalise_table(design)
+    elif isinstance(design, str | Path):
+        frame = read_design_csv(design)
+    elif isinstance(getattr(design, "table", None), pd.DataFrame):
+        frame = normalise_table(design.table)
+    else:
+        raise DesignError(
+            f"cannot read a design from {type(design).__name__}; pass a Design, DataFrame or path"
+        )
+    if frame.empty:
+        raise DesignError("the design table has no rows")
+    methods = sorted(set(frame["method"]))
+    if len(methods) != 1:
+        raise DesignError(f"a form shows one method, but the design mixes {methods}; split the design")
+    return with_fields(frame)
+
+
+def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fill every empty ``field`` with its spec §3.6 name (see module docstring).
+
+    Stand-alone check entries get ``ck_{c}`` (c counts checks in slot/position order); the real
+    summaries padding a BWS or pairwise check screen share their screen's check field.
+    """
+    frame = frame.sort_values(["annotator_slot", "position", "display_pos"], kind="stable").reset_index(
+        drop=True
+    )
+    docs, systems = index_maps(frame)
+    method = frame["method"].iloc[0]
+    prefix = {"likert": "lk_q0_", "da": "da_q0_", "rank": "rk_"}.get(method)
+    fields = frame["field"].tolist()
+    repeats: dict[tuple[str, str, str], int] = {}
+    screen_check: dict[tuple[str, int], str] = {}
+    for k, row in enumerate(frame.itertuples(index=False)):
+        if row.is_check and not row.system:
+            fields[k] = fields[k] or f"ck_{len(screen_check)}"
+            screen_check[(row.annotator_slot, row.position)] = fields[k]
+    for k, row in enumerate(frame.itertuples(index=False)):
+        if fields[k]:
+            continue
+        if row.is_check:
+            fields[k] = screen_check.get((row.annotator_slot, row.position), "")
+        elif method == "bws":
+            fields[k] = f"bw_{row.tuple_id}"
+        elif method == "pairwise":
+            fields[k] = f"pw_{row.pair_id}"
+        else:
+            key = (row.annotator_slot, row.document, row.system)
+            repeats[key] = repeats.get(key, -1) + 1
+            suffix = f"_r{repeats[key]}" if row.is_anchor_repeat and repeats[key] else ""
+            fields[k] = f"{prefix}d{docs[row.document]}_s{systems[row.system]}{suffix}"
+    frame["field"] = fields
+    return frame
+
+
+def entry_code(row: Any, systems: dict[str, int], docs: dict[str, int], mixed_documents: bool) -> str:
+    """The value a BWS choice stores for an entry: ``s{j}``, ``d{i}_s{j}`` (mixed pools) or ``c{c}``."""
+    if not row.system:
+        return "c" + row.field[3:]
+    code = f"s{systems[row.system]}"
+    return f"d{docs[row.document]}_{code}" if mixed_documents else code
+
+
+def index_maps(frame: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
+    """(document → i, system → j) over the sorted ids of the whole design."""
+    docs = {d: i for i, d in enumerate(sorted(set(frame["document"]) - {""}))}
+    systems = {s: j for j, s in enumerate(sorted(set(frame["system"]) - {""}))}
+    return docs, systems
+
+
+def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -> str:
+    """The instruction an attention-check entry shows in place of a summary (spec §2.8)."""
+    lead = "This text checks your attention. Please ignore the usual question and"
+    if method == "likert":
+        return f"{lead} choose {expected} on the scale below."
+    if method == "da":
+        end = "all the way to the right" if expected.strip() in {"100", "high"} else "all the way to the left"
+        return f"{lead} move the slider {end}."
+    if method == "rank":
+        last = expected in {"", "last", str(n_entries)}
+        where = "the last position" if last else f"position {expected}"
+        return f"This entry checks your attention. Please move it to {where} of the list."
+    if method == "bws":
+        label = (
+            preset.best_worst_labels[1]
+            if expected.strip().lower() == "worst"
+            else preset.best_worst_labels[0]
+        )
+        return f"This entry checks your attention. Please choose it as {label!r}."
+    return "This text checks your attention. Please choose this one, whatever the question says."
+
+
+def block_payloads(
+    frame: pd.DataFrame,
+    texts: Texts,
+    preset: Preset,
+    *,
+    per_slot: bool = False,
+    checks: dict[str, dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """One JSON-able form payload per block (or per slot with ``per_slot``), keyed by block/slot id.
+
+    A payload holds the preset, the texts it needs (keyed ``sum:doc|sys``, ``doc:doc``,
+    ``chk:field``), and for each slot its ordered screens with their entries and fields.
+    """
+    method = frame["method"].iloc[0]
+    texts.require(frame, sources=preset.show_source)
+    docs, systems = index_maps(frame)
+    design_id = frame["design_id"].iloc[0]
+    payloads: dict[str, dict[str, Any]] = {}
+    group_key = "annotator_slot" if per_slot else "block"
+    for key, part in frame.groupby(group_key, sort=True):
+        name = str(key) if per_slot else f"b{int(key):03d}"
+        store: dict[str, str] = {}
+        slots = []
+        for slot, rows in part.groupby("annotator_slot", sort=True):
+            screens = [
+                _screen(method, screen_rows, texts, preset, store, docs, systems, checks or {})
+                for _, screen_rows in rows.groupby("position", sort=True)
+            ]
+            slots.append({"slot": slot, "screens": screens})
+        payloads[name] = {
+            "design_id": design_id,
+            "form_version": 1,
+            "block": int(part["block"].iloc[0]),
+            "method": method,
+            "dimension": preset.dimension,
+            "preset": preset.to_dict(),
+            "texts": store,
+            "slots": slots,
+            **(extra or {}),
+        }
+    return payloads
+
+
+def _screen(
+    method: str,
+    rows: pd.DataFrame,
+    texts: Texts,
+    preset: Preset,
+    store: dict[str, str],
+    docs: dict[str, int],
+    systems: dict[str, int],
+    checks: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    rows = rows.sort_values("display_pos", kind="stable")
+    real_docs = sorted(set(rows["document"]) - {""})
+    entries = []
+    for row in rows.itertuples(index=False):
+        entry: dict[str, Any] = {"field": row.field}
+        if row.is_check and not row.system:
+            key = f"chk:{row.field}"
+            if row.check_kind == "gold":
+                fillers = list(checks.get(row.field, {}).get("fillers", []))
+                missing = [f for f in fillers if f not in texts.fillers]
+                if not fillers or missing:
+                    raise DesignError(
+                        f"gold check {row.field} of slot {row.annotator_slot} needs its filler texts "
+                        f"{missing or '(none defined)'}; pass the Design with its texts.json fillers"
+                    )
+                store[key] = texts.fillers[fillers[0]]
+                if len(fillers) > 1:
+                    store[f"{key}:b"] = texts.fillers[fillers[1]]
+                    entry["text2"] = f"{key}:b"
+            else:
+                store[key] = check_text(method, row.check_expected, preset, len(rows))
+            entry["check"] = True
+        else:
+            key = f"sum:{row.document}|{row.system}"
+            store[key] = texts.summary(row.document, row.system)
+        entry["text"] = key
+        if method == "rank" and preset.allow_ties and not entry.get("check"):
+            entry["raw_field"] = row.field.replace("rk_", "rkraw_", 1)
+        if method == "bws":
+            entry["code"] = entry_code(row, systems, docs, len(real_docs) > 1)
+        entries.append(entry)
+    first = rows.iloc[0]
+    screen: dict[str, Any] = {"id": first["screen_id"], "entries": entries}
+    if method in ("bws", "pairwise"):
+        screen["field"] = _screen_field(method, rows)
+    if preset.show_source and len(real_docs) == 1:
+        store[f"doc:{real_docs[0]}"] = texts.documents[real_docs[0]]
+        screen["source"] = f"doc:{real_docs[0]}"
+    return screen
+
+
+def _screen_field(method: str, rows: pd.DataFrame) -> str:
+    """The per-screen field of BWS (``bw_t{t}``) and pairwise (``pw_p{p}``) screens."""
+    fields = [f for f in rows["field"] if f.startswith("bw_" if method == "bws" else "pw_")]
+    if fields:
+        return fields[0]
+    return next(f for f in rows["field"] if f.startswith("ck_"))

@@ -1,0 +1,101 @@
+"""The one entry point that turns a design plus texts into forms on disk (issue 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from humaneval.errors import DesignError
+from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
+from humaneval.forms.presets import PRESETS, Preset, get_preset
+from humaneval.forms.screens import block_payloads, design_frame
+from humaneval.forms.texts import Texts, load_texts
+
+PLATFORMS = ("mturk", "standalone")
+
+
+def default_preset_name(method: str, dimension: str) -> str:
+    """The built-in preset of a design's method and dimension (likert + coherence → coherence-likert7)."""
+    name = {"likert": f"{dimension}-likert7", "da": f"da-{dimension}"}.get(method, f"{dimension}-{method}")
+    if name not in PRESETS:
+        raise DesignError(
+            f"no built-in preset for method {method!r} and dimension {dimension!r}; pass preset= one of "
+            f"{', '.join(sorted(PRESETS))} or a JSON/YAML preset file"
+        )
+    return name
+
+
+def write_forms(
+    design: Any,
+    texts: Texts | Mapping | str | Path | None,
+    out_dir: str | Path,
+    *,
+    platform: str = "mturk",
+    preset: str | Path | Preset | None = None,
+    hit_per: str = "block",
+    route: str = "both",
+    live: bool = False,
+    frame_height: int = 0,
+    reward: str | None = None,
+    estimated_minutes: float | None = None,
+    allow_ties: bool | None = None,
+    consent: str | None = None,
+    extra_submit_origins: tuple[str, ...] = (),
+) -> MTurkPackage:
+    """Write the annotation forms of ``design`` into ``out_dir``.
+
+    ``design`` is a ``Design``, its long table or the path of ``design.csv``; ``texts`` is a
+    :class:`Texts`, a ``texts.json`` mapping or path, or a ``document, system, text`` table
+    (:func:`~humaneval.forms.placeholder_texts` makes labelled stand-ins for demos). The preset
+    defaults to the built-in one of the design's method and dimension. ``platform="mturk"``
+    writes the package of spec §4.2 (see :func:`~humaneval.forms.mturk.write_mturk_package`);
+    ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
+    slot). ``extra_submit_origins`` lets pilots and tests accept a non-MTurk ``turkSubmitTo``.
+    """
+    if platform not in PLATFORMS:
+        raise DesignError(
+            f"platform {platform!r} is not supported by write_forms; use one of {', '.join(PLATFORMS)} "
+            "(Prolific forms are served by the collection server)"
+        )
+    if hit_per not in ("block", "slot"):
+        raise DesignError(f"hit_per must be 'block' or 'slot', not {hit_per!r}")
+    frame = design_frame(design)
+    method = frame["method"].iloc[0]
+    chosen = get_preset(
+        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
+    )
+    if chosen.method != method:
+        raise DesignError(
+            f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
+            "choose a matching preset"
+        )
+    if texts is None:
+        texts = getattr(design, "texts", None)
+        if texts is None or texts.is_empty():
+            raise DesignError(
+                "the design carries no texts; pass texts= (a texts.json or document,system,text table), "
+                "or placeholder_texts(design) for a demo"
+            )
+    if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
+        texts = texts.to_dict()
+    if not isinstance(texts, Texts):
+        texts = load_texts(texts)
+    checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
+    extra = {
+        "submit": submit_config(live, tuple(extra_submit_origins)),
+        "estimated_minutes": estimated_minutes,
+        "consent": consent,
+    }
+    payloads = block_payloads(frame, texts, chosen, per_slot=hit_per == "slot", checks=checks, extra=extra)
+    return write_mturk_package(
+        payloads,
+        chosen,
+        out_dir,
+        hit_per=hit_per,
+        route=route if platform == "mturk" else "none",
+        frame_height=frame_height,
+        reward=reward,
+        estimated_minutes=estimated_minutes,
+        live=live,
+    )
