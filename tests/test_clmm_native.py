@@ -1,0 +1,293 @@
+"""Native CLMM engine (issue 8) against the stored R ordinal::clmm fits of spec §5.7 and against
+finite differences of its own likelihood. Live R comparisons are in test_clmm_native_r.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special, stats
+
+from humaneval.analysis.prepare import prepare_clmm_data, random_terms
+from humaneval.clmm import fit_native
+from humaneval.clmm.design import random_design
+from humaneval.clmm.laplace import LaplaceProblem
+from humaneval.clmm.links import obs_terms
+from humaneval.design.blocks import block_design
+from humaneval.errors import ModelSpecError
+from humaneval.model import default_model, sample_ratings
+from humaneval.ratings import load_ratings
+
+# spec §5.7, systems in the order abssentrw, BART, onmt_pg, seneca
+LIKERT_MAXIMAL = {
+    "loglik": -2544.19,
+    "thresholds": [-4.014743, -2.233997, -1.097302, 0.09727854, 1.307539, 2.809067],
+    "beta": [-0.2453364, 1.3716004, 0.7276307, -1.1740901],
+    "se": [0.2048, 0.2065, 0.1892, 0.2247],
+    "vcov": [
+        [0.041931, 0.017821, 0.019173, 0.015995],
+        [0.017821, 0.042635, 0.022750, 0.020337],
+        [0.019173, 0.022750, 0.035814, 0.019301],
+        [0.015995, 0.020337, 0.019301, 0.050489],
+    ],
+}
+LIKERT_INTERCEPTS = {
+    "loglik": -2577.45,
+    "thresholds": [-3.56767, -1.97128, -0.97748, 0.06741, 1.12752, 2.46917],
+    "beta": [-0.2268, 1.1858, 0.6246, -1.0316],
+    "se": [0.147, 0.150, 0.147, 0.148],
+    "annotator": 1.2343,
+    "document": 0.0155,
+}
+LIKERT_UNCORRELATED = {
+    "loglik": -2560.63,
+    "beta": [-0.2556, 1.2880, 0.6666, -1.1457],
+    "se": [0.183, 0.171, 0.154, 0.197],
+}
+RANK_MAXIMAL = {
+    "loglik": -2013.44,
+    "thresholds": [-1.867202, -0.1412243, 1.289238, 3.032111],
+    "beta": [0.254047, 3.553698, 1.163803, -1.984228],
+    "se": [0.276, 0.337, 0.286, 0.395],
+}
+SPEC_ORDER = ["abssentrw", "BART", "onmt_pg", "seneca"]
+
+
+def _by_name(fit, values) -> np.ndarray:
+    """Values of systems[1:] in the spec's order."""
+    position = {s: k for k, s in enumerate(fit.systems[1:])}
+    values = np.asarray(values)
+    idx = [position[s] for s in SPEC_ORDER]
+    return values[np.ix_(idx, idx)] if values.ndim == 2 else values[idx]
+
+
+@pytest.fixture(scope="module")
+def likert_data():
+    from tests.conftest import shared_file
+
+    return prepare_clmm_data(load_ratings(shared_file("steen2021", "likert_coherence_cnn_dm.csv")))
+
+
+@pytest.fixture(scope="module")
+def likert_maximal(likert_data):
+    return fit_native(likert_data, "maximal")
+
+
+def _simulated(blocks: int, docs: int, annotators: int, seed: int, drop: float = 0.0):
+    model = default_model()
+    design = block_design(blocks, docs, annotators, model.system_names, seed=seed)
+    if drop:
+        keep = np.random.default_rng(seed).random(len(design)) >= drop
+        design = design[keep]
+    return prepare_clmm_data(sample_ratings(model, design, seed=seed))
+
+
+# ---------------------------------------------------------------------------- likelihood pieces
+
+
+@pytest.mark.parametrize("link", ["logit", "probit"])
+def test_observation_terms_match_direct_differentiation(link):
+    cdf = special.expit if link == "logit" else special.ndtr
+    theta_ext = np.array([-np.inf, -1.0, 0.3, 1.7, np.inf])
+    y = np.array([0, 1, 2, 3, 1])
+    eta = np.array([0.4, -0.8, 2.5, 1.1, 9.0])
+    got = obs_terms(theta_ext, y, eta, link, order=3)
+
+    def loglik(e, up_shift=0.0, low_shift=0.0):
+        up = theta_ext[y + 1] + up_shift - e
+        low = theta_ext[y] + low_shift - e
+        return np.log(cdf(up) - cdf(low))
+
+    h = 1e-4
+    g = (loglik(eta + h) - loglik(eta - h)) / (2 * h)
+    w = -(loglik(eta + h) - 2 * loglik(eta) + loglik(eta - h)) / h**2
+    np.testing.assert_allclose(got.loglik, loglik(eta), rtol=1e-12)
+    np.testing.assert_allclose(got.g, g, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got.w, w, rtol=1e-4, atol=1e-7)
+    dw = (obs_terms(theta_ext, y, eta + h, link).w - obs_terms(theta_ext, y, eta - h, link).w) / (2 * h)
+    np.testing.assert_allclose(got.dw, dw, rtol=1e-5, atol=1e-8)
+    d_up = (loglik(eta, up_shift=h) - loglik(eta, up_shift=-h)) / (2 * h)
+    np.testing.assert_allclose(got.d_up, d_up, rtol=1e-6, atol=1e-9)
+    assert got.w.min() > 0  # log-concave: the mode problem is concave
+
+
+@pytest.mark.parametrize(("structure", "link"), [("maximal", "logit"), ("uncorrelated", "probit")])
+def test_laplace_gradient_matches_finite_differences(structure, link):
+    data = _simulated(blocks=3, docs=4, annotators=3, seed=5, drop=0.1)
+    design = random_design(data, random_terms(structure, data.nested))
+    problem = LaplaceProblem(data, design, link)
+    rng = np.random.default_rng(0)
+    theta = np.array([-2.5, -1.4, -0.5, 0.3, 1.0, 2.2])
+    beta = rng.normal(0, 0.5, 4)
+    factors = []
+    for term in design.terms:
+        mat = np.tril(rng.normal(0, 0.3, (term.size, term.size))) + 0.6 * np.eye(term.size)
+        factors.append(mat if term.covariance == "unstructured" else np.diag(np.diag(mat)))
+    value = problem.evaluate(theta, beta, tuple(factors))
+
+    def f(th, be, fa):
+        problem.reset()
+        return problem.evaluate(th, be, fa, gradient=False).loglik
+
+    h = 1e-5
+    for j in range(theta.size):
+        e = h * np.eye(theta.size)[j]
+        fd = (f(theta + e, beta, tuple(factors)) - f(theta - e, beta, tuple(factors))) / (2 * h)
+        assert value.grad_theta[j] == pytest.approx(fd, abs=1e-5)
+    for j in range(beta.size):
+        e = h * np.eye(beta.size)[j]
+        fd = (f(theta, beta + e, tuple(factors)) - f(theta, beta - e, tuple(factors))) / (2 * h)
+        assert value.grad_beta[j] == pytest.approx(fd, abs=1e-5)
+    for k, term in enumerate(design.terms):
+        for a, c in [(0, 0), (term.size - 1, 0), (term.size - 1, term.size - 1)]:
+            if term.covariance != "unstructured" and a != c:
+                continue
+            step = np.zeros_like(factors[k])
+            step[a, c] = h
+            up = [*factors[:k], factors[k] + step, *factors[k + 1 :]]
+            down = [*factors[:k], factors[k] - step, *factors[k + 1 :]]
+            fd = (f(theta, beta, tuple(up)) - f(theta, beta, tuple(down))) / (2 * h)
+            assert value.grad_factors[k][a, c] == pytest.approx(fd, abs=1e-5)
+
+
+def test_laplace_without_random_effects_is_the_fixed_effects_likelihood():
+    data = _simulated(blocks=2, docs=3, annotators=2, seed=1)
+    design = random_design(data, random_terms("intercepts", data.nested))
+    problem = LaplaceProblem(data, design, "logit")
+    theta = np.array([-2.0, -1.0, -0.2, 0.5, 1.3, 2.0])
+    beta = np.array([0.1, -0.4, 0.3, 0.8])
+    value = problem.evaluate(theta, beta, (np.zeros((1, 1)), np.zeros((1, 1))), gradient=False)
+    eta = np.r_[0.0, beta][data.system]
+    cum = special.expit(np.r_[-np.inf, theta, np.inf][None, :] - eta[:, None])
+    direct = np.log(cum[np.arange(data.nobs), data.y + 1] - cum[np.arange(data.nobs), data.y]).sum()
+    assert value.loglik == pytest.approx(direct, rel=1e-12)
+
+
+def test_crossed_in_blocks_design_decouples_into_its_blocks(likert_data):
+    maximal = random_design(likert_data, random_terms("maximal", likert_data.nested))
+    assert [(b.n_blocks, b.dim) for b in maximal.buckets] == [(20, 5 * (3 + 5))]
+    nested = random_design(likert_data, random_terms("nested", likert_data.nested))
+    assert [(b.n_blocks, b.dim) for b in nested.buckets] == [(60, 5)]
+
+
+# ---------------------------------------------------------------------------- stored R fits (spec §5.7)
+
+
+def test_likert_intercepts_match_r(likert_data):
+    fit = fit_native(likert_data, "intercepts")
+    ref = LIKERT_INTERCEPTS
+    assert fit.engine == "native" and fit.structure == "intercepts"
+    assert fit.loglik == pytest.approx(ref["loglik"], abs=0.005)
+    np.testing.assert_allclose(fit.thresholds, ref["thresholds"], atol=5e-5)
+    np.testing.assert_allclose(_by_name(fit, fit.beta), ref["beta"], atol=1e-4)
+    np.testing.assert_allclose(_by_name(fit, fit.se), ref["se"], atol=5e-4)
+    assert fit.random_effects["annotator"][0, 0] == pytest.approx(ref["annotator"], abs=1e-4)
+    assert fit.random_effects["document"][0, 0] == pytest.approx(ref["document"], abs=1e-4)
+    assert fit.aic == pytest.approx(-2 * fit.loglik + 2 * 12)
+    assert not fit.diagnostics.failed and fit.diagnostics.max_grad < 1e-3
+
+
+def test_likert_maximal_matches_r(likert_maximal):
+    fit, ref = likert_maximal, LIKERT_MAXIMAL
+    assert fit.loglik >= ref["loglik"] - 0.05
+    assert fit.loglik == pytest.approx(ref["loglik"], abs=0.01)
+    assert fit.aic == pytest.approx(5168.38, abs=0.02)  # 40 parameters
+    np.testing.assert_allclose(fit.thresholds, ref["thresholds"], atol=1e-3)
+    np.testing.assert_allclose(_by_name(fit, fit.beta), ref["beta"], atol=1e-3)
+    np.testing.assert_allclose(_by_name(fit, fit.se), ref["se"], rtol=0.01)
+    np.testing.assert_allclose(_by_name(fit, fit.vcov), ref["vcov"], atol=5e-4)
+    assert not fit.diagnostics.failed
+    assert fit.diagnostics.singular  # Ψa has rank 3 (spec §1.3): flagged, not failed
+    assert fit.diagnostics.cond_h < 1e4
+
+
+def test_likert_maximal_random_effects_match_the_published_model(likert_maximal, model_json_path):
+    from humaneval.model import OrdinalModel
+
+    published = OrdinalModel.from_json(model_json_path)
+    order = [likert_maximal.systems.index(s) for s in published.system_names]  # intercept = reference
+    for factor in ("annotator", "document"):
+        got = likert_maximal.random_effects[factor][np.ix_(order, order)]
+        np.testing.assert_allclose(got, published.random_effects[factor], atol=5e-3)
+    assert np.linalg.eigvalsh(likert_maximal.random_effects["annotator"])[:2].max() < 1e-6
+
+
+def test_likert_maximal_tukey_decisions_match_r(likert_maximal):
+    table = likert_maximal.contrasts(adjust="tukey")
+    pairs = {frozenset((a, b)): p for a, b, p in table[["system_a", "system_b", "p_adj"]].itertuples(False)}
+    assert pairs[frozenset(("__REFERENCE__", "abssentrw"))] == pytest.approx(0.7525, abs=0.003)
+    assert pairs[frozenset(("__REFERENCE__", "onmt_pg"))] == pytest.approx(0.0011, abs=2e-4)
+    assert pairs[frozenset(("BART", "onmt_pg"))] == pytest.approx(0.0036, abs=5e-4)
+    assert sum(p < 0.05 for p in pairs.values()) == 9
+
+
+def test_likert_uncorrelated_matches_r_and_is_singular_not_failed(likert_data):
+    fit = fit_native(likert_data, "uncorrelated")
+    ref = LIKERT_UNCORRELATED
+    assert fit.loglik == pytest.approx(ref["loglik"], abs=0.01)
+    np.testing.assert_allclose(_by_name(fit, fit.beta), ref["beta"], atol=1e-3)
+    np.testing.assert_allclose(_by_name(fit, fit.se), ref["se"], rtol=0.01)
+    psi = fit.random_effects["annotator"]
+    assert np.count_nonzero(np.diag(psi) < 1e-8) == 2  # two slope variances at exactly 0
+    assert np.allclose(psi, np.diag(np.diag(psi)))
+    assert fit.diagnostics.singular and not fit.diagnostics.failed
+
+
+def test_rank_maximal_matches_r(rank_path):
+    data = prepare_clmm_data(load_ratings(rank_path))
+    fit = fit_native(data, "maximal")
+    ref = RANK_MAXIMAL
+    assert data.levels == (-4.0, -3.0, -2.0, -1.0, 0.0)
+    assert fit.loglik >= ref["loglik"] - 0.05
+    np.testing.assert_allclose(fit.thresholds, ref["thresholds"], atol=1e-3)
+    np.testing.assert_allclose(_by_name(fit, fit.beta), ref["beta"], atol=2e-3)
+    np.testing.assert_allclose(_by_name(fit, fit.se), ref["se"], rtol=0.01)
+    assert not fit.diagnostics.failed
+    p = fit.contrasts(adjust="tukey")
+    assert (p["p_adj"] < 0.05).sum() == 9
+
+
+# ---------------------------------------------------------------------------- behaviour
+
+
+def test_nested_design_fits_annotator_terms_only():
+    data = _simulated(blocks=12, docs=4, annotators=1, seed=3)
+    assert data.nested
+    fit = fit_native(data, "nested")
+    assert set(fit.random_effects) == {"annotator"}
+    assert fit.random_effects["annotator"].shape == (5, 5)
+    intercepts = fit_native(data, "intercepts")
+    assert set(intercepts.random_effects) == {"annotator"}
+    assert fit.loglik >= intercepts.loglik - 1e-6  # nested models: more terms never fit worse
+
+
+def test_warm_start_reaches_the_same_optimum(likert_data):
+    cold = fit_native(likert_data, "uncorrelated")
+    warm = fit_native(likert_data, "uncorrelated", start=fit_native(likert_data, "intercepts"))
+    assert warm.loglik == pytest.approx(cold.loglik, abs=1e-4)
+    np.testing.assert_allclose(warm.beta, cold.beta, atol=1e-3)
+
+
+def test_probit_fit_of_a_probit_model_recovers_the_effects():
+    model = default_model()
+    model = type(model)(
+        system_names=model.system_names,
+        coefficients=model.coefficients * 0.6,
+        thresholds=model.thresholds * 0.6,
+        random_effects={"annotator": np.array([[0.4]]), "document": np.array([[0.1]])},
+        link="probit",
+    )
+    design = block_design(40, 5, 3, model.system_names)
+    data = prepare_clmm_data(sample_ratings(model, design, seed=11), reference="__REFERENCE__")
+    fit = fit_native(data, "intercepts", link="probit")
+    truth = pd.Series(model.coefficients[1:], index=model.system_names[1:])
+    z = (fit.beta - truth[list(fit.systems[1:])].to_numpy()) / fit.se
+    assert np.all(np.abs(z) < stats.norm.ppf(0.999))
+    assert fit.link == "probit" and fit.random_effects["annotator"][0, 0] == pytest.approx(0.4, abs=0.25)
+
+
+def test_bad_link_and_structure_are_one_line_errors(likert_data):
+    with pytest.raises(ModelSpecError, match="link"):
+        fit_native(likert_data, "intercepts", link="cloglog")
+    with pytest.raises(ModelSpecError, match="structure"):
+        fit_native(likert_data, "crossed")
