@@ -100,10 +100,11 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     Returns a result whose diagnostics say whether the fit failed (spec §5.5); raises
     :class:`~humaneval.errors.FitFailedError` only when R produced no estimates at all.
     """
-    from rpy2.robjects.vectors import IntVector, StrVector
-
     if link not in LINKS:
         raise ModelSpecError(f"unknown link {link!r}; use logit or probit")
+    _start()
+    from rpy2.robjects.vectors import IntVector, StrVector
+
     formula = r_formula(structure, data.nested, data.systems)
     out = _call(
         "humaneval_fit",
