@@ -149,9 +149,11 @@ def test_fast_paths_match_explicit_matrix(seed):
 
 def test_ordinal_is_interval_on_midranks_and_ignores_unused_domain():
     ordinal = krippendorff_alpha(KRIPP_2011, "ordinal", orient=ROWS).alpha
-    with_domain = krippendorff_alpha(
-        KRIPP_2011, "ordinal", orient=ROWS, value_domain=[0, 1, 2, 3, 4, 5, 6, 7]
-    )
+    pairable = KRIPP_2011[:, (~np.isnan(KRIPP_2011)).sum(axis=0) >= 2]
+    ranks = pd.Series(pairable.ravel()).rank(method="average").to_numpy().reshape(pairable.shape)
+    assert krippendorff_alpha(ranks, "interval", orient=ROWS).alpha == pytest.approx(ordinal, abs=1e-12)
+    domain = [0, 1, 2, 3, 4, 5, 6, 7]
+    with_domain = krippendorff_alpha(KRIPP_2011, "ordinal", orient=ROWS, value_domain=domain)
     assert with_domain.alpha == pytest.approx(ordinal, abs=1e-15)
 
 
