@@ -46,9 +46,11 @@ def bws_tuples(
     """T = ⌈factor·N⌉ tuples of ``tuple_size`` distinct item indices 0..N−1, shape (T, k).
 
     1. If C(N, k) ≤ T every k-subset is used ⌊T/C⌋ or ⌈T/C⌉ times (random choice of the extras).
-    2. Otherwise each of ``iterations`` candidates fills every tuple with the k least-used items
-       (random tie-break, re-drawn up to 20 times to avoid repeating a tuple), which keeps item
-       appearances within one of each other.
+    2. Otherwise each of ``iterations`` candidates fills every tuple with the k least-used items,
+       which keeps item appearances within one of each other. Among tied items it takes, one by
+       one, the item least often together with those already chosen (random tie-break; a package
+       refinement of the spec's purely random tie-break), re-drawn up to 20 times to avoid
+       repeating a tuple.
     3. The candidate minimising (max − min pair co-occurrence, never-together pairs, variance of
        co-occurrence) is kept.
     """
@@ -74,20 +76,27 @@ def bws_tuples(
 
 def _greedy_candidate(n_items: int, k: int, n_tuples: int, rng: np.random.Generator) -> np.ndarray:
     used = np.zeros(n_items, dtype=int)
+    co = np.zeros((n_items, n_items), dtype=int)
     seen: set[tuple[int, ...]] = set()
     tuples = np.empty((n_tuples, k), dtype=int)
     for t in range(n_tuples):
-        order = np.argsort(used, kind="stable")
-        cutoff = used[order[k - 1]]
-        sure = np.flatnonzero(used < cutoff)
-        tied = np.flatnonzero(used == cutoff)
+        cutoff = np.sort(used)[k - 1]
         for _ in range(20):
-            chosen = tuple(sorted(np.concatenate([sure, rng.choice(tied, k - len(sure), replace=False)])))
-            if chosen not in seen:
+            chosen = list(np.flatnonzero(used < cutoff))
+            tied = np.flatnonzero(used == cutoff)
+            while len(chosen) < k:
+                # among the tied least-used items, prefer those seldom together with the chosen ones
+                together = co[np.ix_(tied, chosen)].sum(axis=1) if chosen else np.zeros(len(tied))
+                pick = tied[np.lexsort((rng.random(len(tied)), together))[0]]
+                chosen.append(pick)
+                tied = tied[tied != pick]
+            key = tuple(sorted(int(c) for c in chosen))
+            if key not in seen:
                 break
-        seen.add(chosen)
-        tuples[t] = chosen
-        used[list(chosen)] += 1
+        seen.add(key)
+        tuples[t] = key
+        used[list(key)] += 1
+        co[np.ix_(key, key)] += 1
     return tuples
 
 

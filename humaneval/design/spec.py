@@ -220,7 +220,7 @@ class DesignSpec:
                 "Prolific allows rejecting a submission only after two failed attention checks; "
                 f"with checks_per_annotator={self.checks_per_annotator} no submission could be rejected",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     def _bws_pool_size(self) -> int:
