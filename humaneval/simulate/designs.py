@@ -60,7 +60,9 @@ class SimDesign:
             values[name] = int(value)
         missing = {"blocks", "docs", "annotators"} - values.keys()
         if missing:
-            raise DesignError(f"design {text!r} lacks {', '.join(sorted(missing))}; e.g. blocks=20,docs=5,annotators=3")
+            raise DesignError(
+                f"design {text!r} lacks {', '.join(sorted(missing))}; e.g. blocks=20,docs=5,annotators=3"
+            )
         return cls(**values)
 
     @property
@@ -90,6 +92,10 @@ class SimDesign:
         return {"none": self.blocks * self.annotators * self.docs, "document": self.blocks * self.docs}.get(
             aggregate, self.blocks
         )
+
+    def unit_size(self, aggregate: str) -> int:
+        """Judgements per system in one pairing unit: 1, A (document) or A·D (cluster)."""
+        return {"none": 1, "document": self.annotators}.get(aggregate, self.annotators * self.docs)
 
     def table(self, systems: tuple[str, ...]) -> pd.DataFrame:
         """The long design table of :func:`humaneval.design.block_design`, rows in B, A, D, S order."""
@@ -128,17 +134,23 @@ def system_pairs(n_systems: int) -> list[tuple[int, int]]:
     return list(itertools.combinations(range(n_systems), 2))
 
 
-def pair_differences(scores: np.ndarray, aggregate: str, pairs: list[tuple[int, int]]) -> np.ndarray:
+def pair_differences(
+    scores: np.ndarray, aggregate: str, pairs: list[tuple[int, int]], totals: bool = False
+) -> np.ndarray:
     """Paired differences x_i − x_j per system pair at one aggregation level: ``(n_pairs, n)``.
 
-    ``scores`` is one study as ``[B, A, D, S]``.
+    ``scores`` is one study as ``[B, A, D, S]``. With ``totals=True`` units are summed instead
+    of averaged: in a block design every unit has the same number of judgements, so this only
+    rescales Δ — the t and ART p-values and the sign of the effect are unchanged — and keeps
+    integer scores integer (exact, fast ART arithmetic).
     """
+    reduce = np.sum if totals else np.mean
     if aggregate == "none":
         per_unit = scores.reshape(-1, scores.shape[-1])
     elif aggregate == "document":
-        per_unit = scores.mean(axis=1).reshape(-1, scores.shape[-1])
+        per_unit = reduce(scores, axis=1).reshape(-1, scores.shape[-1])
     elif aggregate == "cluster":
-        per_unit = scores.mean(axis=(1, 2))
+        per_unit = reduce(scores, axis=(1, 2))
     else:
         raise DesignError(f"unknown aggregation level {aggregate!r}; use one of {', '.join(AGGREGATES)}")
     first, second = np.array(pairs).T

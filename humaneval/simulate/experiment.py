@@ -83,7 +83,7 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
     n_sys = len(model.system_names)
     system, groups = design.group_codes(n_sys)
     flat = sample_scores(model, system, groups, rng)
-    scores = flat.reshape(design.blocks, design.annotators, design.docs, n_sys).astype(float)
+    scores = flat.reshape(design.blocks, design.annotators, design.docs, n_sys)
     record: Record = {"replicate": index, "p": {}, "estimate": {}}
     for proc in config.procedures:
         if proc.test == "clmm":
@@ -101,9 +101,9 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
                 "message": outcome.message,
             }
             continue
-        delta = pair_differences(scores, proc.aggregate, config.pairs)
+        delta = pair_differences(scores, proc.aggregate, config.pairs, totals=True)
         record["p"][proc.name] = classic_pvalues(proc, delta, rng, config.rounds).tolist()
-        record["estimate"][proc.name] = delta.mean(axis=-1).tolist()
+        record["estimate"][proc.name] = (delta.mean(axis=-1) / design.unit_size(proc.aggregate)).tolist()
     return record
 
 
@@ -166,7 +166,13 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
         raw_p = [r["p"][proc.name] for r in records]
         ok = np.array([p is not None for p in raw_p])
         p = np.array([q if q is not None else [np.nan] * len(pairs) for q in raw_p], dtype=float)
-        est = np.array([e if e is not None else [np.nan] * len(pairs) for e in (r["estimate"][proc.name] for r in records)], dtype=float)
+        est = np.array(
+            [
+                e if e is not None else [np.nan] * len(pairs)
+                for e in (r["estimate"][proc.name] for r in records)
+            ],
+            dtype=float,
+        )
         significant = (p < config.alpha) & ok[:, None]
         direction = np.sign(est)
         hit = np.where(true_sign == 0, significant, significant & (direction == true_sign))
@@ -283,12 +289,16 @@ def _require_clmm(engine: str) -> None:
         )
 
 
-def type1_error(model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "1x100x3", **options) -> SimulationResult:
+def type1_error(
+    model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "1x100x3", **options
+) -> SimulationResult:
     """Type I error experiment (spec §6.4): :func:`simulate` with all β = 0."""
     return simulate(model, design, null=True, **options)
 
 
-def power(model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "20x5x3", **options) -> SimulationResult:
+def power(
+    model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "20x5x3", **options
+) -> SimulationResult:
     """Power experiment (spec §6.5): :func:`simulate` with the model's (or the given) β."""
     return simulate(model, design, null=False, **options)
 
@@ -301,5 +311,9 @@ def sweep(
     for design in designs:
         result = simulate(model, design, **options)
         info = result.config.design.to_dict()
-        frames.append(result.overall().assign(**{k: info[k] for k in ("blocks", "docs", "annotators", "total_annotators")}))
+        frames.append(
+            result.overall().assign(
+                **{k: info[k] for k in ("blocks", "docs", "annotators", "total_annotators")}
+            )
+        )
     return pd.concat(frames, ignore_index=True)

@@ -135,7 +135,9 @@ def clmm_test(
     except BackendUnavailableError:
         raise
     except Exception as exc:  # any fitter error is a counted failure, never a p-value
-        return ClmmOutcome(None, None, "failed", None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+        return ClmmOutcome(
+            None, None, "failed", None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+        )
     seconds = time.perf_counter() - start
     if fit.diagnostics.failed:
         reasons = "; ".join(fit.diagnostics.reasons) or fit.diagnostics.message
@@ -151,5 +153,7 @@ def clmm_test(
         pvalues.append(float(row["p_unadj"]))
         estimates.append(sign * float(row["estimate"]))
     if not np.all(np.isfinite(pvalues)):
-        return ClmmOutcome(None, None, "failed", fit.structure, seconds, "a contrast has no finite standard error")
+        return ClmmOutcome(
+            None, None, "failed", fit.structure, seconds, "a contrast has no finite standard error"
+        )
     return ClmmOutcome(pvalues, estimates, "ok", fit.structure, seconds)

@@ -1,0 +1,216 @@
+"""Budget planner: the cheapest block design that reaches a target power (spec §7 D1, D2, D7, D8).
+
+Candidates (B, D, A) from a grid are priced with a linear cost model — annotator time per
+judgement plus a fixed recruiting/instruction time per annotator, paid at an hourly wage — and
+screened by simulation with a cheap test (default ``artagg``, the ART on independent block means;
+spec §6.7 screening mode). The cheapest candidate whose simulated power reaches the target wins;
+confirm it with the CLMM (``simulate(..., tests=("clmm",))``) before running the study.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humaneval.errors import DesignError
+from humaneval.model import OrdinalModel, default_model
+from humaneval.simulate.designs import SimDesign
+from humaneval.simulate.experiment import simulate
+
+#: Fewest documents before the planner warns that document effects dominate (spec §7 D8, default).
+MIN_DOCUMENTS = 50
+#: Fewest independent clusters the planner recommends for aggregated tests (spec §7 D1, default).
+MIN_CLUSTERS = 15
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Cost of a design: (judgements × seconds_per_judgement + annotators × seconds_per_annotator)
+    / 3600 × wage_per_hour. The default 32 s is the reference study's mean time per Likert screen."""
+
+    seconds_per_judgement: float = 32.0
+    wage_per_hour: float = 15.0
+    seconds_per_annotator: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not np.isfinite(value) or value < 0:
+                raise DesignError(f"cost model {name} must be a non-negative number, not {value!r}")
+
+    def hours(self, design: SimDesign, n_systems: int) -> float:
+        seconds = design.judgements(n_systems) * self.seconds_per_judgement
+        return (seconds + design.total_annotators * self.seconds_per_annotator) / 3600.0
+
+    def cost(self, design: SimDesign, n_systems: int) -> float:
+        return self.hours(design, n_systems) * self.wage_per_hour
+
+
+@dataclass(frozen=True, eq=False)
+class BudgetPlan:
+    """Screened candidates (one row per design, cheapest first) and the cheapest one reaching ``target``."""
+
+    candidates: pd.DataFrame
+    best: dict[str, Any] | None
+    target: float
+    test: str
+    aggregate: str
+    cost_model: CostModel
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "test": self.test,
+            "aggregate": self.aggregate,
+            "cost_model": asdict(self.cost_model),
+            "best": self.best,
+            "notes": list(self.notes),
+            "candidates": self.candidates.to_dict(orient="records"),
+        }
+
+    def plot(self, path: str | Path) -> Path:
+        """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block."""
+        return plot_power_curves(self.candidates, path, target=self.target, best=self.best)
+
+
+def plan_budget(
+    model: OrdinalModel | str | Path | None = None,
+    target: float = 0.8,
+    *,
+    cost_model: CostModel | None = None,
+    blocks: Sequence[int] = (6, 10, 15, 20, 30, 45, 60),
+    docs: Sequence[int] = (2, 5, 10),
+    annotators: Sequence[int] = (1, 2, 3),
+    test: str = "artagg",
+    aggregate: str | None = None,
+    max_cost: float | None = None,
+    trials: int = 200,
+    seed: int = 1,
+    effects: Sequence[float] | dict[str, float] | float | None = None,
+    workers: int = 1,
+) -> BudgetPlan:
+    """Screen every (B, D, A) of the grid within ``max_cost`` and pick the cheapest reaching ``target``.
+
+    Power is the overall correct-direction detection rate of ``test`` at ``aggregate`` (default:
+    ``cluster`` for ``artagg``, ``document`` otherwise) with its Monte-Carlo SE.
+    """
+    if not 0 < target < 1:
+        raise DesignError(f"target power must lie in (0, 1), not {target}")
+    if model is None:
+        model = default_model()
+    elif not isinstance(model, OrdinalModel):
+        model = OrdinalModel.from_json(model)
+    cost_model = cost_model or CostModel()
+    aggregate = aggregate or ("cluster" if test == "artagg" else "document")
+    n_sys = len(model.system_names)
+    grid = [SimDesign(b, d, a) for b, d, a in itertools.product(blocks, docs, annotators)]
+    if max_cost is not None:
+        grid = [g for g in grid if cost_model.cost(g, n_sys) <= max_cost]
+    if not grid:
+        raise DesignError("no candidate design fits the budget; raise --max-cost or widen the grid")
+    rows = []
+    for design in sorted(grid, key=lambda g: cost_model.cost(g, n_sys)):
+        result = simulate(
+            model,
+            design,
+            (test,),
+            trials=trials,
+            seed=seed,
+            effects=effects,
+            aggregates=(aggregate,),
+            workers=workers,
+        )
+        overall = result.overall().iloc[0]
+        rows.append(
+            {
+                **{k: v for k, v in design.to_dict().items() if k != "family"},
+                "family": design.family,
+                "judgements": design.judgements(n_sys),
+                "hours": cost_model.hours(design, n_sys),
+                "cost": cost_model.cost(design, n_sys),
+                "power": float(overall["rate"]),
+                "mc_se": float(overall["mc_se"]),
+                "n_failed": int(overall["n_failed"]),
+            }
+        )
+    candidates = pd.DataFrame(rows)
+    reached = candidates[candidates["power"] >= target]
+    best = None if reached.empty else {k: _plain(v) for k, v in reached.iloc[0].items()}
+    return BudgetPlan(candidates, best, target, test, aggregate, cost_model, _notes(best, test, target))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _notes(best: dict[str, Any] | None, test: str, target: float) -> tuple[str, ...]:
+    if best is None:
+        return (f"no candidate reaches power {target:g}; add blocks or documents, or raise --max-cost",)
+    notes = []
+    if best["total_documents"] < MIN_DOCUMENTS:
+        notes.append(
+            f"only {best['total_documents']} documents: with crossed document effects more annotators "
+            f"cannot compensate; prefer at least {MIN_DOCUMENTS} (spec §7 D8)"
+        )
+    if test != "clmm" and best["blocks"] < MIN_CLUSTERS:
+        notes.append(
+            f"{best['blocks']} blocks: aggregated tests want at least {MIN_CLUSTERS} clusters (spec §7 D1)"
+        )
+    notes.append(
+        "screened with a cheap test; confirm the best 2-3 designs with the maximal CLMM (spec §7 D7)"
+    )
+    return tuple(notes)
+
+
+def plot_power_curves(
+    candidates: pd.DataFrame,
+    path: str | Path,
+    target: float | None = None,
+    best: dict[str, Any] | None = None,
+) -> Path:
+    """Three panels of power (± 1.96 MC-SE) against total annotators, judgements and cost."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), sharey=True)
+    for ax, x, label in zip(
+        axes,
+        ("total_annotators", "judgements", "cost"),
+        ("total annotators", "judgements", "cost"),
+        strict=True,
+    ):
+        for (a, d), group in candidates.groupby(["annotators", "docs"]):
+            group = group.sort_values(x)
+            ax.errorbar(
+                group[x],
+                group["power"],
+                yerr=1.96 * group["mc_se"],
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=f"A={a}, D={d}",
+            )
+        if target is not None:
+            ax.axhline(target, color="grey", ls="--", lw=1)
+        if best is not None:
+            ax.plot(best[x], best["power"], marker="*", ms=14, color="black", ls="none")
+        ax.set_xlabel(label)
+        ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("power")
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[-1].legend(fontsize=7, ncol=1, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
