@@ -16,10 +16,11 @@ from humaneval.errors import BackendUnavailableError, ModelSpecError  # noqa: E4
 from humaneval.scorers import EmptyInputWarning, prefix_invariance, score_faithfulness  # noqa: E402
 from humaneval.scorers.nli import NLIScorer  # noqa: E402
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *(
+WORDS = (
     "the cat sat on a mat dog ran . is was not red blue house big small and it "
-    "i think believe love that ! here what know : yep also sure am but do have information this".split()
-)]  # fmt: skip
+    "i think believe love that ! here what know : yep also sure am but do have information this"
+)
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS.split()]
 SOURCES = ["the cat sat on the mat . the dog ran", "a big red house . it was blue", "the dog is small"]
 SUMMARIES = ["the cat sat", "the house was red", "the dog is big"]
 LABELS = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
@@ -149,7 +150,7 @@ def test_missing_or_unconfigured_model_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("HUMANEVAL_NLI_MODEL", raising=False)
     with pytest.raises(BackendUnavailableError, match="no NLI model configured"):
         score_faithfulness(SOURCES, SUMMARIES)
-    with pytest.raises(BackendUnavailableError, match="no config.json"):
+    with pytest.raises(BackendUnavailableError, match=r"no config\.json"):
         NLIScorer(tmp_path / "nowhere")
     with pytest.raises(BackendUnavailableError, match="not installed"):
         NLIScorer("pkg:no_such_package_xyz/model")
