@@ -108,7 +108,7 @@ def command(
     max_cost,
     progress,
     as_json,
-) -> None:  # noqa: E501
+) -> None:
     """Simulate Type I error or power of significance tests for a study design (spec §6),
     or with --target find the cheapest design reaching a power (spec §7)."""
     test_names = tuple(t.strip() for t in tests.split(",") if t.strip())
@@ -167,7 +167,8 @@ def _render_result(result) -> str:
     cfg = result.config
     kind = "Type I error" if cfg.null else "power"
     lines = [
-        f"{kind} of {cfg.design.label} (B×D×A, {cfg.design.family}), {result.overall()['n_trials'].iloc[0]} trials, seed {cfg.seed}"
+        f"{kind} of {cfg.design.label} (B×D×A, {cfg.design.family}), "
+        f"{result.overall()['n_trials'].iloc[0]} trials, seed {cfg.seed}"
     ]
     for row in result.overall().itertuples():
         extra = (
@@ -181,7 +182,8 @@ def _render_result(result) -> str:
 
 def _render_plan(plan) -> str:
     lines = [
-        f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), target power {plan.target:g}"
+        f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), "
+        f"target power {plan.target:g}"
     ]
     if plan.best is not None:
         b = plan.best

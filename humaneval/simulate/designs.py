@@ -109,7 +109,7 @@ class SimDesign:
         return b.ravel(), (b * self.annotators + a).ravel(), (b * self.docs + d).ravel()
 
     def group_codes(self, n_systems: int) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, int]]]:
-        """System code per row and ``{factor: (codes, n_levels)}`` for :func:`humaneval.model.sample_scores`."""
+        """System code per row and ``{factor: (codes, n_levels)}`` for ``sample_scores``."""
         _, annotator, document = self._codes
         system = np.tile(np.arange(n_systems), annotator.size)
         groups = {

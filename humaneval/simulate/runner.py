@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from humaneval.errors import DesignError
+from humaneval.errors import BackendUnavailableError, DesignError
 
 Record = dict[str, Any]
 ReplicateFn = Callable[[Any, int], Record]
@@ -155,17 +155,16 @@ def _execute_dask(
     fn: ReplicateFn, config: Any, chunks: list[list[int]], scheduler: str
 ) -> Iterator[list[Record]]:
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client
+        from distributed import as_completed as dask_completed
     except ImportError:
-        from humaneval.errors import BackendUnavailableError
-
         raise BackendUnavailableError(
             "--scheduler needs dask.distributed: pip install 'humaneval[dask]'"
         ) from None
     try:
         client = Client(scheduler, timeout="10s")
     except OSError as exc:
-        raise DesignError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
+        raise BackendUnavailableError(f"cannot reach the dask scheduler {scheduler}: {exc}") from None
     try:
         [remote_config] = client.scatter([config], broadcast=True)
         futures = [client.submit(run_chunk, fn, remote_config, chunk, pure=False) for chunk in chunks]
