@@ -74,8 +74,8 @@ def write_forms(
         texts = getattr(design, "texts", None)
         if texts is None or texts.is_empty():
             raise DesignError(
-                "the design carries no texts; pass texts= (a texts.json or document,system,text table), "
-                "or placeholder_texts(design) for a demo"
+                "the design carries no texts; give them (a texts.json or a document, system, text table), "
+                "or use placeholder texts for a demo"
             )
     if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
         texts = texts.to_dict()
@@ -99,3 +99,21 @@ def write_forms(
         estimated_minutes=estimated_minutes,
         live=live,
     )
+
+
+def load_design(path: str | Path) -> Any:
+    """A design from ``design.json`` (with ``<stem>.texts.json`` if present) or ``design.csv``.
+
+    A CSV whose manifest ``<stem>.json`` lies beside it is read through the manifest, which also
+    carries the check definitions and the spec (scale points); a lone CSV gives the bare table.
+    """
+    from humaneval.design.plan import Design
+
+    path = Path(path)
+    manifest = path if path.suffix.lower() == ".json" else path.with_suffix(".json")
+    if manifest.exists():
+        texts = manifest.with_name(manifest.stem + ".texts.json")
+        return Design.from_json(manifest, texts if texts.exists() else None)
+    if path.suffix.lower() == ".json":
+        raise DesignError(f"{path}: no such design manifest; check the path")
+    return design_frame(path)

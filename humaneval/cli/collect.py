@@ -1,0 +1,123 @@
+"""``humaneval collect``: bring platform results back as the validated ratings table.
+
+A click group with one subcommand per platform (``mturk`` here; ``prolific`` is added the same
+way with ``@command.command("prolific")``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import emit, json_option
+
+
+@click.group()
+def command() -> None:
+    """Parse collected answers (MTurk batch results, ...) into a ratings table."""
+
+
+def _render(results, out: Path, extra: list[str]) -> str:
+    w = results.workers
+    lines = [
+        f"wrote {0 if results.ratings is None else len(results.ratings)} ratings to {out}",
+        f"  assignments kept: {len(w)}; excluded by status: {results.excluded_assignments}",
+    ]
+    if len(w):
+        dup = int(w["duplicate_worker"].sum())
+        lines.append(f"  duplicate workers (excluded, still to be paid): {dup}")
+        for row in w.itertuples(index=False):
+            checks = f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed"
+            lines.append(
+                f"  {row.annotator} {row.annotator_slot}: {checks}, {row.work_time_seconds:g} s"
+                + (" [duplicate]" if row.duplicate_worker else "")
+            )
+    for row in results.problems.itertuples(index=False):
+        lines.append(
+            f"  problem: line {row.line} ({row.assignment_id}): {row.kind} {row.field}: {row.detail}"
+        )
+    return "\n".join(lines + extra)
+
+
+@command.command("mturk")
+@click.argument("results", type=click.Path(dir_okay=False))
+@click.option(
+    "--design",
+    type=click.Path(dir_okay=False, exists=True),
+    required=True,
+    help="design.csv or design.json of the study.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option(
+    "--table", type=click.Path(dir_okay=False), default=None, help="Also write the long export table."
+)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    default=("Submitted", "Approved"),
+    show_default=True,
+    help="AssignmentStatus values to keep (repeat the option).",
+)
+@click.option("--points", type=int, default=None, help="Likert points (default: the design's scale).")
+@click.option("--allow-ties", is_flag=True, help="Ranking forms allowed ties.")
+@click.option(
+    "--salt-file",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Secret salt for worker pseudonyms (default: the design id).",
+)
+@click.option("--keep-worker-ids", is_flag=True, help="Keep raw WorkerIds (personal data).")
+@click.option(
+    "--grant-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the raw WorkerIds seen, to grant the exclusion qualification.",
+)
+@json_option
+def mturk(
+    results: str,
+    design: str,
+    out: str,
+    table: str | None,
+    statuses: tuple[str, ...],
+    points: int | None,
+    allow_ties: bool,
+    salt_file: str | None,
+    keep_worker_ids: bool,
+    grant_out: str | None,
+    as_json: bool,
+) -> None:
+    """Parse an MTurk batch results CSV against the design (spec §4.5)."""
+    from humaneval.collect import parse_mturk_results
+    from humaneval.errors import RatingsError
+    from humaneval.forms import load_design
+    from humaneval.tables import write_table
+
+    salt = Path(salt_file).read_text(encoding="utf-8").strip() if salt_file else None
+    parsed = parse_mturk_results(
+        results,
+        load_design(design),
+        statuses=statuses,
+        points=points,
+        allow_ties=allow_ties,
+        salt=salt,
+        keep_worker_ids=keep_worker_ids,
+    )
+    if parsed.ratings is None:
+        raise RatingsError(f"{results}: no usable assignment (see the problems with --json); nothing written")
+    out_path = Path(out)
+    parsed.ratings.write(out_path)
+    extra = []
+    if table:
+        write_table(parsed.table, table)
+        extra.append(f"  long table: {table}")
+    if len(parsed.repost):
+        repost = out_path.with_name("repost.csv")
+        write_table(parsed.repost, repost)
+        extra.append(f"  blocks to re-post: {repost}")
+    if grant_out:
+        Path(grant_out).write_text("".join(w + "\n" for w in parsed.workers_seen), encoding="utf-8")
+        extra.append(f"  worker ids to grant the exclusion qualification: {grant_out}")
+    emit({"out": out, **parsed.to_dict()}, as_json, lambda: _render(parsed, out_path, extra))

@@ -1,0 +1,256 @@
+"""Forms without a browser: presets, field names, texts, escaping, MTurk package files (spec §3–4)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.design import DesignSpec, generate_design
+from humaneval.errors import DesignError
+from humaneval.forms import (
+    PRESETS,
+    Texts,
+    design_frame,
+    get_preset,
+    html_question,
+    load_texts,
+    placeholder_texts,
+    render_form,
+    write_forms,
+)
+from humaneval.forms.render import decode_base64url_payload, script_json
+
+HOSTILE = "</script><img src=x onerror=alert(1)> ]]> ${payload} é 😀 שלום"
+
+
+def small_design(method: str = "likert", **kw):
+    options = {
+        "documents": 4,
+        "systems": ["A", "B", "C", "D", "ref"],
+        "method": method,
+        "documents_per_block": 2,
+        "annotators_per_block": 2,
+        "seed": 3,
+        "checks_per_annotator": 1,
+        "platform": "mturk",
+        "pairwise": {"pairs": 2},
+    }
+    return generate_design(DesignSpec(**{**options, **kw}))
+
+
+def payload_of(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="hx-payload">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
+
+
+def test_study_presets_carry_the_study_wording():
+    lk = PRESETS["coherence-likert7"]
+    assert (lk.points, lk.labels, lk.show_source) == (
+        7,
+        {"1": "Very poor coherence", "7": "Perfect coherence"},
+        False,
+    )
+    assert lk.question == "How coherent is this summary?"
+    rep = PRESETS["repetition-likert7"]
+    assert rep.labels == {"1": "Very badly", "7": "Very well"} and len(rep.anchors) == 3
+    assert PRESETS["coherence-rank"].rank_ends == ("Most coherent", "Least coherent")
+    for dim in ("coherence", "consistency", "fluency", "relevance"):
+        p = PRESETS[f"summeval-{dim}-likert5"]
+        assert (p.points, p.show_source, p.dimension) == (5, True, dim)
+    assert PRESETS["da-overlap"].labels == {"0": "0 %", "100": "100 %"}
+
+
+def test_rank_overview_says_ties_or_permutation_never_both():
+    once, tie = "Every position must be used exactly once.", "you may give them the same rank"
+    strict = get_preset("coherence-rank").overview_text()
+    ties = get_preset("coherence-rank", allow_ties=True).overview_text()
+    assert once in strict and tie not in strict
+    assert tie in ties and once not in ties
+
+
+def test_custom_preset_file(tmp_path):
+    path = tmp_path / "clarity.json"
+    path.write_text(json.dumps({"method": "likert", "overview": "Rate {n} texts.", "points": 4}))
+    preset = get_preset(str(path))
+    assert (preset.name, preset.points, preset.dimension) == ("clarity", 4, "clarity")
+    path.write_text(json.dumps({"method": "likert", "overview": "x", "colour": "red"}))
+    with pytest.raises(DesignError, match="unknown preset key"):
+        get_preset(str(path))
+    with pytest.raises(DesignError, match="unknown preset 'nope'"):
+        get_preset("nope")
+
+
+def test_fields_follow_spec_naming_for_hand_made_tables():
+    rows = []
+    for pos, (doc, system) in enumerate([("dB", "x"), ("dA", "y"), ("dA", "x")]):
+        rows.append({"position": pos, "document": doc, "system": system, "is_check": False})
+    rows.append({"position": 3, "document": "", "system": "", "is_check": True, "check_expected": "2"})
+    frame = pd.DataFrame(rows).assign(
+        design_id="hand",
+        annotator_slot="b000-a1",
+        block=0,
+        display_pos=0,
+        screen_id=lambda f: [f"s{p:03d}" for p in f["position"]],
+        method="likert",
+        dimension="coherence",
+        round=1,
+    )
+    for column in ("is_reference", "is_warmup", "is_anchor_repeat", "screen_has_check"):
+        frame[column] = False
+    for column in ("check_kind", "tuple_id", "pair_id", "opponent", "field"):
+        frame[column] = ""
+    frame["check_expected"] = frame["check_expected"].fillna("")
+    fields = design_frame(frame)["field"].tolist()
+    # documents sorted dA=0, dB=1; systems x=0, y=1; the check is ck_0
+    assert fields == ["lk_q0_d1_s0", "lk_q0_d0_s1", "lk_q0_d0_s0", "ck_0"]
+
+
+def test_design_fields_are_kept_and_payload_holds_every_screen():
+    design = small_design("rank")
+    pkg_payload = payload_of(render_form(_payload(design)))
+    slots = {s["slot"]: s for s in pkg_payload["slots"]}
+    assert set(slots) == {"b000-a1", "b000-a2"}
+    table = design.table[design.table["annotator_slot"] == "b000-a1"]
+    shown = [e["field"] for s in slots["b000-a1"]["screens"] for e in s["entries"]]
+    assert shown == table.sort_values(["position", "display_pos"])["field"].tolist()
+    check = next(e for s in slots["b000-a1"]["screens"] for e in s["entries"] if e.get("check"))
+    assert pkg_payload["texts"][check["text"]] == (
+        "This entry checks your attention. Please move it to the last position of the list."
+    )
+
+
+def _payload(design, texts=None):
+    from humaneval.forms import block_payloads
+    from humaneval.forms.mturk import submit_config
+
+    frame = design_frame(design)
+    preset = get_preset(
+        f"{design.dimension}-{design.method}" if design.method != "likert" else "coherence-likert7"
+    )
+    return block_payloads(
+        frame, texts or placeholder_texts(frame), preset, extra={"submit": submit_config(False)}
+    )["b000"]
+
+
+def test_hostile_text_is_inert_and_round_trips(tmp_path):
+    design = small_design("likert")
+    texts = placeholder_texts(design.table)
+    summaries = dict(texts.summaries)
+    target = next(iter(summaries))
+    summaries[target] = HOSTILE
+    hostile = Texts(summaries, texts.documents)
+    html = render_form(_payload(design, hostile))
+    assert "<img" not in html and "</script><img" not in html and "onerror=alert(1)>" not in html
+    assert payload_of(html)["texts"][f"sum:{target[0]}|{target[1]}"] == HOSTILE
+    assert "\u2028" not in script_json({"t": "a\u2028b"}) and "\\u2028" in script_json({"t": "a\u2028b"})
+    xml = html_question(html)
+    root = ET.fromstring(xml.encode("utf-8"))
+    ns = "{http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd}"
+    assert root.find(f"{ns}HTMLContent").text == html
+    assert root.find(f"{ns}FrameHeight").text == "0"
+
+
+def test_question_xml_size_limit():
+    with pytest.raises(DesignError, match="65,535"):
+        html_question("x" * 70_000)
+
+
+def test_missing_texts_name_the_cells():
+    design = small_design("likert")
+    texts = placeholder_texts(design.table)
+    summaries = dict(texts.summaries)
+    del summaries[("d000", "B")]
+    with pytest.raises(DesignError, match=r"1 design cell\(s\) have no summary text: d000\|B"):
+        write_forms(design, Texts(summaries), "unused")
+
+
+def test_texts_from_tables(tmp_path):
+    summaries = tmp_path / "summaries.csv"
+    summaries.write_text(
+        'document,system,text\nd1,A,"Line one\nline two"\nd1,B,Ünïcode 😀\n', encoding="utf-8"
+    )
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"document": "d1", "text": "Source"}) + "\n", encoding="utf-8")
+    texts = load_texts(summaries, docs)
+    assert texts.summaries == {("d1", "A"): "Line one\nline two", ("d1", "B"): "Ünïcode 😀"}
+    assert texts.documents == {"d1": "Source"}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("document,text\nd1,x\n")
+    with pytest.raises(DesignError, match="missing column"):
+        load_texts(bad)
+
+
+def test_placeholder_texts_are_labelled():
+    texts = placeholder_texts(small_design().table)
+    assert len(texts.summaries) == 20
+    assert all(
+        t.startswith("[PLACEHOLDER TEXT]") for t in [*texts.summaries.values(), *texts.documents.values()]
+    )
+
+
+def test_mturk_package_files(tmp_path):
+    design = small_design("likert")
+    texts = placeholder_texts(design.table)
+    summaries = dict(texts.summaries)
+    summaries[("d000", "A")] = HOSTILE
+    pkg = write_forms(
+        design, Texts(summaries, texts.documents), tmp_path, reward="1.80", estimated_minutes=15
+    )
+    assert pkg.hits["max_assignments"].tolist() == [2, 2]
+    params = json.loads((tmp_path / "hits" / "b000" / "hit_params.json").read_text())
+    assert params["Reward"] == "1.80" and params["MaxAssignments"] == 2
+    assert params["AssignmentDurationInSeconds"] == 2700
+    assert params["RequesterAnnotation"] == f"{design.design_id}:0"
+    assert [q["QualificationTypeId"] for q in params["QualificationRequirements"]] == [
+        "00000000000000000040",
+        "000000000000000000L0",
+        "00000000000000000071",
+    ]
+    template = (tmp_path / "template.html").read_text()
+    assert re.findall(r"\$\{[^}]*\}", template) == ["${payload}"]
+    assert "$" not in template.replace("${payload}", "")
+    with open(tmp_path / "batch_input.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["block_id"] for r in rows] == ["0", "1"]
+    decoded = decode_base64url_payload(rows[0]["payload"])
+    assert decoded["texts"]["sum:d000|A"] == HOSTILE
+    assert "=" not in rows[0]["payload"] and base64.urlsafe_b64decode(rows[0]["payload"] + "==")
+    readme = (tmp_path / "README.md").read_text()
+    assert "`000000000000000000L0` | GreaterThanOrEqualTo | 97" in readme
+    assert "US, GB, AU" in readme
+
+
+def test_hit_per_slot_has_one_assignment_each(tmp_path):
+    pkg = write_forms(small_design(), placeholder_texts(small_design().table), tmp_path, hit_per="slot")
+    assert pkg.hits["hit"].tolist() == ["b000-a1", "b000-a2", "b001-a1", "b001-a2"]
+    assert set(pkg.hits["max_assignments"]) == {1}
+
+
+def test_preset_method_must_match_design():
+    with pytest.raises(DesignError, match="preset 'coherence-rank' is for 'rank' screens"):
+        write_forms(
+            small_design(), placeholder_texts(small_design().table), "unused", preset="coherence-rank"
+        )
+
+
+def test_cli_forms(tmp_path):
+    design = small_design("pairwise")
+    design.write(tmp_path / "design.csv")
+    out = tmp_path / "forms"
+    result = CliRunner().invoke(
+        main, ["forms", str(tmp_path / "design.csv"), "--placeholder-texts", "--out", str(out), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [h["hit"] for h in report["hits"]] == ["b000", "b001"]
+    assert (out / "hits" / "b001" / "question.xml").exists() and (out / "preview" / "b000.html").exists()
+    failed = CliRunner().invoke(main, ["forms", str(tmp_path / "design.csv"), "--out", str(out)])
+    assert failed.exit_code == 2 and "carries no texts" in failed.output

@@ -1,0 +1,249 @@
+"""MTurk batch results → ratings table (spec §4.5): synthetic round trips and every failure mode."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.collect import parse_mturk_results, pseudonym, results_row
+from humaneval.design import DesignSpec, generate_design
+from humaneval.errors import RatingsError
+
+
+def small_design(method: str, **kw):
+    options = {
+        "documents": 4,
+        "systems": ["A", "B", "C", "D", "ref"],
+        "method": method,
+        "documents_per_block": 2,
+        "annotators_per_block": 2,
+        "seed": 5,
+        "checks_per_annotator": 1,
+        "platform": "mturk",
+        "pairwise": {"pairs": 3},
+    }
+    return generate_design(DesignSpec(**{**options, **kw}))
+
+
+def synthesize(design, rng: np.random.Generator, fail_checks: bool = False):
+    """Random answers for every slot, as the form would post them, plus the expected ratings.
+
+    Written from the spec's field rules (§3.6), independently of the parser: returns results
+    rows and a frame (slot, document, system, value) of what each slot entered.
+    """
+    t = design.table
+    systems = {s: j for j, s in enumerate(design.systems)}
+    rows, expected = [], []
+    for k, (slot, part) in enumerate(t.groupby("annotator_slot", sort=True)):
+        screens = list(dict.fromkeys(part.sort_values("position")["screen_id"]))
+        shown = screens[::-1]  # the page records the order actually shown
+        fields = {"slot": slot, "design_id": design.design_id, "form_version": 1, "order": ",".join(shown)}
+        for sid, scr in part.groupby("screen_id", sort=False):
+            fields[f"tm_{sid}"] = f"{2 + k}.5,{2 + k}.5,0"
+            position = shown.index(sid)
+            real = scr[scr["system"] != ""]
+            check = scr[scr["system"] == ""]
+            for c in check.itertuples():
+                want = c.check_expected
+                if fail_checks:
+                    want = {"best": "worst", "worst": "best", "A": "B", "B": "A"}.get(
+                        want, str(int(want) - 1)
+                    )
+                fields[c.field] = want
+            if scr["is_check"].any() and design.method in ("bws", "pairwise", "likert", "da"):
+                continue
+            if design.method in ("likert", "da"):
+                for r in real.itertuples():
+                    v = int(rng.integers(1, 8)) if design.method == "likert" else int(rng.integers(0, 101))
+                    fields[r.field] = v
+                    expected.append((slot, r.document, r.system, float(v), position))
+            elif design.method == "rank":
+                for r, v in zip(real.itertuples(), rng.permutation(len(real)) + 1, strict=True):
+                    fields[r.field] = int(v)
+                    expected.append((slot, r.document, r.system, float(v), position))
+            elif design.method == "bws":
+                b, w = rng.choice(len(real), 2, replace=False)
+                fields[f"{real.field.iloc[0]}_best"] = f"s{systems[real.system.iloc[b]]}"
+                fields[f"{real.field.iloc[0]}_worst"] = f"s{systems[real.system.iloc[w]]}"
+                for i, r in enumerate(real.itertuples()):
+                    expected.append(
+                        (slot, r.document, r.system, 1.0 if i == b else -1.0 if i == w else 0.0, position)
+                    )
+            else:
+                side = str(rng.choice(["A", "B", "tie"]))
+                fields[real.field.iloc[0]] = side
+                for r in real.itertuples():
+                    won = 0.5 if side == "tie" else float((r.display_pos == 0) == (side == "A"))
+                    expected.append((slot, r.document, r.system, won, position))
+        rows.append(
+            results_row(
+                fields,
+                assignment_id=f"ASSIGN{k}",
+                worker_id=f"WORKER{k}",
+                hit_id=f"HIT{slot[:4]}",
+                submit_time=f"Sat Nov 21 05:0{k}:00 UTC 2026",
+                work_time=300 + k,
+                inputs={"design_id": design.design_id, "block_id": slot[1:4]},
+            )
+        )
+    frame = pd.DataFrame(expected, columns=["slot", "document", "system", "value", "position"])
+    return pd.DataFrame(rows), frame
+
+
+def aggregate(expected: pd.DataFrame) -> pd.DataFrame:
+    return expected.groupby(["slot", "document", "system"], as_index=False).agg(
+        value=("value", "mean"), position=("position", "min")
+    )
+
+
+@pytest.mark.parametrize("method", ["likert", "rank", "bws", "pairwise", "da"])
+def test_round_trip_reproduces_the_entered_ratings(method):
+    design = small_design(method)
+    results, expected = synthesize(design, np.random.default_rng(11))
+    parsed = parse_mturk_results(results, design)
+    assert parsed.problems.empty, parsed.problems
+    data = parsed.ratings.data
+    got = pd.DataFrame(
+        {
+            "slot": data["annotator_slot"],
+            "document": data["document"],
+            "system": data["system"],
+            "value": data[parsed.ratings.response].astype(float),
+            "position": data["position"].astype(int),
+        }
+    )
+    if method in ("bws", "pairwise"):
+        expected = aggregate(expected)
+    key = ["slot", "document", "system"]
+    got = got.sort_values(key).reset_index(drop=True)
+    expected = expected.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+    # the non-check rows of the design are exactly the rows parsed back
+    planned = design.table[~design.table["is_check"]]
+    assert len(parsed.table[~parsed.table["is_check"]]) == len(planned)
+    assert set(parsed.workers["checks_failed"]) == {0} and set(parsed.workers["checks_total"]) == {1}
+    assert parsed.ratings.data["criterion"].unique().tolist() == ["coherence"]
+
+
+def test_timing_comment_and_worktime_are_kept():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(1))
+    results.loc[0, "Answer.cm_s002"] = "typo in summary"
+    parsed = parse_mturk_results(results, design)
+    slot0 = parsed.table[parsed.table["annotator_slot"] == "b000-a1"]
+    assert set(slot0["seconds"]) == {2.5} and set(slot0["hidden_count"]) == {0}
+    assert slot0.loc[slot0["screen_id"] == "s002", "comment"].tolist() == ["typo in summary"]
+    assert parsed.workers["work_time_seconds"].tolist() == [300, 301, 302, 303]
+
+
+def test_failed_attention_checks_are_reported_per_worker():
+    design = small_design("likert", checks_per_annotator=2)
+    results, _ = synthesize(design, np.random.default_rng(2), fail_checks=True)
+    parsed = parse_mturk_results(results, design)
+    assert parsed.workers["checks_total"].tolist() == [2, 2, 2, 2]
+    assert parsed.workers["imc_failed"].tolist() == [2, 2, 2, 2]
+    assert parsed.workers["check_pass_rate"].tolist() == [0.0] * 4
+    assert not parsed.ratings.data["is_check"].any() if "is_check" in parsed.ratings.data else True
+
+
+def test_rejected_assignments_are_excluded_by_default():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(3))
+    results.loc[1, "AssignmentStatus"] = "Rejected"
+    parsed = parse_mturk_results(results, design)
+    assert parsed.excluded_assignments == 1 and len(parsed.workers) == 3
+    assert "b000-a2" not in set(parsed.ratings.data["annotator_slot"])
+    everything = parse_mturk_results(results, design, statuses=("Submitted", "Approved", "Rejected"))
+    assert len(everything.workers) == 4
+
+
+def test_foreign_design_is_refused():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(4))
+    results.loc[2, "Input.design_id"] = "0123456789abcdef"
+    with pytest.raises(RatingsError, match=r"line 4: Input\.design_id is '0123456789abcdef'"):
+        parse_mturk_results(results, design)
+
+
+def test_missing_unknown_and_out_of_range_fields_are_reported_not_guessed():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(5))
+    t = design.table
+    field = t.loc[(t["annotator_slot"] == "b000-a1") & ~t["is_check"], "field"].iloc[0]
+    other = t.loc[(t["annotator_slot"] == "b001-a1") & ~t["is_check"], "field"].iloc[0]
+    results.loc[0, f"Answer.{field}"] = "9"
+    results.loc[1, "Answer.zz_extra"] = "1"
+    results.loc[2, f"Answer.{other}"] = ""
+    parsed = parse_mturk_results(results, design)
+    problems = parsed.problems.set_index("assignment_id")
+    assert (
+        problems.loc["ASSIGN0", "kind"] == "bad_value"
+        and "'9' is not a whole number in 1..7" in (problems.loc["ASSIGN0", "detail"])
+    )
+    assert (
+        problems.loc["ASSIGN1", "kind"] == "unknown_field" and problems.loc["ASSIGN1", "field"] == "zz_extra"
+    )
+    assert problems.loc["ASSIGN2", "kind"] == "missing_field"
+    kept = set(parsed.ratings.data["annotator_slot"])
+    assert kept == {"b000-a2", "b001-a2"}  # unknown fields alone do not exclude an assignment
+
+
+def test_duplicate_worker_keeps_the_earliest_submission():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(6))
+    results.loc[3, "WorkerId"] = "WORKER0"  # WORKER0 also took b001-a2, later
+    parsed = parse_mturk_results(results, design)
+    flagged = parsed.workers.set_index("annotator_slot")["duplicate_worker"]
+    assert flagged.to_dict() == {"b000-a1": False, "b000-a2": False, "b001-a1": False, "b001-a2": True}
+    assert parsed.repost.to_dict(orient="records") == [
+        {"block": 1, "hit_id": "HITb001", "annotator_slot": "b001-a2", "extra_assignments": 1}
+    ]
+    assert "b001-a2" not in set(parsed.ratings.data["annotator_slot"])
+    assert parsed.workers_seen == ("WORKER0", "WORKER1", "WORKER2")
+
+
+def test_worker_ids_are_pseudonymised_with_hmac():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(7))
+    parsed = parse_mturk_results(results, design, salt="s3cret")
+    expected = "w_" + hmac.new(b"s3cret", b"WORKER0", hashlib.sha256).hexdigest()[:12]
+    assert pseudonym("WORKER0", "s3cret") == expected
+    assert parsed.workers["annotator"].iloc[0] == expected
+    assert not parsed.table.astype(str).isin(["WORKER0"]).any().any()
+    raw = parse_mturk_results(results, design, keep_worker_ids=True)
+    assert raw.ratings.annotators == ["WORKER0", "WORKER1", "WORKER2", "WORKER3"]
+
+
+def test_cli_collect_mturk(tmp_path):
+    design = small_design("rank")
+    design.write(tmp_path / "design.csv")
+    results, expected = synthesize(design, np.random.default_rng(8))
+    # a real download: UTF-8 with BOM, every Answer column present in every row
+    results.fillna("").to_csv(tmp_path / "Batch_results.csv", index=False, encoding="utf-8-sig")
+    out = tmp_path / "ratings.csv"
+    args = ["collect", "mturk", str(tmp_path / "Batch_results.csv"), "--design", str(tmp_path / "design.csv")]
+    result = CliRunner().invoke(main, [*args, "--out", str(out), "--grant-out", str(tmp_path / "grant.txt")])
+    assert result.exit_code == 0, result.output
+    assert "1/1 checks passed" in result.output
+    ratings = pd.read_csv(out)
+    assert len(ratings) == len(expected) and ratings["rank"].sum() == expected["value"].sum()
+    assert (tmp_path / "grant.txt").read_text().split() == ["WORKER0", "WORKER1", "WORKER2", "WORKER3"]
+    bad = CliRunner().invoke(
+        main,
+        [
+            "collect",
+            "mturk",
+            str(tmp_path / "nope.csv"),
+            "--design",
+            str(tmp_path / "design.csv"),
+            "--out",
+            str(out),
+        ],
+    )
+    assert bad.exit_code == 2 and "no such file" in bad.output
