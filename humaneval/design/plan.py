@@ -157,16 +157,14 @@ class Design:
     def to_dict(self) -> dict[str, Any]:
         """The ``design.json`` manifest (spec §2.10)."""
         reference = self.reference_system
-        slots = []
-        for slot, rows in self.table.groupby("annotator_slot", sort=False):
-            screens = []
-            for position, screen in rows.groupby("position", sort=False):
-                entries = [
-                    {c: _plain(v) for c, v in zip(_ENTRY_COLUMNS, values, strict=True)}
-                    for values in screen[list(_ENTRY_COLUMNS)].itertuples(index=False)
-                ]
-                screens.append({"position": int(position), "entries": entries})
-            slots.append({"slot": slot, "block": int(rows["block"].iloc[0]), "screens": screens})
+        slots: list[dict[str, Any]] = []
+        for row in self.table.to_dict(orient="records"):
+            if not slots or slots[-1]["slot"] != row["annotator_slot"]:
+                slots.append({"slot": row["annotator_slot"], "block": int(row["block"]), "screens": []})
+            screens = slots[-1]["screens"]
+            if not screens or screens[-1]["position"] != row["position"]:
+                screens.append({"position": int(row["position"]), "entries": []})
+            screens[-1]["entries"].append({c: _plain(row[c]) for c in _ENTRY_COLUMNS})
         return {
             "schema_version": SCHEMA_VERSION,
             "package_version": self.package_version,
