@@ -1,0 +1,261 @@
+"""``humaneval metaeval``: how well do automatic metrics agree with human scores?"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import emit, json_option
+from humaneval.errors import RatingsError
+
+
+def parse_metric(spec: str) -> tuple[str, str, str | None]:
+    """``NAME=FILE[:column]`` → (name, file, column or None)."""
+    name, sep, rest = spec.partition("=")
+    if not sep or not name.strip() or not rest.strip():
+        raise RatingsError(
+            f"--metric {spec!r}: write NAME=FILE or NAME=FILE:column, e.g. BAS=bartscore.csv:0"
+        )
+    path, column = rest, None
+    if ":" in rest and not Path(rest).exists():
+        path, column = rest.rsplit(":", 1)
+    return name.strip(), path, column or None
+
+
+@click.command()
+@click.option(
+    "--human",
+    "human_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Human scores: a ratings table (averaged per summary) or a table keyed by document and system.",
+)
+@click.option(
+    "--human-column",
+    default=None,
+    help="Score column of the human table (default: the first non-key column).",
+)
+@click.option(
+    "--metric",
+    "metric_specs",
+    multiple=True,
+    required=True,
+    metavar="NAME=FILE[:column]",
+    help="A metric's scores; repeat for several metrics.",
+)
+@click.option(
+    "--levels",
+    default="sys,sum,pair,intra,acc",
+    show_default=True,
+    help="Measures to compute (sys, sum, pair, intra, acc).",
+)
+@click.option(
+    "--coefficient",
+    type=click.Choice(["kendall", "kendall_a", "kendall_c", "pearson", "spearman"]),
+    default="kendall",
+    show_default=True,
+)
+@click.option(
+    "--bootstrap",
+    "n_resamples",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Bootstrap resamples for CIs (0 = none; the study used 1000).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["both", "documents", "systems"]),
+    default="both",
+    show_default=True,
+    help="What the bootstrap resamples.",
+)
+@click.option(
+    "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
+)
+@click.option("--seed", type=int, default=None, help="Random seed for bootstrap and permutation test.")
+@click.option(
+    "--compare",
+    "comparisons",
+    multiple=True,
+    metavar="A,B",
+    help="Test whether metric A agrees better than B (paired bootstrap CI of A − B, permutation p).",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Permutations for --compare.",
+)
+@click.option(
+    "--bias-matrix",
+    "bias_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the bias-matrix plot of every metric to this image file.",
+)
+@click.option(
+    "--intra-plot",
+    "intra_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the per-system τ_intra plot with bootstrap error bars to this image file.",
+)
+@click.option("--document-col", default=None, help="Name of the document column in every table.")
+@click.option("--system-col", default=None, help="Name of the system column in every table.")
+@click.option(
+    "--strict", is_flag=True, help="Fail when human and metric keys differ instead of using the intersection."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "markdown", "latex"]), default="text", show_default=True
+)
+@json_option
+def command(
+    human_path: str,
+    human_column: str | None,
+    metric_specs: tuple[str, ...],
+    levels: str,
+    coefficient: str,
+    n_resamples: int,
+    mode: str,
+    confidence: float,
+    seed: int | None,
+    comparisons: tuple[str, ...],
+    permutations: int,
+    bias_path: str | None,
+    intra_path: str | None,
+    document_col: str | None,
+    system_col: str | None,
+    strict: bool,
+    fmt: str,
+    as_json: bool,
+) -> None:
+    """Meta-evaluate automatic metrics against human scores: τ_sys, τ_sum, τ_pair, τ_intra and
+    pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices."""
+    from humaneval.metaeval import AlignmentWarning, read_human, read_scores
+    from humaneval.metaeval.levels import normalise_levels
+    from humaneval.metaeval.report import meta_evaluate, results_table, to_latex, to_markdown
+
+    keys = {"document_col": document_col, "system_col": system_col}
+    human = read_human(human_path, human_column, **keys)
+    metrics = {}
+    for spec in metric_specs:
+        name, path, column = parse_metric(spec)
+        if name in metrics:
+            raise RatingsError(
+                f"--metric {spec!r}: the name {name!r} is used twice; give each metric its own name"
+            )
+        metrics[name] = read_scores(path, column, **keys)
+    try:
+        level_names = normalise_levels(levels)
+    except ValueError as exc:
+        raise RatingsError(f"--levels {levels!r}: {exc}") from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AlignmentWarning)
+        result = meta_evaluate(
+            human,
+            metrics,
+            level_names,
+            coefficient=coefficient,
+            n_resamples=n_resamples,
+            mode=mode,
+            confidence=confidence,
+            seed=seed,
+            strict=strict,
+        )
+    for warning in caught:
+        click.echo(f"note: {warning.message}", err=True)
+    payload = result.to_dict()
+    compared = [_compare(result, pair, permutations, seed) for pair in comparisons]
+    if compared:
+        payload["comparisons"] = compared
+    if bias_path:
+        payload["bias_matrix"] = _bias_plot(result, bias_path)
+    if intra_path:
+        payload["intra_plot"] = _intra_plot(result, intra_path, coefficient, seed)
+
+    def render() -> str:
+        caption = f"{result.coefficient}; " + (
+            f"{int(confidence * 100)} % bootstrap CI, {mode}, {n_resamples} resamples"
+            if n_resamples
+            else "no bootstrap"
+        )
+        if fmt == "markdown":
+            text = to_markdown(result.table, caption=caption)
+        elif fmt == "latex":
+            text = to_latex(result.table, caption=caption)
+        else:
+            text = f"{caption}\n{results_table(result.table).to_string()}"
+        for c in compared:
+            text += f"\n\n{c['a']} vs {c['b']} (A − B; permutation p, {c['alternative']}):"
+            for row in c["levels"]:
+                ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
+                text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_value']:.4f}"
+        for key in ("bias_matrix", "intra_plot"):
+            if key in payload:
+                text += f"\n{key.replace('_', ' ')}: {payload[key]}"
+        return text
+
+    emit(payload, as_json, render)
+
+
+def _compare(result, pair: str, permutations: int, seed: int | None) -> dict:
+    from humaneval.metaeval.levels import RESULT_NAMES
+    from humaneval.metaeval.significance import permutation_test
+
+    a, sep, b = pair.partition(",")
+    a, b = a.strip(), b.strip()
+    if not sep or a not in result.scores.metrics or b not in result.scores.metrics:
+        raise RatingsError(
+            f"--compare {pair!r}: write A,B with two metric names from {list(result.scores.metrics)}"
+        )
+    diffs = result.bootstrap.difference(a, b).set_index("level") if result.bootstrap is not None else None
+    rows = []
+    for level in result.levels:
+        coefficient = "kendall" if level == "acc" else result.coefficient
+        test = permutation_test(
+            result.scores.human,
+            result.scores.metrics[a],
+            result.scores.metrics[b],
+            level,
+            coefficient=coefficient,
+            n_permutations=permutations,
+            seed=seed,
+        )
+        estimates = result.table.set_index(["metric", "level"])["estimate"]
+        row = {
+            "measure": RESULT_NAMES[level],
+            "difference": float(estimates[(a, level)] - estimates[(b, level)]),
+            "p_value": test.p_value,
+        }
+        if diffs is not None:
+            row |= {"ci_low": float(diffs.at[level, "ci_low"]), "ci_high": float(diffs.at[level, "ci_high"])}
+        rows.append(row)
+    return {"a": a, "b": b, "alternative": "greater", "n_permutations": permutations, "levels": rows}
+
+
+def _bias_plot(result, path: str) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from humaneval.metaeval.bias import bias_matrix, plot_bias_matrix
+
+    matrices = {
+        name: bias_matrix(result.scores.human, P, result.scores.systems)
+        for name, P in result.scores.metrics.items()
+    }
+    plot_bias_matrix(matrices).savefig(path, dpi=150)
+    return path
+
+
+def _intra_plot(result, path: str, coefficient: str, seed: int | None) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from humaneval.metaeval.report import plot_intra_system
+
+    plot_intra_system(result.scores, coefficient=coefficient, seed=seed).savefig(path, dpi=150)
+    return path

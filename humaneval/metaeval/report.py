@@ -1,0 +1,251 @@
+"""One-call meta-evaluation and its presentations (spec §9.1 results table, §9.3 intra-system plot).
+
+:func:`meta_evaluate` aligns human and metric scores by key, computes the requested measures
+for every metric and, with ``n_resamples > 0``, paired bootstrap CIs (§3.1). The results table
+follows dissertation Table 4.3: rows are metrics, columns τ_intra, τ_pair, τ_sum, τ_sys,
+Acc_pair, cells ``+0.26 (+0.19 +0.33)``, undefined cells ``-``, the best value per column
+(excluding a ``HUM`` row) in bold in Markdown and LaTeX.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from humaneval.metaeval.bootstrap import BootstrapResult, _counts, bootstrap, resample_indices
+from humaneval.metaeval.data import ScoreMatrices, align
+from humaneval.metaeval.kernel import Coefficient, PairKernel
+from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
+
+COLUMN_ORDER = ("intra", "pair", "sum", "sys", "acc")
+HEADERS = {"intra": "τ_intra", "pair": "τ_pair", "sum": "τ_sum", "sys": "τ_sys", "acc": "Acc_pair"}
+
+
+@dataclass(frozen=True)
+class MetaEvalResult:
+    """Tidy ``table`` (metric, level, estimate, ci_low, ci_high, n_valid, n_groups_used, n_pairs),
+    the aligned matrices and, when bootstrapped, the paired :class:`BootstrapResult`."""
+
+    table: pd.DataFrame
+    scores: ScoreMatrices = field(repr=False)
+    coefficient: str
+    levels: tuple[str, ...]
+    bootstrap: BootstrapResult | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        """Per metric ``{tau_sys: {estimate, ci_low, ci_high, ...}, ...}`` plus the settings."""
+        metrics: dict[str, dict] = {}
+        for row in self.table.to_dict(orient="records"):
+            entry = {k: row[k] for k in ("estimate", "n_groups_used", "n_pairs")}
+            if self.bootstrap is not None:
+                entry |= {k: row[k] for k in ("ci_low", "ci_high", "n_valid")}
+            metrics.setdefault(row["metric"], {})[RESULT_NAMES[row["level"]]] = entry
+        out = {
+            "coefficient": self.coefficient,
+            "levels": list(self.levels),
+            "alignment": self.scores.to_dict(),
+        }
+        out["alignment"].pop("documents")
+        if self.bootstrap is not None:
+            out["bootstrap"] = {
+                "mode": self.bootstrap.mode,
+                "n_resamples": self.bootstrap.n_resamples,
+                "confidence": self.bootstrap.confidence,
+            }
+        out["metrics"] = metrics
+        return out
+
+    def results_table(self, digits: int = 2) -> pd.DataFrame:
+        return results_table(self.table, digits)
+
+
+def meta_evaluate(
+    human: pd.Series,
+    metrics: Mapping[str, pd.Series],
+    levels=None,
+    *,
+    coefficient: Coefficient = "kendall",
+    n_resamples: int = 0,
+    mode: str = "both",
+    confidence: float = 0.95,
+    seed: int | np.random.Generator | None = None,
+    nan_policy: NanPolicy = "omit",
+    strict: bool = False,
+) -> MetaEvalResult:
+    """Meta-evaluate metrics against human scores (Series keyed by (document, system), e.g. from
+    :func:`~humaneval.metaeval.read_scores` / :func:`~humaneval.metaeval.read_human`)."""
+    scores = align(human, dict(metrics), strict=strict)
+    levels = normalise_levels(levels)
+    rows = []
+    for name, P in scores.metrics.items():
+        for level in levels:
+            value = measure(scores.human, P, level, coefficient, nan_policy)
+            rows.append(
+                {
+                    "metric": name,
+                    "level": level,
+                    "estimate": value.estimate,
+                    "n_groups_used": value.n_groups_used,
+                    "n_pairs": value.n_pairs,
+                }
+            )
+    table = pd.DataFrame(rows)
+    boot = None
+    if n_resamples:
+        boot = bootstrap(
+            scores.human,
+            scores.metrics,
+            levels,
+            coefficient=coefficient,
+            mode=mode,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            nan_policy=nan_policy,
+        )
+        table = table.merge(boot.table.drop(columns="estimate"), on=["metric", "level"])
+    else:
+        table = table.assign(ci_low=np.nan, ci_high=np.nan, n_valid=0)
+    cols = ["metric", "level", "estimate", "ci_low", "ci_high", "n_valid", "n_groups_used", "n_pairs"]
+    name = coefficient if isinstance(coefficient, str) else getattr(coefficient, "__name__", "callable")
+    return MetaEvalResult(table[cols], scores, str(name), levels, boot)
+
+
+def format_cell(estimate: float, low: float = math.nan, high: float = math.nan, digits: int = 2) -> str:
+    """``+0.26 (+0.19 +0.33)``; ``-`` when undefined; no interval when none was computed."""
+    if estimate is None or math.isnan(estimate):
+        return "-"
+    text = f"{estimate:+.{digits}f}"
+    if not (math.isnan(low) or math.isnan(high)):
+        text += f" ({low:+.{digits}f} {high:+.{digits}f})"
+    return text
+
+
+def results_table(table: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """Table 4.3 layout: one row per metric, columns τ_intra, τ_pair, τ_sum, τ_sys, Acc_pair."""
+    levels = [lv for lv in COLUMN_ORDER if lv in set(table["level"])]
+    out = {}
+    for metric, part in table.groupby("metric", sort=False):
+        by_level = part.set_index("level")
+        out[metric] = {
+            HEADERS[lv]: format_cell(
+                *(float(by_level.at[lv, k]) for k in ("estimate", "ci_low", "ci_high")), digits
+            )
+            for lv in levels
+            if lv in by_level.index
+        }
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+def _best(table: pd.DataFrame) -> set[tuple[str, str]]:
+    """(metric, header) of the best estimate per level, excluding a HUM row."""
+    best = set()
+    for level, part in table[table["metric"] != "HUM"].groupby("level"):
+        if part["estimate"].notna().any():
+            best.add((part.loc[part["estimate"].idxmax(), "metric"], HEADERS[level]))
+    return best
+
+
+def to_markdown(table: pd.DataFrame, digits: int = 2, caption: str | None = None) -> str:
+    """The results table as Markdown, best non-HUM value per column in bold."""
+    frame, best = results_table(table, digits), _best(table)
+    lines = ["| Metric | " + " | ".join(frame.columns) + " |", "|---" * (len(frame.columns) + 1) + "|"]
+    for metric, row in frame.iterrows():
+        cells = [f"**{v}**" if (metric, c) in best else v for c, v in row.items()]
+        lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+    return "\n".join(([caption, ""] if caption else []) + lines)
+
+
+def to_latex(table: pd.DataFrame, digits: int = 2, caption: str | None = None) -> str:
+    """The results table as a LaTeX tabular, best non-HUM value per column in bold."""
+    frame, best = results_table(table, digits), _best(table)
+    lines = [r"\begin{tabular}{l" + "r" * len(frame.columns) + "}", r"\toprule"]
+    headers = [
+        c.replace("τ_", r"$\tau_{\text{") + "}}$" if c.startswith("τ_") else c.replace("_", r"\_")
+        for c in frame.columns
+    ]
+    lines.append("Metric & " + " & ".join(headers) + r" \\")
+    lines.append(r"\midrule")
+    for metric, row in frame.iterrows():
+        cells = [rf"\textbf{{{v}}}" if (metric, c) in best else v for c, v in row.items()]
+        lines.append(metric.replace("_", r"\_") + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        lines = [r"\begin{table}", r"\centering", *lines, rf"\caption{{{caption}}}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def per_system_intervals(
+    H: np.ndarray,
+    P: np.ndarray,
+    *,
+    coefficient: Coefficient = "kendall",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed (§3.1)."""
+    _, cols = resample_indices(*H.shape, "documents", n_resamples, seed)
+    samples = PairKernel(np.asarray(H, float), np.asarray(P, float)).evaluate(
+        _counts(cols, H.shape[1]), coefficient
+    )["value"]
+    alpha = 1 - confidence
+    lo = np.nanquantile(samples, alpha / 2, axis=0)
+    hi = np.nanquantile(samples, 1 - alpha / 2, axis=0)
+    return pd.DataFrame({"estimate": per_system_intra(H, P, coefficient), "ci_low": lo, "ci_high": hi})
+
+
+def plot_intra_system(
+    scores: ScoreMatrices,
+    metrics: Sequence[str] | None = None,
+    *,
+    coefficient: Coefficient = "kendall",
+    n_resamples: int = 1000,
+    seed: int | np.random.Generator | None = None,
+    xlim: tuple[float, float] = (-0.45, 1.0),
+):
+    """Per-system intra-system plot (spec §9.3): one panel per system ordered by mean human score
+    in a 2-column grid, each metric a point with a horizontal 95 % bootstrap error bar."""
+    import matplotlib.pyplot as plt
+
+    from humaneval.metaeval.bias import system_order
+
+    metrics = list(metrics or scores.metrics)
+    order = system_order(scores.human, scores.systems)
+    intervals = {
+        m: per_system_intervals(
+            scores.human, scores.metrics[m], coefficient=coefficient, n_resamples=n_resamples, seed=seed
+        )
+        for m in metrics
+    }
+    nrows = -(-len(order) // 2)
+    fig, axes = plt.subplots(
+        nrows,
+        2,
+        figsize=(9, 0.3 * len(metrics) * nrows + 1.5),
+        squeeze=False,
+        sharex=True,
+        layout="constrained",
+    )
+    for ax, s in zip(axes.ravel(), order, strict=False):
+        for y, m in enumerate(metrics):
+            row = intervals[m].iloc[s]
+            if not np.isnan(row["estimate"]):
+                ax.errorbar(
+                    row["estimate"],
+                    y,
+                    xerr=[[row["estimate"] - row["ci_low"]], [row["ci_high"] - row["estimate"]]],
+                    fmt="o",
+                    capsize=2,
+                )
+        ax.axvline(0, color="grey", lw=0.5)
+        ax.set_yticks(range(len(metrics)), metrics, fontsize=7)
+        ax.set_title(scores.systems[s], fontsize=8)
+        ax.set_xlim(*xlim)
+    for ax in axes.ravel()[len(order) :]:
+        ax.set_visible(False)
+    return fig
