@@ -121,7 +121,7 @@ def test_augmentation_doubles_with_prefixed_copies():
     assert len(out) == 4 and out["label"].tolist() == ["entailment", "contradiction"] * 2
     assert out["hypothesis"].iloc[:2].tolist() == ["The cat sat.", "Dogs bark."]
     for phrase, original, copy in zip(
-        out["phrase"].iloc[2:], ["the cat sat.", "dogs bark."], out["hypothesis"].iloc[2:]
+        out["phrase"].iloc[2:], ["the cat sat.", "dogs bark."], out["hypothesis"].iloc[2:], strict=True
     ):
         assert phrase in PHRASES and copy == f"{phrase} {original}"
     assert out.equals(augment_nli(examples, seed=0))
