@@ -105,7 +105,7 @@ def run_replicates(
     n_workers = workers if scheduler is None else max(workers, 2)
     size = chunk_size or max(1, min(50, -(-len(todo) // (4 * n_workers))))
     chunks = list(_chunks(todo, size))
-    handle = _open_checkpoint(path, header, append=bool(done)) if path is not None else None
+    handle = _open_checkpoint(path, header, done) if path is not None else None
     bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc="simulating")
     try:
         for records in _execute(fn, config, chunks, workers, scheduler):
@@ -123,16 +123,15 @@ def run_replicates(
     return [done[i] for i in range(trials)]
 
 
-def _open_checkpoint(path: Path, header: Record, append: bool):
+def _open_checkpoint(path: Path, header: Record, done: dict[int, Record]):
+    """Start the checkpoint afresh with the header and the records kept from a resumed run
+    (rewriting drops a torn last line)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not append:
-        handle = path.open("w")
-        handle.write(json.dumps({"header": header}) + "\n")
-        return handle
-    text_end = path.read_bytes()[-1:]
-    handle = path.open("a")
-    if text_end != b"\n":
-        handle.write("\n")
+    handle = path.open("w")
+    handle.write(json.dumps({"header": header}) + "\n")
+    for index in sorted(done):
+        handle.write(json.dumps(done[index]) + "\n")
+    handle.flush()
     return handle
 
 
