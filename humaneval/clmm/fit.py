@@ -183,15 +183,16 @@ def _start_vector(data: ClmmData, layout: ParamLayout, link: str, start: FitResu
 
 
 def _start_factor(size: int, covariance: str, psi: np.ndarray | None) -> np.ndarray:
-    """A lower-triangular L with L Lᵀ ≈ Ψ (restricted to the term's form), or 0.5·I."""
+    """A lower-triangular L with L Lᵀ ≈ Ψ (restricted to the term's form); 0.5 for what Ψ lacks."""
     if psi is None:
         return START_SD * np.eye(size)
     psi = np.asarray(psi, dtype=float)
-    full = np.full(size, psi[0, 0])
-    if psi.shape[0] == size:
-        full = np.diag(psi).copy()
-    if covariance != "unstructured" or psi.shape[0] != size:
-        return np.diag(np.sqrt(np.clip(full, 0.0, None)) + 0.05)
+    if psi.shape[0] != size:  # e.g. an intercept-only start for a term with slopes
+        sd = np.full(size, START_SD)
+        sd[0] = np.sqrt(max(psi[0, 0], 0.0)) + 0.05
+        return np.diag(sd)
+    if covariance != "unstructured":
+        return np.diag(np.sqrt(np.clip(np.diag(psi), 0.0, None)) + 0.05)
     return np.linalg.cholesky(psi + 1e-2 * np.eye(size))
 
 
