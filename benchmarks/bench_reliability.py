@@ -25,13 +25,14 @@ SETUP = {
     "likert_1m_x5": "data = rng.integers(1, 8, (5, 1_000_000)).astype(float)\n"
     "data[rng.random(data.shape) < 0.1] = np.nan",
     "continuous_20k_x3": "data = rng.normal(size=(3, 20_000)) + rng.normal(size=20_000)",
-    "ordinal_1k_x3": "data = np.clip(rng.integers(1, 6, 1000) + rng.integers(-1, 2, (3, 1000)), 1, 5).astype(float)",
+    "ordinal_1k_x3": "truth = rng.integers(1, 6, 1000)\n"
+    "data = np.clip(truth + rng.integers(-1, 2, (3, 1000)), 1, 5).astype(float)",
 }
 
 CALLS = {
-    "ours_alpha": "krippendorff_alpha(data, LEVEL, orient='annotators_x_units').alpha",
+    "ours_alpha": "krippendorff_alpha(data, LEVEL, orient=ORIENT).alpha",
     "theirs_alpha": "krippendorff.alpha(data, level_of_measurement=LEVEL)",
-    "ours_kalpha": "kalpha_bootstrap(data, LEVEL, orient='annotators_x_units', n_resamples=5000, seed=1).ci[0]",
+    "ours_kalpha": "kalpha_bootstrap(data, LEVEL, orient=ORIENT, n_resamples=5000, seed=1).ci[0]",
 }
 
 TEMPLATE = """
@@ -42,6 +43,7 @@ from humaneval.reliability import krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 rng = np.random.default_rng(0)
 LEVEL = {level!r}
+ORIENT = "annotators_x_units"
 {setup}
 best, value, peak = float("inf"), None, 0
 try:
