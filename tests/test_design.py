@@ -378,3 +378,74 @@ def test_cli_reads_a_document_file(tmp_path) -> None:
     assert set(table["document"]) - {""} == {"n1", "n2", "n3", "n4"}
     texts = json.loads((tmp_path / "d.texts.json").read_text())
     assert texts["documents"]["n3"] == "Three"
+
+
+def test_grouped_layout_with_anchor_in_every_group() -> None:
+    systems = ["ref", *(f"m{i}" for i in range(16))]
+    design = generate_design(
+        DesignSpec(
+            documents=10,
+            systems=systems,
+            reference_system="ref",
+            likert_layout="grouped",
+            seed=1,
+            anchor_in_every_group=True,
+            documents_per_block=2,
+            annotators_per_block=2,
+            platform="mturk",
+        )
+    )
+    table = design.table
+    real = table[~table["is_check"]]
+    # 16 other systems in groups of 4 plus the reference: 4 screens of 5 per document
+    assert real.groupby(["annotator_slot", "position"]).size().eq(5).all()
+    assert real.groupby(["annotator_slot", "position"])["document"].nunique().eq(1).all()
+    refs = real[real["system"] == "ref"].sort_values("position")
+    assert refs.groupby(["annotator_slot", "document"]).size().eq(4).all()
+    first = refs.groupby(["annotator_slot", "document"]).head(1)
+    assert (
+        not first["is_anchor_repeat"].any()
+        and (first["field"] == "lk_q0_d" + first["document"].str[1:].astype(int).astype(str) + "_s0").all()
+    )
+    repeats = refs[refs["is_anchor_repeat"]]
+    assert len(repeats) == 3 * 20 and set(repeats["field"].str[-3:]) == {"_r1", "_r2", "_r3"}
+    judged = design.judgements()
+    assert judged.groupby(["annotator", "document", "system"]).size().eq(1).all() and len(judged) == 340
+    slots = [
+        set(map(tuple, g.groupby("position")["system"].apply(sorted)))
+        for _, g in real[real["document"] == real["document"].iloc[0]].groupby("annotator_slot")
+    ]
+    assert slots[0] != slots[1]  # group membership is drawn per annotator
+
+
+def test_warmups_gold_and_da_checks() -> None:
+    fillers = ["alpha text", "beta text", "gamma text"]
+    design = generate_design(
+        DesignSpec(
+            documents=10,
+            systems=["A", "B"],
+            method="da",
+            warmup_items=2,
+            fillers=fillers,
+            check_kinds=("gold", "imc"),
+            seed=5,
+            platform="mturk",
+        )
+    )
+    table = design.table
+    warm = table[table["is_warmup"]]
+    assert all(p == [0, 1] for p in warm.groupby("annotator_slot")["position"].apply(sorted))
+    assert len(design.warmups) == 2 * 6 and {w["filler"] for w in design.warmups} <= {"f0", "f1", "f2"}
+    checks = table[table["is_check"]]
+    assert checks["position"].min() >= 3  # after the warm-ups and never first among the real screens
+    gold = checks[checks["check_kind"] == "gold"]
+    imc = checks[checks["check_kind"] == "imc"]
+    assert len(gold) == len(imc) == 6
+    assert set(gold["check_expected"]) <= {"low", "high"} and set(imc["check_expected"]) <= {"0", "100"}
+    for c in design.checks:
+        if c["kind"] == "gold":
+            same = c["fillers"][0] == c["fillers"][1]
+            assert same == (c["expected"] == "high")
+    assert design.texts.fillers == {"f0": "alpha text", "f1": "beta text", "f2": "gamma text"}
+    assert len(design.judgements()) == 20 * 6 // 2
+    assert Design.from_json(design.to_json()).warmups == design.warmups

@@ -55,9 +55,17 @@ def test_bws_few_subsets_are_all_used_equally() -> None:
 
 def test_bws_design_block_scope_matches_the_acceptance_numbers() -> None:
     design = generate_design(
-        DesignSpec(documents=8, systems=SYSTEMS, method="bws", documents_per_block=4, seed=2,
-                   bws={"scope": "block", "iterations": 30}, checks_per_annotator=1, platform="mturk")
-    )  # fmt: skip
+        DesignSpec(
+            documents=8,
+            systems=SYSTEMS,
+            method="bws",
+            documents_per_block=4,
+            seed=2,
+            bws={"scope": "block", "iterations": 30},
+            checks_per_annotator=1,
+            platform="mturk",
+        )
+    )
     stats = design.balance["bws"]
     assert (stats["pools"], stats["n_tuples"], stats["appearances_min"], stats["appearances_max"]) == (
         2,

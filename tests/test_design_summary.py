@@ -18,8 +18,16 @@ NO_EXTRAS = {"seconds_overhead": 0, "overrecruit_rate": 0}
 
 
 def study(method: str = "likert", checks: int = 2, platform: str = "prolific", **kw):
-    spec = DesignSpec(documents=100, systems=SYSTEMS, reference_system="ref", method=method,
-                      checks_per_annotator=checks, seed=11, platform=platform, **kw)  # fmt: skip
+    spec = DesignSpec(
+        documents=100,
+        systems=SYSTEMS,
+        reference_system="ref",
+        method=method,
+        checks_per_annotator=checks,
+        seed=11,
+        platform=platform,
+        **kw,
+    )
     return generate_design(spec)
 
 
@@ -138,8 +146,21 @@ def test_datasheet_fills_known_fields_and_marks_unknown_ones(tmp_path) -> None:
 
 
 def test_cli_summary_and_json(tmp_path) -> None:
-    args = ["design", "--documents", "100", "--systems", ",".join(SYSTEMS), "--reference", "ref",
-            "--seconds-overhead", "0", "--overrecruit", "0", "--out", str(tmp_path / "d.csv")]  # fmt: skip
+    args = [
+        "design",
+        "--documents",
+        "100",
+        "--systems",
+        ",".join(SYSTEMS),
+        "--reference",
+        "ref",
+        "--seconds-overhead",
+        "0",
+        "--overrecruit",
+        "0",
+        "--out",
+        str(tmp_path / "d.csv"),
+    ]
     result = CliRunner().invoke(main, [*args, "--json", "--datasheet"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)

@@ -38,7 +38,7 @@ _DEFAULTS: dict[str, Any] = {c: "" for c in STR_COLUMNS} | {c: False for c in BO
 @dataclass
 class _Screen:
     entries: list[dict[str, Any]]
-    check: dict[str, Any] | None = None
+    check_id: int | None = None
     key: tuple[str, str] | None = None
 
 
@@ -49,6 +49,7 @@ class _Builder:
     sys_index: dict[str, int] = field(init=False)
     present: set[tuple[str, str]] = field(init=False)
     checks: list[dict[str, Any]] = field(default_factory=list)
+    warmups: list[dict[str, Any]] = field(default_factory=list)
     bws_stats: list[Any] = field(default_factory=list)
     pairs: list[tuple[str, str, str]] = field(default_factory=list)
     n_tuples: int = 0
@@ -135,6 +136,8 @@ class _Builder:
         symbols: np.ndarray | None,
     ) -> list[_Screen]:
         spec = self.spec
+        if spec.likert_layout == "grouped":
+            return self.grouped_screens(docs, rng)
         if spec.order == "balanced":
             by_key = {s.key: s for s in real}
             systems = list(spec.systems)
@@ -157,6 +160,49 @@ class _Builder:
             screens.append(_Screen(entries))
         return screens
 
+    def grouped_screens(self, docs: list[str], rng: np.random.Generator) -> list[_Screen]:
+        """SummEval layout (spec §2.4): groups of ``group_size`` summaries of one document, drawn
+        per slot; with anchors every group holds the reference and its later showings are
+        ``is_anchor_repeat`` with the field suffix ``_r{n}``."""
+        spec = self.spec
+        groups = []
+        for d in docs:
+            systems = self.systems_of(d)
+            anchor = (
+                spec.reference_system
+                if spec.anchor_in_every_group and spec.reference_system in systems
+                else None
+            )
+            others = [systems[i] for i in rng.permutation(len(systems)) if systems[i] != anchor]
+            size = spec.group_size - (anchor is not None)
+            chunks = [others[i : i + size] for i in range(0, len(others), size)] or [[]]
+            groups += [(d, [anchor, *chunk] if anchor else chunk) for chunk in chunks]
+        shown: dict[str, int] = {}
+        screens = []
+        for g in rng.permutation(len(groups)):
+            d, members = groups[g]
+            entries = []
+            for s in (members[i] for i in rng.permutation(len(members))):
+                entry = self.entry(d, s)
+                if s == spec.reference_system and spec.anchor_in_every_group:
+                    repeat = shown.get(d, 0)
+                    shown[d] = repeat + 1
+                    if repeat:
+                        entry.update(is_anchor_repeat=True, field=f"{entry['field']}_r{repeat}")
+                entries.append(entry)
+            screens.append(_Screen(entries))
+        return screens
+
+    def add_warmups(self, screens: list[_Screen], rng: np.random.Generator) -> list[_Screen]:
+        """``warmup_items`` practice screens from filler texts before everything else (spec §2.7)."""
+        n = self.spec.warmup_items
+        fillers = rng.choice(len(self.spec.fillers), n, replace=n > len(self.spec.fillers))
+        self.warmups += [{"position": i, "filler": f"f{f}"} for i, f in enumerate(fillers)]
+        warmups = [
+            _Screen([{"document": "", "system": "", "is_warmup": True, "field": f"wu_{i}"}]) for i in range(n)
+        ]
+        return warmups + screens
+
     def add_checks(
         self, screens: list[_Screen], block_items: list[tuple[str, str]], rng: np.random.Generator
     ) -> list[_Screen]:
@@ -170,7 +216,7 @@ class _Builder:
                 for e in screen.entries:
                     e["screen_has_check"] = True
                 screen.entries.insert(int(rng.integers(len(screen.entries) + 1)), entry)
-                screen.check = entry
+                screen.check_id = len(self.checks) - 1
             return screens
         at = check_positions(len(screens) + n_checks, n_checks, rng, what="screens")
         checks = [
@@ -182,6 +228,9 @@ class _Builder:
     def check_screen(
         self, kind: str, block_items: list[tuple[str, str]], rng: np.random.Generator
     ) -> _Screen:
+        """A stand-alone check screen (spec §2.8): an instruction in place of the summary
+        (likert/da), or an extra tuple/pair in which one entry asks to be chosen (bws/pairwise)
+        among real summaries that are flagged ``is_check`` and never analysed."""
         method = self.spec.method
         if method in ("likert", "da"):
             if kind == "gold":
@@ -191,20 +240,18 @@ class _Builder:
             else:
                 points = self.spec.scale_points
                 expected = str(int(rng.integers(2, points))) if points >= 3 else "1"
-            entry = self.check_entry(kind, expected, rng)
-            return _Screen([entry], check=entry)
-        n_others = self.spec.bws.tuple_size - 1 if method == "bws" else 1
-        picks = rng.choice(len(block_items), min(n_others, len(block_items)), replace=False)
-        expected = ("best" if rng.random() < 0.5 else "worst") if method == "bws" else ""
+            return _Screen([self.check_entry(kind, expected, rng)], check_id=len(self.checks) - 1)
+        n_others = min(self.spec.bws.tuple_size - 1 if method == "bws" else 1, len(block_items))
+        picks = rng.choice(len(block_items), n_others, replace=False)
+        at = int(rng.integers(n_others + 1))
+        side = "A" if at == 0 else "B"
+        expected = ("best" if rng.random() < 0.5 else "worst") if method == "bws" else side
         entry = self.check_entry(kind, expected, rng)
-        others = [
+        entries = [
             self.entry(*block_items[p], is_check=True, check_kind=kind, field=entry["field"]) for p in picks
         ]
-        entries = [entry, *others]
-        entries = [entries[i] for i in rng.permutation(len(entries))]
-        if method == "pairwise":
-            entry["check_expected"] = "A" if entries[0] is entry else "B"
-        return _Screen(entries, check=entry)
+        entries.insert(at, entry)
+        return _Screen(entries, check_id=len(self.checks) - 1)
 
     def check_entry(self, kind: str, expected: str, rng: np.random.Generator) -> dict[str, Any]:
         c = len(self.checks)
@@ -288,6 +335,11 @@ def generate_design(spec: DesignSpec) -> Design:
             slot_rng = stream(spec.seed, "slot", b, k)
             screens = builder.slot_screens(real, docs, slot_rng, k - 1, symbols)
             screens = builder.add_checks(screens, items, slot_rng)
+            first_warmup = len(builder.warmups)
+            if spec.warmup_items:
+                screens = builder.add_warmups(screens, slot_rng)
+            for warmup in builder.warmups[first_warmup:]:
+                warmup["slot"] = slot_name(b, k)
             slot = slot_name(b, k)
             for position, screen in enumerate(screens):
                 for display_pos, entry in enumerate(screen.entries):
@@ -303,9 +355,8 @@ def generate_design(spec: DesignSpec) -> Design:
                             **entry,
                         }
                     )
-                if screen.check is not None:
-                    c = int(screen.check["field"][3:])
-                    builder.checks[c].update(
+                if screen.check_id is not None:
+                    builder.checks[screen.check_id].update(
                         slot=slot,
                         block=b,
                         position=position,
@@ -325,6 +376,7 @@ def generate_design(spec: DesignSpec) -> Design:
         skipped_pairs=tuple(p for p in spec.missing_pairs() if p[0] in kept),
         table=table,
         checks=tuple(builder.checks),
+        warmups=tuple(builder.warmups),
         balance=_balance(spec, builder, table),
         package_version=__version__,
         texts=_texts(spec),

@@ -86,6 +86,7 @@ class Design:
     checks: tuple[dict[str, Any], ...]
     balance: dict[str, Any]
     package_version: str
+    warmups: tuple[dict[str, Any], ...] = ()
     cost: CostSettings | None = None
     texts: DesignTexts | None = None
 
@@ -116,10 +117,11 @@ class Design:
         """The design as the simulator wants it: ``annotator`` (= slot), ``document``, ``system``,
         ``position``, ``block``, ``is_check``, ``display_pos`` — one row per real judgement.
 
-        Warm-up rows are always left out; check rows (whose document/system may be empty) only
-        when ``include_checks`` is false. :func:`humaneval.model.sample_ratings` accepts the result.
+        Warm-up rows and repeated anchor judgements are always left out; check rows (whose
+        document/system may be empty) only when ``include_checks`` is false.
+        :func:`humaneval.model.sample_ratings` accepts the result.
         """
-        rows = self.table[~self.table["is_warmup"]]
+        rows = self.table[~self.table["is_warmup"] & ~self.table["is_anchor_repeat"]]
         if not include_checks:
             rows = rows[~rows["is_check"]]
         return pd.DataFrame(
@@ -181,6 +183,7 @@ class Design:
             "skipped_pairs": [list(p) for p in self.skipped_pairs],
             "slots": slots,
             "checks": list(self.checks),
+            "warmups": list(self.warmups),
             "balance": self.balance,
             "cost_settings": None if self.cost is None else self.cost.to_dict(),
             "summary": self.summary().to_dict(),
@@ -238,6 +241,7 @@ class Design:
             skipped_pairs=tuple(tuple(p) for p in manifest["skipped_pairs"]),
             table=table,
             checks=tuple(manifest["checks"]),
+            warmups=tuple(manifest["warmups"]),
             balance=manifest["balance"],
             package_version=manifest["package_version"],
             cost=None if cost is None else CostSettings(**cost),

@@ -69,7 +69,10 @@ class DesignSpec:
     ``documents`` is a count (ids ``d000``, ``d001``, …), a sequence of ids, or of
     :class:`Document`. Without ``summaries`` every (document, system) pair is assumed to exist;
     ``systems`` then is required. ``family="crossed"`` puts all documents in one block,
-    ``family="nested"`` forces one annotator per block (spec §2.2).
+    ``family="nested"`` forces one annotator per block (spec §2.2). ``likert_layout="grouped"``
+    shows ``group_size`` summaries of a document per screen (SummEval), with the reference in
+    every group when ``anchor_in_every_group``; ``warmup_items`` practice screens built from
+    ``fillers`` open every slot (likert and da).
     """
 
     documents: int | Sequence[str | Document]
@@ -88,6 +91,10 @@ class DesignSpec:
     checks_per_annotator: int = 2
     check_kinds: tuple[str, ...] = ("imc",)
     scale_points: int = 7
+    warmup_items: int = 0
+    likert_layout: Literal["single", "grouped"] = "single"
+    group_size: int = 5
+    anchor_in_every_group: bool = False
     bws: BWSOptions = field(default_factory=BWSOptions)
     pairwise: PairOptions = field(default_factory=PairOptions)
     allow_missing: bool = False
@@ -166,7 +173,7 @@ class DesignSpec:
         _ids("system", self.systems)
         if not self.documents:
             raise DesignError("the design has no documents; give a count ≥ 1 or a list of ids")
-        for name in ("documents_per_block", "annotators_per_block", "scale_points", "round"):
+        for name in ("documents_per_block", "annotators_per_block", "scale_points", "round", "group_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise DesignError(f"{name} must be a whole number ≥ 1, not {value!r}")
@@ -212,8 +219,20 @@ class DesignSpec:
                 raise DesignError(f"gold checks exist for likert and da, not {self.method!r}; use 'imc'")
             if len(self.fillers) < 2:
                 raise DesignError("gold checks are built from filler texts: give at least 2 fillers")
-        if self.order == "balanced" and self.method not in ("likert", "da"):
-            raise DesignError(f"order='balanced' applies to likert and da items, not {self.method!r}")
+        grouped = self.likert_layout == "grouped"
+        if self.order == "balanced" and (self.method not in ("likert", "da") or grouped):
+            raise DesignError("order='balanced' applies to likert and da items in the single layout")
+        _choice("likert_layout", self.likert_layout, ("single", "grouped"))
+        if grouped and self.method != "likert":
+            raise DesignError(f"likert_layout='grouped' applies to likert, not {self.method!r}")
+        if grouped and self.anchor_in_every_group and (self.reference_system is None or self.group_size < 2):
+            raise DesignError("anchor_in_every_group needs a reference_system and group_size ≥ 2")
+        if isinstance(self.warmup_items, bool) or self.warmup_items < 0:
+            raise DesignError(f"warmup_items must be ≥ 0, not {self.warmup_items!r}")
+        if self.warmup_items and (self.method not in ("likert", "da") or grouped):
+            raise DesignError("warm-up screens exist for likert and da items in the single layout")
+        if self.warmup_items and not self.fillers:
+            raise DesignError("warm-up screens are built from filler texts: give fillers")
         self._validate_summaries()
         if self.platform == "prolific" and self.checks_per_annotator < 2:
             warnings.warn(

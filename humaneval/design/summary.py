@@ -166,9 +166,8 @@ def ceil_minor(amount: float) -> float:
 def summarize_design(design: Design) -> DesignSummary:
     """Build the :class:`DesignSummary` of ``design`` with its cost settings (spec §2.11)."""
     table = design.table[~design.table["is_warmup"]]
-    real = table[~table["is_check"]]
-    per_slot = table.groupby("annotator_slot", sort=False)
-    screens = per_slot["position"].nunique()
+    real = table[~table["is_check"] & ~table["is_anchor_repeat"]]
+    screens = design.table.groupby("annotator_slot", sort=False)["position"].nunique()
     judgements = real.groupby("annotator_slot", sort=False).size()
     per_summary = real.groupby(["document", "system"]).size()
     a = design.annotators_per_block
@@ -178,7 +177,7 @@ def summarize_design(design: Design) -> DesignSummary:
         "documents_per_block": max(sizes),
         "documents": sum(sizes) * a,
     }
-    cost, note = _cost(design, table)
+    cost, note = _cost(design, design.table)
     warnings = _warnings(design, sizes, a)
     return DesignSummary(
         design_id=design.design_id,
@@ -227,18 +226,21 @@ def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
         )
     if math.isnan(base):
         return None, source
-    per_screen = table.groupby(["annotator_slot", "position"], sort=False).agg(
-        size=("is_check", "size"), checks=("is_check", "sum")
-    )
+    extra = table["is_check"] | table["is_warmup"]
+    per_screen = table.assign(extra=extra).groupby(["annotator_slot", "position"], sort=False)
+    per_screen = per_screen.agg(size=("extra", "size"), extra=("extra", "sum"))
+    real_size = per_screen["size"] - per_screen["extra"]
     if design.method == "rank":
         # a ranking screen's time scales with its number of real summaries; embedded checks add a fixed time
-        real_size = per_screen["size"] - per_screen["checks"]
         screen_seconds = base * real_size / n_systems
-        check_seconds = per_screen["checks"] * settings.seconds_per_check
+        check_seconds = per_screen["extra"] * settings.seconds_per_check
+    elif design.method in ("likert", "da"):
+        # seconds per item; a grouped screen holds several items; check and warm-up screens cost one item
+        screen_seconds = base * real_size
+        check_seconds = base * (real_size == 0)
     else:
-        is_check_screen = per_screen["checks"] > 0
-        screen_seconds = base * (~is_check_screen)
-        check_seconds = base * is_check_screen
+        screen_seconds = base * (real_size == per_screen["size"])
+        check_seconds = base * (real_size < per_screen["size"])
     slot_real = screen_seconds.groupby(level=0, sort=False).sum()
     slot_total = slot_real + check_seconds.groupby(level=0, sort=False).sum()
     longest = float(slot_total.max()) + settings.seconds_overhead
