@@ -1,0 +1,179 @@
+"""``humaneval score faithfulness|bias|coherence INPUT``: the bundled offline scorers."""
+
+from __future__ import annotations
+
+import click
+
+from humaneval.cli._common import emit, json_option
+from humaneval.errors import RatingsError
+
+
+def _out_option(func):
+    return click.option(
+        "--out",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Write the table here (.csv, .tsv or .jsonl) instead of printing it.",
+    )(func)
+
+
+def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
+    from humaneval.tables import write_table
+
+    if out:
+        write_table(table, out)
+    payload = {**payload, "out": out, "rows": table}
+    header = "\n".join(f"{k}: {payload[k]}" for k in ("scorer", "method") if k in payload)
+    emit(
+        payload,
+        as_json,
+        lambda: (
+            header + (f"\nwrote {len(table)} rows to {out}" if out else "\n" + table.to_string(index=False))
+        ),
+    )
+
+
+@click.group()
+def command() -> None:
+    """Score summaries with the bundled offline scorers; outputs join with ``humaneval metaeval``."""
+
+
+@command.command("faithfulness")
+@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.option(
+    "--backend",
+    type=click.Choice(["nli", "summac-zs", "lexical"]),
+    default="nli",
+    show_default=True,
+    help="lexical is the labelled non-NLI fallback.",
+)
+@click.option(
+    "--model", default=None, help="Local NLI model directory or pkg:PACKAGE/SUBDIR [$HUMANEVAL_NLI_MODEL]."
+)
+@click.option(
+    "--k", type=click.IntRange(min=1), default=15, show_default=True, help="MC-dropout passes (1 = off)."
+)
+@click.option("--mode", type=click.Choice(["e-c", "e", "c"]), default="e-c", show_default=True)
+@click.option(
+    "--pair-mode", type=click.Choice(["e", "e-c"]), default="e", show_default=True, help="summac-zs only."
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=8), default=512, show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--label-order", default=None, help="Comma-separated label of every model output, in order.")
+@_out_option
+@json_option
+def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_size, max_length, device,
+                 label_order, out, as_json) -> None:  # fmt: skip
+    """Faithfulness of each summary to its source (columns document, system, source, summary)."""
+    from humaneval.scorers.faithfulness import score_faithfulness
+    from humaneval.scorers.inputs import metric_table, read_text_table
+
+    frame = read_text_table(input_path, ("document", "system", "source", "summary"))
+    options = {}
+    if backend == "nli":
+        options = {"k": k, "mode": mode, "seed": seed}
+    elif backend == "summac-zs":
+        options = {"k": k, "pair_mode": pair_mode, "seed": seed}
+    common = {"model": model, "max_length": max_length, "batch_size": batch_size, "device": device}
+    if label_order:
+        common["label_order"] = [s.strip() for s in label_order.split(",")]
+    result = score_faithfulness(
+        frame["source"].tolist(), frame["summary"].tolist(), backend=backend,
+        **({} if backend == "lexical" else common), **options,
+    )  # fmt: skip
+    meta = {key: value for key, value in result.meta.items() if key != "sd"}
+    table = metric_table(frame, result, "faithfulness")
+    _finish(table, {"scorer": "faithfulness", "method": result.method, "meta": meta}, out, as_json)
+
+
+@command.command("coherence")
+@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.option("--builder", type=click.Choice(["auto", "spacy", "lexical"]), default="auto", show_default=True)
+@click.option("--spacy-model", default=None, help="Installed spaCy pipeline (name or path) with a parser.")
+@click.option(
+    "--weights",
+    type=click.Choice(["syntactic", "count", "unweighted"]),
+    default="syntactic",
+    show_default=True,
+)
+@click.option("--no-distance-discount", is_flag=True, help="Do not divide arc weights by sentence distance.")
+@_out_option
+@json_option
+def coherence(input_path, builder, spacy_model, weights, no_distance_discount, out, as_json) -> None:
+    """Entity-graph coherence of each summary (columns document, system, summary)."""
+    from humaneval.scorers.coherence import entity_graph_coherence
+    from humaneval.scorers.inputs import metric_table, read_text_table
+
+    frame = read_text_table(input_path, ("document", "system", "summary"))
+    result = entity_graph_coherence(
+        frame["summary"].tolist(),
+        builder=builder,
+        nlp=spacy_model,
+        weights=weights,
+        distance_discount=not no_distance_discount,
+    )
+    table = metric_table(frame, result, "coherence")
+    _finish(table, {"scorer": "coherence", "method": result.method, "meta": result.meta}, out, as_json)
+
+
+@command.command("bias")
+@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.option(
+    "--measure",
+    "measures",
+    multiple=True,
+    type=click.Choice(["word_list_inclusion", "entity_inclusion", "hallucination", "distinguishability"]),
+    help="Measures to compute (repeatable; default: those the input's columns support).",
+)
+@click.option("--spacy-model", default=None, help="Installed spaCy pipeline for PERSON entities [heuristic].")
+@click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
+@click.option(
+    "--name-table", type=click.Path(dir_okay=False), default=None, help="Table with columns name, group."
+)
+@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@_out_option
+@json_option
+def bias(input_path, measures, spacy_model, smoothing, name_table, n_resamples, seed, out, as_json) -> None:
+    """Bias scores per system with bootstrap CIs over documents (d) and name samples (s).
+
+    Columns: document (or cluster), system, source, summary; optional sample, group, entities.
+    """
+    from humaneval.scorers.bias import bias_report
+    from humaneval.scorers.inputs import read_text_table
+    from humaneval.scorers.ner import spacy_persons
+    from humaneval.tables import read_table
+
+    frame = read_text_table(input_path, ("system", "source", "summary"))
+    if "cluster" not in frame.columns:
+        if "document" not in frame.columns:
+            raise RatingsError(f"{input_path}: needs a cluster or document column (the original document)")
+        frame["cluster"] = frame["document"]
+    if not measures:
+        measures = ["word_list_inclusion", "hallucination"]
+        if "entities" in frame.columns:
+            measures.insert(1, "entity_inclusion")
+        if "group" in frame.columns:
+            measures.append("distinguishability")
+    table = None
+    if name_table:
+        names = read_table(name_table, what="name table")
+        if not {"name", "group"} <= set(names.columns):
+            raise RatingsError(
+                f"{name_table}: needs columns name and group; found {', '.join(names.columns)}"
+            )
+        table = dict(zip(names["name"].astype(str), names["group"].astype(str), strict=True))
+    report = bias_report(
+        frame,
+        ner=spacy_persons(spacy_model) if spacy_model else None,
+        measures=tuple(measures),
+        smoothing=smoothing,
+        table=table,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    ner = f"spacy:{spacy_model}" if spacy_model else "heuristic-capitalised-runs"
+    _finish(report, {"scorer": "bias", "method": f"bias (persons: {ner})", "n_resamples": n_resamples,
+                     "seed": seed}, out, as_json)  # fmt: skip
