@@ -1,0 +1,142 @@
+"""Inference for meta-evaluation: vectorised bootstrap = naive scipy loop (spec §3.1–3.2),
+permutation test (§3.3), Williams (§3.5) and Fisher-z (§3.6) test vectors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from humaneval.metaeval import align, read_scores
+from humaneval.metaeval.bootstrap import _counts, bootstrap, level_samples, resample_indices
+from humaneval.metaeval.levels import measure
+from humaneval.metaeval.report import per_system_intervals
+from humaneval.metaeval.significance import (
+    _SwapForms,
+    fisher_ci,
+    permutation_test,
+    williams_compare,
+    williams_test,
+)
+from tests.conftest import shared_file
+
+
+@pytest.fixture(scope="module")
+def scores():
+    root = shared_file("summeval-coherence-scores")
+    human = read_scores(root / "human.csv")
+    names = ("bartscore", "gruen", "random")
+    return align(human, {n: read_scores(root / f"{n}.csv") for n in names})
+
+
+def _naive(H, P, rows, cols):
+    """Resampled matrices and a plain scipy loop per measure."""
+    out = {level: [] for level in ("sys", "sum", "pair", "intra", "acc")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r, c in zip(rows, cols, strict=True):
+            Hb, Pb = H[r][:, c], P[r][:, c]
+            out["sys"].append(stats.kendalltau(Hb.mean(1), Pb.mean(1)).statistic)
+            out["sum"].append(stats.kendalltau(Hb.ravel(), Pb.ravel()).statistic)
+            out["pair"].append(
+                np.nanmean([stats.kendalltau(Hb[:, d], Pb[:, d]).statistic for d in range(Hb.shape[1])])
+            )
+            out["intra"].append(
+                np.nanmean([stats.kendalltau(Hb[s], Pb[s]).statistic for s in range(Hb.shape[0])])
+            )
+            dh, dp = Hb[:, None] - Hb[None], Pb[:, None] - Pb[None]
+            out["acc"].append(((dh > 0) & (dp > 0)).sum() / (dh > 0).sum())
+    return {k: np.array(v) for k, v in out.items()}
+
+
+@pytest.mark.parametrize("mode", ["both", "documents", "systems"])
+def test_vectorised_bootstrap_equals_naive_loop(scores, mode):
+    H, P = scores.human, scores.metrics["bartscore"]
+    rows, cols = resample_indices(*H.shape, mode, 100 if mode == "both" else 15, seed=11)
+    ours = level_samples(H, P, None, _counts(rows, 17), _counts(cols, 100))
+    ref = _naive(H, P, rows, cols)
+    for level, values in ref.items():
+        np.testing.assert_allclose(ours[level], values, atol=1e-10, err_msg=f"{mode} {level}")
+
+
+def test_weighted_pearson_spearman_equal_resampled_scipy(scores):
+    H, P = scores.human, scores.metrics["gruen"]
+    rows, cols = resample_indices(*H.shape, "both", 5, seed=2)
+    for coefficient, f in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
+        ours = level_samples(
+            H, P, ("sum", "intra", "sys"), _counts(rows, 17), _counts(cols, 100), coefficient
+        )
+        for b in range(5):
+            Hb, Pb = H[rows[b]][:, cols[b]], P[rows[b]][:, cols[b]]
+            assert ours["sum"][b] == pytest.approx(f(Hb.ravel(), Pb.ravel()).statistic, abs=1e-10)
+            assert ours["sys"][b] == pytest.approx(f(Hb.mean(1), Pb.mean(1)).statistic, abs=1e-10)
+            intra = np.mean([f(Hb[s], Pb[s]).statistic for s in range(17)])
+            assert ours["intra"][b] == pytest.approx(intra, abs=1e-10)
+
+
+def test_bootstrap_is_seeded_paired_and_brackets_the_estimate(scores):
+    metrics = {k: scores.metrics[k] for k in ("bartscore", "gruen")}
+    first = bootstrap(scores.human, metrics, ("pair", "intra"), n_resamples=200, seed=5)
+    again = bootstrap(scores.human, metrics, ("pair", "intra"), n_resamples=200, seed=5)
+    assert first.table.equals(again.table)
+    row = first.table.set_index(["metric", "level"]).loc[("bartscore", "pair")]
+    assert row["estimate"] == pytest.approx(0.4325, abs=1e-4)
+    assert row["ci_low"] < row["estimate"] < row["ci_high"] and row["n_valid"] == 200
+    diff = first.difference("bartscore", "gruen").set_index("level")
+    paired = first.samples["bartscore"]["pair"] - first.samples["gruen"]["pair"]
+    assert diff.at["pair", "ci_low"] == pytest.approx(np.quantile(paired, 0.025))
+    assert diff.at["pair", "estimate"] == pytest.approx(0.4325 - 0.3027, abs=2e-4)
+
+
+def test_per_system_intervals_resample_documents_only(scores):
+    H, P = scores.human, scores.metrics["bartscore"]
+    table = per_system_intervals(H, P, n_resamples=50, seed=3)
+    _, cols = resample_indices(*H.shape, "documents", 50, seed=3)
+    s = 4
+    ref = [stats.kendalltau(H[s, c], P[s, c]).statistic for c in cols]
+    assert table["ci_low"].iloc[s] == pytest.approx(np.quantile(ref, 0.025), abs=1e-12)
+    assert (table["ci_low"] <= table["estimate"]).all() and (table["estimate"] <= table["ci_high"]).all()
+
+
+@pytest.mark.parametrize("level", ["pair", "intra", "sum", "acc"])
+def test_permutation_swap_forms_equal_direct_evaluation(scores, level):
+    H, A, B = scores.human, scores.metrics["bartscore"], scores.metrics["gruen"]
+    rng = np.random.default_rng(0)
+    z = (rng.random((3, 17, 1)) < 0.5) ^ (rng.random((3, 1, 100)) < 0.5)
+    em_a, em_b = _SwapForms(H, A, B, level, "kendall")(z)
+    for r in range(3):
+        assert em_a[r] == pytest.approx(measure(H, np.where(z[r], B, A), level).estimate, abs=1e-10)
+        assert em_b[r] == pytest.approx(measure(H, np.where(z[r], A, B), level).estimate, abs=1e-10)
+
+
+def test_permutation_test(scores):
+    H, A, R = scores.human, scores.metrics["bartscore"], scores.metrics["random"]
+    better = permutation_test(H, A, R, "pair", n_permutations=200, seed=1)
+    assert better.delta == pytest.approx(0.4325 - 0.0035, abs=2e-4)
+    assert better.p_value == pytest.approx(1 / 201)
+    worse = permutation_test(H, R, A, "pair", n_permutations=200, seed=1)
+    assert worse.p_value > 0.9
+    same = permutation_test(H, A, A, "sys", n_permutations=50, seed=1, coefficient="pearson")
+    assert same.delta == 0 and same.p_value == 1.0
+
+
+def test_williams_and_fisher_vectors():
+    result = williams_test(0.6, 0.4, 0.5, 100)
+    assert result.K == pytest.approx(0.47)
+    assert result.t == pytest.approx(2.448709, abs=1e-6)
+    assert result.p_value == pytest.approx(0.008066, abs=1e-6)
+    assert williams_test(0.6, 0.4, 0.5, 100, "two-sided").p_value == pytest.approx(0.016132, abs=1e-6)
+    np.testing.assert_allclose(fisher_ci(0.5, 100, "pearson"), [0.336643, 0.634140], atol=1e-6)
+    np.testing.assert_allclose(fisher_ci(0.5, 100, "kendall"), [0.394458, 0.592522], atol=1e-6)
+    assert fisher_ci(1.0, 10) == (1.0, 1.0)
+    assert np.isnan(fisher_ci(0.3, 4, "kendall")[0])
+
+
+def test_williams_compare_at_system_level(scores):
+    H, A, B = scores.human, scores.metrics["bartscore"], scores.metrics["gruen"]
+    result = williams_compare(H, A, B, "sys")
+    assert result.n == 17 and result.r12 == pytest.approx(0.7206, abs=1e-4)
+    assert result.r13 == pytest.approx(0.7794, abs=1e-4)
+    assert result.p_value > 0.5
