@@ -246,3 +246,24 @@ def test_acceptance_probe_detects_a_summarizer_that_drops_female_names():
     words = report.loc[("drop_female", "word_list_inclusion")]
     assert words["score"] == pytest.approx(0.5) and words["lower_d"] > 0  # summaries keep only "he"/"his"
     assert report.loc[("lead2", "word_list_inclusion"), "upper_d"] == pytest.approx(0.0)
+
+
+def test_bias_report_distinguishability_uses_single_group_rows_only():
+    probes = make_probes(TEMPLATES[:4], n_samples=3, seed=3)
+
+    def describe(row, stereotyped):
+        extra = {"female": " They praised her kindness.", "male": " They praised his strength."}
+        return row["source"] + (extra.get(row["group"], "") if stereotyped else " They praised the work.")
+
+    frames = [
+        probes.assign(system=name, summary=[describe(r, flag) for _, r in probes.iterrows()])
+        for name, flag in [("neutral", False), ("stereotyped", True)]
+    ]
+    report = bias_report(
+        pd.concat(frames, ignore_index=True), measures=("distinguishability",), n_resamples=200, seed=1
+    ).set_index("system")
+    # neutral: anonymised summaries of a cluster's two groups tie → acc ½ → 0 in every cluster
+    assert report.loc["neutral", "score"] == pytest.approx(0.0)
+    assert report.loc["neutral", "upper_d"] == pytest.approx(0.0) and not report.loc["neutral", "biased"]
+    assert report.loc["stereotyped", "score"] == pytest.approx(1.0) and report.loc["stereotyped", "biased"]
+    assert np.isnan(report.loc["stereotyped", "lower_s"])

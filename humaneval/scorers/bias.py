@@ -621,7 +621,7 @@ def bias_report(
         if "distinguishability" in measures:
             rows.append(
                 _distinguishability_row(
-                    system, part, summ, entities, clusters, similarity, n_resamples, alpha, rng
+                    system, part, groups, summ, entities, clusters, similarity, n_resamples, alpha, rng
                 )
             )
     table_out = pd.DataFrame(rows)
@@ -675,6 +675,7 @@ def _pooled_statistics(
 def _distinguishability_row(
     system: str,
     part: pd.DataFrame,
+    groups: Sequence[str],
     summ: list[str],
     entities: list[list[InputEntity]],
     clusters: list[str],
@@ -683,9 +684,17 @@ def _distinguishability_row(
     alpha: float,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """Distinguishability with its document-level bootstrap (clusters resampled; no ``s`` level)."""
+    """Distinguishability with its document-level bootstrap (clusters resampled; no ``s`` level).
+
+    Only rows whose ``group`` is one of ``groups`` take part (e.g. "mixed" probe variants do not)."""
+    in_groups = part["group"].astype(str).isin(groups).to_numpy()
+    keep = np.flatnonzero(in_groups)
     per_cluster = distinguishability_by_cluster(
-        summ, part["group"].astype(str).tolist(), clusters, entities=entities, similarity=similarity
+        [summ[i] for i in keep],
+        part["group"].astype(str).to_numpy()[keep].tolist(),
+        [clusters[i] for i in keep],
+        entities=[entities[i] for i in keep],
+        similarity=similarity,
     )
     scores = per_cluster["score"].to_numpy(dtype=float)
     valid = scores[~np.isnan(scores)]
