@@ -170,6 +170,9 @@ class DesignSpec:
         for kind in self.check_kinds:
             _choice("check kind", kind, CHECK_KINDS)
         _ids("document", self.document_ids)
+        for d in self.documents:
+            if d.text is not None and not d.text.strip():
+                raise DesignError(f"document {d.id!r} has an empty text; give its text or leave it out")
         _ids("system", self.systems)
         if not self.documents:
             raise DesignError("the design has no documents; give a count ≥ 1 or a list of ids")
