@@ -304,16 +304,24 @@ def power(
 
 
 def sweep(
-    designs: Sequence[SimDesign | str], model: OrdinalModel | str | Path | None = None, **options
+    designs: Sequence[SimDesign | str],
+    model: OrdinalModel | str | Path | None = None,
+    *,
+    checkpoint_dir: str | Path | None = None,
+    **options: Any,
 ) -> pd.DataFrame:
-    """:func:`simulate` over several designs; the ``pair == "all"`` rows with the design as columns."""
+    """:func:`simulate` over several designs: the ``pair == "all"`` rows with the design as columns.
+
+    With ``checkpoint_dir`` each design streams to ``<dir>/<BxDxA>.jsonl`` (resumable).
+    """
     frames = []
     for design in designs:
+        design = SimDesign.parse(design) if isinstance(design, str) else design
+        if checkpoint_dir is not None:
+            options["checkpoint"] = Path(checkpoint_dir) / f"{design.label}.jsonl"
         result = simulate(model, design, **options)
-        info = result.config.design.to_dict()
-        frames.append(
-            result.overall().assign(
-                **{k: info[k] for k in ("blocks", "docs", "annotators", "total_annotators")}
-            )
-        )
+        info = design.to_dict()
+        columns = {k: info[k] for k in ("blocks", "docs", "annotators", "total_annotators")}
+        rungs = ", ".join(f"{k}: {v}" for k, v in sorted(result.rungs.items()))
+        frames.append(result.overall().assign(**columns, rungs=rungs))
     return pd.concat(frames, ignore_index=True)
