@@ -91,11 +91,7 @@ def kalpha_bootstrap(
 ) -> AlphaBootstrap:
     """Krippendorff's bootstrap of α with fixed :math:`D_e` (spec §2.5)."""
     _check_resamples(n_resamples, confidence)
-    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
-    prep = prepare(rd, level)
-    d_o, d_e = disagreements(prep)
-    if d_e == 0:
-        raise InsufficientDataError("α is undefined (all pairable values identical), so it has no bootstrap")
+    prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
     n = len(prep.x)
     n_units = int(prep.unit.max()) + 1
     draws = round(n * (n / n_units - 1) / 2)
@@ -125,11 +121,8 @@ def unit_bootstrap(
     recompute α, :math:`D_e` included. ``resample`` is ``"unit"`` or a unit column such as
     ``"document"`` (the default: summaries of one document are dependent)."""
     _check_resamples(n_resamples, confidence)
-    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
-    prep = prepare(rd, level)
-    d_o, d_e = disagreements(prep)
-    if d_e == 0:
-        raise InsufficientDataError("α is undefined (all pairable values identical), so it has no bootstrap")
+    prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
+    rd = prep.data
     pairable_units = np.flatnonzero(np.bincount(rd.unit) >= 2)
     if resample == "unit":
         cluster_of_unit = np.arange(len(pairable_units))
@@ -154,6 +147,22 @@ def unit_bootstrap(
         len(samples) - len(defined),
         used_seed,
     )
+
+
+def _observed(
+    data: AlphaInput,
+    level: LevelArg,
+    unit: Sequence[str] | None,
+    orient: Orient | None,
+    value_domain: Sequence[object] | None,
+) -> tuple[Prepared, float, float]:
+    """Prepared pairable data and the observed :math:`(D_o, D_e)`; undefined α has no bootstrap."""
+    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
+    prep = prepare(rd, level)
+    d_o, d_e = disagreements(prep)
+    if d_e == 0:
+        raise InsufficientDataError("α is undefined (all pairable values identical), so it has no bootstrap")
+    return prep, d_o, d_e
 
 
 def _check_resamples(n_resamples: int, confidence: float) -> None:
