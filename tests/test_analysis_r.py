@@ -97,7 +97,8 @@ def test_cli_reports_the_fit(intercepts, likert, monkeypatch):
 
 @pytest.mark.slow
 def test_uncorrelated_fit_matches_spec_and_is_singular_not_failed(likert):
-    """Spec §5.7 lower rung (30 s idle, 90 s on a busy machine, hence slow): two annotator slope variances at 0 are a boundary warning."""
+    """Spec §5.7 lower rung (30 s idle, 90 s on a busy machine, hence slow): two annotator slope
+    variances at 0 are a boundary warning."""
     with pytest.warns(UserWarning, match="singular"):
         fit = fit_clmm(likert, engine="r", structure="uncorrelated")
     assert fit.structure == "uncorrelated" and not fit.fallbacks
