@@ -10,6 +10,7 @@ from humaneval.design.bws import BWSBalance, bws_balance, bws_tuples
 from humaneval.design.generate import generate_design
 from humaneval.design.pairwise import PairBalance, pair_balance, pair_schedule, round_robin
 from humaneval.design.plan import Design, DesignTexts
+from humaneval.design.recheck import recheck_design, revisit
 from humaneval.design.spec import BWSOptions, DesignSpec, Document, PairOptions, Summary
 from humaneval.design.summary import CostSettings, DesignSummary
 from humaneval.design.table import DESIGN_COLUMNS, read_design_csv, write_design_csv
@@ -36,6 +37,8 @@ __all__ = [
     "pair_balance",
     "pair_schedule",
     "read_design_csv",
+    "recheck_design",
+    "revisit",
     "round_robin",
     "write_design_csv",
 ]

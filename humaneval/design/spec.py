@@ -281,9 +281,10 @@ def text_digest(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def design_id(spec: DesignSpec) -> str:
+def design_id(spec: DesignSpec | dict[str, Any]) -> str:
     """First 16 hex digits of SHA-256 over the canonical spec JSON (texts as digests, spec §2.12)."""
-    canonical = json.dumps(spec.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    data = spec.to_dict() if isinstance(spec, DesignSpec) else spec
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]
 
 

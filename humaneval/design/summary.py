@@ -226,6 +226,8 @@ def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
         )
     if math.isnan(base):
         return None, source
+    if table.empty:
+        return None, "the design has no screens"
     extra = table["is_check"] | table["is_warmup"]
     per_screen = table.assign(extra=extra).groupby(["annotator_slot", "position"], sort=False)
     per_screen = per_screen.agg(size=("extra", "size"), extra=("extra", "sum"))

@@ -78,7 +78,7 @@ def normalise_table(frame: pd.DataFrame) -> pd.DataFrame:
         elif column in BOOL_COLUMNS:
             out[column] = values.map(_as_bool).astype(bool)
         else:
-            out[column] = values.fillna("").astype(str)
+            out[column] = values.astype(object).where(values.notna(), "").astype(str)
     return pd.DataFrame(out).reset_index(drop=True)
 
 
