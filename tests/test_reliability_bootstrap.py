@@ -74,3 +74,14 @@ def test_unit_bootstrap_on_units_recovers_alpha():
     boot = unit_bootstrap(data, "ordinal", orient=ROWS, resample="unit", n_resamples=1000, seed=2)
     assert np.median(boot.samples) == pytest.approx(boot.alpha, abs=0.01)
     assert boot.ci[1] - boot.ci[0] < 0.15
+
+
+def test_alias_table_reproduces_the_pair_probabilities():
+    from humaneval.reliability.bootstrap import _alias_table
+
+    probs = np.random.default_rng(3).random(200) ** 3
+    probs /= probs.sum()
+    accept, alias = _alias_table(probs)
+    k = len(probs)
+    implied = accept / k + np.bincount(alias, (1 - accept) / k, minlength=k)
+    np.testing.assert_allclose(implied, probs, atol=1e-15)

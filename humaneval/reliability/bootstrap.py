@@ -5,7 +5,7 @@ macro): :math:`D_e` stays fixed; each resample draws :math:`M=\\mathrm{round}(n(
 value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\delta_{ck}`,
 :math:`\\alpha^*=\\max(-1, 1-D_o^*/D_e)`. Cells with equal distance are merged before drawing
 (a sum of multinomial cells is multinomial), so Likert data draw from at most V(V-1)/2+1
-categories; data with many distinct distances draw pair indices by inverse-CDF sampling, which
+categories; data with many distinct distances draw pair indices from an alias table, which
 never builds the V×V matrix.
 
 §2.6: the unit-level bootstrap resamples documents (default) or units with replacement and
@@ -208,14 +208,32 @@ def _draw_mean_distance(
     if len(distances) <= _MULTINOMIAL_MAX_CELLS:
         counts = rng.multinomial(draws, probs, size=n_resamples)
         return counts @ distances / draws
-    cdf = np.cumsum(probs)
+    accept, alias = _alias_table(probs)
     per_chunk = max(1, _DRAW_CHUNK // max(draws, 1))
     out = np.empty(n_resamples)
     for lo in range(0, n_resamples, per_chunk):
         size = min(per_chunk, n_resamples - lo)
-        idx = np.searchsorted(cdf, rng.random((size, draws)) * cdf[-1], side="right")
-        out[lo : lo + size] = distances[np.minimum(idx, len(distances) - 1)].mean(axis=1)
+        idx = rng.integers(0, len(probs), (size, draws))
+        idx = np.where(rng.random((size, draws)) < accept[idx], idx, alias[idx])
+        out[lo : lo + size] = distances[idx].mean(axis=1)
     return out
+
+
+def _alias_table(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table (Vose's construction): draw a cell uniformly, keep it with probability
+    ``accept`` or take its ``alias``; O(1) per draw."""
+    k = len(probs)
+    scaled = probs * k
+    accept = np.ones(k)
+    alias = np.arange(k)
+    small = [i for i in range(k) if scaled[i] < 1.0]
+    large = [i for i in range(k) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        accept[s], alias[s] = scaled[s], g
+        scaled[g] -= 1.0 - scaled[s]
+        (small if scaled[g] < 1.0 else large).append(g)
+    return accept, alias
 
 
 def _cluster_resamples(
