@@ -140,3 +140,34 @@ def test_williams_compare_at_system_level(scores):
     assert result.n == 17 and result.r12 == pytest.approx(0.7206, abs=1e-4)
     assert result.r13 == pytest.approx(0.7794, abs=1e-4)
     assert result.p_value > 0.5
+
+
+def test_bootstrap_with_missing_cells_equals_naive_loop():
+    rng = np.random.default_rng(8)
+    H = rng.integers(1, 6, (6, 12)).astype(float)
+    P = H + rng.normal(scale=2, size=H.shape)
+    H[rng.random(H.shape) < 0.1] = np.nan
+    P[rng.random(P.shape) < 0.1] = np.nan
+    rows, cols = resample_indices(*H.shape, "both", 30, seed=1)
+    ours = level_samples(H, P, None, _counts(rows, 6), _counts(cols, 12))
+
+    def tau(x, y):
+        keep = ~np.isnan(x + y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return stats.kendalltau(x[keep], y[keep]).statistic if keep.sum() >= 2 else np.nan
+
+    for b in range(30):
+        Hb, Pb = H[rows[b]][:, cols[b]], P[rows[b]][:, cols[b]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = {
+                "sys": tau(np.nanmean(Hb, 1), np.nanmean(Pb, 1)),
+                "sum": tau(Hb.ravel(), Pb.ravel()),
+                "pair": np.nanmean([tau(Hb[:, d], Pb[:, d]) for d in range(12)]),
+                "intra": np.nanmean([tau(Hb[s], Pb[s]) for s in range(6)]),
+            }
+        for level, value in ref.items():
+            assert (np.isnan(value) and np.isnan(ours[level][b])) or ours[level][b] == pytest.approx(
+                value, abs=1e-10
+            ), (b, level)
