@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -196,3 +197,45 @@ def test_import_without_r_and_clear_message():
     assert out.returncode == 0, out.stderr
     assert "apt-get install r-base-core r-cran-ordinal r-cran-emmeans" in out.stdout
     assert 'pip install "humaneval[r]"' in out.stdout
+
+
+def test_native_engine_dispatch_and_cli(likert_path):
+    """engine="native" goes to humaneval.clmm; the intercepts fit matches the spec §5.7 R numbers."""
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+
+    result = CliRunner().invoke(
+        main, ["analyze", str(likert_path), "--engine", "native", "--model", "intercepts", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["engine"] == "native" and payload["model_used"] == "intercepts"
+    beta = {row["system"]: row["estimate"] for row in payload["fixed_effects"]}
+    assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(
+        [-0.2268, 1.1858, 0.6246, -1.0316], abs=1e-3
+    )
+    assert payload["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)
+    labels = {g["system"]: g["label"] for g in payload["groups"]}
+    assert labels == {
+        "BART": "5.25 (1)",
+        "onmt_pg": "4.81 (2)",
+        "__REFERENCE__": "4.33 (3/4)",
+        "abssentrw": "4.17 (3/4)",
+        "seneca": "3.52 (5)",
+    }
+
+
+def test_cli_classic_test_warns_about_dependent_units(likert_path):
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+
+    result = CliRunner().invoke(main, ["analyze", str(likert_path), "--test", "ttest"])
+    assert result.exit_code == 0
+    assert "share annotators or documents" in result.stderr
+    clustered = CliRunner().invoke(
+        main, ["analyze", str(likert_path), "--test", "ttest", "--aggregate", "cluster"]
+    )
+    assert "share annotators" not in clustered.stderr
+    assert "BART - onmt_pg" in clustered.stdout
