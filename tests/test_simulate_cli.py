@@ -1,0 +1,141 @@
+"""``humaneval power``: JSON schema, checkpoint/resume, budget mode, one-line errors; CLMM simulations."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.errors import FitFailedError
+from humaneval.model import default_model
+from humaneval.simulate import procedures as procedures_module
+from humaneval.simulate import simulate
+from humaneval.simulate.procedures import clmm_available
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_power_json_schema(tmp_path):
+    model = default_model().to_json(tmp_path / "m.json")
+    result = run(
+        "power", "--model", str(model), "--design", "blocks=6,docs=5,annotators=2",
+        "--tests", "ttest,artagg", "--trials", "40", "--seed", "3", "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["kind"] == "power"
+    assert payload["design"] == {
+        "blocks": 6, "docs": 5, "annotators": 2, "family": "crossed_in_blocks",
+        "total_annotators": 12, "total_documents": 30,
+    }  # fmt: skip
+    assert payload["model"]["system_names"][0] == "__REFERENCE__"
+    rows = payload["results"]
+    assert {(r["test"], r["aggregate"]) for r in rows} == {
+        ("ttest", "none"), ("ttest", "document"), ("artagg", "cluster"),
+    }  # fmt: skip
+    overall = [r for r in rows if r["pair"] == "all"]
+    assert len(overall) == 3 and len(rows) == 3 * 11
+    for row in rows:
+        assert {"test", "pair", "rate", "mc_se", "n_trials", "n_failed"} <= row.keys()
+        assert row["n_trials"] == 40 and row["n_failed"] == 0
+    # the same run through the API gives the same numbers
+    api = simulate(None, "6x5x2", ("ttest", "artagg"), trials=40, seed=3).results
+    assert [r["rate"] for r in rows] == api["rate"].tolist()
+    assert (tmp_path / "run" / "results.csv").exists()
+    assert len((tmp_path / "run" / "replicates.jsonl").read_text().splitlines()) == 41
+    again = run(
+        "power", "--model", str(model), "--design", "6x5x2", "--tests", "ttest,artagg",
+        "--trials", "40", "--seed", "3", "--out", str(tmp_path / "run"), "--resume", "--json",
+    )  # fmt: skip
+    assert json.loads(again.output)["results"] == rows
+
+
+def test_power_null_text_output():
+    result = run(
+        "power", "--design", "3x10x3", "--tests", "ttest", "--trials", "30", "--null", "--no-progress"
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Type I error of 3x10x3")
+    assert "ttest  none" in result.output
+
+
+def test_budget_mode(tmp_path):
+    result = run(
+        "power", "--target", "0.6", "--blocks", "6,12", "--docs", "5", "--annotators", "1",
+        "--trials", "40", "--wage", "20", "--seconds-per-judgement", "36", "--out", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    costs = [c["cost"] for c in payload["candidates"]]
+    assert costs == pytest.approx([6 * 5 * 5 * 36 / 3600 * 20, 12 * 5 * 5 * 36 / 3600 * 20])
+    assert payload["test"] == "artagg" and (tmp_path / "budget.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--design", "blocks=2"), "lacks"),
+        (("--tests", "anova"), "unknown test"),
+        (("--model", "missing.json"), "no such file"),
+        (("--target", "1.5"), "target power"),
+    ],
+)
+def test_power_errors_are_one_line(args, message):
+    result = run("power", "--trials", "2", "--no-progress", *args)
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_failed_fits_are_counted_never_p_one(monkeypatch):
+    """A fitter that fails every other replicate: failures are counted, not mapped to p = 1."""
+    calls = {"n": 0}
+
+    class Fit:
+        structure = "maximal"
+        diagnostics = type("D", (), {"failed": False, "reasons": ()})()
+
+        def contrasts(self, adjust):
+            from humaneval.analysis.contrasts import pairwise_contrasts
+
+            names = default_model().system_names
+            return pairwise_contrasts(
+                names, np.array([-0.2, 1.4, 0.7, -1.2]), np.eye(4) * 0.04, adjust=adjust
+            )
+
+    def fake_fit(ratings, structure, engine, link, reference):
+        calls["n"] += 1
+        if calls["n"] % 2 == 0:
+            raise FitFailedError("every CLMM fit failed: maximal: max.grad 0.5 > 0.01")
+        return Fit()
+
+    monkeypatch.setattr(procedures_module, "_fit", fake_fit)
+    monkeypatch.setattr(procedures_module, "clmm_available", lambda engine="native": True)
+    result = simulate(None, "6x5x1", ("clmm",), trials=10, seed=1)
+    overall = result.overall().iloc[0]
+    assert overall["n_failed"] == 5
+    # the fake fit finds the 9 pairs with |z| > 1.96 out of 10 every time it succeeds
+    assert overall["rate_successful"] == pytest.approx(0.9)
+    assert overall["rate"] == pytest.approx(0.45)
+    assert result.rungs == {"maximal": 5, "error": 5}
+
+
+needs_native = pytest.mark.skipif(not clmm_available("native"), reason="native CLMM engine not installed")
+
+
+@needs_native
+def test_clmm_power_nested_60x5x1_reaches_the_published_value():
+    """Issue 9 acceptance: nested 60×5×1 power ≥ published 0.928 − Monte-Carlo error (spec §6.5)."""
+    result = simulate(None, "60x5x1", ("clmm",), trials=24, seed=1)
+    overall = result.overall().iloc[0]
+    assert result.config.structure == "nested"
+    se = np.sqrt(0.928 * 0.072 / 24)
+    assert overall["rate_successful"] >= 0.928 - 3 * se
+    per_pair = result.results.set_index("pair")
+    assert per_pair.loc["BART - seneca", "rate"] >= 0.9
+    assert per_pair["sign_error_rate"].max() <= 0.05
+    assert sum(result.rungs.values()) == 24
