@@ -253,3 +253,29 @@ def test_reference_data(fixture, expected, request):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert krippendorff_alpha(ratings).to_dict()["n_coders"] == 60
+
+
+def test_custom_distance_over_many_values_needs_allow_large():
+    data = np.arange(2 * 2600, dtype=float).reshape(2, 2600)
+    with pytest.raises(DataValidationError, match="allow_large"):
+        krippendorff_alpha(data, lambda v: np.abs(np.subtract.outer(v, v)), orient=ROWS)
+
+
+def test_value_counts_array_and_attention_checks():
+    counts = np.array([[2, 0, 0], [1, 1, 0], [0, 1, 2], [0, 0, 1]])
+    by_counts = krippendorff_alpha(from_counts(counts, value_domain=[1, 2, 3]), "interval")
+    matrix = np.array([[1, 1, 2, 3], [1, 2, 3, np.nan], [np.nan, np.nan, 3, np.nan]])
+    assert by_counts.alpha == pytest.approx(
+        krippendorff_alpha(matrix, "interval", orient=ROWS).alpha, abs=1e-15
+    )
+    assert by_counts.n_units_dropped == 1 and by_counts.n_coders is None
+    frame = pd.DataFrame(
+        {
+            "annotator": ["a", "b", "a", "b", "a", "b"],
+            "document": ["d1", "d1", "d2", "d2", "d3", "d3"],
+            "system": ["s"] * 6,
+            "score": [1, 1, 5, 5, 1, 7],
+            "is_check": [False, False, False, False, True, True],
+        }
+    )
+    assert krippendorff_alpha(load_ratings(frame), "interval").alpha == 1.0

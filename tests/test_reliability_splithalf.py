@@ -19,7 +19,7 @@ from humaneval.reliability.curves import (
     time_reliability_curve,
 )
 from humaneval.reliability.splithalf import split_half_reliability
-from humaneval.reliability.timing import load_annotator_times
+from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times
 from tests.conftest import shared_file
 
 matplotlib.use("Agg")
@@ -89,6 +89,9 @@ def test_times_loader():
     assert likert.median() / 60 == pytest.approx(10, abs=0.3)
     with pytest.raises(DataValidationError, match="time_stamp"):
         load_annotator_times(pd.DataFrame({"annotator": [1], "minutes": [2]}))
+    frame = block_study(2, seed=0).assign(seconds=10.0)
+    totals = ratings_annotator_times(load_ratings(frame))
+    assert totals.to_dict() == {f"a{b}_{a}": 80.0 for b in range(2) for a in range(2)}
 
 
 @pytest.mark.parametrize(
