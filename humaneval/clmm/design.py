@@ -41,12 +41,29 @@ class FittedTerm:
 
 
 @dataclass(frozen=True, eq=False)
+class HessianPiece:
+    """One kind of q×q (or q1×q2) block of ΛᵀZᵀWZΛ inside a bucket.
+
+    For a term's own groups (``terms=(f, f)``) each block is Σ_s W_{g,s} A_f[s] A_f[s]ᵀ, with W
+    summed per (group, system); for a pair of terms, each (group, group) cell that shares
+    observations gives Σ_s W_{c,s} A_f[s] A_f′[s]ᵀ, placed at ``flat`` and, transposed, at
+    ``flat_t``. ``key`` maps each observation to its (block, system) bin of the weight sums.
+    """
+
+    terms: tuple[int, int]
+    n_units: int
+    key: np.ndarray
+    flat: np.ndarray
+    flat_t: np.ndarray | None
+
+
+@dataclass(frozen=True, eq=False)
 class Bucket:
     """Observations whose random-effect blocks all have the same dimension ``dim``.
 
     ``block`` is each observation's block (0..n_blocks−1) and ``cols`` its p = Σ q_f local columns,
-    ordered by term; ``flat_g`` and ``flat_h`` index the stacked gradient (n_blocks·dim) and
-    Hessian (n_blocks·dim·dim) so that both are assembled with one ``np.bincount`` each.
+    ordered by term; ``flat_g`` indexes the stacked gradient (n_blocks·dim); ``pieces`` assemble
+    the stacked Hessian (n_blocks·dim·dim) from weight sums per group or cell and system.
     """
 
     obs: np.ndarray
@@ -55,7 +72,7 @@ class Bucket:
     block: np.ndarray
     cols: np.ndarray
     flat_g: np.ndarray
-    flat_h: np.ndarray
+    pieces: tuple[HessianPiece, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +106,7 @@ def fitted_term(term: RandomTerm, data: ClmmData) -> FittedTerm:
 def random_design(data: ClmmData, terms: tuple[RandomTerm, ...]) -> RandomDesign:
     """Lay out the random effects of ``terms`` for ``data`` in independent blocks."""
     fitted = tuple(fitted_term(t, data) for t in terms)
+    n_sys = len(data.systems)
     node_offset = np.cumsum([0] + [t.n_groups for t in fitted])
     n_nodes = int(node_offset[-1])
     node_size = np.concatenate([np.full(t.n_groups, t.size) for t in fitted])
@@ -112,16 +130,22 @@ def random_design(data: ClmmData, terms: tuple[RandomTerm, ...]) -> RandomDesign
     term_of_col = np.concatenate([np.full(t.size, k) for k, t in enumerate(fitted)])
     obs_cols = local[nodes[:, term_of_col]] + offsets[None, :]
 
+    node_block = np.full(n_nodes, -1)
     buckets = []
     for dim in np.unique(comp_dim[obs_comp]):
         comps = np.flatnonzero(comp_dim == dim)
         comps = comps[np.isin(comps, obs_comp)]
         block_of_comp = np.full(comp_dim.size, -1)
         block_of_comp[comps] = np.arange(comps.size)
+        node_block[:] = block_of_comp[comp]
         obs = np.flatnonzero(comp_dim[obs_comp] == dim)
         block = block_of_comp[obs_comp[obs]]
         bcols = obs_cols[obs]
-        base = block[:, None] * dim + bcols
+        pieces = [
+            _piece((k, j), nodes[obs], data.system[obs], n_sys, fitted, node_block, local, int(dim))
+            for k in range(len(fitted))
+            for j in range(k, len(fitted))
+        ]
         buckets.append(
             Bucket(
                 obs=obs,
@@ -129,10 +153,30 @@ def random_design(data: ClmmData, terms: tuple[RandomTerm, ...]) -> RandomDesign
                 dim=int(dim),
                 block=block,
                 cols=bcols,
-                flat_g=base,
-                flat_h=(base[:, :, None] * dim + bcols[:, None, :]),
+                flat_g=block[:, None] * dim + bcols,
+                pieces=tuple(pieces),
             )
         )
     bounds = np.cumsum([0] + [t.size for t in fitted])
     slices = tuple(slice(int(a), int(b)) for a, b in itertools.pairwise(bounds))
     return RandomDesign(fitted, tuple(buckets), slices)
+
+
+def _piece(pair, nodes, system, n_sys, fitted, node_block, local, dim) -> HessianPiece:
+    """Index arrays of the Hessian blocks of one term (pair == (f, f)) or of one pair of terms."""
+    k, j = pair
+    codes = nodes[:, k] * (int(nodes.max()) + 1) + nodes[:, j]
+    units, inverse = np.unique(codes, return_inverse=True)
+    first = np.zeros(units.size, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(inverse.size)[::-1]
+    node_k, node_j = nodes[first, k], nodes[first, j]
+    base = node_block[node_k][:, None, None] * dim
+    rows = local[node_k][:, None, None] + np.arange(fitted[k].size)[None, :, None]
+    cols = local[node_j][:, None, None] + np.arange(fitted[j].size)[None, None, :]
+    return HessianPiece(
+        terms=(k, j),
+        n_units=int(units.size),
+        key=inverse.ravel() * n_sys + system,
+        flat=((base + rows) * dim + cols).ravel(),
+        flat_t=None if k == j else ((base + cols) * dim + rows).ravel(),
+    )

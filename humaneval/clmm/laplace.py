@@ -76,7 +76,7 @@ class LaplaceProblem:
         for k, bucket in enumerate(self.design.buckets):
             vals = np.concatenate([r[self.system[bucket.obs]] for r in rows], axis=1)
             y = self.y[bucket.obs]
-            found = self._bucket(bucket, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
+            found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
             if found is None:
                 return LaplaceValue(-np.inf)
             value, n_iter, parts = found
@@ -89,19 +89,29 @@ class LaplaceProblem:
         grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
         return LaplaceValue(total, g_theta, g_beta[1:], grads, iters)
 
-    def _bucket(self, bucket: Bucket, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
+    def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         nb, m = bucket.n_blocks, bucket.dim
         eye = np.eye(m)
         u = self._modes[k]
+        n_sys = self.n_systems
+        outers = [
+            np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_sys, -1)
+            for p in bucket.pieces
+        ]
 
         def terms_at(u_try, order=2):
             eta = eta_fix + np.einsum("ij,ij->i", vals, u_try[bucket.block[:, None], bucket.cols])
             return obs_terms(theta_ext, y, eta, self.link, order)
 
         def hessian(w):
-            weights = (w[:, None, None] * vals[:, :, None] * vals[:, None, :]).ravel()
-            h = np.bincount(bucket.flat_h.ravel(), weights, minlength=nb * m * m).reshape(nb, m, m)
-            return h + eye
+            h = np.zeros(nb * m * m)
+            for piece, outer in zip(bucket.pieces, outers, strict=True):
+                sums = np.bincount(piece.key, w, minlength=piece.n_units * n_sys).reshape(-1, n_sys)
+                blocks = (sums @ outer).ravel()
+                h[piece.flat] = blocks
+                if piece.flat_t is not None:
+                    h[piece.flat_t] = blocks
+            return h.reshape(nb, m, m) + eye
 
         t = terms_at(u)
         value = t.loglik.sum() - 0.5 * np.sum(u * u)
