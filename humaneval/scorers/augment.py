@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import RatingsError
-from humaneval.scorers.result import ScoreResult, paired_texts
+from humaneval.scorers.result import ScoreResult, paired_texts, values_of
 
 PHRASES: tuple[str, ...] = (
     "Here is what I know:",
@@ -84,14 +84,10 @@ def prefix_invariance(
     """
     src, summ = paired_texts(sources, summaries)
 
-    def run(texts: list[str]) -> np.ndarray:
-        result = scorer(src, texts)
-        return np.asarray(result.values if isinstance(result, ScoreResult) else result, dtype=float)
-
-    base = run(summ)
+    base = values_of(scorer(src, summ))
     rows = []
     for phrase in phrases:
-        delta = run([prefix(phrase, s) for s in summ]) - base
+        delta = values_of(scorer(src, [prefix(phrase, s) for s in summ])) - base
         rows.append(
             {
                 "phrase": phrase,

@@ -78,6 +78,15 @@ class BiasScore:
         return {"measure": self.measure, "score": self.score, "counts": self.counts, "flag": self.flag}
 
 
+NO_WORDS = "no group words on one side"
+NO_HALLUCINATIONS = "no hallucinated person could be classified"
+NO_CLUSTERS = "no cluster has two groups"
+
+
+def _nan_flag(score: float, reason: str) -> str:
+    return reason if math.isnan(score) else ""
+
+
 def _by_group(groups: Sequence[str], values: np.ndarray) -> dict[str, float]:
     return dict(zip(groups, values.tolist(), strict=True))
 
@@ -146,7 +155,7 @@ def word_list_bias(
         "word_list_inclusion",
         score,
         {"summary": _by_group(groups, obs), "source": _by_group(groups, ref)},
-        "no group words on one side" if math.isnan(score) else "",
+        _nan_flag(score, NO_WORDS),
     )
 
 
@@ -342,7 +351,7 @@ def hallucination_bias(
         "hallucination",
         score,
         {"classified": _by_group(groups, pooled), "unclassified": float(unclassified.sum())},
-        "no hallucinated person could be classified" if math.isnan(score) else "",
+        _nan_flag(score, NO_HALLUCINATIONS),
     )
 
 
@@ -473,7 +482,7 @@ def distinguishability(
         "summaries_used": int(table["n_used"].sum()),
         "summaries_skipped": int((table["n_summaries"] - table["n_used"]).sum()),
     }
-    return BiasScore("distinguishability", score, counts, "" if valid.any() else "no cluster has two groups")
+    return BiasScore("distinguishability", score, counts, "" if valid.any() else NO_CLUSTERS)
 
 
 # --- bootstrap over documents and name samples -----------------------------------------------------
@@ -652,7 +661,7 @@ def _pooled_statistics(
         out["word_list_inclusion"] = (
             counts,
             lambda c, g=g: _word_list_score(c[:g], c[g:], tvd_kind),
-            lambda s: "no group words on one side" if math.isnan(s) else "",
+            lambda s: _nan_flag(s, NO_WORDS),
         )
     if "entity_inclusion" in measures:
         included, total = inclusion_counts(entities, persons, list(groups))
@@ -667,7 +676,7 @@ def _pooled_statistics(
         out["hallucination"] = (
             counts,
             lambda c: _hallucination_score(c, tvd_kind),
-            lambda s: "no hallucinated person could be classified" if math.isnan(s) else "",
+            lambda s: _nan_flag(s, NO_HALLUCINATIONS),
         )
     return out
 
@@ -708,5 +717,5 @@ def _distinguishability_row(
     else:
         row["lower_d"], row["upper_d"], row["n_valid_d"] = float("nan"), float("nan"), 0
     row["lower_s"], row["upper_s"], row["n_valid_s"] = float("nan"), float("nan"), 0
-    row["flag"] = "" if valid.size else "no cluster has two groups"
+    row["flag"] = "" if valid.size else NO_CLUSTERS
     return row

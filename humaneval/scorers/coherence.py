@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from humaneval.errors import BackendUnavailableError, RatingsError
-from humaneval.scorers.result import ScoreResult, as_texts, blank_mask
+from humaneval.scorers.result import ScoreResult, as_texts, blank_mask, values_of
 from humaneval.scorers.text import STOP_WORDS, sentences
 
 ROLE_WEIGHTS = {"S": 3, "O": 2, "X": 1}
@@ -203,12 +203,8 @@ def shuffle_test(
     if not originals:
         return ShuffleTestResult(math.nan, 0, 0, n_skipped)
 
-    def run(batch: list[str]) -> np.ndarray:
-        result = score(batch)
-        return np.asarray(result.values if isinstance(result, ScoreResult) else result, dtype=float)
-
-    base = run(originals)[np.array(owner)]
-    other = run(shuffled)
+    base = values_of(score(originals))[np.array(owner)]
+    other = values_of(score(shuffled))
     wins = np.where(base > other, 1.0, np.where(base == other, 0.5, 0.0))
     valid = ~(np.isnan(base) | np.isnan(other))
     return ShuffleTestResult(

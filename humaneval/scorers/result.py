@@ -55,6 +55,11 @@ class ScoreResult:
         )
 
 
+def values_of(result: ScoreResult | Sequence[float]) -> np.ndarray:
+    """The scores of a ScoreResult or of a plain sequence, as a float array."""
+    return np.asarray(result.values if isinstance(result, ScoreResult) else result, dtype=float)
+
+
 def as_texts(texts: Sequence[str | None] | str, name: str) -> list[str]:
     """A list of strings (``None`` and NaN become ``""``); a bare string is refused."""
     if isinstance(texts, str):
