@@ -221,16 +221,13 @@ def test_balanced_order_mixes_systems_in_every_segment() -> None:
 def test_outputs_round_trip_and_are_deterministic(tmp_path) -> None:
     docs = [Document(f"doc{i}", f"Text {i} <b>é</b>") for i in range(10)]
     summaries = [Summary(d.id, s, f'{s} says "{d.id}", ${{x}}') for d in docs for s in ("A", "B", "C")]
-    design = generate_design(
-        DesignSpec(
-            documents=docs,
-            summaries=summaries,
-            method="rank",
-            seed=3,
-            checks_per_annotator=1,
-            platform="standalone",
-        )
-    )
+
+    def make(seed: int) -> Design:
+        options = {"method": "rank", "checks_per_annotator": 1, "platform": "standalone"}
+        spec = DesignSpec(documents=docs, summaries=summaries, seed=seed, **options)
+        return generate_design(spec)
+
+    design = make(3)
     paths = design.write(tmp_path / "design.csv")
     assert sorted(paths) == ["csv", "manifest", "texts"]
     assert (tmp_path / "design.json").exists() and (tmp_path / "design.texts.json").exists()
@@ -243,30 +240,11 @@ def test_outputs_round_trip_and_are_deterministic(tmp_path) -> None:
     assert "Text 0" not in paths["manifest"].read_text()
     assert len(manifest["spec"]["documents"][0]["text_sha256"]) == 64
     assert {"schema_version", "package_version", "design_id", "slots", "checks", "summary"} <= set(manifest)
-    twin = generate_design(
-        DesignSpec(
-            documents=docs,
-            summaries=summaries,
-            method="rank",
-            seed=3,
-            checks_per_annotator=1,
-            platform="standalone",
-        )
-    )
+    twin = make(3)
     assert twin.design_id == design.design_id and twin.to_json() == design.to_json()
     twin.write(tmp_path / "twin.csv")
     assert (tmp_path / "twin.csv").read_bytes() == paths["csv"].read_bytes()
-    other = generate_design(
-        DesignSpec(
-            documents=docs,
-            summaries=summaries,
-            method="rank",
-            seed=4,
-            checks_per_annotator=1,
-            platform="standalone",
-        )
-    )
-    assert other.design_id != design.design_id
+    assert make(4).design_id != design.design_id
 
 
 def test_adding_a_block_keeps_existing_slot_orders() -> None:

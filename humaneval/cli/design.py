@@ -79,13 +79,17 @@ def _read_summaries(path: str | None) -> list:
 )
 @click.option(
     "--fillers",
-    type=click.Path(dir_okay=False),
+    type=click.Path(exists=True, dir_okay=False),
     default=None,
-    help="Text file, one filler text per line (gold checks).",
+    help="Text file, one filler text per line (gold checks, warm-ups).",
 )
 @click.option("--dimension", default="coherence", show_default=True)
 @click.option("--scale-points", type=int, default=7, show_default=True)
 @click.option("--show-source", is_flag=True, help="Show the source document with each summary.")
+@click.option("--layout", type=click.Choice(["single", "grouped"]), default="single", show_default=True)
+@click.option("--group-size", type=int, default=5, show_default=True, help="Summaries per grouped screen.")
+@click.option("--anchor-in-every-group", is_flag=True, help="Grouped layout: the reference in every group.")
+@click.option("--warmups", type=int, default=0, show_default=True, help="Practice screens from --fillers.")
 @click.option("--tuple-size", type=int, default=4, show_default=True, help="BWS tuple size.")
 @click.option("--bws-factor", type=float, default=2.0, show_default=True, help="BWS tuples per item.")
 @click.option("--bws-scope", type=click.Choice(["document", "block"]), default="document", show_default=True)
@@ -136,6 +140,10 @@ def command(**o) -> None:
         dimension=o["dimension"],
         scale_points=o["scale_points"],
         show_source=o["show_source"],
+        likert_layout=o["layout"],
+        group_size=o["group_size"],
+        anchor_in_every_group=o["anchor_in_every_group"],
+        warmup_items=o["warmups"],
         bws=BWSOptions(tuple_size=o["tuple_size"], factor=o["bws_factor"], scope=o["bws_scope"]),
         pairwise=PairOptions(pairs=pairs),
         platform=o["platform"],
