@@ -112,32 +112,46 @@ def command(
     from humaneval.analysis.analyze import analyze
 
     table = load_from_options(ratings, **options)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = analyze(
-            table,
-            test,
-            engine=engine,
-            model=model,
-            link=link,
-            reference=reference,
-            adjust=adjust,
-            aggregate=aggregate,
-            criterion=criterion,
-            fallback=not no_fallback,
-            rounds=rounds,
-            seed=seed,
-        )
-    for w in caught:
-        click.echo(f"warning: {w.message}", err=True)
-    if test != "clmm" and not result.independent:
-        click.echo(
-            f"warning: {test} treats the {aggregate}-level units as independent, but they share annotators "
-            "or documents; p-values are too small. Use the CLMM or --aggregate cluster.",
-            err=True,
-        )
+    criteria = [criterion] if criterion is not None else table.criteria
+    results = []
+    for name in criteria:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = analyze(
+                table,
+                test,
+                engine=engine,
+                model=model,
+                link=link,
+                reference=reference,
+                adjust=adjust,
+                aggregate=aggregate,
+                criterion=name,
+                fallback=not no_fallback,
+                rounds=rounds,
+                seed=seed,
+            )
+        prefix = f"{name}: " if name is not None else ""
+        for w in caught:
+            click.echo(f"warning: {prefix}{w.message}", err=True)
+        if test != "clmm" and not result.independent:
+            click.echo(
+                f"warning: {prefix}{test} treats the {aggregate}-level units as independent, but they share "
+                "annotators or documents; p-values are too small. Use the CLMM or --aggregate cluster.",
+                err=True,
+            )
+        results.append(result)
     if test == "anova":
         click.echo(
             "warning: one-way ANOVA ignores the pairing and grouping factors (not recommended)", err=True
         )
-    emit({"file": ratings, **result.to_dict()}, as_json, lambda: render(result))
+    if len(results) == 1:
+        payload = {"file": ratings, **results[0].to_dict()}
+    else:
+        payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
+    emit(payload, as_json, lambda: "\n\n".join(_titled(r) for r in results))
+
+
+def _titled(result) -> str:
+    text = render(result)
+    return text if result.criterion is None else f"== {result.criterion} ==\n{text}"
