@@ -93,7 +93,7 @@
   function setField(name, value) {
     saved[name] = String(value);
     var input = form.querySelector("input[name='" + name + "']");
-    if (!input) { input = add(form, el("input", { type: "hidden", name: name })); }
+    if (!input) { input = el("input", { type: "hidden", name: name }); form.appendChild(input); }
     input.value = String(value);
   }
 

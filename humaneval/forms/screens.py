@@ -64,7 +64,9 @@ def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
     for k, row in enumerate(frame.itertuples(index=False)):
         if fields[k]:
             continue
-        if row.is_check:
+        if row.is_warmup and not row.system:
+            fields[k] = f"wu_{row.position}"
+        elif row.is_check:
             fields[k] = screen_check.get((row.annotator_slot, row.position), "")
         elif method == "bws":
             fields[k] = f"bw_{row.tuple_id}"
@@ -123,6 +125,7 @@ def block_payloads(
     *,
     per_slot: bool = False,
     checks: dict[str, dict[str, Any]] | None = None,
+    warmups: dict[tuple[str, int], str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """One JSON-able form payload per block (or per slot with ``per_slot``), keyed by block/slot id.
@@ -142,7 +145,7 @@ def block_payloads(
         slots = []
         for slot, rows in part.groupby("annotator_slot", sort=True):
             screens = [
-                _screen(method, screen_rows, texts, preset, store, docs, systems, checks or {})
+                _screen(method, screen_rows, texts, preset, store, docs, systems, checks or {}, warmups or {})
                 for _, screen_rows in rows.groupby("position", sort=True)
             ]
             slots.append({"slot": slot, "screens": screens})
@@ -169,13 +172,23 @@ def _screen(
     docs: dict[str, int],
     systems: dict[str, int],
     checks: dict[str, dict[str, Any]],
+    warmups: dict[tuple[str, int], str],
 ) -> dict[str, Any]:
     rows = rows.sort_values("display_pos", kind="stable")
     real_docs = sorted(set(rows["document"]) - {""})
     entries = []
     for row in rows.itertuples(index=False):
         entry: dict[str, Any] = {"field": row.field}
-        if row.is_check and not row.system:
+        if row.is_warmup and not row.system:
+            key = f"wu:{row.annotator_slot}:{row.field}"
+            filler = warmups.get((row.annotator_slot, int(row.position)))
+            if filler not in texts.fillers:
+                raise DesignError(
+                    f"warm-up screen {row.screen_id} of slot {row.annotator_slot} needs its filler text "
+                    f"{filler!r}; pass the Design with its texts.json fillers"
+                )
+            store[key] = texts.fillers[filler]
+        elif row.is_check and not row.system:
             key = f"chk:{row.field}"
             if row.check_kind == "gold":
                 fillers = list(checks.get(row.field, {}).get("fillers", []))

@@ -82,12 +82,15 @@ def write_forms(
     if not isinstance(texts, Texts):
         texts = load_texts(texts)
     checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
+    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in getattr(design, "warmups", ())}
     extra = {
         "submit": submit_config(live, tuple(extra_submit_origins)),
         "estimated_minutes": estimated_minutes,
         "consent": consent,
     }
-    payloads = block_payloads(frame, texts, chosen, per_slot=hit_per == "slot", checks=checks, extra=extra)
+    payloads = block_payloads(
+        frame, texts, chosen, per_slot=hit_per == "slot", checks=checks, warmups=warmups, extra=extra
+    )
     return write_mturk_package(
         payloads,
         chosen,

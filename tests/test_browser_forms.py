@@ -1,0 +1,372 @@
+"""The forms in a real browser (Debian chromium via Playwright): fill, submit, parse back (issue 4).
+
+A local HTTP server on 127.0.0.1 serves the generated preview pages and captures the POST to
+``/mturk/externalSubmit``; the captured fields become a batch-results row that
+:func:`humaneval.collect.parse_mturk_results` must turn back into exactly the ratings entered.
+The test reads which summary it sees from the page text (never from field names), so a wrong
+field mapping would surface as a mismatch.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+import urllib.parse
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from humaneval.collect import parse_mturk_results, results_row
+from humaneval.design import DesignSpec, generate_design
+from humaneval.forms import Texts, write_forms
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOSTILE = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> & ${x}'
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    posts: list[dict[str, str]]
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode("utf-8")
+        if self.path.startswith("/mturk/externalSubmit"):
+            self.posts.append(dict(urllib.parse.parse_qsl(body, keep_blank_values=True)))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(b"<p id='done'>received</p>")
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("www")
+    posts: list[dict[str, str]] = []
+    handler = type("Handler", (_Handler,), {"posts": posts})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield {"root": root, "origin": f"http://127.0.0.1:{httpd.server_address[1]}", "posts": posts}
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("dialog", lambda d: (page.errors.append(f"dialog {d.message}"), d.dismiss()))
+    yield page
+    context.close()
+
+
+def summary_text(document: str, system: str) -> str:
+    return f"Summary of {document} by {system}.\nIt has two lines."
+
+
+def build(server, name: str, method: str, texts=None, **spec) -> tuple:
+    options = {
+        "documents": 1,
+        "systems": ["A", "B", "C"],
+        "method": method,
+        "documents_per_block": 1,
+        "annotators_per_block": 2,
+        "seed": 7,
+        "checks_per_annotator": 1,
+        "platform": "mturk",
+    }
+    design = generate_design(DesignSpec(**{**options, **spec}))
+    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
+    texts = texts or Texts({(d, s): summary_text(d, s) for d, s in cells.itertuples(index=False)})
+    write_forms(design, texts, server["root"] / name, extra_submit_origins=(server["origin"],))
+    return design, f"{server['origin']}/{name}/preview/b000.html"
+
+
+def cell_of(text: str) -> tuple[str, str] | None:
+    match = re.match(r"Summary of (\S+) by (\S+)\.", text)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def fnv1a(text: str) -> int:
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) % 2**32
+    return h
+
+
+def check_preview(page, url: str) -> None:
+    page.goto(f"{url}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
+    assert page.locator("#hx-preview").inner_text() == "Preview only — accept the HIT to begin."
+    controls = "document.querySelectorAll('input, select, textarea, button')"
+    enabled = page.evaluate(f"Array.from({controls}).filter(e => !e.disabled).length")
+    controls = page.evaluate(f"{controls}.length")
+    assert controls > 3 and enabled == 0
+
+
+def open_form(page, url: str, server, assignment: str) -> None:
+    query = urllib.parse.urlencode(
+        {
+            "assignmentId": assignment,
+            "hitId": "HIT1",
+            "workerId": "W" + assignment,
+            "turkSubmitTo": server["origin"],
+        }
+    )
+    page.goto(f"{url}?{query}")
+    page.click("#hx-start-button")
+
+
+def submit_and_parse(page, server, design, assignment: str):
+    n_before = len(server["posts"])
+    with page.expect_navigation():
+        page.click("#hx-next")
+    assert page.locator("#done").inner_text() == "received"
+    assert len(server["posts"]) == n_before + 1
+    fields = server["posts"][-1]
+    assert fields["assignmentId"] == assignment
+    slot = f"b000-a{fnv1a(assignment) % 2 + 1}"
+    assert fields["slot"] == slot  # spec §4.1: FNV-1a(assignmentId) mod a picks the slot
+    row = results_row(fields, assignment_id=assignment, worker_id="W" + assignment, work_time=60)
+    parsed = parse_mturk_results(pd.DataFrame([row]), design)
+    assert parsed.problems.empty, parsed.problems.to_dict("records")
+    assert page.errors == []
+    return parsed
+
+
+def screen_id(page) -> str:
+    return page.locator("#hx-screen").get_attribute("data-screen")
+
+
+def test_likert_round_trip_and_required_answer(page, server):
+    design, url = build(server, "likert", "likert")
+    check_preview(page, url)
+    open_form(page, url, server, "ASSIGNLK1")
+    n = len(design.table[design.table["annotator_slot"] == "b000-a1"])
+    entered = {}
+    for k in range(n):
+        assert page.locator("#hx-heading").inner_text() == f"Screen {k + 1} of {n}"
+        if k == 0:  # required answer: nothing is recorded and the first radio gets focus
+            page.click("#hx-next")
+            assert page.locator("#hx-error").inner_text() == "Please choose a value on the scale."
+            assert page.locator("#hx-heading").inner_text() == f"Screen 1 of {n}"
+            assert page.evaluate("document.activeElement.type") == "radio"
+        text = page.locator(".text").first.inner_text()
+        cell = cell_of(text)
+        if cell is None:
+            value = int(re.search(r"choose (\d)", text).group(1))
+        else:
+            value = 1 + (ord(cell[1]) * 3 + k) % 7
+            entered[cell] = value
+        page.click(f"label.point:has(input[value='{value}'])")
+        if k == 1:
+            page.fill("#hx-comment", "a comment")
+        if k < n - 1:
+            page.click("#hx-next")
+    assert page.locator("#hx-next").inner_text() == "Submit"
+    parsed = submit_and_parse(page, server, design, "ASSIGNLK1")
+    got = {(r.document, r.system): r.score for r in parsed.ratings.data.itertuples()}
+    assert got == entered and len(got) == 3
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+    assert (parsed.table["comment"] == "a comment").sum() == 1
+    assert (parsed.table["seconds"] > 0).all()
+
+
+def _rank_screen_target(page) -> list[int]:
+    """Desired order of the current list: real summaries by system name descending, check last."""
+    texts = page.locator(".rank-item .text").all_inner_texts()
+    real = sorted(
+        (i for i, t in enumerate(texts) if cell_of(t)), key=lambda i: cell_of(texts[i])[1], reverse=True
+    )
+    return real + [i for i, t in enumerate(texts) if not cell_of(t)]
+
+
+@pytest.mark.parametrize("mode", ["drag", "keyboard"])
+def test_ranking_round_trip(page, server, mode):
+    design, url = build(
+        server, f"rank-{mode}", "rank", documents=2, documents_per_block=2, systems=["A", "B", "C", "D"]
+    )
+    check_preview(page, url)
+    assignment = f"ASSIGNRK{mode}"
+    open_form(page, url, server, assignment)
+    entered = {}
+    moves = 0
+    n = design.table["position"].max() + 1
+    for k in range(n):
+        if k == 0:
+            page.click("#hx-next")
+            assert "Please put the summaries in order" in page.locator("#hx-error").inner_text()
+        items = page.locator(".rank-item")
+        target = _rank_screen_target(page)
+        texts = page.locator(".rank-item .text").all_inner_texts()
+        wanted = [texts[i] for i in target]
+        for p, text in enumerate(wanted):
+            current = page.locator(".rank-item .text").all_inner_texts()
+            src = current.index(text)
+            moves += src != p
+            if mode == "drag":
+                if src != p or p == 0:
+                    items.nth(src).drag_to(items.nth(p), target_position={"x": 30, "y": 5})
+            elif p == len(wanted) - 1 and src == p - 1:
+                items.nth(src).locator("button.down").focus()
+                page.keyboard.press("Enter")
+                assert page.evaluate("document.activeElement.className") == "move down"
+            else:
+                items.nth(src).locator("select").select_option(str(p + 1))
+                label = page.evaluate("document.activeElement.id")
+                assert label == items.nth(p).locator("select").get_attribute("id")
+        assert page.locator(".rank-item .text").all_inner_texts() == wanted
+        assert [s.input_value() for s in page.locator(".rank-item select").all()] == [
+            str(i + 1) for i in range(len(wanted))
+        ]
+        real = [cell_of(t) for t in wanted if cell_of(t)]
+        entered.update({cell: r + 1 for r, cell in enumerate(real)})
+        if k < n - 1:
+            page.click("#hx-next")
+    assert moves >= 2
+    parsed = submit_and_parse(page, server, design, assignment)
+    got = {(r.document, r.system): r.rank for r in parsed.ratings.data.itertuples()}
+    assert got == entered and len(got) == 8
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+
+
+def test_bws_round_trip(page, server):
+    design, url = build(
+        server, "bws", "bws", systems=["A", "B", "C", "D"], bws={"tuple_size": 3, "factor": 1.0}
+    )
+    check_preview(page, url)
+    open_form(page, url, server, "ASSIGNBW1")
+    n = design.table["position"].max() + 1
+    entered = {}
+    for k in range(n):
+        sid = screen_id(page)
+        rows = page.locator("table.bws tbody tr")
+        texts = page.locator("table.bws .text").all_inner_texts()
+        cells = [cell_of(t) for t in texts]
+        if None in cells:
+            check = cells.index(None)
+            other = (check + 1) % len(cells)
+            best, worst = (check, other) if "'Most coherent'" in texts[check] else (other, check)
+        else:
+            order = sorted(range(len(cells)), key=lambda i: cells[i][1])
+            best, worst = order[0], order[-1]
+            if k == 0:  # best and worst on the same row is refused
+                rows.nth(best).locator("input").nth(0).check()
+                rows.nth(best).locator("input").nth(1).check()
+                page.click("#hx-next")
+                assert page.locator("#hx-error").inner_text() == "Best and worst must be different summaries."
+            for i, cell in enumerate(cells):
+                entered[(sid, *cell)] = 1.0 if i == best else -1.0 if i == worst else 0.0
+        rows.nth(best).locator("input").nth(0).check()
+        rows.nth(worst).locator("input").nth(1).check()
+        if k < n - 1:
+            page.click("#hx-next")
+    parsed = submit_and_parse(page, server, design, "ASSIGNBW1")
+    real = parsed.table[~parsed.table["is_check"]]
+    got = {(r.screen_id, r.document, r.system): r.value for r in real.itertuples()}
+    assert got == entered and len(got) == 12
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+    scores = parsed.ratings.data.set_index("system")["score"]
+    assert scores["A"] == pytest.approx(sum(v for (_, _, s), v in entered.items() if s == "A") / 3)
+
+
+def test_pairwise_round_trip(page, server):
+    design, url = build(server, "pairwise", "pairwise")
+    check_preview(page, url)
+    open_form(page, url, server, "ASSIGNPW1")
+    n = design.table["position"].max() + 1
+    entered = {}
+    for k in range(n):
+        sid = screen_id(page)
+        texts = page.locator(".pair .text").all_inner_texts()
+        cells = [cell_of(t) for t in texts]
+        if None in cells:
+            side = "AB"[cells.index(None)]
+        else:
+            side = ["A", "B", "tie"][k % 3]
+            won = {"A": (1.0, 0.0), "B": (0.0, 1.0), "tie": (0.5, 0.5)}[side]
+            entered.update({(sid, *cell): w for cell, w in zip(cells, won, strict=True)})
+        page.click(f"label.point:has(input[value='{side}'])")
+        if k < n - 1:
+            page.click("#hx-next")
+    parsed = submit_and_parse(page, server, design, "ASSIGNPW1")
+    real = parsed.table[~parsed.table["is_check"]]
+    assert {(r.screen_id, r.document, r.system): r.value for r in real.itertuples()} == entered
+    assert len(entered) == 6
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+
+
+def test_hostile_texts_render_literally(page, server):
+    design = generate_design(
+        DesignSpec(
+            documents=1,
+            systems=["A", "B"],
+            method="likert",
+            documents_per_block=1,
+            annotators_per_block=1,
+            seed=1,
+            checks_per_annotator=0,
+            platform="mturk",
+        )
+    )
+    texts = Texts({("d000", "A"): HOSTILE, ("d000", "B"): "]]> é 😀 שלום"})
+    write_forms(design, texts, server["root"] / "hostile")
+    page.goto(f"{server['origin']}/hostile/preview/b000.html?slot=b000-a1")
+    page.click("#hx-start-button")
+    shown = set()
+    for _ in range(2):
+        shown.add(page.locator(".text").first.inner_text())
+        assert page.evaluate("document.querySelectorAll('img').length") == 0
+        page.click("label.point:has(input[value='3'])")
+        page.click("#hx-next")
+    assert shown == {HOSTILE, "]]> é 😀 שלום"}
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.errors == []
+    # local test mode (no assignmentId): nothing is sent, the fields are listed instead
+    assert '"slot": "b000-a1"' in page.locator("#hx-fields").inner_text()
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_path):
+    long_word = "Unbreakable" * 30
+    systems = ["A", "B", "C", "D", "E"]
+    texts = Texts({("d000", s): f"Summary of d000 by {s}. {long_word}" for s in systems})
+    for method in ("likert", "rank", "pairwise"):
+        _, url = build(
+            server, f"layout-{method}-{width}", method, texts=texts, systems=systems, checks_per_annotator=0
+        )
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.goto(f"{url}?slot=b000-a1")
+        page.click("#hx-start-button")
+        overflow = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert overflow[0] <= overflow[1], overflow
+        path = Path(os.environ.get("HUMANEVAL_SCREENSHOTS", tmp_path)) / f"{method}-{width}x{height}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 5000
+        context.close()
