@@ -9,7 +9,7 @@ import importlib.resources
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import shared_file
+from tests.conftest import shared_file
 
 from humaneval.scorers import (
     InputEntity,
