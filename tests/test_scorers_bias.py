@@ -9,7 +9,6 @@ import importlib.resources
 import numpy as np
 import pandas as pd
 import pytest
-from tests.conftest import shared_file
 
 from humaneval.scorers import (
     InputEntity,
@@ -26,6 +25,7 @@ from humaneval.scorers import (
     word_list_bias,
 )
 from humaneval.scorers.bias import anonymise, bow_similarity, percentile_interval, resample_weights
+from tests.conftest import shared_file
 
 JOHN = InputEntity("John", "Smith", "male")
 
