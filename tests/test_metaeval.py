@@ -289,3 +289,25 @@ def test_human_scores_average_annotators(tmp_path):
     path = tmp_path / "ratings.csv"
     frame.to_csv(path, index=False)
     assert read_human(path)[("d1", "A")] == 2.5
+
+
+def test_human_anchor_is_the_least_agreeing_annotator():
+    from humaneval.metaeval.data import human_anchor
+
+    rng = np.random.default_rng(2)
+    truth = rng.integers(1, 6, 30)
+    rows = []
+    for a, noise in (("good1", 0), ("good2", 1), ("bad", 4)):
+        scores = np.clip(truth + rng.integers(-noise, noise + 1, 30), 1, 5) if noise else truth
+        rows += [
+            {"annotator": a, "document": f"d{i // 3}", "system": f"s{i % 3}", "score": int(v)}
+            for i, v in enumerate(scores)
+        ]
+    frame = pd.DataFrame(rows)
+    anchor = human_anchor(frame)
+    others = frame[frame["annotator"] != "bad"].groupby(["document", "system"])["score"].mean()
+    own = frame[frame["annotator"] == "bad"].set_index(["document", "system"])["score"]
+    expected = stats.kendalltau(own.sort_index(), others.sort_index()).statistic
+    assert anchor.annotator == "bad" and anchor.agreement["bad"] == pytest.approx(expected, abs=1e-12)
+    assert anchor.gold.equals(human_scores(frame))
+    assert human_anchor(frame, exclude_from_gold=True).gold.equals(others.rename("human").astype(float))

@@ -232,3 +232,50 @@ def align(
             warnings.warn(message, AlignmentWarning, stacklevel=2)
         matrices[name] = covered.to_numpy(dtype=float).reshape(len(documents), len(systems)).T.copy()
     return ScoreMatrices(H, matrices, systems, documents, dropped, missing)
+
+
+@dataclass(frozen=True)
+class HumanAnchor:
+    """The HUM row of a results table (spec §1.2): the annotator who agrees worst with the others
+    (τ_b, pooled over summaries, against the mean of the remaining annotators), their raw scores as
+    a "metric", and the gold to compare them with."""
+
+    annotator: str
+    agreement: dict[str, float]
+    scores: pd.Series
+    gold: pd.Series
+
+    def to_dict(self) -> dict:
+        return {"annotator": self.annotator, "agreement": self.agreement}
+
+
+def human_anchor(ratings: Ratings | pd.DataFrame, *, exclude_from_gold: bool = False) -> HumanAnchor:
+    """Pick the HUM anchor annotator (spec §1.2 decision: lowest pooled τ_b against the mean of the
+    other annotators). By default the gold keeps that annotator (as the reference implementation);
+    ``exclude_from_gold=True`` recomputes it without them."""
+    from scipy import stats
+
+    ratings = ratings if isinstance(ratings, Ratings) else load_ratings(ratings)
+    ratings = ratings.without_checks()
+    data = ratings.data.assign(_value=ratings.oriented().astype(float))
+    if ratings.annotators and len(ratings.annotators) < 2:
+        raise RatingsError("the HUM anchor needs at least two annotators")
+    agreement = {}
+    for annotator in ratings.annotators:
+        own = data[data["annotator"] == annotator].groupby(["document", "system"])["_value"].mean()
+        rest = data[data["annotator"] != annotator].groupby(["document", "system"])["_value"].mean()
+        both = pd.concat([own, rest], axis=1, join="inner").dropna()
+        agreement[annotator] = (
+            float(stats.kendalltau(both.iloc[:, 0], both.iloc[:, 1]).statistic) if len(both) >= 2 else np.nan
+        )
+    defined = {k: v for k, v in agreement.items() if not np.isnan(v)}
+    if not defined:
+        raise RatingsError(
+            "no annotator shares two or more summaries with the others; cannot pick a HUM anchor"
+        )
+    anchor = min(defined, key=lambda k: (defined[k], k))
+    scores = data[data["annotator"] == anchor].groupby(["document", "system"])["_value"].mean().rename("HUM")
+    kept = (
+        ratings.with_data(ratings.data[ratings.data["annotator"] != anchor]) if exclude_from_gold else ratings
+    )
+    return HumanAnchor(anchor, agreement, scores, human_scores(kept))
