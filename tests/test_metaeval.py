@@ -311,3 +311,21 @@ def test_human_anchor_is_the_least_agreeing_annotator():
     assert anchor.annotator == "bad" and anchor.agreement["bad"] == pytest.approx(expected, abs=1e-12)
     assert anchor.gold.equals(human_scores(frame))
     assert human_anchor(frame, exclude_from_gold=True).gold.equals(others.rename("human").astype(float))
+
+
+def test_other_pair_sets_partial_correlation_and_auc():
+    from humaneval.metaeval.classification import intra_system_auc, roc_auc
+    from humaneval.metaeval.levels import partial_correlation
+
+    # Acc on the same-system pairs of §2.8: A d1>d2 right, B d2>d1 right, C d2>d1 but P says d1>d2.
+    assert pairwise_accuracy(H_EX, P_EX, "intra").estimate == pytest.approx(2 / 3)
+    assert pairwise_accuracy(H_EX, P_EX, "sys").estimate == pytest.approx(2 / 3)  # A>B, A>C right; B>C wrong
+    residual_h = H_EX - H_EX.mean(1, keepdims=True)
+    residual_p = P_EX - P_EX.mean(1, keepdims=True)
+    expected = stats.kendalltau(residual_h.ravel(), residual_p.ravel()).statistic
+    assert partial_correlation(H_EX, P_EX).estimate == pytest.approx(expected, abs=1e-12)
+    assert roc_auc([0.9, 0.4, 0.4, 0.1], [1, 1, 0, 0]) == pytest.approx(0.875)
+    assert np.isnan(roc_auc([0.3, 0.2], [1, 1]))
+    intra = intra_system_auc([0.9, 0.1, 0.2, 0.8, 0.5], [1, 0, 1, 0, 1], ["a", "a", "b", "b", "c"])
+    assert intra.per_system == {"a": 1.0, "b": 0.0, "c": pytest.approx(float("nan"), nan_ok=True)}
+    assert intra.estimate == 0.5 and intra.n_systems_used == 2

@@ -184,16 +184,37 @@ def tau_intra(H, P, coefficient: Coefficient = "kendall", nan_policy: NanPolicy 
     return _average(values, "intra", _pairs(~np.isnan(np.asarray(H) + np.asarray(P))), nan_policy)
 
 
-def pairwise_accuracy(H, P) -> LevelValue:
-    """Acc_pair over same-document pairs, pooled (spec §2.3): gold ties excluded, metric ties wrong.
+def pairwise_accuracy(H, P, level: str = "pair") -> LevelValue:
+    """Acc_pair, pooled (spec §2.3): gold ties excluded, metric ties wrong.
 
+    The default pair set is same-document pairs (``pair``); ``sys`` (system means), ``sum`` (all
+    summary pairs) and ``intra`` (same-system pairs) apply the same rule to the other pair sets.
     ``n_pairs`` is |G|, the number of strictly ordered gold pairs.
     """
     H, P = _check(H, P)
-    counts = PairKernel(H.T, P.T).evaluate(np.ones((1, H.shape[0])), "kendall", accuracy=True)
+    (level,) = normalise_levels([level])
+    if level == "sys":
+        x, y = system_means(H)[None], system_means(P)[None]
+    elif level == "sum":
+        x, y = H.reshape(1, -1), P.reshape(1, -1)
+    elif level == "intra":
+        x, y = H, P
+    else:
+        x, y = H.T, P.T
+    counts = PairKernel(x, y).evaluate(np.ones((1, x.shape[1])), "kendall", accuracy=True)
     correct, gold = counts["correct"].sum(), counts["gold"].sum()
     estimate = float(correct / gold) if gold > 0 else float("nan")
-    return LevelValue("acc", estimate, int((counts["gold"] > 0).sum()), H.shape[1], int(gold // 2))
+    return LevelValue("acc", estimate, int((counts["gold"] > 0).sum()), x.shape[0], int(gold // 2))
+
+
+def partial_correlation(H, P, coefficient: Coefficient = "kendall") -> LevelValue:
+    """Pooled correlation of the residuals after removing system means (spec §2.7):
+    ε_H(d,s) = H(d,s) − H̄_s, ε_P(d,s) = P(d,s) − P̄_s (means over the complete cells)."""
+    H, P = _check(H, P)
+    complete = ~np.isnan(H + P)
+    H, P = np.where(complete, H, np.nan), np.where(complete, P, np.nan)
+    value = tau_sum(H - system_means(H)[:, None], P - system_means(P)[:, None], coefficient)
+    return LevelValue("partial", value.estimate, value.n_groups_used, 1, value.n_pairs)
 
 
 def measure(
