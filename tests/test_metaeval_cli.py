@@ -123,3 +123,15 @@ def test_markdown_and_latex_bold_the_best_non_human(root):
     latex = to_latex(result.table, caption="Kendall")
     assert r"\textbf{+0.21}" in latex and r"\caption{Kendall}" in latex
     assert np.isnan(result.table["ci_low"]).all()
+
+
+def test_cli_per_system_constant_metric_is_undefined_within_systems(root, tmp_path):
+    human = pd.read_csv(root / "human.csv")
+    means = human.groupby("summarizer")["Qcoherence"].transform("mean")
+    human.assign(ub=means)[["doc", "summarizer", "ub"]].to_csv(tmp_path / "ub.csv", index=False)
+    args = ["metaeval", "--human", str(root / "human.csv"), "--metric", f"UB={tmp_path / 'ub.csv'}"]
+    payload = json.loads(run(*args, "--json").output)["metrics"]["UB"]
+    assert payload["tau_sys"]["estimate"] == pytest.approx(1.0)
+    assert payload["tau_intra"]["estimate"] is None and payload["tau_intra"]["n_groups_used"] == 0
+    table = run(*args).output.splitlines()
+    assert table[2].split()[:2] == ["UB", "-"]
