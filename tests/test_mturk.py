@@ -60,9 +60,10 @@ def synthesize(design, rng: np.random.Generator, fail_checks: bool = False):
                 continue
             if design.method in ("likert", "da"):
                 for r in real.itertuples():
-                    v = int(rng.integers(1, 8)) if design.method == "likert" else int(rng.integers(0, 101))
+                    v = int(rng.integers(1, 6)) if design.method == "likert" else int(rng.integers(0, 101))
                     fields[r.field] = v
-                    expected.append((slot, r.document, r.system, float(v), position))
+                    if not r.is_anchor_repeat:
+                        expected.append((slot, r.document, r.system, float(v), position))
             elif design.method == "rank":
                 for r, v in zip(real.itertuples(), rng.permutation(len(real)) + 1, strict=True):
                     fields[r.field] = int(v)
@@ -129,6 +130,27 @@ def test_round_trip_reproduces_the_entered_ratings(method):
     assert len(parsed.table[~parsed.table["is_check"]]) == len(planned)
     assert set(parsed.workers["checks_failed"]) == {0} and set(parsed.workers["checks_total"]) == {1}
     assert parsed.ratings.data["criterion"].unique().tolist() == ["coherence"]
+
+
+def test_grouped_summeval_layout_with_anchor_repeats():
+    design = small_design(
+        "likert",
+        reference_system="ref",
+        likert_layout="grouped",
+        group_size=3,
+        anchor_in_every_group=True,
+        show_source=True,
+        scale_points=5,
+    )
+    results, expected = synthesize(design, np.random.default_rng(12))
+    parsed = parse_mturk_results(results, design)
+    assert parsed.problems.empty
+    repeats = parsed.table[parsed.table["is_anchor_repeat"]]
+    assert len(repeats) > 0 and set(repeats["field"].str[-3:]) == {"_r1"}
+    got = parsed.ratings.data.set_index(["annotator_slot", "document", "system"])["score"].sort_index()
+    want = expected.set_index(["slot", "document", "system"])["value"].sort_index()
+    assert got.tolist() == want.tolist() and len(got) == 40
+    assert parsed.ratings.scale == (1, 5)
 
 
 def test_timing_comment_and_worktime_are_kept():
@@ -247,3 +269,39 @@ def test_cli_collect_mturk(tmp_path):
         ],
     )
     assert bad.exit_code == 2 and "no such file" in bad.output
+
+
+def test_api_route_answer_xml_parses_like_the_batch_csv():
+    import datetime as dt
+
+    from humaneval.collect import assignment_row
+
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(9))
+    row = results.iloc[0]
+    answers = {k[7:]: v for k, v in row.items() if k.startswith("Answer.") and isinstance(v, str) and v}
+    ns = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
+    xml = (
+        f'<QuestionFormAnswers xmlns="{ns}">'
+        + "".join(
+            f"<Answer><QuestionIdentifier>{k}</QuestionIdentifier><FreeText>{v}</FreeText></Answer>"
+            for k, v in answers.items()
+        )
+        + "</QuestionFormAnswers>"
+    )
+    start = dt.datetime(2026, 11, 21, 5, 0, tzinfo=dt.timezone.utc)
+    api = assignment_row(
+        {
+            "AssignmentId": "ASSIGN0",
+            "WorkerId": "WORKER0",
+            "HITId": "HITb000",
+            "AssignmentStatus": "Submitted",
+            "AcceptTime": start,
+            "SubmitTime": start + dt.timedelta(seconds=420),
+            "Answer": xml,
+        }
+    )
+    from_api = parse_mturk_results(pd.DataFrame([api]), design)
+    from_csv = parse_mturk_results(results.iloc[[0]], design)
+    assert from_api.workers["work_time_seconds"].tolist() == [420.0]
+    pd.testing.assert_frame_equal(from_api.ratings.data, from_csv.ratings.data)

@@ -3,6 +3,20 @@
 :mod:`humaneval.collect.mturk` parses MTurk batch results (designs-and-forms spec §4.5).
 """
 
-from humaneval.collect.mturk import MTurkResults, parse_mturk_results, pseudonym, results_row
+from humaneval.collect.mturk import (
+    MTurkResults,
+    answers_from_xml,
+    assignment_row,
+    parse_mturk_results,
+    pseudonym,
+    results_row,
+)
 
-__all__ = ["MTurkResults", "parse_mturk_results", "pseudonym", "results_row"]
+__all__ = [
+    "MTurkResults",
+    "answers_from_xml",
+    "assignment_row",
+    "parse_mturk_results",
+    "pseudonym",
+    "results_row",
+]

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
@@ -37,8 +38,9 @@ class MTurkResults:
 
     ``table``: the long export table (spec §5.3 columns) of every kept assignment, checks
     included. ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` (no checks,
-    warm-ups, duplicate workers or assignments with value problems; BWS and pairwise rows are
-    averaged per annotator and summary: best = +1, worst = −1; win = 1, tie = 0.5). ``workers``:
+    warm-ups, repeated anchor judgements, duplicate workers or assignments with value problems;
+    BWS and pairwise rows are averaged per annotator and summary: best = +1, worst = −1; win = 1,
+    tie = 0.5). ``workers``:
     one row per assignment with ``WorkTimeInSeconds`` and attention-check results.
     ``problems``: one row per missing/unknown field or bad value. ``repost``: blocks that need
     an extra assignment because a duplicate worker was excluded. ``workers_seen``: raw
@@ -100,6 +102,37 @@ def results_row(
     return row
 
 
+def answers_from_xml(xml: str) -> dict[str, str]:
+    """The field map of an API-route ``Answer`` (QuestionFormAnswers XML of ListAssignmentsForHIT)."""
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise RatingsError(f"assignment Answer is not well-formed XML ({exc})") from None
+    out = {}
+    for answer in root.iter():
+        if answer.tag.rsplit("}", 1)[-1] != "Answer":
+            continue
+        parts = {child.tag.rsplit("}", 1)[-1]: child.text or "" for child in answer}
+        out[parts.get("QuestionIdentifier", "")] = parts.get("FreeText", "")
+    return out
+
+
+def assignment_row(assignment: Mapping[str, Any]) -> dict[str, str]:
+    """A results-CSV row from one assignment dict of the API (``ListAssignmentsForHIT``)."""
+    submit, accept = assignment.get("SubmitTime", ""), assignment.get("AcceptTime", "")
+    work = (submit - accept).total_seconds() if hasattr(submit, "timestamp") and accept else ""
+    row = results_row(
+        answers_from_xml(assignment["Answer"]),
+        assignment_id=assignment["AssignmentId"],
+        worker_id=assignment["WorkerId"],
+        hit_id=assignment.get("HITId", ""),
+        status=assignment.get("AssignmentStatus", ""),
+        submit_time=str(submit),
+        work_time=work,
+    )
+    return row
+
+
 def parse_mturk_results(
     results: str | Path | pd.DataFrame,
     design: Any,
@@ -111,6 +144,8 @@ def parse_mturk_results(
     keep_worker_ids: bool = False,
 ) -> MTurkResults:
     """Parse a batch results CSV (or its DataFrame) against ``design`` (spec §4.5).
+
+    API-route assignments become rows of such a frame with :func:`assignment_row`.
 
     ``design`` is a ``Design``, its table or a ``design.csv`` path. ``points`` is the Likert
     scale (default: the design's ``scale_points``, else 7). ``salt`` keys the worker
@@ -449,6 +484,7 @@ def _ratings(
     """The analysable :class:`Ratings`: real judgements of clean, non-duplicate assignments."""
     use = table[
         ~table["is_check"]
+        & ~table["is_anchor_repeat"]
         & ~table["is_warmup"]
         & ~table["duplicate_worker"].astype(bool)
         & ~table["assignment_id"].isin(bad)
