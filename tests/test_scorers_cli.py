@@ -93,3 +93,11 @@ def test_bias_report_on_probes(tmp_path):
     # slot 1 is always kept and filled by each group equally often → no inclusion bias
     assert rows["entity_inclusion"]["score"] == 0.0 and rows["entity_inclusion"]["biased"] is False
     assert rows["hallucination"]["score"] is None  # no hallucinated people: NaN → null
+
+
+def test_coherence_lexical_measures(input_path):
+    result = run("score", "coherence", input_path, "--measure", "repeated-ngrams", "--n", "1", "--json")
+    payload = json.loads(result.output)
+    assert payload["method"] == "repeated-1-gram-share"
+    # "The cat sat. The cat left.": the, cat repeated of the, cat, sat, left
+    assert [r["coherence"] for r in payload["rows"]] == [0.0, 0.5, None]

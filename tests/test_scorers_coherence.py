@@ -8,6 +8,14 @@ import pytest
 from humaneval.errors import RatingsError
 from humaneval.scorers import entity_graph_coherence, entity_graph_score, shuffle_test
 from humaneval.scorers.coherence import lexical_grid, shuffled_orders
+from humaneval.scorers.cohesion import (
+    adjacent_cohesion,
+    levenshtein,
+    longest_common_substring,
+    redundancy_flags,
+    redundancy_penalty,
+    repeated_ngram_share,
+)
 
 SPEC_GRID = [{"A": "S", "B": "O"}, {"A": "X"}, {"A": "S", "B": "X"}]
 
@@ -80,3 +88,31 @@ def test_shuffled_orders_are_distinct_from_the_original_and_seeded():
     long = shuffled_orders(8, 5, np.random.default_rng(3))
     assert long == shuffled_orders(8, 5, np.random.default_rng(3))
     assert all(o != tuple(range(8)) for o in long)
+
+
+def test_repeated_ngram_share():
+    text = "the cat sat the cat ran"
+    # bigrams: (the cat) ×2, (cat sat), (sat the), (cat ran) → 1 of 4 distinct repeated
+    assert repeated_ngram_share([text]).values[0] == pytest.approx(0.25)
+    assert repeated_ngram_share([text], n=1).values[0] == pytest.approx(2 / 4)
+    assert np.isnan(repeated_ngram_share(["one"], n=2).values[0])
+
+
+def test_adjacent_cohesion():
+    # content words [cat, sat], [cat, ran], [birds, fly] → cosines 1/2 and 0
+    result = adjacent_cohesion(["The cat sat. The cat ran. Birds fly.", "Just one."])
+    assert result.values[0] == pytest.approx(0.25) and np.isnan(result.values[1])
+
+
+def test_gruen_redundancy_flags_by_hand():
+    assert levenshtein("kitten", "sitting") == 3
+    assert longest_common_substring("the cat sat", "a cat sat down") == " cat sat"
+    a, b = "The cat sat on the mat today.", "The cat sat on the mat yesterday."
+    # common substring "The cat sat on the mat " has 23 chars (≤ 0.8·29 = 23.2: no flag) and 6 words
+    # (> 5.6: flag); Levenshtein 5 < 0.6·33 (flag); 6 of a's words in b > 5.6 (flag)
+    assert redundancy_flags(a, b) == 3
+    assert redundancy_flags("It rained.", "It rained.") == 4
+    assert redundancy_flags("Short one.", "Another short.") == 0  # fewer than 5 words
+    result = redundancy_penalty([f"{a} {b} It rained. It rained.", "One sentence only."])
+    # pairs: (a, b) 3 flags; (rain, rain) 4; a/b against "It rained." 0 each → −0.1·7
+    assert result.values.tolist() == pytest.approx([-0.7, 0.0])

@@ -90,6 +90,15 @@ def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_siz
 
 @command.command("coherence")
 @click.argument("input_path", type=click.Path(dir_okay=False))
+@click.option(
+    "--measure",
+    type=click.Choice(["entity-graph", "repeated-ngrams", "adjacent-cohesion", "redundancy"]),
+    default="entity-graph",
+    show_default=True,
+)
+@click.option(
+    "--n", "ngram", type=click.IntRange(min=1), default=2, show_default=True, help="repeated-ngrams only."
+)
 @click.option("--builder", type=click.Choice(["auto", "spacy", "lexical"]), default="auto", show_default=True)
 @click.option("--spacy-model", default=None, help="Installed spaCy pipeline (name or path) with a parser.")
 @click.option(
@@ -101,19 +110,29 @@ def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_siz
 @click.option("--no-distance-discount", is_flag=True, help="Do not divide arc weights by sentence distance.")
 @_out_option
 @json_option
-def coherence(input_path, builder, spacy_model, weights, no_distance_discount, out, as_json) -> None:
-    """Entity-graph coherence of each summary (columns document, system, summary)."""
+def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_distance_discount, out,
+              as_json) -> None:  # fmt: skip
+    """Coherence of each summary (columns document, system, summary): entity graph by default."""
+    from humaneval.scorers import cohesion
     from humaneval.scorers.coherence import entity_graph_coherence
     from humaneval.scorers.inputs import metric_table, read_text_table
 
     frame = read_text_table(input_path, ("document", "system", "summary"))
-    result = entity_graph_coherence(
-        frame["summary"].tolist(),
-        builder=builder,
-        nlp=spacy_model,
-        weights=weights,
-        distance_discount=not no_distance_discount,
-    )
+    texts = frame["summary"].tolist()
+    if measure == "entity-graph":
+        result = entity_graph_coherence(
+            texts,
+            builder=builder,
+            nlp=spacy_model,
+            weights=weights,
+            distance_discount=not no_distance_discount,
+        )
+    elif measure == "repeated-ngrams":
+        result = cohesion.repeated_ngram_share(texts, n=ngram)
+    elif measure == "adjacent-cohesion":
+        result = cohesion.adjacent_cohesion(texts)
+    else:
+        result = cohesion.redundancy_penalty(texts)
     table = metric_table(frame, result, "coherence")
     _finish(table, {"scorer": "coherence", "method": result.method, "meta": result.meta}, out, as_json)
 

@@ -7,7 +7,8 @@
 - :mod:`.lexical`: FFCI-style lexical faithfulness, focus and coverage (not NLI);
 - :mod:`.bias`, :mod:`.names`, :mod:`.ner`, :mod:`.probes`: word-list, entity-inclusion and
   hallucination bias, distinguishability, census first-name gender, person recognisers, probes;
-- :mod:`.coherence`: entity-graph coherence and the shuffle test.
+- :mod:`.coherence`: entity-graph coherence and the shuffle test; :mod:`.cohesion`: repeated
+  n-grams, adjacent-sentence cohesion and the GRUEN-style redundancy penalty.
 
 Heavy backends (torch, transformers, spaCy) are imported only when used.
 """
@@ -31,6 +32,7 @@ from humaneval.scorers.coherence import (
     entity_graph_score,
     shuffle_test,
 )
+from humaneval.scorers.cohesion import adjacent_cohesion, redundancy_penalty, repeated_ngram_share
 from humaneval.scorers.faithfulness import (
     FaithfulnessEvaluation,
     faithfulness_auc,
@@ -57,6 +59,7 @@ __all__ = [
     "InputEntity",
     "ScoreResult",
     "ShuffleTestResult",
+    "adjacent_cohesion",
     "aligns",
     "augment_nli",
     "bias_report",
@@ -75,6 +78,8 @@ __all__ = [
     "lexical_overlap_score",
     "make_probes",
     "prefix_invariance",
+    "redundancy_penalty",
+    "repeated_ngram_share",
     "rouge_n_f1",
     "score_faithfulness",
     "shuffle_test",
