@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from humaneval.cli import main
 from humaneval.design import (
@@ -427,3 +429,42 @@ def test_warmups_gold_and_da_checks() -> None:
     assert design.texts.fillers == {"f0": "alpha text", "f1": "beta text", "f2": "gamma text"}
     assert len(design.judgements()) == 20 * 6 // 2
     assert Design.from_json(design.to_json()).warmups == design.warmups
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_docs=st.integers(2, 23),
+    per_block=st.integers(1, 6),
+    annotators=st.integers(1, 3),
+    n_systems=st.integers(2, 5),
+    method=st.sampled_from(["likert", "rank", "pairwise", "da"]),
+    checks=st.integers(0, 1),
+    seed=st.integers(0, 2**32),
+)
+def test_generated_designs_keep_their_invariants(
+    n_docs, per_block, annotators, n_systems, method, checks, seed
+):
+    per_block = min(per_block, n_docs)
+    systems = [f"s{j}" for j in range(n_systems)]
+    options = {"documents_per_block": per_block, "annotators_per_block": annotators, "platform": "mturk"}
+    spec = DesignSpec(
+        documents=n_docs, systems=systems, method=method, seed=seed, checks_per_annotator=checks, **options
+    )
+    try:
+        design = generate_design(spec)
+    except DesignError as error:  # a one-document ranking block has no admissible check position
+        assert method == "rank" and checks and "do not fit into 1 ranking screens" in str(error)
+        return
+    table = design.table
+    assert sorted(d for b in design.blocks for d in b) == sorted(design.documents)  # spread: nothing dropped
+    assert table.groupby("annotator_slot")["block"].nunique().eq(1).all()
+    for _, rows in table.groupby("annotator_slot"):
+        assert sorted(rows["position"].unique()) == list(range(rows["position"].nunique()))
+        for _, screen in rows.groupby("position"):
+            assert sorted(screen["display_pos"]) == list(range(len(screen)))
+    check_no_checks_first_or_adjacent(table)
+    real = table[~table["is_check"]]
+    if method in ("likert", "da", "rank"):
+        assert real.groupby(["document", "system"]).size().eq(annotators).all()
+        assert len(real) == n_docs * n_systems * annotators
+    assert (table["is_check"].groupby(table["annotator_slot"]).sum() == checks).all()
