@@ -10,7 +10,7 @@ and ``clmm_type1.png``.
 
 from __future__ import annotations
 
-from common import FIXED_BUDGET, checkpoints, parser, plot_series
+from common import FIXED_BUDGET, checkpoints, parser, plot_series, without_failures
 
 from humaneval.simulate import SimDesign, sweep
 
@@ -31,10 +31,8 @@ def main() -> None:
     )
     args.out.mkdir(parents=True, exist_ok=True)
     table.drop(columns=["pair", "true_difference"]).to_csv(args.out / "clmm_type1.csv", index=False)
-    excluded = table.assign(series="CLMM, failed fits excluded", rate=table["rate_successful"])
-    excluded["mc_se"] = table["mc_se_successful"]
     plot_series(
-        excluded,
+        without_failures(table, "CLMM, failed fits excluded"),
         "total_annotators",
         args.out / "clmm_type1.png",
         ylabel="Type I error (α = 0.05, unadjusted)",

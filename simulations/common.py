@@ -49,6 +49,25 @@ def published_power(folder: Path) -> pd.DataFrame | None:
     return read_obspower(folder, default_model())
 
 
+def reference_series(reference: pd.DataFrame, series: str) -> pd.DataFrame:
+    """Rows of :func:`published_power` as a plot series (failed R fits counted as non-significant)."""
+    frame = reference.assign(
+        series=series,
+        rate=reference["power"],
+        test="clmm",
+        aggregate="none",
+        n_trials=reference["iterations"],
+        n_failed=reference["failed_iterations"],
+    )
+    columns = ["blocks", "docs", "annotators", "total_annotators", "series", "test", "aggregate"]
+    return frame[[*columns, "rate", "mc_se", "n_trials", "n_failed"]]
+
+
+def without_failures(frame: pd.DataFrame, series: str) -> pd.DataFrame:
+    """The rates among successful fits as their own series."""
+    return frame.assign(series=series, rate=frame["rate_successful"], mc_se=frame["mc_se_successful"])
+
+
 def plot_series(
     frame: pd.DataFrame,
     x: str,

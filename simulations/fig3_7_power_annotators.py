@@ -11,7 +11,7 @@ obspower files when available. Writes ``fig3_7_power_annotators.csv`` and ``.png
 from __future__ import annotations
 
 import pandas as pd
-from common import checkpoints, parser, plot_series, published_power
+from common import checkpoints, parser, plot_series, published_power, reference_series, without_failures
 
 from humaneval.simulate import SimDesign, sweep
 
@@ -39,37 +39,11 @@ def main() -> None:
             **common,
             checkpoint_dir=checkpoints(args.out, "fig3_7_clmm"),
         )
-        excluded = clmm.assign(
-            series="CLMM, failed fits excluded", rate=clmm["rate_successful"], mc_se=clmm["mc_se_successful"]
-        )
-        frames += [clmm.assign(series="CLMM (native)"), excluded]
+        frames += [clmm.assign(series="CLMM (native)"), without_failures(clmm, "CLMM, failed fits excluded")]
     reference = published_power(args.obspower)
     if reference is not None:
         ref = reference[(reference["annotators"] == 3) & (reference["judgements_per_system"] == 300)]
-        frames.append(
-            ref.assign(
-                series="CLMM (R), reference study",
-                rate=ref["power"],
-                test="clmm",
-                aggregate="none",
-                n_trials=ref["iterations"],
-                n_failed=ref["failed_iterations"],
-            )[
-                [
-                    "blocks",
-                    "docs",
-                    "annotators",
-                    "total_annotators",
-                    "series",
-                    "rate",
-                    "mc_se",
-                    "test",
-                    "aggregate",
-                    "n_trials",
-                    "n_failed",
-                ]
-            ]
-        )
+        frames.append(reference_series(ref, "CLMM (R), reference study"))
     table = pd.concat(frames, ignore_index=True)
     args.out.mkdir(parents=True, exist_ok=True)
     table.drop(columns=["pair", "true_difference"], errors="ignore").to_csv(

@@ -12,7 +12,7 @@ overlaid when the obspower files are available. Writes ``fig3_9_nested_vs_crosse
 from __future__ import annotations
 
 import pandas as pd
-from common import checkpoints, parser, plot_series, published_power
+from common import checkpoints, parser, plot_series, published_power, reference_series
 
 from humaneval.simulate import SimDesign, sweep
 
@@ -52,30 +52,7 @@ def main() -> None:
         ref = reference[reference["docs"] == 5]
         for annotators, family in ((1, "nested"), (3, "crossed")):
             part = ref[ref["annotators"] == annotators]
-            frames.append(
-                part.assign(
-                    series=f"CLMM (R) reference study, {family}",
-                    rate=part["power"],
-                    test="clmm",
-                    aggregate="none",
-                    n_trials=part["iterations"],
-                    n_failed=part["failed_iterations"],
-                )[
-                    [
-                        "blocks",
-                        "docs",
-                        "annotators",
-                        "total_annotators",
-                        "series",
-                        "rate",
-                        "mc_se",
-                        "test",
-                        "aggregate",
-                        "n_trials",
-                        "n_failed",
-                    ]
-                ]
-            )
+            frames.append(reference_series(part, f"CLMM (R) reference study, {family}"))
     table = pd.concat(frames, ignore_index=True)
     table["judgements_per_system"] = table["blocks"] * table["docs"] * table["annotators"]
     args.out.mkdir(parents=True, exist_ok=True)
