@@ -192,3 +192,23 @@ def test_no_warning_for_clean_input(scorer):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         scorer.score(SOURCES, SUMMARIES, k=1)
+
+
+def test_embedding_similarity_is_cosine_of_mean_pooled_states(model_dir):
+    from humaneval.scorers import distinguishability
+    from humaneval.scorers.embeddings import embedding_similarity
+
+    texts = ["the cat sat on the mat", "the dog ran", "a big red house"]
+    similarity = embedding_similarity(model_dir, batch_size=2)
+    matrix = similarity(texts)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    encoder = transformers.AutoModel.from_pretrained(model_dir, local_files_only=True).eval()
+    vectors = []
+    for text in texts:  # one at a time: no padding, so the plain mean over tokens
+        with torch.no_grad():
+            hidden = encoder(**tokenizer(text, return_tensors="pt")).last_hidden_state[0].numpy()
+        vector = hidden.mean(axis=0)
+        vectors.append(vector / np.linalg.norm(vector))
+    np.testing.assert_allclose(matrix, np.array(vectors) @ np.array(vectors).T, atol=1e-5)
+    score = distinguishability(texts + texts[:1], ["m", "m", "f", "f"], ["c"] * 4, similarity=similarity)
+    assert -1 <= score.score <= 1 and score.counts["summaries_used"] == 4

@@ -147,6 +147,11 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
     help="Measures to compute (repeatable; default: those the input's columns support).",
 )
 @click.option("--spacy-model", default=None, help="Installed spaCy pipeline for PERSON entities [heuristic].")
+@click.option(
+    "--embedding-model",
+    default=None,
+    help="Local sentence-embedding model directory for distinguishability [bag of words].",
+)
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option(
     "--name-table", type=click.Path(dir_okay=False), default=None, help="Table with columns name, group."
@@ -155,12 +160,14 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
 @click.option("--seed", type=int, default=0, show_default=True)
 @_out_option
 @json_option
-def bias(input_path, measures, spacy_model, smoothing, name_table, n_resamples, seed, out, as_json) -> None:
+def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_table, n_resamples, seed, out,
+         as_json) -> None:  # fmt: skip
     """Bias scores per system with bootstrap CIs over documents (d) and name samples (s).
 
     Columns: document (or cluster), system, source, summary; optional sample, group, entities.
     """
     from humaneval.scorers.bias import bias_report
+    from humaneval.scorers.embeddings import embedding_similarity
     from humaneval.scorers.inputs import read_text_table
     from humaneval.scorers.ner import spacy_persons
     from humaneval.tables import read_table
@@ -190,6 +197,7 @@ def bias(input_path, measures, spacy_model, smoothing, name_table, n_resamples, 
         measures=tuple(measures),
         smoothing=smoothing,
         table=table,
+        similarity=embedding_similarity(embedding_model) if embedding_model else "bow",
         n_resamples=n_resamples,
         seed=seed,
     )

@@ -36,31 +36,47 @@ MODEL_ENV = "HUMANEVAL_NLI_MODEL"
 MODES = ("e-c", "e", "c")
 
 
-def resolve_model_path(model: str | os.PathLike | None) -> Path:
+def resolve_model_path(model: str | os.PathLike | None, what: str = "NLI model") -> Path:
     """The local model directory: a path, ``pkg:<package>/<subdir>`` (an installed package's data),
-    or, when ``model`` is None, the ``HUMANEVAL_NLI_MODEL`` environment variable."""
-    if model is None:
+    or, for the NLI model when ``model`` is None, the ``HUMANEVAL_NLI_MODEL`` environment variable."""
+    if model is None and what == "NLI model":
         model = os.environ.get(MODEL_ENV)
-        if not model:
-            raise BackendUnavailableError(
-                f"no NLI model configured: pass a local model directory or set {MODEL_ENV}; "
-                "nothing is downloaded (use backend='lexical' for the labelled non-NLI fallback)"
-            )
+    if not model:
+        hint = f" or set {MODEL_ENV}" if what == "NLI model" else ""
+        raise BackendUnavailableError(
+            f"no {what} configured: pass a local model directory{hint}; nothing is downloaded"
+            + (" (use backend='lexical' for the labelled non-NLI fallback)" if what == "NLI model" else "")
+        )
     text = os.fspath(model)
     if text.startswith("pkg:"):
         package, _, sub = text[4:].partition("/")
         try:
             path = Path(str(importlib.resources.files(package).joinpath(sub)))
         except ModuleNotFoundError:
-            raise BackendUnavailableError(f"NLI model {text}: package {package!r} is not installed") from None
+            raise BackendUnavailableError(f"{what} {text}: package {package!r} is not installed") from None
     else:
         path = Path(text).expanduser()
     if not (path / "config.json").is_file():
         raise BackendUnavailableError(
-            f"NLI model {text}: {path} is not a model directory (no config.json); "
+            f"{what} {text}: {path} is not a model directory (no config.json); "
             "give the directory holding config.json, the weights and the tokenizer files"
         )
     return path
+
+
+def offline_transformers() -> Any:
+    """Import transformers with the Hugging Face offline switches set (never downloads)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    try:
+        import torch  # noqa: F401
+        import transformers
+    except ImportError:
+        raise BackendUnavailableError(
+            "neural scorers need torch and transformers: pip install 'humaneval[nli]'"
+        ) from None
+    transformers.utils.logging.disable_progress_bar()
+    return transformers
 
 
 def label_indices(id2label: dict[int, str], label_order: Sequence[str] | None) -> tuple[int, int]:
@@ -101,16 +117,7 @@ class NLIScorer:
         device: str = "cpu",
     ) -> None:
         self.path = resolve_model_path(model)
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
-        try:
-            import torch  # noqa: F401
-            import transformers
-        except ImportError:
-            raise BackendUnavailableError(
-                "the NLI scorer needs torch and transformers: pip install 'humaneval[nli]'"
-            ) from None
-        transformers.utils.logging.disable_progress_bar()
+        transformers = offline_transformers()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
         self.tokenizer.truncation_side = "right"
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
