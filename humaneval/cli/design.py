@@ -11,6 +11,8 @@ from humaneval.cli._common import emit, json_option
 
 def _read_documents(value: str) -> int | list:
     """A document count, or a file of ids (column ``document`` or ``id``, optional ``text``)."""
+    import pandas as pd
+
     from humaneval.design import Document
     from humaneval.errors import DesignError
     from humaneval.tables import read_table
@@ -23,12 +25,14 @@ def _read_documents(value: str) -> int | list:
     column = next((c for c in ("document", "id") if c in frame), frame.columns[0])
     texts = frame["text"] if "text" in frame else [None] * len(frame)
     return [
-        Document(str(d), None if t is None or t != t else str(t))
+        Document(str(d), None if t is None or pd.isna(t) else str(t))
         for d, t in zip(frame[column], texts, strict=True)
     ]
 
 
 def _read_summaries(path: str | None) -> list:
+    import pandas as pd
+
     from humaneval.design import Summary
     from humaneval.errors import DesignError
     from humaneval.tables import read_table
@@ -41,7 +45,7 @@ def _read_summaries(path: str | None) -> list:
         raise DesignError(f"{path}: needs the columns document, system and (optionally) text")
     return [
         Summary(
-            str(r["document"]), str(r["system"]), None if text is None or r[text] != r[text] else str(r[text])
+            str(r["document"]), str(r["system"]), None if text is None or pd.isna(r[text]) else str(r[text])
         )
         for _, r in frame.iterrows()
     ]
