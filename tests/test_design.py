@@ -332,32 +332,30 @@ def test_cli_errors_are_one_line(tmp_path) -> None:
     ]
 
 
-def test_cli_reads_a_document_file(tmp_path) -> None:
-    (tmp_path / "docs.csv").write_text("document,text\nn1,One\nn2,Two\nn3,Three\nn4,Four\n", encoding="utf-8")
+def test_cli_reads_document_and_summary_files(tmp_path) -> None:
+    (tmp_path / "docs.csv").write_text("document,text\nn1,One\nn2,\nn3,Three\nn4,Four\n", encoding="utf-8")
+    rows = "".join(f"n{i},{s},{s} of {i}\n" for i in range(1, 5) for s in "AB" if (i, s) != (4, "B"))
+    (tmp_path / "summaries.csv").write_text("document,system,text\n" + rows, encoding="utf-8")
     out = tmp_path / "d.csv"
-    args = [
-        "design",
-        "--documents",
-        str(tmp_path / "docs.csv"),
-        "--systems",
-        "A,B",
-        "--docs-per-block",
-        "2",
-        "--annotators-per-block",
-        "1",
-        "--attention-checks",
-        "1",
-        "--platform",
-        "mturk",
-        "--out",
-        str(out),
-    ]
+    files = ["--documents", str(tmp_path / "docs.csv"), "--summaries", str(tmp_path / "summaries.csv")]
+    options = ["--docs-per-block", "2", "--annotators-per-block", "1", "--attention-checks", "1"]
+    args = ["design", *files, *options, "--platform", "mturk", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert (
+        result.exit_code == 2
+        and "1 (document, system) pairs have no summary, e.g. ('n4', 'B')" in result.output
+    )
+    (tmp_path / "summaries.csv").write_text("document,system,text\n" + rows + "n4,B,last\n", encoding="utf-8")
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     table = read_design_csv(out)
-    assert set(table["document"]) - {""} == {"n1", "n2", "n3", "n4"}
+    assert set(table["document"]) - {""} == {"n1", "n2", "n3", "n4"} and set(table["system"]) - {""} == {
+        "A",
+        "B",
+    }
     texts = json.loads((tmp_path / "d.texts.json").read_text())
-    assert texts["documents"]["n3"] == "Three"
+    assert texts["documents"] == {"n1": "One", "n3": "Three", "n4": "Four"}
+    assert texts["summaries"]["n2|B"] == "B of 2" and texts["summaries"]["n4|B"] == "last"
 
 
 def test_grouped_layout_with_anchor_in_every_group() -> None:
