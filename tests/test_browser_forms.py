@@ -255,6 +255,28 @@ def test_ranking_round_trip(page, server, mode):
     assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
 
 
+def test_ranking_with_ties_stores_competition_ranks(page, server):
+    design, url = build(server, "rank-ties", "rank", systems=["A", "B", "C", "D"], checks_per_annotator=0)
+    write_forms(
+        design,
+        Texts({("d000", s): summary_text("d000", s) for s in "ABCD"}),
+        server["root"] / "rank-ties",
+        allow_ties=True,
+        extra_submit_origins=(server["origin"],),
+    )
+    open_form(page, url, server, "ASSIGNTIE")
+    raw = {"A": 2, "B": 2, "C": 1, "D": 3}
+    for system, rank in raw.items():
+        item = page.locator(".rank-item", has_text=f"Summary of d000 by {system}.")
+        item.locator("select").select_option(str(rank))
+    texts = page.locator(".rank-item .text").all_inner_texts()
+    assert [cell_of(t)[1] for t in texts] == ["C", "A", "B", "D"]  # re-sorted by rank, stable
+    parsed = submit_and_parse(page, server, design, "ASSIGNTIE")
+    got = parsed.ratings.data.set_index("system")["rank"].to_dict()
+    assert got == {"A": 2, "B": 2, "C": 1, "D": 4}  # competition ranking 1, 2, 2, 4
+    assert parsed.table.set_index("system")["raw_value"].to_dict() == {"A": "2", "B": "2", "C": "1", "D": "3"}
+
+
 def test_bws_round_trip(page, server):
     design, url = build(
         server, "bws", "bws", systems=["A", "B", "C", "D"], bws={"tuple_size": 3, "factor": 1.0}

@@ -61,7 +61,9 @@ def _render(results, out: Path, extra: list[str]) -> str:
     help="AssignmentStatus values to keep (repeat the option).",
 )
 @click.option("--points", type=int, default=None, help="Likert points (default: the design's scale).")
-@click.option("--allow-ties", is_flag=True, help="Ranking forms allowed ties.")
+@click.option(
+    "--allow-ties", is_flag=True, default=None, help="Ranking forms allowed ties (default: detected)."
+)
 @click.option(
     "--salt-file",
     type=click.Path(dir_okay=False, exists=True),
@@ -83,7 +85,7 @@ def mturk(
     table: str | None,
     statuses: tuple[str, ...],
     points: int | None,
-    allow_ties: bool,
+    allow_ties: bool | None,
     salt_file: str | None,
     keep_worker_ids: bool,
     grant_out: str | None,

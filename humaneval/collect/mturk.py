@@ -139,7 +139,7 @@ def parse_mturk_results(
     *,
     statuses: Sequence[str] = KEEP_STATUSES,
     points: int | None = None,
-    allow_ties: bool = False,
+    allow_ties: bool | None = None,
     salt: str | None = None,
     keep_worker_ids: bool = False,
 ) -> MTurkResults:
@@ -148,7 +148,8 @@ def parse_mturk_results(
     API-route assignments become rows of such a frame with :func:`assignment_row`.
 
     ``design`` is a ``Design``, its table or a ``design.csv`` path. ``points`` is the Likert
-    scale (default: the design's ``scale_points``, else 7). ``salt`` keys the worker
+    scale (default: the design's ``scale_points``, else 7). ``allow_ties`` (ranking) defaults to
+    whether the results carry raw tied choices (``Answer.rkraw_*``). ``salt`` keys the worker
     pseudonyms; it defaults to the design id, which only hides ids from casual readers — pass
     a secret salt for real pseudonymity.
     """
@@ -159,6 +160,8 @@ def parse_mturk_results(
     points = points or int(spec.get("scale_points", 7))
     raw, label = _read_results(results)
     _check_design_id(raw, design_id, label)
+    if allow_ties is None:
+        allow_ties = any(c.startswith("Answer.rkraw_") for c in raw.columns)
     keep = raw["AssignmentStatus"].isin(list(statuses))
     kept = raw[keep]
     parser = _Parser(frame, method, points, allow_ties)
