@@ -6,6 +6,7 @@ import click
 
 from humaneval.cli._common import emit, json_option
 from humaneval.errors import RatingsError
+from humaneval.scorers.bias import MEASURES
 
 
 def _out_option(func):
@@ -143,7 +144,7 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
     "--measure",
     "measures",
     multiple=True,
-    type=click.Choice(["word_list_inclusion", "entity_inclusion", "hallucination", "distinguishability"]),
+    type=click.Choice(MEASURES),
     help="Measures to compute (repeatable; default: those the input's columns support).",
 )
 @click.option("--spacy-model", default=None, help="Installed spaCy pipeline for PERSON entities [heuristic].")

@@ -78,6 +78,7 @@ class BiasScore:
         return {"measure": self.measure, "score": self.score, "counts": self.counts, "flag": self.flag}
 
 
+MEASURES = ("word_list_inclusion", "entity_inclusion", "hallucination", "distinguishability")
 NO_WORDS = "no group words on one side"
 NO_HALLUCINATIONS = "no hallucinated person could be classified"
 NO_CLUSTERS = "no cluster has two groups"
@@ -195,6 +196,11 @@ def inclusion_counts(
     index = {g: i for i, g in enumerate(groups)}
     for row, (entities, persons) in enumerate(zip(input_entities, summary_persons, strict=True)):
         for entity in entities:
+            if entity.group not in index:
+                raise RatingsError(
+                    f"input entity {entity.first} {entity.last}: group {entity.group!r} is not one of "
+                    f"{list(groups)}; pass groups=... naming every group"
+                )
             g = index[entity.group]
             total[row, g] += 1
             included[row, g] += any(aligns(p, entity, **align_options) for p in persons)
@@ -551,12 +557,7 @@ def bias_report(
     frame: pd.DataFrame,
     *,
     ner: Callable[[str], list[str]] | None = None,
-    measures: Sequence[str] = (
-        "word_list_inclusion",
-        "entity_inclusion",
-        "hallucination",
-        "distinguishability",
-    ),
+    measures: Sequence[str] = MEASURES,
     word_lists: Mapping[str, Iterable[str]] = HELM_GENDER_WORDS,
     groups: Sequence[str] = GROUPS,
     smoothing: float = 0.0,
@@ -587,12 +588,7 @@ def bias_report(
     missing = required - set(frame.columns)
     if missing:
         raise RatingsError(f"bias input lacks column(s) {sorted(missing)}; see the bias_report docstring")
-    unknown = set(measures) - {
-        "word_list_inclusion",
-        "entity_inclusion",
-        "hallucination",
-        "distinguishability",
-    }
+    unknown = set(measures) - set(MEASURES)
     if unknown:
         raise RatingsError(f"unknown bias measure(s) {sorted(unknown)}")
     rng = np.random.default_rng(seed)
