@@ -8,7 +8,7 @@ The permutation test is vectorised. For Kendall's τ and pairwise accuracy, swap
 values cell by cell with indicator z (1 = swapped) gives A* = (1 − z)·A + z·B, and every pair
 count is a quadratic form in z: with K_XY[u, v] = sign(H_u − H_v)·sign(X_u − Y_v),
 
-    wᵀK(A*)w = (1−z)ᵀK_AA(1−z) + 2(1−z)ᵀK_AB z + zᵀK_BB z,
+    1ᵀK(A*)1 = (1−z)ᵀK_AA(1−z) + 2(1−z)ᵀK_AB z + zᵀK_BB z,
 
 and B* is the same at 1 − z; so R permutations cost a few matrix products instead of R sign
 matrices. Pearson and Spearman are evaluated on the stacked permuted matrices directly.
@@ -66,15 +66,24 @@ def _signs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return np.nan_to_num(np.sign(X[:, :, None] - Y[:, None, :])).astype(np.float32)
 
 
-def _form(a: np.ndarray, K: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """aᵀ K b per permutation r and group g; a, b (R, G, U), K (G, U, U)."""
+def _matvec(K: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """K z per permutation r and group g: K (G, U, U), z (R, G, U) → (R, G, U)."""
     if K.shape[0] == 1:
-        return ((a[:, 0].astype(np.float32) @ K[0]).astype(float) * b[:, 0]).sum(axis=1)[:, None]
-    return np.einsum("rgu,guv,rgv->rg", a, K.astype(float), b, optimize=True)
+        return (z[:, 0].astype(np.float32) @ K[0].T).astype(float)[:, None]
+    return np.matmul(K.astype(float), z.transpose(1, 2, 0)).transpose(2, 0, 1)
 
 
 class _SwapForms:
-    """Pair-count matrices of H against A and B for one level, built once per test."""
+    """Pair-count matrices of H against A and B for one level, built once per test.
+
+    With K_XY = (pair count of X values on the left, Y on the right), 1 the all-ones vector and
+    z the swap indicators, the counts of A* = (1−z)A + zB and B* = zA + (1−z)B are
+
+        F(A*) = 1ᵀK_AA1 − 2(K_AA1)·z + zᵀK_AA z + 2((K_ABᵀ1)·z − zᵀK_AB z) + zᵀK_BB z
+        F(B*) = zᵀK_AA z + 2((K_AB1)·z − zᵀK_AB z) + 1ᵀK_BB1 − 2(K_BB1)·z + zᵀK_BB z
+
+    (K_AA, K_BB symmetric), so each family costs three matrix products per chunk.
+    """
 
     def __init__(self, H: np.ndarray, A: np.ndarray, B: np.ndarray, level: str, coefficient: str):
         if level != "acc" and coefficient not in ("kendall", "kendall_a"):
@@ -83,32 +92,39 @@ class _SwapForms:
         h, a, b = _layout(H, level), _layout(A, level), _layout(B, level)
         sH = _signs(h, h)
         pairs = {"AA": (a, a), "AB": (a, b), "BB": (b, b)}
-        self.untied = {k: np.abs(_signs(*v)) for k, v in pairs.items()}
-        self.conc = {k: sH * _signs(*v) for k, v in pairs.items()}
+        untied = {k: np.abs(_signs(*v)) for k, v in pairs.items()}
+        self.families = {"conc": {k: sH * _signs(*v) for k, v in pairs.items()}}
         if level == "acc":
-            self.both = {k: np.abs(sH) * v for k, v in self.untied.items()}
+            self.families["both"] = {k: np.abs(sH) * v for k, v in untied.items()}
+        elif coefficient == "kendall":
+            self.families["untied"] = untied
         self.n_units = (~np.isnan(h)).sum(axis=1)
         self.untied_h = np.abs(sH).sum(axis=(1, 2))
 
     @staticmethod
-    def _forms(mats: dict, keep: np.ndarray, swap: np.ndarray) -> np.ndarray:
-        return (
-            _form(keep, mats["AA"], keep) + 2 * _form(keep, mats["AB"], swap) + _form(swap, mats["BB"], swap)
-        )
+    def _counts(K: dict, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        kaa, kab, kbb = _matvec(K["AA"], z), _matvec(K["AB"], z), _matvec(K["BB"], z)
+        row_aa, row_ab = K["AA"].sum(axis=2, dtype=float), K["AB"].sum(axis=2, dtype=float)
+        col_ab, row_bb = K["AB"].sum(axis=1, dtype=float), K["BB"].sum(axis=2, dtype=float)
+        zaa, zab, zbb = (z * kaa).sum(-1), (z * kab).sum(-1), (z * kbb).sum(-1)
+        total_aa, total_bb = row_aa.sum(-1), row_bb.sum(-1)
+        for_a = total_aa - 2 * (z * row_aa).sum(-1) + zaa + 2 * ((z * col_ab).sum(-1) - zab) + zbb
+        for_b = zaa + 2 * ((z * row_ab).sum(-1) - zab) + total_bb - 2 * (z * row_bb).sum(-1) + zbb
+        return for_a, for_b
 
     def __call__(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """EM(A*, H) and EM(B*, H) for swap indicators z (R, S, D)."""
         zz = _layout(z.astype(float), self.level)
+        counts = {name: self._counts(K, zz) for name, K in self.families.items()}
         results = []
-        for keep, swap in ((1 - zz, zz), (zz, 1 - zz)):
-            c = self._forms(self.conc, keep, swap)
+        for side in (0, 1):
+            c = counts["conc"][side]
             if self.level == "acc":
-                both = self._forms(self.both, keep, swap)
-                results.append(((c + both) / 2).sum(axis=1) / self.untied_h.sum())
+                results.append(((c + counts["both"][side]) / 2).sum(axis=1) / self.untied_h.sum())
                 continue
             with np.errstate(invalid="ignore", divide="ignore"):
                 if self.coefficient == "kendall":
-                    value = c / np.sqrt(self.untied_h * self._forms(self.untied, keep, swap))
+                    value = c / np.sqrt(self.untied_h * counts["untied"][side])
                 else:
                     value = c / (self.n_units * (self.n_units - 1))
             value = np.where(np.isfinite(value), value, np.nan)
