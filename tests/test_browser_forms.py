@@ -185,7 +185,7 @@ def test_likert_round_trip_and_required_answer(page, server):
             entered[cell] = value
         page.click(f"label.point:has(input[value='{value}'])")
         if k == 1:
-            page.fill("#hx-comment", "a comment")
+            page.fill("#hx-comment", "é 😀 שלום ${x} <b>")
         if k < n - 1:
             page.click("#hx-next")
     assert page.locator("#hx-next").inner_text() == "Submit"
@@ -193,7 +193,7 @@ def test_likert_round_trip_and_required_answer(page, server):
     got = {(r.document, r.system): r.score for r in parsed.ratings.data.itertuples()}
     assert got == entered and len(got) == 3
     assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
-    assert (parsed.table["comment"] == "a comment").sum() == 1
+    assert (parsed.table["comment"] == "é 😀 שלום ${x} <b>").sum() == 1  # unicode survives POST → CSV → table
     assert (parsed.table["seconds"] > 0).all()
 
 
@@ -357,8 +357,12 @@ def test_hostile_texts_render_literally(page, server):
         )
     )
     texts = Texts({("d000", "A"): HOSTILE, ("d000", "B"): "]]> é 😀 שלום"})
-    write_forms(design, texts, server["root"] / "hostile")
+    write_forms(design, texts, server["root"] / "hostile", consent="I consent to **take part**.")
     page.goto(f"{server['origin']}/hostile/preview/b000.html?slot=b000-a1")
+    assert page.locator(".consent strong").inner_text() == "take part"
+    page.click("#hx-start-button")  # consent not given: the task does not start
+    assert page.locator("#hx-start .error").inner_text() == "If you do not agree, please return the task."
+    page.check("#hx-consent")
     page.click("#hx-start-button")
     shown = set()
     for _ in range(2):

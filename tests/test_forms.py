@@ -254,3 +254,19 @@ def test_cli_forms(tmp_path):
     assert (out / "hits" / "b001" / "question.xml").exists() and (out / "preview" / "b000.html").exists()
     failed = CliRunner().invoke(main, ["forms", str(tmp_path / "design.csv"), "--out", str(out)])
     assert failed.exit_code == 2 and "carries no texts" in failed.output
+
+
+def test_standalone_pages_and_unsupported_platform(tmp_path):
+    design = small_design("da")
+    pkg = write_forms(design, placeholder_texts(design.table), tmp_path, platform="standalone")
+    assert sorted(p.name for p in pkg.files) == ["b000.html", "b001.html"]
+    assert not (tmp_path / "hits").exists() and not (tmp_path / "README.md").exists()
+    html = (tmp_path / "preview" / "b000.html").read_text()
+    payload = payload_of(html)
+    assert payload["method"] == "da" and payload["preset"]["labels"] == {
+        "0": "Strongly disagree",
+        "100": "Strongly agree",
+    }
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)  # no external resources
+    with pytest.raises(DesignError, match="platform 'prolific' is not supported"):
+        write_forms(design, placeholder_texts(design.table), tmp_path, platform="prolific")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from humaneval.cli._common import emit, json_option
@@ -52,6 +54,12 @@ def _render(package) -> str:
 @click.option(
     "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
 )
+@click.option(
+    "--consent",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Text file with a consent statement; the start page then asks 'I agree'.",
+)
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Output folder.")
 @json_option
 def command(
@@ -69,5 +77,7 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
+    if options["consent"] is not None:
+        options["consent"] = Path(options["consent"]).read_text(encoding="utf-8")
     package = write_forms(plan, chosen, out, **options)
     emit(package.to_dict(), as_json, lambda: _render(package))
