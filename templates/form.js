@@ -59,6 +59,8 @@
   }
 
   var P = decodePayload(document.getElementById("hx-payload").textContent);
+  /* Set by the Prolific page (prolific.js): {startAt, saveScreen(index, record, ui, done(next)), finish()}. */
+  var host = window.hxHost || null;
   var preset = P.preset;
   var params = new URLSearchParams(window.location.search);
   var assignmentId = params.get("assignmentId");
@@ -477,13 +479,19 @@
     built.error.textContent = "";
     var now = Date.now();
     var visible = timing.visibleMs + (timing.visibleSince !== null ? now - timing.visibleSince : 0);
-    built.widgets.forEach(function (w) { w.record().forEach(function (kv) { setField(kv[0], kv[1]); }); });
+    var answers = {};
+    built.widgets.forEach(function (w) { w.record().forEach(function (kv) { answers[kv[0]] = String(kv[1]); setField(kv[0], kv[1]); }); });
     var sid = built.screen.id;
     setField("tm_" + sid, ((now - timing.shownAt) / 1000).toFixed(3) + "," + (visible / 1000).toFixed(3) + "," + timing.hidden);
     if (built.comment.value.trim()) { setField("cm_" + sid, built.comment.value); }
     setField("order", order.join(","));
     window.addEventListener("beforeunload", guard);
-    if (index + 1 < screens.length) { showScreen(index + 1); } else { submit(); }
+    function proceed(next) { if (next < screens.length) { showScreen(next); } else if (host) { host.finish(); } else { submit(); } }
+    if (!host) { proceed(index + 1); return; }
+    var record = { answers: answers, comment: built.comment.value.trim() ? built.comment.value : "",
+      timing: { shown_at: timing.shownAt, answered_at: now, seconds: (now - timing.shownAt) / 1000,
+        visible_seconds: visible / 1000, hidden_count: timing.hidden } };
+    host.saveScreen(index, record, built, function (next) { window.removeEventListener("beforeunload", guard); proceed(next); });
   }
 
   function submit() {
@@ -515,6 +523,6 @@
     Array.prototype.forEach.call(root.querySelectorAll("[draggable]"), function (c) { c.setAttribute("draggable", "false"); });
   }
 
-  if (preview) { showPreview(); } else { add(root, startPage()); }
+  if (preview) { showPreview(); } else if (host && host.startAt > 0) { showScreen(host.startAt); } else { add(root, startPage()); }
   window.hxState = function () { return { slot: slot.slot, saved: saved, order: order, submitted: submitted }; };
 })();

@@ -1,0 +1,129 @@
+"""The collection server's SQLite file (designs-and-forms spec §5.2, "Storage and durability").
+
+Every connection runs ``journal_mode=WAL``, ``synchronous=FULL`` (a commit that returned survives
+power loss), ``foreign_keys=ON`` and ``busy_timeout=5000``. Every state change is one
+transaction opened with ``BEGIN IMMEDIATE``; callers answer a request only after
+:func:`write` has committed. Within one server process a lock serialises writers, so threads
+queue in Python instead of spinning in SQLite's busy handler.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS study (
+    key TEXT PRIMARY KEY,
+    design_id TEXT NOT NULL,
+    design_json TEXT NOT NULL,
+    texts_json TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    admin_token_sha256 TEXT NOT NULL,
+    salt TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS slot (
+    id INTEGER PRIMARY KEY,
+    study TEXT NOT NULL REFERENCES study(key),
+    name TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    k INTEGER NOT NULL,
+    payload_json TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'free' CHECK (state IN ('free', 'reserved', 'complete')),
+    participant INTEGER REFERENCES participant(id),
+    reserved_at REAL,
+    completed_at REAL,
+    UNIQUE (study, block, k),
+    UNIQUE (study, name)
+);
+CREATE TABLE IF NOT EXISTS participant (
+    id INTEGER PRIMARY KEY,
+    study TEXT NOT NULL REFERENCES study(key),
+    prolific_pid TEXT NOT NULL,
+    study_id_param TEXT NOT NULL,
+    session_id_param TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    slot INTEGER NOT NULL REFERENCES slot(id),
+    started_at REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    completed_at REAL,
+    released_at REAL,
+    late INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    UNIQUE (study, prolific_pid)
+);
+CREATE TABLE IF NOT EXISTS response (
+    id INTEGER PRIMARY KEY,
+    participant INTEGER NOT NULL REFERENCES participant(id),
+    screen_index INTEGER NOT NULL,
+    session_id_param TEXT NOT NULL,
+    payload_json TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    received_at REAL NOT NULL,
+    shown_at REAL,
+    answered_at REAL,
+    seconds REAL,
+    visible_seconds REAL,
+    UNIQUE (participant, screen_index)
+);
+CREATE INDEX IF NOT EXISTS slot_by_state ON slot (study, state, block, k);
+"""
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection with the durability pragmas of spec §5.2 (autocommit; transactions are explicit)."""
+    connection = sqlite3.connect(str(path), isolation_level=None, timeout=5.0, check_same_thread=False)
+    connection.row_factory = sqlite3.Row
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute("PRAGMA busy_timeout=5000")
+    return connection
+
+
+class Store:
+    """One SQLite file shared by the request threads of a server process.
+
+    Each thread gets its own connection; :meth:`write` is ``BEGIN IMMEDIATE … COMMIT`` (rolled
+    back on any exception) and :meth:`read` one deferred read transaction (a consistent snapshot
+    that never blocks writers in WAL mode).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+
+    def connection(self) -> sqlite3.Connection:
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._local.connection = connect(self.path)
+        return connection
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        connection = self.connection()
+        with self._write_lock:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        connection = self.connection()
+        connection.execute("BEGIN")
+        try:
+            yield connection
+        finally:
+            connection.execute("COMMIT")
+
+
+def create_schema(connection: sqlite3.Connection) -> None:
+    connection.executescript(SCHEMA)

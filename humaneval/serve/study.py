@@ -1,0 +1,250 @@
+"""Creating a study folder for the collection server (designs-and-forms spec §5.1–5.2).
+
+:func:`create_study` turns a design (``design.json`` + ``texts.json``) into ``STUDY_DIR`` holding
+``study.sqlite`` (schema of spec §5.2, one form payload per annotator slot, built by the forms'
+:func:`~humaneval.forms.block_payloads`) and ``admin_token`` (file mode 0600; the database keeps
+only its SHA-256). The completion code lives only in the database, never in the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from humaneval.errors import DesignError
+from humaneval.forms.presets import Preset, get_preset
+from humaneval.forms.screens import block_payloads, design_frame
+from humaneval.forms.texts import Texts, load_texts
+from humaneval.forms.write import default_preset_name, load_design
+from humaneval.serve.store import connect, create_schema
+
+DB_NAME = "study.sqlite"
+TOKEN_NAME = "admin_token"
+MIN_SLOT_TIMEOUT_S = 20 * 60
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
+URL_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+_KEY = re.compile(r"[A-Za-z0-9_-]{4,64}")
+_CODE = re.compile(r"[A-Za-z0-9]{4,32}")
+_SLOT = re.compile(r"b(\d+)-a(\d+)")
+
+
+@dataclass(frozen=True)
+class Study:
+    """A created study folder: where things are and what to paste into Prolific."""
+
+    study_dir: Path
+    key: str
+    design_id: str
+    slots: int
+    blocks: int
+    slot_timeout_s: float
+    completion_code: str
+
+    @property
+    def db_path(self) -> Path:
+        return self.study_dir / DB_NAME
+
+    @property
+    def token_path(self) -> Path:
+        return self.study_dir / TOKEN_NAME
+
+    def url(self, base: str = "https://<host>") -> str:
+        """The study URL of spec §5.1 with Prolific's ``{{%…%}}`` placeholders."""
+        return f"{base.rstrip('/')}/s/{self.key}/?{URL_QUERY}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study_dir": str(self.study_dir),
+            "database": str(self.db_path),
+            "admin_token_file": str(self.token_path),
+            "key": self.key,
+            "design_id": self.design_id,
+            "slots": self.slots,
+            "blocks": self.blocks,
+            "slot_timeout_s": self.slot_timeout_s,
+            "completion_code": self.completion_code,
+            "url": self.url(),
+        }
+
+
+def slot_timeout(
+    max_minutes: float | None, estimated_minutes: float | None, design_seconds: float | None
+) -> float:
+    """Spec §5.2 step 2: Prolific's maximum time if given, else 3 × the estimate; never below 20 min."""
+    if max_minutes is not None:
+        seconds = 60.0 * max_minutes
+    elif estimated_minutes is not None:
+        seconds = 3 * 60.0 * estimated_minutes
+    elif design_seconds:
+        seconds = 3 * design_seconds
+    else:
+        seconds = 0.0
+    return max(float(seconds), float(MIN_SLOT_TIMEOUT_S))
+
+
+def create_study(
+    design: Any,
+    study_dir: str | Path,
+    *,
+    texts: Texts | Mapping | str | Path | None = None,
+    preset: str | Path | Preset | None = None,
+    allow_ties: bool | None = None,
+    completion_code: str | None = None,
+    full_code: str | None = None,
+    max_minutes: float | None = None,
+    estimated_minutes: float | None = None,
+    exclude_pids: Iterable[str] = (),
+    consent: str | None = None,
+    key: str | None = None,
+    title: str = "Annotation task",
+) -> Study:
+    """Create ``study_dir`` for ``humaneval serve`` from a design and its texts.
+
+    ``design`` is a ``Design`` or the path of its ``design.json`` (the manifest is required: it
+    carries the checks, warm-ups and scale). ``texts`` default to the design's own texts.
+    ``completion_code`` is the code Prolific shows under "completion" (random if omitted);
+    ``full_code`` is the optional second code for "study full / declined consent".
+    ``max_minutes`` (Prolific's maximum time) or ``estimated_minutes`` set the slot timeout
+    (:func:`slot_timeout`). ``exclude_pids`` are refused with ``not_eligible`` (e.g. the
+    participants of sibling studies).
+    """
+    if isinstance(design, str | Path):
+        design = load_design(design)
+    if not hasattr(design, "to_json"):
+        raise DesignError(
+            "the collection server needs the design manifest (design.json), not a bare table; "
+            "pass the Design or the path of its design.json"
+        )
+    study_dir = Path(study_dir)
+    if (study_dir / DB_NAME).exists():
+        raise DesignError(f"{study_dir}: already holds a study ({DB_NAME}); choose a new folder")
+    key = key or secrets.token_urlsafe(9)
+    if not _KEY.fullmatch(key):
+        raise DesignError(f"study key {key!r} must be 4-64 characters of A-Z a-z 0-9 _ -")
+    completion_code = completion_code or secrets.token_hex(4).upper()
+    for name, code in (("completion code", completion_code), ("full code", full_code)):
+        if code is not None and not _CODE.fullmatch(code):
+            raise DesignError(f"{name} {code!r} must be 4-32 letters or digits, as Prolific shows it")
+    frame = design_frame(design)
+    method = frame["method"].iloc[0]
+    chosen = get_preset(
+        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
+    )
+    if chosen.method != method:
+        raise DesignError(
+            f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
+            "choose a matching preset"
+        )
+    texts = _texts(design, texts)
+    checks = {f"ck_{c['id']}": c for c in design.checks}
+    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in design.warmups}
+    extra = {
+        "platform": "prolific",
+        "submit": {"default_origin": "", "allowed_origins": []},
+        "estimated_minutes": estimated_minutes,
+        "consent": consent,
+        "title": title,
+    }
+    payloads = block_payloads(
+        frame, texts, chosen, per_slot=True, checks=checks, warmups=warmups, extra=extra
+    )
+    cost = design.summary().to_dict().get("cost") or {}
+    config = {
+        "completion_code": completion_code,
+        "full_code": full_code,
+        "slot_timeout_s": slot_timeout(max_minutes, estimated_minutes, cost.get("seconds_per_annotator")),
+        "exclude_pids": sorted(set(exclude_pids)),
+        "method": method,
+        "preset": chosen.to_dict(),
+        "title": title,
+    }
+    study_dir.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    _write_secret(study_dir / TOKEN_NAME, token + "\n")
+    connection = connect(study_dir / DB_NAME)
+    try:
+        create_schema(connection)
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute(
+            "INSERT INTO study VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                design.design_id,
+                design.to_json(),
+                json.dumps(texts.to_json(), ensure_ascii=False, sort_keys=True),
+                json.dumps(config, ensure_ascii=False, sort_keys=True),
+                hashlib.sha256(token.encode("ascii")).hexdigest(),
+                secrets.token_hex(16),
+                time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            ),
+        )
+        for name, payload in payloads.items():
+            block, k = (int(x) for x in _SLOT.fullmatch(name).groups())
+            connection.execute(
+                "INSERT INTO slot (study, name, block, k, payload_json) VALUES (?, ?, ?, ?, ?)",
+                (key, name, block, k, json.dumps(payload, ensure_ascii=False, sort_keys=True)),
+            )
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    return Study(
+        study_dir=study_dir,
+        key=key,
+        design_id=design.design_id,
+        slots=len(payloads),
+        blocks=len({p["block"] for p in payloads.values()}),
+        slot_timeout_s=config["slot_timeout_s"],
+        completion_code=completion_code,
+    )
+
+
+def open_study(study_dir: str | Path) -> Study:
+    """The :class:`Study` of an existing folder (as written by :func:`create_study`)."""
+    study_dir = Path(study_dir)
+    path = study_dir / DB_NAME
+    if not path.exists():
+        raise DesignError(
+            f"{study_dir}: no {DB_NAME} here; create the study first with 'humaneval serve init DESIGN {study_dir}'"
+        )
+    connection = connect(path)
+    try:
+        row = connection.execute("SELECT key, design_id, config_json FROM study").fetchone()
+        slots = connection.execute("SELECT COUNT(*), COUNT(DISTINCT block) FROM slot").fetchone()
+    finally:
+        connection.close()
+    config = json.loads(row["config_json"])
+    return Study(
+        study_dir=study_dir,
+        key=row["key"],
+        design_id=row["design_id"],
+        slots=slots[0],
+        blocks=slots[1],
+        slot_timeout_s=config["slot_timeout_s"],
+        completion_code=config["completion_code"],
+    )
+
+
+def _texts(design: Any, texts: Texts | Mapping | str | Path | None) -> Texts:
+    if texts is None:
+        texts = getattr(design, "texts", None)
+        if texts is None or texts.is_empty():
+            raise DesignError(
+                "the design carries no texts; give them (a texts.json or a document, system, text table)"
+            )
+    if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
+        texts = texts.to_dict()
+    return texts if isinstance(texts, Texts) else load_texts(texts)
+
+
+def _write_secret(path: Path, text: str) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
