@@ -144,6 +144,8 @@ def test_bad_inputs_raise_one_line_errors():
         SimDesign.parse("blocks=20,docs=5")
     with pytest.raises(DesignError, match="unknown test"):
         simulate(None, "6x5x1", ("anova",), trials=2)
+    with pytest.raises(DesignError, match="at least 2 pairing units"):
+        simulate(None, "1x100x3", ("ttest",), aggregates=("cluster",), trials=2)
     with pytest.raises(DesignError, match="trials"):
         simulate(None, "6x5x1", ("ttest",), trials=0)
     assert SimDesign.parse("B=20, D=5, A=3") == SimDesign.parse("20x5x3") == SimDesign(20, 5, 3)

@@ -261,6 +261,12 @@ def simulate(
         clmm_structure=clmm_structure,
         clmm_engine=clmm_engine,
     )
+    for proc in config.procedures:
+        if proc.test == "ttest" and design.n_pairs(proc.aggregate) < 2:
+            raise DesignError(
+                f"a t-test on {proc.aggregate} level needs at least 2 pairing units; design {design.label} "
+                f"has {design.n_pairs(proc.aggregate)}: add blocks or use another --aggregate"
+            )
     if any(p.test == "clmm" for p in config.procedures):
         _require_clmm(clmm_engine)
     start = time.perf_counter()
