@@ -9,7 +9,7 @@ from humaneval.forms.presets import PRESETS, Preset, get_preset, load_preset
 from humaneval.forms.render import render_form
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.texts import Texts, load_texts, placeholder_texts
-from humaneval.forms.write import load_design, write_forms
+from humaneval.forms.write import design_payloads, load_design, write_forms
 
 __all__ = [
     "PRESETS",
@@ -18,6 +18,7 @@ __all__ = [
     "Texts",
     "block_payloads",
     "design_frame",
+    "design_payloads",
     "get_preset",
     "html_question",
     "load_design",

@@ -26,6 +26,50 @@ def default_preset_name(method: str, dimension: str) -> str:
     return name
 
 
+def design_payloads(
+    design: Any,
+    texts: Texts | Mapping | str | Path | None,
+    *,
+    preset: str | Path | Preset | None = None,
+    allow_ties: bool | None = None,
+    per_slot: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> tuple[Preset, dict[str, dict[str, Any]]]:
+    """The chosen preset and the form payloads (one per block, or per slot) of a design.
+
+    Shared by every platform: resolves the preset (checking it matches the design's method),
+    the texts (``None`` = the design's own) and the design's check and warm-up definitions,
+    then calls :func:`~humaneval.forms.screens.block_payloads`.
+    """
+    frame = design_frame(design)
+    method = frame["method"].iloc[0]
+    chosen = get_preset(
+        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
+    )
+    if chosen.method != method:
+        raise DesignError(
+            f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
+            "choose a matching preset"
+        )
+    if texts is None:
+        texts = getattr(design, "texts", None)
+        if texts is None or texts.is_empty():
+            raise DesignError(
+                "the design carries no texts; give them (a texts.json or a document, system, text table), "
+                "or use placeholder texts for a demo"
+            )
+    if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
+        texts = texts.to_dict()
+    if not isinstance(texts, Texts):
+        texts = load_texts(texts)
+    checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
+    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in getattr(design, "warmups", ())}
+    payloads = block_payloads(
+        frame, texts, chosen, per_slot=per_slot, checks=checks, warmups=warmups, extra=extra
+    )
+    return chosen, payloads
+
+
 def write_forms(
     design: Any,
     texts: Texts | Mapping | str | Path | None,
@@ -60,36 +104,13 @@ def write_forms(
         )
     if hit_per not in ("block", "slot"):
         raise DesignError(f"hit_per must be 'block' or 'slot', not {hit_per!r}")
-    frame = design_frame(design)
-    method = frame["method"].iloc[0]
-    chosen = get_preset(
-        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
-    )
-    if chosen.method != method:
-        raise DesignError(
-            f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
-            "choose a matching preset"
-        )
-    if texts is None:
-        texts = getattr(design, "texts", None)
-        if texts is None or texts.is_empty():
-            raise DesignError(
-                "the design carries no texts; give them (a texts.json or a document, system, text table), "
-                "or use placeholder texts for a demo"
-            )
-    if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
-        texts = texts.to_dict()
-    if not isinstance(texts, Texts):
-        texts = load_texts(texts)
-    checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
-    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in getattr(design, "warmups", ())}
     extra = {
         "submit": submit_config(live, tuple(extra_submit_origins)),
         "estimated_minutes": estimated_minutes,
         "consent": consent,
     }
-    payloads = block_payloads(
-        frame, texts, chosen, per_slot=hit_per == "slot", checks=checks, warmups=warmups, extra=extra
+    chosen, payloads = design_payloads(
+        design, texts, preset=preset, allow_ties=allow_ties, per_slot=hit_per == "slot", extra=extra
     )
     return write_mturk_package(
         payloads,
