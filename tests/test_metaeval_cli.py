@@ -135,3 +135,16 @@ def test_cli_per_system_constant_metric_is_undefined_within_systems(root, tmp_pa
     assert payload["tau_intra"]["estimate"] is None and payload["tau_intra"]["n_groups_used"] == 0
     table = run(*args).output.splitlines()
     assert table[2].split()[:2] == ["UB", "-"]
+
+
+def test_cli_holm_adjusts_across_compared_pairs(root):
+    args = ["metaeval", "--human", str(root / "human.csv"), "--levels", "sys", "--json", "--seed", "2"]
+    for name, file in (("BAS", "bartscore"), ("GRN", "gruen"), ("RND", "random")):
+        args += ["--metric", f"{name}={root / f'{file}.csv'}"]
+    args += ["--compare", "BAS,RND", "--compare", "GRN,RND", "--permutations", "50", "--adjust", "holm"]
+    payload = json.loads(run(*args).output)
+    rows = [c["levels"][0] for c in payload["comparisons"]]
+    low, high = sorted(rows, key=lambda r: r["p_value"])
+    assert low["p_adjusted"] == pytest.approx(min(1, 2 * low["p_value"]))
+    assert high["p_adjusted"] == pytest.approx(max(low["p_adjusted"], high["p_value"]))
+    assert payload["comparisons"][0]["adjust"] == "holm"

@@ -171,3 +171,12 @@ def test_bootstrap_with_missing_cells_equals_naive_loop():
             assert (np.isnan(value) and np.isnan(ours[level][b])) or ours[level][b] == pytest.approx(
                 value, abs=1e-10
             ), (b, level)
+
+
+def test_holm_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from humaneval.metaeval.significance import holm
+
+    p = [0.01, 0.04, 0.03, 0.2, 0.001]
+    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1])

@@ -33,6 +33,9 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
     help="Human scores: a ratings table (averaged per summary) or a table keyed by document and system.",
 )
 @click.option(
+    "--criterion", default=None, help="Criterion to use when the human ratings table holds several."
+)
+@click.option(
     "--human-column",
     default=None,
     help="Score column of the human table (default: the first non-key column).",
@@ -84,6 +87,13 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
     help="Test whether metric A agrees better than B (paired bootstrap CI of A − B, permutation p).",
 )
 @click.option(
+    "--adjust",
+    type=click.Choice(["none", "holm"]),
+    default="none",
+    show_default=True,
+    help="Multiple-comparison correction of the --compare p-values, per measure across the pairs.",
+)
+@click.option(
     "--permutations",
     type=click.IntRange(min=1),
     default=1000,
@@ -115,6 +125,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @json_option
 def command(
     human_path: str,
+    criterion: str | None,
     human_column: str | None,
     metric_specs: tuple[str, ...],
     levels: str,
@@ -124,6 +135,7 @@ def command(
     confidence: float,
     seed: int | None,
     comparisons: tuple[str, ...],
+    adjust: str,
     permutations: int,
     bias_path: str | None,
     intra_path: str | None,
@@ -140,7 +152,7 @@ def command(
     from humaneval.metaeval.report import meta_evaluate, results_table, to_latex, to_markdown
 
     keys = {"document_col": document_col, "system_col": system_col}
-    human = read_human(human_path, human_column, **keys)
+    human = read_human(human_path, human_column, criterion=criterion, **keys)
     metrics = {}
     for spec in metric_specs:
         name, path, column = parse_metric(spec)
@@ -171,6 +183,8 @@ def command(
     payload = result.to_dict()
     compared = [_compare(result, pair, permutations, seed) for pair in comparisons]
     if compared:
+        _adjust(compared, adjust)
+    if compared:
         payload["comparisons"] = compared
     if bias_path:
         payload["bias_matrix"] = _bias_plot(result, bias_path)
@@ -190,10 +204,10 @@ def command(
         else:
             text = f"{caption}\n{results_table(result.table).to_string()}"
         for c in compared:
-            text += f"\n\n{c['a']} vs {c['b']} (A − B; permutation p, {c['alternative']}):"
+            text += f"\n\n{c['a']} vs {c['b']} (A − B; permutation p, {c['alternative']}, adjust {adjust}):"
             for row in c["levels"]:
                 ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
-                text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_value']:.4f}"
+                text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adjusted']:.4f}"
         for key in ("bias_matrix", "intra_plot"):
             if key in payload:
                 text += f"\n{key.replace('_', ' ')}: {payload[key]}"
@@ -235,6 +249,19 @@ def _compare(result, pair: str, permutations: int, seed: int | None) -> dict:
             row |= {"ci_low": float(diffs.at[level, "ci_low"]), "ci_high": float(diffs.at[level, "ci_high"])}
         rows.append(row)
     return {"a": a, "b": b, "alternative": "greater", "n_permutations": permutations, "levels": rows}
+
+
+def _adjust(compared: list[dict], method: str) -> None:
+    """Add ``p_adjusted`` (Holm across the compared pairs, per measure; or unadjusted) and the method."""
+    from humaneval.metaeval.significance import holm
+
+    for i in range(len(compared[0]["levels"])):
+        rows = [c["levels"][i] for c in compared]
+        p = [row["p_value"] for row in rows]
+        for row, value in zip(rows, holm(p) if method == "holm" else p, strict=True):
+            row["p_adjusted"] = float(value)
+    for c in compared:
+        c["adjust"] = method
 
 
 def _bias_plot(result, path: str) -> str:

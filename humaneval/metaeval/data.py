@@ -120,7 +120,7 @@ def human_scores(
             if data["criterion"].nunique() > 1:
                 raise RatingsError(
                     f"ratings hold several criteria {sorted(data['criterion'].unique())}; choose one "
-                    "with criterion="
+                    "with criterion= (--criterion)"
                 )
         else:
             data = data[data["criterion"] == criterion]
@@ -140,6 +140,7 @@ def read_human(
     document_col: str | None = None,
     system_col: str | None = None,
     aggregate: Literal["mean", "median"] = "mean",
+    criterion: str | None = None,
 ) -> pd.Series:
     """Gold scores from either a ratings table (has an annotator column: averaged per summary by
     :func:`human_scores`) or a precomputed table keyed by (document, system) (:func:`read_scores`)."""
@@ -154,7 +155,7 @@ def read_human(
             renames[column] = "score"
         src = source if not isinstance(source, pd.DataFrame) else frame
         ratings = load_ratings(src, columns=renames, continuous=True, allow_ties=True)
-        return human_scores(ratings, aggregate=aggregate)
+        return human_scores(ratings, aggregate=aggregate, criterion=criterion)
     return read_scores(frame, column, document_col=document_col, system_col=system_col).rename("human")
 
 

@@ -329,3 +329,15 @@ def fisher_ci(
     half = stats.norm.ppf(1 - (1 - confidence) / 2) * c / math.sqrt(n - b)
     z = math.atanh(r)
     return math.tanh(z - half), math.tanh(z + half)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (spec §3.8): sorted ascending, p_(i)·(m − i) made
+    monotone by a running maximum and capped at 1."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
