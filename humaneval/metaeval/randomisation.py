@@ -1,0 +1,119 @@
+"""Instance-level randomisation tests and comparing two systems under one metric.
+
+Spec ``metaeval-and-scorers.md`` §3.4 (approximate randomisation for paired per-instance scores
+of two metrics, e.g. compared by ROC AUC; assumes independent instances) and §3.7 (paired
+bootstrap and paired approximate randomisation of two systems' per-document scores, as in
+sacreBLEU; only per-document scores are resampled, so corpus-level metrics such as BLEU that are
+not means of per-document scores are out of scope).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+
+from humaneval.errors import InsufficientDataError
+from humaneval.metaeval.bootstrap import _rng
+
+Alternative = Literal["greater", "less", "two-sided"]
+
+
+def _p_value(deltas: np.ndarray, delta: float, alternative: str) -> float:
+    """(1 + #{δ* at least as extreme as δ})/(R + 1) (spec decision 10)."""
+    if alternative == "greater":
+        hits = np.sum(deltas >= delta - 1e-12)
+    elif alternative == "less":
+        hits = np.sum(deltas <= delta + 1e-12)
+    else:
+        hits = np.sum(np.abs(deltas) >= abs(delta) - 1e-12)
+    return float((1 + hits) / (len(deltas) + 1))
+
+
+@dataclass(frozen=True)
+class RandomisationResult:
+    """δ = statistic(A) − statistic(B) and its approximate-randomisation p-value."""
+
+    delta: float
+    p_value: float
+    alternative: str
+    n_rounds: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def approximate_randomisation(
+    a,
+    b,
+    statistic: Callable[[np.ndarray], float],
+    *,
+    n_rounds: int = 10_000,
+    alternative: Alternative = "greater",
+    seed: int | np.random.Generator | None = None,
+) -> RandomisationResult:
+    """Does metric A score better than metric B under ``statistic``? (spec §3.4)
+
+    Both metrics are z-scored; in each round every instance's two scores are swapped with
+    probability ½ and δ* = statistic(A*) − statistic(B*). ``statistic`` maps a score vector to a
+    number, e.g. ``lambda s: roc_auc(s, labels)``.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be score vectors of the same length")
+    a, b = (a - np.nanmean(a)) / np.nanstd(a), (b - np.nanmean(b)) / np.nanstd(b)
+    delta = statistic(a) - statistic(b)
+    rng = _rng(seed)
+    deltas = np.empty(n_rounds)
+    for r in range(n_rounds):
+        swap = rng.random(len(a)) < 0.5
+        deltas[r] = statistic(np.where(swap, b, a)) - statistic(np.where(swap, a, b))
+    return RandomisationResult(float(delta), _p_value(deltas, delta, alternative), alternative, n_rounds)
+
+
+@dataclass(frozen=True)
+class SystemComparison:
+    """Mean per-document difference X − Y with a paired bootstrap CI and two p-values."""
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_bootstrap: float
+    p_randomisation: float
+    n_documents: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def compare_systems(
+    x,
+    y,
+    *,
+    n_resamples: int = 1000,
+    n_rounds: int = 10_000,
+    confidence: float = 0.95,
+    seed: int | np.random.Generator | None = None,
+) -> SystemComparison:
+    """Compare systems X and Y by their scores on the same documents (spec §3.7).
+
+    Paired bootstrap over documents: percentile CI of the mean difference and p = share of
+    resamples whose difference has the other sign (or is 0). Paired approximate randomisation:
+    swap X and Y per document with probability ½, two-sided p with the +1 form. Both vectorised.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    d = (x - y)[keep]
+    if len(d) < 2:
+        raise InsufficientDataError("comparing two systems needs scores on at least 2 common documents")
+    rng = _rng(seed)
+    delta = float(d.mean())
+    boot = d[rng.integers(0, len(d), size=(n_resamples, len(d)))].mean(axis=1)
+    alpha = 1 - confidence
+    lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
+    flipped = float(np.mean(np.sign(boot) != np.sign(delta))) if delta != 0 else 1.0
+    signs = np.where(rng.random((n_rounds, len(d))) < 0.5, -1.0, 1.0)
+    p_ar = _p_value((signs * d).mean(axis=1), delta, "two-sided")
+    return SystemComparison(delta, float(lo), float(hi), flipped, p_ar, len(d))
