@@ -123,3 +123,39 @@ def mturk(
         Path(grant_out).write_text("".join(w + "\n" for w in parsed.workers_seen), encoding="utf-8")
         extra.append(f"  worker ids to grant the exclusion qualification: {grant_out}")
     emit({"out": out, **parsed.to_dict()}, as_json, lambda: _render(parsed, out_path, extra))
+
+
+@command.command("prolific")
+@click.argument("database", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option("--table", type=click.Path(dir_okay=False), default=None, help="Also write the long table.")
+@click.option(
+    "--participants", type=click.Path(dir_okay=False), default=None, help="Also write the participants."
+)
+@click.option("--include-pids", is_flag=True, help="Add raw Prolific ids (personal data).")
+@json_option
+def prolific(
+    database: str, out: str, table: str | None, participants: str | None, include_pids: bool, as_json: bool
+) -> None:
+    """Export a collection-server study (study.sqlite or its folder) (spec §5.3)."""
+    from humaneval.collect.prolific import read_prolific
+    from humaneval.errors import RatingsError
+    from humaneval.tables import write_table
+
+    results = read_prolific(database, include_pids=include_pids)
+    if results.ratings is None:
+        raise RatingsError(f"{database}: no participant has completed the study yet; nothing written")
+    results.ratings.write(Path(out))
+    lines = [f"wrote {len(results.ratings)} ratings to {out}"]
+    for path, frame in ((table, results.table), (participants, results.participants)):
+        if path:
+            write_table(frame, path)
+            lines.append(f"  also wrote {path}")
+    for row in results.participants.itertuples(index=False):
+        state = "complete" if row.complete else f"{row.screens_saved}/{row.screens_total} screens"
+        flags = "".join(f" [{f}]" for f in ("surplus", "late") if getattr(row, f))
+        lines.append(
+            f"  {row.annotator} {row.annotator_slot}: {state}, "
+            f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed{flags}"
+        )
+    emit({"out": out, **results.to_dict()}, as_json, lambda: "\n".join(lines))

@@ -96,7 +96,8 @@ class StudyService:
             ).fetchone()
             if row is not None:
                 c.execute(
-                    "UPDATE participant SET token_sha256 = ?, session_id_param = ?, last_seen = ? WHERE id = ?",
+                    "UPDATE participant SET token_sha256 = ?, session_id_param = ?, last_seen = ? "
+                    "WHERE id = ?",
                     (sha256(token), session_id, now, row["id"]),
                 )
                 self._reclaim(c, row, now)
@@ -138,9 +139,13 @@ class StudyService:
             screens = self._screens(participant["slot"])
             if index >= len(screens):
                 raise ApiError(
-                    422, "validation_failed", [f"unknown screen {index}: this slot has {len(screens)} screens"]
+                    422,
+                    "validation_failed",
+                    [f"unknown screen {index}: this slot has {len(screens)} screens"],
                 )
-            problems = screen_problems(self.method, self.preset, screens[index], body.get("answers")) + problems
+            problems = (
+                screen_problems(self.method, self.preset, screens[index], body.get("answers")) + problems
+            )
             if problems:
                 raise ApiError(422, "validation_failed", problems)
             digest = payload_digest(body["answers"], comment)
@@ -152,19 +157,26 @@ class StudyService:
             if existing is not None:
                 if existing["payload_sha256"] != digest:
                     raise ApiError(
-                        409, "conflict", ["this screen was already saved with other answers"], next_screen=stored
+                        409,
+                        "conflict",
+                        ["this screen was already saved with other answers"],
+                        next_screen=stored,
                     )
-                return {"stored": True, "duplicate": True, "next_screen": stored, "done": stored == len(screens)}
+                return {
+                    "stored": True,
+                    "duplicate": True,
+                    "next_screen": stored,
+                    "done": stored == len(screens),
+                }
             if index > stored:
-                raise ApiError(
-                    409, "out_of_order", [f"screen {stored} comes first"], next_screen=stored
-                )
+                raise ApiError(409, "out_of_order", [f"screen {stored} comes first"], next_screen=stored)
             self._reclaim(c, participant, now)
             timing = body["timing"]
             payload = {"answers": body["answers"], "timing": timing, "comment": comment}
             c.execute(
-                "INSERT INTO response (participant, screen_index, session_id_param, payload_json, payload_sha256, "
-                "received_at, shown_at, answered_at, seconds, visible_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO response (participant, screen_index, session_id_param, payload_json, "
+                "payload_sha256, received_at, shown_at, answered_at, seconds, visible_seconds) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     participant["id"],
                     index,
@@ -199,7 +211,9 @@ class StudyService:
             stored = _stored(c, participant["id"])
         total = len(self._screens(participant["slot"]))
         if stored < total:
-            raise ApiError(409, "incomplete", [f"{total - stored} screen(s) not saved yet"], next_screen=stored)
+            raise ApiError(
+                409, "incomplete", [f"{total - stored} screen(s) not saved yet"], next_screen=stored
+            )
         code = self.config["completion_code"]
         return {"completion_url": PROLIFIC_COMPLETE + code, "completion_code": code}
 
@@ -311,18 +325,22 @@ class StudyService:
             extra = {}
             if self.config.get("full_code"):
                 extra["completion_url"] = PROLIFIC_COMPLETE + self.config["full_code"]
-            raise ApiError(409, "study_full", ["every place is taken; please return the study on Prolific"], **extra)
+            raise ApiError(
+                409, "study_full", ["every place is taken; please return the study on Prolific"], **extra
+            )
         return c.execute(
             "SELECT id FROM slot WHERE study = ? AND block = ? AND state = 'free' ORDER BY k LIMIT 1",
             (self.key, row["block"]),
         ).fetchone()["id"]
 
     def _reclaim(self, c, participant, now: float) -> None:
-        """A released participant who comes back retakes the slot if still free, else writes late (§5.2 step 6)."""
+        """A released participant who comes back retakes the slot if still free, else writes ``late``
+        (spec §5.2 step 6)."""
         if participant["released_at"] is None or participant["completed_at"] is not None:
             return
         taken = c.execute(
-            "UPDATE slot SET state = 'reserved', participant = ?, reserved_at = ? WHERE id = ? AND state = 'free'",
+            "UPDATE slot SET state = 'reserved', participant = ?, reserved_at = ? "
+            "WHERE id = ? AND state = 'free'",
             (participant["id"], now, participant["slot"]),
         ).rowcount
         if taken:

@@ -212,7 +212,8 @@ def open_study(study_dir: str | Path) -> Study:
     path = study_dir / DB_NAME
     if not path.exists():
         raise DesignError(
-            f"{study_dir}: no {DB_NAME} here; create the study first with 'humaneval serve init DESIGN {study_dir}'"
+            f"{study_dir}: no {DB_NAME} here; create the study first with "
+            f"'humaneval serve init DESIGN {study_dir}'"
         )
     connection = connect(path)
     try:

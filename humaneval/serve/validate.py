@@ -16,9 +16,7 @@ MAX_COMMENT = 2000
 TIMING_KEYS = ("shown_at", "answered_at", "seconds", "visible_seconds", "hidden_count")
 
 
-def screen_problems(
-    method: str, preset: dict[str, Any], screen: dict[str, Any], answers: Any
-) -> list[str]:
+def screen_problems(method: str, preset: dict[str, Any], screen: dict[str, Any], answers: Any) -> list[str]:
     """Every problem of ``answers`` (field → value) for ``screen``; empty when valid."""
     if not isinstance(answers, dict):
         return ["answers must be an object mapping field names to values"]
@@ -124,9 +122,13 @@ def _screen_rules(
     method: str, preset: dict[str, Any], screen: dict[str, Any], values: dict[str, Any]
 ) -> list[str]:
     """Rules across fields: a ranking is a permutation (or competition ranking with ties); best ≠ worst."""
-    if method == "bws" and not screen["field"].startswith("ck_"):
-        if values[screen["field"] + "_best"] == values[screen["field"] + "_worst"]:
-            return ["best and worst must be different summaries"]
+    field = screen.get("field", "")
+    if (
+        method == "bws"
+        and not field.startswith("ck_")
+        and values[field + "_best"] == values[field + "_worst"]
+    ):
+        return ["best and worst must be different summaries"]
     if method != "rank":
         return []
     entries = screen["entries"]

@@ -1,0 +1,135 @@
+"""``humaneval serve``: the Prolific collection server (designs-and-forms spec §5).
+
+``humaneval serve init DESIGN STUDY_DIR`` creates the study folder; ``humaneval serve STUDY_DIR``
+(short for ``humaneval serve run STUDY_DIR``) runs it with uvicorn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import emit, json_option
+
+
+class _DefaultRun(click.Group):
+    """A group whose first argument, if it is not a subcommand, is the STUDY_DIR of ``run``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultRun)
+def command() -> None:
+    """Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'."""
+
+
+@command.command("init")
+@click.argument("design", type=click.Path(dir_okay=False, exists=True))
+@click.argument("study_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--texts",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="texts.json, or a table document, system, text (default: the design's <stem>.texts.json).",
+)
+@click.option(
+    "--documents", type=click.Path(dir_okay=False, exists=True), default=None, help="Source documents table."
+)
+@click.option("--preset", default=None, help="Built-in preset name or a JSON/YAML preset file.")
+@click.option(
+    "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
+)
+@click.option("--completion-code", default=None, help="Prolific's completion code (default: random).")
+@click.option(
+    "--full-code", default=None, help="Optional second code for 'study full' (no approval implied)."
+)
+@click.option("--max-minutes", type=float, default=None, help="Prolific's maximum time: the slot timeout.")
+@click.option(
+    "--minutes", "estimated_minutes", type=float, default=None, help="Estimated minutes per person."
+)
+@click.option(
+    "--exclude-pids",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="File with one PROLIFIC_PID per line to refuse (e.g. sibling studies).",
+)
+@click.option(
+    "--consent", type=click.Path(dir_okay=False, exists=True), default=None, help="Consent text file."
+)
+@click.option("--key", default=None, help="Study key in the URL (default: random).")
+@click.option("--title", default="Annotation task", show_default=True, help="Page title.")
+@json_option
+def init(
+    design: str,
+    study_dir: str,
+    texts: str | None,
+    documents: str | None,
+    exclude_pids: str | None,
+    consent: str | None,
+    as_json: bool,
+    **options,
+) -> None:
+    """Create STUDY_DIR (study.sqlite + admin_token) from a design.json and its texts."""
+    from humaneval.forms import load_texts
+    from humaneval.serve import create_study
+
+    study = create_study(
+        design,
+        study_dir,
+        texts=load_texts(texts, documents) if texts else None,
+        exclude_pids=Path(exclude_pids).read_text(encoding="utf-8").split() if exclude_pids else (),
+        consent=Path(consent).read_text(encoding="utf-8") if consent else None,
+        **options,
+    )
+
+    def render() -> str:
+        return "\n".join(
+            [
+                f"created study {study.key} in {study.study_dir}: "
+                f"{study.slots} slots in {study.blocks} blocks",
+                f"  completion code: {study.completion_code} (enter it on Prolific)",
+                f"  places on Prolific: {study.slots}; slot timeout: {study.slot_timeout_s / 60:g} min",
+                f"  admin token: {study.token_path} (keep it secret)",
+                f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000",
+            ]
+        )
+
+    emit(study.to_dict(), as_json, render)
+
+
+@command.command("run")
+@click.argument("study_dir", type=click.Path(file_okay=False, exists=True))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
+@click.option(
+    "--public-url",
+    default=None,
+    help="The HTTPS address participants use (the reverse proxy), for the printed study URL.",
+)
+@click.option("--quiet", is_flag=True, help="No access log.")
+def run(study_dir: str, host: str, port: int, public_url: str | None, quiet: bool) -> None:
+    """Serve STUDY_DIR with uvicorn until interrupted."""
+    import logging
+
+    import uvicorn
+
+    from humaneval.serve import create_app, open_study
+
+    study = open_study(study_dir)
+    app = create_app(study_dir)
+    base = public_url or f"http://{host}:{port}"
+    click.echo(f"study URL for Prolific:\n  {study.url(base)}")
+    if not public_url:
+        click.echo(
+            "  (behind an HTTPS reverse proxy, pass --public-url https://your.host; see docs/serve.md)"
+        )
+    click.echo(f"admin token: {study.token_path}  (Authorization: Bearer <token>)")
+    click.echo(
+        f"status: {base}/admin/{study.key}/status   export: {base}/admin/{study.key}/export?format=csv"
+    )
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")

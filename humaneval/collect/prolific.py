@@ -1,0 +1,263 @@
+"""Exporting a Prolific study from the collection server's SQLite file (designs-and-forms spec §5.3, §6.1).
+
+Every participant's stored screens are turned into the same answer-field map an MTurk form
+posts (fields of spec §3.6, ``tm_<screen>``, ``cm_<screen>``, ``order``, ``slot``) and parsed by
+:func:`humaneval.collect.mturk.parse_mturk_results`, so both platforms share one mapping from
+fields to design cells, one attention-check scoring (§6.1) and one ratings validation. On top
+come the Prolific columns: ``platform = prolific``, per-screen ``submitted_at`` (server receipt
+time), ``complete``, ``late`` (wrote after their slot was released) and ``surplus`` (a slot
+completed twice: every completion after the first, spec §5.2 step 6). Participants are named by
+the HMAC pseudonym of their PROLIFIC_PID keyed with the study's secret salt; raw PIDs and the
+STUDY_ID/SESSION_ID parameters appear only with ``include_pids=True``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from humaneval.collect.mturk import parse_mturk_results, results_row
+from humaneval.errors import RatingsError
+from humaneval.ratings import Ratings
+
+EXPORT_COLUMNS = (
+    "study",
+    "design_id",
+    "platform",
+    "annotator",
+    "annotator_slot",
+    "block",
+    "position",
+    "screen_id",
+    "display_pos",
+    "document",
+    "system",
+    "method",
+    "dimension",
+    "value",
+    "raw_value",
+    "tuple_id",
+    "pair_id",
+    "opponent",
+    "is_check",
+    "check_kind",
+    "check_expected",
+    "check_passed",
+    "is_warmup",
+    "is_anchor_repeat",
+    "screen_has_check",
+    "seconds",
+    "visible_seconds",
+    "comment",
+    "submitted_at",
+    "complete",
+    "surplus",
+    "late",
+    "duplicate_worker",
+    "round",
+)
+PID_COLUMNS = ("prolific_pid", "study_id", "session_id")
+
+
+@dataclass(frozen=True)
+class ProlificResults:
+    """What :func:`read_prolific` found.
+
+    ``table``: the long export table of spec §5.3 (checks included, only stored screens).
+    ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` of complete, non-surplus
+    participants (no checks, warm-ups or repeated anchors). ``participants``: one row per
+    participant with status, screens saved, time on task and attention-check outcomes
+    (``checks_total``, ``checks_failed``, ``check_pass_rate``, ``imc_failed``,
+    ``prolific_rejection_eligible`` = ``imc_failed ≥ 2``, spec §6.1).
+    """
+
+    table: pd.DataFrame
+    ratings: Ratings | None
+    participants: pd.DataFrame
+
+    def to_dict(self) -> dict[str, Any]:
+        p = self.participants
+        return {
+            "judgements": len(self.table),
+            "ratings": 0 if self.ratings is None else len(self.ratings),
+            "participants": len(p),
+            "complete": int(p["complete"].sum()) if len(p) else 0,
+            "surplus": int(p["surplus"].sum()) if len(p) else 0,
+            "late": int(p["late"].sum()) if len(p) else 0,
+            "rejection_eligible": int(p["prolific_rejection_eligible"].sum()) if len(p) else 0,
+            "participants_table": p.to_dict(orient="records"),
+        }
+
+
+def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificResults:
+    """Read a study's ``study.sqlite`` (or its folder) into the export of spec §5.3.
+
+    The database is read inside one read transaction, so a running server keeps writing.
+    """
+    from humaneval.design.plan import Design
+    from humaneval.serve.store import connect
+    from humaneval.serve.study import DB_NAME
+
+    path = Path(path)
+    path = path / DB_NAME if path.is_dir() else path
+    if not path.exists():
+        raise RatingsError(
+            f"{path}: no such study database; pass the study.sqlite written by 'humaneval serve init'"
+        )
+    connection = connect(path)
+    try:
+        connection.execute("BEGIN")
+        study = connection.execute("SELECT * FROM study").fetchone()
+        slots = {r["id"]: dict(r) for r in connection.execute("SELECT id, name, payload_json FROM slot")}
+        people = [dict(r) for r in connection.execute("SELECT * FROM participant ORDER BY id")]
+        responses = [
+            dict(r) for r in connection.execute("SELECT * FROM response ORDER BY participant, screen_index")
+        ]
+        connection.execute("COMMIT")
+    except Exception as exc:
+        raise RatingsError(f"{path}: not a collection-server database ({exc}); check the path") from None
+    finally:
+        connection.close()
+    design = Design.from_dict(json.loads(study["design_json"]))
+    config = json.loads(study["config_json"])
+    screen_ids = {
+        sid: [s["id"] for s in json.loads(slot["payload_json"])["slots"][0]["screens"]]
+        for sid, slot in slots.items()
+    }
+    by_person: dict[int, list[dict[str, Any]]] = {}
+    for response in responses:
+        by_person.setdefault(response["participant"], []).append(response)
+    _mark_surplus(people)
+    rows, receipts = [], []
+    for person in people:
+        ids = screen_ids[person["slot"]]
+        fields: dict[str, Any] = {
+            "slot": slots[person["slot"]]["name"],
+            "design_id": study["design_id"],
+            "order": ",".join(ids[r["screen_index"]] for r in by_person.get(person["id"], [])),
+        }
+        for response in by_person.get(person["id"], []):
+            sid = ids[response["screen_index"]]
+            payload = json.loads(response["payload_json"])
+            timing = payload["timing"]
+            fields.update(payload["answers"])
+            fields[f"tm_{sid}"] = f"{timing['seconds']},{timing['visible_seconds']},{timing['hidden_count']}"
+            if payload["comment"]:
+                fields[f"cm_{sid}"] = payload["comment"]
+            receipts.append(
+                (str(person["id"]), sid, _iso(response["received_at"]), response["session_id_param"])
+            )
+        rows.append(
+            results_row(
+                fields,
+                assignment_id=str(person["id"]),
+                worker_id=person["prolific_pid"],
+                hit_id=study["key"],
+                submit_time=_iso(person["completed_at"] or person["last_seen"]),
+            )
+        )
+    if not rows:
+        raise RatingsError(f"{path}: no participant has started the study yet; nothing to export")
+    preset = config["preset"]
+    parsed = parse_mturk_results(
+        pd.DataFrame(rows),
+        design,
+        points=int(preset.get("points", 7)),
+        allow_ties=bool(preset.get("allow_ties", False)),
+        salt=study["salt"],
+    )
+    info = pd.DataFrame(
+        {
+            "assignment_id": [str(p["id"]) for p in people],
+            "prolific_pid": [p["prolific_pid"] for p in people],
+            "study_id": [p["study_id_param"] for p in people],
+            "complete": [p["completed_at"] is not None for p in people],
+            "late": [bool(p["late"]) for p in people],
+            "surplus": [p["surplus"] for p in people],
+            "released": [p["released_at"] is not None and p["completed_at"] is None for p in people],
+            "screens_saved": [len(by_person.get(p["id"], [])) for p in people],
+            "screens_total": [len(screen_ids[p["slot"]]) for p in people],
+            "started_at": [_iso(p["started_at"]) for p in people],
+            "completed_at": [_iso(p["completed_at"]) for p in people],
+        }
+    )
+    receipts_frame = pd.DataFrame(
+        receipts, columns=["assignment_id", "screen_id", "submitted_at", "session_id"]
+    )
+    table = parsed.table.drop(columns=["submitted_at"]).merge(
+        receipts_frame, on=["assignment_id", "screen_id"], how="inner", validate="many_to_one"
+    )
+    table = table.merge(info, on="assignment_id", how="left", validate="many_to_one")
+    table["study"] = study["key"]
+    table["platform"] = "prolific"
+    table = table.sort_values(
+        ["block", "annotator_slot", "assignment_id", "position", "display_pos"], kind="stable"
+    )
+    columns = [*EXPORT_COLUMNS, *(PID_COLUMNS if include_pids else ())]
+    participants = _participants(parsed.workers, info, table, include_pids)
+    keep = set(participants.loc[participants["complete"] & ~participants["surplus"], "annotator"])
+    ratings = parsed.ratings
+    if ratings is not None:
+        data = ratings.data[ratings.data["annotator"].isin(keep)].reset_index(drop=True)
+        ratings = ratings.with_data(data) if len(data) else None
+    return ProlificResults(
+        table=table[columns].reset_index(drop=True), ratings=ratings, participants=participants
+    )
+
+
+def export_table(path: str | Path, *, include_pids: bool = False) -> pd.DataFrame:
+    """Just the long table of spec §5.3 (what ``GET /admin/<key>/export`` sends)."""
+    return read_prolific(path, include_pids=include_pids).table
+
+
+def _mark_surplus(people: list[dict[str, Any]]) -> None:
+    """Spec §5.2 step 6: of the participants who completed one slot, all but the first are surplus."""
+    done = sorted(
+        (p for p in people if p["completed_at"] is not None), key=lambda p: (p["completed_at"], p["id"])
+    )
+    seen: set[int] = set()
+    for person in people:
+        person["surplus"] = False
+    for person in done:
+        person["surplus"] = person["slot"] in seen
+        seen.add(person["slot"])
+
+
+def _participants(
+    workers: pd.DataFrame, info: pd.DataFrame, table: pd.DataFrame, include_pids: bool
+) -> pd.DataFrame:
+    seconds = table.groupby("assignment_id")["seconds"].sum().rename("total_seconds")
+    out = (
+        workers[["assignment_id", "annotator", "annotator_slot", "block"]]
+        .merge(info, on="assignment_id", how="left", validate="one_to_one")
+        .merge(seconds, on="assignment_id", how="left")
+    )
+    # scored on stored screens only: the parser would count a check on an unsaved screen as failed
+    stored = table[table["check_passed"].notna()].groupby("assignment_id")["check_passed"]
+    imc = table[table["check_passed"].notna() & (table["check_kind"] == "imc")].groupby("assignment_id")[
+        "check_passed"
+    ]
+    out["checks_total"] = out["assignment_id"].map(stored.size()).fillna(0).astype(int)
+    out["checks_failed"] = out["assignment_id"].map(stored.size() - stored.sum()).fillna(0).astype(int)
+    out["check_pass_rate"] = 1 - out["checks_failed"] / out["checks_total"].where(out["checks_total"] > 0)
+    out["imc_failed"] = out["assignment_id"].map(imc.size() - imc.sum()).fillna(0).astype(int)
+    out["prolific_rejection_eligible"] = out["imc_failed"] >= 2
+    out = out.rename(columns={"assignment_id": "participant"})
+    if not include_pids:
+        out = out.drop(columns=["prolific_pid", "study_id"])
+    return out.sort_values(["block", "annotator_slot", "participant"], kind="stable").reset_index(drop=True)
+
+
+def _iso(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return (
+        datetime.fromtimestamp(seconds, tz=timezone.utc)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
