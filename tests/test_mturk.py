@@ -132,6 +132,16 @@ def test_round_trip_reproduces_the_entered_ratings(method):
     assert parsed.ratings.data["criterion"].unique().tolist() == ["coherence"]
 
 
+def test_bws_codes_use_the_manifest_system_order():
+    design = small_design("bws", systems=["ref", "D", "A", "C", "B"])
+    results, expected = synthesize(design, np.random.default_rng(13))
+    parsed = parse_mturk_results(results, design)
+    assert parsed.problems.empty
+    got = parsed.ratings.data.set_index(["annotator_slot", "document", "system"])["score"].sort_index()
+    want = aggregate(expected).set_index(["slot", "document", "system"])["value"].sort_index()
+    assert got.tolist() == pytest.approx(want.tolist())
+
+
 def test_grouped_summeval_layout_with_anchor_repeats():
     design = small_design(
         "likert",

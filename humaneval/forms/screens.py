@@ -3,10 +3,11 @@
 Field names follow designs-and-forms spec §3.6: ``lk_q0_d{i}_s{j}[_r{n}]`` (Likert),
 ``da_q0_d{i}_s{j}`` (slider), ``rk_d{i}_s{j}`` / ``rkraw_d{i}_s{j}`` (ranking),
 ``bw_t{t}_best|_worst`` (best–worst, value = entry code ``s{j}`` or ``c{c}``), ``pw_p{p}``
-(pairwise: ``A``/``B``/``tie``) and ``ck_{c}`` (attention checks); ``i``/``j`` index the sorted
-document ids and system names of the whole design. A ``field`` the design generator already
-filled in is kept; empty ones are derived here, so hand-made design tables work too. The same
-functions serve the form builder and the results parser, so the two cannot disagree.
+(pairwise: ``A``/``B``/``tie``) and ``ck_{c}`` (attention checks); ``i``/``j`` index the
+documents and systems in the manifest order of a ``Design`` (sorted ids for a bare table). A
+``field`` the design generator already filled in is kept; empty ones are derived here, so
+hand-made design tables work too. The same functions serve the form builder and the results
+parser, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def design_frame(design: Any) -> pd.DataFrame:
     methods = sorted(set(frame["method"]))
     if len(methods) != 1:
         raise DesignError(f"a form shows one method, but the design mixes {methods}; split the design")
+    if hasattr(design, "documents") and hasattr(design, "systems"):
+        frame.attrs["order"] = (tuple(design.documents), tuple(design.systems))
     return with_fields(frame)
 
 
@@ -90,10 +93,12 @@ def entry_code(row: Any, systems: dict[str, int], docs: dict[str, int], mixed_do
 
 
 def index_maps(frame: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
-    """(document → i, system → j) over the sorted ids of the whole design."""
-    docs = {d: i for i, d in enumerate(sorted(set(frame["document"]) - {""}))}
-    systems = {s: j for j, s in enumerate(sorted(set(frame["system"]) - {""}))}
-    return docs, systems
+    """(document → i, system → j): the manifest order of a ``Design``, else the sorted ids."""
+    documents, systems = frame.attrs.get("order") or (
+        sorted(set(frame["document"]) - {""}),
+        sorted(set(frame["system"]) - {""}),
+    )
+    return {d: i for i, d in enumerate(documents)}, {s: j for j, s in enumerate(systems)}
 
 
 def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -> str:
