@@ -205,3 +205,20 @@ def test_compare_systems_and_approximate_randomisation():
     assert test.p_value == pytest.approx(1 / 301)
     reverse = approximate_randomisation(bad, good, lambda s: roc_auc(s, labels), n_rounds=300, seed=0)
     assert reverse.p_value > 0.9
+
+
+@pytest.mark.parametrize("coefficient", ["kendall", "kendall_a", "kendall_c"])
+def test_large_tau_sum_fallback_equals_kernel(monkeypatch, coefficient):
+    import importlib
+
+    boot = importlib.import_module("humaneval.metaeval.bootstrap")  # the module, not the function
+    rng = np.random.default_rng(6)
+    H = rng.integers(1, 4, (5, 8)).astype(float)
+    P = np.round(H + rng.normal(size=H.shape), 1)
+    H[0, 0] = np.nan
+    rows, cols = resample_indices(5, 8, "both", 20, seed=4)
+    n, m = _counts(rows, 5), _counts(cols, 8)
+    kernel = level_samples(H, P, ("sum",), n, m, coefficient)["sum"]
+    monkeypatch.setattr(boot, "MAX_PAIR_MATRIX", 10)
+    fallback = level_samples(H, P, ("sum",), n, m, coefficient)["sum"]
+    np.testing.assert_allclose(fallback, kernel, atol=1e-12)

@@ -20,12 +20,15 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from humaneval.errors import ReliabilityWarning
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels
 
 Mode = Literal["documents", "systems", "both"]
+#: Above this many cells τ_sum is not computed from the cells × cells sign matrix (4 bytes each).
+MAX_PAIR_MATRIX = 8000
 MODE_ALIASES = {
     "documents": "documents",
     "inputs": "documents",
@@ -132,13 +135,40 @@ def level_samples(
             out["intra"][part] = _weighted_mean(values, nc, nan_policy)
         if "sum" in levels:
             cells = (nc[:, :, None] * mc[:, None, :]).reshape(len(nc), -1)
-            out["sum"][part] = kernels["sum"].evaluate(cells, coefficient)["value"][:, 0]
+            if coefficient.startswith("kendall") and H.size > MAX_PAIR_MATRIX:
+                out["sum"][part] = _large_kendall(H.ravel(), P.ravel(), cells, coefficient)
+            else:
+                out["sum"][part] = kernels["sum"].evaluate(cells, coefficient)["value"][:, 0]
         if "sys" in levels:
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean_h = (mc @ filled_h.T) / (mc @ present_h.T)
                 mean_p = (mc @ filled_p.T) / (mc @ present_p.T)
             kernel = PairKernel(mean_h, mean_p)
             out["sys"][part] = kernel.evaluate(nc[None], coefficient)["value"][0]
+    return out
+
+
+def _large_kendall(x: np.ndarray, y: np.ndarray, cells: np.ndarray, coefficient: str) -> np.ndarray:
+    """τ over all summaries when the |cells|² sign matrix would not fit in memory: an O(n log n)
+    scipy Kendall per resample on the duplicated sample (spec §3.2 allows this for τ_sum).
+    τ_a = τ_b·sqrt((N0 − t_x)(N0 − t_y))/N0 from the tied-pair counts."""
+    keep = ~(np.isnan(x) | np.isnan(y))
+    out = np.empty(len(cells))
+    for b, weights in enumerate(cells):
+        counts = weights[keep].astype(int)
+        xs, ys = np.repeat(x[keep], counts), np.repeat(y[keep], counts)
+        if coefficient == "kendall_c":
+            out[b] = stats.kendalltau(xs, ys, variant="c").statistic
+            continue
+        tau_b = stats.kendalltau(xs, ys).statistic
+        if coefficient == "kendall":
+            out[b] = tau_b
+            continue
+        n0 = len(xs) * (len(xs) - 1) / 2
+        untied = [
+            n0 - (c * (c - 1) / 2).sum() for c in (np.unique(v, return_counts=True)[1] for v in (xs, ys))
+        ]
+        out[b] = np.nan if n0 == 0 else (0.0 if 0 in untied else tau_b * np.sqrt(untied[0] * untied[1]) / n0)
     return out
 
 
