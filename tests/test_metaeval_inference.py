@@ -222,3 +222,16 @@ def test_large_tau_sum_fallback_equals_kernel(monkeypatch, coefficient):
     monkeypatch.setattr(boot, "MAX_PAIR_MATRIX", 10)
     fallback = level_samples(H, P, ("sum",), n, m, coefficient)["sum"]
     np.testing.assert_allclose(fallback, kernel, atol=1e-12)
+
+
+def test_large_sum_permutation_fallback_gives_the_same_p(monkeypatch):
+    import importlib
+
+    sig = importlib.import_module("humaneval.metaeval.significance")
+    rng = np.random.default_rng(0)
+    H = rng.integers(1, 5, (5, 8)).astype(float)
+    A, B = H + rng.normal(size=H.shape), rng.normal(size=H.shape)
+    quick = permutation_test(H, A, B, "sum", n_permutations=100, seed=3, alternative="two-sided")
+    monkeypatch.setattr(sig, "MAX_PAIR_MATRIX", 10)
+    slow = permutation_test(H, A, B, "sum", n_permutations=100, seed=3, alternative="two-sided")
+    assert slow == quick

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from humaneval.errors import InsufficientDataError, ReliabilityWarning
-from humaneval.metaeval.bootstrap import _rng
+from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, _rng
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
 
@@ -185,9 +185,10 @@ def permutation_test(
     rng = _rng(seed)
     S, D = H.shape
     deltas = np.empty(n_permutations)
+    large_sum = level == "sum" and H.size > MAX_PAIR_MATRIX
     swap_forms = (
         _SwapForms(H, A, B, level, coefficient)
-        if (coefficient.startswith("kendall") and level != "sys") or level == "acc"
+        if ((coefficient.startswith("kendall") and level != "sys") or level == "acc") and not large_sum
         else None
     )
     for start in range(0, n_permutations, chunk_size):
@@ -197,6 +198,9 @@ def permutation_test(
         z = rows ^ cols
         if swap_forms is not None:
             em_a, em_b = swap_forms(z)
+        elif large_sum and coefficient == "kendall":  # O(n log n) scipy Kendall per permutation
+            em_a = np.array([measure(H, P, level, coefficient).estimate for P in np.where(z, B, A)])
+            em_b = np.array([measure(H, P, level, coefficient).estimate for P in np.where(z, A, B)])
         else:
             em_a = _stacked(H, np.where(z, B, A), level, coefficient)
             em_b = _stacked(H, np.where(z, A, B), level, coefficient)
