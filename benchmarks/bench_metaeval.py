@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats
 
 from humaneval.metaeval import align, read_scores
-from humaneval.metaeval.bootstrap import _counts, level_samples, resample_indices
+from humaneval.metaeval.bootstrap import draw_counts, level_samples, resample_indices
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/summeval-coherence-scores"
 
@@ -57,7 +57,7 @@ def main() -> None:
     H, P, label = matrices()
     print(f"data: {label}; {args.resamples} resamples, mode both")
     rows, cols = resample_indices(*H.shape, "both", args.resamples, seed=0)
-    n, m = _counts(rows, H.shape[0]), _counts(cols, H.shape[1])
+    n, m = draw_counts(rows, H.shape[0]), draw_counts(cols, H.shape[1])
     levels = ("sum", "pair", "intra")
     level_samples(H, P, levels, n[:10], m[:10])  # warm-up (imports, BLAS threads)
     start = time.perf_counter()

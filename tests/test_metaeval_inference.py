@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from humaneval.metaeval import align, read_scores
-from humaneval.metaeval.bootstrap import _counts, bootstrap, level_samples, resample_indices
+from humaneval.metaeval.bootstrap import bootstrap, draw_counts, level_samples, resample_indices
 from humaneval.metaeval.levels import measure
 from humaneval.metaeval.report import per_system_intervals
 from humaneval.metaeval.significance import (
@@ -55,7 +55,7 @@ def _naive(H, P, rows, cols):
 def test_vectorised_bootstrap_equals_naive_loop(scores, mode):
     H, P = scores.human, scores.metrics["bartscore"]
     rows, cols = resample_indices(*H.shape, mode, 100 if mode == "both" else 15, seed=11)
-    ours = level_samples(H, P, None, _counts(rows, 17), _counts(cols, 100))
+    ours = level_samples(H, P, None, draw_counts(rows, 17), draw_counts(cols, 100))
     ref = _naive(H, P, rows, cols)
     for level, values in ref.items():
         np.testing.assert_allclose(ours[level], values, atol=1e-10, err_msg=f"{mode} {level}")
@@ -66,7 +66,7 @@ def test_weighted_pearson_spearman_equal_resampled_scipy(scores):
     rows, cols = resample_indices(*H.shape, "both", 5, seed=2)
     for coefficient, f in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
         ours = level_samples(
-            H, P, ("sum", "intra", "sys"), _counts(rows, 17), _counts(cols, 100), coefficient
+            H, P, ("sum", "intra", "sys"), draw_counts(rows, 17), draw_counts(cols, 100), coefficient
         )
         for b in range(5):
             Hb, Pb = H[rows[b]][:, cols[b]], P[rows[b]][:, cols[b]]
@@ -149,7 +149,7 @@ def test_bootstrap_with_missing_cells_equals_naive_loop():
     H[rng.random(H.shape) < 0.1] = np.nan
     P[rng.random(P.shape) < 0.1] = np.nan
     rows, cols = resample_indices(*H.shape, "both", 30, seed=1)
-    ours = level_samples(H, P, None, _counts(rows, 6), _counts(cols, 12))
+    ours = level_samples(H, P, None, draw_counts(rows, 6), draw_counts(cols, 12))
 
     def tau(x, y):
         keep = ~np.isnan(x + y)
@@ -217,7 +217,7 @@ def test_large_tau_sum_fallback_equals_kernel(monkeypatch, coefficient):
     P = np.round(H + rng.normal(size=H.shape), 1)
     H[0, 0] = np.nan
     rows, cols = resample_indices(5, 8, "both", 20, seed=4)
-    n, m = _counts(rows, 5), _counts(cols, 8)
+    n, m = draw_counts(rows, 5), draw_counts(cols, 8)
     kernel = level_samples(H, P, ("sum",), n, m, coefficient)["sum"]
     monkeypatch.setattr(boot, "MAX_PAIR_MATRIX", 10)
     fallback = level_samples(H, P, ("sum",), n, m, coefficient)["sum"]

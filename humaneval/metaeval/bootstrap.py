@@ -38,7 +38,7 @@ MODE_ALIASES = {
 }
 
 
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
@@ -62,7 +62,7 @@ def resample_indices(
     resamples with this function, so the same seed gives the same indices.
     """
     mode = normalise_mode(mode)
-    rng = _rng(seed)
+    rng = as_generator(seed)
     rows = (
         rng.integers(0, n_systems, size=(n_resamples, n_systems))
         if mode in ("systems", "both")
@@ -76,7 +76,7 @@ def resample_indices(
     return rows, cols
 
 
-def _counts(indices: np.ndarray, n: int) -> np.ndarray:
+def draw_counts(indices: np.ndarray, n: int) -> np.ndarray:
     B = indices.shape[0]
     flat = (indices + (np.arange(B) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
@@ -251,7 +251,7 @@ def bootstrap(
     levels = normalise_levels(levels)
     mode = normalise_mode(mode)
     rows, cols = resample_indices(*H.shape, mode, n_resamples, seed)
-    n, m = _counts(rows, H.shape[0]), _counts(cols, H.shape[1])
+    n, m = draw_counts(rows, H.shape[0]), draw_counts(cols, H.shape[1])
     alpha = 1 - confidence
     records, samples = [], {}
     for name, P in metrics.items():

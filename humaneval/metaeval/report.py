@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from humaneval.metaeval.bootstrap import BootstrapResult, _counts, bootstrap, resample_indices
+from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap, draw_counts, resample_indices
 from humaneval.metaeval.data import ScoreMatrices, align
 from humaneval.metaeval.kernel import Coefficient, PairKernel
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
@@ -191,7 +191,7 @@ def per_system_intervals(
     """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed (§3.1)."""
     _, cols = resample_indices(*H.shape, "documents", n_resamples, seed)
     samples = PairKernel(np.asarray(H, float), np.asarray(P, float)).evaluate(
-        _counts(cols, H.shape[1]), coefficient
+        draw_counts(cols, H.shape[1]), coefficient
     )["value"]
     alpha = 1 - confidence
     lo = np.nanquantile(samples, alpha / 2, axis=0)

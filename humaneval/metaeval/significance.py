@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from humaneval.errors import InsufficientDataError, ReliabilityWarning
-from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, _rng
+from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, as_generator
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
 
@@ -102,7 +102,7 @@ class _SwapForms:
         self.untied_h = np.abs(sH).sum(axis=(1, 2))
 
     @staticmethod
-    def _counts(K: dict, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _pair_counts(K: dict, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         kaa, kab, kbb = _matvec(K["AA"], z), _matvec(K["AB"], z), _matvec(K["BB"], z)
         row_aa, row_ab = K["AA"].sum(axis=2, dtype=float), K["AB"].sum(axis=2, dtype=float)
         col_ab, row_bb = K["AB"].sum(axis=1, dtype=float), K["BB"].sum(axis=2, dtype=float)
@@ -115,7 +115,7 @@ class _SwapForms:
     def __call__(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """EM(A*, H) and EM(B*, H) for swap indicators z (R, S, D)."""
         zz = _layout(z.astype(float), self.level)
-        counts = {name: self._counts(K, zz) for name, K in self.families.items()}
+        counts = {name: self._pair_counts(K, zz) for name, K in self.families.items()}
         results = []
         for side in (0, 1):
             c = counts["conc"][side]
@@ -182,7 +182,7 @@ def permutation_test(
     delta = measure(H, A, level, coefficient).estimate - measure(H, B, level, coefficient).estimate
     if np.isnan(delta):
         raise InsufficientDataError(f"{level}: the measure is undefined for metric A or B; cannot test")
-    rng = _rng(seed)
+    rng = as_generator(seed)
     S, D = H.shape
     deltas = np.empty(n_permutations)
     large_sum = level == "sum" and H.size > MAX_PAIR_MATRIX
