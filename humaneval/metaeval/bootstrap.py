@@ -39,6 +39,7 @@ MODE_ALIASES = {
 
 
 def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A numpy Generator from a seed, or the given Generator itself."""
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
@@ -77,6 +78,7 @@ def resample_indices(
 
 
 def draw_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """How often each of ``n`` units was drawn in every resample: (B, k) indices → (B, n) counts."""
     B = indices.shape[0]
     flat = (indices + (np.arange(B) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
