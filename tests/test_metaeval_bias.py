@@ -144,3 +144,17 @@ def test_binned_agreement_against_loop():
         cumulative.loc[("cumulative", "L+M+T"), "tau"]
     )
     assert filtered.loc[("cumulative", "L+M+T"), "n_kept"] <= 8
+
+
+def test_capitalisation_probe_counts_uppercase_by_key():
+    import pandas as pd
+
+    from humaneval.metaeval.probes import capitalisation_probe
+
+    texts = pd.Series(
+        ["The US and UK.", "no caps", "ABC", None],
+        index=pd.MultiIndex.from_tuples([("d1", "A"), ("d1", "B"), ("d2", "A"), ("d2", "B")]),
+    )
+    probe = capitalisation_probe(texts, ["A", "B"], ["d1", "d2"])
+    np.testing.assert_array_equal(probe[:, 0], [5, 0])
+    assert probe[0, 1] == 3 and np.isnan(probe[1, 1])
