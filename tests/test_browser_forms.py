@@ -382,7 +382,7 @@ def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_pat
     long_word = "Unbreakable" * 30
     systems = ["A", "B", "C", "D", "E"]
     texts = Texts({("d000", s): f"Summary of d000 by {s}. {long_word}" for s in systems})
-    for method in ("likert", "rank", "pairwise"):
+    for method in ("likert", "rank", "bws", "pairwise"):
         _, url = build(
             server, f"layout-{method}-{width}", method, texts=texts, systems=systems, checks_per_annotator=0
         )

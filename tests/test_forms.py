@@ -270,3 +270,24 @@ def test_standalone_pages_and_unsupported_platform(tmp_path):
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)  # no external resources
     with pytest.raises(DesignError, match="platform 'prolific' is not supported"):
         write_forms(design, placeholder_texts(design.table), tmp_path, platform="prolific")
+
+
+def test_a_study_block_fits_in_one_html_question(tmp_path):
+    """The reference study's block (5 documents × 5 systems, 3 annotators, 2 checks) with
+    summaries of about 450 characters stays under MTurk's 65,535-byte question limit."""
+    design = generate_design(
+        DesignSpec(
+            documents=5,
+            systems=["BART", "PG", "rw", "seneca", "ref"],
+            method="likert",
+            documents_per_block=5,
+            annotators_per_block=3,
+            seed=1,
+            platform="mturk",
+        )
+    )
+    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
+    texts = Texts({(d, s): f"{d} {s} " + "word " * 90 for d, s in cells.itertuples(index=False)})
+    write_forms(design, texts, tmp_path, route="api")
+    size = (tmp_path / "hits" / "b000" / "question.xml").stat().st_size
+    assert 25 * 450 < size < 65_535

@@ -27,7 +27,7 @@ from humaneval.forms.screens import design_frame, index_maps
 from humaneval.ratings import Ratings, validate_ratings
 
 KEEP_STATUSES = ("Submitted", "Approved")
-IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version"}
+IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
 DA_IMC_TOLERANCE = 5.0
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
 
