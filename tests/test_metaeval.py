@@ -329,3 +329,19 @@ def test_other_pair_sets_partial_correlation_and_auc():
     intra = intra_system_auc([0.9, 0.1, 0.2, 0.8, 0.5], [1, 0, 1, 0, 1], ["a", "a", "b", "b", "c"])
     assert intra.per_system == {"a": 1.0, "b": 0.0, "c": pytest.approx(float("nan"), nan_ok=True)}
     assert intra.estimate == 0.5 and intra.n_systems_used == 2
+
+
+def test_inter_metric_correlations(summeval):
+    from humaneval.metaeval.levels import inter_metric_correlations
+
+    _, _, _, scores = summeval
+    metrics = {k: scores.metrics[k] for k in ("bartscore", "gruen", "sumqe")}
+    table = inter_metric_correlations(metrics)
+    a, b = metrics["bartscore"].ravel(), metrics["sumqe"].ravel()
+    assert table.loc["sumqe", "bartscore"] == pytest.approx(stats.pearsonr(a, b).statistic, abs=1e-12)
+    per_doc = inter_metric_correlations(metrics, "pair", "kendall")
+    ref = np.mean(
+        [stats.kendalltau(metrics["gruen"][:, d], metrics["sumqe"][:, d]).statistic for d in range(100)]
+    )
+    assert per_doc.loc["gruen", "sumqe"] == pytest.approx(ref, abs=1e-12)
+    assert (np.diag(per_doc) == 1).all()

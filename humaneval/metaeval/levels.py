@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
@@ -284,3 +285,17 @@ def tie_calibrated_accuracy(H, P) -> TieCalibratedAccuracy:
     return TieCalibratedAccuracy(
         float(scores[best] / len(dh)), float(candidates[best]), len(dh), int(gold_tie.sum())
     )
+
+
+def inter_metric_correlations(
+    metrics, level: str = "sum", coefficient: Coefficient = "pearson"
+) -> pd.DataFrame:
+    """Correlation between every pair of metrics (spec §5): pooled (``sum``, Pearson by default)
+    or per-document Kendall averaged (``pair``) and so on; a symmetric DataFrame with 1 on the
+    diagonal. ``metrics`` maps names to systems × documents matrices."""
+    names = list(metrics)
+    table = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            table.loc[a, b] = table.loc[b, a] = measure(metrics[a], metrics[b], level, coefficient).estimate
+    return table
