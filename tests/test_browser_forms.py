@@ -397,3 +397,37 @@ def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_pat
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 5000
         context.close()
+
+
+def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
+    design = generate_design(
+        DesignSpec(
+            documents=1,
+            systems=["A", "B"],
+            method="likert",
+            documents_per_block=1,
+            annotators_per_block=1,
+            seed=2,
+            checks_per_annotator=0,
+            platform="mturk",
+        )
+    )
+    texts = Texts({("d000", s): summary_text("d000", s) for s in "AB"})
+    write_forms(design, texts, server["root"] / "origin")  # no extra origins: only MTurk's are accepted
+    captured = []
+
+    def fulfil(route):
+        captured.append((route.request.url, route.request.post_data))
+        route.fulfill(status=200, content_type="text/html", body="<p id='done'>sandbox</p>")
+
+    page.route("https://workersandbox.mturk.com/**", fulfil)
+    query = urllib.parse.urlencode({"assignmentId": "A9", "turkSubmitTo": "https://evil.example.com"})
+    page.goto(f"{server['origin']}/origin/preview/b000.html?{query}")
+    page.click("#hx-start-button")
+    for _ in range(2):
+        page.click("label.point:has(input[value='4'])")
+        page.click("#hx-next")
+    page.wait_for_selector("#done")
+    assert [url for url, _ in captured] == ["https://workersandbox.mturk.com/mturk/externalSubmit"]
+    fields = dict(urllib.parse.parse_qsl(captured[0][1]))
+    assert fields["assignmentId"] == "A9" and fields["lk_q0_d0_s0"] == "4" and fields["lk_q0_d0_s1"] == "4"
