@@ -17,19 +17,9 @@ import numpy as np
 
 from humaneval.errors import InsufficientDataError
 from humaneval.metaeval.bootstrap import as_generator
+from humaneval.metaeval.significance import resampling_p_value
 
 Alternative = Literal["greater", "less", "two-sided"]
-
-
-def _p_value(deltas: np.ndarray, delta: float, alternative: str) -> float:
-    """(1 + #{δ* at least as extreme as δ})/(R + 1) (spec decision 10)."""
-    if alternative == "greater":
-        hits = np.sum(deltas >= delta - 1e-12)
-    elif alternative == "less":
-        hits = np.sum(deltas <= delta + 1e-12)
-    else:
-        hits = np.sum(np.abs(deltas) >= abs(delta) - 1e-12)
-    return float((1 + hits) / (len(deltas) + 1))
 
 
 @dataclass(frozen=True)
@@ -70,7 +60,9 @@ def approximate_randomisation(
     for r in range(n_rounds):
         swap = rng.random(len(a)) < 0.5
         deltas[r] = statistic(np.where(swap, b, a)) - statistic(np.where(swap, a, b))
-    return RandomisationResult(float(delta), _p_value(deltas, delta, alternative), alternative, n_rounds)
+    return RandomisationResult(
+        float(delta), resampling_p_value(deltas, delta, alternative), alternative, n_rounds
+    )
 
 
 @dataclass(frozen=True)
@@ -115,5 +107,5 @@ def compare_systems(
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     flipped = float(np.mean(np.sign(boot) != np.sign(delta))) if delta != 0 else 1.0
     signs = np.where(rng.random((n_rounds, len(d))) < 0.5, -1.0, 1.0)
-    p_ar = _p_value((signs * d).mean(axis=1), delta, "two-sided")
+    p_ar = resampling_p_value((signs * d).mean(axis=1), delta, "two-sided")
     return SystemComparison(delta, float(lo), float(hi), flipped, p_ar, len(d))

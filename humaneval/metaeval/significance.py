@@ -205,17 +205,20 @@ def permutation_test(
             em_a = _stacked(H, np.where(z, B, A), level, coefficient)
             em_b = _stacked(H, np.where(z, A, B), level, coefficient)
         deltas[start : start + R] = em_a - em_b
-    deltas = deltas[~np.isnan(deltas)]
+    p = resampling_p_value(deltas[~np.isnan(deltas)], delta, alternative, plus_one)
+    return PermutationResult(level, float(delta), p, alternative, method, n_permutations, str(coefficient))
+
+
+def resampling_p_value(deltas: np.ndarray, delta: float, alternative: str, plus_one: bool = True) -> float:
+    """(1 + #{δ* at least as extreme as δ})/(R + 1), or #/R without ``plus_one`` (spec decision 10):
+    δ* ≥ δ for ``greater``, δ* ≤ δ for ``less``, |δ*| ≥ |δ| for ``two-sided``."""
     if alternative == "greater":
         hits = np.sum(deltas >= delta - 1e-12)
     elif alternative == "less":
         hits = np.sum(deltas <= delta + 1e-12)
     else:
         hits = np.sum(np.abs(deltas) >= abs(delta) - 1e-12)
-    p = (1 + hits) / (len(deltas) + 1) if plus_one else hits / len(deltas)
-    return PermutationResult(
-        level, float(delta), float(p), alternative, method, n_permutations, str(coefficient)
-    )
+    return float((1 + hits) / (len(deltas) + 1) if plus_one else hits / len(deltas))
 
 
 @dataclass(frozen=True)
