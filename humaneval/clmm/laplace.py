@@ -15,7 +15,7 @@ d log det H = tr(C dH) give per observation κ_i = g_i − ½(h_i W′_i − W_i
     ∂ℓ/∂L_f   = Σ_i z_f(s_i) [κ_i u_{f,i} − W_i (C M_iᵀ)_{f,i} − ½ g_i v_{f,i}]ᵀ
 
 where u_{f,i}, v_{f,i} and (C M_iᵀ)_{f,i} are the q_f entries of factor f's group of observation i.
-Every block of H is dense and small (see :mod:`humaneval.clmm.design`), so C is formed per block.
+Only the blocks of C where H has entries are needed; :mod:`humaneval.clmm.schur` forms exactly those.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 from humaneval.analysis.prepare import ClmmData
 from humaneval.clmm.design import Bucket, RandomDesign
 from humaneval.clmm.links import obs_terms
+from humaneval.clmm.schur import SchurFactor
 
 NEWTON_TOL = 1e-9
 NEWTON_MAX_ITER = 50
@@ -91,27 +92,30 @@ class LaplaceProblem:
 
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         nb, m = bucket.n_blocks, bucket.dim
-        eye = np.eye(m)
-        u = self._modes[k]
         n_sys = self.n_systems
+        u = self._modes[k]
         outers = [
             np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_sys, -1)
             for p in bucket.pieces
         ]
+        shapes = {
+            "kept": (nb, bucket.n_kept, bucket.n_kept),
+            "cross": (nb, bucket.n_kept, bucket.n_elim * bucket.elim_size),
+            "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
+        }
 
         def terms_at(u_try, order=2):
             eta = eta_fix + np.einsum("ij,ij->i", vals, u_try[bucket.block[:, None], bucket.cols])
             return obs_terms(theta_ext, y, eta, self.link, order)
 
-        def hessian(w):
-            h = np.zeros(nb * m * m)
+        def factorise(w) -> SchurFactor:
+            parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
             for piece, outer in zip(bucket.pieces, outers, strict=True):
                 sums = np.bincount(piece.key, w, minlength=piece.n_units * n_sys).reshape(-1, n_sys)
-                blocks = (sums @ outer).ravel()
-                h[piece.flat] = blocks
-                if piece.flat_t is not None:
-                    h[piece.flat_t] = blocks
-            return h.reshape(nb, m, m) + eye
+                parts[piece.target][piece.flat] = (sums @ outer).ravel()
+            a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
+            d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
+            return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
 
         t = terms_at(u)
         value = t.loglik.sum() - 0.5 * np.sum(u * u)
@@ -122,39 +126,47 @@ class LaplaceProblem:
             if not np.isfinite(value):
                 return None
         n_iter = 0
-        for n_iter in range(1, NEWTON_MAX_ITER + 1):  # noqa: B007
-            grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
-            grad = grad.reshape(nb, m) - u
-            if np.max(np.abs(grad)) < NEWTON_TOL:
-                break
-            step = np.linalg.solve(hessian(t.w), grad[..., None])[..., 0]
-            factor = 1.0
-            while True:
-                u_try = u + factor * step
-                t_try = terms_at(u_try)
-                value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
-                if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
-                    break
-                factor /= 2
-            u, t, value = u_try, t_try, value_try
-        self._modes[k] = u
-        if gradient:
-            t = terms_at(u, order=3)
-        h_mat = hessian(t.w)
         try:
-            chol = np.linalg.cholesky(h_mat)
+            for n_iter in range(1, NEWTON_MAX_ITER + 1):  # noqa: B007
+                grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
+                grad = grad.reshape(nb, m) - u
+                if np.max(np.abs(grad)) < NEWTON_TOL:
+                    break
+                step = factorise(t.w).solve(grad)
+                factor = 1.0
+                while True:
+                    u_try = u + factor * step
+                    t_try = terms_at(u_try)
+                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
+                    if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
+                        break
+                    factor /= 2
+                u, t, value = u_try, t_try, value_try
+            self._modes[k] = u
+            if gradient:
+                t = terms_at(u, order=3)
+            chol = factorise(t.w)
         except np.linalg.LinAlgError:
             return None
-        logdet = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)))
-        total = value - 0.5 * logdet
+        total = value - 0.5 * chol.logdet
         if not gradient:
             return total, n_iter, None
-        c_inv = np.linalg.inv(h_mat)
-        c_sub = c_inv[bucket.block[:, None, None], bucket.cols[:, :, None], bucket.cols[:, None, :]]
-        cm = np.einsum("ijk,ik->ij", c_sub, vals)  # (C M_iᵀ) at the observation's own columns
+        # (H⁻¹ M_iᵀ) at the observation's own columns, from the H⁻¹ blocks of each piece's units
+        inverse = chol.inverse_blocks()
+        cm = np.zeros_like(vals)
+        for piece in bucket.pieces:
+            f, j = piece.terms
+            sf, sj = self.design.slices[f], self.design.slices[j]
+            units = inverse[piece.target].ravel()[piece.flat]
+            units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
+            cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[piece.key]
+            if f != j:
+                cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
+                    piece.key
+                ]
         h = np.einsum("ij,ij->i", vals, cm)
         r = np.bincount(bucket.flat_g.ravel(), ((t.dw * h)[:, None] * vals).ravel(), minlength=nb * m)
-        v = np.einsum("bij,bj->bi", c_inv, r.reshape(nb, m))
+        v = chol.solve(r.reshape(nb, m))
         v_obs = v[bucket.block[:, None], bucket.cols]
         mv = np.einsum("ij,ij->i", vals, v_obs)
         kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
