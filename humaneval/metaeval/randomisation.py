@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 import numpy as np
 
 from humaneval.errors import InsufficientDataError
 from humaneval.metaeval.bootstrap import as_generator
-from humaneval.metaeval.significance import resampling_p_value
-
-Alternative = Literal["greater", "less", "two-sided"]
+from humaneval.metaeval.significance import Alternative, resampling_p_value
 
 
 @dataclass(frozen=True)
