@@ -82,6 +82,7 @@ def plot_series(
     """One line (with ±1.96 MC-SE bars) per ``series`` value of ``frame`` (columns x, rate, mc_se)."""
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, group in frame.groupby("series", sort=False):
@@ -93,6 +94,7 @@ def plot_series(
         ax.axhline(hline, color="grey", ls="--", lw=1)
     if logx:
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -179,6 +179,7 @@ def plot_power_curves(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,6 +207,8 @@ def plot_power_curves(
             ax.plot(best[x], best["power"], marker="*", ms=14, color="black", ls="none")
         ax.set_xlabel(label)
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("power")
     axes[0].set_ylim(-0.02, 1.02)
