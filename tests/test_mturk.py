@@ -109,7 +109,7 @@ def test_round_trip_reproduces_the_entered_ratings(method):
     results, expected = synthesize(design, np.random.default_rng(11))
     parsed = parse_mturk_results(results, design)
     assert parsed.problems.empty, parsed.problems
-    data = parsed.ratings.data
+    data = parsed.ratings.without_checks().data
     got = pd.DataFrame(
         {
             "slot": data["annotator_slot"],
@@ -157,7 +157,8 @@ def test_grouped_summeval_layout_with_anchor_repeats():
     assert parsed.problems.empty
     repeats = parsed.table[parsed.table["is_anchor_repeat"]]
     assert len(repeats) > 0 and set(repeats["field"].str[-3:]) == {"_r1"}
-    got = parsed.ratings.data.set_index(["annotator_slot", "document", "system"])["score"].sort_index()
+    real = parsed.ratings.without_checks().data
+    got = real.set_index(["annotator_slot", "document", "system"])["score"].sort_index()
     want = expected.set_index(["slot", "document", "system"])["value"].sort_index()
     assert got.tolist() == want.tolist() and len(got) == 40
     assert parsed.ratings.scale == (1, 5)
@@ -181,7 +182,13 @@ def test_failed_attention_checks_are_reported_per_worker():
     assert parsed.workers["checks_total"].tolist() == [2, 2, 2, 2]
     assert parsed.workers["imc_failed"].tolist() == [2, 2, 2, 2]
     assert parsed.workers["check_pass_rate"].tolist() == [0.0] * 4
-    assert not parsed.ratings.data["is_check"].any() if "is_check" in parsed.ratings.data else True
+    # the checks travel in the ratings table, so humaneval.qc scores them the same way
+    from humaneval.qc import qc_report
+
+    report = qc_report(parsed.ratings).table.set_index("annotator")
+    assert report.loc[parsed.workers["annotator"], "checks_failed"].tolist() == [2, 2, 2, 2]
+    assert report["prolific_rejection_eligible"].all()
+    assert len(parsed.ratings.without_checks()) == 40
 
 
 def test_rejected_assignments_are_excluded_by_default():

@@ -484,31 +484,56 @@ def _repost(workers: pd.DataFrame) -> pd.DataFrame:
 def _ratings(
     table: pd.DataFrame, method: str, points: int, allow_ties: bool, bad: set[str]
 ) -> Ratings | None:
-    """The analysable :class:`Ratings`: real judgements of clean, non-duplicate assignments."""
-    use = table[
-        ~table["is_check"]
-        & ~table["is_anchor_repeat"]
-        & ~table["is_warmup"]
-        & ~table["duplicate_worker"].astype(bool)
-        & ~table["assignment_id"].isin(bad)
-    ]
+    """The analysable :class:`Ratings` of clean, non-duplicate assignments.
+
+    Likert and slider tables also carry their stand-alone attention checks as ``is_check`` rows
+    (``document`` = the check field, ``system`` = ``check``, with ``check_kind``,
+    ``check_expected`` and ``check_passed``) so :func:`humaneval.qc.qc_report` can score them;
+    analyses drop them with :meth:`~humaneval.ratings.Ratings.without_checks`.
+    """
+    clean = ~table["duplicate_worker"].astype(bool) & ~table["assignment_id"].isin(bad)
+    use = table[clean & ~table["is_check"] & ~table["is_anchor_repeat"] & ~table["is_warmup"]]
     if use.empty:
         return None
-    keys = ["annotator", "document", "system"]
-    columns = {"criterion": use["dimension"], "position": use["position"], "seconds": use["seconds"]}
-    base = use[keys].assign(**columns, annotator_slot=use["annotator_slot"], block=use["block"])
+
+    def base(rows: pd.DataFrame, **columns: Any) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "annotator": rows["annotator"],
+                "document": rows["document"],
+                "system": rows["system"],
+                "criterion": rows["dimension"],
+                "position": rows["position"],
+                "seconds": rows["seconds"],
+                "annotator_slot": rows["annotator_slot"],
+                "block": rows["block"],
+                **columns,
+            }
+        )
+
     if method in ("bws", "pairwise"):
+        keys = ["annotator", "document", "system", "criterion", "annotator_slot", "block"]
         frame = (
-            base.assign(score=use["value"].astype(float))
-            .groupby([*keys, "criterion", "annotator_slot", "block"], as_index=False)
+            base(use, score=use["value"].astype(float))
+            .groupby(keys, as_index=False)
             .agg(score=("score", "mean"), position=("position", "min"), seconds=("seconds", "sum"))
         )
         scale = (-1.0, 1.0) if method == "bws" else (0.0, 1.0)
         return validate_ratings(frame, response="score", scale=scale, continuous=True, source="MTurk results")
     if method == "rank":
-        frame = base.assign(rank=use["value"].astype("int64"))
+        frame = base(use, rank=use["value"].astype("int64"))
         return validate_ratings(frame, response="rank", allow_ties=allow_ties, source="MTurk results")
-    frame = base.assign(score=use["value"].astype(float))
+    frame = base(use, score=use["value"].astype(float), is_check=False)
+    checks = table[clean & table["is_check"] & (table["system"] == "") & table["value"].notna()]
+    if len(checks):
+        rows = base(checks, score=checks["value"].astype(float), is_check=True).assign(
+            document=checks["field"],
+            system="check",
+            check_kind=checks["check_kind"],
+            check_expected=checks["check_expected"],
+            check_passed=checks["check_passed"],
+        )
+        frame = pd.concat([frame, rows], ignore_index=True)
     scale = (1, points) if method == "likert" else (0, 100)
     return validate_ratings(
         frame, response="score", scale=scale, continuous=method == "da", source="MTurk results"
