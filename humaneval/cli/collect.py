@@ -20,8 +20,10 @@ def command() -> None:
 
 def _render(results, out: Path, extra: list[str]) -> str:
     w = results.workers
+    data = results.ratings.data
+    n_checks = int(data["is_check"].sum()) if "is_check" in data else 0
     lines = [
-        f"wrote {0 if results.ratings is None else len(results.ratings)} ratings to {out}",
+        f"wrote {len(data) - n_checks} ratings and {n_checks} attention-check answers to {out}",
         f"  assignments kept: {len(w)}; excluded by status: {results.excluded_assignments}",
     ]
     if len(w):
