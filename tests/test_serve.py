@@ -398,7 +398,7 @@ def test_export_equals_what_was_entered_with_check_outcomes(study):
     partial = start(s, "PARTIAL").json()
     save(s, partial["token"], 0, answers_of(partial, 0))
     results = read_prolific(s["study"].db_path)
-    got = {(r.document, r.system): r.score for r in results.ratings.data.itertuples()}
+    got = {(r.document, r.system): r.score for r in results.ratings.without_checks().data.itertuples()}
     assert got == entered and len(got) == 6  # the incomplete participant is not in the ratings
     table = results.table
     assert tuple(table.columns) == EXPORT_COLUMNS
@@ -473,7 +473,9 @@ def test_cli_init_and_collect_prolific(tmp_path):
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert (payload["participants"], payload["complete"], payload["ratings"]) == (1, 1, 6)
-    assert len(pd.read_csv(out)) == 6
+    # 6 judgements + the 2 attention checks, kept as is_check rows for QC (as the MTurk parser does)
+    assert (payload["participants"], payload["complete"], payload["ratings"]) == (1, 1, 8)
+    written = pd.read_csv(out)
+    assert len(written) == 8 and written["is_check"].sum() == 2
     empty = runner.invoke(main, ["collect", "prolific", str(tmp_path / "nowhere.sqlite"), "--out", str(out)])
     assert empty.exit_code == 2
