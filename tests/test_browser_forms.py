@@ -9,6 +9,7 @@ field mapping would surface as a mismatch.
 
 from __future__ import annotations
 
+import csv
 import functools
 import http.server
 import os
@@ -431,3 +432,35 @@ def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
     assert [url for url, _ in captured] == ["https://workersandbox.mturk.com/mturk/externalSubmit"]
     fields = dict(urllib.parse.parse_qsl(captured[0][1]))
     assert fields["assignmentId"] == "A9" and fields["lk_q0_d0_s0"] == "4" and fields["lk_q0_d0_s1"] == "4"
+
+
+def test_batch_template_decodes_the_base64url_payload(page, server):
+    design = generate_design(
+        DesignSpec(
+            documents=1,
+            systems=["A", "B"],
+            method="likert",
+            documents_per_block=1,
+            annotators_per_block=1,
+            seed=3,
+            checks_per_annotator=0,
+            platform="mturk",
+        )
+    )
+    texts = Texts({("d000", "A"): "é 😀 שלום ${payload}", ("d000", "B"): "plain"})
+    folder = server["root"] / "batch"
+    write_forms(design, texts, folder, route="batch")
+    with open(folder / "batch_input.csv", newline="", encoding="utf-8") as fh:
+        row = next(csv.DictReader(fh))
+    # what MTurk does with the batch variable: plain substitution into the template
+    html = (folder / "template.html").read_text(encoding="utf-8").replace("${payload}", row["payload"])
+    (folder / "hit.html").write_text(html, encoding="utf-8")
+    page.goto(f"{server['origin']}/batch/hit.html")
+    page.click("#hx-start-button")
+    shown = set()
+    for _ in range(2):
+        shown.add(page.locator(".text").first.inner_text())
+        page.click("label.point:has(input[value='5'])")
+        page.click("#hx-next")
+    assert shown == {"é 😀 שלום ${payload}", "plain"}
+    assert page.errors == []
