@@ -1,36 +1,187 @@
 """The end-to-end demo behind ``humaneval demo`` (and the README's main command).
 
-It simulates the EACL 2021 study design — 20 blocks × 5 documents × 3 annotators × 5 systems —
-from the built-in coherence model, writes the design and the ratings, and validates them.
-Later stages extend it so that it walks through the whole pipeline.
+It walks the whole pipeline on built-in defaults:
+
+1. **design** — the planner (:func:`humaneval.design.generate_design`) with the EACL 2021 layout of
+   Steen & Markert: Likert coherence, 100 documents × 5 systems, 20 blocks of 5 documents, 3
+   annotators per block, 2 attention checks per annotator;
+2. **forms** — the MTurk package for that design (:func:`humaneval.forms.write_forms`) with
+   clearly labelled placeholder texts (:func:`humaneval.forms.placeholder_texts`);
+3. **simulated annotators** — every slot fills in its form: scores sampled from the built-in
+   coherence CLMM for exactly this design (:func:`humaneval.model.sample_ratings`), attention
+   checks answered as instructed, per-screen times around the study's 32 s per Likert screen; a
+   few *careless* annotators fail both checks and rush, so that quality control has something to
+   find. The answers are written as a batch results CSV, as MTurk would return them;
+4. **ratings** — the results parsed against the design (:func:`humaneval.collect.
+   parse_mturk_results`) into the validated ratings table;
+5. **reliability, analysis, power, report** — :func:`humaneval.report.build_report` and
+   :func:`humaneval.report.write_report`. The demo uses the native CLMM engine by default: the
+   maximal R fit of a 1,500-rating study takes about 5 minutes on 2 cores (spec §5.7).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from humaneval.design import block_design
-from humaneval.model import default_model
+import numpy as np
+import pandas as pd
+
+from humaneval.collect import parse_mturk_results
+from humaneval.collect.mturk import results_row
+from humaneval.design import Design, DesignSpec, generate_design
+from humaneval.forms import placeholder_texts, write_forms
+from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.ratings import Ratings
-from humaneval.structure import DesignStructure, describe_structure
+from humaneval.reliability.timing import ratings_annotator_times
+from humaneval.report import ReportSettings, StudyReport, build_report, write_report
+
+#: Median seconds per Likert coherence screen in the reference study (designs-and-forms spec §2.11).
+SECONDS_PER_SCREEN = 32.0
 
 
 @dataclass(frozen=True)
+class DemoSettings:
+    """Size of the simulated study and of the report's resampling; the defaults are the EACL design."""
+
+    documents: int = 100
+    docs_per_block: int = 5
+    annotators_per_block: int = 3
+    checks_per_annotator: int = 2
+    careless: int = 2
+    engine: str = "native"
+    n_bootstrap: int = 5000
+    n_splits: int = 1000
+    power_trials: int = 200
+    clmm_power_trials: int = 20
+
+
+@dataclass(frozen=True, eq=False)
 class DemoResult:
+    design: Design
     ratings: Ratings
-    ratings_path: Path
-    design_path: Path
-    structure: DesignStructure
+    report: StudyReport
+    files: dict[str, Path]
+    careless: tuple[str, ...]
 
 
-def run_demo(out: Path, *, seed: int = 1) -> DemoResult:
-    """Sample a realistic study from the built-in model and write it to ``out``."""
-    model = default_model()
-    design = block_design(20, 5, 3, model.system_names, seed=seed)
+def run_demo(
+    out: str | Path,
+    *,
+    seed: int = 1,
+    settings: DemoSettings | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> DemoResult:
+    """Run design → forms → simulated annotators → ratings → reliability → analysis → power → report."""
+    settings = settings or DemoSettings()
+    say = progress or (lambda _msg: None)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    design_path = out / "design.csv"
-    design.to_csv(design_path, index=False)
-    ratings = model.sample(design, seed=seed)
-    ratings_path = ratings.write(out / "ratings.csv")
-    return DemoResult(ratings, ratings_path, design_path, describe_structure(ratings))
+    model = default_model()
+    reference = model.system_names[0]
+    say(
+        f"[1/5] design: {settings.documents} documents × {len(model.system_names)} systems, blocks of "
+        f"{settings.docs_per_block} documents × {settings.annotators_per_block} annotators (EACL 2021 layout)"
+    )
+    design = generate_design(
+        DesignSpec(
+            documents=settings.documents,
+            systems=list(model.system_names),
+            reference_system=reference,
+            method="likert",
+            documents_per_block=settings.docs_per_block,
+            annotators_per_block=settings.annotators_per_block,
+            checks_per_annotator=settings.checks_per_annotator,
+            platform="mturk",
+            seed=seed,
+        )
+    )
+    files = {k: Path(v) for k, v in design.write(out / "design.csv").items()}
+    say(f"      {len(design.slots)} annotator slots → {files['csv']}")
+    say("[2/5] forms: MTurk package with labelled placeholder texts")
+    package = write_forms(design, placeholder_texts(design.table), out / "forms", preset="coherence-likert7")
+    say(f"      {len(package.hits)} HITs → {out / 'forms'}")
+    say("[3/5] simulated annotators fill in the forms (scores from the built-in coherence model)")
+    results, careless = simulate_annotators(design, model, seed=seed, careless=settings.careless)
+    files["results"] = out / "Batch_results.csv"
+    results.to_csv(files["results"], index=False)
+    say(f"      {len(results)} assignments ({len(careless)} careless) → {files['results']}")
+    say("[4/5] ratings: results parsed against the design and validated")
+    parsed = parse_mturk_results(results, design, salt=f"humaneval-demo-{seed}")
+    ratings = parsed.ratings
+    files["ratings"] = ratings.write(out / "ratings.csv")
+    say(f"      {len(ratings.data)} rows → {files['ratings']}")
+    say(f"[5/5] reliability, analysis ({settings.engine} CLMM engine), power and report")
+    report = build_report(
+        ratings,
+        design=design,
+        times=ratings_annotator_times(ratings),
+        settings=ReportSettings(
+            engine=settings.engine,
+            seed=seed,
+            n_bootstrap=settings.n_bootstrap,
+            n_splits=settings.n_splits,
+            power_trials=settings.power_trials,
+            clmm_power_trials=settings.clmm_power_trials,
+        ),
+        source=str(files["ratings"]),
+        progress=lambda msg: say("      " + msg),
+    )
+    files.update(write_report(report, out / "report"))
+    return DemoResult(design, ratings, report, files, careless)
+
+
+def simulate_annotators(
+    design: Design, model: OrdinalModel, *, seed: int = 1, careless: int = 2
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """A batch results table as MTurk returns it: one row per slot with the form's fields.
+
+    Field names and values follow the form (designs-and-forms spec §3.6): the Likert field of each
+    judgement, ``ck_*`` for attention checks, ``tm_<screen>`` = ``seconds,visible_seconds,0`` and
+    ``order``/``slot``/``design_id``/``form_version``. Scores come from :func:`sample_ratings` on
+    ``design.judgements()``; ``careless`` randomly chosen slots answer every check wrongly and work
+    five times faster. Returns the table and the careless slots.
+    """
+    rng = np.random.default_rng(seed)
+    sampled = sample_ratings(model, design.judgements(), seed=rng).data
+    score = dict(
+        zip(
+            zip(sampled["annotator"], sampled["document"], sampled["system"], strict=True),
+            sampled["score"],
+            strict=True,
+        )
+    )
+    slots = sorted(design.table["annotator_slot"].unique())
+    sloppy = tuple(sorted(rng.choice(slots, size=min(careless, len(slots)), replace=False).tolist()))
+    rows = []
+    for k, (slot, part) in enumerate(design.table.groupby("annotator_slot", sort=True)):
+        part = part.sort_values(["position", "display_pos"])
+        screens = list(dict.fromkeys(part["screen_id"]))
+        fields: dict[str, object] = {
+            "slot": slot,
+            "design_id": design.design_id,
+            "form_version": 1,
+            "order": ",".join(screens),
+        }
+        speed = 0.2 if slot in sloppy else 1.0
+        seconds = speed * SECONDS_PER_SCREEN * rng.lognormal(0.0, 0.4, size=len(screens))
+        for sid, secs in zip(screens, seconds, strict=True):
+            fields[f"tm_{sid}"] = f"{secs:.1f},{secs:.1f},0"
+        for r in part.itertuples():
+            if r.is_check:
+                expected = int(r.check_expected)
+                fields[r.field] = expected - 1 if slot in sloppy else expected
+            else:
+                fields[r.field] = int(score[(slot, r.document, r.system)])
+        rows.append(
+            results_row(
+                fields,
+                assignment_id=f"DEMOASSIGN{k:04d}",
+                worker_id=f"DEMOWORKER{k:04d}",
+                hit_id=f"DEMOHIT{int(part['block'].iloc[0]):03d}",
+                work_time=round(float(seconds.sum())),
+                inputs={"design_id": design.design_id, "block_id": int(part["block"].iloc[0])},
+            )
+        )
+    return pd.DataFrame(rows), sloppy

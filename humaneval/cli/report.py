@@ -1,0 +1,107 @@
+"""``humaneval report``: one study report (HTML + figures, JSON, Markdown, LaTeX) from a ratings file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+
+
+@click.command()
+@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.option(
+    "--design",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Planned design (design.csv or design.json): adds the design summary and the datasheet.",
+)
+@click.option(
+    "--model",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="CLMM JSON to simulate power from (default: the model the analysis fits).",
+)
+@click.option(
+    "--times",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Timing table (annotator, time_stamp seconds) for the time-vs-reliability curve.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "r", "native"]),
+    default="auto",
+    show_default=True,
+    help="CLMM engine of the analysis (auto: R when installed).",
+)
+@click.option(
+    "--analysis-model",
+    type=click.Choice(["auto", "maximal", "nested", "uncorrelated", "intercepts"]),
+    default="auto",
+    show_default=True,
+    help="Random-effect structure of the CLMM.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Seed of every random step (bootstrap, splits, simulation).",
+)
+@click.option(
+    "--power-trials",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Simulated studies per design for ARTagg power (0 = no power note).",
+)
+@click.option(
+    "--clmm-power-trials",
+    type=int,
+    default=20,
+    show_default=True,
+    help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="report",
+    show_default=True,
+    help="Folder for index.html and the other files.",
+)
+@ratings_options
+@json_option
+def command(
+    ratings: str,
+    design: str | None,
+    model: str | None,
+    times: str | None,
+    engine: str,
+    analysis_model: str,
+    seed: int,
+    power_trials: int,
+    clmm_power_trials: int,
+    out: str,
+    as_json: bool,
+    **options,
+) -> None:
+    """Write a study report: summary, results with figures, reliability, QC, power and datasheet."""
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    table = load_from_options(ratings, **options)
+    settings = ReportSettings(
+        engine=engine,
+        analysis_model=analysis_model,
+        seed=seed,
+        power_trials=power_trials,
+        clmm_power_trials=clmm_power_trials,
+    )
+    progress = None if as_json else (lambda msg: click.echo(msg, err=True))
+    report = build_report(
+        table, design=design, model=model, times=times, settings=settings, source=ratings, progress=progress
+    )
+    files = write_report(report, Path(out))
+    payload = {"out": str(out), "files": {k: str(v) for k, v in files.items()}, "warnings": report.warnings}
+    emit(payload, as_json, lambda: f"report written to {files['html']}")

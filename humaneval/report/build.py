@@ -1,0 +1,267 @@
+"""Collect one study report: every section comes from the package's own APIs, nothing is recomputed.
+
+Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~humaneval.analysis.analyze.
+analyze`, CLMM, same defaults) and ``humaneval reliability`` (:func:`~humaneval.reliability.report.
+reliability_report`, same defaults and seed) return, the system means with block-bootstrap intervals
+(:mod:`humaneval.report.means`) and the power note (:mod:`humaneval.report.power`); for the study,
+the design structure (analysis spec §1.2), QC flags (:func:`humaneval.qc.qc_report`), the design
+summary and HEDS datasheet when a planned design is given (designs-and-forms spec §7), and the
+warnings of :mod:`humaneval.report.cautions`. Spec §7 D6 lists what a report must state.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from humaneval.analysis.analyze import Analysis, analyze
+from humaneval.analysis.prepare import select_criterion
+from humaneval.errors import HumanEvalError
+from humaneval.model import OrdinalModel
+from humaneval.qc import QCReport, qc_report
+from humaneval.ratings import Ratings, load_ratings
+from humaneval.reliability.report import ReliabilityReport, reliability_report
+from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times
+from humaneval.report.cautions import criterion_cautions, design_cautions, qc_cautions
+from humaneval.report.means import mean_intervals
+from humaneval.report.power import PowerNote, power_note
+from humaneval.structure import DesignStructure, describe_structure
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
+
+    engine: str = "auto"
+    analysis_model: str = "auto"
+    seed: int = 1
+    n_bootstrap: int = 5000
+    n_splits: int = 1000
+    mean_resamples: int = 2000
+    power_trials: int = 200
+    clmm_power_trials: int = 20
+    power_target: float = 0.8
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, eq=False)
+class CriterionReport:
+    """The results of one criterion: analysis, reliability, means with intervals, power, warnings."""
+
+    criterion: str | None
+    analysis: Analysis
+    reliability: ReliabilityReport
+    means: pd.DataFrame
+    power: PowerNote | None
+    fit_warnings: tuple[str, ...] = ()
+    power_error: str | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        extra = [f"Power note not computed: {self.power_error}"] if self.power_error else []
+        return criterion_cautions(self) + extra
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The main results table: analysis groupings joined with the mean intervals, best first."""
+        return self.analysis.systems.merge(self.means.drop(columns="mean"), on="system", how="left")
+
+    def to_dict(self, source: str) -> dict[str, Any]:
+        return {
+            "criterion": self.criterion,
+            "analysis": {"file": source, **self.analysis.to_dict()},
+            "reliability": {"file": source, **self.reliability.to_dict()},
+            "means": self.table.to_dict(orient="records"),
+            "power": None if self.power is None else self.power.to_dict(),
+            "power_error": self.power_error,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class StudyReport:
+    """The whole report; :meth:`to_dict` is ``report.json``."""
+
+    source: str
+    ratings: Ratings
+    structure: DesignStructure
+    criteria: tuple[CriterionReport, ...]
+    qc: QCReport
+    settings: ReportSettings
+    annotator_seconds: pd.Series | None = None
+    design_summary: dict[str, Any] | None = None
+    datasheet: dict[str, Any] | None = None
+    datasheet_markdown: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Study-level warnings, then each criterion's (prefixed by its name when there are several)."""
+        out = design_cautions(self.structure) + qc_cautions(self.qc) + list(self.notes)
+        for part in self.criteria:
+            prefix = f"{part.criterion}: " if len(self.criteria) > 1 else ""
+            out += [prefix + w for w in part.warnings]
+        return out
+
+    def study(self) -> dict[str, Any]:
+        """Study summary: structure counts, time spent and cost when known (spec §7 D6)."""
+        out: dict[str, Any] = {"source": self.source, **self.structure.to_dict()}
+        seconds = self.annotator_seconds
+        out["total_hours"] = None if seconds is None else float(seconds.sum() / 3600)
+        out["median_minutes_per_annotator"] = None if seconds is None else float(seconds.median() / 60)
+        cost = (self.design_summary or {}).get("cost")
+        out["cost"] = None if cost is None else {"total": cost.get("total"), "currency": cost.get("currency")}
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "report_version": 1,
+            "settings": self.settings.to_dict(),
+            "study": self.study(),
+            "design": self.design_summary,
+            "datasheet": self.datasheet,
+            "criteria": [c.to_dict(self.source) for c in self.criteria],
+            "qc": self.qc.to_dict(),
+            "warnings": self.warnings,
+        }
+
+
+def build_report(
+    ratings: Ratings | str | Path,
+    *,
+    design: Any = None,
+    model: OrdinalModel | str | Path | None = None,
+    times: pd.Series | str | Path | None = None,
+    settings: ReportSettings | None = None,
+    source: str | None = None,
+    progress: Progress | None = None,
+) -> StudyReport:
+    """Run every section of the report on ``ratings``.
+
+    ``design``: a :class:`~humaneval.design.Design` or a design CSV/JSON path (adds the design
+    summary and the datasheet). ``model``: the CLMM the power note simulates from (default: the
+    model each criterion's analysis fitted). ``times``: per-annotator seconds (a Series or a timing
+    table for :func:`~humaneval.reliability.timing.load_annotator_times`) for the time curve.
+    """
+    settings = settings or ReportSettings()
+    say = progress or (lambda _msg: None)
+    if not isinstance(ratings, Ratings):
+        source = source or str(ratings)
+        ratings = load_ratings(Path(ratings))
+    source = source or "ratings"
+    if times is not None and not isinstance(times, pd.Series):
+        times = load_annotator_times(times)
+    if isinstance(model, str | Path):
+        model = OrdinalModel.from_json(model)
+    structure = describe_structure(ratings)
+    notes: list[str] = []
+    seconds = times if times is not None else _ratings_seconds(ratings)
+    parts = []
+    for criterion, part in ratings.by_criterion():
+        label = f" [{criterion}]" if criterion is not None else ""
+        say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            analysis = analyze(
+                ratings, "clmm", engine=settings.engine, model=settings.analysis_model, criterion=criterion
+            )
+        fit = analysis.fit
+        say(
+            f"  fitted the {fit.structure} model with the {fit.engine} engine "
+            f"in {fit.diagnostics.fit_seconds:.1f} s"
+        )
+        say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
+        reliability = reliability_report(
+            part,
+            n_bootstrap=settings.n_bootstrap,
+            n_splits=settings.n_splits,
+            seed=settings.seed,
+            times=times,
+            criterion=criterion,
+        )
+        means = mean_intervals(
+            select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
+        )
+        note, error = None, None
+        if settings.power_trials > 0:
+            say(
+                f"power{label}: {settings.power_trials} ARTagg and {settings.clmm_power_trials} CLMM "
+                "simulated studies, then a design search"
+            )
+            try:
+                note = power_note(
+                    model or fit.to_model(),
+                    structure,
+                    trials=settings.power_trials,
+                    clmm_trials=settings.clmm_power_trials,
+                    target=settings.power_target,
+                    seed=settings.seed,
+                )
+            except HumanEvalError as exc:
+                error = str(exc)
+        parts.append(
+            CriterionReport(
+                criterion=criterion,
+                analysis=analysis,
+                reliability=reliability,
+                means=means,
+                power=note,
+                fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+                power_error=error,
+            )
+        )
+    say("quality control: attention checks, speed, straight-lining")
+    qc = qc_report(ratings)
+    summary = sheet = sheet_md = None
+    if design is not None:
+        design = _load_design(design)
+        if design is None:
+            notes.append("The design file has no manifest (design.json) beside it: no datasheet.")
+        else:
+            summary = design.summary().to_dict()
+            recruitment = {}
+            if seconds is not None:
+                recruitment["median_minutes_actual"] = round(float(seconds.median() / 60), 1)
+            datasheet = design.datasheet(
+                recruitment=recruitment, qc={"annotators_analysed": structure.n_annotators}
+            )
+            sheet, sheet_md = datasheet.to_dict(), datasheet.to_markdown()
+    return StudyReport(
+        source=source,
+        ratings=ratings,
+        structure=structure,
+        criteria=tuple(parts),
+        qc=qc,
+        settings=settings,
+        annotator_seconds=seconds,
+        design_summary=summary,
+        datasheet=sheet,
+        datasheet_markdown=sheet_md,
+        notes=tuple(notes),
+    )
+
+
+def _ratings_seconds(ratings: Ratings) -> pd.Series | None:
+    if "seconds" not in ratings.data or ratings.data["seconds"].isna().all():
+        return None
+    return ratings_annotator_times(ratings)
+
+
+def _load_design(design: Any):
+    """A :class:`~humaneval.design.Design`, or None for a bare design table without manifest."""
+    from humaneval.design import Design
+    from humaneval.forms import load_design
+
+    if isinstance(design, Design):
+        return design
+    loaded = load_design(design)
+    return loaded if isinstance(loaded, Design) else None

@@ -1,0 +1,184 @@
+"""The report's power note: what this design could detect, and what would detect the smallest difference.
+
+Analysis spec §6.5 (power from a fitted CLMM) and §7 D7. Given a model (by default the CLMM the
+analysis fitted), :func:`power_note` simulates the study's own block design — B blocks × D
+documents × A annotators, read from the ratings' structure — with :func:`humaneval.simulate.simulate`
+and reports per system pair the power of ARTagg (the ART on independent block means, the cheap
+screening test of spec §6.7) and, with ``clmm_trials`` > 0, of the maximal CLMM (native engine),
+each with its Monte-Carlo SE. It then looks for the smallest design reaching ``target`` power for
+the pair with the smallest model difference |β_a − β_b|: more blocks of the same shape and, when
+blocks have several annotators, nested blocks (one annotator each, spec §7 D3), screened with
+ARTagg. Power from fitted β is *observed power*: use it to compare designs, not as the truth (D7).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from humaneval.model import OrdinalModel
+from humaneval.simulate import SimDesign, simulate
+from humaneval.structure import DesignStructure
+
+#: Block-count multipliers tried by the design search, from the current design upwards.
+GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
+
+
+@dataclass(frozen=True, eq=False)
+class PowerNote:
+    """Per-pair power of the observed design and the design search for the smallest difference.
+
+    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` (the CLMM
+    columns are NaN when ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family,
+    judgements, power, mc_se`` for every screened design; ``reaching`` is the one with the fewest
+    judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
+    """
+
+    design: SimDesign
+    approximate: bool
+    pairs: pd.DataFrame
+    smallest_pair: str | None
+    smallest_difference: float | None
+    target: float
+    search: pd.DataFrame
+    reaching: dict[str, Any] | None
+    trials: int
+    clmm_trials: int
+    clmm_rungs: dict[str, int]
+    seed: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "design": self.design.to_dict(),
+            "approximate": self.approximate,
+            "test": "artagg",
+            "trials": self.trials,
+            "clmm_trials": self.clmm_trials,
+            "clmm_rungs": self.clmm_rungs,
+            "seed": self.seed,
+            "pairs": self.pairs.to_dict(orient="records"),
+            "smallest_pair": self.smallest_pair,
+            "smallest_difference": self.smallest_difference,
+            "target": self.target,
+            "search": self.search.to_dict(orient="records"),
+            "reaching": self.reaching,
+            "seconds": self.seconds,
+        }
+
+
+def observed_design(structure: DesignStructure) -> tuple[SimDesign, bool]:
+    """The block design closest to the ratings' structure, and whether it is only an approximation
+    (unequal or incompletely crossed blocks are rounded to their mean size)."""
+    design = SimDesign(
+        structure.n_blocks,
+        max(1, round(structure.block_documents.mean)),
+        max(1, round(structure.block_annotators.mean)),
+    )
+    exact = (
+        structure.blocks_fully_crossed
+        and structure.block_documents.min == structure.block_documents.max
+        and structure.block_annotators.min == structure.block_annotators.max
+    )
+    return design, not exact
+
+
+def power_note(
+    model: OrdinalModel,
+    structure: DesignStructure,
+    *,
+    trials: int = 200,
+    clmm_trials: int = 20,
+    target: float = 0.8,
+    seed: int = 1,
+    workers: int = 1,
+) -> PowerNote:
+    """Simulate the observed design under ``model`` and search a design reaching ``target`` power."""
+    start = time.perf_counter()
+    design, approximate = observed_design(structure)
+    base = simulate(model, design, ("artagg",), trials=trials, seed=seed, workers=workers)
+    rows = base.results[base.results["pair"] != "all"]
+    pairs = pd.DataFrame(
+        {
+            "pair": rows["pair"].to_numpy(),
+            "true_difference": rows["true_difference"].to_numpy(dtype=float),
+            "artagg": rows["rate"].to_numpy(dtype=float),
+            "artagg_se": rows["mc_se"].to_numpy(dtype=float),
+        }
+    )
+    rungs: dict[str, int] = {}
+    if clmm_trials > 0:
+        clmm = simulate(model, design, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
+        by_pair = clmm.results.set_index("pair")
+        pairs["clmm"] = by_pair.loc[pairs["pair"], "rate"].to_numpy(dtype=float)
+        pairs["clmm_se"] = by_pair.loc[pairs["pair"], "mc_se"].to_numpy(dtype=float)
+        pairs["clmm_failed"] = by_pair.loc[pairs["pair"], "n_failed"].to_numpy(dtype=int)
+        rungs = clmm.rungs
+    else:
+        pairs = pairs.assign(clmm=float("nan"), clmm_se=float("nan"), clmm_failed=0)
+    nonzero = pairs[pairs["true_difference"].abs() > 1e-12]
+    smallest = None if nonzero.empty else nonzero.loc[nonzero["true_difference"].abs().idxmin()]
+    search = _search(model, design, smallest, trials, seed, target, workers)
+    reached = search[search["power"] >= target].sort_values(["judgements", "blocks"])
+    return PowerNote(
+        design=design,
+        approximate=approximate,
+        pairs=pairs,
+        smallest_pair=None if smallest is None else str(smallest["pair"]),
+        smallest_difference=None if smallest is None else float(smallest["true_difference"]),
+        target=target,
+        search=search,
+        reaching=None if reached.empty else reached.iloc[0].to_dict(),
+        trials=trials,
+        clmm_trials=clmm_trials,
+        clmm_rungs=rungs,
+        seed=seed,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _search(
+    model: OrdinalModel,
+    design: SimDesign,
+    smallest: pd.Series | None,
+    trials: int,
+    seed: int,
+    target: float,
+    workers: int,
+) -> pd.DataFrame:
+    """ARTagg power for ``smallest`` over growing designs of each shape, until ``target`` is reached."""
+    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se"]
+    if smallest is None:
+        return pd.DataFrame(columns=columns)
+    shapes = [(design.blocks, design.annotators)]
+    if design.annotators > 1:
+        shapes.append((design.blocks * design.annotators, 1))  # nested, same number of judgements
+    n_systems = len(model.system_names)
+    rows = []
+    for blocks0, annotators in shapes:
+        tried: set[int] = set()
+        for factor in GROWTH:
+            blocks = max(1, round(blocks0 * factor))
+            if blocks in tried:
+                continue
+            tried.add(blocks)
+            candidate = SimDesign(blocks, design.docs, annotators)
+            result = simulate(model, candidate, ("artagg",), trials=trials, seed=seed, workers=workers)
+            row = result.results.set_index("pair").loc[smallest["pair"]]
+            rows.append(
+                {
+                    "blocks": blocks,
+                    "docs": design.docs,
+                    "annotators": annotators,
+                    "family": candidate.family,
+                    "judgements": candidate.judgements(n_systems),
+                    "power": float(row["rate"]),
+                    "mc_se": float(row["mc_se"]),
+                }
+            )
+            if row["rate"] >= target:
+                break
+    return pd.DataFrame(rows, columns=columns)

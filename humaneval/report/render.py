@@ -1,0 +1,435 @@
+"""Write a :class:`~humaneval.report.build.StudyReport` to disk: index.html, figures, JSON, Markdown, LaTeX.
+
+The HTML page is ``templates/report.html.j2`` (jinja2, autoescaping on, inline CSS, figures as PNG
+files next to it). Every number is formatted once here (:func:`fmt`) and shared by the HTML,
+Markdown and LaTeX outputs, so all three show the same digits as ``report.json``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from humaneval import __version__
+from humaneval.cli._common import jsonable
+from humaneval.report import figures
+from humaneval.report.build import CriterionReport, StudyReport
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number with ``digits`` decimals; missing values as an en dash."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def fmt_p(value: float) -> str:
+    return "<.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
+    if low is None or not np.isfinite(low):
+        return "–"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:
+    """Write every file of the report into ``out``; returns the paths by name."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    views = [_criterion_view(report, part, out, files) for part in report.criteria]
+    view = _study_view(report, views)
+    files["json"] = out / "report.json"
+    files["json"].write_text(json.dumps(jsonable(report.to_dict()), indent=1, ensure_ascii=False) + "\n")
+    files["markdown"] = out / "report.md"
+    files["markdown"].write_text(markdown(view), encoding="utf-8")
+    files["latex"] = out / "results.tex"
+    files["latex"].write_text(latex(view), encoding="utf-8")
+    if report.datasheet_markdown:
+        files["datasheet"] = out / "datasheet.md"
+        files["datasheet"].write_text(report.datasheet_markdown, encoding="utf-8")
+    files["html"] = out / "index.html"
+    files["html"].write_text(html(view), encoding="utf-8")
+    return files
+
+
+def html(view: dict[str, Any]) -> str:
+    from humaneval.forms.render import environment
+
+    return environment().get_template("report.html.j2").render(**view)
+
+
+def _stem(part: CriterionReport) -> str:
+    return "" if part.criterion is None else "-" + "".join(c if c.isalnum() else "_" for c in part.criterion)
+
+
+def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files: dict[str, Path]) -> dict:
+    analysis, rel, fit = part.analysis, part.reliability, part.analysis.fit
+    table = part.table
+    order = list(table["system"])
+    stem = _stem(part)
+    ratings = report.ratings.without_checks()
+    if part.criterion is not None:
+        ratings = ratings.with_data(ratings.data[ratings.data["criterion"] == part.criterion])
+    figs = {
+        "distributions": figures.score_distributions(ratings, order, out / f"distributions{stem}.png"),
+        "means": figures.means_figure(table, analysis.response, out / f"means{stem}.png"),
+        "significance": figures.significance_matrix(
+            analysis.contrasts, order, out / f"significance{stem}.png"
+        ),
+    }
+    if rel.time_curve:
+        figs["time_curve"] = figures.time_curve_figure(rel.time_curve, out / f"time_curve{stem}.png")
+    if part.power is not None:
+        figs["power"] = figures.power_figure(part.power.pairs, part.power.target, out / f"power{stem}.png")
+    files.update({f"{k}{stem}": v for k, v in figs.items()})
+    systems = [
+        {
+            "system": r.system,
+            "mean": fmt(r.mean, 2),
+            "ci": fmt_ci(r.ci_low, r.ci_high, 2),
+            "rank_group": r.rank_group,
+            "letters": r.letters,
+            "estimate": fmt(r.estimate),
+            "label": r.label,
+        }
+        for r in table.itertuples()
+    ]
+    contrasts = [
+        {
+            "a": r.system_a,
+            "b": r.system_b,
+            "estimate": fmt(r.estimate),
+            "se": fmt(r.se),
+            "z": fmt(r.statistic, 2),
+            "p": fmt_p(r.p_unadj),
+            "p_adj": fmt_p(r.p_adj),
+            "ci": fmt_ci(r.ci_low, r.ci_high),
+            "better": r.better or "–",
+        }
+        for r in analysis.contrasts.itertuples()
+    ]
+    d = fit.diagnostics
+    model = {
+        "structure": fit.structure,
+        "formula": fit.formula,
+        "link": fit.link,
+        "engine": fit.engine,
+        "reference": fit.reference,
+        "nobs": fit.nobs,
+        "loglik": fmt(fit.loglik, 2),
+        "aic": fmt(fit.aic, 2),
+        "max_grad": f"{d.max_grad:.1e}",
+        "cond_h": f"{d.cond_h:.1e}",
+        "seconds": fmt(d.fit_seconds, 1),
+        "adjust": analysis.adjust,
+        "fallbacks": [f"{a.structure} ({a.engine}): {a.reason}" for a in fit.fallbacks],
+        "n_significant": int(analysis.contrasts["better"].notna().sum()),
+        "n_pairs": len(analysis.contrasts),
+    }
+    reliability = {
+        "alpha": fmt(rel.alpha),
+        "alpha_level": rel.alpha_level,
+        "alpha_ci": fmt_ci(*rel.alpha_ci) if rel.alpha_ci else "–",
+        "n_bootstrap": rel.n_bootstrap,
+        "alpha_q": [{"min": f"{k:g}", "p": fmt(v)} for k, v in rel.alpha_q.items()],
+        "fleiss_kappa": fmt(rel.fleiss_kappa),
+        "shr": fmt(rel.shr),
+        "shr_sd": fmt(rel.shr_sd),
+        "shr_spearman_brown": fmt(rel.shr_spearman_brown),
+        "shr_quantiles": fmt_ci(rel.shr_quantiles[0], rel.shr_quantiles[2]) if rel.shr_quantiles else "–",
+        "shr_n_splits": rel.shr_n_splits,
+        "n_pairable": rel.n_pairable,
+        "n_pairable_units": rel.n_pairable_units,
+        "seed": rel.seed,
+        "notes": list(rel.notes),
+    }
+    return {
+        "criterion": part.criterion,
+        "title": part.criterion or "",
+        "response": analysis.response,
+        "mean_unit": "mean rank (1 = best)" if analysis.response == "rank" else "mean score",
+        "figures": {k: v.name for k, v in figs.items()},
+        "systems": systems,
+        "contrasts": contrasts,
+        "model": model,
+        "reliability": reliability,
+        "power": _power_view(part),
+        "warnings": part.warnings,
+    }
+
+
+def _power_view(part: CriterionReport) -> dict[str, Any] | None:
+    note = part.power
+    if note is None:
+        return None
+    clmm = note.clmm_trials > 0
+    pairs = [
+        {
+            "pair": r.pair,
+            "difference": fmt(r.true_difference),
+            "artagg": f"{r.artagg:.2f} ± {r.artagg_se:.2f}",
+            "clmm": f"{r.clmm:.2f} ± {r.clmm_se:.2f}" if clmm else "–",
+        }
+        for r in note.pairs.itertuples()
+    ]
+    search = [
+        {
+            "design": f"{int(r.blocks)} × {int(r.docs)} × {int(r.annotators)}",
+            "family": r.family.replace("_", " "),
+            "judgements": int(r.judgements),
+            "power": f"{r.power:.2f} ± {r.mc_se:.2f}",
+        }
+        for r in note.search.itertuples()
+    ]
+    reaching = None
+    if note.reaching is not None:
+        r = note.reaching
+        reaching = (
+            f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × {int(r['annotators'])} annotator(s) "
+            f"per block ({int(r['judgements'])} judgements, {int(r['blocks'] * r['docs'])} documents) "
+            "reaches "
+            f"{r['power']:.2f} ± {r['mc_se']:.2f} power (ARTagg) for {note.smallest_pair}"
+        )
+    rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
+    return {
+        "design": f"{note.design.blocks} × {note.design.docs} × {note.design.annotators}",
+        "approximate": note.approximate,
+        "trials": note.trials,
+        "clmm_trials": note.clmm_trials,
+        "clmm_rungs": rungs,
+        "pairs": pairs,
+        "smallest_pair": note.smallest_pair,
+        "smallest_difference": fmt(note.smallest_difference),
+        "target": f"{note.target:.0%}",
+        "search": search,
+        "reaching": reaching,
+        "seconds": fmt(note.seconds, 0),
+        "max_se": fmt(float(np.nanmax(np.r_[note.pairs["artagg_se"], note.pairs["clmm_se"]])), 3),
+    }
+
+
+def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str, Any]:
+    s = report.structure
+    study = report.study()
+    facts = [
+        ("ratings file", report.source),
+        ("response", f"{s.response} ({s.scale[0]:g}–{s.scale[1]:g})"),
+        ("design family", s.family.replace("_", " ")),
+        ("systems", s.n_systems),
+        ("documents", s.n_documents),
+        ("annotators", s.n_annotators),
+        ("independent blocks", s.n_blocks),
+        ("documents per block", str(s.block_documents)),
+        ("annotators per block", str(s.block_annotators)),
+        ("documents per annotator", str(s.documents_per_annotator)),
+        ("judgements per summary", str(s.judgements_per_summary)),
+        ("judgements analysed", s.n_ratings),
+        ("attention-check rows", s.n_checks),
+    ]
+    if study["total_hours"] is not None:
+        facts.append(
+            (
+                "annotator time",
+                f"{study['total_hours']:.1f} h in total, median "
+                f"{study['median_minutes_per_annotator']:.1f} min per annotator",
+            )
+        )
+    if study["cost"] is not None and study["cost"]["total"] is not None:
+        facts.append(("planned cost", f"{study['cost']['total']:.2f} {study['cost']['currency']}"))
+    qc = report.qc.table
+    qc_rows = [
+        {
+            "annotator": r["annotator"],
+            "n": r["n_judgements"],
+            "checks": f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}"
+            if r["checks_total"]
+            else "–",
+            "minutes": fmt(r.get("total_seconds", np.nan) / 60, 1) if "total_seconds" in r else "–",
+            "flags": ", ".join(
+                name.replace("_", " ")
+                for name in ("prolific_rejection_eligible", "too_fast", "straight_line", "long_run")
+                if isinstance(r.get(name), bool | np.bool_) and r[name]
+            ),
+        }
+        for r in qc.to_dict(orient="records")
+    ]
+    return {
+        "title": "Human evaluation report",
+        "source": report.source,
+        "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "version": __version__,
+        "facts": facts,
+        "warnings": report.warnings,
+        "criteria": criteria,
+        "qc_rows": qc_rows,
+        "qc_flagged": sum(1 for r in qc_rows if r["flags"]),
+        "qc_has_checks": bool(qc["checks_total"].sum()) if "checks_total" in qc else False,
+        "qc_has_times": "total_seconds" in qc,
+        "datasheet": _datasheet_view(report.datasheet),
+        "design": report.design_summary,
+        "settings": report.settings.to_dict(),
+    }
+
+
+def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    if sheet is None:
+        return None
+    from humaneval.design.datasheet import SECTIONS
+
+    out = []
+    for key, title in SECTIONS:
+        section = sheet["sections"][key]
+        todo = section.get("todo", {})
+        items = [
+            {
+                "name": name.replace("_", " "),
+                "value": _plain(value) if value is not None else None,
+                "todo": todo.get(name, "not known to the package") if value is None else None,
+            }
+            for name, value in section.items()
+            if name != "todo"
+        ]
+        out.append({"title": title, "fields": items})
+    return out
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k.replace('_', ' ')}: {_plain(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
+
+
+def markdown(view: dict[str, Any]) -> str:
+    """The report as Markdown (same numbers as the HTML page)."""
+    lines = [
+        f"# {view['title']}",
+        "",
+        f"`{view['source']}` — humaneval {view['version']}, {view['generated']}",
+        "",
+    ]
+    if view["warnings"]:
+        lines += ["## Warnings", ""] + [f"- {w}" for w in view["warnings"]] + [""]
+    lines += ["## Study", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in view["facts"]] + [""]
+    for c in view["criteria"]:
+        suffix = f" — {c['title']}" if c["title"] else ""
+        m = c["model"]
+        lines += [f"## Results{suffix}", ""]
+        lines += [
+            f"{m['structure']} CLMM `{m['formula']}`, {m['link']} link, {m['engine']} engine, reference "
+            f"{m['reference']}; {m['n_significant']} of {m['n_pairs']} pairs differ ({m['adjust']}-adjusted "
+            "p < 0.05).",
+            "",
+            f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {s['system']} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
+            f"{s['estimate']} |"
+            for s in c["systems"]
+        ]
+        lines += [
+            "",
+            f"![means]({c['figures']['means']})",
+            f"![distributions]({c['figures']['distributions']})",
+            "",
+        ]
+        lines += [
+            "| contrast | estimate | SE | z | p | p adj | CI | better |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['a']} − {r['b']} | {r['estimate']} | {r['se']} | {r['z']} | {r['p']} | {r['p_adj']} | "
+            f"{r['ci']} | {r['better']} |"
+            for r in c["contrasts"]
+        ]
+        r = c["reliability"]
+        lines += [
+            "",
+            f"![significance]({c['figures']['significance']})",
+            "",
+            f"### Reliability{suffix}",
+            "",
+            f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
+            f"(KALPHA, {r['n_bootstrap']} resamples)",
+            f"- Fleiss' κ: {r['fleiss_kappa']}",
+            f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
+            f"Spearman–Brown {r['shr_spearman_brown']}",
+            "",
+        ]
+        if "time_curve" in c["figures"]:
+            lines += [f"![time vs reliability]({c['figures']['time_curve']})", ""]
+        p = c["power"]
+        if p is not None:
+            lines += [
+                f"### Power{suffix}",
+                "",
+                f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
+                f"{p['clmm_trials']} CLMM studies; ± is the Monte-Carlo SE.",
+                "",
+                "| pair | Δ latent | ARTagg | CLMM |",
+                "|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['pair']} | {r['difference']} | {r['artagg']} | {r['clmm']} |" for r in p["pairs"]
+            ]
+            lines += ["", (p["reaching"] or f"No screened design reached {p['target']} power.") + "", ""]
+    lines += ["## Quality control", ""]
+    lines += [f"{view['qc_flagged']} of {len(view['qc_rows'])} annotators flagged.", ""]
+    return "\n".join(lines)
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def tex(text: Any) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in str(text))
+
+
+def latex(view: dict[str, Any]) -> str:
+    """One booktabs table per criterion: mean with its rank group (Table 3.2 style), CI and β."""
+    out = ["% humaneval results table; needs \\usepackage{booktabs}"]
+    for c in view["criteria"]:
+        m = c["model"]
+        caption = (
+            f"{tex(c['mean_unit'].capitalize())} per system"
+            f"{' (' + tex(c['title']) + ')' if c['title'] else ''}"
+            ". Superscripts give the rank a system can take: systems sharing a rank do not differ "
+            "significantly "
+            f"({tex(m['structure'])} CLMM, {tex(m['adjust'])}-adjusted $p<0.05$). "
+            "Intervals: 95\\% block bootstrap; $\\hat\\beta$: latent estimate against "
+            f"{tex(m['reference'])}."
+        )
+        out += [
+            "\\begin{table}[t]",
+            "\\centering",
+            "\\begin{tabular}{lrcr}",
+            "\\toprule",
+            f"System & {tex(c['mean_unit'].capitalize())} & 95\\% CI & $\\hat\\beta$ \\\\",
+            "\\midrule",
+        ]
+        out += [
+            f"{tex(s['system'])} & {s['mean']}$^{{({tex(s['rank_group'])})}}$ & {tex(s['ci'])} & "
+            f"{s['estimate']} \\\\"
+            for s in c["systems"]
+        ]
+        out += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{caption}}}", "\\end{table}", ""]
+    return "\n".join(out).replace("–", "--")
