@@ -477,5 +477,11 @@ def test_cli_init_and_collect_prolific(tmp_path):
     assert (payload["participants"], payload["complete"], payload["ratings"]) == (1, 1, 8)
     written = pd.read_csv(out)
     assert len(written) == 8 and written["is_check"].sum() == 2
+    backup = runner.invoke(main, ["serve", "backup", str(tmp_path / "st"), str(tmp_path / "copy.sqlite")])
+    assert backup.exit_code == 0, backup.output
+    copied = read_prolific(tmp_path / "copy.sqlite")
+    assert len(copied.table) == len(read_prolific(tmp_path / "st").table) == 8
+    again = runner.invoke(main, ["serve", "backup", str(tmp_path / "st"), str(tmp_path / "copy.sqlite")])
+    assert again.exit_code == 2 and "exists" in again.output
     empty = runner.invoke(main, ["collect", "prolific", str(tmp_path / "nowhere.sqlite"), "--out", str(out)])
     assert empty.exit_code == 2

@@ -24,7 +24,10 @@ class _DefaultRun(click.Group):
 
 @click.group(cls=_DefaultRun)
 def command() -> None:
-    """Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'."""
+    """Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'.
+
+    'serve backup STUDY_DIR OUT.sqlite' copies the database while the server runs.
+    """
 
 
 @command.command("init")
@@ -99,6 +102,23 @@ def init(
         )
 
     emit(study.to_dict(), as_json, render)
+
+
+@command.command("backup")
+@click.argument("study_dir", type=click.Path(file_okay=False, exists=True))
+@click.argument("out", type=click.Path(dir_okay=False))
+def backup(study_dir: str, out: str) -> None:
+    """Copy the study database to OUT while the server keeps running."""
+    from humaneval.errors import DesignError
+    from humaneval.serve import open_study
+    from humaneval.serve.store import backup as copy
+
+    study = open_study(study_dir)
+    try:
+        copy(study.db_path, out)
+    except FileExistsError as exc:
+        raise DesignError(str(exc)) from None
+    click.echo(f"backed up {study.db_path} to {out}")
 
 
 @command.command("run")

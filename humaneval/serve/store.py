@@ -127,3 +127,21 @@ class Store:
 
 def create_schema(connection: sqlite3.Connection) -> None:
     connection.executescript(SCHEMA)
+
+
+def backup(source: str | Path, target: str | Path) -> Path:
+    """Copy a live study database with SQLite's online backup API (spec §5.2 "Operations").
+
+    Safe while the server runs: the copy is a consistent snapshot and writers are blocked only
+    for the short steps of the copy.
+    """
+    target = Path(target)
+    if target.exists():
+        raise FileExistsError(f"{target} exists; choose a new backup file")
+    origin, copy = connect(source), sqlite3.connect(str(target))
+    try:
+        origin.backup(copy, pages=256)
+    finally:
+        copy.close()
+        origin.close()
+    return target
