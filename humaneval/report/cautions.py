@@ -74,7 +74,11 @@ def criterion_cautions(part: CriterionReport) -> list[str]:
                 f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the simpler "
                 f"'{fit.structure}' model, whose standard errors can be too small."
             )
-    out += [f"CLMM fit: {message}" for message in part.fit_warnings]
+    out += [
+        f"Mixed-model warning: {message}. This flags a boundary or hard-to-estimate fit, not a failure "
+        "(analysis spec §5.5); the contrasts stand unless the fit failed."
+        for message in part.fit_warnings
+    ]
     rel = part.reliability
     if rel.alpha is not None and rel.alpha == rel.alpha and rel.alpha < ALPHA_MIN:
         shr = "" if rel.shr is None else f" (split-half reliability {rel.shr:.2f})"
@@ -91,26 +95,18 @@ def criterion_cautions(part: CriterionReport) -> list[str]:
     out += [f"Reliability: {note}" for note in rel.notes]
     note = part.power
     if note is not None:
-        low = note.pairs.set_index("pair")
-        for row in part.analysis.contrasts.itertuples():
-            if row.better is not None:
-                continue
-            key = _pair_key(low.index, row.system_a, row.system_b)
-            power = low.loc[key, "clmm"] if key is not None else float("nan")
-            test = "CLMM"
-            if power != power and key is not None:
-                power, test = low.loc[key, "artagg"], "ARTagg"
-            if power == power and power < note.target:
-                out.append(
-                    f"{row.system_a} and {row.system_b} do not differ significantly, but this design had "
-                    f"only {power:.0%} power ({test}) to detect a difference of the estimated size: "
-                    "'no significant difference' is not evidence that they are equally good."
-                )
+        weak = _underpowered(part.analysis.contrasts, note)
+        if weak:
+            out.append(
+                f"{len(weak)} pair(s) do not differ significantly, but this design had little power to "
+                f"detect differences of the estimated size ({'; '.join(weak)}): 'no significant difference' "
+                "is not evidence that two systems are equally good."
+            )
         if note.smallest_pair is not None and note.reaching is None and len(note.search):
             largest = note.search.iloc[note.search["judgements"].idxmax()]
             out.append(
                 f"Even {int(largest['blocks'])} blocks would not give {note.target:.0%} power for the "
-                f"smallest difference ({note.smallest_pair}); it may be too small to matter."
+                f"smallest difference ({note.smallest_pair}); detecting it needs a much larger study."
             )
     return out
 
@@ -144,6 +140,23 @@ def qc_cautions(qc: QCReport) -> list[str]:
 def _names(items: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(map(str, items[:limit]))
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _underpowered(contrasts, note) -> list[str]:
+    """``"A – B: 26 % (ARTagg)"`` for each non-significant pair simulated below the target power;
+    the CLMM's power when it was simulated, else ARTagg's."""
+    power = note.pairs.set_index("pair")
+    out = []
+    for row in contrasts.itertuples():
+        key = _pair_key(power.index, row.system_a, row.system_b)
+        if row.better is not None or key is None:
+            continue
+        value, test = power.loc[key, "clmm"], "CLMM"
+        if value != value:
+            value, test = power.loc[key, "artagg"], "ARTagg"
+        if value < note.target:
+            out.append(f"{row.system_a} – {row.system_b}: {value:.0%} ({test})")
+    return out
 
 
 def _pair_key(index, a: str, b: str) -> str | None:

@@ -25,6 +25,13 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 BETTER_ROW, BETTER_COL, NEUTRAL = "#2e7d32", "#c62828", "#e0e0e0"
 
 
+def css_width(path: Path) -> int:
+    """Display width in CSS pixels of a PNG written here (its pixel width at 100 dpi)."""
+    with open(path, "rb") as handle:
+        header = handle.read(24)
+    return round(int.from_bytes(header[16:20], "big") * 100 / DPI)
+
+
 def _save(fig: Figure, path: Path) -> Path:
     fig.savefig(path, dpi=DPI, bbox_inches="tight", facecolor="white")
     return path

@@ -19,6 +19,13 @@ from humaneval.cli._common import jsonable
 from humaneval.report import figures
 from humaneval.report.build import CriterionReport, StudyReport
 
+QC_FLAGS = {
+    "prolific_rejection_eligible": "failed ≥ 2 checks",
+    "too_fast": "too fast",
+    "straight_line": "same answer throughout",
+    "long_run": "long run of one answer",
+}
+
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A number with ``digits`` decimals; missing values as an en dash."""
@@ -155,6 +162,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "response": analysis.response,
         "mean_unit": "mean rank (1 = best)" if analysis.response == "rank" else "mean score",
         "figures": {k: v.name for k, v in figs.items()},
+        "widths": {k: figures.css_width(v) for k, v in figs.items()},
         "systems": systems,
         "contrasts": contrasts,
         "model": model,
@@ -252,8 +260,8 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
             else "–",
             "minutes": fmt(r.get("total_seconds", np.nan) / 60, 1) if "total_seconds" in r else "–",
             "flags": ", ".join(
-                name.replace("_", " ")
-                for name in ("prolific_rejection_eligible", "too_fast", "straight_line", "long_run")
+                label
+                for name, label in QC_FLAGS.items()
                 if isinstance(r.get(name), bool | np.bool_) and r[name]
             ),
         }

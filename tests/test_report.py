@@ -1,0 +1,201 @@
+"""The study report: same numbers as ``humaneval analyze``/``reliability``, rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.design import block_design
+from humaneval.model import default_model, sample_ratings
+from humaneval.ratings import load_ratings
+from humaneval.report.cautions import design_cautions
+from humaneval.report.means import mean_intervals
+from humaneval.report.power import power_note
+from humaneval.simulate import simulate
+from humaneval.structure import describe_structure
+from tests.conftest import shared_file
+
+TIMING_KEYS = {"fit_seconds", "seconds"}
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def without_timing(value):
+    """The JSON without wall-clock fields, which differ between two runs of the same fit."""
+    if isinstance(value, dict):
+        return {k: without_timing(v) for k, v in value.items() if k not in TIMING_KEYS}
+    if isinstance(value, list):
+        return [without_timing(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def likert_report(tmp_path_factory):
+    """``humaneval report`` on the reference Likert data (native engine, small power runs)."""
+    likert = shared_file("steen2021", "likert_coherence_cnn_dm.csv")
+    times = shared_file("steen2021", "times", "likert_coherence_cnn_dm.csv")
+    out = tmp_path_factory.mktemp("report")
+    result = run(
+        "report",
+        str(likert),
+        "--engine",
+        "native",
+        "--times",
+        str(times),
+        "--power-trials",
+        "50",
+        "--clmm-power-trials",
+        "0",
+        "--out",
+        str(out),
+        "--json",
+    )
+    payload = json.loads(result.stdout)
+    return likert, times, out, payload
+
+
+def test_report_shows_the_numbers_of_analyze_and_reliability(likert_report):
+    likert, times, out, payload = likert_report
+    assert set(payload["files"]) >= {"html", "json", "markdown", "latex", "means", "significance"}
+    report = json.loads((out / "report.json").read_text())
+    [part] = report["criteria"]
+    analysis = json.loads(run("analyze", str(likert), "--engine", "native", "--json").stdout)
+    reliability = json.loads(run("reliability", str(likert), "--json", "--times", str(times)).stdout)
+    assert without_timing(part["analysis"]) == without_timing(analysis)
+    assert part["reliability"] == reliability
+    # the reference values (spec §2.8, §3.2, §5.7): α 0.221, SHR 0.96, 9 of 10 pairs
+    assert part["reliability"]["alpha"] == pytest.approx(0.2211, abs=5e-4)
+    assert 0.95 <= part["reliability"]["shr"] <= 0.965
+    assert sum(c["better"] is not None for c in part["analysis"]["contrasts"]) == 9
+    labels = {g["system"]: g["label"] for g in part["means"]}
+    assert labels == {
+        "BART": "5.25 (1)",
+        "onmt_pg": "4.81 (2)",
+        "__REFERENCE__": "4.33 (3/4)",
+        "abssentrw": "4.17 (3/4)",
+        "seneca": "3.52 (5)",
+    }
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (out / "index.html").read_text()))
+    rel = reliability
+    assert f"{rel['alpha']:.3f}" in text and f"[{rel['alpha_ci'][0]:.3f}, {rel['alpha_ci'][1]:.3f}]" in text
+    assert f"{rel['shr']:.3f}" in text and f"{rel['fleiss_kappa']:.3f}" in text
+    for c in analysis["contrasts"]:
+        row = f"{c['a']} − {c['b']} {c['estimate']:.3f} {c['se']:.3f} {c['z']:.2f}"
+        assert row in text, row
+        assert f"[{c['ci_low']:.3f}, {c['ci_high']:.3f}]" in text
+    for g in analysis["groups"]:
+        assert f"{g['system']} {g['mean']:.2f}" in text and f"({g['rank_group']})" in text
+    assert "9 of 10 system pairs differ significantly" in text
+    assert "Every summary was judged 3 times" in text  # design warning in plain words
+    assert "__REFERENCE__ – abssentrw" in text  # the non-significant pair is flagged as underpowered
+
+
+def test_latex_and_markdown_exports(likert_report):
+    _, _, out, _ = likert_report
+    tex = (out / "results.tex").read_text()
+    assert "\\toprule" in tex and "\\bottomrule" in tex
+    assert "\\_\\_REFERENCE\\_\\_ & 4.33$^{(3/4)}$" in tex
+    assert len(re.findall(r"\\\\$", tex, flags=re.M)) == 6  # header + 5 systems
+    md = (out / "report.md").read_text()
+    assert "| BART | 5.25 |" in md and "![means](means.png)" in md
+
+
+def test_power_note_is_the_simulation_of_the_observed_design():
+    model = default_model()
+    ratings = sample_ratings(model, block_design(8, 5, 3, model.system_names, seed=3), seed=3)
+    note = power_note(model, describe_structure(ratings), trials=40, clmm_trials=0, seed=5)
+    assert (note.design.blocks, note.design.docs, note.design.annotators) == (8, 5, 3)
+    assert not note.approximate
+    direct = simulate(model, "8x5x3", ("artagg",), trials=40, seed=5).results
+    direct = direct[direct["pair"] != "all"].set_index("pair")
+    assert np.allclose(note.pairs.set_index("pair")["artagg"], direct.loc[note.pairs["pair"], "rate"])
+    assert note.smallest_pair == "__REFERENCE__ - abssentrw"
+    assert note.smallest_difference == pytest.approx(0.2453, abs=1e-3)  # β of abssentrw
+    # the search stops at the first design of each shape reaching the target
+    for _, shape in note.search.groupby("annotators", sort=False):
+        assert (shape["power"].iloc[:-1] < 0.8).all()
+    if note.reaching is not None:
+        assert note.reaching["power"] >= 0.8
+        assert note.reaching["judgements"] == note.search.loc[note.search["power"] >= 0.8, "judgements"].min()
+
+
+def test_mean_intervals_resample_blocks():
+    frame = pd.DataFrame(
+        {
+            "annotator": ["a", "a", "b", "b", "c", "c", "c", "d"],
+            "document": ["d1", "d1", "d2", "d2", "d3", "d3", "d4", "d4"],
+            "system": ["x", "y"] * 3 + ["x", "x"],
+            "score": [1, 2, 3, 5, 4, 4, 2, 6],
+        }
+    )
+    ratings = load_ratings(frame)
+    got = mean_intervals(ratings, n_resamples=300, seed=7).set_index("system")
+    assert got.loc["x", "mean"] == pytest.approx(np.mean([1, 3, 4, 2, 6]))
+    # independent loop: the same block draws, the pooled mean of the drawn blocks
+    blocks = [frame.iloc[:2], frame.iloc[2:4], frame.iloc[4:]]
+    draws = np.random.default_rng(7).integers(0, 3, size=(300, 3))
+    boot = np.array(
+        [
+            pd.concat([blocks[i] for i in d]).groupby("system")["score"].mean().reindex(["x", "y"])
+            for d in draws
+        ]
+    )
+    low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
+    assert got[["ci_low", "ci_high"]].to_numpy() == pytest.approx(np.c_[low, high])
+    single = mean_intervals(load_ratings(frame.iloc[:2]), n_resamples=50)
+    assert single["ci_low"].isna().all()
+
+
+def test_design_warnings_in_plain_words():
+    model = default_model()
+    crossed = sample_ratings(model, block_design(1, 10, 3, model.system_names, seed=1), seed=1)
+    text = " ".join(design_cautions(describe_structure(crossed)))
+    assert "3 annotators judged everything: classic tests" in text
+    assert "Only 1 independent block(s)" in text and "Only 10 documents" in text
+    nested = sample_ratings(model, block_design(60, 5, 1, model.system_names, seed=1), seed=1)
+    assert design_cautions(describe_structure(nested)) == []
+
+
+@pytest.mark.browser
+def test_report_renders_cleanly_in_chromium(likert_report):
+    from playwright.sync_api import sync_playwright
+
+    _, _, out, _ = likert_report
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((Path(out) / "index.html").resolve().as_uri())
+        page.wait_for_load_state("load")
+        widths = page.evaluate("[...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])")
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        body = page.inner_text("body")
+        browser.close()
+    assert errors == []
+    assert len(widths) == 5 and all(w > 0 for _, w in widths), widths
+    assert scroll <= 1280
+    assert "Krippendorff’s α (ordinal)" in body and "0.221" in body
