@@ -13,6 +13,7 @@ from humaneval.clmm import fit_native
 from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import obs_terms
+from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.design.blocks import block_design
 from humaneval.errors import ModelSpecError
 from humaneval.model import default_model, sample_ratings
@@ -284,6 +285,60 @@ def test_probit_fit_of_a_probit_model_recovers_the_effects():
     z = (fit.beta - truth[list(fit.systems[1:])].to_numpy()) / fit.se
     assert np.all(np.abs(z) < stats.norm.ppf(0.999))
     assert fit.link == "probit" and fit.random_effects["annotator"][0, 0] == pytest.approx(0.4, abs=0.25)
+
+
+@pytest.mark.parametrize("link", ["logit", "probit"])
+def test_adaptive_quadrature_equals_the_integral_and_its_gradient(link):
+    data = _simulated(blocks=8, docs=3, annotators=1, seed=4)
+    design = random_design(data, random_terms("intercepts", data.nested))
+    laplace = LaplaceProblem(data, design, link)
+    agq = QuadratureProblem(laplace, 15)
+    theta = np.array([-3.0, -1.8, -0.9, 0.1, 1.0, 2.3])
+    beta = np.array([1.0, -0.2, 0.6, -1.1])
+    sigma = 1.3
+    value = agq.evaluate(theta, beta, (np.array([[sigma]]),))
+    # the marginal likelihood by brute force: a fine grid over the random intercept of each annotator
+    cdf = special.expit if link == "logit" else special.ndtr
+    cut = np.r_[-np.inf, theta, np.inf]
+    eta = np.r_[0.0, beta][data.system]
+    grid = np.linspace(-12, 12, 100_001)
+    exact = 0.0
+    for group in np.unique(data.groups["annotator"]):
+        rows = data.groups["annotator"] == group
+        shift = eta[rows][:, None] + sigma * grid[None, :]
+        with np.errstate(divide="ignore"):
+            log_p = np.log(
+                cdf(cut[data.y[rows] + 1][:, None] - shift) - cdf(cut[data.y[rows]][:, None] - shift)
+            )
+        exact += np.log(np.trapezoid(np.exp(log_p.sum(0) - grid**2 / 2), grid) / np.sqrt(2 * np.pi))
+    assert value.loglik == pytest.approx(exact, abs=1e-6)
+    laplace_value = LaplaceProblem(data, design, link).evaluate(theta, beta, (np.array([[sigma]]),))
+    assert abs(laplace_value.loglik - exact) > 1e-4  # Laplace is an approximation, AGQ is not
+
+    def f(th, be, s):
+        agq.reset()
+        return agq.evaluate(th, be, (np.array([[s]]),), gradient=False).loglik
+
+    h = 1e-5
+    for j in range(theta.size):
+        e = h * np.eye(theta.size)[j]
+        assert value.grad_theta[j] == pytest.approx(
+            (f(theta + e, beta, sigma) - f(theta - e, beta, sigma)) / (2 * h), abs=1e-6
+        )
+    for j in range(beta.size):
+        e = h * np.eye(beta.size)[j]
+        assert value.grad_beta[j] == pytest.approx(
+            (f(theta, beta + e, sigma) - f(theta, beta - e, sigma)) / (2 * h), abs=1e-6
+        )
+    fd_sigma = (f(theta, beta, sigma + h) - f(theta, beta, sigma - h)) / (2 * h)
+    assert value.grad_factors[0][0, 0] == pytest.approx(fd_sigma, abs=1e-6)
+
+
+def test_adaptive_quadrature_needs_one_random_intercept(likert_data):
+    with pytest.raises(ModelSpecError, match="single grouping factor"):
+        fit_native(likert_data, "intercepts", n_agq=7)
+    with pytest.raises(ModelSpecError, match="n_agq"):
+        fit_native(likert_data, "intercepts", n_agq=0)
 
 
 def test_bad_link_and_structure_are_one_line_errors(likert_data):

@@ -63,3 +63,36 @@ def test_simulated_intercepts_match_live_r(shape, blocks, docs, annotators, drop
 
 def test_simulated_probit_uncorrelated_matches_live_r():
     _compare(_simulated(4, 5, 3, seed=7), structure="uncorrelated", link="probit")
+
+
+def test_adaptive_quadrature_matches_live_r_nagq():
+    import rpy2.robjects as ro
+    from rpy2.robjects.vectors import IntVector, StrVector
+
+    from humaneval.analysis.rbridge import r_available
+
+    assert r_available()
+    fit_r_agq = ro.r(
+        """function(y, K, s, S, g, n) {
+        d <- data.frame(y = factor(y, levels = 0:(K - 1), ordered = TRUE),
+                        system = factor(S[s + 1], levels = S), g = factor(g))
+        m <- ordinal::clmm(y ~ system + (1 | g), data = d, nAGQ = n)
+        list(loglik = as.numeric(logLik(m)), beta = unname(m$beta), alpha = unname(m$alpha),
+             se = unname(sqrt(diag(vcov(m)))[names(m$beta)]), sd = m$ST[[1]][1, 1])
+        }"""
+    )
+    data = _simulated(30, 4, 1, seed=3)
+    ref = fit_r_agq(
+        IntVector(data.y.tolist()),
+        len(data.levels),
+        IntVector(data.system.tolist()),
+        StrVector(list(data.systems)),
+        IntVector(data.groups["annotator"].tolist()),
+        10,
+    )
+    fit = fit_native(data, "intercepts", n_agq=10)
+    assert fit.loglik == pytest.approx(ref.rx2("loglik")[0], abs=1e-3)
+    np.testing.assert_allclose(fit.thresholds, np.asarray(ref.rx2("alpha")), atol=0.005)
+    np.testing.assert_allclose(fit.beta, np.asarray(ref.rx2("beta")), atol=0.005)
+    np.testing.assert_allclose(fit.se, np.asarray(ref.rx2("se")), rtol=0.02)
+    assert np.sqrt(fit.random_effects["annotator"][0, 0]) == pytest.approx(ref.rx2("sd")[0], abs=0.005)

@@ -27,6 +27,7 @@ from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import LINKS
 from humaneval.clmm.params import ParamLayout
+from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.errors import FitFailedError, InsufficientDataError, ModelSpecError
 
 BOUNDARY_TOL = 1e-3
@@ -40,6 +41,7 @@ def fit_native(
     link: str = "logit",
     *,
     start: FitResult | None = None,
+    n_agq: int = 1,
     max_iter: int = 2000,
     grad_tol: float = GRAD_TOL,
 ) -> FitResult:
@@ -47,14 +49,17 @@ def fit_native(
 
     ``start`` warm-starts from another fit of the same data (e.g. a lower rung, or the model that
     generated a simulated study): its thresholds, β and Ψ (as far as the structure has them) are
-    the starting point. Returns a result whose diagnostics say whether the fit failed; raises
+    the starting point. ``n_agq`` > 1 replaces the Laplace approximation by adaptive Gauss–Hermite
+    quadrature with that many nodes (``nAGQ`` of ``ordinal::clmm``; only for a single grouping factor
+    with a random intercept, e.g. ``intercepts`` on a nested design; :mod:`humaneval.clmm.quadrature`).
+    Returns a result whose diagnostics say whether the fit failed; raises
     :class:`FitFailedError` only when no estimates exist at all.
 
     BLAS runs single-threaded during the fit: every matrix is small, and waking threads on a busy
     machine cost more than the whole optimiser (measured: 0.45 s → 0.18 s for the intercepts fit).
     """
     with _blas_controller().limit(limits=1):
-        return _fit(data, structure, link, start, max_iter, grad_tol)
+        return _fit(data, structure, link, start, n_agq, max_iter, grad_tol)
 
 
 @cache
@@ -63,7 +68,13 @@ def _blas_controller() -> ThreadpoolController:
 
 
 def _fit(
-    data: ClmmData, structure: str, link: str, start: FitResult | None, max_iter: int, grad_tol: float
+    data: ClmmData,
+    structure: str,
+    link: str,
+    start: FitResult | None,
+    n_agq: int,
+    max_iter: int,
+    grad_tol: float,
 ) -> FitResult:
     if link not in LINKS:
         raise ModelSpecError(f"link must be one of {', '.join(LINKS)}, not {link!r}")
@@ -72,7 +83,11 @@ def _fit(
     clock = time.perf_counter()
     design = random_design(data, random_terms(structure, data.nested))
     layout = ParamLayout(len(data.levels) - 1, len(data.systems) - 1, design.terms)
+    if int(n_agq) != n_agq or n_agq < 1:
+        raise ModelSpecError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
     problem = LaplaceProblem(data, design, link)
+    if n_agq > 1:
+        problem = QuadratureProblem(problem, int(n_agq))
     diag = layout.diagonal_mask()
 
     def loglik_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -146,7 +161,8 @@ def _fit(
         nobs=data.nobs,
         diagnostics=diagnostics,
         versions={"humaneval": __version__, "numpy": np.__version__, "scipy": scipy.__version__},
-        formula=r_formula(structure, data.nested, tuple(data.systems)),
+        formula=r_formula(structure, data.nested, tuple(data.systems))
+        + (f", nAGQ = {n_agq}" if n_agq > 1 else ""),
     )
 
 

@@ -56,6 +56,11 @@ class LaplaceProblem:
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
 
+    @property
+    def modes(self) -> list[np.ndarray]:
+        """The conditional modes u* per bucket (n_blocks × dim) of the last evaluation."""
+        return self._modes
+
     def reset(self) -> None:
         """Forget the warm-start modes (start the next evaluation from u = 0)."""
         self._modes = [np.zeros_like(u) for u in self._modes]
