@@ -22,17 +22,10 @@ from humaneval.design import DesignSpec, generate_design
 from humaneval.forms import Texts
 from humaneval.serve import create_app, create_study
 from humaneval.serve.loadtest import free_port
+from tests.test_browser_forms import CHROMIUM_ARGS, cell_of
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 COMPLETE = "https://app.prolific.com/submissions/complete?cc=CODE1234"
 
 
@@ -92,11 +85,6 @@ def served(tmp_path, method: str, **spec):
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-
-
-def cell_of(text: str) -> tuple[str, str] | None:
-    match = re.match(r"Summary of (\S+) by (\S+)\.", text)
-    return (match.group(1), match.group(2)) if match else None
 
 
 def open_study(page, url: str, pid: str) -> None:
