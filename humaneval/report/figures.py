@@ -47,7 +47,7 @@ def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
     """Counts of every response value per system (Fig. 3.4); ``order`` lists systems best first."""
     values = ratings.values.astype(float)
     counts = pd.crosstab(ratings.data["system"], values).reindex(index=order, fill_value=0)
-    fig = Figure(figsize=(6.4, 3.4))
+    fig = Figure(figsize=(5.2, 3.4))
     ax = fig.add_subplot()
     for i, (system, row) in enumerate(counts.iterrows()):
         ax.plot(
@@ -64,7 +64,7 @@ def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
 
 def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
     """Mean per system with its interval and rank-group label, best at the top."""
-    fig = Figure(figsize=(6.4, 0.45 * len(table) + 1.1))
+    fig = Figure(figsize=(5.2, 0.45 * len(table) + 1.1))
     ax = fig.add_subplot()
     y = np.arange(len(table))[::-1]
     mean = table["mean"].to_numpy(dtype=float)
@@ -148,6 +148,7 @@ def time_curve_figure(buckets: list[dict[str, float]], path: Path) -> Path:
         x, frame["ci_low"].clip(upper=1), frame["ci_high"].clip(upper=1), color="#c6dbef", linewidth=0
     )
     ax.plot(x, frame["mean_r"], color="#1f4e79", marker="o", markersize=2.5, linewidth=1)
+    ax.set_ylim(bottom=max(float(frame["ci_low"].min()), float(frame["mean_r"].min()) - 0.1))
     ax.set_xlabel("annotator time in the subsample (minutes)")
     ax.set_ylabel("r with full-data system means")
     _style(ax)
