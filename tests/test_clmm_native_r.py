@@ -10,9 +10,8 @@ import pytest
 
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit_native
-from humaneval.design.blocks import block_design
-from humaneval.model import default_model, sample_ratings
 from humaneval.ratings import load_ratings
+from tests.test_clmm_native import _simulated
 
 pytestmark = pytest.mark.r
 
@@ -32,14 +31,6 @@ def _compare(data, structure: str = "intercepts", link: str = "logit") -> None:
     assert not fit.diagnostics.failed
     decisions = fit.contrasts("tukey")["p_adj"] < 0.05
     assert decisions.tolist() == (ref.contrasts("tukey")["p_adj"] < 0.05).tolist()
-
-
-def _simulated(blocks: int, docs: int, annotators: int, seed: int, drop: float = 0.0):
-    model = default_model()
-    design = block_design(blocks, docs, annotators, model.system_names, seed=seed)
-    if drop:
-        design = design[np.random.default_rng(seed).random(len(design)) >= drop]
-    return prepare_clmm_data(sample_ratings(model, design, seed=seed))
 
 
 def test_rank_coherence_intercepts_match_live_r(rank_path):
