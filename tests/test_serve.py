@@ -297,7 +297,15 @@ def test_hostile_and_malformed_requests_get_their_codes_and_change_nothing(study
         return client.post(f"/api/{key}/screen", **(kw or {"json": body}))
 
     base = {"token": token, "screen_index": 0, "answers": good, "timing": TIMING}
+
+    def chunks():  # no Content-Length: the limit is enforced while streaming
+        yield b'{"comment": "'
+        for _ in range(20):
+            yield b"y" * 4096
+        yield b'"}'
+
     cases = [
+        (post(None, content=chunks(), headers={"content-type": "application/json"}), 413, "too_large"),
         (
             post(None, content=b"{" + b" " * 70_000 + b"}", headers={"content-type": "application/json"}),
             413,
@@ -329,7 +337,7 @@ def test_hostile_and_malformed_requests_get_their_codes_and_change_nothing(study
         assert (response.status_code, response.json()["error"]) == (status, code), response.text
         assert isinstance(response.json()["details"], list)
         assert HOSTILE not in response.text and "x" * 2001 not in response.text  # never echoed
-    details = cases[8][0].json()["details"]
+    details = cases[9][0].json()["details"]
     assert details == [f"{field}: must be a whole number from 1 to 7"]
     assert sqlite3.connect(s["study"].db_path).execute("SELECT COUNT(*) FROM response").fetchone() == (0,)
 
@@ -485,3 +493,16 @@ def test_cli_init_and_collect_prolific(tmp_path):
     assert again.exit_code == 2 and "exists" in again.output
     empty = runner.invoke(main, ["collect", "prolific", str(tmp_path / "nowhere.sqlite"), "--out", str(out)])
     assert empty.exit_code == 2
+
+
+def test_direct_assessment_export_adds_annotator_z_scores(tmp_path):
+    design = make_design("da", checks_per_annotator=0)
+    made = create_study(design, tmp_path / "s", texts=texts_for(design))
+    s = {"study": made, "client": TestClient(create_app(made.study_dir))}
+    started = complete(s, "DA1")
+    table = read_prolific(made.db_path).table
+    sent = [int(next(iter(answers_of(started, i).values()))) for i in range(started["total_screens"])]
+    values = table["value"].astype(float).to_numpy()
+    assert sorted(values) == sorted(sent)
+    expected = (values - values.mean()) / values.std(ddof=1)
+    assert table["z_value"].to_numpy() == pytest.approx(expected)

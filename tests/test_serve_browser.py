@@ -98,9 +98,16 @@ def next_screen(page, k: int, n: int) -> None:
 
 
 def test_missing_prolific_parameters_stop_the_page(page, tmp_path):
-    with served(tmp_path, "likert") as (_, _, url):
+    with served(tmp_path, "likert") as (_, study, url):
+        token = study.token_path.read_text().strip()
         page.goto(url)
         assert page.locator("h1").inner_text() == "Please open this study from Prolific"
+        page.goto(f"{url}?test=pilot1")  # pilot mode: a TEST_ participant gets a slot and the start page
+        page.wait_for_selector("#hx-start-button")
+        status = page.request.get(
+            url.replace("/s/", "/admin/") + "status", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert status.json()["participants"] == 1
     assert page.errors == []
 
 

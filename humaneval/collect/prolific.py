@@ -8,7 +8,8 @@ come the Prolific columns: ``platform = prolific``, per-screen ``submitted_at`` 
 time), ``complete``, ``late`` (wrote after their slot was released) and ``surplus`` (a slot
 completed twice: every completion after the first, spec §5.2 step 6). Participants are named by
 the HMAC pseudonym of their PROLIFIC_PID keyed with the study's secret salt; raw PIDs and the
-STUDY_ID/SESSION_ID parameters appear only with ``include_pids=True``.
+STUDY_ID/SESSION_ID parameters appear only with ``include_pids=True``. Direct-assessment
+exports add ``z_value``.
 """
 
 from __future__ import annotations
@@ -199,6 +200,9 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
         ["block", "annotator_slot", "assignment_id", "position", "display_pos"], kind="stable"
     )
     columns = [*EXPORT_COLUMNS, *(PID_COLUMNS if include_pids else ())]
+    if design.method == "da":
+        table["z_value"] = _z_values(table)
+        columns.append("z_value")
     participants = _participants(parsed.workers, info, table, include_pids)
     keep = set(participants.loc[participants["complete"] & ~participants["surplus"], "annotator"])
     ratings = parsed.ratings
@@ -213,6 +217,15 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
 def export_table(path: str | Path, *, include_pids: bool = False) -> pd.DataFrame:
     """Just the long table of spec §5.3 (what ``GET /admin/<key>/export`` sends)."""
     return read_prolific(path, include_pids=include_pids).table
+
+
+def _z_values(table: pd.DataFrame) -> pd.Series:
+    """Spec §5.3 (DA): annotator-wise z-score over the annotator's real items (sample SD; empty if 0)."""
+    real = ~table["is_check"] & ~table["is_warmup"]
+    values = pd.to_numeric(table["value"].where(real), errors="coerce")
+    grouped = values.groupby(table["annotator"])
+    spread = grouped.transform("std")
+    return (values - grouped.transform("mean")) / spread.where(spread > 0)
 
 
 def _mark_surplus(people: list[dict[str, Any]]) -> None:
