@@ -341,6 +341,16 @@ def test_adaptive_quadrature_needs_one_random_intercept(likert_data):
         fit_native(likert_data, "intercepts", n_agq=0)
 
 
+def test_complete_separation_is_flagged_not_hidden():
+    model = default_model()
+    ratings = sample_ratings(model, block_design(4, 5, 3, model.system_names, seed=1), seed=1).data
+    ratings.loc[ratings["system"] == "BART", "score"] = 7  # BART always gets the top score: β_BART → ∞
+    fit = fit_native(prepare_clmm_data(ratings), "intercepts")
+    bart = fit.fixed_effects().set_index("system").loc["BART"]
+    assert bart["estimate"] > 10 and bart["se"] > 100 and bart["p"] > 0.9
+    assert any("not identifiable" in w for w in fit.diagnostics.warnings)
+
+
 def test_bad_link_and_structure_are_one_line_errors(likert_data):
     with pytest.raises(ModelSpecError, match="link"):
         fit_native(likert_data, "intercepts", link="cloglog")
