@@ -21,6 +21,7 @@ from humaneval.report.power import power_note
 from humaneval.simulate import simulate
 from humaneval.structure import describe_structure
 from tests.conftest import shared_file
+from tests.test_browser_forms import CHROMIUM_ARGS
 
 TIMING_KEYS = {"fit_seconds", "seconds"}
 
@@ -173,18 +174,7 @@ def test_report_renders_cleanly_in_chromium(likert_report):
 
     _, _, out, _ = likert_report
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
