@@ -273,6 +273,7 @@ def test_admin_needs_the_token_and_release_frees_a_slot(study):
     s = study
     key = s["study"].key
     assert s["client"].get(f"/admin/{key}/status").status_code == 401
+    assert admin(s, "export").json()["error"] == "no_data"  # nobody started yet: 409, not a crash
     wrong = s["client"].get(f"/admin/{key}/status", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 403 and wrong.json()["error"] == "forbidden"
     started = start(s, "RETURNER").json()

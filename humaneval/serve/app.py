@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from humaneval.errors import RatingsError
 from humaneval.serve.service import ApiError, StudyService
 
 MAX_BODY = 64 * 1024
@@ -79,7 +80,10 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
         fmt = request.query_params.get("format", "csv")
         if fmt not in ("csv", "json"):
             raise ApiError(422, "validation_failed", ["format must be csv or json"])
-        table = await run_in_threadpool(export_table, found.store.path)
+        try:
+            table = await run_in_threadpool(export_table, found.store.path)
+        except RatingsError:
+            raise ApiError(409, "no_data", ["no participant has started the study yet"]) from None
         if fmt == "json":
             text = table.to_json(orient="records", force_ascii=False)
             return Response(text, media_type="application/json")
