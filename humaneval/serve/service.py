@@ -89,8 +89,8 @@ class StudyService:
         if pid in self.config["exclude_pids"]:
             raise ApiError(403, "not_eligible", ["this Prolific ID took part in a related study"])
         token = secrets.token_urlsafe(16)
-        now = self.clock()
         with self.store.write() as c:
+            now = self.clock()  # inside the lock: times follow commit order
             row = c.execute(
                 "SELECT * FROM participant WHERE study = ? AND prolific_pid = ?", (self.key, pid)
             ).fetchone()
@@ -133,8 +133,8 @@ class StudyService:
             raise ApiError(422, "validation_failed", ["screen_index must be a non-negative whole number"])
         comment = body.get("comment") or ""
         problems = timing_problems(body.get("timing")) + comment_problems(body.get("comment"))
-        now = self.clock()
         with self.store.write() as c:
+            now = self.clock()
             participant = self._participant(c, body)
             screens = self._screens(participant["slot"])
             if index >= len(screens):
@@ -229,8 +229,8 @@ class StudyService:
         pid = body.get("prolific_pid")
         if not isinstance(pid, str):
             raise ApiError(422, "validation_failed", ["prolific_pid must be a string"])
-        now = self.clock()
         with self.store.write() as c:
+            now = self.clock()
             row = c.execute(
                 "SELECT * FROM participant WHERE study = ? AND prolific_pid = ?", (self.key, pid)
             ).fetchone()
