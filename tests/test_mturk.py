@@ -210,6 +210,26 @@ def test_foreign_design_is_refused():
         parse_mturk_results(results, design)
 
 
+def test_requester_website_annotation_is_not_a_foreign_design():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(4))
+    results["RequesterAnnotation"] = "BatchId:5123456;OriginalHitTemplateId:928390875;"
+    assert len(parse_mturk_results(results, design).workers) == 4
+    results.loc[1, "RequesterAnnotation"] = "0123456789abcdef:0"
+    with pytest.raises(RatingsError, match="line 3: RequesterAnnotation"):
+        parse_mturk_results(results, design)
+
+
+def test_assignments_of_unknown_slots_yield_no_ratings():
+    design = small_design("likert")
+    results, _ = synthesize(design, np.random.default_rng(4))
+    results["Answer.slot"] = "b999-a1"
+    parsed = parse_mturk_results(results, design)
+    assert parsed.ratings is None and parsed.table.empty
+    assert parsed.problems["kind"].tolist() == ["unknown_slot"] * 4
+    assert parsed.workers_seen == ("WORKER0", "WORKER1", "WORKER2", "WORKER3")
+
+
 def test_missing_unknown_and_out_of_range_fields_are_reported_not_guessed():
     design = small_design("likert")
     results, _ = synthesize(design, np.random.default_rng(5))

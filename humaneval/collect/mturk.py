@@ -173,20 +173,19 @@ def parse_mturk_results(
         parser.problems, columns=["line", "assignment_id", "slot", "kind", "field", "detail"]
     )
     salt = salt if salt is not None else design_id
+    seen: tuple[str, ...] = ()
     if not workers.empty:
         workers = _mark_duplicates(workers)
         names = {w: (w if keep_worker_ids else pseudonym(w, salt)) for w in workers["worker_id"]}
         workers["annotator"] = workers["worker_id"].map(names)
+        seen = tuple(sorted(names))
+    if not table.empty:
         duplicate = dict(zip(workers["assignment_id"], workers["duplicate_worker"], strict=True))
         table["annotator"] = table["worker_id"].map(names)
         table["duplicate_worker"] = table["assignment_id"].map(duplicate)
-        table = _score_checks(table)
-        workers = _check_summary(workers, table)
-        seen = tuple(sorted(set(workers["worker_id"])))
-        table = table.drop(columns="worker_id")
-        workers = workers.drop(columns="worker_id")
-    else:
-        seen = ()
+        table = _score_checks(table).drop(columns="worker_id")
+    if not workers.empty:
+        workers = _check_summary(workers, table).drop(columns="worker_id")
     repost = _repost(workers)
     bad = set(problems.loc[problems["kind"] != "unknown_field", "assignment_id"])
     ratings = _ratings(table, method, points, allow_ties, bad) if not table.empty else None
@@ -228,7 +227,11 @@ def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
     for column in ("Input.design_id", "Answer.design_id", "RequesterAnnotation"):
         if column not in raw:
             continue
-        values = raw[column].str.partition(":")[0] if column == "RequesterAnnotation" else raw[column]
+        values = raw[column]
+        if column == "RequesterAnnotation":
+            # ours is "design_id:block"; the requester website writes its own "BatchId:...;..." there
+            ours = values.str.fullmatch(r"[0-9a-f]{16}:\d+")
+            values = values.str.partition(":")[0].where(ours, "")
         foreign = raw.index[(values != "") & (values != design_id)]
         if len(foreign):
             line = foreign[0]
@@ -276,7 +279,7 @@ class _Parser:
         self.workers[-1]["block"] = int(rows["block"].iloc[0])
         shown = answers.get("order", "").split(",") if answers.get("order") else []
         if not shown:
-            self.problem("missing_field", "order", "no Answer.order; positions are the planned ones")
+            self.problem("missing_field", "order", "no Answer.order (the order the screens were shown in)")
         used = set(IDENTITY_FIELDS)
         for screen_id, screen in rows.groupby("screen_id", sort=False):
             position = shown.index(screen_id) if screen_id in shown else int(screen["position"].iloc[0])
@@ -442,6 +445,8 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_summary(workers: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    if table.empty:
+        table = pd.DataFrame({"assignment_id": [], "check_kind": [], "check_passed": []})
     checks = table[table["check_passed"].notna()]
     grouped = checks.groupby("assignment_id")["check_passed"]
     imc = checks[checks["check_kind"] == "imc"].groupby("assignment_id")["check_passed"]

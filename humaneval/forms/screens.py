@@ -107,7 +107,7 @@ def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -
     if method == "likert":
         return f"{lead} choose {expected} on the scale below."
     if method == "da":
-        end = "all the way to the right" if expected.strip() in {"100", "high"} else "all the way to the left"
+        end = "all the way to the right" if expected.strip() == "100" else "all the way to the left"
         return f"{lead} move the slider {end}."
     if method == "rank":
         last = expected in {"", "last", str(n_entries)}
@@ -119,7 +119,7 @@ def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -
             if expected.strip().lower() == "worst"
             else preset.best_worst_labels[0]
         )
-        return f"This entry checks your attention. Please choose it as {label!r}."
+        return f"This entry checks your attention. Please choose it as '{label}'."
     return "This text checks your attention. Please choose this one, whatever the question says."
 
 
