@@ -92,7 +92,8 @@ def summary_text(document: str, system: str) -> str:
     return f"Summary of {document} by {system}.\nIt has two lines."
 
 
-def build(server, name: str, method: str, texts=None, **spec) -> tuple:
+def tiny_design(method: str, **spec):
+    """One document per block; ``spec`` overrides the defaults below."""
     options = {
         "documents": 1,
         "systems": ["A", "B", "C"],
@@ -103,7 +104,11 @@ def build(server, name: str, method: str, texts=None, **spec) -> tuple:
         "checks_per_annotator": 1,
         "platform": "mturk",
     }
-    design = generate_design(DesignSpec(**{**options, **spec}))
+    return generate_design(DesignSpec(**{**options, **spec}))
+
+
+def build(server, name: str, method: str, texts=None, **spec) -> tuple:
+    design = tiny_design(method, **spec)
     cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
     texts = texts or Texts({(d, s): summary_text(d, s) for d, s in cells.itertuples(index=False)})
     write_forms(design, texts, server["root"] / name, extra_submit_origins=(server["origin"],))
@@ -346,18 +351,7 @@ def test_pairwise_round_trip(page, server):
 
 
 def test_hostile_texts_render_literally(page, server):
-    design = generate_design(
-        DesignSpec(
-            documents=1,
-            systems=["A", "B"],
-            method="likert",
-            documents_per_block=1,
-            annotators_per_block=1,
-            seed=1,
-            checks_per_annotator=0,
-            platform="mturk",
-        )
-    )
+    design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=1, checks_per_annotator=0)
     texts = Texts({("d000", "A"): HOSTILE, ("d000", "B"): "]]> é 😀 שלום"})
     write_forms(design, texts, server["root"] / "hostile", consent="I consent to **take part**.")
     page.goto(f"{server['origin']}/hostile/preview/b000.html?slot=b000-a1")
@@ -401,18 +395,7 @@ def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_pat
 
 
 def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
-    design = generate_design(
-        DesignSpec(
-            documents=1,
-            systems=["A", "B"],
-            method="likert",
-            documents_per_block=1,
-            annotators_per_block=1,
-            seed=2,
-            checks_per_annotator=0,
-            platform="mturk",
-        )
-    )
+    design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=2, checks_per_annotator=0)
     texts = Texts({("d000", s): summary_text("d000", s) for s in "AB"})
     write_forms(design, texts, server["root"] / "origin")  # no extra origins: only MTurk's are accepted
     captured = []
@@ -435,18 +418,7 @@ def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
 
 
 def test_batch_template_decodes_the_base64url_payload(page, server):
-    design = generate_design(
-        DesignSpec(
-            documents=1,
-            systems=["A", "B"],
-            method="likert",
-            documents_per_block=1,
-            annotators_per_block=1,
-            seed=3,
-            checks_per_annotator=0,
-            platform="mturk",
-        )
-    )
+    design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=3, checks_per_annotator=0)
     texts = Texts({("d000", "A"): "é 😀 שלום ${payload}", ("d000", "B"): "plain"})
     folder = server["root"] / "batch"
     write_forms(design, texts, folder, route="batch")
