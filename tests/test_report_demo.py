@@ -52,6 +52,32 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     assert report["datasheet"]["sections"]["sample_evaluators_design"]["blocks"] == 6
     assert result.files["html"].exists() and (tmp_path / "report" / "time_curve-coherence.png").exists()
 
+    # the files on disk make the same report through the CLI, with the design's datasheet
+    out = tmp_path / "again"
+    cli = CliRunner().invoke(
+        main,
+        [
+            "report",
+            str(result.files["ratings"]),
+            "--design",
+            str(result.files["csv"]),
+            "--engine",
+            "native",
+            "--power-trials",
+            "0",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert cli.exit_code == 0, cli.output
+    again = json.loads((out / "report.json").read_text())
+    assert again["qc"] == report["qc"]
+    assert again["criteria"][0]["means"] == report["criteria"][0]["means"]
+    assert (out / "datasheet.md").exists() and again["criteria"][0]["power"] is None
+
 
 def test_demo_cli_help_names_the_engine():
     result = CliRunner().invoke(main, ["demo", "--help"])
