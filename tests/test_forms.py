@@ -252,6 +252,24 @@ def test_cli_forms(tmp_path):
     report = json.loads(result.output)
     assert [h["hit"] for h in report["hits"]] == ["b000", "b001"]
     assert (out / "hits" / "b001" / "question.xml").exists() and (out / "preview" / "b000.html").exists()
+    (tmp_path / "instr.txt").write_text("Compare {n} pairs.\n\nBe **careful**.", encoding="utf-8")
+    again = CliRunner().invoke(
+        main,
+        [
+            "forms",
+            str(tmp_path / "design.csv"),
+            "--placeholder-texts",
+            "--out",
+            str(tmp_path / "f2"),
+            "--instructions",
+            str(tmp_path / "instr.txt"),
+            "--platform",
+            "standalone",
+        ],
+    )
+    assert again.exit_code == 0, again.output
+    preset = payload_of((tmp_path / "f2" / "preview" / "b000.html").read_text())["preset"]
+    assert (preset["overview"], preset["definition"]) == ("Compare {n} pairs.\n\nBe **careful**.", "")
     failed = CliRunner().invoke(main, ["forms", str(tmp_path / "design.csv"), "--out", str(out)])
     assert failed.exit_code == 2 and "carries no texts" in failed.output
 

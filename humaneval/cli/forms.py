@@ -55,6 +55,12 @@ def _render(package) -> str:
     "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
 )
 @click.option(
+    "--instructions",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Text file replacing the preset's instructions ({n} = number of screens; blank lines = paragraphs).",
+)
+@click.option(
     "--consent",
     type=click.Path(dir_okay=False, exists=True),
     default=None,
@@ -77,7 +83,8 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    if options["consent"] is not None:
-        options["consent"] = Path(options["consent"]).read_text(encoding="utf-8")
+    for name in ("consent", "instructions"):
+        if options[name] is not None:
+            options[name] = Path(options[name]).read_text(encoding="utf-8")
     package = write_forms(plan, chosen, out, **options)
     emit(package.to_dict(), as_json, lambda: _render(package))

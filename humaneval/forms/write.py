@@ -32,6 +32,7 @@ def design_payloads(
     *,
     preset: str | Path | Preset | None = None,
     allow_ties: bool | None = None,
+    instructions: str | None = None,
     per_slot: bool = False,
     extra: dict[str, Any] | None = None,
 ) -> tuple[Preset, dict[str, dict[str, Any]]]:
@@ -39,13 +40,16 @@ def design_payloads(
 
     Shared by every platform: resolves the preset (checking it matches the design's method),
     the texts (``None`` = the design's own) and the design's check and warm-up definitions,
-    then calls :func:`~humaneval.forms.screens.block_payloads`.
+    then calls :func:`~humaneval.forms.screens.block_payloads`. ``instructions`` (plain text,
+    ``{n}`` = number of screens) replaces the preset's overview and definition.
     """
     frame = design_frame(design)
     method = frame["method"].iloc[0]
     chosen = get_preset(
         preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
     )
+    if instructions is not None:
+        chosen = chosen.with_options(overview=instructions, definition="")
     if chosen.method != method:
         raise DesignError(
             f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
@@ -84,6 +88,7 @@ def write_forms(
     reward: str | None = None,
     estimated_minutes: float | None = None,
     allow_ties: bool | None = None,
+    instructions: str | None = None,
     consent: str | None = None,
     extra_submit_origins: tuple[str, ...] = (),
 ) -> MTurkPackage:
@@ -95,7 +100,9 @@ def write_forms(
     defaults to the built-in one of the design's method and dimension. ``platform="mturk"``
     writes the package of spec §4.2 (see :func:`~humaneval.forms.mturk.write_mturk_package`);
     ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
-    slot). ``extra_submit_origins`` lets pilots and tests accept a non-MTurk ``turkSubmitTo``.
+    slot). ``instructions`` replaces the preset's overview and definition (custom instructions);
+    ``consent`` adds an "I agree" step to the start page. ``extra_submit_origins`` lets pilots and
+    tests accept a non-MTurk ``turkSubmitTo``.
     """
     if platform not in PLATFORMS:
         raise DesignError(
@@ -110,7 +117,13 @@ def write_forms(
         "consent": consent,
     }
     chosen, payloads = design_payloads(
-        design, texts, preset=preset, allow_ties=allow_ties, per_slot=hit_per == "slot", extra=extra
+        design,
+        texts,
+        preset=preset,
+        allow_ties=allow_ties,
+        instructions=instructions,
+        per_slot=hit_per == "slot",
+        extra=extra,
     )
     return write_mturk_package(
         payloads,
