@@ -162,6 +162,8 @@ def test_ladder_moves_down_only_on_failure(monkeypatch):
     assert result.structure == "intercepts"
     assert [a.structure for a in result.fallbacks] == ["maximal", "uncorrelated"]
     assert "boom" in result.fallbacks[0].reason and "max.grad" in result.fallbacks[1].reason
+    frame = result.diagnostics_frame()
+    assert frame["failed"].tolist() == [True, True, False] and np.isnan(frame["loglik"][0])
     with pytest.raises(FitFailedError, match="fallback=False"):
         fit_clmm(_table(), structure="maximal", fallback=False)
 
@@ -178,6 +180,8 @@ def test_result_frames_and_model_export():
     assert model.system_names == ("ref", "b", "c") and model.coefficients.tolist() == [0.0, 0.5, -0.25]
     assert result.emmeans()["ref"] == pytest.approx(0.0)
     assert result.to_dict()["diagnostics"]["failed"] is False
+    diag = result.diagnostics_frame()
+    assert diag[["structure", "failed", "loglik"]].values.tolist() == [["intercepts", False, -10.0]]
 
 
 def test_import_without_r_and_clear_message():

@@ -235,6 +235,33 @@ class FitResult:
                     )
         return pd.DataFrame(rows, columns=["factor", "term_a", "term_b", "covariance", "correlation"])
 
+    def diagnostics_frame(self) -> pd.DataFrame:
+        """One row per attempted rung (the last is the reported fit) with its diagnostics."""
+        attempts = self.attempts or (
+            Attempt(self.engine, self.structure, self.diagnostics.fit_seconds, self.diagnostics),
+        )
+        rows = []
+        for attempt in attempts:
+            d = attempt.diagnostics
+            rows.append(
+                {
+                    "engine": attempt.engine,
+                    "structure": attempt.structure,
+                    "failed": attempt.failed,
+                    "reason": attempt.reason,
+                    "code": d.code if d else None,
+                    "max_grad": d.max_grad if d else np.nan,
+                    "cond_h": d.cond_h if d else np.nan,
+                    "n_iter": d.n_iter if d else None,
+                    "singular": d.singular if d else None,
+                    "seconds": attempt.seconds,
+                }
+            )
+        frame = pd.DataFrame(rows)
+        frame["loglik"] = [np.nan] * (len(frame) - 1) + [self.loglik]
+        frame["aic"] = [np.nan] * (len(frame) - 1) + [self.aic]
+        return frame
+
     def contrasts(self, adjust: str = "tukey", level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
         """All pairwise contrasts on the latent scale as emmeans computes them (spec §5.4)."""
         return pairwise_contrasts(self.systems, self.beta, self.vcov, adjust=adjust, level=level, alpha=alpha)
