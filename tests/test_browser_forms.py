@@ -436,3 +436,33 @@ def test_batch_template_decodes_the_base64url_payload(page, server):
         page.click("#hx-next")
     assert shown == {"é 😀 שלום ${payload}", "plain"}
     assert page.errors == []
+
+
+def test_slider_round_trip_by_keyboard(page, server):
+    design, url = build(server, "da", "da")
+    open_form(page, url, server, "ASSIGNDA1")
+    n = design.table["position"].max() + 1
+    entered = {}
+    for k in range(n):
+        slider = page.locator("input[type=range]")
+        if k == 0:  # the untouched slider (thumb hidden) is not an answer
+            assert slider.get_attribute("class") == "untouched"
+            page.click("#hx-next")
+            assert page.locator("#hx-error").inner_text() == "Please move the slider to give your answer."
+        text = page.locator(".text").first.inner_text()
+        slider.focus()
+        cell = cell_of(text)
+        if cell is None:
+            page.keyboard.press("End" if "right" in text else "Home")
+        else:
+            page.keyboard.press("Home")
+            steps = 10 + 7 * (ord(cell[1]) - ord("A"))
+            for _ in range(steps):
+                page.keyboard.press("ArrowRight")
+            entered[cell] = float(steps)
+        if k < n - 1:
+            page.click("#hx-next")
+    parsed = submit_and_parse(page, server, design, "ASSIGNDA1")
+    got = {(r.document, r.system): r.score for r in parsed.ratings.without_checks().data.itertuples()}
+    assert got == entered == {("d000", "A"): 10.0, ("d000", "B"): 17.0, ("d000", "C"): 24.0}
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
