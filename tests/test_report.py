@@ -189,3 +189,19 @@ def test_report_renders_cleanly_in_chromium(likert_report):
     assert len(widths) == 5 and all(w > 0 for _, w in widths), widths
     assert scroll <= 1280
     assert "Krippendorff’s α (ordinal)" in body and "0.221" in body
+
+
+def test_nested_design_reports_without_agreement(tmp_path):
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(30, 5, 1, model.system_names, seed=4), seed=4)
+    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    report = build_report(ratings, settings=settings)
+    files = write_report(report, tmp_path)
+    [part] = report.criteria
+    assert part.analysis.fit.structure == "nested" and part.reliability is None and part.power is None
+    assert any("every summary was judged once" in w for w in report.warnings)
+    assert np.isfinite(part.table[["ci_low", "ci_high"]].to_numpy()).all()  # 30 blocks to resample
+    assert "Not computed: every summary was judged once" in files["html"].read_text()
+    assert json.loads(files["json"].read_text())["criteria"][0]["reliability"] is None

@@ -59,11 +59,12 @@ class CriterionReport:
 
     criterion: str | None
     analysis: Analysis
-    reliability: ReliabilityReport
+    reliability: ReliabilityReport | None
     means: pd.DataFrame
     power: PowerNote | None
     fit_warnings: tuple[str, ...] = ()
     power_error: str | None = None
+    reliability_error: str | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -79,7 +80,10 @@ class CriterionReport:
         return {
             "criterion": self.criterion,
             "analysis": {"file": source, **self.analysis.to_dict()},
-            "reliability": {"file": source, **self.reliability.to_dict()},
+            "reliability": None
+            if self.reliability is None
+            else {"file": source, **self.reliability.to_dict()},
+            "reliability_error": self.reliability_error,
             "means": self.table.to_dict(orient="records"),
             "power": None if self.power is None else self.power.to_dict(),
             "power_error": self.power_error,
@@ -180,14 +184,22 @@ def build_report(
             f"in {fit.diagnostics.fit_seconds:.1f} s"
         )
         say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
-        reliability = reliability_report(
-            part,
-            n_bootstrap=settings.n_bootstrap,
-            n_splits=settings.n_splits,
-            seed=settings.seed,
-            times=times,
-            criterion=criterion,
-        )
+        reliability, reliability_error = None, None
+        try:
+            reliability = reliability_report(
+                part,
+                n_bootstrap=settings.n_bootstrap,
+                n_splits=settings.n_splits,
+                seed=settings.seed,
+                times=times,
+                criterion=criterion,
+            )
+        except HumanEvalError as exc:
+            reliability_error = str(exc)
+            if structure.judgements_per_summary.max == 1:
+                reliability_error = (
+                    f"every summary was judged once, so there is no agreement to measure ({exc})"
+                )
         means = mean_intervals(
             select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
         )
@@ -217,6 +229,7 @@ def build_report(
                 power=note,
                 fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
                 power_error=error,
+                reliability_error=reliability_error,
             )
         )
     say("quality control: attention checks, speed, straight-lining")

@@ -43,7 +43,8 @@ def design_cautions(structure: DesignStructure) -> list[str]:
     if s.n_blocks < ART_FLOOR:
         out.append(
             f"Only {s.n_blocks} independent block(s): a randomisation test on block means can never reach "
-            "p < 0.05 with 5 or fewer blocks, and split-half reliability needs at least 2."
+            "p < 0.05 with 5 or fewer blocks"
+            + (", and split-half reliability needs at least 2." if s.n_blocks == 1 else ".")
         )
     elif s.n_blocks < MIN_CLUSTERS:
         out.append(
@@ -80,27 +81,29 @@ def criterion_cautions(part: CriterionReport) -> list[str]:
         for message in part.fit_warnings
     ]
     rel = part.reliability
-    if rel.alpha is not None and rel.alpha == rel.alpha and rel.alpha < ALPHA_MIN:
+    if rel is None:
+        out.append(f"Reliability was not computed: {part.reliability_error}.")
+    elif rel.alpha is not None and rel.alpha == rel.alpha and rel.alpha < ALPHA_MIN:
         shr = "" if rel.shr is None else f" (split-half reliability {rel.shr:.2f})"
         out.append(
             f"Annotators agree little on single summaries (ordinal α = {rel.alpha:.3f} < {ALPHA_MIN}). "
             f"That does not stop the system ranking from replicating{shr}, but do not use these ratings "
             "as gold scores for single summaries."
         )
-    if rel.shr is not None and rel.shr < SHR_MIN:
+    if rel is not None and rel.shr is not None and rel.shr < SHR_MIN:
         out.append(
             f"The system means would not replicate well (split-half reliability {rel.shr:.2f} < {SHR_MIN}): "
             "collect more blocks before drawing conclusions."
         )
-    out += [f"Reliability: {note}" for note in rel.notes]
+    out += [f"Reliability: {note}" for note in (rel.notes if rel is not None else [])]
     note = part.power
     if note is not None:
         weak = _underpowered(part.analysis.contrasts, note)
         if weak:
             out.append(
                 f"{len(weak)} pair(s) do not differ significantly, but this design had little power to "
-                f"detect differences of the estimated size ({'; '.join(weak)}): 'no significant difference' "
-                "is not evidence that two systems are equally good."
+                f"detect differences of the estimated size ({_names(weak, sep='; ')}): 'no significant "
+                "difference' is not evidence that two systems are equally good."
             )
         if note.smallest_pair is not None and note.reaching is None and len(note.search):
             largest = note.search.iloc[note.search["judgements"].idxmax()]
@@ -137,8 +140,8 @@ def qc_cautions(qc: QCReport) -> list[str]:
     return out
 
 
-def _names(items: Sequence[str], limit: int = 5) -> str:
-    shown = ", ".join(map(str, items[:limit]))
+def _names(items: Sequence[str], limit: int = 5, sep: str = ", ") -> str:
+    shown = sep.join(map(str, items[:limit]))
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 

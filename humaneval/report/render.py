@@ -16,6 +16,7 @@ import numpy as np
 
 from humaneval import __version__
 from humaneval.cli._common import jsonable
+from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
 from humaneval.report.build import CriterionReport, StudyReport
 
@@ -90,7 +91,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
             analysis.contrasts, order, out / f"significance{stem}.png"
         ),
     }
-    if rel.time_curve:
+    if rel is not None and rel.time_curve:
         figs["time_curve"] = figures.time_curve_figure(rel.time_curve, out / f"time_curve{stem}.png")
     if part.power is not None:
         figs["power"] = figures.power_figure(part.power.pairs, part.power.target, out / f"power{stem}.png")
@@ -139,7 +140,27 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "n_significant": int(analysis.contrasts["better"].notna().sum()),
         "n_pairs": len(analysis.contrasts),
     }
-    reliability = {
+    reliability = None if rel is None else _reliability_view(rel)
+    return {
+        "criterion": part.criterion,
+        "title": part.criterion or "",
+        "response": analysis.response,
+        "mean_unit": "mean rank (1 = best)" if analysis.response == "rank" else "mean score",
+        "figures": {k: v.name for k, v in figs.items()},
+        "widths": {k: figures.css_width(v) for k, v in figs.items()},
+        "systems": systems,
+        "contrasts": contrasts,
+        "model": model,
+        "reliability": reliability,
+        "reliability_error": part.reliability_error,
+        "power": _power_view(part),
+        "warnings": part.warnings,
+    }
+
+
+def _reliability_view(rel: ReliabilityReport) -> dict[str, Any]:
+    """The reliability numbers as the page shows them."""
+    return {
         "alpha": fmt(rel.alpha),
         "alpha_level": rel.alpha_level,
         "alpha_ci": fmt_ci(*rel.alpha_ci) if rel.alpha_ci else "–",
@@ -155,20 +176,6 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "n_pairable_units": rel.n_pairable_units,
         "seed": rel.seed,
         "notes": list(rel.notes),
-    }
-    return {
-        "criterion": part.criterion,
-        "title": part.criterion or "",
-        "response": analysis.response,
-        "mean_unit": "mean rank (1 = best)" if analysis.response == "rank" else "mean score",
-        "figures": {k: v.name for k, v in figs.items()},
-        "widths": {k: figures.css_width(v) for k, v in figs.items()},
-        "systems": systems,
-        "contrasts": contrasts,
-        "model": model,
-        "reliability": reliability,
-        "power": _power_view(part),
-        "warnings": part.warnings,
     }
 
 
@@ -359,19 +366,18 @@ def markdown(view: dict[str, Any]) -> str:
             for r in c["contrasts"]
         ]
         r = c["reliability"]
-        lines += [
-            "",
-            f"![significance]({c['figures']['significance']})",
-            "",
-            f"### Reliability{suffix}",
-            "",
-            f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
-            f"(KALPHA, {r['n_bootstrap']} resamples)",
-            f"- Fleiss' κ: {r['fleiss_kappa']}",
-            f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
-            f"Spearman–Brown {r['shr_spearman_brown']}",
-            "",
-        ]
+        lines += ["", f"![significance]({c['figures']['significance']})", "", f"### Reliability{suffix}", ""]
+        if r is None:
+            lines += [f"Not computed: {c['reliability_error']}", ""]
+        else:
+            lines += [
+                f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
+                f"(KALPHA, {r['n_bootstrap']} resamples)",
+                f"- Fleiss' κ: {r['fleiss_kappa']}",
+                f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
+                f"Spearman–Brown {r['shr_spearman_brown']}",
+                "",
+            ]
         if "time_curve" in c["figures"]:
             lines += [f"![time vs reliability]({c['figures']['time_curve']})", ""]
         p = c["power"]
