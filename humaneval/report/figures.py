@@ -44,20 +44,32 @@ def _style(ax) -> None:
 
 
 def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
-    """Counts of every response value per system (Fig. 3.4); ``order`` lists systems best first."""
+    """Counts of every response value per system (Fig. 3.4); ``order`` lists systems best first.
+    Ranks are shown 1-based, as the analysis reports their means."""
     values = ratings.values.astype(float)
+    if ratings.response == "rank":
+        values = values + (1 - (ratings.rank_base or 0))
     counts = pd.crosstab(ratings.data["system"], values).reindex(index=order, fill_value=0)
     fig = Figure(figsize=(5.2, 3.4))
     ax = fig.add_subplot()
-    for i, (system, row) in enumerate(counts.iterrows()):
-        ax.plot(
-            row.index, row.to_numpy(), marker="o", markersize=4, color=COLOURS[i % len(COLOURS)], label=system
-        )
+    lines = [
+        ax.plot(row.index, row.to_numpy(), marker="o", markersize=4, color=COLOURS[i % len(COLOURS)])[0]
+        for i, (_, row) in enumerate(counts.iterrows())
+    ]
     ax.set_xticks(counts.columns)
     ax.set_xticklabels([f"{v:g}" for v in counts.columns])
     ax.set_xlabel("rank (1 = best)" if ratings.response == "rank" else "score")
     ax.set_ylabel("judgements")
-    ax.legend(frameon=False, fontsize=8, ncols=min(len(order), 3), loc="upper left")
+    # explicit labels: matplotlib would drop names starting with "_" such as __REFERENCE__
+    ax.legend(
+        lines,
+        order,
+        frameon=False,
+        fontsize=8,
+        ncols=min(len(order), 3),
+        loc="lower left",
+        bbox_to_anchor=(0, 1.0),
+    )
     _style(ax)
     return _save(fig, path)
 
@@ -73,9 +85,16 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
     ax.errorbar(mean, y, xerr=[low, high], fmt="o", color="#1f4e79", ecolor="#7f9fbf", capsize=3)
     ax.set_yticks(y)
     ax.set_yticklabels(table["system"])
-    for yi, m, hi, group in zip(y, mean, mean + high, table["rank_group"], strict=True):
+    # the label sits right of the interval: its larger end, or its smaller one on the inverted rank axis
+    ends = mean - low if response == "rank" else mean + high
+    for yi, m, end, group in zip(y, mean, ends, table["rank_group"], strict=True):
         ax.annotate(
-            f"{m:.2f} ({group})", (hi, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8
+            f"{m:.2f} ({group})",
+            (end, yi),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
         )
     ax.set_xlabel("mean rank (1 = best)" if response == "rank" else "mean score")
     if response == "rank":
