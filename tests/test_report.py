@@ -205,3 +205,26 @@ def test_nested_design_reports_without_agreement(tmp_path):
     assert np.isfinite(part.table[["ci_low", "ci_high"]].to_numpy()).all()  # 30 blocks to resample
     assert "Not computed: every summary was judged once" in files["html"].read_text()
     assert json.loads(files["json"].read_text())["criteria"][0]["reliability"] is None
+
+
+def test_one_results_section_per_criterion(tmp_path):
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    model = default_model()
+    design = block_design(8, 5, 2, model.system_names, seed=6)
+    parts = [
+        sample_ratings(model.with_effects(scale), design, seed=6).data.assign(criterion=name)
+        for name, scale in (("coherence", 1.0), ("repetition", 0.5))
+    ]
+    ratings = load_ratings(pd.concat(parts, ignore_index=True))
+    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    report = build_report(ratings, settings=settings)
+    files = write_report(report, tmp_path)
+    assert [c.criterion for c in report.criteria] == ["coherence", "repetition"]
+    assert {"means-coherence", "means-repetition", "significance-repetition"} <= set(files)
+    html = files["html"].read_text()
+    assert "Results: coherence" in html and "Results: repetition" in html
+    payload = json.loads(files["json"].read_text())
+    # each criterion is analysed on its own rows: 8 blocks × 5 documents × 2 annotators × 5 systems
+    assert [c["analysis"]["diagnostics"]["nobs"] for c in payload["criteria"]] == [400, 400]
+    assert any(w.startswith("repetition: ") for w in payload["warnings"])
