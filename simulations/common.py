@@ -87,14 +87,23 @@ def plot_series(
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for name, group in frame.groupby("series", sort=False):
         group = group.sort_values(x)
+        style = "--" if "reference" in str(name) else "-"
         ax.errorbar(
-            group[x], group["rate"], yerr=1.96 * group["mc_se"], marker="o", ms=3, capsize=2, label=name
+            group[x],
+            group["rate"],
+            yerr=1.96 * group["mc_se"],
+            marker="o",
+            ms=3,
+            capsize=2,
+            ls=style,
+            label=name,
         )
     if hline is not None:
         ax.axhline(hline, color="grey", ls="--", lw=1)
     if logx:
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
