@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import DesignError
-from humaneval.model import OrdinalModel, default_model
+from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
-from humaneval.simulate.experiment import simulate
+from humaneval.simulate.experiment import resolve_model, simulate
 
 #: Fewest documents before the planner warns that document effects dominate (spec §7 D8, default).
 MIN_DOCUMENTS = 50
@@ -102,10 +102,7 @@ def plan_budget(
     """
     if not 0 < target < 1:
         raise DesignError(f"target power must lie in (0, 1), not {target}")
-    if model is None:
-        model = default_model()
-    elif not isinstance(model, OrdinalModel):
-        model = OrdinalModel.from_json(model)
+    model = resolve_model(model)
     cost_model = cost_model or CostModel()
     aggregate = aggregate or ("cluster" if test == "artagg" else "document")
     n_sys = len(model.system_names)

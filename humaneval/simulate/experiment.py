@@ -207,6 +207,18 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
     return SimulationResult(config, pd.DataFrame(rows), dict(rungs), seconds)
 
 
+def resolve_model(model: Any) -> OrdinalModel:
+    """An :class:`OrdinalModel` from itself, a fitted ``FitResult`` (``to_model()``), a JSON path,
+    or None for the built-in coherence model (:func:`humaneval.model.default_model`)."""
+    if model is None:
+        return default_model()
+    if isinstance(model, OrdinalModel):
+        return model
+    if hasattr(model, "to_model"):
+        return model.to_model()
+    return OrdinalModel.from_json(model)
+
+
 def simulate(
     model: OrdinalModel | str | Path | None = None,
     design: SimDesign | str = "20x5x3",
@@ -229,16 +241,13 @@ def simulate(
 ) -> SimulationResult:
     """Run a Type I error (``null=True``: all β set to 0, eq. 3.26) or power experiment.
 
-    ``model`` is an :class:`OrdinalModel`, a model JSON path, or None for the built-in coherence
-    model; ``effects`` replaces β (a vector, a {system: β} mapping, or a factor scaling the
-    model's β) for prospective power with a smallest effect of interest. ``tests`` are any of
-    ``ttest``, ``art`` (run at each level of ``aggregates``), ``artagg`` (ART on block means) and
-    ``clmm``. The result is the same for any ``workers``/``scheduler`` given the ``seed``.
+    ``model`` is an :class:`OrdinalModel`, a fitted ``FitResult``, a model JSON path, or None for
+    the built-in coherence model; ``effects`` replaces β (a vector, a {system: β} mapping, or a
+    factor scaling the model's β) for prospective power with a smallest effect of interest.
+    ``tests`` are any of ``ttest``, ``art`` (run at each level of ``aggregates``), ``artagg`` (ART
+    on block means) and ``clmm``. The result is the same for any ``workers``/``scheduler`` given the ``seed``.
     """
-    if model is None:
-        model = default_model()
-    elif not isinstance(model, OrdinalModel):
-        model = OrdinalModel.from_json(model)
+    model = resolve_model(model)
     if effects is not None:
         model = model.with_effects(effects)
     if null:
