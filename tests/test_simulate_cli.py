@@ -139,3 +139,19 @@ def test_clmm_power_nested_60x5x1_reaches_the_published_value():
     assert per_pair.loc["BART - seneca", "rate"] >= 0.9
     assert per_pair["sign_error_rate"].max() <= 0.05
     assert sum(result.rungs.values()) == 24
+
+
+@needs_native
+@pytest.mark.filterwarnings("ignore::humaneval.errors.ConvergenceWarning")
+def test_a_fitted_result_can_be_simulated():
+    from humaneval.analysis import fit_clmm
+    from humaneval.model import sample_ratings
+    from humaneval.simulate.designs import SimDesign
+
+    model = default_model()
+    pilot = sample_ratings(model, SimDesign(30, 5, 1).table(model.system_names), seed=2)
+    fit = fit_clmm(pilot, engine="native", structure="nested")
+    result = simulate(fit, "10x5x1", ("ttest",), aggregates=("document",), trials=20, seed=1)
+    assert result.config.model.system_names == fit.systems
+    np.testing.assert_allclose(result.config.model.coefficients[1:], fit.beta)
+    assert result.overall()["n_trials"].iloc[0] == 20
