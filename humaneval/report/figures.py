@@ -179,7 +179,7 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
     tests = [("artagg", "ARTagg (block means)", "#7f9fbf")]
     if pairs["clmm"].notna().any():
         tests.append(("clmm", "CLMM (maximal)", "#1f4e79"))
-    fig = Figure(figsize=(6.4, 0.38 * len(pairs) * len(tests) + 1.2))
+    fig = Figure(figsize=(6.4, 0.3 * len(pairs) * (1 + 0.4 * (len(tests) - 1)) + 1.0))
     ax = fig.add_subplot()
     y = np.arange(len(pairs))[::-1].astype(float)
     height = 0.8 / len(tests)
@@ -202,6 +202,6 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
     )
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("simulated power")
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    ax.legend(frameon=False, fontsize=8, ncols=2, loc="lower left", bbox_to_anchor=(0, 1.0))
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
