@@ -22,7 +22,7 @@ It walks the whole pipeline on built-in defaults:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,12 +31,14 @@ import pandas as pd
 from humaneval.collect import parse_mturk_results
 from humaneval.collect.mturk import results_row
 from humaneval.design import Design, DesignSpec, generate_design
-from humaneval.forms import placeholder_texts, write_forms
+from humaneval.forms import get_preset, placeholder_texts, write_forms
 from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.ratings import Ratings
 from humaneval.reliability.timing import ratings_annotator_times
 from humaneval.report import ReportSettings, StudyReport, build_report, write_report
 
+#: The form of the EACL 2021 Likert coherence study.
+PRESET = "coherence-likert7"
 #: Median seconds per Likert coherence screen in the reference study (designs-and-forms spec §2.11).
 SECONDS_PER_SCREEN = 32.0
 
@@ -100,7 +102,8 @@ def run_demo(
     files = {k: Path(v) for k, v in design.write(out / "design.csv").items()}
     say(f"      {len(design.slots)} annotator slots → {files['csv']}")
     say("[2/5] forms: MTurk package with labelled placeholder texts")
-    package = write_forms(design, placeholder_texts(design.table), out / "forms", preset="coherence-likert7")
+    preset = get_preset(PRESET)
+    package = write_forms(design, placeholder_texts(design.table), out / "forms", preset=preset.name)
     say(f"      {len(package.hits)} HITs → {out / 'forms'}")
     say("[3/5] simulated annotators fill in the forms (scores from the built-in coherence model)")
     results, careless = simulate_annotators(design, model, seed=seed, careless=settings.careless)
@@ -117,6 +120,11 @@ def run_demo(
         ratings,
         design=design,
         times=ratings_annotator_times(ratings),
+        form={
+            **asdict(preset),
+            "preset": preset.name,
+            "overview": preset.overview.replace("{n}", str(max(design.summary().screens_per_annotator))),
+        },
         settings=ReportSettings(
             engine=settings.engine,
             seed=seed,

@@ -12,7 +12,7 @@ warnings of :mod:`humaneval.report.cautions`. Spec §7 D6 lists what a report mu
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,6 +145,7 @@ def build_report(
     design: Any = None,
     model: OrdinalModel | str | Path | None = None,
     times: pd.Series | str | Path | None = None,
+    form: Mapping[str, Any] | None = None,
     settings: ReportSettings | None = None,
     source: str | None = None,
     progress: Progress | None = None,
@@ -155,6 +156,8 @@ def build_report(
     summary and the datasheet). ``model``: the CLMM the power note simulates from (default: the
     model each criterion's analysis fitted). ``times``: per-annotator seconds (a Series or a timing
     table for :func:`~humaneval.reliability.timing.load_annotator_times`) for the time curve.
+    ``form``: the form settings for the datasheet (``preset``, ``overview``, ``question``, ``labels``,
+    ...; see :func:`humaneval.design.datasheet.make_datasheet`).
     """
     settings = settings or ReportSettings()
     say = progress or (lambda _msg: None)
@@ -245,7 +248,7 @@ def build_report(
             if seconds is not None:
                 recruitment["median_minutes_actual"] = round(float(seconds.median() / 60), 1)
             datasheet = design.datasheet(
-                recruitment=recruitment, qc={"annotators_analysed": structure.n_annotators}
+                form=form, recruitment=recruitment, qc={"annotators_analysed": structure.n_annotators}
             )
             sheet, sheet_md = datasheet.to_dict(), datasheet.to_markdown()
     return StudyReport(
