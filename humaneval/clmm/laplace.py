@@ -41,7 +41,6 @@ class LaplaceValue:
     grad_theta: np.ndarray | None = None
     grad_beta: np.ndarray | None = None
     grad_factors: tuple[np.ndarray, ...] | None = None
-    newton_iter: int = 0
 
 
 class LaplaceProblem:
@@ -75,7 +74,6 @@ class LaplaceProblem:
         eta_fix = np.r_[0.0, beta][self.system]
         rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # S × q_f each
         total = 0.0
-        iters = 0
         g_theta = np.zeros(self.n_thresholds)
         g_beta = np.zeros(self.n_systems)
         g_fac = [np.zeros((self.n_systems, t.size)) for t in self.design.terms]
@@ -85,15 +83,14 @@ class LaplaceProblem:
             found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
             if found is None:
                 return LaplaceValue(-np.inf)
-            value, n_iter, parts = found
+            value, parts = found
             total += value
-            iters += n_iter
             if gradient:
                 self._accumulate(bucket, y, parts, g_theta, g_beta, g_fac)
         if not gradient:
-            return LaplaceValue(total, newton_iter=iters)
+            return LaplaceValue(total)
         grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
-        return LaplaceValue(total, g_theta, g_beta[1:], grads, iters)
+        return LaplaceValue(total, g_theta, g_beta[1:], grads)
 
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         nb, m = bucket.n_blocks, bucket.dim
@@ -130,9 +127,8 @@ class LaplaceProblem:
             value = t.loglik.sum()
             if not np.isfinite(value):
                 return None
-        n_iter = 0
         try:
-            for n_iter in range(1, NEWTON_MAX_ITER + 1):  # noqa: B007
+            for _ in range(NEWTON_MAX_ITER):
                 grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
                 grad = grad.reshape(nb, m) - u
                 if np.max(np.abs(grad)) < NEWTON_TOL:
@@ -155,7 +151,7 @@ class LaplaceProblem:
             return None
         total = value - 0.5 * chol.logdet
         if not gradient:
-            return total, n_iter, None
+            return total, None
         # (H⁻¹ M_iᵀ) at the observation's own columns, from the H⁻¹ blocks of each piece's units
         inverse = chol.inverse_blocks()
         cm = np.zeros_like(vals)
@@ -177,7 +173,7 @@ class LaplaceProblem:
         kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
         u_obs = u[bucket.block[:, None], bucket.cols]
         bracket = kappa[:, None] * u_obs - t.w[:, None] * cm - 0.5 * t.g[:, None] * v_obs
-        return total, n_iter, (t, h, mv, kappa, bracket)
+        return total, (t, h, mv, kappa, bracket)
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
