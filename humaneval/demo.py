@@ -22,7 +22,7 @@ It walks the whole pipeline on built-in defaults:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -120,11 +120,7 @@ def run_demo(
         ratings,
         design=design,
         times=ratings_annotator_times(ratings),
-        form={
-            **asdict(preset),
-            "preset": preset.name,
-            "overview": preset.overview.replace("{n}", str(max(design.summary().screens_per_annotator))),
-        },
+        preset=preset,
         settings=ReportSettings(
             engine=settings.engine,
             seed=seed,

@@ -61,6 +61,8 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
             str(result.files["ratings"]),
             "--design",
             str(result.files["csv"]),
+            "--preset",
+            "coherence-likert7",
             "--engine",
             "native",
             "--power-trials",
@@ -76,6 +78,8 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     again = json.loads((out / "report.json").read_text())
     assert again["qc"] == report["qc"]
     assert again["criteria"][0]["means"] == report["criteria"][0]["means"]
+    assert again["datasheet"] == report["datasheet"]  # the demo's preset filled the same form fields
+    assert again["datasheet"]["sections"]["quality_criteria"]["question"] == "How coherent is this summary?"
     assert (out / "datasheet.md").exists() and again["criteria"][0]["power"] is None
 
 

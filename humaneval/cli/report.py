@@ -44,6 +44,12 @@ from humaneval.cli._common import emit, json_option, load_from_options, ratings_
     help="Random-effect structure of the CLMM.",
 )
 @click.option(
+    "--preset",
+    default=None,
+    metavar="NAME|FILE",
+    help="Forms preset the study used (fills the datasheet's form fields; with --design).",
+)
+@click.option(
     "--seed",
     type=int,
     default=1,
@@ -80,6 +86,7 @@ def command(
     times: str | None,
     engine: str,
     analysis_model: str,
+    preset: str | None,
     seed: int,
     power_trials: int,
     clmm_power_trials: int,
@@ -100,7 +107,14 @@ def command(
     )
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(
-        table, design=design, model=model, times=times, settings=settings, source=ratings, progress=progress
+        table,
+        design=design,
+        model=model,
+        times=times,
+        preset=preset,
+        settings=settings,
+        source=ratings,
+        progress=progress,
     )
     files = write_report(report, Path(out))
     payload = {"out": str(out), "files": {k: str(v) for k, v in files.items()}, "warnings": report.warnings}

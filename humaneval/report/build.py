@@ -146,6 +146,7 @@ def build_report(
     model: OrdinalModel | str | Path | None = None,
     times: pd.Series | str | Path | None = None,
     form: Mapping[str, Any] | None = None,
+    preset: Any = None,
     settings: ReportSettings | None = None,
     source: str | None = None,
     progress: Progress | None = None,
@@ -157,7 +158,7 @@ def build_report(
     model each criterion's analysis fitted). ``times``: per-annotator seconds (a Series or a timing
     table for :func:`~humaneval.reliability.timing.load_annotator_times`) for the time curve.
     ``form``: the form settings for the datasheet (``preset``, ``overview``, ``question``, ``labels``,
-    ...; see :func:`humaneval.design.datasheet.make_datasheet`).
+    ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
     """
     settings = settings or ReportSettings()
     say = progress or (lambda _msg: None)
@@ -240,6 +241,8 @@ def build_report(
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
+        if design is not None and preset is not None:
+            form = {**preset_form(preset, design), **(form or {})}
         if design is None:
             notes.append("The design file has no manifest (design.json) beside it: no datasheet.")
         else:
@@ -264,6 +267,19 @@ def build_report(
         datasheet_markdown=sheet_md,
         notes=tuple(notes),
     )
+
+
+def preset_form(preset: Any, design: Any) -> dict[str, Any]:
+    """The datasheet's form settings from a forms preset (a :class:`~humaneval.forms.Preset`, a built-in
+    name or a preset file), with ``{n}`` in the instructions replaced by the design's screens per
+    annotator."""
+    from dataclasses import asdict
+
+    from humaneval.forms import get_preset
+
+    preset = get_preset(preset)
+    screens = max(design.summary().screens_per_annotator)
+    return {**asdict(preset), "preset": preset.name, "overview": preset.overview.replace("{n}", str(screens))}
 
 
 def _ratings_seconds(ratings: Ratings) -> pd.Series | None:
