@@ -228,3 +228,19 @@ def test_one_results_section_per_criterion(tmp_path):
     # each criterion is analysed on its own rows: 8 blocks × 5 documents × 2 annotators × 5 systems
     assert [c["analysis"]["diagnostics"]["nobs"] for c in payload["criteria"]] == [400, 400]
     assert any(w.startswith("repetition: ") for w in payload["warnings"])
+
+
+def test_system_names_are_escaped_in_html_and_latex(tmp_path):
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(6, 5, 2, model.system_names, seed=8), seed=8)
+    hostile = {"BART": "<script>alert(1)</script>", "seneca": "R&D_100%"}
+    data = ratings.data.assign(system=ratings.data["system"].replace(hostile))
+    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=50, power_trials=0)
+    files = write_report(build_report(load_ratings(data), settings=settings), tmp_path)
+    html = files["html"].read_text()
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "R&amp;D_100%" in html
+    tex = files["latex"].read_text()
+    assert "R\\&D\\_100\\%" in tex and "\\textless{}script\\textgreater{}alert(1)" in tex
