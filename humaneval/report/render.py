@@ -444,7 +444,7 @@ def latex(view: dict[str, Any]) -> str:
         ]
         out += [
             f"{tex(s['system'])} & {s['mean']}$^{{({tex(s['rank_group'])})}}$ & {tex(s['ci'])} & "
-            f"{s['estimate']} \\\\"
+            f"${s['estimate']}$ \\\\"
             for s in c["systems"]
         ]
         out += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{caption}}}", "\\end{table}", ""]
