@@ -55,6 +55,22 @@ def design_payloads(
             f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
             "choose a matching preset"
         )
+    checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
+    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in getattr(design, "warmups", ())}
+    payloads = block_payloads(
+        frame,
+        design_texts(design, texts),
+        chosen,
+        per_slot=per_slot,
+        checks=checks,
+        warmups=warmups,
+        extra=extra,
+    )
+    return chosen, payloads
+
+
+def design_texts(design: Any, texts: Texts | Mapping | str | Path | None) -> Texts:
+    """``texts`` as :class:`Texts`; ``None`` = the design's own texts (an error when it has none)."""
     if texts is None:
         texts = getattr(design, "texts", None)
         if texts is None or texts.is_empty():
@@ -64,14 +80,7 @@ def design_payloads(
             )
     if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
         texts = texts.to_dict()
-    if not isinstance(texts, Texts):
-        texts = load_texts(texts)
-    checks = {f"ck_{c['id']}": c for c in getattr(design, "checks", ())}
-    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in getattr(design, "warmups", ())}
-    payloads = block_payloads(
-        frame, texts, chosen, per_slot=per_slot, checks=checks, warmups=warmups, extra=extra
-    )
-    return chosen, payloads
+    return texts if isinstance(texts, Texts) else load_texts(texts)
 
 
 def write_forms(

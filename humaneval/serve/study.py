@@ -2,7 +2,7 @@
 
 :func:`create_study` turns a design (``design.json`` + ``texts.json``) into ``STUDY_DIR`` holding
 ``study.sqlite`` (schema of spec §5.2, one form payload per annotator slot, built by the forms'
-:func:`~humaneval.forms.block_payloads`) and ``admin_token`` (file mode 0600; the database keeps
+:func:`~humaneval.forms.design_payloads`) and ``admin_token`` (file mode 0600; the database keeps
 only its SHA-256). The completion code lives only in the database, never in the page.
 """
 
@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from humaneval.errors import DesignError
-from humaneval.forms.presets import Preset, get_preset
-from humaneval.forms.screens import block_payloads, design_frame
-from humaneval.forms.texts import Texts, load_texts
-from humaneval.forms.write import default_preset_name, load_design
+from humaneval.forms.presets import Preset
+from humaneval.forms.texts import Texts
+from humaneval.forms.write import design_payloads, design_texts, load_design
 from humaneval.serve.store import connect, create_schema
 
 DB_NAME = "study.sqlite"
@@ -133,19 +132,7 @@ def create_study(
     for name, code in (("completion code", completion_code), ("full code", full_code)):
         if code is not None and not _CODE.fullmatch(code):
             raise DesignError(f"{name} {code!r} must be 4-32 letters or digits, as Prolific shows it")
-    frame = design_frame(design)
-    method = frame["method"].iloc[0]
-    chosen = get_preset(
-        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
-    )
-    if chosen.method != method:
-        raise DesignError(
-            f"preset {chosen.name!r} is for {chosen.method!r} screens but the design uses {method!r}; "
-            "choose a matching preset"
-        )
-    texts = _texts(design, texts)
-    checks = {f"ck_{c['id']}": c for c in design.checks}
-    warmups = {(w["slot"], int(w["position"])): w["filler"] for w in design.warmups}
+    texts = design_texts(design, texts)
     extra = {
         "platform": "prolific",
         "submit": {"default_origin": "", "allowed_origins": []},
@@ -153,8 +140,8 @@ def create_study(
         "consent": consent,
         "title": title,
     }
-    payloads = block_payloads(
-        frame, texts, chosen, per_slot=True, checks=checks, warmups=warmups, extra=extra
+    chosen, payloads = design_payloads(
+        design, texts, preset=preset, allow_ties=allow_ties, per_slot=True, extra=extra
     )
     cost = design.summary().to_dict().get("cost") or {}
     config = {
@@ -162,7 +149,7 @@ def create_study(
         "full_code": full_code,
         "slot_timeout_s": slot_timeout(max_minutes, estimated_minutes, cost.get("seconds_per_annotator")),
         "exclude_pids": sorted(set(exclude_pids)),
-        "method": method,
+        "method": chosen.method,
         "preset": chosen.to_dict(),
         "title": title,
     }
@@ -231,18 +218,6 @@ def open_study(study_dir: str | Path) -> Study:
         slot_timeout_s=config["slot_timeout_s"],
         completion_code=config["completion_code"],
     )
-
-
-def _texts(design: Any, texts: Texts | Mapping | str | Path | None) -> Texts:
-    if texts is None:
-        texts = getattr(design, "texts", None)
-        if texts is None or texts.is_empty():
-            raise DesignError(
-                "the design carries no texts; give them (a texts.json or a document, system, text table)"
-            )
-    if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
-        texts = texts.to_dict()
-    return texts if isinstance(texts, Texts) else load_texts(texts)
 
 
 def _write_secret(path: Path, text: str) -> None:
