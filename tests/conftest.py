@@ -58,3 +58,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 r_missing = not _r_available()
             if r_missing:
                 item.add_marker(pytest.mark.skip(reason="R with ordinal/emmeans and rpy2 not installed"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian chromium for the module's ``browser``-marked tests."""
+    from playwright.sync_api import sync_playwright
+
+    from tests._browser import launch_chromium
+
+    with sync_playwright() as p:
+        chromium = launch_chromium(p)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh 1280×800 page whose script errors and dialogs are collected in ``page.errors``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("dialog", lambda d: (page.errors.append(f"dialog {d.message}"), d.dismiss()))
+    yield page
+    context.close()

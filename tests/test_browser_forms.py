@@ -22,19 +22,13 @@ import pandas as pd
 import pytest
 
 from humaneval.collect import parse_mturk_results, results_row
-from humaneval.design import DesignSpec, generate_design
 from humaneval.forms import Texts, write_forms
+from tests._browser import CHROMIUM_ARGS, cell_of, cell_texts, tiny_design
+
+__all__ = ["CHROMIUM_ARGS"]  # tests/test_report.py imports the launch arguments from here
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 HOSTILE = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> & ${x}'
 
 
@@ -67,57 +61,11 @@ def server(tmp_path_factory):
     httpd.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("dialog", lambda d: (page.errors.append(f"dialog {d.message}"), d.dismiss()))
-    yield page
-    context.close()
-
-
-def summary_text(document: str, system: str) -> str:
-    return f"Summary of {document} by {system}.\nIt has two lines."
-
-
-def tiny_design(method: str, **spec):
-    """One document per block; ``spec`` overrides the defaults below."""
-    options = {
-        "documents": 1,
-        "systems": ["A", "B", "C"],
-        "method": method,
-        "documents_per_block": 1,
-        "annotators_per_block": 2,
-        "seed": 7,
-        "checks_per_annotator": 1,
-        "platform": "mturk",
-    }
-    return generate_design(DesignSpec(**{**options, **spec}))
-
-
 def build(server, name: str, method: str, texts=None, **spec) -> tuple:
     design = tiny_design(method, **spec)
-    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
-    texts = texts or Texts({(d, s): summary_text(d, s) for d, s in cells.itertuples(index=False)})
+    texts = texts or cell_texts(design)
     write_forms(design, texts, server["root"] / name, extra_submit_origins=(server["origin"],))
     return design, f"{server['origin']}/{name}/preview/b000.html"
-
-
-def cell_of(text: str) -> tuple[str, str] | None:
-    match = re.match(r"Summary of (\S+) by (\S+)\.", text)
-    return (match.group(1), match.group(2)) if match else None
 
 
 def fnv1a(text: str) -> int:
@@ -266,7 +214,7 @@ def test_ranking_with_ties_stores_competition_ranks(page, server):
     design, url = build(server, "rank-ties", "rank", systems=["A", "B", "C", "D"], checks_per_annotator=0)
     write_forms(
         design,
-        Texts({("d000", s): summary_text("d000", s) for s in "ABCD"}),
+        cell_texts(design),
         server["root"] / "rank-ties",
         allow_ties=True,
         extra_submit_origins=(server["origin"],),
@@ -396,8 +344,8 @@ def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_pat
 
 def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
     design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=2, checks_per_annotator=0)
-    texts = Texts({("d000", s): summary_text("d000", s) for s in "AB"})
-    write_forms(design, texts, server["root"] / "origin")  # no extra origins: only MTurk's are accepted
+    # no extra submit origins: only MTurk's are accepted
+    write_forms(design, cell_texts(design), server["root"] / "origin")
     captured = []
 
     def fulfil(route):

@@ -18,59 +18,38 @@ import pytest
 import uvicorn
 
 from humaneval.collect.prolific import read_prolific
-from humaneval.design import DesignSpec, generate_design
-from humaneval.forms import Texts
 from humaneval.serve import create_app, create_study
 from humaneval.serve.loadtest import free_port
-from tests.test_browser_forms import CHROMIUM_ARGS, cell_of
+from tests._browser import cell_of, cell_texts, tiny_design
 
 pytestmark = pytest.mark.browser
 
 COMPLETE = "https://app.prolific.com/submissions/complete?cc=CODE1234"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("dialog", lambda d: (page.errors.append(f"dialog {d.message}"), d.dismiss()))
+def page(page):
+    """The shared page, with Prolific's completion site answered locally (no internet)."""
     page.route(
         "https://app.prolific.com/**",
         lambda route: route.fulfill(status=200, content_type="text/html", body="<p id='prolific'>ok</p>"),
     )
-    yield page
-    context.close()
+    return page
 
 
 @contextlib.contextmanager
 def served(tmp_path, method: str, **spec):
     options = {
         "documents": 2,
-        "systems": ["A", "B", "C"],
-        "method": method,
         "documents_per_block": 2,
         "annotators_per_block": 1,
-        "checks_per_annotator": 1,
         "seed": 5,
         "platform": "prolific",
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        design = generate_design(DesignSpec(**{**options, **spec}))
-    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
-    texts = Texts({(d, s): f"Summary of {d} by {s}." for d, s in cells.itertuples(index=False)})
-    study = create_study(design, tmp_path / method, texts=texts, completion_code="CODE1234")
+        design = tiny_design(method, **{**options, **spec})
+    study = create_study(design, tmp_path / method, texts=cell_texts(design), completion_code="CODE1234")
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(create_app(study.study_dir), host="127.0.0.1", port=port, log_level="error")
