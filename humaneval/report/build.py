@@ -156,7 +156,8 @@ def build_report(
     ``design``: a :class:`~humaneval.design.Design` or a design CSV/JSON path (adds the design
     summary and the datasheet). ``model``: the CLMM the power note simulates from (default: the
     model each criterion's analysis fitted). ``times``: per-annotator seconds (a Series or a timing
-    table for :func:`~humaneval.reliability.timing.load_annotator_times`) for the time curve.
+    table for :func:`~humaneval.reliability.timing.load_annotator_times`) for the time curve;
+    without it, the per-annotator totals of a ``seconds`` column of the ratings are used.
     ``form``: the form settings for the datasheet (``preset``, ``overview``, ``question``, ``labels``,
     ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
     """
@@ -195,7 +196,7 @@ def build_report(
                 n_bootstrap=settings.n_bootstrap,
                 n_splits=settings.n_splits,
                 seed=settings.seed,
-                times=times,
+                times=seconds,
                 criterion=criterion,
             )
         except HumanEvalError as exc:
