@@ -34,7 +34,6 @@ from humaneval.design import Design, DesignSpec, generate_design
 from humaneval.forms import get_preset, placeholder_texts, write_forms
 from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.ratings import Ratings
-from humaneval.reliability.timing import ratings_annotator_times
 from humaneval.report import ReportSettings, StudyReport, build_report, write_report
 
 #: The form of the EACL 2021 Likert coherence study.
@@ -119,7 +118,6 @@ def run_demo(
     report = build_report(
         ratings,
         design=design,
-        times=ratings_annotator_times(ratings),
         preset=preset,
         settings=ReportSettings(
             engine=settings.engine,
