@@ -154,7 +154,6 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "reliability": reliability,
         "reliability_error": part.reliability_error,
         "power": _power_view(part),
-        "warnings": part.warnings,
     }
 
 
@@ -287,7 +286,6 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
         "qc_has_checks": bool(qc["checks_total"].sum()) if "checks_total" in qc else False,
         "qc_has_times": "total_seconds" in qc,
         "datasheet": _datasheet_view(report.datasheet),
-        "design": report.design_summary,
         "settings": report.settings.to_dict(),
     }
 
