@@ -244,3 +244,21 @@ def test_system_names_are_escaped_in_html_and_latex(tmp_path):
     assert "R&amp;D_100%" in html
     tex = files["latex"].read_text()
     assert "R\\&D\\_100\\%" in tex and "\\textless{}script\\textgreater{}alert(1)" in tex
+
+
+@pytest.mark.r
+def test_report_with_the_r_engine(tmp_path, likert_path):
+    result = run(
+        "report", str(likert_path), "--engine", "r", "--analysis-model", "intercepts", "--power-trials", "0",
+        "--out", str(tmp_path), "--json",
+    )  # fmt: skip
+    part = json.loads((tmp_path / "report.json").read_text())["criteria"][0]
+    analysis = part["analysis"]
+    assert analysis["engine"] == "r" and analysis["model_used"] == "intercepts"
+    assert analysis["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)  # spec §5.7
+    beta = {f["system"]: f["estimate"] for f in analysis["fixed_effects"]}
+    assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(
+        [-0.2268, 1.1858, 0.6246, -1.0316], abs=1e-3
+    )
+    assert {"R", "ordinal", "emmeans", "rpy2"} <= set(analysis["versions"])
+    assert json.loads(result.stdout)["files"]["html"].endswith("index.html")
