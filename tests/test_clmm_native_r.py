@@ -52,8 +52,8 @@ def test_simulated_intercepts_match_live_r(shape, blocks, docs, annotators, drop
     _compare(data)
 
 
-def test_simulated_probit_uncorrelated_matches_live_r():
-    _compare(_simulated(4, 5, 3, seed=7), structure="uncorrelated", link="probit")
+def test_simulated_probit_intercepts_match_live_r():
+    _compare(_simulated(4, 5, 3, seed=7), link="probit")
 
 
 def test_adaptive_quadrature_matches_live_r_nagq():
