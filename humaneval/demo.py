@@ -128,6 +128,7 @@ def run_demo(
             clmm_power_trials=settings.clmm_power_trials,
         ),
         source=str(files["ratings"]),
+        title="Demo study: simulated annotators, placeholder texts",
         progress=lambda msg: say("      " + msg),
     )
     files.update(write_report(report, out / "report"))

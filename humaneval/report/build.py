@@ -106,6 +106,7 @@ class StudyReport:
     datasheet: dict[str, Any] | None = None
     datasheet_markdown: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    title: str = "Human evaluation report"
 
     @property
     def warnings(self) -> list[str]:
@@ -129,6 +130,7 @@ class StudyReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "report_version": 1,
+            "title": self.title,
             "settings": self.settings.to_dict(),
             "study": self.study(),
             "design": self.design_summary,
@@ -149,6 +151,7 @@ def build_report(
     preset: Any = None,
     settings: ReportSettings | None = None,
     source: str | None = None,
+    title: str = "Human evaluation report",
     progress: Progress | None = None,
 ) -> StudyReport:
     """Run every section of the report on ``ratings``.
@@ -267,6 +270,7 @@ def build_report(
         datasheet=sheet,
         datasheet_markdown=sheet_md,
         notes=tuple(notes),
+        title=title,
     )
 
 

@@ -274,7 +274,7 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
         for r in qc.to_dict(orient="records")
     ]
     return {
-        "title": "Human evaluation report",
+        "title": report.title,
         "source": report.source,
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "version": __version__,
