@@ -110,6 +110,7 @@ def test_latex_and_markdown_exports(likert_report):
     assert len(re.findall(r"\\\\$", tex, flags=re.M)) == 6  # header + 5 systems
     md = (out / "report.md").read_text()
     assert "| BART | 5.25 |" in md and "![means](means.png)" in md
+    assert "| \\_\\_REFERENCE\\_\\_ | 4.33 |" in md  # underscores would make it bold
 
 
 def test_power_note_is_the_simulation_of_the_observed_design():

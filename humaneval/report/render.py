@@ -320,31 +320,41 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+_MARKDOWN_SPECIALS = "\\`*_[]<>|#"
+
+
+def md(text: Any) -> str:
+    """Text with Markdown's special characters backslash-escaped (``__REFERENCE__`` stays literal)."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
+
+
 def markdown(view: dict[str, Any]) -> str:
     """The report as Markdown (same numbers as the HTML page)."""
     lines = [
-        f"# {view['title']}",
+        f"# {md(view['title'])}",
         "",
-        f"`{view['source']}` — humaneval {view['version']}, {view['generated']}",
+        f"{md(view['source'])} — humaneval {view['version']}, {view['generated']}",
         "",
     ]
     if view["warnings"]:
-        lines += ["## Warnings", ""] + [f"- {w}" for w in view["warnings"]] + [""]
-    lines += ["## Study", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in view["facts"]] + [""]
+        lines += ["## Warnings", ""] + [f"- {md(w)}" for w in view["warnings"]] + [""]
+    lines += ["## Study", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {md(v)} |" for k, v in view["facts"]] + [""]
     for c in view["criteria"]:
-        suffix = f" — {c['title']}" if c["title"] else ""
+        suffix = f" — {md(c['title'])}" if c["title"] else ""
         m = c["model"]
-        lines += [f"## Results{suffix}", ""]
         lines += [
+            f"## Results{suffix}",
+            "",
             f"{m['structure']} CLMM `{m['formula']}`, {m['link']} link, {m['engine']} engine, reference "
-            f"{m['reference']}; {m['n_significant']} of {m['n_pairs']} pairs differ ({m['adjust']}-adjusted "
-            "p < 0.05).",
+            f"{md(m['reference'])}; {m['n_significant']} of {m['n_pairs']} pairs differ "
+            f"({m['adjust']}-adjusted p < 0.05).",
             "",
             f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
             "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {s['system']} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
+            f"| {md(s['system'])} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
             f"{s['estimate']} |"
             for s in c["systems"]
         ]
@@ -359,14 +369,14 @@ def markdown(view: dict[str, Any]) -> str:
             "|---|---|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {r['a']} − {r['b']} | {r['estimate']} | {r['se']} | {r['z']} | {r['p']} | {r['p_adj']} | "
-            f"{r['ci']} | {r['better']} |"
+            f"| {md(r['a'])} − {md(r['b'])} | {r['estimate']} | {r['se']} | {r['z']} | {r['p']} | "
+            f"{r['p_adj']} | {r['ci']} | {md(r['better'])} |"
             for r in c["contrasts"]
         ]
         r = c["reliability"]
         lines += ["", f"![significance]({c['figures']['significance']})", "", f"### Reliability{suffix}", ""]
         if r is None:
-            lines += [f"Not computed: {c['reliability_error']}", ""]
+            lines += [f"Not computed: {md(c['reliability_error'])}", ""]
         else:
             lines += [
                 f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
@@ -384,17 +394,25 @@ def markdown(view: dict[str, Any]) -> str:
                 f"### Power{suffix}",
                 "",
                 f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
-                f"{p['clmm_trials']} CLMM studies; ± is the Monte-Carlo SE.",
+                f"{p['clmm_trials']} CLMM studies; ± is the Monte-Carlo SE; observed power (fitted "
+                "differences taken as true).",
                 "",
                 "| pair | Δ latent | ARTagg | CLMM |",
                 "|---|---|---|---|",
             ]
             lines += [
-                f"| {r['pair']} | {r['difference']} | {r['artagg']} | {r['clmm']} |" for r in p["pairs"]
+                f"| {md(r['pair'])} | {r['difference']} | {r['artagg']} | {r['clmm']} |" for r in p["pairs"]
             ]
-            lines += ["", (p["reaching"] or f"No screened design reached {p['target']} power.") + "", ""]
-    lines += ["## Quality control", ""]
-    lines += [f"{view['qc_flagged']} of {len(view['qc_rows'])} annotators flagged.", ""]
+            lines += ["", md(p["reaching"] or f"No screened design reached {p['target']} power."), ""]
+    flagged = [r for r in view["qc_rows"] if r["flags"]]
+    lines += ["## Quality control", "", f"{len(flagged)} of {len(view['qc_rows'])} annotators flagged.", ""]
+    if flagged:
+        lines += ["| annotator | judgements | checks passed | minutes | flags |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {md(r['annotator'])} | {r['n']} | {r['checks']} | {r['minutes']} | {md(r['flags'])} |"
+            for r in flagged
+        ]
+        lines.append("")
     return "\n".join(lines)
 
 
