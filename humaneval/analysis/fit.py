@@ -8,6 +8,7 @@ never move it. Every attempt is kept in :attr:`FitResult.attempts` with its diag
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -89,10 +90,12 @@ def fit_clmm(
     rungs = ladder(start) if fallback else ladder(start)[:1]
     attempts: list[Attempt] = []
     for rung in rungs:
+        start_time = time.perf_counter()
         try:
             result = fitter(data, rung, link, **extra)
         except FitFailedError as exc:
-            attempts.append(Attempt(engine=name, structure=rung, seconds=0.0, error=str(exc)))
+            seconds = time.perf_counter() - start_time
+            attempts.append(Attempt(engine=name, structure=rung, seconds=seconds, error=str(exc)))
             continue
         attempts.append(
             Attempt(
