@@ -175,94 +175,38 @@ def build_report(
     if isinstance(model, str | Path):
         model = OrdinalModel.from_json(model)
     structure = describe_structure(ratings)
-    notes: list[str] = []
     seconds = times if times is not None else _ratings_seconds(ratings)
-    parts = []
-    for criterion, part in ratings.by_criterion():
-        label = f" [{criterion}]" if criterion is not None else ""
-        say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            analysis = analyze(
-                ratings, "clmm", engine=settings.engine, model=settings.analysis_model, criterion=criterion
-            )
-        fit = analysis.fit
-        say(
-            f"  fitted the {fit.structure} model with the {fit.engine} engine "
-            f"in {fit.diagnostics.fit_seconds:.1f} s"
-        )
-        say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
-        reliability, reliability_error = None, None
-        try:
-            reliability = reliability_report(
-                part,
-                n_bootstrap=settings.n_bootstrap,
-                n_splits=settings.n_splits,
-                seed=settings.seed,
-                times=seconds,
-                criterion=criterion,
-            )
-        except HumanEvalError as exc:
-            reliability_error = str(exc)
-            if structure.judgements_per_summary.max == 1:
-                reliability_error = (
-                    f"every summary was judged once, so there is no agreement to measure ({exc})"
-                )
-        means = mean_intervals(
-            select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
-        )
-        note, error = None, None
-        if settings.power_trials > 0:
-            say(
-                f"power{label}: {settings.power_trials} ARTagg and {settings.clmm_power_trials} CLMM "
-                "simulated studies, then a design search"
-            )
-            try:
-                note = power_note(
-                    model or fit.to_model(),
-                    structure,
-                    trials=settings.power_trials,
-                    clmm_trials=settings.clmm_power_trials,
-                    target=settings.power_target,
-                    seed=settings.seed,
-                )
-            except HumanEvalError as exc:
-                error = str(exc)
-        parts.append(
-            CriterionReport(
-                criterion=criterion,
-                analysis=analysis,
-                reliability=reliability,
-                means=means,
-                power=note,
-                fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
-                power_error=error,
-                reliability_error=reliability_error,
-            )
-        )
+    parts = tuple(
+        _criterion_report(ratings, criterion, part, structure, seconds, model, settings, say)
+        for criterion, part in ratings.by_criterion()
+    )
     say("quality control: attention checks, speed, straight-lining")
     qc = qc_report(ratings)
+    notes: list[str] = []
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
-        if design is not None and preset is not None:
-            form = {**preset_form(preset, design), **(form or {})}
         if design is None:
             notes.append("The design file has no manifest (design.json) beside it: no datasheet.")
         else:
-            summary = design.summary().to_dict()
+            if preset is not None:
+                form = {**preset_form(preset, design), **(form or {})}
             recruitment = {}
             if seconds is not None:
                 recruitment["median_minutes_actual"] = round(float(seconds.median() / 60), 1)
             datasheet = design.datasheet(
                 form=form, recruitment=recruitment, qc={"annotators_analysed": structure.n_annotators}
             )
-            sheet, sheet_md = datasheet.to_dict(), datasheet.to_markdown()
+            summary, sheet, sheet_md = (
+                design.summary().to_dict(),
+                datasheet.to_dict(),
+                datasheet.to_markdown(),
+            )
     return StudyReport(
         source=source,
         ratings=ratings,
         structure=structure,
-        criteria=tuple(parts),
+        criteria=parts,
         qc=qc,
         settings=settings,
         annotator_seconds=seconds,
@@ -271,6 +215,77 @@ def build_report(
         datasheet_markdown=sheet_md,
         notes=tuple(notes),
         title=title,
+    )
+
+
+def _criterion_report(
+    ratings: Ratings,
+    criterion: str | None,
+    part: Ratings,
+    structure: DesignStructure,
+    seconds: pd.Series | None,
+    model: OrdinalModel | None,
+    settings: ReportSettings,
+    say: Progress,
+) -> CriterionReport:
+    """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
+    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
+    label = f" [{criterion}]" if criterion is not None else ""
+    say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analysis = analyze(
+            ratings, "clmm", engine=settings.engine, model=settings.analysis_model, criterion=criterion
+        )
+    fit = analysis.fit
+    say(
+        f"  fitted the {fit.structure} model with the {fit.engine} engine "
+        f"in {fit.diagnostics.fit_seconds:.1f} s"
+    )
+    say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
+    reliability = reliability_error = None
+    try:
+        reliability = reliability_report(
+            part,
+            n_bootstrap=settings.n_bootstrap,
+            n_splits=settings.n_splits,
+            seed=settings.seed,
+            times=seconds,
+            criterion=criterion,
+        )
+    except HumanEvalError as exc:
+        reliability_error = str(exc)
+        if structure.judgements_per_summary.max == 1:
+            reliability_error = f"every summary was judged once, so there is no agreement to measure ({exc})"
+    means = mean_intervals(
+        select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
+    )
+    note = power_error = None
+    if settings.power_trials > 0:
+        say(
+            f"power{label}: {settings.power_trials} ARTagg and {settings.clmm_power_trials} CLMM "
+            "simulated studies, then a design search"
+        )
+        try:
+            note = power_note(
+                model or fit.to_model(),
+                structure,
+                trials=settings.power_trials,
+                clmm_trials=settings.clmm_power_trials,
+                target=settings.power_target,
+                seed=settings.seed,
+            )
+        except HumanEvalError as exc:
+            power_error = str(exc)
+    return CriterionReport(
+        criterion=criterion,
+        analysis=analysis,
+        reliability=reliability,
+        means=means,
+        power=note,
+        fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+        power_error=power_error,
+        reliability_error=reliability_error,
     )
 
 
