@@ -272,6 +272,14 @@ def test_cli_forms(tmp_path):
     assert (preset["overview"], preset["definition"]) == ("Compare {n} pairs.\n\nBe **careful**.", "")
     failed = CliRunner().invoke(main, ["forms", str(tmp_path / "design.csv"), "--out", str(out)])
     assert failed.exit_code == 2 and "carries no texts" in failed.output
+    (tmp_path / "empty.csv").write_bytes(b"")
+    for args, message in [
+        (["forms", str(tmp_path / "empty.csv")], "empty.csv: the file is empty"),
+        (["forms", str(tmp_path / "gone.csv")], "gone.csv: no such file"),
+        (["forms", str(tmp_path / "design.csv"), "--texts", str(tmp_path)], "is a folder"),
+    ]:
+        failed = CliRunner().invoke(main, [*args, "--out", str(out)])
+        assert failed.exit_code == 2 and message in failed.output and len(failed.output.splitlines()) == 1
 
 
 def test_standalone_pages_and_unsupported_platform(tmp_path):

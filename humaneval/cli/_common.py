@@ -104,3 +104,63 @@ def json_option(func: Callable) -> Callable:
     return click.option(
         "--json", "as_json", is_flag=True, help="Print machine-readable JSON (schema in the README)."
     )(func)
+
+
+class InputFile(click.Path):
+    """An input file that must exist. Unlike ``click.Path(exists=True)``, a missing file or a folder is
+    an input error: one line on stderr and exit code 2, like every other bad input."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if Path(value).is_dir():
+            raise RatingsError(f"{value}: is a folder; give the path of a file")
+        if not Path(value).is_file():
+            raise RatingsError(f"{value}: no such file; check the path")
+        return super().convert(value, param, ctx)
+
+
+def read_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: the UTF-8 text of the :class:`InputFile` an option names (``None`` if not given)."""
+    if value is None:
+        return None
+    try:
+        return Path(value).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RatingsError(f"{value}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+
+
+def form_options(func: Callable) -> Callable:
+    """Add the options of the commands that build forms from a design (``forms``, ``serve init``):
+    the texts, the source documents, the preset, ties in rankings and a consent statement."""
+    options = [
+        click.option(
+            "--texts",
+            type=InputFile(),
+            default=None,
+            help="texts.json, or a table document, system, text (default: the design's <stem>.texts.json).",
+        ),
+        click.option(
+            "--documents", type=InputFile(), default=None, help="Source documents: a table document, text."
+        ),
+        click.option(
+            "--preset",
+            default=None,
+            help="Built-in preset name or a JSON/YAML preset file "
+            "(default: from the design's method and dimension).",
+        ),
+        click.option(
+            "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
+        ),
+        click.option(
+            "--consent",
+            type=InputFile(),
+            callback=read_text,
+            default=None,
+            help="Text file with a consent statement; the start page then asks 'I agree'.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func

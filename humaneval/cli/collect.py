@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
 @click.group()
@@ -46,7 +46,7 @@ def _render(results, out: Path, extra: list[str]) -> str:
 @click.argument("results", type=click.Path(dir_okay=False))
 @click.option(
     "--design",
-    type=click.Path(dir_okay=False, exists=True),
+    type=InputFile(),
     required=True,
     help="design.csv or design.json of the study.",
 )
@@ -68,7 +68,8 @@ def _render(results, out: Path, extra: list[str]) -> str:
 )
 @click.option(
     "--salt-file",
-    type=click.Path(dir_okay=False, exists=True),
+    type=InputFile(),
+    callback=read_text,
     default=None,
     help="Secret salt for worker pseudonyms (default: the design id).",
 )
@@ -99,14 +100,13 @@ def mturk(
     from humaneval.forms import load_design
     from humaneval.tables import write_table
 
-    salt = Path(salt_file).read_text(encoding="utf-8").strip() if salt_file else None
     parsed = parse_mturk_results(
         results,
         load_design(design),
         statuses=statuses,
         points=points,
         allow_ties=allow_ties,
-        salt=salt,
+        salt=None if salt_file is None else salt_file.strip(),
         keep_worker_ids=keep_worker_ids,
     )
     if parsed.ratings is None:
@@ -128,7 +128,7 @@ def mturk(
 
 
 @command.command("prolific")
-@click.argument("database", type=click.Path(exists=True))
+@click.argument("database", type=click.Path())
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
 @click.option("--table", type=click.Path(dir_okay=False), default=None, help="Also write the long table.")
 @click.option(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
 def _read_documents(value: str) -> int | list:
@@ -83,7 +83,8 @@ def _read_summaries(path: str | None) -> list:
 )
 @click.option(
     "--fillers",
-    type=click.Path(exists=True, dir_okay=False),
+    type=InputFile(),
+    callback=read_text,
     default=None,
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
@@ -122,11 +123,7 @@ def command(**o) -> None:
     from humaneval.design import BWSOptions, DesignSpec, PairOptions, generate_design
 
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
-    fillers = (
-        ()
-        if o["fillers"] is None
-        else [t for t in Path(o["fillers"]).read_text("utf-8").splitlines() if t.strip()]
-    )
+    fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     spec = DesignSpec(
         documents=_read_documents(o["documents"]),
         summaries=_read_summaries(o["summaries"]),

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 
 
 def _render(package) -> str:
@@ -23,26 +21,10 @@ def _render(package) -> str:
 
 
 @click.command()
-@click.argument("design", type=click.Path(dir_okay=False, exists=True))
-@click.option(
-    "--texts",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    help="texts.json, or a table document, system, text (default: the design's <stem>.texts.json).",
-)
-@click.option(
-    "--documents",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    help="Source documents: a table document, text.",
-)
+@click.argument("design", type=InputFile())
+@form_options
 @click.option(
     "--placeholder-texts", is_flag=True, help="Use labelled placeholder texts (layout pilots, demos)."
-)
-@click.option(
-    "--preset",
-    default=None,
-    help="Built-in preset name or a JSON/YAML preset file (default: from the design's method and dimension).",
 )
 @click.option("--platform", type=click.Choice(["mturk", "standalone"]), default="mturk", show_default=True)
 @click.option("--route", type=click.Choice(["api", "batch", "both"]), default="both", show_default=True)
@@ -52,19 +34,11 @@ def _render(package) -> str:
 @click.option("--reward", default=None, help="Reward per assignment in USD, e.g. 1.80.")
 @click.option("--minutes", "estimated_minutes", type=float, default=None, help="Estimated minutes per HIT.")
 @click.option(
-    "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
-)
-@click.option(
     "--instructions",
-    type=click.Path(dir_okay=False, exists=True),
+    type=InputFile(),
+    callback=read_text,
     default=None,
     help="Text file replacing the preset's instructions ({n} = number of screens; blank lines = paragraphs).",
-)
-@click.option(
-    "--consent",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    help="Text file with a consent statement; the start page then asks 'I agree'.",
 )
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Output folder.")
 @json_option
@@ -83,8 +57,5 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    for name in ("consent", "instructions"):
-        if options[name] is not None:
-            options[name] = Path(options[name]).read_text(encoding="utf-8")
     package = write_forms(plan, chosen, out, **options)
     emit(package.to_dict(), as_json, lambda: _render(package))

@@ -6,11 +6,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 
 
 class _DefaultRun(click.Group):
@@ -31,21 +29,9 @@ def command() -> None:
 
 
 @command.command("init")
-@click.argument("design", type=click.Path(dir_okay=False, exists=True))
-@click.argument("study_dir", type=click.Path(file_okay=False))
-@click.option(
-    "--texts",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    help="texts.json, or a table document, system, text (default: the design's <stem>.texts.json).",
-)
-@click.option(
-    "--documents", type=click.Path(dir_okay=False, exists=True), default=None, help="Source documents table."
-)
-@click.option("--preset", default=None, help="Built-in preset name or a JSON/YAML preset file.")
-@click.option(
-    "--allow-ties/--no-ties", default=None, help="Ranking: allow tied ranks (default: the preset's)."
-)
+@click.argument("design", type=InputFile())
+@click.argument("study_dir", type=click.Path())
+@form_options
 @click.option("--completion-code", default=None, help="Prolific's completion code (default: random).")
 @click.option(
     "--full-code", default=None, help="Optional second code for 'study full' (no approval implied)."
@@ -56,12 +42,10 @@ def command() -> None:
 )
 @click.option(
     "--exclude-pids",
-    type=click.Path(dir_okay=False, exists=True),
+    type=InputFile(),
+    callback=read_text,
     default=None,
     help="File with one PROLIFIC_PID per line to refuse (e.g. sibling studies).",
-)
-@click.option(
-    "--consent", type=click.Path(dir_okay=False, exists=True), default=None, help="Consent text file."
 )
 @click.option("--key", default=None, help="Study key in the URL (default: random).")
 @click.option("--title", default="Annotation task", show_default=True, help="Page title.")
@@ -72,7 +56,6 @@ def init(
     texts: str | None,
     documents: str | None,
     exclude_pids: str | None,
-    consent: str | None,
     as_json: bool,
     **options,
 ) -> None:
@@ -84,8 +67,7 @@ def init(
         design,
         study_dir,
         texts=load_texts(texts, documents) if texts else None,
-        exclude_pids=Path(exclude_pids).read_text(encoding="utf-8").split() if exclude_pids else (),
-        consent=Path(consent).read_text(encoding="utf-8") if consent else None,
+        exclude_pids=exclude_pids.split() if exclude_pids else (),
         **options,
     )
 
@@ -105,7 +87,7 @@ def init(
 
 
 @command.command("backup")
-@click.argument("study_dir", type=click.Path(file_okay=False, exists=True))
+@click.argument("study_dir", type=click.Path())
 @click.argument("out", type=click.Path(dir_okay=False))
 def backup(study_dir: str, out: str) -> None:
     """Copy the study database to OUT while the server keeps running."""
@@ -122,7 +104,7 @@ def backup(study_dir: str, out: str) -> None:
 
 
 @command.command("run")
-@click.argument("study_dir", type=click.Path(file_okay=False, exists=True))
+@click.argument("study_dir", type=click.Path())
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on.")
 @click.option(
