@@ -496,6 +496,30 @@ def test_cli_init_and_collect_prolific(tmp_path):
     assert empty.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["collect", "prolific", "{notes}", "--out", "{out}"], "notes.csv: not an SQLite database"),
+        (["collect", "prolific", "{empty}", "--out", "{out}"], "empty.csv: not an SQLite database"),
+        (["serve", "init", "{manifest}", "{notes}", "--texts", "{texts}"], "notes.csv: is a file"),
+        (["serve", "init", "{tmp}/gone.json", "{tmp}/st"], "gone.json: no such file"),
+        (["serve", "init", "{manifest}", "{tmp}/st", "--consent", "{tmp}"], "is a folder"),
+        (["serve", "run", "{notes}"], "notes.csv: no study.sqlite here"),
+    ],
+)
+def test_cli_bad_input_files_are_one_line(tmp_path, args, message):
+    paths = make_design().write(tmp_path / "design.csv")
+    files = {"notes": tmp_path / "notes.csv", "empty": tmp_path / "empty.csv", "texts": tmp_path / "t.json"}
+    files["notes"].write_text("a,b\n", encoding="utf-8")
+    files["empty"].write_bytes(b"")
+    files["texts"].write_text(json.dumps(texts_for(make_design()).to_json()), encoding="utf-8")
+    names = {k: str(v) for k, v in files.items()} | {"manifest": paths["manifest"], "tmp": tmp_path}
+    result = CliRunner().invoke(main, [a.format(out=tmp_path / "out.csv", **names) for a in args])
+    assert result.exit_code == 2 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1 and result.exception.__class__ is SystemExit
+    assert files["empty"].read_bytes() == b""  # reading never writes into the given file
+
+
 def test_direct_assessment_export_adds_annotator_z_scores(tmp_path):
     design = make_design("da", checks_per_annotator=0)
     made = create_study(design, tmp_path / "s", texts=texts_for(design))

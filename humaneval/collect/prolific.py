@@ -101,7 +101,7 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
     The database is read inside one read transaction, so a running server keeps writing.
     """
     from humaneval.design.plan import Design
-    from humaneval.serve.store import connect
+    from humaneval.serve.store import connect, is_database
     from humaneval.serve.study import DB_NAME
 
     path = Path(path)
@@ -109,6 +109,10 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
     if not path.exists():
         raise RatingsError(
             f"{path}: no such study database; pass the study.sqlite written by 'humaneval serve init'"
+        )
+    if not is_database(path):
+        raise RatingsError(
+            f"{path}: not an SQLite database; pass the study.sqlite written by 'humaneval serve init'"
         )
     connection = connect(path)
     try:

@@ -110,4 +110,8 @@ def read_design_csv(path: str | Path) -> pd.DataFrame:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except FileNotFoundError:
         raise DesignError(f"{path}: no such file; check the path") from None
+    except pd.errors.EmptyDataError:
+        raise DesignError(f"{path}: the file is empty; give the CSV written by 'humaneval design'") from None
+    except UnicodeDecodeError as exc:
+        raise DesignError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
     return normalise_table(frame)

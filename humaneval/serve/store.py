@@ -73,6 +73,13 @@ CREATE INDEX IF NOT EXISTS slot_by_state ON slot (study, state, block, k);
 """
 
 
+def is_database(path: str | Path) -> bool:
+    """Whether ``path`` starts with the SQLite header: checked before :func:`connect`, whose WAL
+    pragma would turn an empty file into a database."""
+    with open(path, "rb") as handle:
+        return handle.read(16) == b"SQLite format 3\x00"
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection with the durability pragmas of spec §5.2 (autocommit; transactions are explicit)."""
     connection = sqlite3.connect(str(path), isolation_level=None, timeout=5.0, check_same_thread=False)

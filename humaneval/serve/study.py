@@ -23,7 +23,7 @@ from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
 from humaneval.forms.write import design_payloads, design_texts, load_design
-from humaneval.serve.store import connect, create_schema
+from humaneval.serve.store import connect, create_schema, is_database
 
 DB_NAME = "study.sqlite"
 TOKEN_NAME = "admin_token"
@@ -123,6 +123,8 @@ def create_study(
             "pass the Design or the path of its design.json"
         )
     study_dir = Path(study_dir)
+    if study_dir.exists() and not study_dir.is_dir():
+        raise DesignError(f"{study_dir}: is a file; give a new folder for the study")
     if (study_dir / DB_NAME).exists():
         raise DesignError(f"{study_dir}: already holds a study ({DB_NAME}); choose a new folder")
     key = key or secrets.token_urlsafe(9)
@@ -202,6 +204,8 @@ def open_study(study_dir: str | Path) -> Study:
             f"{study_dir}: no {DB_NAME} here; create the study first with "
             f"'humaneval serve init DESIGN {study_dir}'"
         )
+    if not is_database(path):
+        raise DesignError(f"{path}: not an SQLite database; restore the study from its backup")
     connection = connect(path)
     try:
         row = connection.execute("SELECT key, design_id, config_json FROM study").fetchone()
