@@ -74,3 +74,11 @@ def test_errors_are_one_line(tmp_path):
     assert "one annotator" in result.output and len(result.output.strip().splitlines()) == 1
     result = run("reliability", str(path), "--bootstrap", "10")
     assert result.exit_code == 2
+    for args, message in [
+        ([str(tmp_path)], "is a folder"),
+        ([str(path), "--times", str(tmp_path)], "is a folder"),
+        ([str(path), "--times", str(tmp_path / "gone.csv")], "gone.csv: no such file"),
+    ]:
+        result = run("reliability", *args)
+        assert result.exit_code == 2 and message in result.output
+        assert len(result.output.strip().splitlines()) == 1

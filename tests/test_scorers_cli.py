@@ -76,6 +76,10 @@ def test_missing_columns_are_named(tmp_path):
     path.write_text(json.dumps({"document": "d", "system": "s", "summary": "x"}) + "\n")
     result = CliRunner().invoke(main, ["score", "faithfulness", str(path), "--backend", "lexical"])
     assert result.exit_code == 2 and "missing column(s) source" in result.output
+    for args in (["coherence", str(tmp_path)], ["bias", str(path), "--name-table", str(tmp_path)]):
+        result = CliRunner().invoke(main, ["score", *args])
+        assert result.exit_code == 2 and "is a folder" in result.output
+        assert len(result.output.strip().splitlines()) == 1
 
 
 def test_bias_report_on_probes(tmp_path):

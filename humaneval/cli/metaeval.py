@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 
 
@@ -29,7 +29,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
     "--human",
     "human_path",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     help="Human scores: a ratings table (averaged per summary) or a table keyed by document and system.",
 )
 @click.option(

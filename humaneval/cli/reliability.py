@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
 def render_report(source: str, report) -> str:
@@ -47,7 +47,7 @@ def render_report(source: str, report) -> str:
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.argument("ratings", type=InputFile())
 @click.option(
     "--level",
     type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
@@ -76,7 +76,7 @@ def render_report(source: str, report) -> str:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option(
     "--times",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="Timing table (annotator, time_stamp seconds) for the time-vs-reliability curve.",
 )

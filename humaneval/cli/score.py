@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
 
@@ -40,7 +40,7 @@ def command() -> None:
 
 
 @command.command("faithfulness")
-@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.argument("input_path", type=InputFile())
 @click.option(
     "--backend",
     type=click.Choice(["nli", "summac-zs", "lexical"]),
@@ -90,7 +90,7 @@ def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_siz
 
 
 @command.command("coherence")
-@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.argument("input_path", type=InputFile())
 @click.option(
     "--measure",
     type=click.Choice(["entity-graph", "repeated-ngrams", "adjacent-cohesion", "redundancy"]),
@@ -139,7 +139,7 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
 
 
 @command.command("bias")
-@click.argument("input_path", type=click.Path(dir_okay=False))
+@click.argument("input_path", type=InputFile())
 @click.option(
     "--measure",
     "measures",
@@ -154,9 +154,7 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
     help="Local sentence-embedding model directory for distinguishability [bag of words].",
 )
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
-@click.option(
-    "--name-table", type=click.Path(dir_okay=False), default=None, help="Table with columns name, group."
-)
+@click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @_out_option
