@@ -178,7 +178,7 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
     """Power per pair (ARTagg, and the CLMM when simulated) with ±1.96 MC-SE bars."""
     tests = [("artagg", "ARTagg (block means)", "#7f9fbf")]
     if pairs["clmm"].notna().any():
-        tests.append(("clmm", "CLMM (maximal)", "#1f4e79"))
+        tests.append(("clmm", "CLMM", "#1f4e79"))
     fig = Figure(figsize=(6.4, 0.3 * len(pairs) * (1 + 0.4 * (len(tests) - 1)) + 1.0))
     ax = fig.add_subplot()
     y = np.arange(len(pairs))[::-1].astype(float)
