@@ -235,6 +235,12 @@ def test_diagnostics_partition_observed_disagreement():
     )
     # unit 6 (values 1,2,3,4) carries the largest disagreement
     assert diag.units["disagreement"].idxmax() == 5
+    with (
+        pytest.warns(ReliabilityWarning, match="all pairable values are identical"),  # as krippendorff_alpha
+        pytest.warns(ReliabilityWarning, match="without one coder is undefined"),
+    ):
+        constant = alpha_diagnostics(np.ones((3, 4)), orient=ROWS)
+    assert np.isnan(constant.alpha) and constant.D_e == 0 and constant.coders["alpha_without"].isna().all()
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import pandas as pd
 
 from humaneval.errors import DataValidationError, HumanEvalError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
-from humaneval.reliability.alpha import AlphaInput, LevelArg, disagreements, prepare
+from humaneval.reliability.alpha import AlphaInput, LevelArg, alpha_value, disagreements, prepare
 from humaneval.reliability.data import Orient, as_reliability_data
 
 
@@ -99,7 +99,7 @@ def alpha_diagnostics(
         }
     )
     return AlphaDiagnostics(
-        alpha=1.0 - d_o / d_e if d_e > 0 else float("nan"),
+        alpha=alpha_value(d_o, d_e),
         level=prep.metric.name,
         D_o=d_o,
         D_e=d_e,
