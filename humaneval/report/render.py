@@ -243,7 +243,8 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
         ("annotators per block", str(s.block_annotators)),
         ("documents per annotator", str(s.documents_per_annotator)),
         ("judgements per summary", str(s.judgements_per_summary)),
-        ("judgements analysed", s.n_ratings),
+        ("criteria", s.n_criteria),
+        ("judgements analysed" + (" per criterion" if s.n_criteria > 1 else ""), s.n_ratings),
         ("attention-check rows", s.n_checks),
     ]
     if study["total_hours"] is not None:
