@@ -20,8 +20,8 @@ from humaneval.report.means import mean_intervals
 from humaneval.report.power import power_note
 from humaneval.simulate import simulate
 from humaneval.structure import describe_structure
+from tests._browser import launch_chromium
 from tests.conftest import shared_file
-from tests.test_browser_forms import CHROMIUM_ARGS
 
 TIMING_KEYS = {"fit_seconds", "seconds"}
 
@@ -175,7 +175,7 @@ def test_report_renders_cleanly_in_chromium(likert_report):
 
     _, _, out, _ = likert_report
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -263,3 +263,13 @@ def test_report_with_the_r_engine(tmp_path, likert_path):
     )
     assert {"R", "ordinal", "emmeans", "rpy2"} <= set(analysis["versions"])
     assert json.loads(result.stdout)["files"]["html"].endswith("index.html")
+
+
+def test_bad_inputs_are_one_line_errors(tmp_path, likert_path):
+    for args in (
+        ["report", str(tmp_path)],
+        ["report", str(likert_path), "--model", str(tmp_path / "no.json")],
+    ):
+        result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
+        assert result.exit_code == 2
+        assert result.output.count("\n") == 1 and result.output.startswith("error: ")

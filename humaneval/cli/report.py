@@ -6,26 +6,26 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.argument("ratings", type=InputFile())
 @click.option(
     "--design",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="Planned design (design.csv or design.json): adds the design summary and the datasheet.",
 )
 @click.option(
     "--model",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="CLMM JSON to simulate power from (default: the model the analysis fits).",
 )
 @click.option(
     "--times",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="Timing table (annotator, time_stamp seconds) for the time-vs-reliability curve.",
 )
