@@ -27,23 +27,9 @@ from humaneval.forms import (
     write_forms,
 )
 from humaneval.forms.render import decode_base64url_payload, script_json
+from tests._designs import small_design
 
 HOSTILE = "</script><img src=x onerror=alert(1)> ]]> ${payload} é 😀 שלום"
-
-
-def small_design(method: str = "likert", **kw):
-    options = {
-        "documents": 4,
-        "systems": ["A", "B", "C", "D", "ref"],
-        "method": method,
-        "documents_per_block": 2,
-        "annotators_per_block": 2,
-        "seed": 3,
-        "checks_per_annotator": 1,
-        "platform": "mturk",
-        "pairwise": {"pairs": 2},
-    }
-    return generate_design(DesignSpec(**{**options, **kw}))
 
 
 def payload_of(html: str) -> dict:

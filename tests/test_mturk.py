@@ -12,23 +12,12 @@ from click.testing import CliRunner
 
 from humaneval.cli import main
 from humaneval.collect import parse_mturk_results, pseudonym, results_row
-from humaneval.design import DesignSpec, generate_design
 from humaneval.errors import RatingsError
+from tests import _designs as designs
 
 
 def small_design(method: str, **kw):
-    options = {
-        "documents": 4,
-        "systems": ["A", "B", "C", "D", "ref"],
-        "method": method,
-        "documents_per_block": 2,
-        "annotators_per_block": 2,
-        "seed": 5,
-        "checks_per_annotator": 1,
-        "platform": "mturk",
-        "pairwise": {"pairs": 3},
-    }
-    return generate_design(DesignSpec(**{**options, **kw}))
+    return designs.small_design(method, **{"seed": 5, "pairwise": {"pairs": 3}, **kw})
 
 
 def synthesize(design, rng: np.random.Generator, fail_checks: bool = False):

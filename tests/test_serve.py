@@ -20,13 +20,14 @@ from starlette.testclient import TestClient
 from humaneval.cli import main
 from humaneval.collect.prolific import EXPORT_COLUMNS, read_prolific
 from humaneval.design import DesignSpec, generate_design
-from humaneval.forms import Texts, get_preset
+from humaneval.forms import get_preset
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.write import default_preset_name
 from humaneval.serve import create_app, create_study, slot_timeout
 from humaneval.serve.loadtest import valid_answers
 from humaneval.serve.store import connect
 from humaneval.serve.validate import screen_problems
+from tests._designs import cell_texts
 
 TIMING = {
     "shown_at": 1.7e12,
@@ -54,11 +55,6 @@ def make_design(method: str = "likert", **spec):
         return generate_design(DesignSpec(**{**options, **spec}))
 
 
-def texts_for(design) -> Texts:
-    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
-    return Texts({(d, s): f"Summary of {d} by {s}." for d, s in cells.itertuples(index=False)})
-
-
 class Clock:
     def __init__(self) -> None:
         self.now = 1_800_000_000.0
@@ -70,7 +66,7 @@ class Clock:
 @pytest.fixture
 def study(tmp_path):
     design = make_design()
-    made = create_study(design, tmp_path / "study", texts=texts_for(design), completion_code="CODE1234")
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
     clock = Clock()
     client = TestClient(create_app(made.study_dir, clock=clock))
     token = made.token_path.read_text().strip()
@@ -164,7 +160,7 @@ def test_completed_slots_count_towards_block_balance(study):
 
 def test_excluded_pids_are_not_eligible(tmp_path):
     design = make_design()
-    made = create_study(design, tmp_path / "s", texts=texts_for(design), exclude_pids=["SIBLING1"])
+    made = create_study(design, tmp_path / "s", texts=cell_texts(design), exclude_pids=["SIBLING1"])
     client = TestClient(create_app(made.study_dir))
     body = {"prolific_pid": "SIBLING1", "study_id": "S", "session_id": "X"}
     response = client.post(f"/api/{made.key}/start", json=body)
@@ -243,7 +239,7 @@ def test_finish_only_after_the_last_screen(study):
 
 def test_expired_reservation_is_reassigned_and_the_late_one_is_surplus(tmp_path):
     design = make_design(documents=2, annotators_per_block=1)  # one block, one slot
-    made = create_study(design, tmp_path / "s", texts=texts_for(design), completion_code="CODE1234")
+    made = create_study(design, tmp_path / "s", texts=cell_texts(design), completion_code="CODE1234")
     clock = Clock()
     s = {"study": made, "client": TestClient(create_app(made.study_dir, clock=clock))}
     s["admin"] = made.token_path.read_text().strip()
@@ -369,7 +365,7 @@ def test_screen_rules_of_each_widget(method, spec, bad, message):
     design = make_design(method, checks_per_annotator=0, **spec)
     preset = get_preset(default_preset_name(method, "coherence"))
     payload = next(
-        iter(block_payloads(design_frame(design), texts_for(design), preset, per_slot=True).values())
+        iter(block_payloads(design_frame(design), cell_texts(design), preset, per_slot=True).values())
     )
     screen = payload["slots"][0]["screens"][0]
     ok = valid_answers(method, preset.to_dict(), screen, 1)
@@ -448,7 +444,7 @@ def test_cli_init_and_collect_prolific(tmp_path):
     design = make_design()
     paths = design.write(tmp_path / "design.csv")
     texts = tmp_path / "texts.json"
-    texts.write_text(json.dumps(texts_for(design).to_json()), encoding="utf-8")
+    texts.write_text(json.dumps(cell_texts(design).to_json()), encoding="utf-8")
     runner = CliRunner()
     made = runner.invoke(
         main,
@@ -512,7 +508,7 @@ def test_cli_bad_input_files_are_one_line(tmp_path, args, message):
     files = {"notes": tmp_path / "notes.csv", "empty": tmp_path / "empty.csv", "texts": tmp_path / "t.json"}
     files["notes"].write_text("a,b\n", encoding="utf-8")
     files["empty"].write_bytes(b"")
-    files["texts"].write_text(json.dumps(texts_for(make_design()).to_json()), encoding="utf-8")
+    files["texts"].write_text(json.dumps(cell_texts(make_design()).to_json()), encoding="utf-8")
     names = {k: str(v) for k, v in files.items()} | {"manifest": paths["manifest"], "tmp": tmp_path}
     result = CliRunner().invoke(main, [a.format(out=tmp_path / "out.csv", **names) for a in args])
     assert result.exit_code == 2 and message in result.output
@@ -522,7 +518,7 @@ def test_cli_bad_input_files_are_one_line(tmp_path, args, message):
 
 def test_direct_assessment_export_adds_annotator_z_scores(tmp_path):
     design = make_design("da", checks_per_annotator=0)
-    made = create_study(design, tmp_path / "s", texts=texts_for(design))
+    made = create_study(design, tmp_path / "s", texts=cell_texts(design))
     s = {"study": made, "client": TestClient(create_app(made.study_dir))}
     started = complete(s, "DA1")
     table = read_prolific(made.db_path).table

@@ -20,7 +20,7 @@ import uvicorn
 from humaneval.collect.prolific import read_prolific
 from humaneval.serve import create_app, create_study
 from humaneval.serve.loadtest import free_port
-from tests._browser import cell_of, cell_texts, tiny_design
+from tests._designs import cell_of, cell_texts, tiny_design
 
 pytestmark = pytest.mark.browser
 
