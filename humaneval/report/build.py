@@ -21,6 +21,7 @@ import pandas as pd
 
 from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.prepare import select_criterion
+from humaneval.analysis.result import FitResult
 from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
@@ -30,6 +31,7 @@ from humaneval.reliability.timing import load_annotator_times, ratings_annotator
 from humaneval.report.cautions import criterion_cautions, design_cautions, qc_cautions
 from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, power_note
+from humaneval.simulate.experiment import resolve_model
 from humaneval.structure import DesignStructure, describe_structure
 
 Progress = Callable[[str], None]
@@ -145,7 +147,7 @@ def build_report(
     ratings: Ratings | str | Path,
     *,
     design: Any = None,
-    model: OrdinalModel | str | Path | None = None,
+    model: OrdinalModel | FitResult | str | Path | None = None,
     times: pd.Series | str | Path | None = None,
     form: Mapping[str, Any] | None = None,
     preset: Any = None,
@@ -172,8 +174,8 @@ def build_report(
     source = source or "ratings"
     if times is not None and not isinstance(times, pd.Series):
         times = load_annotator_times(times)
-    if isinstance(model, str | Path):
-        model = OrdinalModel.from_json(model)
+    if model is not None:
+        model = resolve_model(model)
     structure = describe_structure(ratings)
     seconds = times if times is not None else _ratings_seconds(ratings)
     parts = tuple(
@@ -268,7 +270,7 @@ def _criterion_report(
         )
         try:
             note = power_note(
-                model or fit.to_model(),
+                resolve_model(model if model is not None else fit),
                 structure,
                 trials=settings.power_trials,
                 clmm_trials=settings.clmm_power_trials,
