@@ -164,7 +164,7 @@ def test_design_warnings_in_plain_words():
     crossed = sample_ratings(model, block_design(1, 10, 3, model.system_names, seed=1), seed=1)
     text = " ".join(design_cautions(describe_structure(crossed)))
     assert "3 annotators judged everything: classic tests" in text
-    assert "Only 1 independent block(s)" in text and "Only 10 documents" in text
+    assert "Only 1 independent block:" in text and "Only 10 documents" in text
     nested = sample_ratings(model, block_design(60, 5, 1, model.system_names, seed=1), seed=1)
     assert design_cautions(describe_structure(nested)) == []
 

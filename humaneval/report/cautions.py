@@ -42,8 +42,8 @@ def design_cautions(structure: DesignStructure) -> list[str]:
         )
     if s.n_blocks < ART_FLOOR:
         out.append(
-            f"Only {s.n_blocks} independent block(s): a randomisation test on block means can never reach "
-            "p < 0.05 with 5 or fewer blocks"
+            f"Only {plural(s.n_blocks, 'independent block')}: a randomisation test on block means can never "
+            "reach p < 0.05 with 5 or fewer blocks"
             + (", and split-half reliability needs at least 2." if s.n_blocks == 1 else ".")
         )
     elif s.n_blocks < MIN_CLUSTERS:
@@ -100,10 +100,11 @@ def criterion_cautions(part: CriterionReport) -> list[str]:
     if note is not None:
         weak = _underpowered(part.analysis.contrasts, note)
         if weak:
+            verb = "does" if len(weak) == 1 else "do"
             out.append(
-                f"{len(weak)} pair(s) do not differ significantly, but this design had little power to "
-                f"detect differences of the estimated size ({_names(weak, sep='; ')}): 'no significant "
-                "difference' is not evidence that two systems are equally good."
+                f"{plural(len(weak), 'pair')} {verb} not differ significantly, but this design had little "
+                f"power to detect differences of the estimated size ({_names(weak, sep='; ')}): "
+                "'no significant difference' is not evidence that two systems are equally good."
             )
         if note.smallest_pair is not None and note.reaching is None and len(note.search):
             largest = note.search.iloc[note.search["judgements"].idxmax()]
@@ -127,17 +128,23 @@ def qc_cautions(qc: QCReport) -> list[str]:
     failed = who("prolific_rejection_eligible")
     if failed:
         out.append(
-            f"{len(failed)} annotator(s) failed at least {qc.rules.min_failed_checks_for_rejection} "
+            f"{plural(len(failed), 'annotator')} failed at least {qc.rules.min_failed_checks_for_rejection} "
             f"attention checks ({_names(failed)}); they are still in the analysis — exclude them "
             "explicitly if your protocol says so."
         )
     fast = who("too_fast")
     if fast:
-        out.append(f"{len(fast)} annotator(s) were much faster than the others ({_names(fast)}).")
+        verb = "was" if len(fast) == 1 else "were"
+        out.append(f"{plural(len(fast), 'annotator')} {verb} much faster than the others ({_names(fast)}).")
     flat = who("straight_line")
     if flat:
-        out.append(f"{len(flat)} annotator(s) gave the same answer to every item ({_names(flat)}).")
+        out.append(f"{plural(len(flat), 'annotator')} gave the same answer to every item ({_names(flat)}).")
     return out
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 pair"``, ``"3 pairs"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _names(items: Sequence[str], limit: int = 5, sep: str = ", ") -> str:

@@ -19,6 +19,7 @@ from humaneval.cli._common import jsonable
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
 from humaneval.report.build import CriterionReport, StudyReport
+from humaneval.report.cautions import plural
 
 QC_FLAGS = {
     "prolific_rejection_eligible": "failed ≥ 2 checks",
@@ -205,10 +206,10 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
     if note.reaching is not None:
         r = note.reaching
         reaching = (
-            f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × {int(r['annotators'])} annotator(s) "
-            f"per block ({int(r['judgements'])} judgements, {int(r['blocks'] * r['docs'])} documents) "
-            "reaches "
-            f"{r['power']:.2f} ± {r['mc_se']:.2f} power (ARTagg) for {note.smallest_pair}"
+            f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × "
+            f"{plural(int(r['annotators']), 'annotator')} per block ({int(r['judgements'])} judgements, "
+            f"{int(r['blocks'] * r['docs'])} documents) reaches {r['power']:.2f} ± {r['mc_se']:.2f} power "
+            f"(ARTagg) for {note.smallest_pair}"
         )
     rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
     return {
