@@ -19,7 +19,6 @@ from starlette.testclient import TestClient
 
 from humaneval.cli import main
 from humaneval.collect.prolific import EXPORT_COLUMNS, read_prolific
-from humaneval.design import DesignSpec, generate_design
 from humaneval.forms import get_preset
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.write import default_preset_name
@@ -27,7 +26,7 @@ from humaneval.serve import create_app, create_study, slot_timeout
 from humaneval.serve.loadtest import valid_answers
 from humaneval.serve.store import connect
 from humaneval.serve.validate import screen_problems
-from tests._designs import cell_texts
+from tests._designs import cell_texts, tiny_design
 
 TIMING = {
     "shown_at": 1.7e12,
@@ -40,19 +39,10 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)> & é"
 
 
 def make_design(method: str = "likert", **spec):
-    options = {
-        "documents": 6,
-        "systems": ["A", "B", "C"],
-        "method": method,
-        "documents_per_block": 2,
-        "annotators_per_block": 2,
-        "seed": 11,
-        "checks_per_annotator": 2,
-        "platform": "prolific",
-    }
+    options = {"documents": 6, "documents_per_block": 2, "seed": 11, "checks_per_annotator": 2}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return generate_design(DesignSpec(**{**options, **spec}))
+        return tiny_design(method, **{**options, "platform": "prolific", **spec})
 
 
 class Clock:
