@@ -332,6 +332,16 @@ def test_cli_errors_are_one_line(tmp_path) -> None:
     ]
 
 
+def test_cli_reads_fillers_from_a_text_file(tmp_path) -> None:
+    (tmp_path / "fillers.txt").write_text("alpha text\n\n  \nbeta text\ngamma é\n", encoding="utf-8")
+    options = ["--documents", "4", "--systems", "A,B", "--docs-per-block", "2", "--check-kind", "gold"]
+    args = ["design", *options, "--fillers", str(tmp_path / "fillers.txt"), "--warmups", "1"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "d.csv")])
+    assert result.exit_code == 0, result.output
+    texts = json.loads((tmp_path / "d.texts.json").read_text(encoding="utf-8"))
+    assert texts["fillers"] == {"f0": "alpha text", "f1": "beta text", "f2": "gamma é"}  # blank lines skipped
+
+
 def test_cli_reads_document_and_summary_files(tmp_path) -> None:
     (tmp_path / "docs.csv").write_text("document,text\nn1,One\nn2,\nn3,Three\nn4,Four\n", encoding="utf-8")
     rows = "".join(f"n{i},{s},{s} of {i}\n" for i in range(1, 5) for s in "AB" if (i, s) != (4, "B"))

@@ -276,11 +276,14 @@ def test_cli_collect_mturk(tmp_path):
     results.fillna("").to_csv(tmp_path / "Batch_results.csv", index=False, encoding="utf-8-sig")
     out = tmp_path / "ratings.csv"
     args = ["collect", "mturk", str(tmp_path / "Batch_results.csv"), "--design", str(tmp_path / "design.csv")]
+    (tmp_path / "salt.txt").write_text("  s3cret\n", encoding="utf-8")
+    args += ["--salt-file", str(tmp_path / "salt.txt")]
     result = CliRunner().invoke(main, [*args, "--out", str(out), "--grant-out", str(tmp_path / "grant.txt")])
     assert result.exit_code == 0, result.output
     assert "1/1 checks passed" in result.output
     ratings = pd.read_csv(out)
     assert len(ratings) == len(expected) and ratings["rank"].sum() == expected["value"].sum()
+    assert set(ratings["annotator"]) == {pseudonym(f"WORKER{i}", "s3cret") for i in range(4)}
     assert (tmp_path / "grant.txt").read_text().split() == ["WORKER0", "WORKER1", "WORKER2", "WORKER3"]
     bad = CliRunner().invoke(
         main,

@@ -435,6 +435,9 @@ def test_cli_init_and_collect_prolific(tmp_path):
     paths = design.write(tmp_path / "design.csv")
     texts = tmp_path / "texts.json"
     texts.write_text(json.dumps(cell_texts(design).to_json()), encoding="utf-8")
+    consent, pids = tmp_path / "consent.txt", tmp_path / "pids.txt"
+    consent.write_text("I agree to **take part**.\n", encoding="utf-8")
+    pids.write_text("SIB2\nSIB1\n\n", encoding="utf-8")
     runner = CliRunner()
     made = runner.invoke(
         main,
@@ -449,12 +452,21 @@ def test_cli_init_and_collect_prolific(tmp_path):
             "CODE9999",
             "--key",
             "mystudy",
+            "--consent",
+            str(consent),
+            "--exclude-pids",
+            str(pids),
             "--json",
         ],
     )
     assert made.exit_code == 0, made.output
     info = json.loads(made.output)
     assert (info["key"], info["slots"], info["completion_code"]) == ("mystudy", 6, "CODE9999")
+    stored = connect(info["database"])
+    config = json.loads(stored.execute("SELECT config_json FROM study").fetchone()["config_json"])
+    payload = json.loads(stored.execute("SELECT payload_json FROM slot").fetchone()["payload_json"])
+    stored.close()
+    assert config["exclude_pids"] == ["SIB1", "SIB2"] and payload["consent"] == "I agree to **take part**.\n"
     again = runner.invoke(
         main, ["serve", "init", str(paths["manifest"]), str(tmp_path / "st"), "--texts", str(texts)]
     )
