@@ -23,10 +23,7 @@ import pytest
 
 from humaneval.collect import parse_mturk_results, results_row
 from humaneval.forms import Texts, write_forms
-from tests._browser import CHROMIUM_ARGS
 from tests._designs import cell_of, cell_texts, tiny_design
-
-__all__ = ["CHROMIUM_ARGS"]  # tests/test_report.py imports the launch arguments from here
 
 pytestmark = pytest.mark.browser
 
