@@ -63,18 +63,7 @@ def check_outcomes(ratings: Ratings) -> pd.Series:
         return outcome
     checks = data["is_check"].astype(bool)
     if "check_passed" in data:
-        passed = data.loc[checks, "check_passed"]
-        if pd.api.types.is_string_dtype(passed) or passed.dtype == object:
-            # a ratings file read back from CSV holds the words true/false
-            words = passed.astype("string").str.strip().str.lower()
-            passed = words.map({"true": True, "false": False, "1": True, "0": False}, na_action="ignore")
-            bad = words.notna() & passed.isna()
-            if bad.any():
-                raise RatingsError(
-                    f"column 'check_passed' must be true/false, found {words[bad].iloc[0]!r}; "
-                    "fix the value or drop the column to score checks from check_expected"
-                )
-        outcome[checks] = passed.astype("boolean")
+        outcome[checks] = data.loc[checks, "check_passed"]
     elif "check_expected" in data:
         expected = pd.to_numeric(data.loc[checks, "check_expected"], errors="coerce")
         outcome[checks] = (ratings.values[checks] == expected).astype("boolean")

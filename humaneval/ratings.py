@@ -27,7 +27,7 @@ from humaneval.errors import RatingsError, ReliabilityWarning
 from humaneval.tables import read_table, write_table
 
 ID_COLUMNS = ("annotator", "document", "system")
-OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check")
+OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
 RESPONSES = ("score", "rank")
 
 #: Column names accepted as aliases of the canonical ones (compared case-insensitively).
@@ -49,7 +49,7 @@ ALIASES: dict[str, str] = {
 
 Response = Literal["score", "rank"]
 _TRUE = {"true", "1", "yes", "y", "t"}
-_FALSE = {"false", "0", "no", "n", "f", ""}
+_FALSE = {"false", "0", "no", "n", "f"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,19 +416,22 @@ class _Validator:
                 )
             data["seconds"] = sec.astype(float)
         if "is_check" in data:
-            data["is_check"] = self._booleans(data["is_check"])
+            data["is_check"] = self._booleans(data["is_check"]).fillna(False).astype(bool)
+        if "check_passed" in data:
+            data["check_passed"] = self._booleans(data["check_passed"])
         return data
 
     def _booleans(self, column: pd.Series) -> pd.Series:
+        """Parse true/false words (or 1/0, yes/no); empty cells stay missing."""
         if column.dtype == bool:
-            return column
-        text = column.astype("string").str.strip().str.lower().fillna("")
-        bad = column.index[~text.isin(_TRUE | _FALSE)]
+            return column.astype("boolean")
+        text = column.astype("string").str.strip().str.lower()
+        bad = column.index[text.notna() & ~text.isin(_TRUE | _FALSE)]
         if len(bad):
             raise self.fail(
-                f"column 'is_check' must be true/false, found {column[bad[0]]!r} at {self.where(bad)}"
+                f"column '{column.name}' must be true/false, found {column[bad[0]]!r} at {self.where(bad)}"
             )
-        return text.isin(_TRUE)
+        return text.map(lambda word: word in _TRUE, na_action="ignore").astype("boolean")
 
     def check_duplicates(self, data: pd.DataFrame) -> None:
         keys = list(ID_COLUMNS) + (["criterion"] if "criterion" in data else [])

@@ -79,3 +79,9 @@ def test_demo_writes_a_valid_study(tmp_path):
     payload = json.loads(again.output)
     assert payload["n_ratings"] == 1500 and payload["n_annotators"] == 60
     assert payload["family"] == "crossed_in_blocks" and payload["n_blocks"] == 20
+
+
+def test_validate_a_folder_is_one_line(tmp_path):
+    result = run("validate", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {tmp_path}: is a folder; give the path of a file"

@@ -227,3 +227,20 @@ def test_random_bytes_never_crash(tmp_path_factory, blob):
         warnings.simplefilter("ignore", ReliabilityWarning)
         with contextlib.suppress(RatingsError):
             load_ratings(path)
+
+
+def test_check_outcome_words_become_booleans(tmp_path):
+    path = write(
+        tmp_path,
+        "c.csv",
+        "annotator,document,system,score,is_check,check_passed\n"
+        "a,d,s,1,false,\na,c,__check__,2,true,True\na,e,__check__,3,TRUE,false\n",
+    )
+    data = load_ratings(path).data
+    assert data["is_check"].tolist() == [False, True, True]
+    assert data["check_passed"].tolist()[1:] == [True, False] and pd.isna(data["check_passed"][0])
+    bad = write(tmp_path, "b.csv", "annotator,document,system,score,check_passed\na,d,s,1,maybe\n")
+    with pytest.raises(
+        RatingsError, match="column 'check_passed' must be true/false, found 'maybe' at line 2"
+    ):
+        load_ratings(bad)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.structure import DesignStructure, describe_structure
 
 FAMILY_NAMES = {
@@ -42,7 +42,7 @@ def render_structure(source: str, s: DesignStructure) -> str:
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.argument("ratings", type=InputFile())
 @ratings_options
 @json_option
 def command(ratings: str, as_json: bool, **options) -> None:
