@@ -119,7 +119,10 @@ def test_failure_rules_of_spec_5_5():
     assert _diag(max_grad=0.02).failed
     warned = _diag(max_grad=0.007)
     assert not warned.failed and "max.grad" in warned.warnings[0]
-    assert not _diag(cond_h=2e6).failed and "not identifiable" in _diag(cond_h=2e6).warnings[0]
+    # issue 7: cond.H > 1e6 moves the ladder down; above 1e4 it is only a warning
+    assert _diag(cond_h=2e6).failed and "not identifiable" in _diag(cond_h=2e6).reasons[0]
+    assert not _diag(cond_h=2e4).failed and "cond.H" in _diag(cond_h=2e4).warnings[0]
+    assert _diag(cond_h=np.inf).failed and not _diag(cond_h=np.nan).failed
     assert _diag(vcov=np.array([[np.nan, 0], [0, 1]])).failed
     assert _diag(vcov=np.array([[0.0, 0], [0, 1]])).failed
     singular = _diag(random_effects={"annotator": np.zeros((1, 1))})

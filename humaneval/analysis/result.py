@@ -1,10 +1,12 @@
 """The result of a CLMM fit (either engine) and its diagnostics.
 
-Analysis specification §5.5: a fit has **failed** when the optimizer's convergence code is non-zero,
-the maximal absolute gradient exceeds ``grad_tol`` (default 0.01), the covariance of β is not
-finite with positive variances, or the engine raised an error. Large gradients (> 5e-3), a large
-condition number of the Hessian (cond.H > 1e4, > 1e6 "possibly not identifiable") and boundary
-(singular) random-effect covariances are warnings only and never move the fallback ladder.
+Analysis specification §5.5 with the ladder rule of issue 7: a fit has **failed** when the
+optimizer's convergence code is non-zero, the maximal absolute gradient exceeds ``grad_tol``
+(default 0.01), the condition number of the Hessian exceeds ``cond_tol`` (default 1e6: the model is
+possibly not identifiable, so its standard errors cannot be trusted), the covariance of β is not
+finite with positive variances, or the engine raised an error. Large gradients (> 5e-3), cond.H
+above 1e4 and boundary (singular) random-effect covariances are warnings only and never move the
+fallback ladder.
 """
 
 from __future__ import annotations
@@ -41,16 +43,12 @@ class Diagnostics:
     warnings: tuple[str, ...] = ()
     vcov_ok: bool = True
     grad_tol: float = GRAD_TOL
+    cond_tol: float = COND_UNIDENTIFIABLE
 
     @property
     def failed(self) -> bool:
-        """Spec §5.5: non-zero code, max.grad > grad_tol, or a non-finite/non-positive vcov."""
-        return (
-            self.code != 0
-            or not np.isfinite(self.max_grad)
-            or self.max_grad > self.grad_tol
-            or not self.vcov_ok
-        )
+        """Non-zero code, max.grad > grad_tol, cond.H > cond_tol, or a non-finite/non-positive vcov."""
+        return bool(self.reasons)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -60,6 +58,8 @@ class Diagnostics:
             out.append(f"convergence code {self.code}: {self.message}")
         if not np.isfinite(self.max_grad) or self.max_grad > self.grad_tol:
             out.append(f"max.grad {self.max_grad:.3g} > {self.grad_tol:g}")
+        if self.cond_h > self.cond_tol:  # NaN (not reported) never fails
+            out.append(f"cond.H {self.cond_h:.3g} > {self.cond_tol:g}: model possibly not identifiable")
         if not self.vcov_ok:
             out.append("vcov(β) is not finite with positive variances")
         return tuple(out)
