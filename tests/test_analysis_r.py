@@ -141,3 +141,18 @@ def test_maximal_fit_reproduces_the_published_model(likert):
     assert set(not_significant[["system_a", "system_b"]].iloc[0]) == {"__REFERENCE__", "abssentrw"}
     model = fit.to_model()
     assert model.system_names[0] == "__REFERENCE__"
+
+
+def test_starting_r_leaves_subprocesses_a_working_python():
+    # rpy2 prepends R's library folders to LD_LIBRARY_PATH; children then failed to import ssl
+    import os
+    import subprocess
+    import sys
+
+    from humaneval.analysis.rbridge import r_available
+
+    before = os.environ.get("LD_LIBRARY_PATH")
+    assert r_available()
+    assert os.environ.get("LD_LIBRARY_PATH") == before
+    child = subprocess.run([sys.executable, "-c", "import ssl"], capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr

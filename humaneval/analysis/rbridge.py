@@ -13,6 +13,7 @@ work must use processes (one embedded R each).
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import cache
 from importlib.resources import as_file, files
@@ -35,13 +36,25 @@ _LOCK = threading.RLock()
 
 @cache
 def _start() -> Any:
-    """Start embedded R, load ordinal and emmeans and source r/clmm.R; return ``robjects``."""
+    """Start embedded R, load ordinal and emmeans and source r/clmm.R; return ``robjects``.
+
+    rpy2 prepends R's library folders to ``LD_LIBRARY_PATH`` while starting R. The running process
+    has loaded its libraries by then, but every subprocess started later (a server, a dask worker)
+    would resolve Python's own extension modules against Debian's libraries and fail, so the
+    variable is restored.
+    """
+    saved = os.environ.get("LD_LIBRARY_PATH")
     try:
         import rpy2.robjects as robjects
     except Exception as exc:  # rpy2 missing, or R missing/broken (ImportError, OSError, RuntimeError...)
         raise BackendUnavailableError(
             f"R engine unavailable ({type(exc).__name__}: {exc}); {INSTALL_HINT}"
         ) from None
+    finally:
+        if saved is None:
+            os.environ.pop("LD_LIBRARY_PATH", None)
+        else:
+            os.environ["LD_LIBRARY_PATH"] = saved
     ok = robjects.r(
         'requireNamespace("ordinal", quietly = TRUE) && requireNamespace("emmeans", quietly = TRUE)'
     )
