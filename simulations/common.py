@@ -104,6 +104,7 @@ def plot_series(
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xticks(sorted(frame[x].unique()))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
