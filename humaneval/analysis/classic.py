@@ -35,13 +35,12 @@ from humaneval.analysis.contrasts import (
 from humaneval.analysis.prepare import choose_reference, select_criterion
 from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
 from humaneval.ratings import Ratings, as_ratings
-from humaneval.simulate.kernels import TIE_TOLERANCE, paired_t_pvalues, random_signs
+from humaneval.simulate.kernels import art_pvalues, paired_t_pvalues
 from humaneval.structure import cluster_labels
 
 AGGREGATES = ("none", "document", "cluster")
 TESTS = ("ttest", "art", "wilcoxon", "anova")
 #: Cells of one chunk of the ART sign matrix (spec §4.3: vectorise in chunks of about 1e7 cells).
-ART_CHUNK_CELLS = 10_000_000
 
 
 def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.DataFrame:
@@ -116,7 +115,8 @@ def approximate_randomization(
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Noreen's paired two-sided ART (spec §4.3): T = |ΣΔ_i|, R rounds of random sign flips,
-    p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14).
+    p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14); with at most 10
+    pairs all 2^n sign patterns are enumerated instead (the same kernel as the simulations).
 
     The statistic column holds T; the p-value is never below 1/(R+1) and, with n pairs, never
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
@@ -129,12 +129,7 @@ def approximate_randomization(
         n = delta.size
         _require_pairs(n, a, b)
         observed = abs(float(delta.sum()))
-        chunk = max(1, ART_CHUNK_CELLS // n)
-        count = 0
-        for start in range(0, rounds, chunk):
-            signs = random_signs(rng, min(chunk, rounds - start), n)
-            count += int(np.sum(np.abs(signs @ delta) >= observed * (1.0 - TIE_TOLERANCE)))
-        p = (count + 1.0) / (rounds + 1.0)
+        p = float(art_pvalues(delta, rounds, rng))
         rows.append(_row(a, b, float(delta.mean()), np.nan, observed, np.nan, p, n, dropped))
     return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
 
