@@ -1,6 +1,6 @@
 """Concurrency and crash safety of the collection server against a real uvicorn subprocess (spec §5.2).
 
-Load: 50 simulated participants race for 30 slots (10 blocks × 3): exactly 3 complete per
+Load: 200 simulated participants race for 180 slots (60 blocks × 3): exactly 3 complete per
 block, 20 are told ``study_full``, every acknowledged screen is stored once. Crash: the server
 is killed with SIGKILL while participants are answering, restarted on the same port, and the
 participants retry; every screen acknowledged before the kill is present with its answers,
@@ -28,12 +28,12 @@ from humaneval.serve.loadtest import LoadReport, free_port, run_load, spawn_serv
 SCREENS = 8  # 2 documents × 3 systems + 2 checks
 
 
-def make_study(folder):
+def make_study(folder, documents: int = 20):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         design = generate_design(
             DesignSpec(
-                documents=20,
+                documents=documents,
                 systems=["A", "B", "C"],
                 method="likert",
                 documents_per_block=2,
@@ -74,21 +74,21 @@ def server(tmp_path):
 
 
 def test_concurrent_participants_fill_each_block_exactly(tmp_path, server):
-    study = make_study(tmp_path / "study")
+    study = make_study(tmp_path / "study", documents=120)
     port = free_port()
     server(study.study_dir, port)
-    pids = [f"LOAD{i:03d}" for i in range(50)]
-    report = asyncio.run(run_load(f"http://127.0.0.1:{port}", study.key, pids, deadline_s=60))
-    assert (len(report.completed), len(report.refused), len(report.gave_up)) == (30, 20, 0)
+    pids = [f"LOAD{i:03d}" for i in range(200)]
+    report = asyncio.run(run_load(f"http://127.0.0.1:{port}", study.key, pids, deadline_s=120))
+    assert (len(report.completed), len(report.refused), len(report.gave_up)) == (180, 20, 0)
     rows = stored(study.db_path)
-    assert rows == report.acked and len(rows) == 30 * SCREENS  # zero lost, zero duplicated
+    assert rows == report.acked and len(rows) == 180 * SCREENS  # zero lost, zero duplicated
     connection = sqlite3.connect(study.db_path)
     per_block = connection.execute(
         "SELECT block, SUM(state = 'complete') FROM slot GROUP BY block ORDER BY block"
     ).fetchall()
-    assert per_block == [(b, 3) for b in range(10)]
+    assert per_block == [(b, 3) for b in range(60)]
     ratings = read_prolific(study.db_path).ratings.without_checks().data
-    assert ratings.groupby(["document", "system"]).size().eq(3).all() and len(ratings) == 20 * 3 * 3
+    assert ratings.groupby(["document", "system"]).size().eq(3).all() and len(ratings) == 120 * 3 * 3
 
 
 def test_sigkill_loses_no_acknowledged_screen(tmp_path, server):
