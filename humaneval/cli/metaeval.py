@@ -149,7 +149,13 @@ def command(
     pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices."""
     from humaneval.metaeval import AlignmentWarning, read_human, read_scores
     from humaneval.metaeval.levels import normalise_levels
-    from humaneval.metaeval.report import meta_evaluate, results_table, to_latex, to_markdown
+    from humaneval.metaeval.report import (
+        compare_metrics,
+        meta_evaluate,
+        results_table,
+        to_latex,
+        to_markdown,
+    )
 
     keys = {"document_col": document_col, "system_col": system_col}
     human = read_human(human_path, human_column, criterion=criterion, **keys)
@@ -181,9 +187,9 @@ def command(
     for warning in caught:
         click.echo(f"note: {warning.message}", err=True)
     payload = result.to_dict()
-    compared = [_compare(result, pair, permutations, seed) for pair in comparisons]
-    if compared:
-        _adjust(compared, adjust)
+    compared = compare_metrics(
+        result, [_pair(pair) for pair in comparisons], n_permutations=permutations, adjust=adjust, seed=seed
+    )
     if compared:
         payload["comparisons"] = compared
     if bias_path:
@@ -216,52 +222,12 @@ def command(
     emit(payload, as_json, render)
 
 
-def _compare(result, pair: str, permutations: int, seed: int | None) -> dict:
-    from humaneval.metaeval.levels import RESULT_NAMES
-    from humaneval.metaeval.significance import permutation_test
-
+def _pair(pair: str) -> tuple[str, str]:
+    """``A,B`` → (A, B)."""
     a, sep, b = pair.partition(",")
-    a, b = a.strip(), b.strip()
-    if not sep or a not in result.scores.metrics or b not in result.scores.metrics:
-        raise RatingsError(
-            f"--compare {pair!r}: write A,B with two metric names from {list(result.scores.metrics)}"
-        )
-    diffs = result.bootstrap.difference(a, b).set_index("level") if result.bootstrap is not None else None
-    rows = []
-    for level in result.levels:
-        coefficient = "kendall" if level == "acc" else result.coefficient
-        test = permutation_test(
-            result.scores.human,
-            result.scores.metrics[a],
-            result.scores.metrics[b],
-            level,
-            coefficient=coefficient,
-            n_permutations=permutations,
-            seed=seed,
-        )
-        estimates = result.table.set_index(["metric", "level"])["estimate"]
-        row = {
-            "measure": RESULT_NAMES[level],
-            "difference": float(estimates[(a, level)] - estimates[(b, level)]),
-            "p_value": test.p_value,
-        }
-        if diffs is not None:
-            row |= {"ci_low": float(diffs.at[level, "ci_low"]), "ci_high": float(diffs.at[level, "ci_high"])}
-        rows.append(row)
-    return {"a": a, "b": b, "alternative": "greater", "n_permutations": permutations, "levels": rows}
-
-
-def _adjust(compared: list[dict], method: str) -> None:
-    """Add ``p_adjusted`` (Holm across the compared pairs, per measure; or unadjusted) and the method."""
-    from humaneval.metaeval.significance import holm
-
-    for i in range(len(compared[0]["levels"])):
-        rows = [c["levels"][i] for c in compared]
-        p = [row["p_value"] for row in rows]
-        for row, value in zip(rows, holm(p) if method == "holm" else p, strict=True):
-            row["p_adjusted"] = float(value)
-    for c in compared:
-        c["adjust"] = method
+    if not sep or not a.strip() or not b.strip():
+        raise RatingsError(f"--compare {pair!r}: write A,B with two metric names, e.g. --compare BAS,RND")
+    return a.strip(), b.strip()
 
 
 def _bias_plot(result, path: str) -> str:

@@ -35,7 +35,14 @@ from humaneval.metaeval.levels import (
     tie_calibrated_accuracy,
 )
 from humaneval.metaeval.probes import arch_probe, confounder_table, upper_bound_probe
-from humaneval.metaeval.report import MetaEvalResult, meta_evaluate, results_table, to_latex, to_markdown
+from humaneval.metaeval.report import (
+    MetaEvalResult,
+    compare_metrics,
+    meta_evaluate,
+    results_table,
+    to_latex,
+    to_markdown,
+)
 from humaneval.metaeval.significance import fisher_ci, permutation_test, williams_compare, williams_test
 
 __all__ = [
@@ -51,6 +58,7 @@ __all__ = [
     "bias_matrix",
     "binned_agreement",
     "bootstrap",
+    "compare_metrics",
     "confounder_table",
     "correlate",
     "correlation_levels",

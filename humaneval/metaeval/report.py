@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from humaneval.errors import RatingsError
 from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap, draw_counts, resample_indices
 from humaneval.metaeval.data import ScoreMatrices, align
 from humaneval.metaeval.kernel import Coefficient, PairKernel
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
+from humaneval.metaeval.significance import holm, permutation_test
 
 COLUMN_ORDER = ("intra", "pair", "sum", "sys", "acc")
 HEADERS = {"intra": "τ_intra", "pair": "τ_pair", "sum": "τ_sum", "sys": "τ_sys", "acc": "Acc_pair"}
@@ -249,3 +251,61 @@ def plot_intra_system(
     for ax in axes.ravel()[len(order) :]:
         ax.set_visible(False)
     return fig
+
+
+def compare_metrics(
+    result: MetaEvalResult,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    n_permutations: int = 1000,
+    adjust: str = "none",
+    seed: int | np.random.Generator | None = None,
+) -> list[dict]:
+    """Does metric A agree better than B? Per pair (A, B) and measure: the difference of the
+    estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped; §3.1) and the
+    one-sided paired permutation p (spec §3.3; Acc_pair by Kendall), with ``p_adjusted`` by Holm
+    across the pairs per measure (§3.8) or unadjusted (``adjust="none"``)."""
+    if adjust not in ("none", "holm"):
+        raise ValueError(f"adjust={adjust!r}: use 'none' or 'holm'")
+    estimates = result.table.set_index(["metric", "level"])["estimate"]
+    compared = []
+    for a, b in pairs:
+        unknown = [name for name in (a, b) if name not in result.scores.metrics]
+        if unknown:
+            raise RatingsError(
+                f"metric(s) {unknown} to compare are not among {list(result.scores.metrics)}; use those names"
+            )
+        diffs = result.bootstrap.difference(a, b).set_index("level") if result.bootstrap is not None else None
+        rows = []
+        for level in result.levels:
+            test = permutation_test(
+                result.scores.human,
+                result.scores.metrics[a],
+                result.scores.metrics[b],
+                level,
+                coefficient="kendall" if level == "acc" else result.coefficient,
+                n_permutations=n_permutations,
+                seed=seed,
+            )
+            row = {
+                "measure": RESULT_NAMES[level],
+                "difference": float(estimates[(a, level)] - estimates[(b, level)]),
+                "p_value": test.p_value,
+            }
+            if diffs is not None:
+                row |= {
+                    "ci_low": float(diffs.at[level, "ci_low"]),
+                    "ci_high": float(diffs.at[level, "ci_high"]),
+                }
+            rows.append(row)
+        compared.append(
+            {"a": a, "b": b, "alternative": "greater", "n_permutations": n_permutations, "levels": rows}
+        )
+    for i in range(len(result.levels) if compared else 0):
+        rows = [c["levels"][i] for c in compared]
+        p = [row["p_value"] for row in rows]
+        for row, value in zip(rows, holm(p) if adjust == "holm" else p, strict=True):
+            row["p_adjusted"] = float(value)
+    for c in compared:
+        c["adjust"] = adjust
+    return compared
