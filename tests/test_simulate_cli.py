@@ -107,13 +107,13 @@ def test_failed_fits_are_counted_never_p_one(monkeypatch):
                 names, np.array([-0.2, 1.4, 0.7, -1.2]), np.eye(4) * 0.04, adjust=adjust
             )
 
-    def fake_fit(ratings, structure, engine, link, reference):
+    def fake_fit(ratings, *, engine, structure, link, reference):
         calls["n"] += 1
         if calls["n"] % 2 == 0:
             raise FitFailedError("every CLMM fit failed: maximal: max.grad 0.5 > 0.01")
         return Fit()
 
-    monkeypatch.setattr(procedures_module, "_fit", fake_fit)
+    monkeypatch.setattr(procedures_module, "fit_clmm", fake_fit)
     monkeypatch.setattr(procedures_module, "clmm_available", lambda engine="native": True)
     result = simulate(None, "6x5x1", ("clmm",), trials=10, seed=1)
     overall = result.overall().iloc[0]

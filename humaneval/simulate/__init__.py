@@ -2,7 +2,7 @@
 
 - :mod:`~humaneval.simulate.kernels`: vectorised paired t-test and approximate randomisation test.
 - :mod:`~humaneval.simulate.designs`: block designs as arrays, aggregation levels.
-- :mod:`~humaneval.simulate.procedures`: the tests run per replicate (classic and pluggable CLMM).
+- :mod:`~humaneval.simulate.procedures`: the tests run per replicate (classic tests and the CLMM).
 - :mod:`~humaneval.simulate.runner`: seeded replicates on processes or dask, JSONL checkpoint.
 - :mod:`~humaneval.simulate.experiment`: :func:`simulate`, :func:`type1_error`, :func:`power`, :func:`sweep`.
 - :mod:`~humaneval.simulate.obspower`: the reference study's cached power p-values.

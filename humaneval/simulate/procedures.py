@@ -1,10 +1,9 @@
 """The significance tests a simulation runs on each sampled study (spec §4, §5, §6.4–6.5).
 
 Classic tests (``ttest``, ``art``) run at any aggregation level; ``artagg`` is the ART on
-per-block means (dissertation §3.7). The CLMM test is pluggable: it calls the fallback ladder
-``humaneval.analysis.fit_clmm`` when that exists, else the single-rung native engine
-``humaneval.clmm.fit_native`` on ``prepare_clmm_data``; a fit that failed (spec §5.5) or raised
-returns no p-values and a status, so the caller counts it as a failure and never as p = 1.
+per-block means (dissertation §3.7). The CLMM test runs the fallback ladder of
+:func:`humaneval.analysis.fit_clmm` (spec §5.5); a fit that failed or raised returns no p-values
+and a status, so the caller counts it as a failure and never as p = 1.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from humaneval.analysis.fit import fit_clmm
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.ratings import Ratings
 from humaneval.simulate.kernels import (
@@ -93,29 +93,6 @@ def clmm_available(engine: str = "native") -> bool:
     return True
 
 
-def _fit(ratings: Ratings, structure: str, engine: str, link: str, reference: str):
-    try:
-        from humaneval.analysis import fit_clmm
-    except ImportError:
-        fit_clmm = None
-    if fit_clmm is not None:
-        return fit_clmm(ratings, engine=engine, structure=structure, link=link, reference=reference)
-    from humaneval.analysis.prepare import prepare_clmm_data
-
-    data = prepare_clmm_data(ratings, reference=reference)
-    if engine == "r":
-        from humaneval.analysis.rbridge import fit_r
-
-        return fit_r(data, structure, link)
-    try:
-        from humaneval.clmm import fit_native
-    except ImportError:
-        raise BackendUnavailableError(
-            "the native CLMM engine (humaneval.clmm) is not installed; drop clmm from --tests"
-        ) from None
-    return fit_native(data, structure, link)
-
-
 def clmm_test(
     ratings: Ratings,
     systems: tuple[str, ...],
@@ -135,7 +112,7 @@ def clmm_test(
         with warnings.catch_warnings():
             # convergence warnings are tallied through the rungs and failures, not printed per replicate
             warnings.simplefilter("ignore")
-            fit = _fit(ratings, structure, engine, link, systems[0])
+            fit = fit_clmm(ratings, engine=engine, structure=structure, link=link, reference=systems[0])
     except BackendUnavailableError:
         raise
     except Exception as exc:  # any fitter error is a counted failure, never a p-value
