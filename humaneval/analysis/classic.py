@@ -40,7 +40,6 @@ from humaneval.structure import cluster_labels
 
 AGGREGATES = ("none", "document", "cluster")
 TESTS = ("ttest", "art", "wilcoxon", "anova")
-#: Cells of one chunk of the ART sign matrix (spec §4.3: vectorise in chunks of about 1e7 cells).
 
 
 def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.DataFrame:
