@@ -1,7 +1,7 @@
 """``humaneval collect``: bring platform results back as the validated ratings table.
 
-A click group with one subcommand per platform (``mturk`` here; ``prolific`` is added the same
-way with ``@command.command("prolific")``).
+A click group with one subcommand per platform: ``mturk`` (batch results CSV) and ``prolific``
+(the collection server's database).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 @click.group()
 def command() -> None:
-    """Parse collected answers (MTurk batch results, ...) into a ratings table."""
+    """Parse collected answers (MTurk batch results, Prolific study database) into a ratings table."""
 
 
 def _render(results, out: Path, extra: list[str]) -> str:
