@@ -66,10 +66,16 @@ def test_errors_are_one_line_exit_2_no_traceback(tmp_path, content, fragment):
 def test_column_mapping_option(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("judge,doc_id,system,score\nj,d,a,1\nj,d,b,2\n")
-    result = run("validate", str(path), "--column", "annotator=judge", "--column", "document=doc_id")
+    result = run(
+        "validate", str(path), "--column", "annotator=judge", "--column", "document=doc_id", "--json"
+    )
     assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    counts = [payload[k] for k in ("n_ratings", "n_annotators", "n_documents", "n_systems")]
+    assert counts == [2, 1, 1, 2]
     bad = run("validate", str(path), "--column", "annotator")
     assert bad.exit_code == 2
+    assert "--column 'annotator': write CANONICAL=NAME" in bad.output
 
 
 def test_demo_writes_a_valid_study(tmp_path):
