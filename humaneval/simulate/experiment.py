@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval.analysis.prepare import default_structure
 from humaneval.errors import DesignError
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.ratings import validate_ratings
@@ -53,7 +54,7 @@ class SimulationConfig:
         """``auto`` fits ``maximal`` when A ≥ 2 and ``nested`` when A = 1 (spec §6.5 step 2)."""
         if self.clmm_structure != "auto":
             return self.clmm_structure
-        return "nested" if self.design.annotators == 1 else "maximal"
+        return default_structure(self.design.family == "nested")
 
     def header(self) -> dict[str, Any]:
         return {
