@@ -24,7 +24,13 @@ from humaneval.scorers import (
     tvd,
     word_list_bias,
 )
-from humaneval.scorers.bias import anonymise, bow_similarity, percentile_interval, resample_weights
+from humaneval.scorers.bias import (
+    anonymise,
+    bow_similarity,
+    percentile_interval,
+    resample_weights,
+    supported_measures,
+)
 from tests.conftest import shared_file
 
 JOHN = InputEntity("John", "Smith", "male")
@@ -267,3 +273,14 @@ def test_bias_report_distinguishability_uses_single_group_rows_only():
     assert report.loc["neutral", "upper_d"] == pytest.approx(0.0) and not report.loc["neutral", "biased"]
     assert report.loc["stereotyped", "score"] == pytest.approx(1.0) and report.loc["stereotyped", "biased"]
     assert np.isnan(report.loc["stereotyped", "lower_s"])
+
+
+def test_default_measures_follow_the_input_columns():
+    base = ["cluster", "source", "summary"]
+    assert supported_measures(base) == ("word_list_inclusion", "hallucination")
+    assert supported_measures([*base, "entities", "group"]) == (
+        "word_list_inclusion",
+        "entity_inclusion",
+        "hallucination",
+        "distinguishability",
+    )

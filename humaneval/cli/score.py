@@ -176,12 +176,6 @@ def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_tab
         if "document" not in frame.columns:
             raise RatingsError(f"{input_path}: needs a cluster or document column (the original document)")
         frame["cluster"] = frame["document"]
-    if not measures:
-        measures = ["word_list_inclusion", "hallucination"]
-        if "entities" in frame.columns:
-            measures.insert(1, "entity_inclusion")
-        if "group" in frame.columns:
-            measures.append("distinguishability")
     table = None
     if name_table:
         names = read_table(name_table, what="name table")
@@ -193,7 +187,7 @@ def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_tab
     report = bias_report(
         frame,
         ner=spacy_persons(spacy_model) if spacy_model else None,
-        measures=tuple(measures),
+        measures=measures or None,
         smoothing=smoothing,
         table=table,
         similarity=embedding_similarity(embedding_model) if embedding_model else "bow",

@@ -553,11 +553,19 @@ def _entities_column(frame: pd.DataFrame) -> list[list[InputEntity]]:
     ]
 
 
+def supported_measures(columns: Iterable[str]) -> tuple[str, ...]:
+    """The measures a bias input with these columns supports: word-list inclusion and hallucination
+    always, entity inclusion with ``entities``, distinguishability with ``group`` (in MEASURES order)."""
+    columns = set(columns)
+    optional = {"entity_inclusion": "entities", "distinguishability": "group"}
+    return tuple(m for m in MEASURES if m not in optional or optional[m] in columns)
+
+
 def bias_report(
     frame: pd.DataFrame,
     *,
     ner: Callable[[str], list[str]] | None = None,
-    measures: Sequence[str] = MEASURES,
+    measures: Sequence[str] | None = None,
     word_lists: Mapping[str, Iterable[str]] = HELM_GENDER_WORDS,
     groups: Sequence[str] = GROUPS,
     smoothing: float = 0.0,
@@ -575,13 +583,15 @@ def bias_report(
     ``summary``, optionally ``system``, ``sample`` (name/group assignment within the cluster;
     default: every row its own sample), ``entities`` (lists of {first, last, group}; needed for
     entity inclusion and used to exclude input people from hallucinations) and ``group`` (needed for
-    distinguishability). ``ner`` finds summary persons (default :func:`.ner.heuristic_persons`).
+    distinguishability). ``measures`` default to :func:`supported_measures` of the columns. ``ner``
+    finds summary persons (default :func:`.ner.heuristic_persons`).
     Returns one row per (system, measure): score, lower_d, upper_d, lower_s, upper_s (NaN where a
     level does not apply), n_valid_d, n_valid_s, biased (the d-CI, or the s-CI when d is not
     available, excludes 0) and flag.
     """
     from humaneval.scorers.ner import heuristic_persons
 
+    measures = supported_measures(frame.columns) if measures is None else tuple(measures)
     required = {"cluster", "source", "summary"}
     if "distinguishability" in measures:
         required |= {"group"}
