@@ -30,6 +30,7 @@ from humaneval.analysis.contrasts import (
     adjust_pvalues,
     better_column,
     check_adjust,
+    tukey_p,
     tukey_quantile,
 )
 from humaneval.analysis.prepare import choose_reference, select_criterion
@@ -250,8 +251,7 @@ def _finish(
     check_adjust(adjust)
     table = pd.DataFrame(rows)
     if adjust == "tukey":
-        q = np.sqrt(2.0) * np.abs(table["statistic"].to_numpy(dtype=float))
-        table["p_adj"] = stats.studentized_range.sf(q, n_means, table["df"].to_numpy(dtype=float))
+        table["p_adj"] = tukey_p(table["statistic"], n_means, table["df"].to_numpy(dtype=float))
     else:
         table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(dtype=float), adjust)
     table["adjust"] = adjust
@@ -260,7 +260,7 @@ def _finish(
     else:
         dof = table["df"].to_numpy(dtype=float)
         if adjust == "tukey":
-            crit = _tukey_crit(n_means, level, float(dof[0]))
+            crit = tukey_quantile(n_means, level, float(dof[0])) / np.sqrt(2.0)
         else:
             tail = (1 - level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
             crit = stats.t.ppf(1 - tail / 2, dof)
@@ -272,9 +272,3 @@ def _finish(
     table.attrs["independent"] = independent_units(ratings, aggregate)
     columns = [*CONTRAST_COLUMNS, "n", "n_dropped"]
     return table[columns]
-
-
-def _tukey_crit(n_means: int, level: float, dof: float) -> float:
-    if np.isinf(dof):
-        return tukey_quantile(n_means, level) / np.sqrt(2.0)
-    return float(stats.studentized_range.ppf(level, n_means, dof)) / np.sqrt(2.0)

@@ -46,16 +46,16 @@ CONTRAST_COLUMNS = (
 )
 
 
-def tukey_p(z: np.ndarray | float, n_means: int) -> np.ndarray:
-    """Tukey-adjusted p of asymptotic z statistics: Pr(Q_{k,∞} ≥ √2 |z|) with k = ``n_means``."""
+def tukey_p(z: np.ndarray | float, n_means: int, dof: np.ndarray | float = np.inf) -> np.ndarray:
+    """Tukey-adjusted p of z (or t on ``dof`` df) statistics: Pr(Q_{k,df} ≥ √2 |z|) with k = ``n_means``."""
     q = np.sqrt(2.0) * np.abs(np.asarray(z, dtype=float))
-    return np.clip(stats.studentized_range.sf(q, n_means, np.inf), 0.0, 1.0)
+    return np.clip(stats.studentized_range.sf(q, n_means, dof), 0.0, 1.0)
 
 
 @cache
-def tukey_quantile(n_means: int, level: float) -> float:
-    """q_{k,∞,level}: the studentized-range quantile (3.8577 for k = 5, level 0.95)."""
-    return float(stats.studentized_range.ppf(level, n_means, np.inf))
+def tukey_quantile(n_means: int, level: float, dof: float = np.inf) -> float:
+    """q_{k,df,level}: the studentized-range quantile (3.8577 for k = 5, level 0.95, df = ∞)."""
+    return float(stats.studentized_range.ppf(level, n_means, dof))
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
