@@ -94,6 +94,15 @@ def test_times_loader():
     assert totals.to_dict() == {f"a{b}_{a}": 80.0 for b in range(2) for a in range(2)}
 
 
+def test_times_loader_names_the_bad_line(tmp_path):
+    path = tmp_path / "times.csv"
+    path.write_text("annotator,position,time_stamp\na,1,3\nb,1,x\n")
+    with pytest.raises(DataValidationError, match=r"times.csv: line 3, column 'time_stamp': 'x' is not"):
+        load_annotator_times(path)
+    with pytest.raises(DataValidationError, match=r"^row 1, column 'seconds': '-2' is not"):
+        load_annotator_times(pd.DataFrame({"annotator": ["a", "b"], "seconds": [1, -2]}))
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [

@@ -38,9 +38,13 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     values = pd.to_numeric(frame[seconds], errors="coerce")
     bad = values.isna() | (values < 0)
     if bad.any():
+        first = int(bad.to_numpy().nonzero()[0][0])
+        where = (
+            f"line {frame.attrs['lines'][first]}" if "lines" in frame.attrs else f"row {frame.index[first]}"
+        )
         raise DataValidationError(
-            f"{label}column '{seconds}' must hold non-negative seconds; found "
-            f"{frame[seconds][bad].iloc[0]!r} in row {int(bad.to_numpy().nonzero()[0][0])}"
+            f"{label}{where}, column '{seconds}': {str(frame[seconds].iloc[first])!r} is not a non-negative "
+            "number of seconds; fix or remove that row"
         )
     ids = frame[annotator].astype(str).str.strip()
     return values.groupby(ids.to_numpy()).sum().rename("seconds").rename_axis("annotator")
