@@ -38,11 +38,6 @@ MODE_ALIASES = {
 }
 
 
-def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """A numpy Generator from a seed, or the given Generator itself."""
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
 def normalise_mode(mode: str) -> str:
     try:
         return MODE_ALIASES[mode]
@@ -63,7 +58,7 @@ def resample_indices(
     resamples with this function, so the same seed gives the same indices.
     """
     mode = normalise_mode(mode)
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     rows = (
         rng.integers(0, n_systems, size=(n_resamples, n_systems))
         if mode in ("systems", "both")

@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import InsufficientDataError, ReliabilityWarning
-from humaneval.metaeval.bootstrap import as_generator
 from humaneval.metaeval.kernel import Coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, correlation_levels, normalise_levels, system_means
 
@@ -90,7 +89,7 @@ def confounder_table(
     ``(r)`` variant (mean over ``runs`` noisy runs). Undefined values (τ_intra of a probe that is
     constant within systems) are NaN."""
     levels = normalise_levels(levels)
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     columns = {}
     for name, P in probes.items():
         plain = correlation_levels(H, P, levels, coefficient)

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from humaneval.errors import InsufficientDataError
-from humaneval.metaeval.bootstrap import as_generator
 from humaneval.metaeval.significance import Alternative, resampling_p_value
 
 
@@ -52,7 +51,7 @@ def approximate_randomisation(
         raise ValueError("a and b must be score vectors of the same length")
     a, b = (a - np.nanmean(a)) / np.nanstd(a), (b - np.nanmean(b)) / np.nanstd(b)
     delta = statistic(a) - statistic(b)
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     deltas = np.empty(n_rounds)
     for r in range(n_rounds):
         swap = rng.random(len(a)) < 0.5
@@ -97,7 +96,7 @@ def compare_systems(
     d = (x - y)[keep]
     if len(d) < 2:
         raise InsufficientDataError("comparing two systems needs scores on at least 2 common documents")
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     delta = float(d.mean())
     boot = d[rng.integers(0, len(d), size=(n_resamples, len(d)))].mean(axis=1)
     alpha = 1 - confidence

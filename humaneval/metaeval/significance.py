@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from humaneval.errors import InsufficientDataError, ReliabilityWarning
-from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, as_generator
+from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
 
@@ -182,7 +182,7 @@ def permutation_test(
     delta = measure(H, A, level, coefficient).estimate - measure(H, B, level, coefficient).estimate
     if np.isnan(delta):
         raise InsufficientDataError(f"{level}: the measure is undefined for metric A or B; cannot test")
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     S, D = H.shape
     deltas = np.empty(n_permutations)
     large_sum = level == "sum" and H.size > MAX_PAIR_MATRIX
