@@ -3,9 +3,11 @@
 Specification ``designs-and-forms.md`` §6. QC only *flags*; excluding annotators is an explicit,
 logged call (:func:`apply_exclusions`). Flags:
 
-- attention checks (instructional manipulation checks, IMCs): ``checks_total``, ``checks_failed``,
-  ``check_pass_rate``; ``prolific_rejection_eligible`` when at least two IMCs failed (the
-  platform's rule — failing other criteria is never grounds for rejection);
+- attention checks: ``checks_total``, ``checks_failed``, ``check_pass_rate`` over all checks;
+  ``imc_failed`` counts the failed instructional manipulation checks (IMCs: rows whose
+  ``check_kind`` is ``imc`` or missing, so gold controls are left out) and
+  ``prolific_rejection_eligible`` is ``imc_failed ≥ 2`` (§6.1, the platform's rule — failing gold
+  controls or other criteria is never grounds for rejection);
 - ``too_fast``: total time below ``fast_fraction`` × the median total of all annotators, or median
   time per screen below ``min_seconds_per_screen``;
 - ``straight_line`` (all non-check answers identical) and ``long_run`` (the longest run of identical
@@ -95,14 +97,18 @@ def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> 
         if "position" in answers:
             answers = answers.sort_values("position")
         values = answers[ratings.response].to_numpy()
-        failed = int((~checks["_passed"].fillna(False).astype(bool)).sum())
+        failed_checks = ~checks["_passed"].fillna(False).astype(bool)
+        is_imc = checks["check_kind"].fillna("imc").eq("imc") if "check_kind" in checks else True
+        failed = int(failed_checks.sum())
+        imc_failed = int((failed_checks & is_imc).sum())
         row: dict[str, object] = {
             "annotator": annotator,
             "n_judgements": len(answers),
             "checks_total": len(checks),
             "checks_failed": failed,
             "check_pass_rate": (1 - failed / len(checks)) if len(checks) else np.nan,
-            "prolific_rejection_eligible": failed >= rules.min_failed_checks_for_rejection,
+            "imc_failed": imc_failed,
+            "prolific_rejection_eligible": imc_failed >= rules.min_failed_checks_for_rejection,
         }
         if ratings.response == "score" and len(values):
             row["straight_line"] = bool(len(values) > 1 and np.all(values == values[0]))

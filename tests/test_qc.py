@@ -82,3 +82,19 @@ def test_min_seconds_rule_and_exclusion():
 def test_checks_need_an_expected_answer():
     with pytest.raises(RatingsError, match="check_expected"):
         qc_report(study().drop(columns="check_expected"))
+
+
+def test_only_failed_imcs_make_rejection_eligible():
+    # spec §6.1: prolific_rejection_eligible = imc_failed >= 2; failed gold controls do not count
+    data = study().assign(check_kind="imc")
+    gold = data[data["is_check"]].assign(check_kind="gold", document=lambda d: "gold" + d["document"])
+    gold["score"] = np.where(gold["annotator"] == "liner", 7, gold["check_expected"])
+    table = qc_report(pd.concat([data, gold], ignore_index=True)).table.set_index("annotator")
+    assert table.loc["liner", ["checks_total", "checks_failed", "imc_failed"]].tolist() == [4, 2, 0]
+    assert table.loc["careless", ["checks_total", "checks_failed", "imc_failed"]].tolist() == [4, 2, 2]
+    assert table["prolific_rejection_eligible"].to_dict() == {
+        "careless": True,
+        "honest": False,
+        "liner": False,
+        "runner": False,
+    }
