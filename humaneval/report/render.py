@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from humaneval import __version__
+from humaneval.analysis.prepare import select_criterion
 from humaneval.cli._common import jsonable
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
@@ -82,9 +83,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
     table = part.table
     order = list(table["system"])
     stem = _stem(part)
-    ratings = report.ratings.without_checks()
-    if part.criterion is not None:
-        ratings = ratings.with_data(ratings.data[ratings.data["criterion"] == part.criterion])
+    ratings = select_criterion(report.ratings, part.criterion)
     figs = {
         "distributions": figures.score_distributions(ratings, order, out / f"distributions{stem}.png"),
         "means": figures.means_figure(table, analysis.response, out / f"means{stem}.png"),
