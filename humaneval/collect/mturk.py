@@ -444,17 +444,25 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _check_summary(workers: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+def check_counts(table: pd.DataFrame, assignments: pd.Index) -> pd.DataFrame:
+    """Spec §6.1 per assignment (index ``assignments``): ``checks_total``, ``checks_failed``,
+    ``check_pass_rate`` and ``imc_failed`` over the scored check rows (``check_passed`` set) of ``table``."""
     if table.empty:
         table = pd.DataFrame({"assignment_id": [], "check_kind": [], "check_passed": []})
     checks = table[table["check_passed"].notna()]
     grouped = checks.groupby("assignment_id")["check_passed"]
     imc = checks[checks["check_kind"] == "imc"].groupby("assignment_id")["check_passed"]
-    out = workers.set_index("assignment_id")
-    out["checks_total"] = grouped.size().reindex(out.index).fillna(0).astype(int)
-    out["checks_failed"] = (grouped.size() - grouped.sum()).reindex(out.index).fillna(0).astype(int)
+    out = pd.DataFrame(index=assignments)
+    out["checks_total"] = grouped.size().reindex(assignments).fillna(0).astype(int)
+    out["checks_failed"] = (grouped.size() - grouped.sum()).reindex(assignments).fillna(0).astype(int)
     out["check_pass_rate"] = 1 - out["checks_failed"] / out["checks_total"].where(out["checks_total"] > 0)
-    out["imc_failed"] = (imc.size() - imc.sum()).reindex(out.index).fillna(0).astype(int)
+    out["imc_failed"] = (imc.size() - imc.sum()).reindex(assignments).fillna(0).astype(int)
+    return out
+
+
+def _check_summary(workers: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    out = workers.set_index("assignment_id")
+    out = out.join(check_counts(table, out.index))
     columns = [
         "annotator",
         "worker_id",

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.collect.mturk import parse_mturk_results, results_row
+from humaneval.collect.mturk import check_counts, parse_mturk_results, results_row
 from humaneval.errors import RatingsError
 from humaneval.ratings import Ratings
 
@@ -255,14 +255,7 @@ def _participants(
         .merge(seconds, on="assignment_id", how="left")
     )
     # scored on stored screens only: the parser would count a check on an unsaved screen as failed
-    stored = table[table["check_passed"].notna()].groupby("assignment_id")["check_passed"]
-    imc = table[table["check_passed"].notna() & (table["check_kind"] == "imc")].groupby("assignment_id")[
-        "check_passed"
-    ]
-    out["checks_total"] = out["assignment_id"].map(stored.size()).fillna(0).astype(int)
-    out["checks_failed"] = out["assignment_id"].map(stored.size() - stored.sum()).fillna(0).astype(int)
-    out["check_pass_rate"] = 1 - out["checks_failed"] / out["checks_total"].where(out["checks_total"] > 0)
-    out["imc_failed"] = out["assignment_id"].map(imc.size() - imc.sum()).fillna(0).astype(int)
+    out = out.join(check_counts(table, pd.Index(out["assignment_id"])), on="assignment_id")
     out["prolific_rejection_eligible"] = out["imc_failed"] >= 2
     out = out.rename(columns={"assignment_id": "participant"})
     if not include_pids:
