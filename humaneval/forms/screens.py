@@ -36,7 +36,7 @@ def design_frame(design: Any) -> pd.DataFrame:
             f"cannot read a design from {type(design).__name__}; pass a Design, DataFrame or path"
         )
     if frame.empty:
-        raise DesignError("the design table has no rows")
+        raise DesignError("the design table has no rows; pass the design.csv written by 'humaneval design'")
     methods = sorted(set(frame["method"]))
     if len(methods) != 1:
         raise DesignError(f"a form shows one method, but the design mixes {methods}; split the design")

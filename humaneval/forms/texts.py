@@ -98,7 +98,10 @@ def load_texts(summaries: str | Path | Mapping, documents: str | Path | None = N
         for row in frame.itertuples(index=False):
             key = (row.document, row.system)
             if key in pairs:
-                raise DesignError(f"{summaries}: two texts for document {key[0]!r}, system {key[1]!r}")
+                raise DesignError(
+                    f"{summaries}: two texts for document {key[0]!r}, system {key[1]!r}; "
+                    "keep one row per document and system"
+                )
             pairs[key] = row.text
         texts = Texts(summaries=pairs)
     if documents is not None:
