@@ -289,6 +289,13 @@ def test_human_scores_average_annotators(tmp_path):
     path = tmp_path / "ratings.csv"
     frame.to_csv(path, index=False)
     assert read_human(path)[("d1", "A")] == 2.5
+    two = pd.concat([frame.assign(criterion="coherence"), frame.assign(criterion="fluency", score=7)])
+    assert human_scores(two, criterion="fluency")[("d1", "A")] == 7.0
+    assert human_scores(two, criterion="coherence")[("d1", "A")] == 2.5
+    with pytest.raises(RatingsError, match="criterion 'flu' is not in the table"):
+        human_scores(two, criterion="flu")
+    with pytest.raises(RatingsError, match="2 criteria"):
+        human_scores(two)
 
 
 def test_human_anchor_is_the_least_agreeing_annotator():

@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.analysis.prepare import select_criterion
 from humaneval.errors import RatingsError
 from humaneval.ratings import ALIASES, Ratings, load_ratings
 from humaneval.tables import read_table
@@ -112,18 +113,8 @@ def human_scores(
     takes the median; ``annotator=<id>`` uses that annotator alone. Ranks are oriented so that
     higher is better (negated). A table with several criteria needs ``criterion``.
     """
-    ratings = ratings if isinstance(ratings, Ratings) else load_ratings(ratings)
-    ratings = ratings.without_checks()
+    ratings = select_criterion(ratings if isinstance(ratings, Ratings) else load_ratings(ratings), criterion)
     data = ratings.data.assign(_value=ratings.oriented().astype(float))
-    if "criterion" in data:
-        if criterion is None:
-            if data["criterion"].nunique() > 1:
-                raise RatingsError(
-                    f"ratings hold several criteria {sorted(data['criterion'].unique())}; choose one "
-                    "with criterion= (--criterion)"
-                )
-        else:
-            data = data[data["criterion"] == criterion]
     if annotator is not None:
         data = data[data["annotator"] == annotator]
         if data.empty:
