@@ -24,6 +24,7 @@ import pandas as pd
 
 from humaneval.collect.mturk import check_counts, parse_mturk_results, results_row
 from humaneval.errors import RatingsError
+from humaneval.qc import QCRules
 from humaneval.ratings import Ratings
 
 EXPORT_COLUMNS = (
@@ -256,7 +257,7 @@ def _participants(
     )
     # scored on stored screens only: the parser would count a check on an unsaved screen as failed
     out = out.join(check_counts(table, pd.Index(out["assignment_id"])), on="assignment_id")
-    out["prolific_rejection_eligible"] = out["imc_failed"] >= 2
+    out["prolific_rejection_eligible"] = out["imc_failed"] >= QCRules.min_failed_checks_for_rejection
     out = out.rename(columns={"assignment_id": "participant"})
     if not include_pids:
         out = out.drop(columns=["prolific_pid", "study_id"])
