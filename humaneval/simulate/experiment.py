@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.prepare import default_structure
+from humaneval.analysis.prepare import STRUCTURES, default_structure
 from humaneval.errors import DesignError
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.ratings import validate_ratings
@@ -260,6 +260,10 @@ def simulate(
         raise DesignError(f"unknown aggregation level(s) {bad}; use any of {', '.join(AGGREGATES)}")
     if not 0 < alpha < 1:
         raise DesignError(f"alpha must lie in (0, 1), not {alpha}")
+    if clmm_structure != "auto" and clmm_structure not in STRUCTURES:
+        raise DesignError(
+            f"unknown CLMM structure {clmm_structure!r}; use auto or one of {', '.join(STRUCTURES)}"
+        )
     config = SimulationConfig(
         model=model,
         design=design,
