@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import STRUCTURES, default_structure
-from humaneval.errors import DesignError
+from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.ratings import validate_ratings
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
@@ -300,9 +301,10 @@ def simulate(
 
 
 def _require_clmm(engine: str) -> None:
-    from humaneval.errors import BackendUnavailableError
     from humaneval.simulate.procedures import clmm_available
 
+    if engine not in ENGINES:
+        raise DesignError(f"unknown CLMM engine {engine!r}; use one of {', '.join(ENGINES)}")
     if not clmm_available(engine):
         raise BackendUnavailableError(
             f"the {engine} CLMM engine is not available; install it or drop clmm from the tests"
