@@ -23,7 +23,7 @@ from humaneval.structure import cluster_labels
 
 
 @pytest.fixture(scope="module")
-def likert(request):
+def likert():
     from tests.conftest import shared_file
 
     return load_ratings(shared_file("steen2021", "likert_coherence_cnn_dm.csv"))
