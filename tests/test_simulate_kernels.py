@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from humaneval.design import block_design
+from humaneval.errors import DesignError
 from humaneval.model import default_model, sample_ratings, sample_scores
 from humaneval.simulate.designs import SimDesign, pair_differences, system_pairs
 from humaneval.simulate.kernels import (
@@ -74,6 +75,8 @@ def test_exact_art_equals_brute_force_enumeration():
         patterns = itertools.product((1, -1), repeat=8)
         hits = sum(abs(np.dot(s, row)) >= abs(row.sum()) * (1 - 1e-12) for s in patterns)
         assert p == hits / 256
+    with pytest.raises(DesignError, match="2\\^21 sign patterns"):
+        art_exact_pvalues(np.ones(21))
 
 
 def test_art_floor_with_five_clusters_never_rejects():

@@ -13,6 +13,8 @@ import itertools
 import numpy as np
 from scipy import special
 
+from humaneval.errors import DesignError
+
 #: Relative tolerance under which T* and T count as tied (spec §4.3 step 3).
 TIE_TOLERANCE = 1e-12
 #: Up to this many pairs the ART is run exactly over all 2^n sign patterns (see :func:`art_pvalues`).
@@ -91,7 +93,10 @@ def art_exact_pvalues(delta: np.ndarray) -> np.ndarray:
     delta = np.asarray(delta, dtype=float)
     n = delta.shape[-1]
     if n > 20:
-        raise ValueError(f"exact enumeration of 2^{n} sign patterns is too large; use the Monte-Carlo ART")
+        raise DesignError(
+            f"exact enumeration of 2^{n} sign patterns is too large; use art_pvalues (Monte-Carlo for n > "
+            f"{EXACT_MAX_PAIRS})"
+        )
     patterns = _all_sign_patterns(n)
     observed = np.abs(delta.sum(axis=-1))
     permuted = np.abs(delta @ patterns.T)
