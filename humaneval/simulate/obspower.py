@@ -48,7 +48,10 @@ def obspower_power(table: pd.DataFrame, model: OrdinalModel, alpha: float = 0.05
     beta = dict(zip(model.system_names, model.coefficients, strict=True))
     unknown = sorted(set(table["better"]) - beta.keys() | set(table["worse"]) - beta.keys())
     if unknown:
-        raise RatingsError(f"cached power file names systems {unknown} that the model does not know")
+        raise RatingsError(
+            f"cached power file names systems {unknown} that the model does not know; "
+            "pass the model whose systems the study compared"
+        )
     diff = table["better"].map(beta) - table["worse"].map(beta)
     scored = table[diff != 0]
     diff = diff[diff != 0]
