@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
-import pandas as pd
 
 from humaneval.errors import RatingsError
 from humaneval.ratings import Ratings, load_ratings
+from humaneval.serialization import jsonable
 
 
 def ratings_options(func: Callable) -> Callable:
@@ -71,25 +69,6 @@ def load_from_options(
         continuous=continuous,
         columns=renames,
     )
-
-
-def jsonable(value: Any) -> Any:
-    """Convert numpy/pandas values to JSON types; NaN and infinities become ``null``."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, pd.DataFrame):
-        return jsonable(value.to_dict(orient="records"))
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
 
 
 def emit(payload: dict[str, Any], as_json: bool, render: Callable[[], str]) -> None:

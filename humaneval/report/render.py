@@ -16,11 +16,11 @@ import numpy as np
 
 from humaneval import __version__
 from humaneval.analysis.prepare import select_criterion
-from humaneval.cli._common import jsonable
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
 from humaneval.report.build import CriterionReport, StudyReport
 from humaneval.report.cautions import plural
+from humaneval.serialization import jsonable
 
 QC_FLAGS = {
     "prolific_rejection_eligible": "failed ≥ 2 checks",
