@@ -93,6 +93,11 @@ class Ratings:
         """The raw responses (``score`` or ``rank`` as given)."""
         return self.data[self.response]
 
+    def reported(self) -> pd.Series:
+        """Responses as tables report them (float): scores as given, ranks shifted to 1 = best."""
+        values = self.values.astype(float)
+        return values + (1 - (self.rank_base or 0)) if self.response == "rank" else values
+
     def oriented(self) -> pd.Series:
         """Responses oriented so that higher is better: scores as given, ranks negated."""
         return self.values if self.response == "score" else -self.values

@@ -24,9 +24,7 @@ from humaneval.ratings import Ratings
 
 def system_means(ratings: Ratings) -> pd.Series:
     """Mean response per system as reported: scores as given, ranks 1-based (lower = better)."""
-    values = ratings.values.astype(float)
-    if ratings.response == "rank":
-        values = values + (1 - (ratings.rank_base or 0))
+    values = ratings.reported()
     return values.groupby(ratings.data["system"]).mean().rename("mean")
 
 

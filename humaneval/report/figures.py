@@ -46,9 +46,7 @@ def _style(ax) -> None:
 def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
     """Counts of every response value per system (Fig. 3.4); ``order`` lists systems best first.
     Ranks are shown 1-based, as the analysis reports their means."""
-    values = ratings.values.astype(float)
-    if ratings.response == "rank":
-        values = values + (1 - (ratings.rank_base or 0))
+    values = ratings.reported()
     counts = pd.crosstab(ratings.data["system"], values).reindex(index=order, fill_value=0)
     fig = Figure(figsize=(5.2, 3.4))
     ax = fig.add_subplot()

@@ -30,9 +30,7 @@ def mean_intervals(
     independent to resample and the interval is NaN (the report says why).
     """
     means = system_means(ratings)
-    values = ratings.values.astype(float)
-    if ratings.response == "rank":
-        values = values + (1 - (ratings.rank_base or 0))
+    values = ratings.reported()
     clusters = cluster_labels(ratings).to_numpy()
     systems = pd.Categorical(ratings.data["system"], categories=means.index)
     n_clusters = int(clusters.max()) + 1
