@@ -47,7 +47,7 @@ class _Group(click.Group):
             sys.exit(130)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(__version__, prog_name="humaneval")
 def main() -> None:
     """Plan, collect and analyse human evaluations of summarizers and other NLG systems."""
