@@ -11,6 +11,15 @@ import pytest
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 STEEN = SHARED / "steen2021"
 
+#: Likert coherence column of dissertation Table 3.2: mean score and CLMM rank group per system.
+TABLE_3_2_LIKERT = {
+    "BART": "5.25 (1)",
+    "onmt_pg": "4.81 (2)",
+    "__REFERENCE__": "4.33 (3/4)",
+    "abssentrw": "4.17 (3/4)",
+    "seneca": "3.52 (5)",
+}
+
 
 def shared_file(*parts: str) -> Path:
     """Path of a reference file under ../shared/data; skips the test when it is absent."""

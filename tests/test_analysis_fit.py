@@ -17,6 +17,7 @@ from humaneval.analysis.result import Diagnostics, FitResult, assess, is_singula
 from humaneval.errors import ConvergenceWarning, FitFailedError, RatingsError
 from humaneval.model import default_model
 from humaneval.ratings import load_ratings
+from tests.conftest import TABLE_3_2_LIKERT
 
 
 def _table(response: str = "score") -> pd.DataFrame:
@@ -224,13 +225,7 @@ def test_native_engine_dispatch_and_cli(likert_path):
     )
     assert payload["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)
     labels = {g["system"]: g["label"] for g in payload["groups"]}
-    assert labels == {
-        "BART": "5.25 (1)",
-        "onmt_pg": "4.81 (2)",
-        "__REFERENCE__": "4.33 (3/4)",
-        "abssentrw": "4.17 (3/4)",
-        "seneca": "3.52 (5)",
-    }
+    assert labels == TABLE_3_2_LIKERT
 
 
 def test_cli_classic_test_warns_about_dependent_units(likert_path):
