@@ -477,3 +477,23 @@ def test_generated_designs_keep_their_invariants(
         assert len(real) == n_docs * n_systems * annotators
     check_screens = table["position"].where(table["is_check"]).groupby(table["annotator_slot"]).nunique()
     assert (check_screens == checks).all()  # a pairwise/BWS check screen flags every row it shows
+
+
+def test_reading_documents_and_summaries_from_files(tmp_path):
+    from humaneval.design import Document, Summary, read_documents, read_summaries
+    from humaneval.errors import DesignError
+
+    docs = tmp_path / "docs.csv"
+    docs.write_text("id,text\nx1,First source.\nx2,\n")
+    assert read_documents("12") == 12
+    assert read_documents(docs) == [Document("x1", "First source."), Document("x2", None)]
+    summaries = tmp_path / "s.jsonl"
+    summaries.write_text('{"document": "x1", "system": "A", "summary": "Short."}\n')
+    assert read_summaries(summaries) == [Summary("x1", "A", "Short.")]
+    assert read_summaries(None) == []
+    with pytest.raises(DesignError, match="neither a count nor an existing file"):
+        read_documents(tmp_path / "absent.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("doc,sys\nx,A\n")
+    with pytest.raises(DesignError, match="needs the columns document, system"):
+        read_summaries(bad)

@@ -9,48 +9,6 @@ import click
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
-def _read_documents(value: str) -> int | list:
-    """A document count, or a file of ids (column ``document`` or ``id``, optional ``text``)."""
-    import pandas as pd
-
-    from humaneval.design import Document
-    from humaneval.errors import DesignError
-    from humaneval.tables import read_table
-
-    if value.isdigit():
-        return int(value)
-    if not Path(value).exists():
-        raise DesignError(f"--documents {value!r} is neither a count nor an existing file of document ids")
-    frame = read_table(value, what="document list")
-    column = next((c for c in ("document", "id") if c in frame), frame.columns[0])
-    texts = frame["text"] if "text" in frame else [None] * len(frame)
-    return [
-        Document(str(d), None if t is None or pd.isna(t) else str(t))
-        for d, t in zip(frame[column], texts, strict=True)
-    ]
-
-
-def _read_summaries(path: str | None) -> list:
-    import pandas as pd
-
-    from humaneval.design import Summary
-    from humaneval.errors import DesignError
-    from humaneval.tables import read_table
-
-    if path is None:
-        return []
-    frame = read_table(path, what="summaries table")
-    text = next((c for c in ("text", "summary") if c in frame), None)
-    if "document" not in frame or "system" not in frame:
-        raise DesignError(f"{path}: needs the columns document, system and (optionally) text")
-    return [
-        Summary(
-            str(r["document"]), str(r["system"]), None if text is None or pd.isna(r[text]) else str(r[text])
-        )
-        for _, r in frame.iterrows()
-    ]
-
-
 @click.command()
 @click.option(
     "--documents",
@@ -120,13 +78,20 @@ def _read_summaries(path: str | None) -> list:
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
-    from humaneval.design import BWSOptions, DesignSpec, PairOptions, generate_design
+    from humaneval.design import (
+        BWSOptions,
+        DesignSpec,
+        PairOptions,
+        generate_design,
+        read_documents,
+        read_summaries,
+    )
 
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     spec = DesignSpec(
-        documents=_read_documents(o["documents"]),
-        summaries=_read_summaries(o["summaries"]),
+        documents=read_documents(o["documents"]),
+        summaries=read_summaries(o["summaries"]),
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
         method=o["method"],

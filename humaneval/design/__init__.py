@@ -8,6 +8,7 @@ compact table the simulator uses (analysis specification §6.2).
 from humaneval.design.blocks import block_design, block_sizes, cut_blocks
 from humaneval.design.bws import BWSBalance, bws_balance, bws_tuples
 from humaneval.design.generate import generate_design
+from humaneval.design.inputs import read_documents, read_summaries
 from humaneval.design.pairwise import PairBalance, pair_balance, pair_schedule, round_robin
 from humaneval.design.plan import Design, DesignTexts
 from humaneval.design.recheck import recheck_design, revisit
@@ -37,6 +38,8 @@ __all__ = [
     "pair_balance",
     "pair_schedule",
     "read_design_csv",
+    "read_documents",
+    "read_summaries",
     "recheck_design",
     "revisit",
     "round_robin",
