@@ -30,6 +30,7 @@ from humaneval.errors import ModelSpecError
 from humaneval.ratings import Ratings, validate_ratings
 
 Link = Literal["logit", "probit"]
+LINKS: tuple[Link, ...] = ("logit", "probit")
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
@@ -83,7 +84,7 @@ class OrdinalModel:
             raise ModelSpecError("coefficients[0] belongs to the reference system and must be 0")
         if theta.ndim != 1 or theta.size < 1 or np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             raise ModelSpecError("thresholds must be finite and strictly increasing")
-        if self.link not in ("logit", "probit"):
+        if self.link not in LINKS:
             raise ModelSpecError(f"link must be 'logit' or 'probit', not {self.link!r}")
         effects = {}
         for factor, matrix in self.random_effects.items():

@@ -25,12 +25,12 @@ import pandas as pd
 from humaneval.analysis.prepare import ClmmData, r_formula, random_terms
 from humaneval.analysis.result import Attempt, FitResult, assess
 from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
+from humaneval.model import LINKS
 
 INSTALL_HINT = (
     "install R with `apt-get install r-base-core r-cran-ordinal r-cran-emmeans` and rpy2 with "
     '`pip install "humaneval[r]"`, or use engine="native"'
 )
-LINKS = ("logit", "probit")
 _LOCK = threading.RLock()
 
 

@@ -7,6 +7,7 @@ import warnings
 import click
 
 from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.model import LINKS
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -72,7 +73,7 @@ def render(result) -> str:
     show_default=True,
     help="Random-effect structure (auto: nested for nested designs, else maximal).",
 )
-@click.option("--link", type=click.Choice(["logit", "probit"]), default="logit", show_default=True)
+@click.option("--link", type=click.Choice(LINKS), default="logit", show_default=True)
 @click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
 @click.option(
     "--adjust",

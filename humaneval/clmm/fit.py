@@ -25,10 +25,10 @@ from humaneval.analysis.prepare import ClmmData, r_formula, random_terms
 from humaneval.analysis.result import GRAD_TOL, FitResult, assess
 from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
-from humaneval.clmm.links import LINKS
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.errors import FitFailedError, InsufficientDataError, ModelSpecError
+from humaneval.model import LINKS
 
 BOUNDARY_TOL = 1e-3
 RESTARTS = 2

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-LINKS = ("logit", "probit")
-
 
 def _density_terms(x: np.ndarray, link: str, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """f, f′ and (``order`` 3) f″ of the link's latent density at x, all 0 at ±∞."""
