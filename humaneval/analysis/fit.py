@@ -18,7 +18,7 @@ import pandas as pd
 
 from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
 from humaneval.analysis.result import Attempt, FitResult
-from humaneval.errors import BackendUnavailableError, ConvergenceWarning, FitFailedError, ModelSpecError
+from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError
 from humaneval.ratings import Ratings
 
 ENGINES = ("auto", "r", "native")
@@ -45,12 +45,8 @@ def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
 
         if engine == "r" or rbridge.r_available():
             return "r", rbridge.fit_r
-    try:
-        from humaneval.clmm import fit_native
-    except ImportError as exc:
-        raise BackendUnavailableError(
-            f"the native CLMM engine (humaneval.clmm) is not available: {exc}"
-        ) from None
+    from humaneval.clmm import fit_native
+
     return "native", fit_native
 
 
