@@ -13,7 +13,10 @@ from humaneval.cli import main
 from humaneval.scorers import make_probes
 from humaneval.tables import write_table
 
-pytestmark = pytest.mark.filterwarnings("ignore::humaneval.scorers.result.EmptyInputWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::humaneval.scorers.result.EmptyInputWarning"),
+    pytest.mark.filterwarnings("ignore::humaneval.scorers.result.UndefinedScoreWarning"),
+]
 
 ROWS = [
     {"document": "d1", "system": "A", "source": "The cat sat on the mat.", "summary": "The cat ran home."},
@@ -56,12 +59,24 @@ def test_lexical_faithfulness_json_and_a_metric_table_metaeval_reads(input_path,
 
 def test_coherence_table(input_path, tmp_path):
     out = tmp_path / "egr.jsonl"
-    result = run("score", "coherence", input_path, "--out", out)
+    result = run("score", "coherence", input_path, "--builder", "lexical", "--out", out)
     assert result.exit_code == 0 and "lexical-approximation" in result.output
     table = pd.read_json(out, lines=True)
     assert list(table.columns) == ["document", "system", "coherence"]
     # "The cat sat. The cat left." → grids {cat, sat} / {cat, left} → arc 1 → 1/2
-    assert table["coherence"].tolist()[:2] == [0.0, 0.5]
+    assert np.isnan(table["coherence"][0]) and table["coherence"][1] == 0.5  # one sentence: undefined
+
+
+def test_coherence_names_the_spacy_model_it_needs(input_path, monkeypatch):
+    import spacy
+
+    def absent(name, *args, **kwargs):
+        raise OSError(f"[E050] Can't find model '{name}'")
+
+    monkeypatch.setattr(spacy, "load", absent)
+    result = CliRunner().invoke(main, ["score", "coherence", str(input_path)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "en_core_web_sm" in result.output and "python -m spacy download en_core_web_sm" in result.output
 
 
 def test_unconfigured_nli_model_is_one_line_exit_2(input_path, monkeypatch):

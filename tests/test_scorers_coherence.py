@@ -41,10 +41,13 @@ def test_lexical_grid_and_batch_scores():
         {"cat": "X", "sat": "X", "mat": "X"},
         {"cat": "X", "ran": "X", "home": "X"},
     ]
-    with pytest.warns(UserWarning, match="1 of 3"):
+    with pytest.warns(UserWarning, match="1 of 3") as caught:
         result = entity_graph_coherence(["The cat sat on the mat. The cat ran home.", "One sentence.", " "])
-    np.testing.assert_allclose(result.values, [0.5, 0.0, np.nan])
-    assert "lexical-approximation" in result.method and result.meta["n_zero"] == 1
+    # one sentence: no pair of sentences, so coherence is undefined (NaN), not 0
+    np.testing.assert_allclose(result.values, [0.5, np.nan, np.nan])
+    assert {type(w.message).__name__ for w in caught} == {"EmptyInputWarning", "UndefinedScoreWarning"}
+    assert "lexical-approximation" in result.method
+    assert result.meta["n_single_sentence"] == 1 and result.meta["n_zero"] == 0
 
 
 def test_spacy_dependency_grid_from_a_parsed_doc():

@@ -15,38 +15,14 @@ transformers = pytest.importorskip("transformers")
 from humaneval.errors import BackendUnavailableError, ModelSpecError  # noqa: E402
 from humaneval.scorers import EmptyInputWarning, prefix_invariance, score_faithfulness  # noqa: E402
 from humaneval.scorers.nli import NLIScorer  # noqa: E402
+from tests._tiny_models import NLI_LABELS, build_nli  # noqa: E402
 
-WORDS = (
-    "the cat sat on a mat dog ran . is was not red blue house big small and it "
-    "i think believe love that ! here what know : yep also sure am but do have information this"
-)
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS.split()]
 SOURCES = ["the cat sat on the mat . the dog ran", "a big red house . it was blue", "the dog is small"]
 SUMMARIES = ["the cat sat", "the house was red", "the dog is big"]
-LABELS = {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}
 
 
-def build_model(directory, id2label=LABELS, seed=0):
-    vocab_file = directory / "vocab.txt"
-    vocab_file.write_text("\n".join(VOCAB) + "\n")
-    tokenizer = transformers.BertTokenizer(str(vocab_file))
-    config = transformers.BertConfig(
-        vocab_size=len(VOCAB),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-        hidden_dropout_prob=0.3,
-        attention_probs_dropout_prob=0.3,
-        num_labels=len(id2label),
-        id2label=id2label,
-        label2id={v: k for k, v in id2label.items()},
-    )
-    torch.manual_seed(seed)
-    transformers.BertForSequenceClassification(config).save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+def build_model(directory, id2label=NLI_LABELS, seed=0):
+    return build_nli(directory, id2label, seed)
 
 
 @pytest.fixture(scope="module")

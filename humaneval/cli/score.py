@@ -7,6 +7,15 @@ import click
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
+from humaneval.scorers.ffci import (
+    ASPECTS,
+    COVERAGE_LAYER,
+    FAITHFULNESS_LAYER,
+    FAITHFULNESS_MODEL,
+    FOCUS_LAYER,
+    FOCUS_MODEL,
+    NSP_MODEL,
+)
 
 
 def _out_option(func):
@@ -15,6 +24,18 @@ def _out_option(func):
         type=click.Path(dir_okay=False),
         default=None,
         help="Write the table here (.csv, .tsv or .jsonl) instead of printing it.",
+    )(func)
+
+
+def _device_option(func):
+    from humaneval.scorers.models import DEVICES
+
+    return click.option(
+        "--device",
+        type=click.Choice(DEVICES),
+        default="auto",
+        show_default=True,
+        help="auto: CUDA, then Apple MPS, then the CPU.",
     )(func)
 
 
@@ -36,7 +57,7 @@ def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
 
 @click.group()
 def command() -> None:
-    """Score summaries with the bundled offline scorers; outputs join with ``humaneval metaeval``."""
+    """Score summaries with the bundled scorers; outputs join with ``humaneval metaeval``."""
 
 
 @command.command("faithfulness")
@@ -49,8 +70,12 @@ def command() -> None:
     help="lexical is the labelled non-NLI fallback.",
 )
 @click.option(
-    "--model", default=None, help="Local NLI model directory or pkg:PACKAGE/SUBDIR [$HUMANEVAL_NLI_MODEL]."
+    "--model",
+    default=None,
+    help="NLI model: Hugging Face hub id (cached on first use), local directory or pkg:PACKAGE/SUBDIR "
+    "[$HUMANEVAL_NLI_MODEL]; see docs/scorers.md for the documented checkpoints.",
 )
+@click.option("--revision", default=None, help="Branch, tag or commit of a hub model [main].")
 @click.option(
     "--k", type=click.IntRange(min=1), default=15, show_default=True, help="MC-dropout passes (1 = off)."
 )
@@ -61,12 +86,12 @@ def command() -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-length", type=click.IntRange(min=8), default=512, show_default=True)
-@click.option("--device", default="cpu", show_default=True)
+@_device_option
 @click.option("--label-order", default=None, help="Comma-separated label of every model output, in order.")
 @_out_option
 @json_option
-def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_size, max_length, device,
-                 label_order, out, as_json) -> None:  # fmt: skip
+def faithfulness(input_path, backend, model, revision, k, mode, pair_mode, seed, batch_size, max_length,
+                 device, label_order, out, as_json) -> None:  # fmt: skip
     """Faithfulness of each summary to its source (columns document, system, source, summary)."""
     from humaneval.scorers.faithfulness import score_faithfulness
     from humaneval.scorers.inputs import metric_table, read_text_table
@@ -77,7 +102,8 @@ def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_siz
         options = {"k": k, "mode": mode, "seed": seed}
     elif backend == "summac-zs":
         options = {"k": k, "pair_mode": pair_mode, "seed": seed}
-    common = {"model": model, "max_length": max_length, "batch_size": batch_size, "device": device}
+    common = {"model": model, "revision": revision, "max_length": max_length, "batch_size": batch_size,
+              "device": device}  # fmt: skip
     if label_order:
         common["label_order"] = [s.strip() for s in label_order.split(",")]
     result = score_faithfulness(
@@ -100,8 +126,19 @@ def faithfulness(input_path, backend, model, k, mode, pair_mode, seed, batch_siz
 @click.option(
     "--n", "ngram", type=click.IntRange(min=1), default=2, show_default=True, help="repeated-ngrams only."
 )
-@click.option("--builder", type=click.Choice(["auto", "spacy", "lexical"]), default="auto", show_default=True)
-@click.option("--spacy-model", default=None, help="Installed spaCy pipeline (name or path) with a parser.")
+@click.option(
+    "--builder",
+    type=click.Choice(["auto", "spacy", "lexical"]),
+    default="auto",
+    show_default=True,
+    help="Entity grid: spaCy dependency roles, or the labelled lexical approximation (no parser needed).",
+)
+@click.option(
+    "--spacy-model",
+    default="en_core_web_sm",
+    show_default=True,
+    help="spaCy pipeline (package name or path) with a parser; install: python -m spacy download NAME.",
+)
 @click.option(
     "--weights",
     type=click.Choice(["syntactic", "count", "unweighted"]),
@@ -136,6 +173,61 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
         result = cohesion.redundancy_penalty(texts)
     table = metric_table(frame, result, "coherence")
     _finish(table, {"scorer": "coherence", "method": result.method, "meta": result.meta}, out, as_json)
+
+
+@command.command("ffci")
+@click.argument("input_path", type=InputFile())
+@click.option(
+    "--aspects",
+    default=",".join(ASPECTS),
+    show_default=True,
+    help="Comma-separated FFCI aspects; focus and coverage need a reference column.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["bertscore", "lexical"]),
+    default="bertscore",
+    show_default=True,
+    help="bertscore: the published backbones; lexical: ROUGE and exact tokens (no model).",
+)
+@click.option("--model", default=FAITHFULNESS_MODEL, show_default=True, help="Faithfulness BERTScore model.")
+@click.option("--layer", type=click.IntRange(min=1), default=FAITHFULNESS_LAYER, show_default=True)
+@click.option("--top-n", type=click.IntRange(min=1), default=None, help="AvgTop-n [3 bertscore, 2 lexical].")
+@click.option("--sim", type=click.Choice(["rouge1", "rouge2"]), default="rouge1", show_default=True,
+              help="lexical faithfulness similarity.")  # fmt: skip
+@click.option("--focus-model", default=FOCUS_MODEL, show_default=True, help="Focus/coverage BERTScore model.")
+@click.option("--focus-layer", type=click.IntRange(min=1), default=FOCUS_LAYER, show_default=True)
+@click.option("--coverage-layer", type=click.IntRange(min=1), default=COVERAGE_LAYER, show_default=True)
+@click.option("--nsp-model", default=NSP_MODEL, show_default=True, help="Next-sentence model for coherence.")
+@click.option("--revision", default=None, help="Branch, tag or commit of the hub models [main].")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@_device_option
+@_out_option
+@json_option
+def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, focus_layer, coverage_layer,
+         nsp_model, revision, batch_size, device, out, as_json) -> None:  # fmt: skip
+    """FFCI faithfulness, focus, coverage and coherence (columns document, system, summary; source for
+    faithfulness, reference for focus and coverage)."""
+    from humaneval.scorers.ffci import score_ffci
+    from humaneval.scorers.inputs import metric_table, read_text_table
+
+    wanted = [a.strip() for a in aspects.split(",") if a.strip()]
+    frame = read_text_table(input_path, ("document", "system", "summary"))
+    column = {c: frame[c].tolist() if c in frame.columns else None for c in ("source", "reference")}
+    options = (
+        {} if backend == "lexical" else {"revision": revision, "device": device, "batch_size": batch_size}
+    )
+    results = score_ffci(
+        column["source"], column["reference"], frame["summary"].tolist(), aspects=wanted, backend=backend,
+        model=model, layer=layer, top_n=top_n, focus_model=focus_model, focus_layer=focus_layer,
+        coverage_layer=coverage_layer, nsp_model=nsp_model, sim=sim, **options,
+    )  # fmt: skip
+    table = frame[["document", "system"]].reset_index(drop=True)
+    for aspect, result in results.items():
+        table[f"ffci_{aspect}"] = metric_table(frame, result, aspect)[aspect].to_numpy()
+    methods = {aspect: result.method for aspect, result in results.items()}
+    meta = {aspect: result.meta for aspect, result in results.items()}
+    _finish(table, {"scorer": "ffci", "method": methods, "meta": meta}, out, as_json)
 
 
 @command.command("bias")

@@ -1,4 +1,4 @@
-"""Entity-graph coherence and the sentence-shuffle test (spec §8.5; dissertation ch. 4).
+"""Entity-graph coherence and the sentence-shuffle test (dissertation ch. 4).
 
 Entity graph (Guinaudeau & Strube 2013): from an entity grid — per sentence t a map entity → role
 in {S, O, X}, keeping the highest role S > O > X when an entity recurs in a sentence — with
@@ -8,7 +8,8 @@ w(S) = 3, w(O) = 2, w(X) = 1:
     EGR     = (1/n) Σ_{t<u} w(t, u)                                            (average out-degree)
 
 ``weights="count"`` uses 1 per shared entity, ``"unweighted"`` 1 per arc; ``distance_discount``
-drops the 1/(u − t). One sentence gives 0.0, none NaN.
+drops the 1/(u − t). A grid of one sentence gives 0.0, none NaN; :func:`entity_graph_coherence` reports
+one-sentence texts as NaN (undefined).
 
 Grid builders: ``spacy`` needs a pipeline with a dependency parser — entities are the lowercased
 heads of noun chunks (repeated heads stand in for coreference), roles nsubj/nsubjpass/csubj → S,
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from humaneval.errors import BackendUnavailableError, RatingsError
-from humaneval.scorers.result import ScoreResult, as_texts, blank_mask, values_of
+from humaneval.scorers.result import ScoreResult, UndefinedScoreWarning, as_texts, blank_mask, values_of
 from humaneval.scorers.text import STOP_WORDS, sentences
 
 ROLE_WEIGHTS = {"S": 3, "O": 2, "X": 1}
@@ -106,15 +108,17 @@ def spacy_grid(doc: Any) -> Grid:
 
 
 def _builder(builder: str, nlp: Any) -> tuple[Callable[[str], Grid], str]:
+    if builder == "lexical":
+        return lexical_grid, "lexical-approximation"
     if isinstance(nlp, str):
         from humaneval.scorers.ner import load_spacy
 
         nlp = load_spacy(nlp)
     has_parser = nlp is not None and "parser" in getattr(nlp, "pipe_names", ("parser",))
     if builder == "auto":
-        builder = "spacy" if has_parser else "lexical"
-    if builder == "lexical":
-        return lexical_grid, "lexical-approximation"
+        if not has_parser:
+            return lexical_grid, "lexical-approximation"
+        builder = "spacy"
     if builder == "spacy":
         if nlp is None:
             raise BackendUnavailableError("builder='spacy' needs nlp=<a spaCy pipeline with a parser>")
@@ -131,19 +135,40 @@ def entity_graph_coherence(
     distance_discount: bool = True,
 ) -> ScoreResult:
     """EGR of every text. ``builder="auto"`` uses spaCy roles when ``nlp`` (a pipeline or an installed
-    package name) has a parser, the lexical approximation otherwise; ``method`` names the grid."""
+    package name such as ``en_core_web_sm``) has a parser, the lexical approximation otherwise;
+    ``method`` names the grid.
+
+    A text of one sentence has no sentence pairs, so its coherence is undefined: NaN, counted in
+    ``meta["n_single_sentence"]`` and warned about (an EGR of 0 would read as "incoherent").
+    """
     items = as_texts(texts, "texts")
     build, grid_name = _builder(builder, nlp)
     blank = blank_mask(items)
     values = np.full(len(items), np.nan)
-    n_unlinked = 0
+    n_unlinked = n_single = 0
     for i in np.flatnonzero(~blank):
-        values[i] = entity_graph_score(build(items[i]), weights=weights, distance_discount=distance_discount)
+        grid = build(items[i])
+        if len(grid) < 2:
+            n_single += 1
+            continue
+        values[i] = entity_graph_score(grid, weights=weights, distance_discount=distance_discount)
         n_unlinked += values[i] == 0
+    if n_single:
+        warnings.warn(
+            f"{n_single} of {len(items)} texts have a single sentence: entity-graph coherence is undefined "
+            "for them (NaN)",
+            UndefinedScoreWarning,
+            stacklevel=2,
+        )
     return ScoreResult(
         values,
         f"entity-graph(grid={grid_name}, weights={weights}, discount={'on' if distance_discount else 'off'})",
-        {"n_empty": int(blank.sum()), "n_zero": int(n_unlinked), "grid": grid_name},
+        {
+            "n_empty": int(blank.sum()),
+            "n_single_sentence": n_single,
+            "n_zero": int(n_unlinked),
+            "grid": grid_name,
+        },
     )
 
 

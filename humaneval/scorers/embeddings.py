@@ -3,7 +3,8 @@
 The bias study used all-MiniLM-L6-v2; sentence-transformers encodes with that model by mean-pooling the
 last hidden states over the attention mask and L2-normalising, which is what :func:`embedding_similarity`
 does with plain transformers, so the model directory of that checkpoint gives the same embeddings. The
-model is loaded from a local path only (``local_files_only=True``, offline switches set).
+model is named by a hub id (e.g. ``sentence-transformers/all-MiniLM-L6-v2``, cached on first use) or a local
+directory, as in :mod:`humaneval.scorers.models`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ from collections.abc import Callable
 
 import numpy as np
 
-from humaneval.scorers.nli import offline_transformers, resolve_model_path
+from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
 
 
 def embedding_similarity(
-    model: str | os.PathLike, *, max_length: int = 256, batch_size: int = 32, device: str = "cpu"
+    model: str | os.PathLike,
+    *,
+    revision: str | None = None,
+    max_length: int = 256,
+    batch_size: int = 32,
+    device: str = "auto",
 ) -> Callable[[list[str]], np.ndarray]:
     """A ``callable(texts) -> cosine matrix`` of mean-pooled, normalised last hidden states."""
     import torch
 
-    path = resolve_model_path(model, what="sentence-embedding model")
-    transformers = offline_transformers()
+    path = resolve_model(model, what="sentence-embedding model", revision=revision)
+    transformers = load_transformers()
+    device = resolve_device(device)
     tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
     encoder = transformers.AutoModel.from_pretrained(path, local_files_only=True).to(device)
     encoder.eval()

@@ -53,15 +53,19 @@ def score_faithfulness(
     *,
     backend: str = "nli",
     model: str | os.PathLike | None = None,
+    revision: str | None = None,
     label_order: Sequence[str] | None = None,
     max_length: int = 512,
     batch_size: int = 8,
-    device: str = "cpu",
+    device: str = "auto",
+    progress: bool | None = None,
     **score_options: Any,
 ) -> ScoreResult:
     """Faithfulness of each summary to its source.
 
-    ``backend="nli"`` (default) needs a local ``model`` directory (or ``HUMANEVAL_NLI_MODEL``) and
+    ``backend="nli"`` (default) needs a ``model`` — a hub id such as
+    ``MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli`` or a local directory (default
+    ``$HUMANEVAL_NLI_MODEL``) — and
     accepts ``k``, ``mode``, ``seed``; ``backend="summac-zs"`` aggregates sentence pairs and accepts
     ``pair_mode``, ``k``, ``seed``; ``backend="lexical"`` is the labelled non-NLI fallback.
     """
@@ -74,7 +78,13 @@ def score_faithfulness(
     from humaneval.scorers.nli import NLIScorer
 
     scorer = NLIScorer(
-        model, label_order=label_order, max_length=max_length, batch_size=batch_size, device=device
+        model,
+        revision=revision,
+        label_order=label_order,
+        max_length=max_length,
+        batch_size=batch_size,
+        device=device,
+        progress=progress,
     )
     if backend == "summac-zs":
         return scorer.score_summac_zs(sources, summaries, **score_options)

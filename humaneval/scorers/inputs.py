@@ -34,7 +34,7 @@ def read_text_table(path: str | Path, required: Iterable[str]) -> pd.DataFrame:
     for column in ("document", "system", "cluster", "sample", "group"):
         if column in frame.columns:
             frame[column] = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
-    for column in ("source", "summary"):
+    for column in ("source", "reference", "summary"):
         if column in frame.columns:
             frame[column] = [v if isinstance(v, str) else "" for v in frame[column]]
     if "entities" in frame.columns:

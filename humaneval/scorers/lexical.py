@@ -1,11 +1,13 @@
-"""FFCI-style decomposed scores with lexical similarities — no model needed (spec §8.6).
+"""FFCI-style decomposed scores with lexical similarities — no model needed.
 
 These are *lexical* stand-ins for the FFCI metrics of Koto et al. (2022), clearly named as such;
-they are not the NLI faithfulness metric. X = source, Y = reference, Y′ = system summary.
+they are not the NLI faithfulness metric, and :mod:`humaneval.scorers.ffci` has the published
+model-based backbones. X = source, Y = reference, Y′ = system summary.
 
 - Faithfulness by top-n sentence alignment:
-  FA = (1/|Y′|) Σ_{t∈sent(Y′)} AvgTop-n_{s∈sent(X)} sim(t, s), with sim = ROUGE-n F1 (clipped n-gram
-  overlap, F = 2PR/(P+R), 0 without overlap) or any callable; n = 2 by default.
+  FA = (1/|Y′|) Σ_{t∈sent(Y′)} AvgTop-n_{s∈sent(X)} sim(t, s), with sim = ROUGE-n F1 from the
+  ``rouge-score`` package (clipped n-gram overlap, F = 2PR/(P+R), 0 without overlap, no stemming) or
+  any callable; n = 2 by default.
 - Focus / coverage by greedy token matching with the ``exact`` token similarity:
   P = (1/|Y′|) Σ_{t∈Y′} max_{s∈Y} [t = s],  R = (1/|Y|) Σ_{s∈Y} max_{t∈Y′} [t = s],  F = 2PR/(P+R).
 - Inter-sentential coherence: IC = agg over consecutive pairs of p_next(t_i, t_{i+1}) with a
@@ -15,8 +17,9 @@ they are not the NLI faithfulness metric. X = source, Y = reference, Y′ = syst
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,18 +30,28 @@ from humaneval.scorers.text import sentences, words
 Similarity = Callable[[str, str], float]
 
 
+class PairScorer(Protocol):
+    """A batched similarity: one score per (candidate, reference) pair."""
+
+    def pairs(self, candidates: list[str], references: list[str]) -> np.ndarray: ...
+
+
 def rouge_n_f1(candidate: str, reference: str, n: int = 1) -> float:
-    """ROUGE-n F1 between two sentences from clipped n-gram overlap; 0 when nothing overlaps."""
-    a, b = _ngrams(words(candidate), n), _ngrams(words(reference), n)
-    overlap = sum((a & b).values())
-    if overlap == 0:
-        return 0.0
-    precision, recall = overlap / sum(a.values()), overlap / sum(b.values())
-    return 2 * precision * recall / (precision + recall)
+    """ROUGE-n F1 between two sentences (``rouge-score``, no stemming); 0 when nothing overlaps.
+
+    Examples
+    --------
+    >>> round(rouge_n_f1("the cat sat", "the cat ran away"), 6)   # P = 2/3, R = 2/4
+    0.571429
+    """
+    return float(_rouge(n).score(reference, candidate)[f"rouge{n}"].fmeasure)
 
 
-def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+@cache
+def _rouge(n: int) -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer([f"rouge{n}"], use_stemmer=False)
 
 
 def _similarity(sim: str | Similarity) -> tuple[Similarity, str]:
@@ -50,27 +63,53 @@ def _similarity(sim: str | Similarity) -> tuple[Similarity, str]:
     raise RatingsError(f"sim {sim!r}: use 'rouge1', 'rouge2' or a callable(sentence, sentence) -> float")
 
 
+def top_n_alignment(
+    sources: list[str],
+    summaries: list[str],
+    score: Callable[[list[str], list[str]], np.ndarray],
+    top_n: int,
+) -> tuple[np.ndarray, int]:
+    """FA of every (source, summary): AvgTop-n over source sentences, mean over summary sentences.
+
+    ``score(candidates, references)`` scores all sentence pairs of the batch at once, so a neural
+    similarity runs in a few large batches. NaN for blank texts; returns the values and their count.
+    """
+    if top_n < 1:
+        raise RatingsError(f"top_n = {top_n}: must be at least 1")
+    blank = blank_mask(sources, summaries)
+    owners: list[tuple[int, int, int]] = []  # (item, summary sentence, number of source sentences)
+    cands: list[str] = []
+    refs: list[str] = []
+    for i in np.flatnonzero(~blank):
+        source_sents = sentences(sources[i])
+        for j, t in enumerate(sentences(summaries[i])):
+            owners.append((int(i), j, len(source_sents)))
+            cands += [t] * len(source_sents)
+            refs += source_sents
+    scores = np.asarray(score(cands, refs), dtype=float) if cands else np.zeros(0)
+    per_item: dict[int, list[float]] = {}
+    start = 0
+    for item, _, n_src in owners:
+        sims = np.sort(scores[start : start + n_src])[::-1]
+        per_item.setdefault(item, []).append(float(sims[:top_n].mean()))
+        start += n_src
+    values = np.full(len(sources), np.nan)
+    for item, per_sentence in per_item.items():
+        values[item] = float(np.mean(per_sentence))
+    return values, int(blank.sum())
+
+
 def lexical_faithfulness(
     sources: Sequence[str], summaries: Sequence[str], *, sim: str | Similarity = "rouge1", top_n: int = 2
 ) -> ScoreResult:
     """FFCI faithfulness FA by top-n sentence alignment against the source (NaN for empty texts)."""
     src, summ = paired_texts(sources, summaries)
     similarity, sim_name = _similarity(sim)
-    if top_n < 1:
-        raise RatingsError(f"top_n = {top_n}: must be at least 1")
-    blank = blank_mask(src, summ)
-    values = np.full(len(src), np.nan)
-    for i in np.flatnonzero(~blank):
-        source_sents = sentences(src[i])
-        per_sentence = []
-        for t in sentences(summ[i]):
-            sims = np.sort([similarity(t, s) for s in source_sents])[::-1]
-            per_sentence.append(sims[:top_n].mean())
-        values[i] = float(np.mean(per_sentence))
+    values, n_empty = top_n_alignment(
+        src, summ, lambda cands, refs: [similarity(a, b) for a, b in zip(cands, refs, strict=True)], top_n
+    )
     return ScoreResult(
-        values,
-        f"ffci-lexical-faithfulness({sim_name}, top-{top_n})",
-        {"n_empty": int(blank.sum()), "top_n": top_n},
+        values, f"ffci-lexical-faithfulness({sim_name}, top-{top_n})", {"n_empty": n_empty, "top_n": top_n}
     )
 
 
@@ -98,24 +137,42 @@ def lexical_focus_coverage(references: Sequence[str], summaries: Sequence[str]) 
 
 
 def intersentential_coherence(
-    summaries: Sequence[str], next_sentence: Similarity, *, aggregate: str = "min"
+    summaries: Sequence[str], next_sentence: Similarity | PairScorer, *, aggregate: str = "min"
 ) -> ScoreResult:
-    """FFCI IC: ``aggregate`` (min, mean, max) of p_next over consecutive sentence pairs."""
+    """FFCI IC: ``aggregate`` (min, mean, max) of p_next over consecutive sentence pairs.
+
+    ``next_sentence`` is a ``callable(sentence, next_sentence) -> p`` or a batched scorer with a
+    ``pairs(firsts, seconds)`` method (e.g. :class:`humaneval.scorers.ffci.NextSentenceScorer`).
+    One-sentence summaries have no pair: NaN, counted in ``meta["n_single_sentence"]``.
+    """
     texts = as_texts(summaries, "summaries")
     reducers = {"min": np.min, "mean": np.mean, "max": np.max}
     if aggregate not in reducers:
         raise RatingsError(f"aggregate {aggregate!r} is not one of min, mean, max")
     blank = blank_mask(texts)
-    values = np.full(len(texts), np.nan)
+    firsts: list[str] = []
+    seconds: list[str] = []
+    spans: dict[int, slice] = {}
     n_single = 0
     for i in np.flatnonzero(~blank):
         sents = sentences(texts[i])
         if len(sents) < 2:
             n_single += 1
             continue
-        values[i] = float(reducers[aggregate]([next_sentence(a, b) for a, b in itertools.pairwise(sents)]))
+        spans[int(i)] = slice(len(firsts), len(firsts) + len(sents) - 1)
+        for a, b in itertools.pairwise(sents):
+            firsts.append(a)
+            seconds.append(b)
+    if hasattr(next_sentence, "pairs"):
+        p_next = np.asarray(next_sentence.pairs(firsts, seconds), dtype=float) if firsts else np.zeros(0)
+    else:
+        p_next = np.array([next_sentence(a, b) for a, b in zip(firsts, seconds, strict=True)], dtype=float)
+    values = np.full(len(texts), np.nan)
+    for i, span in spans.items():
+        values[i] = float(reducers[aggregate](p_next[span]))
+    name = getattr(next_sentence, "method", None)
     return ScoreResult(
         values,
-        f"ffci-intersentential-coherence({aggregate})",
+        f"ffci-intersentential-coherence({aggregate}" + (f", {name})" if name else ")"),
         {"n_empty": int(blank.sum()), "n_single_sentence": n_single},
     )

@@ -23,7 +23,7 @@ _CLOSING = ",;:!?\"')]}"
 
 
 def load_spacy(name: str) -> Any:
-    """Load an installed spaCy pipeline by package name or local path (never downloads)."""
+    """Load an installed spaCy pipeline by package name or local path; say how to install a missing one."""
     try:
         import spacy
     except ImportError:
@@ -32,8 +32,8 @@ def load_spacy(name: str) -> Any:
         return spacy.load(name)
     except OSError:
         raise BackendUnavailableError(
-            f"spaCy pipeline {name!r} is not installed; install its package or pass a local path "
-            "(humaneval never downloads models)"
+            f"spaCy pipeline {name!r} is not installed: python -m spacy download {name} "
+            "(or pass the path of a pipeline directory)"
         ) from None
 
 

@@ -1,9 +1,11 @@
-"""NLI faithfulness: P(entail) − P(contradict) with optional MC dropout (spec §8.2).
+"""NLI faithfulness: P(entail) − P(contradict) with optional MC dropout (dissertation ch. 5).
 
-Premise = source, hypothesis = summary. The model is any 3-way sequence classifier in a local
-directory (``config.json``, weights, tokenizer files), loaded with ``local_files_only=True`` and the
-Hugging Face offline switches set: nothing is ever downloaded. The published metric (dissertation
-ch. 5) is a DeBERTa-v3-large NLI model trained on the augmented data of :mod:`.augment`, scored as
+Premise = source, hypothesis = summary. The model is any 3-way sequence classifier, named by its
+Hugging Face hub id (downloaded once into the usual cache; ``HF_HOME``, ``HF_HUB_OFFLINE`` and
+revisions are honoured) or by a local directory — see :mod:`humaneval.scorers.models`. The
+entailment and contradiction outputs are read from the model's ``id2label``. The dissertation's
+base scorer is the DeBERTa-v3-large NLI model of Laurer et al. (2022) (:data:`RECOMMENDED_MODEL`);
+its full metric further trains it on the augmented data of :mod:`.augment`. Scores are
 
     p̄ = (1/k) Σ_m softmax(logits_m)        (probability vectors averaged, not logits)
     score = p̄[entail] − p̄[contra]          ∈ [−1, 1]
@@ -19,64 +21,35 @@ counted in ``meta["n_hypothesis_truncated"]``).
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from humaneval.errors import BackendUnavailableError, ModelSpecError
+from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
 from humaneval.scorers.text import sentences
 
 MODEL_ENV = "HUMANEVAL_NLI_MODEL"
 MODES = ("e-c", "e", "c")
+#: The public checkpoint closest to the dissertation's scorer (DeBERTa-v3-large trained on MNLI, FEVER,
+#: ANLI, LingNLI and WANLI); see docs/scorers.md for the other documented checkpoints.
+RECOMMENDED_MODEL = "MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli"
 
 
-def resolve_model_path(model: str | os.PathLike | None, what: str = "NLI model") -> Path:
-    """The local model directory: a path, ``pkg:<package>/<subdir>`` (an installed package's data),
-    or, for the NLI model when ``model`` is None, the ``HUMANEVAL_NLI_MODEL`` environment variable."""
-    if model is None and what == "NLI model":
-        model = os.environ.get(MODEL_ENV)
+def nli_model_name(model: str | os.PathLike | None) -> str | os.PathLike:
+    """``model``, else ``$HUMANEVAL_NLI_MODEL``; one clear error when neither names a model."""
+    model = model or os.environ.get(MODEL_ENV)
     if not model:
-        hint = f" or set {MODEL_ENV}" if what == "NLI model" else ""
         raise BackendUnavailableError(
-            f"no {what} configured: pass a local model directory{hint}; nothing is downloaded"
-            + (" (use backend='lexical' for the labelled non-NLI fallback)" if what == "NLI model" else "")
+            "no NLI model configured: pass --model with a Hugging Face hub id (e.g. "
+            f"{RECOMMENDED_MODEL}) or a local model directory, or set {MODEL_ENV} "
+            "(backend='lexical' is the labelled non-NLI fallback)"
         )
-    text = os.fspath(model)
-    if text.startswith("pkg:"):
-        package, _, sub = text[4:].partition("/")
-        try:
-            path = Path(str(importlib.resources.files(package).joinpath(sub)))
-        except ModuleNotFoundError:
-            raise BackendUnavailableError(f"{what} {text}: package {package!r} is not installed") from None
-    else:
-        path = Path(text).expanduser()
-    if not (path / "config.json").is_file():
-        raise BackendUnavailableError(
-            f"{what} {text}: {path} is not a model directory (no config.json); "
-            "give the directory holding config.json, the weights and the tokenizer files"
-        )
-    return path
-
-
-def offline_transformers() -> Any:
-    """Import transformers with the Hugging Face offline switches set (never downloads)."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    try:
-        import torch  # noqa: F401
-        import transformers
-    except ImportError:
-        raise BackendUnavailableError(
-            "neural scorers need torch and transformers: pip install 'humaneval[nli]'"
-        ) from None
-    transformers.utils.logging.disable_progress_bar()
-    return transformers
+    return model
 
 
 def label_indices(id2label: dict[int, str], label_order: Sequence[str] | None) -> tuple[int, int]:
@@ -111,23 +84,28 @@ class NLIScorer:
         self,
         model: str | os.PathLike | None = None,
         *,
+        revision: str | None = None,
+        cache_dir: str | os.PathLike | None = None,
         label_order: Sequence[str] | None = None,
         max_length: int = 512,
         batch_size: int = 8,
-        device: str = "cpu",
+        device: str = "auto",
+        progress: bool | None = None,
     ) -> None:
-        self.path = resolve_model_path(model)
-        transformers = offline_transformers()
+        self.name = os.fspath(nli_model_name(model))
+        self.path = resolve_model(self.name, what="NLI model", revision=revision, cache_dir=cache_dir)
+        transformers = load_transformers()
+        self.device = resolve_device(device)
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
         self.tokenizer.truncation_side = "right"
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
             self.path, local_files_only=True
-        ).to(device)
+        ).to(self.device)
         self.model.eval()
         self.entail, self.contra = label_indices(self.model.config.id2label, label_order)
         self.max_length = max_length
         self.batch_size = batch_size
-        self.device = device
+        self.progress = progress
 
     def encode(self, premises: list[str], hypotheses: list[str]) -> tuple[Any, int]:
         """Tokenised pairs under the truncation policy, and how many hypotheses had to be cut."""
@@ -154,14 +132,21 @@ class NLIScorer:
     ) -> tuple[np.ndarray, int]:
         """Class probabilities of every pass, shape (k, n, n_labels), and the hypothesis-cut count.
 
-        For k > 1 the model is in eval mode with only the dropout modules (class names ending in
-        ``Dropout``) switched to train mode, and torch's RNG is seeded inside a forked RNG state.
+        Pairs are batched by length (longest first, so padding is small and an out-of-memory batch
+        shows at once) and returned in input order. For k > 1 the model is in eval mode with only
+        the dropout modules (class names ending in ``Dropout``) switched to train mode, and torch's
+        RNG is seeded inside a forked RNG state.
         """
         import torch
+        from tqdm.auto import tqdm
 
         if k < 1:
             raise ModelSpecError(f"k = {k}: the number of MC-dropout passes must be at least 1")
         out = np.empty((k, len(premises), self.model.config.num_labels))
+        order = np.argsort(
+            [-(len(a) + len(b)) for a, b in zip(premises, hypotheses, strict=True)], kind="stable"
+        )
+        starts = range(0, len(premises), self.batch_size)
         n_cut = 0
         dropouts = [m for m in self.model.modules() if type(m).__name__.endswith("Dropout")]
         for module in dropouts:
@@ -169,14 +154,14 @@ class NLIScorer:
         try:
             with torch.random.fork_rng(devices=[]), torch.inference_mode():
                 torch.manual_seed(seed)
-                for start in range(0, len(premises), self.batch_size):
-                    stop = start + self.batch_size
-                    batch, cut = self.encode(premises[start:stop], hypotheses[start:stop])
+                for start in tqdm(starts, desc="NLI", unit="batch", disable=self._quiet(len(starts))):
+                    rows = order[start : start + self.batch_size]
+                    batch, cut = self.encode([premises[i] for i in rows], [hypotheses[i] for i in rows])
                     n_cut += cut
                     batch = {key: value.to(self.device) for key, value in batch.items()}
                     for m in range(k):
                         logits = self.model(**batch).logits.float()
-                        out[m, start:stop] = torch.softmax(logits, dim=-1).cpu().numpy()
+                        out[m, rows] = torch.softmax(logits, dim=-1).cpu().numpy()
         finally:
             for module in dropouts:
                 module.train(False)
@@ -186,6 +171,12 @@ class NLIScorer:
                 stacklevel=2,
             )
         return out, n_cut
+
+    def _quiet(self, n_batches: int) -> bool | None:
+        """tqdm's ``disable``: off when asked, on when asked, else shown on a terminal for > 1 batch."""
+        if self.progress is None:
+            return None if n_batches > 1 else True
+        return not self.progress
 
     def _combine(self, probs: np.ndarray, mode: str) -> np.ndarray:
         """Per-pass score of the probability vectors: e − c, e or c."""
@@ -279,7 +270,9 @@ class NLIScorer:
 
         sd = counts.pop("sd", None)
         meta = {
+            "model": self.name,
             "model_path": str(self.path),
+            "device": self.device,
             "k": k,
             "seed": seed,
             "mode": mode,

@@ -23,6 +23,10 @@ class EmptyInputWarning(UserWarning):
     """Some texts were empty or whitespace only; their scores are NaN."""
 
 
+class UndefinedScoreWarning(UserWarning):
+    """Some texts have no defined score (e.g. coherence of a one-sentence summary); they get NaN."""
+
+
 @dataclass(frozen=True)
 class ScoreResult:
     """Scores of a batch of summaries: ``values`` (NaN where undefined), ``method``, ``meta``."""
