@@ -173,8 +173,8 @@ def time_curve_figure(buckets: list[dict[str, float]], path: Path) -> Path:
 
 
 def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
-    """Power per pair (ARTagg, and the CLMM when simulated) with ±1.96 MC-SE bars."""
-    tests = [("artagg", "ARTagg (block means)", "#7f9fbf")]
+    """Power per pair (ARTagg when it can reject, and the CLMM when simulated) with 95 % Wilson bars."""
+    tests = [("artagg", "ARTagg (block means)", "#7f9fbf")] if pairs["artagg"].notna().any() else []
     if pairs["clmm"].notna().any():
         tests.append(("clmm", "CLMM", "#1f4e79"))
     fig = Figure(figsize=(6.4, 0.3 * len(pairs) * (1 + 0.4 * (len(tests) - 1)) + 1.0))
@@ -189,7 +189,9 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
             height=height,
             color=colour,
             label=label,
-            xerr=1.96 * pairs[f"{column}_se"],
+            xerr=np.clip(
+                [pairs[column] - pairs[f"{column}_low"], pairs[f"{column}_high"] - pairs[column]], 0, None
+            ),
             error_kw={"ecolor": "#555555", "capsize": 2, "lw": 0.8},
         )
     ax.axvline(target, color="#c62828", linestyle="--", linewidth=1)

@@ -47,6 +47,13 @@ def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def fmt_power(rate: float, low: float, high: float) -> str:
+    """A simulated power with its 95 % Wilson interval, ``0.26 [0.21, 0.32]``."""
+    if rate is None or not np.isfinite(rate):
+        return "–"
+    return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:
     """Write every file of the report into ``out``; returns the paths by name."""
     out = Path(out)
@@ -93,7 +100,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
     }
     if rel is not None and rel.time_curve:
         figs["time_curve"] = figures.time_curve_figure(rel.time_curve, out / f"time_curve{stem}.png")
-    if part.power is not None:
+    if part.power is not None and _power_shown(part.power.pairs):
         figs["power"] = figures.power_figure(part.power.pairs, part.power.target, out / f"power{stem}.png")
     files.update({f"{k}{stem}": v for k, v in figs.items()})
     systems = [
@@ -141,6 +148,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "n_pairs": len(analysis.contrasts),
     }
     reliability = None if rel is None else _reliability_view(rel)
+    interval = part.means_interval
     return {
         "criterion": part.criterion,
         "title": part.criterion or "",
@@ -149,6 +157,8 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "figures": {k: v.name for k, v in figs.items()},
         "widths": {k: figures.css_width(v) for k, v in figs.items()},
         "systems": systems,
+        "interval_note": None if interval is None or interval.caveat is None else interval.caveat,
+        "intervals_shown": interval is None or interval.computed,
         "contrasts": contrasts,
         "model": model,
         "reliability": reliability,
@@ -171,6 +181,7 @@ def _reliability_view(rel: ReliabilityReport) -> dict[str, Any]:
         "shr_spearman_brown": fmt(rel.shr_spearman_brown),
         "shr_quantiles": fmt_ci(rel.shr_quantiles[0], rel.shr_quantiles[2]) if rel.shr_quantiles else "–",
         "shr_n_splits": rel.shr_n_splits,
+        "shr_caveat": rel.shr_caveat,
         "n_pairable": rel.n_pairable,
         "n_pairable_units": rel.n_pairable_units,
         "seed": rel.seed,
@@ -183,12 +194,13 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
     if note is None:
         return None
     clmm = note.clmm_trials > 0
+    art = note.artagg_can_reject
     pairs = [
         {
             "pair": r.pair,
             "difference": fmt(r.true_difference),
-            "artagg": f"{r.artagg:.2f} ± {r.artagg_se:.2f}",
-            "clmm": f"{r.clmm:.2f} ± {r.clmm_se:.2f}" if clmm else "–",
+            "artagg": fmt_power(r.artagg, r.artagg_low, r.artagg_high) if art else "cannot reject",
+            "clmm": fmt_power(r.clmm, r.clmm_low, r.clmm_high) if clmm else "–",
         }
         for r in note.pairs.itertuples()
     ]
@@ -197,7 +209,7 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
             "design": f"{int(r.blocks)} × {int(r.docs)} × {int(r.annotators)}",
             "family": r.family.replace("_", " "),
             "judgements": int(r.judgements),
-            "power": f"{r.power:.2f} ± {r.mc_se:.2f}",
+            "power": fmt_power(r.power, r.low, r.high),
         }
         for r in note.search.itertuples()
     ]
@@ -207,8 +219,8 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         reaching = (
             f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × "
             f"{plural(int(r['annotators']), 'annotator')} per block ({int(r['judgements'])} judgements, "
-            f"{int(r['blocks'] * r['docs'])} documents) reaches {r['power']:.2f} ± {r['mc_se']:.2f} power "
-            f"(ARTagg) for {note.smallest_pair}"
+            f"{int(r['blocks'] * r['docs'])} documents) reaches "
+            f"{fmt_power(r['power'], r['low'], r['high'])} power (ARTagg) for {note.smallest_pair}"
         )
     rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
     return {
@@ -224,8 +236,14 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         "search": search,
         "reaching": reaching,
         "seconds": fmt(note.seconds, 0),
-        "max_se": fmt(float(np.nanmax(np.r_[note.pairs["artagg_se"], note.pairs["clmm_se"]])), 3),
+        "artagg_can_reject": art,
+        "blocks": note.design.blocks,
     }
+
+
+def _power_shown(pairs) -> bool:
+    """Whether any simulated power is a number (ARTagg is not simulated when it cannot reject)."""
+    return bool(np.isfinite(pairs[["artagg", "clmm"]].to_numpy(dtype=float)).any())
 
 
 def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str, Any]:
@@ -354,6 +372,8 @@ def markdown(view: dict[str, Any]) -> str:
             f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
             "|---|---|---|---|---|---|",
         ]
+        if c["interval_note"]:
+            lines[-2:-2] = [f"Intervals: {md(c['interval_note'])}.", ""]
         lines += [
             f"| {md(s['system'])} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
             f"{s['estimate']} |"
@@ -383,7 +403,9 @@ def markdown(view: dict[str, Any]) -> str:
                 f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
                 f"(KALPHA, {r['n_bootstrap']} resamples)",
                 f"- Fleiss' κ: {r['fleiss_kappa']}",
-                f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
+                f"- split-half reliability: {r['shr']} — not an estimate: {md(r['shr_caveat'])}"
+                if r["shr_caveat"]
+                else f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
                 f"Spearman–Brown {r['shr_spearman_brown']}",
                 "",
             ]
@@ -395,8 +417,13 @@ def markdown(view: dict[str, Any]) -> str:
                 f"### Power{suffix}",
                 "",
                 f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
-                f"{p['clmm_trials']} CLMM studies; ± is the Monte-Carlo SE; observed power (fitted "
-                "differences taken as true).",
+                f"{p['clmm_trials']} CLMM studies; observed power (fitted "
+                "differences taken as true); brackets: 95 % Wilson intervals."
+                + (
+                    ""
+                    if p["artagg_can_reject"]
+                    else f" ARTagg cannot reject with {p['blocks']} blocks (it needs 6): not simulated."
+                ),
                 "",
                 "| pair | Δ latent | ARTagg | CLMM |",
                 "|---|---|---|---|",

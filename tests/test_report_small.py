@@ -1,0 +1,85 @@
+"""A 2-block study: every number the design cannot support says so, once, instead of false precision."""
+
+from __future__ import annotations
+
+import json
+import re
+from math import comb
+
+import pytest
+
+from humaneval.demo import DemoSettings, run_demo
+
+TWO_BLOCKS = DemoSettings(
+    documents=10,
+    docs_per_block=5,
+    annotators_per_block=3,
+    careless=1,
+    n_bootstrap=1000,
+    n_splits=100,
+    power_trials=20,
+    clmm_power_trials=0,
+)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("small")
+    result = run_demo(out, seed=3, settings=TWO_BLOCKS)
+    report = json.loads(result.files["json"].read_text())
+    html = result.files["html"].read_text()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return result, report, text
+
+
+def test_two_blocks_give_no_interval_and_say_why(small):
+    _, report, text = small
+    assert report["study"]["n_blocks"] == 2
+    [part] = report["criteria"]
+    # a bootstrap over 2 blocks has C(3, 2) = 3 distinct resamples: no interval at all
+    assert all(m["ci_low"] is None and m["ci_high"] is None for m in part["means"])
+    assert part["means_interval"]["computed"] is False and part["means_interval"]["n_blocks"] == 2
+    assert comb(3, 2) == 3 and "3 distinct resamples" in part["means_interval"]["caveat"]
+    widths = re.findall(r"\[(-?\d+\.\d+), (-?\d+\.\d+)\]", text)
+    assert all(low != high for low, high in widths), widths  # no interval of zero width anywhere
+    assert "No intervals — only 2 independent blocks" in text
+
+
+def test_split_half_from_one_split_is_not_an_estimate(small):
+    _, report, text = small
+    rel = report["criteria"][0]["reliability"]
+    assert rel["shr_n_splits"] == 1 and rel["shr_sd"] is None  # one split has no spread, not sd 0
+    assert rel["shr_caveat"].startswith("split-half reliability rests on the only possible split of 2 blocks")
+    assert "not an estimate (1 split)" in text
+    assert "sd 0.000" not in text and "over 1 splits" not in text
+
+
+def test_artagg_cannot_reject_with_two_blocks(small):
+    _, report, text = small
+    power = report["criteria"][0]["power"]
+    assert power["artagg_can_reject"] is False
+    assert all(p["artagg"] is None for p in power["pairs"])
+    # 2^(1-B) = 0.5 for B = 2: the exact sign-flip test never reaches 0.05
+    assert "its smallest p-value is 2^(1−B) = 0.500" in text
+    assert "0.00 ± 0.00" not in text and "cannot reject" in text
+    assert all(row["blocks"] >= 6 for row in power["search"])  # the search skips hopeless designs
+    # a simulated power of 0/20 has MC-SE 0 but a Wilson interval [0, z²/(n+z²)] = [0, 0.161]
+    zero = [row for row in power["search"] if row["power"] == 0]
+    assert zero and zero[0]["mc_se"] == 0
+    assert zero[0]["low"] == 0 and zero[0]["high"] == pytest.approx(1.959964**2 / (20 + 1.959964**2), abs=1e-6)
+    assert "0.00 [0.00, 0.16]" in text
+
+
+def test_read_this_first_states_each_fact_once_most_important_first(small):
+    result, report, _ = small
+    warnings = report["warnings"]
+    assert len(warnings) == len(set(warnings))
+    assert len([w for w in warnings if "maximal CLMM failed" in w]) == 1  # no "Mixed-model warning" repeat
+    # the three numbers the design cannot support come first, one bullet each
+    assert warnings[0].startswith("Only 2 independent blocks: a randomisation test on block means (ARTagg)")
+    assert warnings[1].startswith("The system means have no intervals: a bootstrap over only 2 independent")
+    assert warnings[2].startswith("Split-half reliability (0.48) rests on the only possible split")
+    assert not any("would not replicate well" in w for w in warnings)  # SHR is no estimate here
+    assert not any("spec §" in w for w in warnings)
+    md = result.files["markdown"].read_text()
+    assert "sd nan" not in md and "not an estimate" in md
