@@ -102,7 +102,9 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         figs["time_curve"] = figures.time_curve_figure(rel.time_curve, out / f"time_curve{stem}.png")
     if part.power is not None and _power_shown(part.power.pairs):
         figs["power"] = figures.power_figure(part.power.pairs, part.power.target, out / f"power{stem}.png")
-    files.update({f"{k}{stem}": v for k, v in figs.items()})
+    for k, v in figs.items():
+        files[f"{k}{stem}"] = v
+        files.update({f"{k}{stem}.{fmt}": v.with_suffix(f".{fmt}") for fmt in ("svg", "pdf")})
     systems = [
         {
             "system": r.system,
