@@ -83,3 +83,20 @@ def test_read_this_first_states_each_fact_once_most_important_first(small):
     assert not any("spec §" in w for w in warnings)
     md = result.files["markdown"].read_text()
     assert "sd nan" not in md and "not an estimate" in md
+
+
+def test_datasheet_reads_as_words_and_derives_the_realised_wage(small):
+    result, report, text = small
+    sheet = report["datasheet"]["sections"]
+    evaluators = sheet["sample_evaluators_design"]
+    assert sheet["quality_criteria"]["source_shown"] is False  # JSON keeps the boolean
+    md = result.files["datasheet"].read_text()
+    assert "**source shown**: no" in md and "False" not in md and "True" not in md
+    assert "source shown no" in text and "source shown False" not in text
+    # realised wage = reward per annotator / median actual hours, computed from the demo's own numbers
+    reward = result.design.summary().cost.reward_per_annotator
+    minutes = round(report["study"]["median_minutes_per_annotator"], 1)
+    assert evaluators["median_minutes_actual"] == minutes
+    assert evaluators["hourly_wage_realised"] == f"{reward / (minutes / 60):.2f} USD per hour"
+    assert "hourly_wage_realised" not in sheet["sample_evaluators_design"]["todo"]
+    assert evaluators["hourly_wage_planned"].endswith(" USD per hour")

@@ -314,7 +314,7 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
 def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     if sheet is None:
         return None
-    from humaneval.design.datasheet import SECTIONS
+    from humaneval.design.datasheet import SECTIONS, plain_text
 
     out = []
     for key, title in SECTIONS:
@@ -323,7 +323,7 @@ def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None
         items = [
             {
                 "name": name.replace("_", " "),
-                "value": _plain(value) if value is not None else None,
+                "value": plain_text(value) if value is not None else None,
                 "todo": todo.get(name, "not known to the package") if value is None else None,
             }
             for name, value in section.items()
@@ -331,14 +331,6 @@ def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None
         ]
         out.append({"title": title, "fields": items})
     return out
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, dict):
-        return "; ".join(f"{k.replace('_', ' ')}: {_plain(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return ", ".join(_plain(v) for v in value)
-    return str(value)
 
 
 _MARKDOWN_SPECIALS = "\\`*_[]<>|#"
