@@ -100,3 +100,13 @@ def test_datasheet_reads_as_words_and_derives_the_realised_wage(small):
     assert evaluators["hourly_wage_realised"] == f"{reward / (minutes / 60):.2f} USD per hour"
     assert "hourly_wage_realised" not in sheet["sample_evaluators_design"]["todo"]
     assert evaluators["hourly_wage_planned"].endswith(" USD per hour")
+
+
+def test_report_qc_table_shows_failed_imcs(small):
+    result, report, text = small
+    [careless] = result.careless
+    rows = {r["annotator"]: r for r in report["qc"]["annotators"]}
+    flagged = [a for a, r in rows.items() if r["prolific_rejection_eligible"]]
+    assert len(flagged) == 1 and rows[flagged[0]]["imc_failed"] == 2  # the careless slot fails both checks
+    assert "failed IMCs" in text and f"{flagged[0]} 25 0/2 2 " in text
+    assert "humaneval qc --exclude" in text

@@ -285,6 +285,7 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
             "checks": f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}"
             if r["checks_total"]
             else "–",
+            "imc": str(r["imc_failed"]) if r["checks_total"] else "–",
             "minutes": fmt(r.get("total_seconds", np.nan) / 60, 1) if "total_seconds" in r else "–",
             "flags": ", ".join(
                 label
@@ -429,9 +430,13 @@ def markdown(view: dict[str, Any]) -> str:
     flagged = [r for r in view["qc_rows"] if r["flags"]]
     lines += ["## Quality control", "", f"{len(flagged)} of {len(view['qc_rows'])} annotators flagged.", ""]
     if flagged:
-        lines += ["| annotator | judgements | checks passed | minutes | flags |", "|---|---|---|---|---|"]
         lines += [
-            f"| {md(r['annotator'])} | {r['n']} | {r['checks']} | {r['minutes']} | {md(r['flags'])} |"
+            "| annotator | judgements | checks passed | failed IMCs | minutes | flags |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {md(r['annotator'])} | {r['n']} | {r['checks']} | {r['imc']} | {r['minutes']} | "
+            f"{md(r['flags'])} |"
             for r in flagged
         ]
         lines.append("")
