@@ -110,3 +110,43 @@ def test_report_qc_table_shows_failed_imcs(small):
     assert len(flagged) == 1 and rows[flagged[0]]["imc_failed"] == 2  # the careless slot fails both checks
     assert "failed IMCs" in text and f"{flagged[0]} 25 0/2 2 " in text
     assert "humaneval qc --exclude" in text
+
+
+CAPTION_OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('caption, .caption, figcaption')) {
+    const box = el.getBoundingClientRect();
+    // the nearest ancestor that clips (a scrolling table box) or the viewport
+    let clip = {left: 0, right: width};
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const style = getComputedStyle(p);
+      if (style.overflowX !== 'visible') { const r = p.getBoundingClientRect(); clip = {left: r.left, right: r.right}; break; }
+    }
+    if (box.right > Math.min(clip.right, width) + 0.5 || box.left < clip.left - 0.5 || el.scrollWidth > el.clientWidth + 1) {
+      out.push([el.textContent.trim().slice(0, 60), Math.round(box.left), Math.round(box.right), Math.round(clip.right)]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.browser
+def test_captions_fit_a_phone_screen(small):
+    from playwright.sync_api import sync_playwright
+
+    from tests._browser import launch_chromium
+
+    result, _, _ = small
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 375, "height": 812}, device_scale_factor=2)
+        page.goto(result.files["html"].resolve().as_uri())
+        page.wait_for_load_state("load")
+        captions = page.evaluate("document.querySelectorAll('caption, .caption, figcaption').length")
+        overflowing = page.evaluate(CAPTION_OVERFLOW)
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        browser.close()
+    assert captions >= 6  # systems, contrasts, QC tables and the figures
+    assert overflowing == []
+    assert scroll <= 375  # the page itself never scrolls sideways; wide tables scroll in their box
