@@ -1,6 +1,6 @@
 """Chance-corrected agreement: observed agreement, Cohen's κ (weighted too), Scott's π, Fleiss' κ.
 
-Analysis specification §2.1–§2.2 (dissertation eqs. 3.1–3.7):
+docs/reliability.md (dissertation eqs. 3.1–3.7):
 
 - :math:`P_o=\\frac1n\\sum_i\\mathbb 1(R_{i,1}=R_{i,2})` (3.1) and :math:`\\kappa=(P_o-P_e)/(1-P_e)` (3.2);
 - Cohen's κ: :math:`P_e=\\frac1{n^2}\\sum_c\\mathrm{cnt}(c,R_{\\bullet,1})\\,\\mathrm{cnt}(c,R_{\\bullet,2})`

@@ -1,6 +1,6 @@
 """Confidence intervals for Krippendorff's α: KALPHA-style and unit/document bootstraps.
 
-Analysis specification §2.5 (Krippendorff 2006/2011; Hayes & Krippendorff 2007, the KALPHA
+docs/reliability.md (Krippendorff 2006/2011; Hayes & Krippendorff 2007, the KALPHA
 macro): :math:`D_e` stays fixed; each resample draws :math:`M=\\mathrm{round}(n(\\bar m-1)/2)`
 value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\delta_{ck}`,
 :math:`\\alpha^*=\\max(-1, 1-D_o^*/D_e)`. Cells with equal distance are merged before drawing
@@ -8,7 +8,7 @@ value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\d
 categories; data with many distinct distances draw pair indices from an alias table, which
 never builds the V×V matrix.
 
-§2.6: the unit-level bootstrap resamples documents (default) or units with replacement and
+The unit-level bootstrap resamples documents (default) or units with replacement and
 recomputes α including :math:`D_e`; it refuses fewer than 5 clusters and warns below 15
 (:func:`humaneval.resampling.cluster_caveat`). Both intervals are percentile intervals of
 :func:`humaneval.resampling.percentile_interval`.
@@ -93,7 +93,7 @@ def kalpha_bootstrap(
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaBootstrap:
-    """Krippendorff's bootstrap of α with fixed :math:`D_e` (spec §2.5)."""
+    """Krippendorff's bootstrap of α with fixed :math:`D_e`."""
     _check_resamples(n_resamples, confidence)
     prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
     n = len(prep.x)
@@ -121,7 +121,7 @@ def unit_bootstrap(
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaBootstrap:
-    """Cluster bootstrap of α (spec §2.6): resample ``resample`` clusters with replacement and
+    """Cluster bootstrap of α: resample ``resample`` clusters with replacement and
     recompute α, :math:`D_e` included. ``resample`` is ``"unit"`` or a unit column such as
     ``"document"`` (the default: summaries of one document are dependent)."""
     _check_resamples(n_resamples, confidence)

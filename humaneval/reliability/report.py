@@ -1,8 +1,8 @@
 """The reliability summary of one criterion, as ``humaneval reliability`` prints it.
 
-Combines Krippendorff's α with its KALPHA interval (spec §2.3, §2.5), Fleiss' κ where every unit
-has the same number of ratings (§2.2), split-half reliability (§3.1) and, given annotator times,
-the bucketed time-vs-reliability curve (§3.3). A statistic that the design cannot support is
+Combines Krippendorff's α with its KALPHA interval, Fleiss' κ where every unit
+has the same number of ratings, split-half reliability and, given annotator times, the bucketed
+time-vs-reliability curve (docs/reliability.md). A statistic that the design cannot support is
 reported as ``None`` with a note saying why, so one missing piece never hides the others; an SHR
 from fewer than 10 distinct splits carries ``shr_caveat``.
 """

@@ -1,6 +1,6 @@
 """Split-half reliability (SHR) of system scores.
 
-Analysis specification §3.1 (dissertation §3.5, eq. 3.16): would an independent replication give
+docs/reliability.md (dissertation §3.5, eq. 3.16): would an independent replication give
 the same system scores? The independent clusters of the design (blocks: they share neither
 annotators nor documents, :func:`humaneval.structure.cluster_labels`) are split at random into
 two halves; in each half every system's mean raw response is computed (scores, or ranks as
@@ -49,7 +49,7 @@ MIN_DISTINCT_SPLITS = 10
 
 @dataclass(frozen=True, eq=False)
 class SplitHalfResult:
-    """SHR: mean Pearson r between halves, its spread, and the Spearman–Brown value (spec §3.1)."""
+    """SHR: mean Pearson r between halves, its spread, and the Spearman–Brown value."""
 
     shr: float
     sd: float
@@ -103,7 +103,7 @@ def split_half_reliability(
     seed: SeedLike = None,
     split: Split = "blocks",
 ) -> SplitHalfResult:
-    """Split-half reliability of the system means of one criterion (spec §3.1)."""
+    """Split-half reliability of the system means of one criterion."""
     table = single_criterion(as_ratings(ratings))
     data = table.data
     systems, system_codes = np.unique(data["system"].to_numpy(dtype=str), return_inverse=True)

@@ -1,10 +1,10 @@
-"""Budget planner: the cheapest block design that reaches a target power (spec §7 D1, D2, D7, D8).
+"""Budget planner: the cheapest block design that reaches a target power (docs/simulation.md).
 
 Candidates (B, D, A) from a grid are priced with a linear cost model — annotator time per
 judgement plus a fixed recruiting/instruction time per annotator, paid at an hourly wage — and
-screened by simulation with a cheap test (default ``artagg``, the ART on independent block means;
-spec §6.7 screening mode). The cheapest candidate whose simulated power reaches the target wins;
-confirm it with the CLMM (``simulate(..., tests=("clmm",))``) before running the study.
+screened by simulation with a cheap test (default ``artagg``, the ART on independent block means,
+for screening). The cheapest candidate whose simulated power reaches the target wins; confirm
+it with the CLMM (``simulate(..., tests=("clmm",))``) before running the study.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import resolve_model, simulate
 
-#: Fewest documents before the planner warns that document effects dominate (spec §7 D8, default).
+#: Fewest documents before the planner warns that document effects dominate (package default).
 MIN_DOCUMENTS = 50
-#: Fewest independent clusters the planner recommends for aggregated tests (spec §7 D1, default).
+#: Fewest independent clusters the planner recommends for aggregated tests (package default).
 MIN_CLUSTERS = 15
 #: Decimals kept in the candidates table (and budget.csv): cost in currency units to the cent,
 #: hours to the second-ish, rates beyond their Monte-Carlo precision.
@@ -167,15 +167,11 @@ def _notes(best: dict[str, Any] | None, test: str, target: float) -> tuple[str, 
     if best["total_documents"] < MIN_DOCUMENTS:
         notes.append(
             f"only {best['total_documents']} documents: with crossed document effects more annotators "
-            f"cannot compensate; prefer at least {MIN_DOCUMENTS} (spec §7 D8)"
+            f"cannot compensate; prefer at least {MIN_DOCUMENTS}"
         )
     if test != "clmm" and best["blocks"] < MIN_CLUSTERS:
-        notes.append(
-            f"{best['blocks']} blocks: aggregated tests want at least {MIN_CLUSTERS} clusters (spec §7 D1)"
-        )
-    notes.append(
-        "screened with a cheap test; confirm the best 2-3 designs with the maximal CLMM (spec §7 D7)"
-    )
+        notes.append(f"{best['blocks']} blocks: aggregated tests want at least {MIN_CLUSTERS} clusters")
+    notes.append("screened with a cheap test; confirm the best 2-3 designs with the maximal CLMM")
     return tuple(notes)
 
 
