@@ -43,6 +43,8 @@ def test_two_blocks_give_no_interval_and_say_why(small):
     widths = re.findall(r"\[(-?\d+\.\d+), (-?\d+\.\d+)\]", text)
     assert all(low != high for low, high in widths), widths  # no interval of zero width anywhere
     assert "No intervals — only 2 independent blocks" in text
+    tex = small[0].files["latex"].read_text()
+    assert "No intervals: only 2 independent blocks" in tex and "block bootstrap" not in tex
 
 
 def test_split_half_from_one_split_is_not_an_estimate(small):

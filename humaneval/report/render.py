@@ -474,8 +474,12 @@ def latex(view: dict[str, Any]) -> str:
             ". Superscripts give the rank a system can take: systems sharing a rank do not differ "
             "significantly "
             f"({tex(m['structure'])} CLMM, {tex(m['adjust'])}-adjusted $p<0.05$). "
-            "Intervals: 95\\% block bootstrap; $\\hat\\beta$: latent estimate against "
-            f"{tex(m['reference'])}."
+            + (
+                "Intervals: 95\\% block bootstrap"
+                if c["intervals_shown"]
+                else f"No intervals: {tex(c['interval_note'])}"
+            )
+            + f"; $\\hat\\beta$: latent estimate against {tex(m['reference'])}."
         )
         out += [
             "\\begin{table}[t]",
