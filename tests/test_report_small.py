@@ -68,7 +68,8 @@ def test_artagg_cannot_reject_with_two_blocks(small):
     # a simulated power of 0/20 has MC-SE 0 but a Wilson interval [0, z²/(n+z²)] = [0, 0.161]
     zero = [row for row in power["search"] if row["power"] == 0]
     assert zero and zero[0]["mc_se"] == 0
-    assert zero[0]["low"] == 0 and zero[0]["high"] == pytest.approx(1.959964**2 / (20 + 1.959964**2), abs=1e-6)
+    z2 = 1.959964**2
+    assert zero[0]["low"] == 0 and zero[0]["high"] == pytest.approx(z2 / (20 + z2), abs=1e-6)
     assert "0.00 [0.00, 0.16]" in text
 
 
@@ -106,7 +107,7 @@ def test_datasheet_reads_as_words_and_derives_the_realised_wage(small):
 
 def test_report_qc_table_shows_failed_imcs(small):
     result, report, text = small
-    [careless] = result.careless
+    assert len(result.careless) == 1
     rows = {r["annotator"]: r for r in report["qc"]["annotators"]}
     flagged = [a for a, r in rows.items() if r["prolific_rejection_eligible"]]
     assert len(flagged) == 1 and rows[flagged[0]]["imc_failed"] == 2  # the careless slot fails both checks
@@ -122,11 +123,15 @@ CAPTION_OVERFLOW = """() => {
     // the nearest ancestor that clips (a scrolling table box) or the viewport
     let clip = {left: 0, right: width};
     for (let p = el.parentElement; p; p = p.parentElement) {
-      const style = getComputedStyle(p);
-      if (style.overflowX !== 'visible') { const r = p.getBoundingClientRect(); clip = {left: r.left, right: r.right}; break; }
+      if (getComputedStyle(p).overflowX !== 'visible') {
+        const r = p.getBoundingClientRect();
+        clip = {left: r.left, right: r.right};
+        break;
+      }
     }
-    if (box.right > Math.min(clip.right, width) + 0.5 || box.left < clip.left - 0.5 || el.scrollWidth > el.clientWidth + 1) {
-      out.push([el.textContent.trim().slice(0, 60), Math.round(box.left), Math.round(box.right), Math.round(clip.right)]);
+    const outside = box.right > Math.min(clip.right, width) + 0.5 || box.left < clip.left - 0.5;
+    if (outside || el.scrollWidth > el.clientWidth + 1) {
+      out.push([el.textContent.trim().slice(0, 60), Math.round(box.left), Math.round(box.right)]);
     }
   }
   return out;
