@@ -1,12 +1,12 @@
 """Quality control of annotators: attention checks, completion time, straight-lining.
 
-Specification ``designs-and-forms.md`` §6. QC only *flags*; excluding annotators is an explicit,
-logged call (:func:`apply_exclusions`). Flags:
+QC only *flags*; excluding annotators is an explicit, logged call (:func:`apply_exclusions`, or
+``humaneval qc --exclude``; docs/forms.md, "Quality control"). Flags:
 
 - attention checks: ``checks_total``, ``checks_failed``, ``check_pass_rate`` over all checks;
   ``imc_failed`` counts the failed instructional manipulation checks (IMCs: rows whose
   ``check_kind`` is ``imc`` or missing, so gold controls are left out) and
-  ``prolific_rejection_eligible`` is ``imc_failed ≥ 2`` (§6.1, the platform's rule — failing gold
+  ``prolific_rejection_eligible`` is ``imc_failed ≥ 2`` (Prolific's rule — failing gold
   controls or other criteria is never grounds for rejection);
 - ``too_fast``: total time below ``fast_fraction`` × the median total of all annotators, or median
   time per screen below ``min_seconds_per_screen``;
@@ -28,7 +28,7 @@ from humaneval.ratings import Ratings, as_ratings
 
 @dataclass(frozen=True)
 class QCRules:
-    """Thresholds of the QC flags (package defaults of spec §6)."""
+    """Thresholds of the QC flags (the package defaults; docs/forms.md)."""
 
     fast_fraction: float = 1 / 3
     min_seconds_per_screen: float | None = None
@@ -85,7 +85,7 @@ def _longest_run(values: np.ndarray) -> int:
 
 
 def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> QCReport:
-    """Per-annotator quality-control flags (spec §6.1–6.2)."""
+    """Per-annotator quality-control flags (attention checks, speed, straight-lining)."""
     ratings = as_ratings(ratings)
     rules = rules or QCRules()
     data = ratings.data.assign(_passed=check_outcomes(ratings))
@@ -115,8 +115,9 @@ def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> 
             row["long_run"] = _longest_run(values) >= rules.long_run_fraction * len(values)
         if "seconds" in part and part["seconds"].notna().any():
             screens = part.drop_duplicates("position") if "position" in part else part
-            row["total_seconds"] = float(screens["seconds"].sum())
-            row["median_seconds"] = float(screens["seconds"].median())
+            # rounded: sums of decimal seconds would print as 193.30000000000004
+            row["total_seconds"] = round(float(screens["seconds"].sum()), 3)
+            row["median_seconds"] = round(float(screens["seconds"].median()), 3)
         rows.append(row)
     table = pd.DataFrame(rows)
     if "total_seconds" in table:

@@ -84,7 +84,7 @@ def test_bias_plot_structure(scores):
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.collections and ax.get_title()]
     assert len(panels) == 3
     scatter = panels[0].collections[0]
-    assert scatter.get_cmap().name == "RdYlGn" and scatter.get_clim() == (-1, 1)
+    assert scatter.get_cmap().name == "PuOr" and scatter.get_clim() == (-1, 1)
     bm = matrices["bartscore"]
     sizes = scatter.get_sizes()
     assert len(sizes) == (bm.count > 0).sum()

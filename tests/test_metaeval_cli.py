@@ -68,6 +68,7 @@ def test_cli_table_compare_and_bias_plot(root, tmp_path):
     assert lines[3].split()[:3] == ["BAS", "+0.43", "+0.75"]
     assert "BAS vs RND" in result.output and "p = 0.0099" in result.output
     assert out.stat().st_size > 10_000
+    assert out.with_suffix(".svg").exists() and out.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
 
 
 def test_cli_custom_key_columns_and_mismatch_note(tmp_path):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.errors import DataValidationError, InsufficientDataError
+from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
 from humaneval.ratings import load_ratings
 from humaneval.reliability.agreement import (
     cohen_kappa,
@@ -75,3 +75,15 @@ def test_pairwise_agreement_in_blocks(likert_path):
     assert len(table) == 60 and (table["n_units"] == 25).all()
     first = table.iloc[0]
     assert first["observed_agreement"] == pytest.approx(0.08)
+
+
+def test_weighted_kappa_weights_by_category_values_with_gaps():
+    # categories 1, 2, 5: the weights are the value differences (|1-5| = 4), not the ranks (2)
+    a = np.array([1, 2, 5, 5, 1, 2, 5, 1])
+    b = np.array([2, 2, 5, 1, 1, 5, 5, 2])
+    for weights, power in (("linear", 1), ("quadratic", 2)):
+        observed = np.mean(np.abs(a - b) ** power)
+        expected = np.mean(np.abs(a[:, None] - b[None, :]) ** power)
+        assert cohen_kappa(a, b, weights=weights) == pytest.approx(1 - observed / expected, abs=1e-12)
+    with pytest.warns(ReliabilityWarning, match="chance agreement is 1"):
+        assert np.isnan(cohen_kappa([3, 3, 3], [3, 3, 3]))

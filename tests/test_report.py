@@ -16,7 +16,7 @@ from humaneval.design import block_design
 from humaneval.model import default_model, sample_ratings
 from humaneval.ratings import load_ratings
 from humaneval.report.cautions import design_cautions
-from humaneval.report.means import mean_intervals
+from humaneval.report.means import interval_of, mean_intervals
 from humaneval.report.power import power_note
 from humaneval.simulate import simulate
 from humaneval.structure import describe_structure
@@ -127,20 +127,29 @@ def test_power_note_is_the_simulation_of_the_observed_design():
 
 
 def test_mean_intervals_resample_blocks():
+    # 6 blocks of unequal size (one annotator–document component each); y is missing from block 5
     frame = pd.DataFrame(
         {
-            "annotator": ["a", "a", "b", "b", "c", "c", "c", "d"],
-            "document": ["d1", "d1", "d2", "d2", "d3", "d3", "d4", "d4"],
-            "system": ["x", "y"] * 3 + ["x", "x"],
-            "score": [1, 2, 3, 5, 4, 4, 2, 6],
+            "annotator": ["a", "a", "b", "b", "c", "c", "c", "d", "e", "e", "f", "f", "g", "g"],
+            "document": ["d1", "d1", "d2", "d2", "d3", "d3", "d4", "d4", "d5", "d8", "d6", "d6", "d7", "d7"],
+            "system": ["x", "y"] * 3 + ["x", "x", "x", "x", "x", "y", "x", "y"],
+            "score": [1, 2, 3, 5, 4, 4, 2, 6, 5, 3, 2, 2, 6, 1],
         }
     )
     ratings = load_ratings(frame)
     got = mean_intervals(ratings, n_resamples=300, seed=7).set_index("system")
-    assert got.loc["x", "mean"] == pytest.approx(np.mean([1, 3, 4, 2, 6]))
-    # independent loop: the same block draws, the pooled mean of the drawn blocks
-    blocks = [frame.iloc[:2], frame.iloc[2:4], frame.iloc[4:]]
-    draws = np.random.default_rng(7).integers(0, 3, size=(300, 3))
+    assert got.loc["x", "mean"] == pytest.approx(frame.loc[frame["system"] == "x", "score"].mean())
+    # independent loop: the same block draws (scipy.stats.bootstrap draws rng.integers(0, C, (n, C))),
+    # the pooled mean of the drawn blocks, percentiles over the resamples where the system occurs
+    blocks = [
+        frame.iloc[:2],
+        frame.iloc[2:4],
+        frame.iloc[4:8],
+        frame.iloc[8:10],
+        frame.iloc[10:12],
+        frame.iloc[12:],
+    ]
+    draws = np.random.default_rng(7).integers(0, 6, size=(300, 6))
     boot = np.array(
         [
             pd.concat([blocks[i] for i in d]).groupby("system")["score"].mean().reindex(["x", "y"])
@@ -149,6 +158,12 @@ def test_mean_intervals_resample_blocks():
     )
     low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
     assert got[["ci_low", "ci_high"]].to_numpy() == pytest.approx(np.c_[low, high])
+    interval = interval_of(mean_intervals(ratings, n_resamples=300, seed=7))
+    assert interval.n_clusters == 6 and "only 6 independent blocks to resample" in interval.caveat
+    # 3 blocks: 10 distinct resamples, no interval estimate
+    three = mean_intervals(load_ratings(frame.iloc[:8]), n_resamples=50)
+    assert three["ci_low"].isna().all() and three["ci_high"].isna().all()
+    assert "10 distinct resamples" in interval_of(three).caveat
     single = mean_intervals(load_ratings(frame.iloc[:2]), n_resamples=50)
     assert single["ci_low"].isna().all()
 
@@ -156,7 +171,7 @@ def test_mean_intervals_resample_blocks():
 def test_design_warnings_in_plain_words():
     model = default_model()
     crossed = sample_ratings(model, block_design(1, 10, 3, model.system_names, seed=1), seed=1)
-    text = " ".join(design_cautions(describe_structure(crossed)))
+    text = " ".join(c.text for c in design_cautions(describe_structure(crossed)))
     assert "3 annotators judged everything: classic tests" in text
     assert "Only 1 independent block:" in text and "Only 10 documents" in text
     nested = sample_ratings(model, block_design(60, 5, 1, model.system_names, seed=1), seed=1)

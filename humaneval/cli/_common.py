@@ -79,9 +79,30 @@ def emit(payload: dict[str, Any], as_json: bool, render: Callable[[], str]) -> N
         click.echo(render())
 
 
+#: Where the ``--json`` schema of each command module (or ``module.function``) is documented.
+JSON_SCHEMA_DOCS = {
+    "analyze": "docs/analysis.md",
+    "collect.mturk": "docs/forms.md",
+    "collect.prolific": "docs/serve.md",
+    "design": "docs/design.md",
+    "forms": "docs/forms.md",
+    "metaeval": "docs/metaeval.md",
+    "power": "docs/simulation.md",
+    "qc": "docs/forms.md",
+    "reliability": "docs/reliability.md",
+    "report": "docs/report.md",
+    "score": "docs/scorers.md",
+    "serve": "docs/serve.md",
+    "validate": "the README",
+}
+
+
 def json_option(func: Callable) -> Callable:
+    """``--json``; its help names the docs page with the command's schema (:data:`JSON_SCHEMA_DOCS`)."""
+    module = func.__module__.rsplit(".", 1)[-1]
+    page = JSON_SCHEMA_DOCS.get(f"{module}.{func.__name__}", JSON_SCHEMA_DOCS.get(module, "docs/"))
     return click.option(
-        "--json", "as_json", is_flag=True, help="Print machine-readable JSON (schema in the README)."
+        "--json", "as_json", is_flag=True, help=f"Print machine-readable JSON (schema in {page})."
     )(func)
 
 

@@ -105,14 +105,15 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
     "bias_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the bias-matrix plot of every metric to this image file.",
+    help="Write the bias-matrix plot of every metric to this image file (and as PNG, SVG and PDF beside it).",
 )
 @click.option(
     "--intra-plot",
     "intra_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the per-system τ_intra plot with bootstrap error bars to this image file.",
+    help="Write the per-system τ_intra plot with bootstrap error bars to this image file "
+    "(and as PNG, SVG and PDF beside it).",
 )
 @click.option("--document-col", default=None, help="Name of the document column in every table.")
 @click.option("--system-col", default=None, help="Name of the system column in every table.")
@@ -235,12 +236,13 @@ def _bias_plot(result, path: str) -> str:
 
     matplotlib.use("Agg")
     from humaneval.metaeval.bias import bias_matrix, plot_bias_matrix
+    from humaneval.plotting import save_figure
 
     matrices = {
         name: bias_matrix(result.scores.human, P, result.scores.systems)
         for name, P in result.scores.metrics.items()
     }
-    plot_bias_matrix(matrices).savefig(path, dpi=150)
+    save_figure(plot_bias_matrix(matrices), path)
     return path
 
 
@@ -249,6 +251,7 @@ def _intra_plot(result, path: str, coefficient: str, seed: int | None) -> str:
 
     matplotlib.use("Agg")
     from humaneval.metaeval.report import plot_intra_system
+    from humaneval.plotting import save_figure
 
-    plot_intra_system(result.scores, coefficient=coefficient, seed=seed).savefig(path, dpi=150)
+    save_figure(plot_intra_system(result.scores, coefficient=coefficient, seed=seed), path)
     return path

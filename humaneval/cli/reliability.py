@@ -19,7 +19,9 @@ def render_report(source: str, report) -> str:
         alpha += f"  95% CI [{low:.3f}, {high:.3f}] (KALPHA, {report.n_bootstrap} resamples)"
         alpha += "".join(f"; P(α < {k:g}) = {v:.3f}" for k, v in report.alpha_q.items())
     shr = "n/a"
-    if report.shr is not None:
+    if report.shr is not None and report.shr_caveat:
+        shr = f"{report.shr:.3f} from {report.shr_n_splits} split(s) only: not an estimate (see note)"
+    elif report.shr is not None:
         shr = (
             f"{report.shr:.3f} (sd {report.shr_sd:.3f} over {report.shr_n_splits} splits); "
             f"Spearman–Brown {report.shr_spearman_brown:.3f}"
@@ -42,7 +44,8 @@ def render_report(source: str, report) -> str:
             for b in report.time_curve
             if b["minutes_from"] % 60 == 0
         ]
-    lines += [f"  note: {n}" for n in report.notes]
+    notes = [*report.notes, *([report.shr_caveat] if report.shr_caveat else [])]
+    lines += [f"  note: {n}" for n in notes]
     return "\n".join(lines)
 
 

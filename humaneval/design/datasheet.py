@@ -1,10 +1,12 @@
-"""HEDS-style study datasheet, Markdown and JSON (designs-and-forms spec §7).
+"""HEDS-style study datasheet, Markdown and JSON (docs/design.md, "Datasheet").
 
 Most published studies do not report their full design (26 of 95 surveyed; 6 of 49 crowdsourced),
 so the datasheet is filled from the design itself, the form settings, the recruitment settings
 and (after collection) the QC outcome, in the sections of HEDS 3.0 (Belz & Thomson): resources;
 systems; sample, evaluators and design; quality criteria and their operationalisation; ethics.
-Whatever the package cannot know is emitted as ``null`` with a TODO note, never left out.
+Whatever the package cannot know is emitted as ``null`` with a TODO note, never left out; what it
+can derive is filled in (the realised hourly wage from the reward and the median actual minutes).
+In Markdown and HTML, yes/no facts read as words and money carries its currency.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ SECTIONS = (
 )
 _ORDER_TEXT = {
     "random": "each annotator slot sees its screens in its own uniformly random order",
-    "balanced": "each annotator slot sees its items in shuffled segments that mix systems (spec §2.7)",
+    "balanced": "each annotator slot sees its items in shuffled segments that mix systems",
 }
 _BALANCE_TEXT = {
     "rank": "summaries ordered on screen by a cyclic Latin square with a random system map per block",
@@ -60,7 +62,7 @@ class Datasheet:
                 if value is None:
                     lines.append(f"- **{label}**: TODO — {todo.get(name, 'not known to the package')}")
                 else:
-                    lines.append(f"- **{label}**: {_text(value)}")
+                    lines.append(f"- **{label}**: {plain_text(value)}")
             lines.append("")
         return "\n".join(lines)
 
@@ -84,11 +86,12 @@ def make_datasheet(
     dates: str | None = None,
     analysis_plan: str | None = None,
 ) -> Datasheet:
-    """Fill the datasheet of ``design`` (spec §7).
+    """Fill the datasheet of ``design``.
 
     ``form``: preset settings (``preset``, ``overview``, ``definition``, ``question``, ``points``,
     ``labels``, ``show_source``, ``allow_ties``). ``recruitment``: ``filters`` (list),
-    ``native_speakers``, ``median_minutes_actual``, ``hourly_wage_realised``. ``qc``:
+    ``native_speakers``, ``median_minutes_actual``, ``hourly_wage_realised`` (default: the reward per
+    annotator divided by the median actual hours, when both are known). ``qc``:
     ``annotators_analysed``, ``excluded``, ``replaced``, ``exclusion_reasons``. Omitted facts
     become ``null`` with a TODO note.
     """
@@ -104,6 +107,10 @@ def make_datasheet(
         return value
 
     checks = spec["checks_per_annotator"]
+    minutes_actual = recruitment.get("median_minutes_actual")
+    realised = recruitment.get("hourly_wage_realised")
+    if realised is None and cost is not None and minutes_actual:
+        realised = _money(cost.reward_per_annotator / (float(minutes_actual) / 60), cost.currency, "per hour")
     sections: dict[str, dict[str, Any]] = {
         "resources": {
             "documents": summary.documents_used,
@@ -159,19 +166,21 @@ def make_datasheet(
                 recruitment.get("native_speakers"),
                 "say whether and how language proficiency was screened",
             ),
-            "pay_per_task": None if cost is None else f"{cost.reward_per_annotator:.2f} {cost.currency}",
+            "pay_per_task": None if cost is None else _money(cost.reward_per_annotator, cost.currency),
             "estimated_minutes": None if cost is None else round(cost.minutes_per_annotator, 1),
             "median_minutes_actual": need(
                 "sample_evaluators_design",
                 "median_minutes_actual",
-                recruitment.get("median_minutes_actual"),
+                minutes_actual,
                 "fill in from the collected timings",
             ),
-            "hourly_wage_planned": None if cost is None else round(cost.effective_hourly_wage, 2),
+            "hourly_wage_planned": None
+            if cost is None
+            else _money(cost.effective_hourly_wage, cost.currency, "per hour"),
             "hourly_wage_realised": need(
                 "sample_evaluators_design",
                 "hourly_wage_realised",
-                recruitment.get("hourly_wage_realised"),
+                realised,
                 "reward divided by the median actual time",
             ),
         },
@@ -227,9 +236,17 @@ def _join(*parts: str | None) -> str | None:
     return text or None
 
 
-def _text(value: Any) -> str:
+def _money(amount: float, currency: str, unit: str = "") -> str:
+    return f"{amount:.2f} {currency}" + (f" {unit}" if unit else "")
+
+
+def plain_text(value: Any) -> str:
+    """A datasheet value in words: yes/no for booleans, lists joined (``none`` when empty),
+    mappings as ``key: value`` pairs."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value) if value else "none"
+        return ", ".join(plain_text(v) for v in value) if value else "none"
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {_text(v)}" for k, v in value.items())
+        return "; ".join(f"{str(k).replace('_', ' ')}: {plain_text(v)}" for k, v in value.items())
     return str(value)

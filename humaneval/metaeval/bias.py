@@ -108,10 +108,13 @@ def bias_matrix(
 def plot_bias_matrix(
     matrices: BiasMatrix | Mapping[str, BiasMatrix], *, max_marker: float = 400.0, ncols: int = 3
 ):
-    """Bias-matrix plot (spec §9.4): circle area ∝ pair count, RdYlGn colour fixed to [−1, 1],
+    """Bias-matrix plot (spec §9.4): circle area ∝ pair count, colour fixed to [−1, 1] on the
+    colour-blind-safe diverging map of :data:`humaneval.plotting.DIVERGING` (orange −1, purple +1),
     systems by descending human mean (best top left), blank diagonal and empty cells. Several
     matrices become small multiples sharing one colour bar. Returns a matplotlib Figure."""
     import matplotlib.pyplot as plt
+
+    from humaneval.plotting import DIVERGING, TICK_SIZE
 
     if isinstance(matrices, BiasMatrix):
         matrices = {"": matrices}
@@ -129,10 +132,12 @@ def plot_bias_matrix(
         rows, cols = np.nonzero(bm.count > 0)
         sizes = max_marker * bm.count[rows, cols] / bm.count.max()
         scatter = ax.scatter(
-            cols, rows, s=sizes, c=bm.tau[rows, cols], cmap="RdYlGn", vmin=-1, vmax=1, edgecolors="grey"
+            cols, rows, s=sizes, c=bm.tau[rows, cols], cmap=DIVERGING, vmin=-1, vmax=1, edgecolors="grey"
         )
-        ax.set_xticks(range(k), bm.systems, rotation=90, fontsize=7)
-        ax.set_yticks(range(k), bm.systems, fontsize=7)
+        ax.set_xticks(range(k), bm.systems, rotation=90, fontsize=TICK_SIZE - 1)
+        ax.set_yticks(range(k), bm.systems, fontsize=TICK_SIZE - 1)
+        ax.set_xlabel("system (column)")
+        ax.set_ylabel("system (row), best human mean first")
         ax.set_xlim(-0.5, k - 0.5)
         ax.set_ylim(k - 0.5, -0.5)
         ax.set_aspect("equal")

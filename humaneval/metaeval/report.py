@@ -215,6 +215,7 @@ def plot_intra_system(
     import matplotlib.pyplot as plt
 
     from humaneval.metaeval.bias import system_order
+    from humaneval.plotting import CATEGORICAL, TICK_SIZE
 
     metrics = list(metrics or scores.metrics)
     order = system_order(scores.human, scores.systems)
@@ -242,14 +243,19 @@ def plot_intra_system(
                     y,
                     xerr=[[row["estimate"] - row["ci_low"]], [row["ci_high"] - row["estimate"]]],
                     fmt="o",
+                    color=CATEGORICAL[0],
                     capsize=2,
                 )
         ax.axvline(0, color="grey", lw=0.5)
-        ax.set_yticks(range(len(metrics)), metrics, fontsize=7)
-        ax.set_title(scores.systems[s], fontsize=8)
+        ax.set_yticks(range(len(metrics)), metrics, fontsize=TICK_SIZE - 1)
+        ax.set_title(scores.systems[s], fontsize=TICK_SIZE)
         ax.set_xlim(*xlim)
     for ax in axes.ravel()[len(order) :]:
         ax.set_visible(False)
+    names = {"kendall": "Kendall τ", "pearson": "Pearson r", "spearman": "Spearman ρ"}
+    name = names.get(coefficient, coefficient) if isinstance(coefficient, str) else "correlation"
+    fig.supxlabel(f"{name} with the human scores within the system (95 % bootstrap interval)")
+    fig.supylabel("metric")
     return fig
 
 

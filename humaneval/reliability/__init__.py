@@ -1,8 +1,8 @@
 """Reliability of human judgements: agreement between annotators and split-half reliability.
 
-Analysis specification §2 (observed agreement, Cohen's κ, Scott's π, Fleiss' κ, Krippendorff's α
-with KALPHA and unit bootstraps) and §3 (split-half reliability, time-vs-reliability and
-nested-vs-crossed curves). See ``docs/reliability.md``.
+Observed agreement, Cohen's κ, Scott's π, Fleiss' κ, Krippendorff's α with KALPHA and unit
+bootstraps; split-half reliability, time-vs-reliability and nested-vs-crossed curves (Steen's
+dissertation, ch. 3). See ``docs/reliability.md``.
 """
 
 from humaneval.reliability.agreement import (

@@ -1,6 +1,6 @@
 """Chance-corrected agreement: observed agreement, Cohen's κ (weighted too), Scott's π, Fleiss' κ.
 
-Analysis specification §2.1–§2.2 (dissertation eqs. 3.1–3.7):
+docs/reliability.md (dissertation eqs. 3.1–3.7):
 
 - :math:`P_o=\\frac1n\\sum_i\\mathbb 1(R_{i,1}=R_{i,2})` (3.1) and :math:`\\kappa=(P_o-P_e)/(1-P_e)` (3.2);
 - Cohen's κ: :math:`P_e=\\frac1{n^2}\\sum_c\\mathrm{cnt}(c,R_{\\bullet,1})\\,\\mathrm{cnt}(c,R_{\\bullet,2})`
@@ -9,6 +9,12 @@ Analysis specification §2.1–§2.2 (dissertation eqs. 3.1–3.7):
   :math:`|c-k|` or quadratic :math:`(c-k)^2` disagreement weights;
 - Scott's π: pooled marginals :math:`p_c` (3.4), :math:`P_e=\\sum_c p_c^2` (3.5);
 - Fleiss' κ: every unit has exactly :math:`a\\ge2` ratings, :math:`P_o` by (3.6), :math:`P_e` by (3.7).
+
+The κ values come from statsmodels (``statsmodels.stats.inter_rater``: ``cohens_kappa`` on the
+two coders' contingency table, with the category values as scores for the weighted κ, and
+``fleiss_kappa`` on the units × categories counts — which for two coders is Scott's π); this module
+prepares the tables and reports :math:`P_o`/:math:`P_e`. A single category (chance agreement 1)
+gives NaN with a :class:`~humaneval.errors.ReliabilityWarning`.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats import inter_rater
 
 from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
 from humaneval.ratings import Ratings
@@ -77,19 +84,27 @@ def two_coder_agreement(
     xi = np.array([index[v] for v in x])
     yi = np.array([index[v] for v in y])
     k = len(cats)
-    joint = np.bincount(xi * k + yi, minlength=k * k).reshape(k, k) / len(x)
+    table = np.bincount(xi * k + yi, minlength=k * k).reshape(k, k).astype(float)
+    joint = table / len(x)
     row, col = joint.sum(axis=1), joint.sum(axis=0)
     p_o = float(np.trace(joint))
     pooled = (row + col) / 2.0
+    per_unit = np.zeros((len(x), k))
+    np.add.at(per_unit, (np.arange(len(x)), xi), 1.0)
+    np.add.at(per_unit, (np.arange(len(x)), yi), 1.0)
     weighted = None
     if weights is not None:
-        w = _weight_matrix(cats, weights)
-        weighted = _kappa(1.0 - float((w * joint).sum()), 1.0 - float((w * np.outer(row, col)).sum()))
+        if weights not in ("linear", "quadratic"):
+            raise DataValidationError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
+        weighted = _kappa(
+            float(row @ col),
+            lambda: inter_rater.cohens_kappa(table, weights=_points(cats), wt=weights, return_results=False),
+        )
     return TwoCoderAgreement(
         n_units=len(x),
         observed_agreement=p_o,
-        cohen_kappa=_kappa(p_o, float(row @ col)),
-        scott_pi=_kappa(p_o, float(pooled @ pooled)),
+        cohen_kappa=_kappa(float(row @ col), lambda: inter_rater.cohens_kappa(table, return_results=False)),
+        scott_pi=_kappa(float(pooled @ pooled), lambda: inter_rater.fleiss_kappa(per_unit, method="fleiss")),
         weighted_kappa=weighted,
         weights=weights,
     )
@@ -142,7 +157,8 @@ def fleiss_kappa(
     p_o = float(((counts.astype(float) ** 2).sum() - n * a) / (n * a * (a - 1)))
     p_c = counts.sum(axis=0) / (n * a)
     p_e = float(p_c @ p_c)
-    return FleissKappa(_kappa(p_o, p_e), p_o, p_e, n, a)
+    kappa = _kappa(p_e, lambda: inter_rater.fleiss_kappa(counts, method="fleiss"))
+    return FleissKappa(kappa, p_o, p_e, n, a)
 
 
 def pairwise_agreement(
@@ -217,20 +233,18 @@ def _categories(observed: np.ndarray, categories: Sequence[object] | None) -> li
     return cats
 
 
-def _weight_matrix(cats: list[object], weights: str) -> np.ndarray:
-    if weights not in ("linear", "quadratic"):
-        raise DataValidationError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
+def _points(cats: list[object]) -> np.ndarray:
+    """Scores of the categories for weighting: their values when numeric, else their order."""
     numeric = all(isinstance(c, float) for c in cats)
-    points = np.array(cats, dtype=float) if numeric else np.arange(len(cats), dtype=float)
-    diff = np.abs(points[:, None] - points[None, :])
-    return diff if weights == "linear" else diff**2
+    return np.array(cats, dtype=float) if numeric else np.arange(len(cats), dtype=float)
 
 
-def _kappa(p_o: float, p_e: float) -> float:
-    """:math:`(P_o-P_e)/(1-P_e)`; NaN with a warning when :math:`P_e=1` (a single category)."""
-    if p_e >= 1.0:
+def _kappa(p_e: float, compute) -> float:
+    """``compute()`` (statsmodels), or NaN with a warning when chance agreement :math:`P_e` is 1
+    (a single category), where κ is undefined."""
+    if p_e >= 1.0 - 1e-15:
         warnings.warn(
             "κ is undefined: chance agreement is 1 (a single category)", ReliabilityWarning, stacklevel=3
         )
         return float("nan")
-    return (p_o - p_e) / (1.0 - p_e)
+    return float(compute())

@@ -1,7 +1,7 @@
 """Krippendorff's α at the nominal, ordinal, interval and ratio levels, or with a custom distance.
 
-Analysis specification §2.3 (definition, eqs. 3.8–3.12 of the dissertation), §2.4 (fast paths,
-memory linear in the number of ratings) and §2.7 (edge cases). :math:`\\alpha=1-D_o/D_e`; units
+docs/reliability.md (definition, eqs. 3.8–3.12 of the dissertation; fast paths with memory
+linear in the number of ratings; edge cases). :math:`\\alpha=1-D_o/D_e`; units
 with fewer than two values are not pairable: they are dropped and counted. The coincidence
 matrix is part of the result when there are at most 100 distinct values.
 """
@@ -39,7 +39,7 @@ class Metric:
 
 @dataclass(frozen=True, eq=False)
 class AlphaResult:
-    """Krippendorff's α and what it is made of (spec §2.7).
+    """Krippendorff's α and what it is made of.
 
     ``D_o`` and ``D_e`` are in the units of the distance (mid-ranks for ordinal α);
     ``value_counts`` are the pairable values :math:`n_c`; ``coincidence`` is the matrix
@@ -101,7 +101,7 @@ def krippendorff_alpha(
     strict: bool = False,
     allow_large: bool = False,
 ) -> AlphaResult:
-    """Krippendorff's :math:`\\alpha=1-D_o/D_e` (spec §2.3).
+    """Krippendorff's :math:`\\alpha=1-D_o/D_e`.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def krippendorff_alpha(
     value_domain:
         The admissible values; required (ordered) for labels at non-nominal levels.
     method:
-        ``"fast"`` (linear-memory formulas of §2.4), ``"coincidence"`` (explicit V×V matrix), or
+        ``"fast"`` (linear-memory formulas), ``"coincidence"`` (explicit V×V matrix), or
         ``"auto"`` (fast; custom distances always use the matrix).
     strict:
         Raise :class:`InsufficientDataError` instead of returning NaN when :math:`D_e=0`.
@@ -148,7 +148,7 @@ def krippendorff_alpha(
 
 
 def prepare(rd: ReliabilityData, level: LevelArg, *, allow_large: bool = False) -> Prepared:
-    """Check the data against the level and keep the pairable values (spec §2.7)."""
+    """Check the data against the level and keep the pairable values."""
     metric = resolve_level(rd, level, allow_large)
     if rd.coder is not None and np.count_nonzero(np.bincount(rd.coder, minlength=1)) < 2:
         raise InsufficientDataError(
@@ -252,7 +252,7 @@ def disagreement_of(
 
 
 def alpha_value(d_o: float, d_e: float, strict: bool = False) -> float:
-    """:math:`1-D_o/D_e`; NaN with a :class:`ReliabilityWarning` when :math:`D_e=0` (spec §2.7)."""
+    """:math:`1-D_o/D_e`; NaN with a :class:`ReliabilityWarning` when :math:`D_e=0`."""
     if d_e > 0:
         return 1.0 - d_o / d_e
     message = "α is undefined: all pairable values are identical (expected disagreement D_e = 0)"

@@ -1,6 +1,6 @@
 """Confidence intervals for Krippendorff's α: KALPHA-style and unit/document bootstraps.
 
-Analysis specification §2.5 (Krippendorff 2006/2011; Hayes & Krippendorff 2007, the KALPHA
+docs/reliability.md (Krippendorff 2006/2011; Hayes & Krippendorff 2007, the KALPHA
 macro): :math:`D_e` stays fixed; each resample draws :math:`M=\\mathrm{round}(n(\\bar m-1)/2)`
 value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\delta_{ck}`,
 :math:`\\alpha^*=\\max(-1, 1-D_o^*/D_e)`. Cells with equal distance are merged before drawing
@@ -8,19 +8,22 @@ value pairs from the observed coincidences, :math:`D_o^*=\\frac1M\\sum N_{ck}\\d
 categories; data with many distinct distances draw pair indices from an alias table, which
 never builds the V×V matrix.
 
-§2.6: the unit-level bootstrap resamples documents (default) or units with replacement and
-recomputes α including :math:`D_e`.
+The unit-level bootstrap resamples documents (default) or units with replacement and
+recomputes α including :math:`D_e`; it refuses fewer than 5 clusters and warns below 15
+(:func:`humaneval.resampling.cluster_caveat`). Both intervals are percentile intervals of
+:func:`humaneval.resampling.percentile_interval`.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError, InsufficientDataError
+from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import (
     MAX_COINCIDENCE_VALUES,
@@ -33,6 +36,7 @@ from humaneval.reliability.alpha import (
 )
 from humaneval.reliability.data import Orient, as_reliability_data
 from humaneval.reliability.seeding import SeedLike, resolve_seed
+from humaneval.resampling import MIN_INTERVAL_CLUSTERS, cluster_caveat, percentile_interval
 
 DEFAULT_ALPHA_MIN = (0.9, 0.8, 0.7, 0.667, 0.6, 0.5)
 MIN_RESAMPLES = 1000
@@ -89,7 +93,7 @@ def kalpha_bootstrap(
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaBootstrap:
-    """Krippendorff's bootstrap of α with fixed :math:`D_e` (spec §2.5)."""
+    """Krippendorff's bootstrap of α with fixed :math:`D_e`."""
     _check_resamples(n_resamples, confidence)
     prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
     n = len(prep.x)
@@ -117,7 +121,7 @@ def unit_bootstrap(
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaBootstrap:
-    """Cluster bootstrap of α (spec §2.6): resample ``resample`` clusters with replacement and
+    """Cluster bootstrap of α: resample ``resample`` clusters with replacement and
     recompute α, :math:`D_e` included. ``resample`` is ``"unit"`` or a unit column such as
     ``"document"`` (the default: summaries of one document are dependent)."""
     _check_resamples(n_resamples, confidence)
@@ -133,6 +137,12 @@ def unit_bootstrap(
             f"resample={resample!r} is not a unit column ({', '.join(map(str, rd.units.columns))}); "
             "use 'unit' or one of those columns"
         )
+    n_clusters = int(cluster_of_unit.max()) + 1 if len(cluster_of_unit) else 0
+    caveat = cluster_caveat(n_clusters, "document" if resample == "document" else "cluster")
+    if n_clusters < MIN_INTERVAL_CLUSTERS:
+        raise InsufficientDataError(f"α has no {resample} bootstrap: {caveat}; use the KALPHA interval")
+    if caveat:
+        warnings.warn(f"α {resample} bootstrap: {caveat}", ReliabilityWarning, stacklevel=2)
     rng, used_seed = resolve_seed(seed)
     samples = _cluster_resamples(rng, prep, cluster_of_unit, n_resamples)
     defined = samples[~np.isnan(samples)]
@@ -276,8 +286,7 @@ def _summarise(
     n_undefined: int,
     seed: int | None,
 ) -> AlphaBootstrap:
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(samples, [tail, 1.0 - tail])
+    low, high = percentile_interval(samples, confidence)
     return AlphaBootstrap(
         alpha=alpha,
         level=prep.metric.name,

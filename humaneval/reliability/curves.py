@@ -1,6 +1,6 @@
 """How reliability grows with effort: the time-vs-reliability and nested-vs-crossed curves.
 
-Analysis specification §3.3 (dissertation Fig. 3.5) and §3.4 (Fig. 3.8). Both correlate the
+docs/reliability.md (dissertation Figs. 3.5 and 3.8). Both correlate the
 system means of a subsample of independent clusters with the full-data system means (Pearson's
 r, eq. 3.16):
 
@@ -35,7 +35,7 @@ def time_reliability_curve(
     max_combinations: int = 500,
     seed: SeedLike = None,
 ) -> pd.DataFrame:
-    """Raw ``(k, minutes, r)`` rows of the time-vs-reliability curve (spec §3.3).
+    """Raw ``(k, minutes, r)`` rows of the time-vs-reliability curve.
 
     ``times`` holds total seconds per annotator (:func:`~humaneval.reliability.timing.
     load_annotator_times`); every annotator of the ratings must have one.
@@ -71,7 +71,7 @@ def time_reliability_curve(
 
 def time_buckets(curve: pd.DataFrame, width: float = 10.0, confidence: float = 0.95) -> pd.DataFrame:
     """Mean r per ``width``-minute bucket with a t-interval: ``minutes_from, minutes_to, n, mean_r,
-    ci_low, ci_high`` (spec §3.3)."""
+    ci_low, ci_high``."""
     valid = curve.dropna(subset=["r"])
     start = np.floor(valid["minutes"].to_numpy() / width) * width
     grouped = valid.groupby(start)["r"]
@@ -85,7 +85,7 @@ def time_buckets(curve: pd.DataFrame, width: float = 10.0, confidence: float = 0
 def nested_crossed_curve(
     ratings: Ratings | pd.DataFrame, *, n_draws: int = 10_000, seed: SeedLike = None
 ) -> pd.DataFrame:
-    """Mean r with the full-data system means of crossed and nested subsamples (spec §3.4).
+    """Mean r with the full-data system means of crossed and nested subsamples.
 
     One row per ``(design, k)``: ``design`` (``"crossed"``/``"nested"``), ``k`` clusters drawn,
     ``judgements`` (mean size of the subsample), ``r`` (mean over the draws with a defined r),

@@ -1,6 +1,6 @@
 """Reliability data: the (unit, coder, value) triples every agreement statistic reads.
 
-Analysis specification §2.3 and §2.7. Three inputs are accepted and converted into one
+See docs/reliability.md. Three inputs are accepted and converted into one
 :class:`ReliabilityData`:
 
 - the long ratings table (one row per judgement; unit = ``(document, system[, criterion])`` by

@@ -1,6 +1,6 @@
 """Where the disagreement of Krippendorff's α comes from: per-unit and per-coder contributions.
 
-Analysis specification §2.3/§2.7. The observed disagreement is a sum over ordered within-unit
+See docs/reliability.md. The observed disagreement is a sum over ordered within-unit
 value pairs, :math:`D_o=\\frac1n\\sum_u\\frac1{m_u-1}\\sum_{i\\ne j}\\delta(v_{ui},v_{uj})`.
 Attributing every ordered pair to its unit gives the unit contributions, attributing it to its
 first coder gives the coder contributions; both sum to :math:`D_o`. ``alpha_without`` is α

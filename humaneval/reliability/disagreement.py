@@ -1,6 +1,6 @@
 """Observed and expected disagreement of Krippendorff's α: fast paths and the explicit matrix path.
 
-Analysis specification §2.3–§2.4. All functions take *pairable* values only: ``unit`` holds
+See docs/reliability.md. All functions take *pairable* values only: ``unit`` holds
 compact codes ``0..U-1`` of units with at least two values (see :func:`pairable`), ``x`` the
 values as float64. With :math:`n_{\\cdot\\cdot}` pairable values,
 
@@ -58,7 +58,7 @@ def distinct(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def midranks(counts: np.ndarray) -> np.ndarray:
-    """Mid-rank :math:`M_c=\\sum_{g<c}n_g+n_c/2` of every distinct value (spec §2.3, eq. 3.12)."""
+    """Mid-rank :math:`M_c=\\sum_{g<c}n_g+n_c/2` of every distinct value (eq. 3.12)."""
     return np.cumsum(counts) - counts / 2.0
 
 

@@ -1,9 +1,10 @@
 """The reliability summary of one criterion, as ``humaneval reliability`` prints it.
 
-Combines Krippendorff's α with its KALPHA interval (spec §2.3, §2.5), Fleiss' κ where every unit
-has the same number of ratings (§2.2), split-half reliability (§3.1) and, given annotator times,
-the bucketed time-vs-reliability curve (§3.3). A statistic that the design cannot support is
-reported as ``None`` with a note saying why, so one missing piece never hides the others.
+Combines Krippendorff's α with its KALPHA interval, Fleiss' κ where every unit
+has the same number of ratings, split-half reliability and, given annotator times, the bucketed
+time-vs-reliability curve (docs/reliability.md). A statistic that the design cannot support is
+reported as ``None`` with a note saying why, so one missing piece never hides the others; an SHR
+from fewer than 10 distinct splits carries ``shr_caveat``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class ReliabilityReport:
     seed: int | None
     time_curve: list[dict[str, float]] | None = None
     notes: list[str] = field(default_factory=list)
+    shr_caveat: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
@@ -104,6 +106,7 @@ def reliability_report(
         seed=seed,
         time_curve=curve,
         notes=notes,
+        shr_caveat=None if shr is None else shr.caveat,
     )
 
 

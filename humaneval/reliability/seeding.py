@@ -1,4 +1,4 @@
-"""Seeds of the stochastic reliability functions (spec §0: every one stores the seed it used)."""
+"""Seeds of the stochastic reliability functions: every one stores the seed it used."""
 
 from __future__ import annotations
 

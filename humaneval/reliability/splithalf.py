@@ -1,6 +1,6 @@
 """Split-half reliability (SHR) of system scores.
 
-Analysis specification §3.1 (dissertation §3.5, eq. 3.16): would an independent replication give
+docs/reliability.md (dissertation §3.5, eq. 3.16): would an independent replication give
 the same system scores? The independent clusters of the design (blocks: they share neither
 annotators nor documents, :func:`humaneval.structure.cluster_labels`) are split at random into
 two halves; in each half every system's mean raw response is computed (scores, or ranks as
@@ -15,6 +15,10 @@ judgements of annotator half 1 on document half 1 with those of annotator half 2
 half 2 (independent halves, but only about half of the judgements are used);
 ``split="annotators"`` splits only the annotators, so the halves share documents — a different,
 optimistic statistic, labelled as such.
+
+With few clusters there are few distinct splits (one for 2 blocks, 3 for 4 blocks, 10 for 5):
+below :data:`MIN_DISTINCT_SPLITS` the mean r is a handful of draws, not an estimate, and
+:attr:`SplitHalfResult.caveat` says so (the sd of a single split is NaN, not 0).
 """
 
 from __future__ import annotations
@@ -39,11 +43,13 @@ STATISTICS = {
     "annotators_documents": "split-half reliability over disjoint annotator × document halves",
     "annotators": "split-half reliability over annotator halves sharing documents (optimistic)",
 }
+#: Fewest distinct splits for which SHR is reported as an estimate.
+MIN_DISTINCT_SPLITS = 10
 
 
 @dataclass(frozen=True, eq=False)
 class SplitHalfResult:
-    """SHR: mean Pearson r between halves, its spread, and the Spearman–Brown value (spec §3.1)."""
+    """SHR: mean Pearson r between halves, its spread, and the Spearman–Brown value."""
 
     shr: float
     sd: float
@@ -59,6 +65,19 @@ class SplitHalfResult:
     seed: int | None
     correlations: np.ndarray
 
+    @property
+    def caveat(self) -> str | None:
+        """Why this SHR is not an estimate (too few distinct splits), or ``None``."""
+        if not self.enumerated or self.n_splits >= MIN_DISTINCT_SPLITS:
+            return None
+        splits = "the only possible split" if self.n_splits == 1 else f"all {self.n_splits} possible splits"
+        draws = "one draw" if self.n_splits == 1 else "a few draws"
+        return (
+            f"split-half reliability rests on {splits} of {self.n_clusters} blocks: {draws}, not an "
+            "estimate of how a replication would rank the systems (that needs at least "
+            f"{MIN_DISTINCT_SPLITS} distinct splits, i.e. 5 blocks)"
+        )
+
     def to_dict(self) -> dict[str, object]:
         return {
             "shr": self.shr,
@@ -73,6 +92,7 @@ class SplitHalfResult:
             "split": self.split,
             "statistic": self.statistic,
             "seed": self.seed,
+            "caveat": self.caveat,
         }
 
 
@@ -83,7 +103,7 @@ def split_half_reliability(
     seed: SeedLike = None,
     split: Split = "blocks",
 ) -> SplitHalfResult:
-    """Split-half reliability of the system means of one criterion (spec §3.1)."""
+    """Split-half reliability of the system means of one criterion."""
     table = single_criterion(as_ratings(ratings))
     data = table.data
     systems, system_codes = np.unique(data["system"].to_numpy(dtype=str), return_inverse=True)
@@ -133,7 +153,7 @@ def split_half_reliability(
     shr = float(r.mean())
     return SplitHalfResult(
         shr=shr,
-        sd=float(r.std(ddof=1)) if len(r) > 1 else 0.0,
+        sd=float(r.std(ddof=1)) if len(r) > 1 else float("nan"),
         quantiles=tuple(float(q) for q in np.quantile(r, [0.025, 0.5, 0.975])),  # type: ignore[arg-type]
         spearman_brown=2 * shr / (1 + shr),
         mean_abs_difference=float(abs_diff[used].mean()),

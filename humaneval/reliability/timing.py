@@ -1,6 +1,6 @@
 """Annotator working time: per-annotator totals for the time-versus-reliability curve.
 
-Analysis specification §1.3/§3.3. Timing files such as ``steen2021/times/*.csv`` have the header
+See docs/reliability.md. Timing files such as ``steen2021/times/*.csv`` have the header
 ``annotator,position,time_stamp`` (seconds on one screen) and no document or system column, so
 they cannot be joined to judgements; only per-annotator sums are meaningful. A ratings table
 with a ``seconds`` column gives the same totals.

@@ -4,9 +4,10 @@ Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~human
 analyze`, CLMM, same defaults) and ``humaneval reliability`` (:func:`~humaneval.reliability.report.
 reliability_report`, same defaults and seed) return, the system means with block-bootstrap intervals
 (:mod:`humaneval.report.means`) and the power note (:mod:`humaneval.report.power`); for the study,
-the design structure (analysis spec §1.2), QC flags (:func:`humaneval.qc.qc_report`), the design
-summary and HEDS datasheet when a planned design is given (designs-and-forms spec §7), and the
-warnings of :mod:`humaneval.report.cautions`. Spec §7 D6 lists what a report must state.
+the design structure (independent blocks, :mod:`humaneval.structure`), QC flags
+(:func:`humaneval.qc.qc_report`), the design summary and HEDS datasheet when a planned design is
+given (Belz & Thomson's HEDS 3.0), and the warnings of :mod:`humaneval.report.cautions`, most
+important first. docs/report.md lists what a report states.
 """
 
 from __future__ import annotations
@@ -28,9 +29,18 @@ from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
 from humaneval.reliability.report import ReliabilityReport, reliability_report
 from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times
-from humaneval.report.cautions import criterion_cautions, design_cautions, qc_cautions
-from humaneval.report.means import mean_intervals
+from humaneval.report.cautions import (
+    NOTE,
+    Caution,
+    criterion_cautions,
+    design_cautions,
+    merge_criteria,
+    ordered,
+    qc_cautions,
+)
+from humaneval.report.means import interval_of, mean_intervals
 from humaneval.report.power import PowerNote, power_note
+from humaneval.resampling import ClusterInterval
 from humaneval.simulate.experiment import resolve_model
 from humaneval.structure import DesignStructure, describe_structure
 
@@ -67,11 +77,12 @@ class CriterionReport:
     fit_warnings: tuple[str, ...] = ()
     power_error: str | None = None
     reliability_error: str | None = None
+    means_interval: ClusterInterval | None = None
 
     @property
     def warnings(self) -> list[str]:
-        extra = [f"Power note not computed: {self.power_error}"] if self.power_error else []
-        return criterion_cautions(self) + extra
+        """This criterion's cautions, most important first."""
+        return ordered(criterion_cautions(self))
 
     @property
     def table(self) -> pd.DataFrame:
@@ -87,6 +98,15 @@ class CriterionReport:
             else {"file": source, **self.reliability.to_dict()},
             "reliability_error": self.reliability_error,
             "means": self.table.to_dict(orient="records"),
+            "means_interval": None
+            if self.means_interval is None
+            else {
+                "method": self.means_interval.method,
+                "confidence": self.means_interval.confidence,
+                "n_blocks": self.means_interval.n_clusters,
+                "computed": self.means_interval.computed,
+                "caveat": self.means_interval.caveat,
+            },
             "power": None if self.power is None else self.power.to_dict(),
             "power_error": self.power_error,
             "warnings": self.warnings,
@@ -112,15 +132,15 @@ class StudyReport:
 
     @property
     def warnings(self) -> list[str]:
-        """Study-level warnings, then each criterion's (prefixed by its name when there are several)."""
-        out = design_cautions(self.structure) + qc_cautions(self.qc) + list(self.notes)
-        for part in self.criteria:
-            prefix = f"{part.criterion}: " if len(self.criteria) > 1 else ""
-            out += [prefix + w for w in part.warnings]
-        return out
+        """Every caution once, most important first; a criterion's carries its name when there are
+        several criteria and it does not hold for all of them."""
+        study = (
+            design_cautions(self.structure) + qc_cautions(self.qc) + [Caution(NOTE, n) for n in self.notes]
+        )
+        return merge_criteria(study, [(part.criterion, criterion_cautions(part)) for part in self.criteria])
 
     def study(self) -> dict[str, Any]:
-        """Study summary: structure counts, time spent and cost when known (spec §7 D6)."""
+        """Study summary: structure counts, time spent and cost when known."""
         out: dict[str, Any] = {"source": self.source, **self.structure.to_dict()}
         seconds = self.annotator_seconds
         out["total_hours"] = None if seconds is None else float(seconds.sum() / 3600)
@@ -288,6 +308,7 @@ def _criterion_report(
         fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         power_error=power_error,
         reliability_error=reliability_error,
+        means_interval=interval_of(means),
     )
 
 

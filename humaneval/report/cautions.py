@@ -1,16 +1,23 @@
 """Warnings in plain words: what a reader of the report must know before trusting a number.
 
-Each rule cites where it comes from: the design rules of analysis spec §7 (D1 few annotators or
-clusters, D3 repeated judgements, D8 few documents), §4.5 (classic tests on dependent units), §5.5
-(CLMM fallbacks and boundary fits), §2 (α), §3 (SHR), §6.5/§7 D7 (power) and the QC flags of
-designs-and-forms spec §6. Thresholds are the package defaults of those sections.
+One :class:`Caution` per fact, ranked so that the report lists the most important first:
+numbers that are not estimates at all (too few blocks to resample, to split or to test), then the
+model, reliability, power, design advice and quality control. The rules follow Steen & Markert
+(EACL 2021) and Steen's dissertation (ch. 3): few annotators or clusters, repeated judgements and
+few documents (§3.6), classic tests on dependent units, CLMM fallbacks and boundary fits, α and
+split-half reliability, observed power; docs/report.md lists them with their thresholds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from humaneval.report.power import ART_MIN_BLOCKS
+from humaneval.resampling import FEW_CLUSTERS, MIN_INTERVAL_CLUSTERS, distinct_resamples
 from humaneval.structure import DesignStructure
 
 if TYPE_CHECKING:
@@ -22,101 +29,223 @@ SHR_MIN = 0.8
 MIN_ANNOTATORS = 15
 MIN_CLUSTERS = 15
 MIN_DOCUMENTS = 50
-ART_FLOOR = 6
+ART_FLOOR = ART_MIN_BLOCKS
+
+#: Ranks of the cautions, most important first.
+NOT_AN_ESTIMATE, MODEL, RELIABILITY, QC, POWER, DESIGN, NOTE = range(7)
 
 
-def design_cautions(structure: DesignStructure) -> list[str]:
-    """Design warnings (spec §7 D1, D3, D8 and §4.5)."""
+@dataclass(frozen=True)
+class Caution:
+    """One fact a reader must know; ``rank`` orders the list (0 first)."""
+
+    rank: int
+    text: str
+
+
+def ordered(cautions: Iterable[Caution]) -> list[str]:
+    """The texts, most important first (stable within a rank), each fact once."""
+    ranked = sorted(cautions, key=lambda c: c.rank)
+    return list(dict.fromkeys(c.text for c in ranked))
+
+
+def merge_criteria(study: list[Caution], parts: Sequence[tuple[str | None, list[Caution]]]) -> list[str]:
+    """Study cautions and each criterion's: a caution every criterion shares is stated once, the
+    others carry their criterion's name (``"coherence: ..."``)."""
+    out = list(study)
+    texts = [{c.text for c in cautions} for _, cautions in parts]
+    shared = set.intersection(*texts) if len(texts) > 1 else set()
+    for criterion, cautions in parts:
+        for c in cautions:
+            prefix = "" if criterion is None or len(parts) == 1 or c.text in shared else f"{criterion}: "
+            out.append(Caution(c.rank, prefix + c.text))
+    return ordered(out)
+
+
+def design_cautions(structure: DesignStructure) -> list[Caution]:
+    """Design cautions: few annotators, blocks and documents, repeated judgements."""
     s = structure
     out = []
     if s.family == "fully_crossed":
         out.append(
-            f"{s.n_annotators} annotators judged everything: classic tests (t-test, ART, ANOVA) on these "
-            "judgements would be badly anti-conservative, because every judgement shares the same few "
-            "annotators; only the mixed model accounts for them."
+            Caution(
+                DESIGN,
+                f"{s.n_annotators} annotators judged everything: classic tests (t-test, ART, ANOVA) on these "
+                "judgements would be badly anti-conservative, because every judgement shares the same few "
+                "annotators; only the mixed model accounts for them.",
+            )
         )
     elif s.n_annotators < MIN_ANNOTATORS:
         out.append(
-            f"Only {s.n_annotators} annotators in total: system differences partly reflect who happened to "
-            "annotate, and classic tests on single judgements would find differences that are not there."
+            Caution(
+                DESIGN,
+                f"Only {s.n_annotators} annotators in total: system differences partly reflect who happened "
+                "to annotate, and classic tests on single judgements would find differences that are not "
+                "there.",
+            )
         )
     if s.n_blocks < ART_FLOOR:
         out.append(
-            f"Only {plural(s.n_blocks, 'independent block')}: a randomisation test on block means can never "
-            "reach p < 0.05 with 5 or fewer blocks"
-            + (", and split-half reliability needs at least 2." if s.n_blocks == 1 else ".")
+            Caution(
+                NOT_AN_ESTIMATE,
+                f"Only {plural(s.n_blocks, 'independent block')}: a randomisation test on block means "
+                f"(ARTagg) can never reach p < 0.05 with fewer than {ART_FLOOR} blocks (its smallest p-value "
+                f"is 2^(1−B) = {2.0 ** (1 - s.n_blocks):.3f}), whatever the true differences; its power on "
+                "this design is not estimated.",
+            )
         )
     elif s.n_blocks < MIN_CLUSTERS:
         out.append(
-            f"Only {s.n_blocks} independent blocks (fewer than {MIN_CLUSTERS}): tests on aggregated data "
-            "have little power; prefer more, smaller blocks."
+            Caution(
+                DESIGN,
+                f"Only {s.n_blocks} independent blocks (fewer than {MIN_CLUSTERS}): tests on aggregated data "
+                "have little power; prefer more, smaller blocks.",
+            )
         )
     if s.n_documents < MIN_DOCUMENTS:
         out.append(
-            f"Only {s.n_documents} documents: with document effects, more annotators cannot make up for too "
-            f"few documents (aim for at least {MIN_DOCUMENTS})."
+            Caution(
+                DESIGN,
+                f"Only {s.n_documents} documents: with document effects, more annotators cannot make up for "
+                f"too few documents (aim for at least {MIN_DOCUMENTS}).",
+            )
         )
     if s.judgements_per_summary.min > 1:
         out.append(
-            f"Every summary was judged {s.judgements_per_summary} times. Repeated judgements buy precision "
-            "for single summaries, not power for comparing systems: at the same cost, one judgement per "
-            "summary on more documents is at least as reliable and more powerful."
+            Caution(
+                DESIGN,
+                f"Every summary was judged {s.judgements_per_summary} times. Repeated judgements buy "
+                "precision for single summaries, not power for comparing systems: at the same cost, one "
+                "judgement per summary on more documents is at least as reliable and more powerful.",
+            )
         )
     return out
 
 
-def criterion_cautions(part: CriterionReport) -> list[str]:
-    """Warnings about one criterion's analysis, reliability and power."""
-    out = []
+def criterion_cautions(part: CriterionReport) -> list[Caution]:
+    """Cautions about one criterion's mean intervals, analysis, reliability and power."""
+    out = _interval_cautions(part)
     fit = part.analysis.fit
+    fell_back = fit is not None and bool(fit.fallbacks)
     if fit is not None:
         for attempt in fit.fallbacks:
             out.append(
-                f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the simpler "
-                f"'{fit.structure}' model, whose standard errors can be too small."
+                Caution(
+                    MODEL,
+                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
+                    f"simpler '{fit.structure}' model, whose standard errors can be too small.",
+                )
             )
-    out += [
-        f"Mixed-model warning: {message}. This flags a boundary or hard-to-estimate fit, not a failure "
-        "(analysis spec §5.5); the contrasts stand unless the fit failed."
-        for message in part.fit_warnings
-    ]
-    rel = part.reliability
-    if rel is None:
-        out.append(f"Reliability was not computed: {part.reliability_error}.")
-    elif rel.alpha is not None and rel.alpha == rel.alpha and rel.alpha < ALPHA_MIN:
-        shr = "" if rel.shr is None else f" (split-half reliability {rel.shr:.2f})"
+    for message in part.fit_warnings:
+        if fell_back and "CLMM failed" in message:
+            continue  # the fallback is stated above
         out.append(
-            f"Annotators agree little on single summaries (ordinal α = {rel.alpha:.3f} < {ALPHA_MIN}). "
-            f"That does not stop the system ranking from replicating{shr}, but do not use these ratings "
-            "as gold scores for single summaries."
-        )
-    if rel is not None and rel.shr is not None and rel.shr < SHR_MIN:
-        out.append(
-            f"The system means would not replicate well (split-half reliability {rel.shr:.2f} < {SHR_MIN}): "
-            "collect more blocks before drawing conclusions."
-        )
-    out += [f"Reliability: {note}" for note in (rel.notes if rel is not None else [])]
-    note = part.power
-    if note is not None:
-        weak = _underpowered(part.analysis.contrasts, note)
-        if weak:
-            verb = "does" if len(weak) == 1 else "do"
-            out.append(
-                f"{plural(len(weak), 'pair')} {verb} not differ significantly, but this design had little "
-                f"power to detect differences of the estimated size ({_names(weak, sep='; ')}): "
-                "'no significant difference' is not evidence that two systems are equally good."
+            Caution(
+                MODEL,
+                f"Mixed-model warning: {message.rstrip('.')}. This flags a boundary or hard-to-estimate fit, "
+                "not a failure: the contrasts stand (see docs/analysis.md).",
             )
-        if note.smallest_pair is not None and note.reaching is None and len(note.search):
-            largest = note.search.iloc[note.search["judgements"].idxmax()]
-            out.append(
-                f"Even {int(largest['blocks'])} blocks would not give {note.target:.0%} power for the "
-                f"smallest difference ({note.smallest_pair}); detecting it needs a much larger study."
-            )
+        )
+    out += _reliability_cautions(part)
+    out += _power_cautions(part)
+    if part.power_error:
+        out.append(Caution(NOTE, f"Power note not computed: {part.power_error}"))
     return out
 
 
-def qc_cautions(qc: QCReport) -> list[str]:
-    """QC flags in words (designs-and-forms spec §6)."""
+def _interval_cautions(part: CriterionReport) -> list[Caution]:
+    interval = part.means_interval
+    if interval is None:
+        return []
+    n = interval.n_clusters
+    if n < MIN_INTERVAL_CLUSTERS:
+        distinct = plural(distinct_resamples(n), "distinct resample")
+        return [
+            Caution(
+                NOT_AN_ESTIMATE,
+                f"The system means have no intervals: a bootstrap over only {plural(n, 'independent block')} "
+                f"has {distinct}, which is no "
+                f"interval estimate (intervals need at least {MIN_INTERVAL_CLUSTERS} blocks).",
+            )
+        ]
+    if n < FEW_CLUSTERS:
+        return [
+            Caution(
+                RELIABILITY,
+                f"The intervals of the system means resample only {n} independent blocks: they are rough "
+                f"and tend to be too narrow (aim for at least {FEW_CLUSTERS} blocks).",
+            )
+        ]
+    return []
+
+
+def _reliability_cautions(part: CriterionReport) -> list[Caution]:
+    rel = part.reliability
+    if rel is None:
+        return [Caution(RELIABILITY, f"Reliability was not computed: {part.reliability_error.rstrip('.')}.")]
+    out = []
+    shr_estimate = rel.shr is not None and not rel.shr_caveat
+    if rel.shr is not None and rel.shr_caveat:
+        out.append(
+            Caution(
+                NOT_AN_ESTIMATE,
+                f"Split-half reliability ({rel.shr:.2f}) "
+                + rel.shr_caveat.removeprefix("split-half reliability ").rstrip(".")
+                + ".",
+            )
+        )
+    if rel.alpha is not None and rel.alpha == rel.alpha and rel.alpha < ALPHA_MIN:
+        shr = f" (split-half reliability {rel.shr:.2f})" if shr_estimate else ""
+        out.append(
+            Caution(
+                RELIABILITY,
+                f"Annotators agree little on single summaries (ordinal α = {rel.alpha:.3f} < {ALPHA_MIN}). "
+                f"That does not stop the system ranking from replicating{shr}, but do not use these "
+                "ratings as gold scores for single summaries.",
+            )
+        )
+    if shr_estimate and rel.shr < SHR_MIN:
+        out.append(
+            Caution(
+                RELIABILITY,
+                f"The system means would not replicate well (split-half reliability {rel.shr:.2f} < "
+                f"{SHR_MIN}): collect more blocks before drawing conclusions.",
+            )
+        )
+    out += [Caution(NOTE, f"Reliability: {note.rstrip('.')}.") for note in rel.notes]
+    return out
+
+
+def _power_cautions(part: CriterionReport) -> list[Caution]:
+    note = part.power
+    if note is None:
+        return []
+    out = []
+    weak = _underpowered(part.analysis.contrasts, note)
+    if weak:
+        verb = "does" if len(weak) == 1 else "do"
+        out.append(
+            Caution(
+                POWER,
+                f"{plural(len(weak), 'pair')} {verb} not differ significantly, but this design had little "
+                f"power to detect differences of the estimated size ({_names(weak, sep='; ')}): "
+                "'no significant difference' is not evidence that two systems are equally good.",
+            )
+        )
+    if note.smallest_pair is not None and note.reaching is None and len(note.search):
+        largest = note.search.loc[note.search["judgements"].idxmax()]
+        out.append(
+            Caution(
+                POWER,
+                f"Even {int(largest['blocks'])} blocks would not give {note.target:.0%} power for the "
+                f"smallest difference ({note.smallest_pair}); detecting it needs a much larger study.",
+            )
+        )
+    return out
+
+
+def qc_cautions(qc: QCReport) -> list[Caution]:
+    """QC flags in words (docs/forms.md, quality control)."""
     table = qc.table
     out = []
 
@@ -128,17 +257,29 @@ def qc_cautions(qc: QCReport) -> list[str]:
     failed = who("prolific_rejection_eligible")
     if failed:
         out.append(
-            f"{plural(len(failed), 'annotator')} failed at least {qc.rules.min_failed_checks_for_rejection} "
-            f"attention checks ({_names(failed)}); they are still in the analysis — exclude them "
-            "explicitly if your protocol says so."
+            Caution(
+                QC,
+                f"{plural(len(failed), 'annotator')} failed at least "
+                f"{qc.rules.min_failed_checks_for_rejection} attention checks ({_names(failed)}); "
+                "they are still in the analysis — exclude them explicitly if your protocol says so "
+                "(humaneval qc --exclude).",
+            )
         )
     fast = who("too_fast")
     if fast:
         verb = "was" if len(fast) == 1 else "were"
-        out.append(f"{plural(len(fast), 'annotator')} {verb} much faster than the others ({_names(fast)}).")
+        out.append(
+            Caution(
+                QC, f"{plural(len(fast), 'annotator')} {verb} much faster than the others ({_names(fast)})."
+            )
+        )
     flat = who("straight_line")
     if flat:
-        out.append(f"{plural(len(flat), 'annotator')} gave the same answer to every item ({_names(flat)}).")
+        out.append(
+            Caution(
+                QC, f"{plural(len(flat), 'annotator')} gave the same answer to every item ({_names(flat)})."
+            )
+        )
     return out
 
 
@@ -164,7 +305,7 @@ def _underpowered(contrasts, note) -> list[str]:
         value, test = power.loc[key, "clmm"], "CLMM"
         if value != value:
             value, test = power.loc[key, "artagg"], "ARTagg"
-        if value < note.target:
+        if np.isfinite(value) and value < note.target:
             out.append(f"{row.system_a} – {row.system_b}: {value:.0%} ({test})")
     return out
 

@@ -1,13 +1,17 @@
-"""The report's figures as PNG files (matplotlib, Agg canvas; no pyplot state is touched).
+"""The report's figures as PNG, SVG and PDF files (matplotlib, Agg canvas; no pyplot state is touched).
 
-- :func:`score_distributions`: how often each score (or rank) was given to each system, one line
-  per system — dissertation Fig. 3.4.
+- :func:`score_distributions`: the share of each score (or rank) per system as diverging stacked
+  bars, low answers left of zero and high ones right, the middle category split — the usual display
+  of Likert data (Robbins & Heiberger 2011); the data of dissertation Fig. 3.4.
 - :func:`means_figure`: system means with their block-bootstrap intervals and rank groups — the
   content of dissertation Table 3.2 as a figure.
 - :func:`significance_matrix`: adjusted p-value of every pair, coloured by which system is better.
 - :func:`time_curve_figure`: r with the full-data system means against annotator time, 10-minute
-  buckets with 95 % intervals — dissertation Fig. 3.5 (analysis spec §3.3).
-- :func:`power_figure`: simulated power per pair with ±1.96 Monte-Carlo SE and the target line.
+  buckets with 95 % intervals — dissertation Fig. 3.5.
+- :func:`power_figure`: simulated power per pair with 95 % Wilson intervals and the target line.
+
+Every figure is written by :func:`humaneval.plotting.save_figure` (PNG for the page, SVG and PDF
+beside it for papers) in the colour-blind-safe colours of :mod:`humaneval.plotting`.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from humaneval.plotting import BETTER, DIVERGING, LABEL_SIZE, NEUTRAL, TICK_SIZE, WORSE, save_figure
 from humaneval.ratings import Ratings
 
 DPI = 150
-COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-BETTER_ROW, BETTER_COL, NEUTRAL = "#2e7d32", "#c62828", "#e0e0e0"
+#: Most categories the distribution figure shows; continuous scores are binned into 5.
+MAX_CATEGORIES = 11
 
 
 def css_width(path: Path) -> int:
@@ -33,43 +39,82 @@ def css_width(path: Path) -> int:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    fig.savefig(path, dpi=DPI, bbox_inches="tight", facecolor="white")
-    return path
+    """Write the PNG at ``path`` and its SVG and PDF twins; returns the PNG."""
+    return save_figure(fig, path, dpi=DPI)["png"]
 
 
-def _style(ax) -> None:
+def _style(ax, grid: str = "y") -> None:
     ax.spines[["top", "right"]].set_visible(False)
-    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    ax.grid(axis=grid, color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
+    ax.tick_params(labelsize=TICK_SIZE)
+    ax.xaxis.label.set_size(LABEL_SIZE)
+    ax.yaxis.label.set_size(LABEL_SIZE)
 
 
 def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
-    """Counts of every response value per system (Fig. 3.4); ``order`` lists systems best first.
-    Ranks are shown 1-based, as the analysis reports their means."""
+    """Share of every response value per system as diverging stacked bars; ``order`` lists systems
+    best first (top). Scores run from low (left, orange) to high (right, purple); ranks from last
+    to first (rank 1 = best on the right), shown 1-based. Continuous scores are binned into 5."""
     values = ratings.reported()
+    rank = ratings.response == "rank"
+    if values.nunique() > MAX_CATEGORIES:
+        low, high = ratings.scale
+        values = pd.cut(values, np.linspace(low, high, 6), include_lowest=True)
+        labels = [f"{b.left:g}–{b.right:g}" for b in values.cat.categories]
+        values = values.cat.rename_categories(labels)
     counts = pd.crosstab(ratings.data["system"], values).reindex(index=order, fill_value=0)
-    fig = Figure(figsize=(5.2, 3.4))
+    if rank:
+        counts = counts[counts.columns[::-1]]  # worst rank left, best right
+    share = counts.div(counts.sum(axis=1).replace(0, np.nan), axis=0).fillna(0.0) * 100
+    k = share.shape[1]
+    colours = [colormaps[DIVERGING](x) for x in np.linspace(0.1, 0.9, k)]
+    if k % 2:
+        colours[k // 2] = NEUTRAL
+    left = diverging_start(share)
+    fig = Figure(figsize=(5.6, 0.42 * len(order) + 1.6))
     ax = fig.add_subplot()
-    lines = [
-        ax.plot(row.index, row.to_numpy(), marker="o", markersize=4, color=COLOURS[i % len(COLOURS)])[0]
-        for i, (_, row) in enumerate(counts.iterrows())
-    ]
-    ax.set_xticks(counts.columns)
-    ax.set_xticklabels([f"{v:g}" for v in counts.columns])
-    ax.set_xlabel("rank (1 = best)" if ratings.response == "rank" else "score")
-    ax.set_ylabel("judgements")
-    # explicit labels: matplotlib would drop names starting with "_" such as __REFERENCE__
+    y = np.arange(len(order))[::-1]
+    bars = []
+    for i, column in enumerate(share.columns):
+        width = share[column].to_numpy()
+        bars.append(
+            ax.barh(y, width, left=left.to_numpy(), color=colours[i], edgecolor="white", linewidth=0.6)
+        )
+        left = left + share[column]
+    ax.axvline(0, color="#333333", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(order)
+    limit = max(5.0, float(np.ceil(np.abs(ax.get_xlim()).max() / 10) * 10))
+    ax.set_xlim(-limit, limit)
+    ax.xaxis.set_major_formatter(lambda v, _pos: f"{abs(v):g}")
+    ax.set_xlabel("share of the system's judgements (%)")
+    ax.set_ylabel("system")
+    names = [f"{c:g}" if isinstance(c, int | float | np.number) else str(c) for c in share.columns]
+    # explicit handles: matplotlib would drop labels starting with "_"
     ax.legend(
-        lines,
-        order,
+        bars,
+        names,
+        title=("rank (1 = best)" if rank else "score"),
+        title_fontsize=TICK_SIZE - 1,
         frameon=False,
-        fontsize=8,
-        ncols=min(len(order), 3),
-        loc="lower left",
-        bbox_to_anchor=(0, 1.0),
+        fontsize=TICK_SIZE - 1,
+        ncols=min(k, 7),
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        handlelength=1.2,
+        columnspacing=0.8,
     )
-    _style(ax)
+    _style(ax, grid="x")
     return _save(fig, path)
+
+
+def diverging_start(share: pd.DataFrame) -> pd.Series:
+    """Where each row's diverging bar starts: minus the share of the categories below the middle,
+    and half of the middle category when there is one (an odd number of categories)."""
+    k = share.shape[1]
+    middle = share.iloc[:, k // 2] / 2 if k % 2 else 0.0
+    return -(share.iloc[:, : k // 2].sum(axis=1) + middle)
 
 
 def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
@@ -80,7 +125,7 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
     mean = table["mean"].to_numpy(dtype=float)
     low = np.where(np.isfinite(table["ci_low"]), mean - table["ci_low"], 0)
     high = np.where(np.isfinite(table["ci_high"]), table["ci_high"] - mean, 0)
-    ax.errorbar(mean, y, xerr=[low, high], fmt="o", color="#1f4e79", ecolor="#7f9fbf", capsize=3)
+    ax.errorbar(mean, y, xerr=[low, high], fmt="o", color=BETTER, ecolor="#9e9ac8", capsize=3)
     ax.set_yticks(y)
     ax.set_yticklabels(table["system"])
     # the label sits right of the interval: its larger end, or its smaller one on the inverted rank axis
@@ -92,20 +137,21 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
             xytext=(6, 0),
             textcoords="offset points",
             va="center",
-            fontsize=8,
+            fontsize=TICK_SIZE - 1,
         )
     ax.set_xlabel("mean rank (1 = best)" if response == "rank" else "mean score")
+    ax.set_ylabel("system")
     if response == "rank":
         ax.invert_xaxis()
     ax.margins(x=0.18)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    _style(ax, grid="x")
     return _save(fig, path)
 
 
 def significance_matrix(contrasts: pd.DataFrame, order: list[str], path: Path) -> Path:
-    """Pairwise adjusted p-values: green where the row system is significantly better, red where
-    it is significantly worse, grey where the pair does not differ."""
+    """Pairwise adjusted p-values: purple where the row system is significantly better, orange where
+    it is significantly worse (colour-blind safe), grey where the pair does not differ; the cell
+    also says "better"/"worse", so the matrix reads in greyscale too."""
     n = len(order)
     index = {s: i for i, s in enumerate(order)}
     colour = np.full((n, n), "#ffffff", dtype=object)
@@ -118,34 +164,38 @@ def significance_matrix(contrasts: pd.DataFrame, order: list[str], path: Path) -
             colour[i, j] = colour[j, i] = NEUTRAL
         else:
             win, lose = (i, j) if row.better == row.system_a else (j, i)
-            colour[win, lose], colour[lose, win] = BETTER_ROW, BETTER_COL
-    fig = Figure(figsize=(1.0 * n + 1.8, 0.8 * n + 1.0))
+            colour[win, lose], colour[lose, win] = BETTER, WORSE
+            text[win, lose], text[lose, win] = f"{p}\nbetter", f"{p}\nworse"
+    fig = Figure(figsize=(1.1 * n + 2.0, 0.9 * n + 1.4))
     ax = fig.add_subplot()
     for i in range(n):
         for j in range(n):
             face = "#f5f5f5" if i == j else colour[i, j]
             ax.add_patch(_rect(j, n - 1 - i, face))
-            dark = face in (BETTER_ROW, BETTER_COL)
             ax.text(
                 j + 0.5,
                 n - 0.5 - i,
                 text[i, j],
                 ha="center",
                 va="center",
-                fontsize=8,
-                color="white" if dark else "#333333",
+                fontsize=TICK_SIZE - 1,
+                color="white" if face == BETTER else "#1d1d1d",
             )
     ax.set_xlim(0, n)
     ax.set_ylim(0, n)
     ax.set_xticks(np.arange(n) + 0.5)
-    ax.set_xticklabels(order, rotation=30, ha="right", fontsize=8)
+    ax.set_xticklabels(order, rotation=30, ha="right", fontsize=TICK_SIZE)
     ax.set_yticks(np.arange(n)[::-1] + 0.5)
-    ax.set_yticklabels(order, fontsize=8)
+    ax.set_yticklabels(order, fontsize=TICK_SIZE)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
     ax.set_aspect("equal")
-    ax.set_title("row vs column: green = row better, red = row worse, grey = no difference", fontsize=8)
+    ax.set_xlabel("column system", fontsize=LABEL_SIZE)
+    ax.set_ylabel("row system", fontsize=LABEL_SIZE)
+    ax.set_title(
+        "adjusted p; purple: row better, orange: row worse, grey: no difference", fontsize=TICK_SIZE - 1
+    )
     return _save(fig, path)
 
 
@@ -162,9 +212,9 @@ def time_curve_figure(buckets: list[dict[str, float]], path: Path) -> Path:
     fig = Figure(figsize=(6.4, 3.0))
     ax = fig.add_subplot()
     ax.fill_between(
-        x, frame["ci_low"].clip(upper=1), frame["ci_high"].clip(upper=1), color="#c6dbef", linewidth=0
+        x, frame["ci_low"].clip(upper=1), frame["ci_high"].clip(upper=1), color="#dadaeb", linewidth=0
     )
-    ax.plot(x, frame["mean_r"], color="#1f4e79", marker="o", markersize=2.5, linewidth=1)
+    ax.plot(x, frame["mean_r"], color=BETTER, marker="o", markersize=2.5, linewidth=1)
     ax.set_ylim(bottom=max(float(frame["ci_low"].min()), float(frame["mean_r"].min()) - 0.1))
     ax.set_xlabel("annotator time in the subsample (minutes)")
     ax.set_ylabel("r with full-data system means")
@@ -173,10 +223,10 @@ def time_curve_figure(buckets: list[dict[str, float]], path: Path) -> Path:
 
 
 def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
-    """Power per pair (ARTagg, and the CLMM when simulated) with ±1.96 MC-SE bars."""
-    tests = [("artagg", "ARTagg (block means)", "#7f9fbf")]
+    """Power per pair (ARTagg when it can reject, and the CLMM when simulated) with 95 % Wilson bars."""
+    tests = [("artagg", "ARTagg (block means)", "#b2abd2")] if pairs["artagg"].notna().any() else []
     if pairs["clmm"].notna().any():
-        tests.append(("clmm", "CLMM", "#1f4e79"))
+        tests.append(("clmm", "CLMM", BETTER))
     fig = Figure(figsize=(6.4, 0.3 * len(pairs) * (1 + 0.4 * (len(tests) - 1)) + 1.0))
     ax = fig.add_subplot()
     y = np.arange(len(pairs))[::-1].astype(float)
@@ -189,17 +239,19 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
             height=height,
             color=colour,
             label=label,
-            xerr=1.96 * pairs[f"{column}_se"],
+            xerr=np.clip(
+                [pairs[column] - pairs[f"{column}_low"], pairs[f"{column}_high"] - pairs[column]], 0, None
+            ),
             error_kw={"ecolor": "#555555", "capsize": 2, "lw": 0.8},
         )
-    ax.axvline(target, color="#c62828", linestyle="--", linewidth=1)
+    ax.axvline(target, color=WORSE, linestyle="--", linewidth=1)
     ax.set_yticks(y)
     ax.set_yticklabels(
         [f"{p}  (Δ={d:+.2f})" for p, d in zip(pairs["pair"], pairs["true_difference"], strict=True)],
-        fontsize=8,
     )
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("simulated power")
-    ax.legend(frameon=False, fontsize=8, ncols=2, loc="lower left", bbox_to_anchor=(0, 1.0))
-    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_ylabel("system pair (Δ on the latent scale)")
+    ax.legend(frameon=False, fontsize=TICK_SIZE - 1, ncols=2, loc="lower left", bbox_to_anchor=(0, 1.0))
+    _style(ax, grid="x")
     return _save(fig, path)

@@ -3,10 +3,12 @@
 The analysis reports the mean response per system (``humaneval.analysis.analyze.system_means``:
 scores as given, ranks 1-based) and its significance groupings; the report adds how precisely each
 mean is known. Ratings of one block share annotators and documents, so the interval resamples the
-independent blocks (connected components of the annotator–document graph, analysis spec §1.2),
-never single judgements — the cluster bootstrap of spec §2.6 applied to the system means. The mean
-of a resample is the ratio Σ values / Σ counts over the drawn blocks, so it equals the reported
-mean on the full data even when blocks differ in size.
+independent blocks (connected components of the annotator–document graph; Steen's dissertation,
+§3.5), never single judgements: the cluster bootstrap of :func:`humaneval.resampling.
+cluster_bootstrap`. The mean of a resample is the ratio Σ values / Σ counts over the drawn blocks,
+so it equals the reported mean on the full data even when blocks differ in size. With fewer than
+:data:`~humaneval.resampling.MIN_INTERVAL_CLUSTERS` blocks no interval is computed (a bootstrap over
+two blocks has three distinct resamples).
 """
 
 from __future__ import annotations
@@ -18,16 +20,23 @@ from humaneval.analysis.analyze import system_means
 from humaneval.ratings import Ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.reliability.splithalf import group_sums
+from humaneval.resampling import ClusterInterval, cluster_bootstrap
 from humaneval.structure import cluster_labels
 
 
 def mean_intervals(
-    ratings: Ratings, *, n_resamples: int = 2000, level: float = 0.95, seed: SeedLike = 1
+    ratings: Ratings,
+    *,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    seed: SeedLike = 1,
+    method: str = "percentile",
 ) -> pd.DataFrame:
-    """``system, mean, ci_low, ci_high, n`` — percentile intervals over resampled blocks.
+    """``system, mean, ci_low, ci_high, n`` — intervals over resampled blocks.
 
-    ``ratings`` is one criterion without attention checks. With a single block there is nothing
-    independent to resample and the interval is NaN (the report says why).
+    ``ratings`` is one criterion without attention checks. The :class:`~humaneval.resampling.
+    ClusterInterval` behind the columns (number of blocks, caveat) is ``frame.attrs["interval"]``;
+    with too few blocks the interval columns are NaN and the caveat says why.
     """
     means = system_means(ratings)
     values = ratings.reported()
@@ -37,21 +46,28 @@ def mean_intervals(
     sums, counts = group_sums(
         clusters, systems.codes.astype(np.int64), values.to_numpy(), n_clusters, len(means)
     )
-    low = high = np.full(len(means), np.nan)
-    if n_clusters > 1:
-        rng, _ = resolve_seed(seed)
-        draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
-        weights = np.apply_along_axis(np.bincount, 1, draws, minlength=n_clusters).astype(float)
+
+    def pooled_means(drawn: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            boot = (weights @ sums) / (weights @ counts)
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=0)
-    return pd.DataFrame(
+            return np.moveaxis(sums[drawn].sum(-2) / counts[drawn].sum(-2), -1, 0)
+
+    rng, _ = resolve_seed(seed)
+    interval = cluster_bootstrap(
+        pooled_means, n_clusters, n_resamples=n_resamples, confidence=level, method=method, rng=rng
+    )
+    frame = pd.DataFrame(
         {
             "system": means.index,
             "mean": means.to_numpy(),
-            "ci_low": low,
-            "ci_high": high,
+            "ci_low": interval.low,
+            "ci_high": interval.high,
             "n": counts.sum(axis=0).astype(int),
         }
     )
+    frame.attrs["interval"] = interval
+    return frame
+
+
+def interval_of(frame: pd.DataFrame) -> ClusterInterval | None:
+    """The :class:`~humaneval.resampling.ClusterInterval` stored by :func:`mean_intervals`."""
+    return frame.attrs.get("interval")

@@ -1,14 +1,22 @@
 """The report's power note: what this design could detect, and what would detect the smallest difference.
 
-Analysis spec §6.5 (power from a fitted CLMM) and §7 D7. Given a model (by default the CLMM the
-analysis fitted), :func:`power_note` simulates the study's own block design — B blocks × D
+Power from a fitted CLMM (Steen & Markert 2021; docs/simulation.md). Given a model (by default the
+CLMM the analysis fitted), :func:`power_note` simulates the study's own block design — B blocks × D
 documents × A annotators, read from the ratings' structure — with :func:`humaneval.simulate.simulate`
 and reports per system pair the power of ARTagg (the ART on independent block means, the cheap
-screening test of spec §6.7) and, with ``clmm_trials`` > 0, of the maximal CLMM (native engine),
+screening test of docs/simulation.md) and, with ``clmm_trials`` > 0, of the maximal CLMM (native engine),
 each with its Monte-Carlo SE. It then looks for the smallest design reaching ``target`` power for
 the pair with the smallest model difference |β_a − β_b|: more blocks of the same shape and, when
-blocks have several annotators, nested blocks (one annotator each, spec §7 D3), screened with
-ARTagg. Power from fitted β is *observed power*: use it to compare designs, not as the truth (D7).
+blocks have several annotators, nested blocks (one annotator each), screened with ARTagg. Power
+from fitted β is *observed power*: use it to compare designs, not as the truth.
+
+ARTagg's exact sign-flip test over B blocks has the smallest p-value :math:`2^{1-B}`, so with
+fewer than :data:`ART_MIN_BLOCKS` blocks it can never reject at 0.05: its power on such a design is
+not simulated (NaN, ``artagg_can_reject`` false) and the design search starts at 6 blocks.
+
+Every simulated power carries its Monte-Carlo SE and a 95 % Wilson interval
+(:func:`power_interval`, statsmodels' ``proportion_confint``): the SE √(p(1−p)/n) is 0 when no
+(or every) simulated study rejected, the Wilson interval is not.
 """
 
 from __future__ import annotations
@@ -17,12 +25,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
 
 from humaneval.model import OrdinalModel
 from humaneval.simulate import SimDesign, simulate
 from humaneval.structure import DesignStructure
 
+#: Fewest blocks with which ARTagg can reach p < 0.05 (its smallest p-value is 2^(1-B)).
+ART_MIN_BLOCKS = 6
 #: Block-count multipliers tried by the design search, from the current design upwards.
 GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
 
@@ -31,9 +43,10 @@ GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
 class PowerNote:
     """Per-pair power of the observed design and the design search for the smallest difference.
 
-    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` (the CLMM
-    columns are NaN when ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family,
-    judgements, power, mc_se`` for every screened design; ``reaching`` is the one with the fewest
+    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` and the Wilson
+    bounds ``artagg_low, artagg_high, clmm_low, clmm_high`` (the CLMM columns are NaN when
+    ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family, judgements, power, mc_se,
+    low, high`` for every screened design; ``reaching`` is the one with the fewest
     judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
     """
 
@@ -51,11 +64,17 @@ class PowerNote:
     seed: int
     seconds: float
 
+    @property
+    def artagg_can_reject(self) -> bool:
+        """Whether ARTagg can reach p < 0.05 on the observed design at all."""
+        return self.design.blocks >= ART_MIN_BLOCKS
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "design": self.design.to_dict(),
             "approximate": self.approximate,
             "test": "artagg",
+            "artagg_can_reject": self.artagg_can_reject,
             "trials": self.trials,
             "clmm_trials": self.clmm_trials,
             "clmm_rungs": self.clmm_rungs,
@@ -68,6 +87,17 @@ class PowerNote:
             "reaching": self.reaching,
             "seconds": self.seconds,
         }
+
+
+def power_interval(rate, trials: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """95 % Wilson interval of a simulated rejection rate from ``trials`` studies (NaN stays NaN)."""
+    rate = np.asarray(rate, dtype=float)
+    if trials <= 0:
+        return np.full(rate.shape, np.nan), np.full(rate.shape, np.nan)
+    count = np.round(np.nan_to_num(rate) * trials)
+    low, high = proportion_confint(count, trials, alpha=1 - confidence, method="wilson")
+    missing = ~np.isfinite(rate)
+    return np.where(missing, np.nan, low), np.where(missing, np.nan, high)
 
 
 def observed_design(structure: DesignStructure) -> tuple[SimDesign, bool]:
@@ -99,7 +129,14 @@ def power_note(
     """Simulate the observed design under ``model`` and search a design reaching ``target`` power."""
     start = time.perf_counter()
     design, approximate = observed_design(structure)
-    base = simulate(model, design, ("artagg",), trials=trials, seed=seed, workers=workers)
+    base = simulate(
+        model,
+        design,
+        ("artagg",),
+        trials=trials if design.blocks >= ART_MIN_BLOCKS else 1,
+        seed=seed,
+        workers=workers,
+    )
     rows = base.results[base.results["pair"] != "all"]
     pairs = pd.DataFrame(
         {
@@ -109,6 +146,8 @@ def power_note(
             "artagg_se": rows["mc_se"].to_numpy(dtype=float),
         }
     )
+    if design.blocks < ART_MIN_BLOCKS:
+        pairs[["artagg", "artagg_se"]] = float("nan")
     rungs: dict[str, int] = {}
     if clmm_trials > 0:
         clmm = simulate(model, design, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
@@ -119,6 +158,8 @@ def power_note(
         rungs = clmm.rungs
     else:
         pairs = pairs.assign(clmm=float("nan"), clmm_se=float("nan"), clmm_failed=0)
+    for test, n in (("artagg", trials), ("clmm", clmm_trials)):
+        pairs[f"{test}_low"], pairs[f"{test}_high"] = power_interval(pairs[test], n)
     nonzero = pairs[pairs["true_difference"].abs() > 1e-12]
     smallest = None if nonzero.empty else nonzero.loc[nonzero["true_difference"].abs().idxmin()]
     search = _search(model, design, smallest, trials, seed, target, workers)
@@ -150,7 +191,7 @@ def _search(
     workers: int,
 ) -> pd.DataFrame:
     """ARTagg power for ``smallest`` over growing designs of each shape, until ``target`` is reached."""
-    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se"]
+    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se", "low", "high"]
     if smallest is None:
         return pd.DataFrame(columns=columns)
     shapes = [(design.blocks, design.annotators)]
@@ -162,7 +203,7 @@ def _search(
         tried: set[int] = set()
         for factor in GROWTH:
             blocks = max(1, round(blocks0 * factor))
-            if blocks in tried:
+            if blocks in tried or blocks < ART_MIN_BLOCKS:
                 continue
             tried.add(blocks)
             candidate = SimDesign(blocks, design.docs, annotators)
@@ -177,6 +218,9 @@ def _search(
                     "judgements": candidate.judgements(n_systems),
                     "power": float(row["rate"]),
                     "mc_se": float(row["mc_se"]),
+                    **dict(
+                        zip(("low", "high"), map(float, power_interval(row["rate"], trials)), strict=True)
+                    ),
                 }
             )
             if row["rate"] >= target:

@@ -47,6 +47,13 @@ def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def fmt_power(rate: float, low: float, high: float) -> str:
+    """A simulated power with its 95 % Wilson interval, ``0.26 [0.21, 0.32]``."""
+    if rate is None or not np.isfinite(rate):
+        return "–"
+    return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:
     """Write every file of the report into ``out``; returns the paths by name."""
     out = Path(out)
@@ -93,9 +100,11 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
     }
     if rel is not None and rel.time_curve:
         figs["time_curve"] = figures.time_curve_figure(rel.time_curve, out / f"time_curve{stem}.png")
-    if part.power is not None:
+    if part.power is not None and _power_shown(part.power.pairs):
         figs["power"] = figures.power_figure(part.power.pairs, part.power.target, out / f"power{stem}.png")
-    files.update({f"{k}{stem}": v for k, v in figs.items()})
+    for k, v in figs.items():
+        files[f"{k}{stem}"] = v
+        files.update({f"{k}{stem}.{fmt}": v.with_suffix(f".{fmt}") for fmt in ("svg", "pdf")})
     systems = [
         {
             "system": r.system,
@@ -141,6 +150,7 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "n_pairs": len(analysis.contrasts),
     }
     reliability = None if rel is None else _reliability_view(rel)
+    interval = part.means_interval
     return {
         "criterion": part.criterion,
         "title": part.criterion or "",
@@ -149,6 +159,8 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "figures": {k: v.name for k, v in figs.items()},
         "widths": {k: figures.css_width(v) for k, v in figs.items()},
         "systems": systems,
+        "interval_note": None if interval is None or interval.caveat is None else interval.caveat,
+        "intervals_shown": interval is None or interval.computed,
         "contrasts": contrasts,
         "model": model,
         "reliability": reliability,
@@ -171,6 +183,7 @@ def _reliability_view(rel: ReliabilityReport) -> dict[str, Any]:
         "shr_spearman_brown": fmt(rel.shr_spearman_brown),
         "shr_quantiles": fmt_ci(rel.shr_quantiles[0], rel.shr_quantiles[2]) if rel.shr_quantiles else "–",
         "shr_n_splits": rel.shr_n_splits,
+        "shr_caveat": rel.shr_caveat,
         "n_pairable": rel.n_pairable,
         "n_pairable_units": rel.n_pairable_units,
         "seed": rel.seed,
@@ -183,12 +196,13 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
     if note is None:
         return None
     clmm = note.clmm_trials > 0
+    art = note.artagg_can_reject
     pairs = [
         {
             "pair": r.pair,
             "difference": fmt(r.true_difference),
-            "artagg": f"{r.artagg:.2f} ± {r.artagg_se:.2f}",
-            "clmm": f"{r.clmm:.2f} ± {r.clmm_se:.2f}" if clmm else "–",
+            "artagg": fmt_power(r.artagg, r.artagg_low, r.artagg_high) if art else "cannot reject",
+            "clmm": fmt_power(r.clmm, r.clmm_low, r.clmm_high) if clmm else "–",
         }
         for r in note.pairs.itertuples()
     ]
@@ -197,7 +211,7 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
             "design": f"{int(r.blocks)} × {int(r.docs)} × {int(r.annotators)}",
             "family": r.family.replace("_", " "),
             "judgements": int(r.judgements),
-            "power": f"{r.power:.2f} ± {r.mc_se:.2f}",
+            "power": fmt_power(r.power, r.low, r.high),
         }
         for r in note.search.itertuples()
     ]
@@ -207,8 +221,8 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         reaching = (
             f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × "
             f"{plural(int(r['annotators']), 'annotator')} per block ({int(r['judgements'])} judgements, "
-            f"{int(r['blocks'] * r['docs'])} documents) reaches {r['power']:.2f} ± {r['mc_se']:.2f} power "
-            f"(ARTagg) for {note.smallest_pair}"
+            f"{int(r['blocks'] * r['docs'])} documents) reaches "
+            f"{fmt_power(r['power'], r['low'], r['high'])} power (ARTagg) for {note.smallest_pair}"
         )
     rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
     return {
@@ -224,8 +238,14 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         "search": search,
         "reaching": reaching,
         "seconds": fmt(note.seconds, 0),
-        "max_se": fmt(float(np.nanmax(np.r_[note.pairs["artagg_se"], note.pairs["clmm_se"]])), 3),
+        "artagg_can_reject": art,
+        "blocks": note.design.blocks,
     }
+
+
+def _power_shown(pairs) -> bool:
+    """Whether any simulated power is a number (ARTagg is not simulated when it cannot reject)."""
+    return bool(np.isfinite(pairs[["artagg", "clmm"]].to_numpy(dtype=float)).any())
 
 
 def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str, Any]:
@@ -265,6 +285,7 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
             "checks": f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}"
             if r["checks_total"]
             else "–",
+            "imc": str(r["imc_failed"]) if r["checks_total"] else "–",
             "minutes": fmt(r.get("total_seconds", np.nan) / 60, 1) if "total_seconds" in r else "–",
             "flags": ", ".join(
                 label
@@ -294,7 +315,7 @@ def _study_view(report: StudyReport, criteria: list[dict[str, Any]]) -> dict[str
 def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     if sheet is None:
         return None
-    from humaneval.design.datasheet import SECTIONS
+    from humaneval.design.datasheet import SECTIONS, plain_text
 
     out = []
     for key, title in SECTIONS:
@@ -303,7 +324,7 @@ def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None
         items = [
             {
                 "name": name.replace("_", " "),
-                "value": _plain(value) if value is not None else None,
+                "value": plain_text(value) if value is not None else None,
                 "todo": todo.get(name, "not known to the package") if value is None else None,
             }
             for name, value in section.items()
@@ -311,14 +332,6 @@ def _datasheet_view(sheet: dict[str, Any] | None) -> list[dict[str, Any]] | None
         ]
         out.append({"title": title, "fields": items})
     return out
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, dict):
-        return "; ".join(f"{k.replace('_', ' ')}: {_plain(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return ", ".join(_plain(v) for v in value)
-    return str(value)
 
 
 _MARKDOWN_SPECIALS = "\\`*_[]<>|#"
@@ -354,6 +367,8 @@ def markdown(view: dict[str, Any]) -> str:
             f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
             "|---|---|---|---|---|---|",
         ]
+        if c["interval_note"]:
+            lines[-2:-2] = [f"Intervals: {md(c['interval_note'])}.", ""]
         lines += [
             f"| {md(s['system'])} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
             f"{s['estimate']} |"
@@ -383,7 +398,9 @@ def markdown(view: dict[str, Any]) -> str:
                 f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
                 f"(KALPHA, {r['n_bootstrap']} resamples)",
                 f"- Fleiss' κ: {r['fleiss_kappa']}",
-                f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
+                f"- split-half reliability: {r['shr']} — not an estimate: {md(r['shr_caveat'])}"
+                if r["shr_caveat"]
+                else f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
                 f"Spearman–Brown {r['shr_spearman_brown']}",
                 "",
             ]
@@ -395,8 +412,13 @@ def markdown(view: dict[str, Any]) -> str:
                 f"### Power{suffix}",
                 "",
                 f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
-                f"{p['clmm_trials']} CLMM studies; ± is the Monte-Carlo SE; observed power (fitted "
-                "differences taken as true).",
+                f"{p['clmm_trials']} CLMM studies; observed power (fitted "
+                "differences taken as true); brackets: 95 % Wilson intervals."
+                + (
+                    ""
+                    if p["artagg_can_reject"]
+                    else f" ARTagg cannot reject with {p['blocks']} blocks (it needs 6): not simulated."
+                ),
                 "",
                 "| pair | Δ latent | ARTagg | CLMM |",
                 "|---|---|---|---|",
@@ -408,9 +430,13 @@ def markdown(view: dict[str, Any]) -> str:
     flagged = [r for r in view["qc_rows"] if r["flags"]]
     lines += ["## Quality control", "", f"{len(flagged)} of {len(view['qc_rows'])} annotators flagged.", ""]
     if flagged:
-        lines += ["| annotator | judgements | checks passed | minutes | flags |", "|---|---|---|---|---|"]
         lines += [
-            f"| {md(r['annotator'])} | {r['n']} | {r['checks']} | {r['minutes']} | {md(r['flags'])} |"
+            "| annotator | judgements | checks passed | failed IMCs | minutes | flags |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {md(r['annotator'])} | {r['n']} | {r['checks']} | {r['imc']} | {r['minutes']} | "
+            f"{md(r['flags'])} |"
             for r in flagged
         ]
         lines.append("")
@@ -448,8 +474,12 @@ def latex(view: dict[str, Any]) -> str:
             ". Superscripts give the rank a system can take: systems sharing a rank do not differ "
             "significantly "
             f"({tex(m['structure'])} CLMM, {tex(m['adjust'])}-adjusted $p<0.05$). "
-            "Intervals: 95\\% block bootstrap; $\\hat\\beta$: latent estimate against "
-            f"{tex(m['reference'])}."
+            + (
+                "Intervals: 95\\% block bootstrap"
+                if c["intervals_shown"]
+                else f"No intervals: {tex(c['interval_note'])}"
+            )
+            + f"; $\\hat\\beta$: latent estimate against {tex(m['reference'])}."
         )
         out += [
             "\\begin{table}[t]",

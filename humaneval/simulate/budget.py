@@ -1,10 +1,10 @@
-"""Budget planner: the cheapest block design that reaches a target power (spec §7 D1, D2, D7, D8).
+"""Budget planner: the cheapest block design that reaches a target power (docs/simulation.md).
 
 Candidates (B, D, A) from a grid are priced with a linear cost model — annotator time per
 judgement plus a fixed recruiting/instruction time per annotator, paid at an hourly wage — and
-screened by simulation with a cheap test (default ``artagg``, the ART on independent block means;
-spec §6.7 screening mode). The cheapest candidate whose simulated power reaches the target wins;
-confirm it with the CLMM (``simulate(..., tests=("clmm",))``) before running the study.
+screened by simulation with a cheap test (default ``artagg``, the ART on independent block means,
+for screening). The cheapest candidate whose simulated power reaches the target wins; confirm
+it with the CLMM (``simulate(..., tests=("clmm",))``) before running the study.
 """
 
 from __future__ import annotations
@@ -23,23 +23,34 @@ from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import resolve_model, simulate
 
-#: Fewest documents before the planner warns that document effects dominate (spec §7 D8, default).
+#: Fewest documents before the planner warns that document effects dominate (package default).
 MIN_DOCUMENTS = 50
-#: Fewest independent clusters the planner recommends for aggregated tests (spec §7 D1, default).
+#: Fewest independent clusters the planner recommends for aggregated tests (package default).
 MIN_CLUSTERS = 15
+#: Decimals kept in the candidates table (and budget.csv): cost in currency units to the cent,
+#: hours to the second-ish, rates beyond their Monte-Carlo precision.
+COST_DIGITS, HOURS_DIGITS, RATE_DIGITS = 2, 4, 4
 
 
 @dataclass(frozen=True)
 class CostModel:
     """Cost of a design: (judgements × seconds_per_judgement + annotators × seconds_per_annotator)
-    / 3600 × wage_per_hour. The default 32 s is the reference study's mean time per Likert screen."""
+    / 3600 × wage_per_hour, in ``currency``. The default 32 s is the reference study's mean time
+    per Likert screen."""
 
     seconds_per_judgement: float = 32.0
     wage_per_hour: float = 15.0
     seconds_per_annotator: float = 0.0
+    currency: str = "USD"
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
+            if name == "currency":
+                if not isinstance(value, str) or not value.strip():
+                    raise DesignError(
+                        f"cost model currency must be a currency code such as USD, not {value!r}"
+                    )
+                continue
             if not np.isfinite(value) or value < 0:
                 raise DesignError(f"cost model {name} must be a non-negative number, not {value!r}")
 
@@ -75,8 +86,11 @@ class BudgetPlan:
         }
 
     def plot(self, path: str | Path) -> Path:
-        """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block."""
-        return plot_power_curves(self.candidates, path, target=self.target, best=self.best)
+        """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block;
+        written as ``path`` and as its PNG/SVG/PDF twins."""
+        return plot_power_curves(
+            self.candidates, path, target=self.target, best=self.best, currency=self.cost_model.currency
+        )
 
 
 def plan_budget(
@@ -129,10 +143,10 @@ def plan_budget(
                 **{k: v for k, v in design.to_dict().items() if k != "family"},
                 "family": design.family,
                 "judgements": design.judgements(n_sys),
-                "hours": cost_model.hours(design, n_sys),
-                "cost": cost_model.cost(design, n_sys),
-                "power": float(overall["rate"]),
-                "mc_se": float(overall["mc_se"]),
+                "hours": round(cost_model.hours(design, n_sys), HOURS_DIGITS),
+                "cost": round(cost_model.cost(design, n_sys), COST_DIGITS),
+                "power": round(float(overall["rate"]), RATE_DIGITS),
+                "mc_se": round(float(overall["mc_se"]), RATE_DIGITS),
                 "n_failed": int(overall["n_failed"]),
             }
         )
@@ -153,15 +167,11 @@ def _notes(best: dict[str, Any] | None, test: str, target: float) -> tuple[str, 
     if best["total_documents"] < MIN_DOCUMENTS:
         notes.append(
             f"only {best['total_documents']} documents: with crossed document effects more annotators "
-            f"cannot compensate; prefer at least {MIN_DOCUMENTS} (spec §7 D8)"
+            f"cannot compensate; prefer at least {MIN_DOCUMENTS}"
         )
     if test != "clmm" and best["blocks"] < MIN_CLUSTERS:
-        notes.append(
-            f"{best['blocks']} blocks: aggregated tests want at least {MIN_CLUSTERS} clusters (spec §7 D1)"
-        )
-    notes.append(
-        "screened with a cheap test; confirm the best 2-3 designs with the maximal CLMM (spec §7 D7)"
-    )
+        notes.append(f"{best['blocks']} blocks: aggregated tests want at least {MIN_CLUSTERS} clusters")
+    notes.append("screened with a cheap test; confirm the best 2-3 designs with the maximal CLMM")
     return tuple(notes)
 
 
@@ -170,31 +180,35 @@ def plot_power_curves(
     path: str | Path,
     target: float | None = None,
     best: dict[str, Any] | None = None,
+    currency: str | None = None,
 ) -> Path:
-    """Three panels of power (± 1.96 MC-SE) against total annotators, judgements and cost."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Three panels of power (± 1.96 MC-SE) against total annotators, judgements and cost in
+    ``currency``; written as ``path`` and its PNG/SVG/PDF twins (:func:`humaneval.plotting.save_figure`)."""
     from matplotlib import ticker
+    from matplotlib.figure import Figure
+
+    from humaneval.plotting import CATEGORICAL, LABEL_SIZE, TICK_SIZE, save_figure
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), sharey=True)
+    fig = Figure(figsize=(12, 4.0), layout="constrained")
+    axes = fig.subplots(1, 3, sharey=True)
+    cost_label = f"cost ({currency})" if currency else "cost"
+    markers = "osD^v<>p"
     for ax, x, label in zip(
         axes,
         ("total_annotators", "judgements", "cost"),
-        ("total annotators", "judgements", "cost"),
+        ("total annotators", "judgements", cost_label),
         strict=True,
     ):
-        for (a, d), group in candidates.groupby(["annotators", "docs"]):
+        for k, ((a, d), group) in enumerate(candidates.groupby(["annotators", "docs"])):
             group = group.sort_values(x)
             ax.errorbar(
                 group[x],
                 group["power"],
                 yerr=1.96 * group["mc_se"],
-                marker="o",
-                ms=3,
+                marker=markers[k % len(markers)],
+                color=CATEGORICAL[k % len(CATEGORICAL)],
+                ms=3.5,
                 capsize=2,
                 label=f"A={a}, D={d}",
             )
@@ -202,15 +216,15 @@ def plot_power_curves(
             ax.axhline(target, color="grey", ls="--", lw=1)
         if best is not None:
             ax.plot(best[x], best["power"], marker="*", ms=14, color="black", ls="none")
-        ax.set_xlabel(label)
+        ax.set_xlabel(label, fontsize=LABEL_SIZE)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.tick_params(labelsize=TICK_SIZE)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("power")
+    axes[0].set_ylabel("power (± 1.96 Monte-Carlo SE)", fontsize=LABEL_SIZE)
     axes[0].set_ylim(-0.02, 1.02)
-    axes[-1].legend(fontsize=7, ncol=1, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    axes[-1].legend(
+        fontsize=TICK_SIZE - 2, ncol=1, loc="lower right", title="annotators, documents per block"
+    )
+    return save_figure(fig, path, dpi=90)[path.suffix.lower().lstrip(".") or "png"]
