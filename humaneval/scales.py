@@ -135,7 +135,11 @@ def read_scales(path: str | Path) -> tuple[Scale, ...]:
         raise RatingsError(f"{path}: no such scale file; check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RatingsError(f"{path}: not a valid scale file ({exc}); delete it or write it again") from None
-    if not isinstance(body, dict) or body.get("format") != FORMAT or not isinstance(body.get("criteria"), list):
+    if (
+        not isinstance(body, dict)
+        or body.get("format") != FORMAT
+        or not isinstance(body.get("criteria"), list)
+    ):
         raise RatingsError(
             f"{path}: not a humaneval scale file (needs format {FORMAT!r} and a 'criteria' list); "
             "delete it or pass --scale"
@@ -143,7 +147,9 @@ def read_scales(path: str | Path) -> tuple[Scale, ...]:
     try:
         scales = tuple(Scale.from_dict(item) for item in body["criteria"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise RatingsError(f"{path}: a criterion's scale lacks or mangles {exc}; each needs low and high") from None
+        raise RatingsError(
+            f"{path}: a criterion's scale lacks or mangles {exc}; each needs low and high"
+        ) from None
     names = [s.criterion for s in scales]
     if len(set(names)) != len(names):
         raise RatingsError(f"{path}: a criterion is listed twice; keep one scale per criterion")

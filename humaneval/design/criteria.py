@@ -83,13 +83,16 @@ class Criterion:
                 "'_', '.' or '-' (max 64)"
             )
         if isinstance(self.points, bool) or not isinstance(self.points, int) or not 2 <= self.points <= 11:
-            raise DesignError(f"criterion {self.name!r}: points must be a whole number 2–11, not {self.points!r}")
+            raise DesignError(
+                f"criterion {self.name!r}: points must be a whole number 2–11, not {self.points!r}"
+            )
         for kind in ("labels", "anchors"):
             keys = getattr(self, kind)
             bad = [k for k in keys if not (str(k).isdigit() and 1 <= int(k) <= self.points)]
             if bad:
                 raise DesignError(
-                    f"criterion {self.name!r}: {kind} key {bad[0]!r} is not a point of its 1–{self.points} scale"
+                    f"criterion {self.name!r}: {kind} key {bad[0]!r} is not a point of its "
+                    f"1–{self.points} scale"
                 )
         if not self.question:
             object.__setattr__(self, "question", f"How would you rate the {self.name} of this summary?")
@@ -99,7 +102,9 @@ class Criterion:
 
     def scale(self) -> Scale:
         """The declared :class:`~humaneval.scales.Scale` (1 to ``points``) of this criterion."""
-        return Scale(self.name, 1, self.points, self.points, dict(self.labels), dict(self.anchors), self.question)
+        return Scale(
+            self.name, 1, self.points, self.points, dict(self.labels), dict(self.anchors), self.question
+        )
 
     def with_points(self, points: int) -> Criterion:
         """The same criterion on ``points`` points; end labels move to the new ends, anchors are dropped."""
@@ -215,7 +220,9 @@ def _from_mapping(raw: dict[str, Any], where: str) -> Criterion:
     known = set(Criterion.__dataclass_fields__)
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise DesignError(f"{where}: unknown criterion key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise DesignError(
+            f"{where}: unknown criterion key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
     if "name" not in raw:
         raise DesignError(f"{where}: every criterion needs a 'name'")
     body = dict(raw)

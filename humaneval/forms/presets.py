@@ -10,8 +10,8 @@ by blank lines, ``**bold**`` allowed; the form escapes everything else.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,9 @@ def criteria_preset(criteria: Sequence[Criterion], *, show_source: bool = False)
         overview=f"You will see {{n}} screens, each with a {what}, and answer {n_questions} about the "
         f"summary: its {listed}. Each question has its own scale; please answer every question. Judge "
         "each summary on its own, without comparing it with others.",
-        definition="\n\n".join(f"**{c.name.capitalize()}**: {c.definition}" for c in criteria if c.definition),
+        definition="\n\n".join(
+            f"**{c.name.capitalize()}**: {c.definition}" for c in criteria if c.definition
+        ),
         question=first.question,
         points=first.points,
         labels=dict(first.labels),

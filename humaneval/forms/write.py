@@ -54,11 +54,15 @@ def form_preset(
         if default.points == declared[0].points:
             return default
         dimension = declared[0].name
-        criterion = get_criterion(f"{dimension}:{declared[0].points}") if dimension in CRITERIA else declared[0]
+        criterion = (
+            get_criterion(f"{dimension}:{declared[0].points}") if dimension in CRITERIA else declared[0]
+        )
         return criteria_preset((criterion,), show_source=bool(spec.get("show_source"))).with_options(
             title=default.title, definition=default.definition
         )
-    chosen = get_preset(preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties)
+    chosen = get_preset(
+        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
+    )
     if declared and chosen.method == "likert" and chosen.points != declared[0].points:
         raise DesignError(
             f"preset {chosen.name!r} has a {chosen.points}-point scale but the design declares "
