@@ -1,6 +1,6 @@
 """Bringing collected answers back into the validated ratings table, one module per platform.
 
-:mod:`humaneval.collect.mturk` parses MTurk batch results (designs-and-forms spec §4.5);
+:mod:`humaneval.collect.mturk` parses MTurk batch results (docs/forms.md, "Parsing results");
 :mod:`humaneval.collect.summeval` reads SummEval's public annotation file.
 """
 
