@@ -330,3 +330,54 @@ def test_declared_scales_need_a_criterion_column():
         load_ratings(frame, scale=two)
     assert load_ratings(frame, scale=(Scale(None, 1, 5, 5),)).scale == (1.0, 5.0)
     assert np.isclose(load_ratings(frame, scale=(Scale("x", 1, 5, 5),)).scale[1], 5.0)
+
+
+def test_prolific_server_and_export_with_several_questions(tmp_path):
+    import warnings
+
+    from starlette.testclient import TestClient
+
+    from humaneval.collect.prolific import read_prolific
+    from humaneval.serve import create_app, create_study
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        design = multi_design("coherence,fluency:7", platform="prolific", checks_per_annotator=2)
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
+    client = TestClient(create_app(made.study_dir))
+    started = client.post(
+        f"/api/{made.key}/start", json={"prolific_pid": "PID1", "study_id": "S", "session_id": "X"}
+    ).json()
+    screens = started["form"]["slots"][0]["screens"]
+    timing = {"shown_at": 1.7e12, "answered_at": 1.7e12 + 4000, "seconds": 4.0, "visible_seconds": 4.0}
+    timing["hidden_count"] = 0
+    rows = design.table[design.table["annotator_slot"] == started["slot"]]
+    entered = {}
+    for index, screen in enumerate(screens):
+        row = rows[rows["position"] == index].iloc[0]
+        field = screen["entries"][0]["field"]
+        if row["is_check"]:
+            answers = {field: row["check_expected"]}
+        else:
+            answers = {
+                field: str(value_of(row["document"], row["system"], 0, 5)),
+                field.replace("lk_q0_", "lk_q1_"): str(value_of(row["document"], row["system"], 1, 7)),
+            }
+            entered[(row["document"], row["system"], "coherence")] = int(answers[field])
+            entered[(row["document"], row["system"], "fluency")] = int(answers[field.replace("_q0_", "_q1_")])
+            if index == 1:  # the second question is required by the server too
+                one = {
+                    "token": started["token"],
+                    "screen_index": index,
+                    "answers": {field: "3"},
+                    "timing": timing,
+                }
+                assert client.post(f"/api/{made.key}/screen", json=one).status_code == 422
+        body = {"token": started["token"], "screen_index": index, "answers": answers, "timing": timing}
+        assert client.post(f"/api/{made.key}/screen", json=body).status_code == 200, index
+    results = read_prolific(made.db_path)
+    data = results.ratings.without_checks().data
+    got = {(r.document, r.system, r.criterion): r.score for r in data.itertuples()}
+    assert got == entered and len(got) == 2 * 2 * 3  # 2 documents × 3 systems × 2 criteria
+    assert [s.points for s in results.ratings.scales] == [5, 7]
+    assert results.participants["checks_failed"].tolist() == [0]
