@@ -381,3 +381,14 @@ def test_prolific_server_and_export_with_several_questions(tmp_path):
     assert got == entered and len(got) == 2 * 2 * 3  # 2 documents × 3 systems × 2 criteria
     assert [s.points for s in results.ratings.scales] == [5, 7]
     assert results.participants["checks_failed"].tolist() == [0]
+
+
+def test_time_estimate_counts_every_question():
+    one = multi_design("coherence").with_cost(seconds_overhead=0).summary().cost
+    four = multi_design().with_cost(seconds_overhead=0).summary().cost
+    assert one.seconds_per_screen == 32.0 and four.seconds_per_screen == 4 * 32.0
+    assert "× 4 questions per screen" in four.seconds_source
+    # 6 summaries + 1 check screen per slot, each at the per-screen time
+    assert four.seconds_per_annotator == pytest.approx(7 * 128.0)
+    piloted = multi_design().with_cost(seconds_per_screen=50, seconds_overhead=0).summary().cost
+    assert piloted.seconds_per_screen == 50 and piloted.seconds_per_annotator == pytest.approx(7 * 50)
