@@ -191,7 +191,11 @@ def simulate_annotators(
     ``design.judgements()``; ``careless`` randomly chosen slots answer every check wrongly and work
     five times faster. With ``criteria`` (a design asking several questions per summary) every
     question of every summary is answered (field ``lk_q{m}_…``), from :func:`criterion_model`.
-    Returns the table and the careless slots.
+    Each annotator also has a *halo*: with an annotator-specific probability (uniform on 0–0.6) a
+    later question repeats the first question's answer, moved to its own scale — one overall
+    impression answering every question, which the correlation between criteria of
+    :func:`humaneval.reliability.criterion_correlations` detects. Returns the table and the
+    careless slots.
     """
     rng = np.random.default_rng(seed)
     score: dict[tuple, int] = {}
@@ -204,6 +208,8 @@ def simulate_annotators(
             strict=True,
         ):
             score[(*key, m)] = int(value)
+    if len(criteria) > 1:
+        _add_halo(score, criteria, rng)
     slots = sorted(design.table["annotator_slot"].unique())
     sloppy = tuple(sorted(rng.choice(slots, size=min(careless, len(slots)), replace=False).tolist()))
     rows = []
@@ -238,3 +244,17 @@ def simulate_annotators(
             )
         )
     return pd.DataFrame(rows), sloppy
+
+
+def _add_halo(score: dict[tuple, int], criteria: tuple[Criterion, ...], rng: np.random.Generator) -> None:
+    """Replace later answers by the first criterion's (rescaled) with a per-annotator probability."""
+    first = criteria[0].points
+    halo: dict[str, float] = {}
+    for key in sorted(k for k in score if k[3] == 0):
+        annotator = key[0]
+        if annotator not in halo:
+            halo[annotator] = float(rng.uniform(0.0, 0.6))
+        for m in range(1, len(criteria)):
+            if rng.random() < halo[annotator]:
+                points = criteria[m].points
+                score[(*key[:3], m)] = round(1 + (score[key] - 1) * (points - 1) / (first - 1))

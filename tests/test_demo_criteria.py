@@ -79,3 +79,10 @@ def test_report_has_a_section_per_criterion_and_the_summary_table(demo):
     md = (out / "report" / "report.md").read_text(encoding="utf-8")
     assert "## Systems × criteria" in md and "| system | coherence | fluency |" in md
     assert "System & coherence & fluency" in (out / "report" / "results.tex").read_text()
+
+
+def test_simulated_halo_shows_in_the_correlation_between_criteria(demo):
+    _, result = demo
+    [pair] = result.report.correlations.to_dict()
+    # about 30 % of fluency answers copy coherence (rescaled): clearly positive, far from 1
+    assert 0.2 < pair["rho_within_annotator"] < 0.8 and pair["n_annotators"] >= 10
