@@ -64,3 +64,24 @@ def test_json_has_one_shape(tmp_path):
     assert single["correlations"] == []
     text = runner.invoke(main, ["reliability", str(path), "--bootstrap", "0"]).output
     assert "coherence – fluency: 0.750 (n=6) / 0.750 (2 annotators) / 0.866 (3 systems)" in text
+
+
+def test_each_criterion_reports_its_declared_scale(tmp_path):
+    from humaneval.scales import Scale, write_scales
+
+    path = tmp_path / "r.csv"
+    halo_table().to_csv(path, index=False)
+    write_scales(tmp_path / "r.scale.json", (Scale("coherence", 1, 5, 5), Scale("fluency", 1, 7, 7)))
+    runner = CliRunner()
+    payload = json.loads(runner.invoke(main, ["reliability", str(path), "--json", "--bootstrap", "0"]).output)
+    assert [(c["scale"], c["scale_declared"]) for c in payload["criteria"]] == [
+        ([1, 5], True),
+        ([1, 7], True),
+    ]
+    text = runner.invoke(main, ["reliability", str(path), "--bootstrap", "0"]).output
+    assert "scale                            1-7 (declared)" in text
+    (tmp_path / "r.scale.json").unlink()
+    inferred = json.loads(
+        runner.invoke(main, ["reliability", str(path), "--json", "--bootstrap", "0"]).output
+    )
+    assert [(c["scale"], c["scale_declared"]) for c in inferred["criteria"]] == [([1, 3], False)] * 2

@@ -32,6 +32,9 @@ def render_report(source: str, report) -> str:
         ("split-half reliability", shr),
         ("design", f"{report.design_family}, {report.n_blocks} blocks"),
     ]
+    if report.scale is not None:
+        low, high = report.scale
+        rows.append(("scale", f"{low:g}-{high:g} ({'declared' if report.scale_declared else 'inferred'})"))
     width = max(len(k) for k, _ in rows)
     title = source + (f" [{report.criterion}]" if report.criterion else "")
     lines = [f"{title}: reliability"] + [f"  {k:<{width}}  {v}" for k, v in rows]

@@ -48,6 +48,8 @@ class ReliabilityReport:
     seed: int | None
     time_curve: list[dict[str, float]] | None = None
     notes: list[str] = field(default_factory=list)
+    scale: tuple[float, float] | None = None
+    scale_declared: bool = False
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
@@ -104,6 +106,8 @@ def reliability_report(
         seed=seed,
         time_curve=curve,
         notes=notes,
+        scale=ratings.scale if ratings.response == "score" else None,
+        scale_declared=ratings.scale_declared,
     )
 
 
