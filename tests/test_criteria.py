@@ -392,3 +392,25 @@ def test_time_estimate_counts_every_question():
     assert four.seconds_per_annotator == pytest.approx(7 * 128.0)
     piloted = multi_design().with_cost(seconds_per_screen=50, seconds_overhead=0).summary().cost
     assert piloted.seconds_per_screen == 50 and piloted.seconds_per_annotator == pytest.approx(7 * 50)
+
+
+def test_datasheet_lists_every_question():
+    sheet = multi_design("coherence,fluency:7").datasheet().to_dict()
+    quality = sheet["sections"]["quality_criteria"]
+    assert quality["criteria"] == (
+        'coherence: "How would you rate the coherence of this summary?" (1–5; 1 = Very poor, 5 = Very good); '
+        'fluency: "How would you rate the fluency of this summary?" (1–7; 1 = Very poor, 7 = Very good)'
+    )
+
+
+def test_grouped_layout_with_several_questions():
+    design = multi_design("coherence,fluency:7", likert_layout="grouped", group_size=3)
+    screens = design.table[design.table["system"] != ""].groupby(["annotator_slot", "position"]).size()
+    assert set(screens) == {3}  # three summaries per screen, each with both questions
+    parsed = parse_mturk_results(answer_all(design, points=(5, 7)), design)
+    assert parsed.problems.empty
+    data = parsed.ratings.without_checks().data
+    assert len(data) == 4 * 6 * 2
+    for row in data.itertuples():
+        m = ["coherence", "fluency"].index(row.criterion)
+        assert row.score == value_of(row.document, row.system, m, (5, 7)[m])
