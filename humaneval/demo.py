@@ -16,7 +16,13 @@ It walks the whole pipeline on built-in defaults:
    parse_mturk_results`) into the validated ratings table;
 5. **reliability, analysis, power, report** — :func:`humaneval.report.build_report` and
    :func:`humaneval.report.write_report`. The demo uses the native CLMM engine by default: the
-   maximal R fit of a 1,500-rating study takes about 5 minutes on 2 cores (spec §5.7).
+   maximal R fit of a 1,500-rating study takes about 5 minutes on 2 cores.
+
+With ``criteria`` (``humaneval demo --criteria coherence,fluency``) the study asks several
+questions about each summary on one screen (SummEval's layout): every simulated annotator answers
+every question, each criterion from the coherence model moved to that criterion's scale with its
+own system effects, and the report has one section per criterion plus the systems × criteria
+summary table.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +38,9 @@ import pandas as pd
 from humaneval.collect import parse_mturk_results
 from humaneval.collect.mturk import results_row
 from humaneval.design import Design, DesignSpec, generate_design
+from humaneval.design.criteria import Criterion, question_field
 from humaneval.forms import get_preset, placeholder_texts, write_forms
+from humaneval.forms.write import form_preset
 from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.ratings import Ratings
 from humaneval.report import ReportSettings, StudyReport, build_report, write_report
@@ -56,6 +65,7 @@ class DemoSettings:
     n_splits: int = 1000
     power_trials: int = 200
     clmm_power_trials: int = 20
+    criteria: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,16 +106,30 @@ def run_demo(
             checks_per_annotator=settings.checks_per_annotator,
             platform="mturk",
             seed=seed,
+            criteria=settings.criteria,
         )
     )
     files = {k: Path(v) for k, v in design.write(out / "design.csv").items()}
     say(f"      {len(design.slots)} annotator slots → {files['csv']}")
     say("[2/5] forms: MTurk package with labelled placeholder texts")
-    preset = get_preset(PRESET)
-    package = write_forms(design, placeholder_texts(design.table), out / "forms", preset=preset.name)
+    preset = form_preset(design, design.table, None) if settings.criteria else get_preset(PRESET)
+    package = write_forms(
+        design,
+        placeholder_texts(design.table),
+        out / "forms",
+        preset=None if settings.criteria else preset.name,
+    )
     say(f"      {len(package.hits)} HITs → {out / 'forms'}")
+    if settings.criteria:
+        say("      " + "; ".join(f"{c.name}: {c.scale().describe()}" for c in design.criteria))
     say("[3/5] simulated annotators fill in the forms (scores from the built-in coherence model)")
-    results, careless = simulate_annotators(design, model, seed=seed, careless=settings.careless)
+    results, careless = simulate_annotators(
+        design,
+        model,
+        seed=seed,
+        careless=settings.careless,
+        criteria=design.criteria if settings.criteria else (),
+    )
     files["results"] = out / "Batch_results.csv"
     results.to_csv(files["results"], index=False)
     say(f"      {len(results)} assignments ({len(careless)} careless) → {files['results']}")
@@ -135,8 +159,29 @@ def run_demo(
     return DemoResult(design, ratings, report, files, careless)
 
 
+def criterion_model(model: OrdinalModel, criterion: Criterion, m: int) -> OrdinalModel:
+    """The demo's model of the ``m``-th criterion: ``model`` on the criterion's scale, with its own
+    system effects (scaled by 1, 0.5, 1.5, 0.75, ...) so that the criteria differ."""
+    k = model.thresholds.size
+    theta = np.interp(np.linspace(0, k - 1, criterion.points - 1), np.arange(k), model.thresholds)
+    factor = (1.0, 0.5, 1.5, 0.75)[m % 4]
+    return OrdinalModel(
+        model.system_names,
+        model.coefficients * factor,
+        theta,
+        model.random_effects,
+        model.link,
+        f"{model.description} (demo: {criterion.name}, {criterion.points} points)",
+    )
+
+
 def simulate_annotators(
-    design: Design, model: OrdinalModel, *, seed: int = 1, careless: int = 2
+    design: Design,
+    model: OrdinalModel,
+    *,
+    seed: int = 1,
+    careless: int = 2,
+    criteria: tuple[Criterion, ...] = (),
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """A batch results table as MTurk returns it: one row per slot with the form's fields.
 
@@ -144,17 +189,27 @@ def simulate_annotators(
     judgement, ``ck_*`` for attention checks, ``tm_<screen>`` = ``seconds,visible_seconds,0`` and
     ``order``/``slot``/``design_id``/``form_version``. Scores come from :func:`sample_ratings` on
     ``design.judgements()``; ``careless`` randomly chosen slots answer every check wrongly and work
-    five times faster. Returns the table and the careless slots.
+    five times faster. With ``criteria`` (a design asking several questions per summary) every
+    question of every summary is answered (field ``lk_q{m}_…``), from :func:`criterion_model`.
+    Each annotator also has a *halo*: with an annotator-specific probability (uniform on 0–0.6) a
+    later question repeats the first question's answer, moved to its own scale — one overall
+    impression answering every question, which the correlation between criteria of
+    :func:`humaneval.reliability.criterion_correlations` detects. Returns the table and the
+    careless slots.
     """
     rng = np.random.default_rng(seed)
-    sampled = sample_ratings(model, design.judgements(), seed=rng).data
-    score = dict(
-        zip(
+    score: dict[tuple, int] = {}
+    for m, criterion in enumerate(criteria or (None,)):
+        own = model if criterion is None else criterion_model(model, criterion, m)
+        sampled = sample_ratings(own, design.judgements(), seed=rng).data
+        for key, value in zip(
             zip(sampled["annotator"], sampled["document"], sampled["system"], strict=True),
             sampled["score"],
             strict=True,
-        )
-    )
+        ):
+            score[(*key, m)] = int(value)
+    if len(criteria) > 1:
+        _add_halo(score, criteria, rng)
     slots = sorted(design.table["annotator_slot"].unique())
     sloppy = tuple(sorted(rng.choice(slots, size=min(careless, len(slots)), replace=False).tolist()))
     rows = []
@@ -176,7 +231,8 @@ def simulate_annotators(
                 expected = int(r.check_expected)
                 fields[r.field] = expected - 1 if slot in sloppy else expected
             else:
-                fields[r.field] = int(score[(slot, r.document, r.system)])
+                for m in range(max(len(criteria), 1)):
+                    fields[question_field(r.field, m)] = score[(slot, r.document, r.system, m)]
         rows.append(
             results_row(
                 fields,
@@ -188,3 +244,17 @@ def simulate_annotators(
             )
         )
     return pd.DataFrame(rows), sloppy
+
+
+def _add_halo(score: dict[tuple, int], criteria: tuple[Criterion, ...], rng: np.random.Generator) -> None:
+    """Replace later answers by the first criterion's (rescaled) with a per-annotator probability."""
+    first = criteria[0].points
+    halo: dict[str, float] = {}
+    for key in sorted(k for k in score if k[3] == 0):
+        annotator = key[0]
+        if annotator not in halo:
+            halo[annotator] = float(rng.uniform(0.0, 0.6))
+        for m in range(1, len(criteria)):
+            if rng.random() < halo[annotator]:
+                points = criteria[m].points
+                score[(*key[:3], m)] = round(1 + (score[key] - 1) * (points - 1) / (first - 1))

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import RatingsError, ReliabilityWarning
+from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table, write_table
 
 ID_COLUMNS = ("annotator", "document", "system")
@@ -74,6 +75,10 @@ class Ratings:
         Whether non-integer scores are allowed (0–100 sliders, metric scores).
     source:
         The file the table was read from, if any.
+    scales:
+        The declared scale of each criterion (:class:`~humaneval.scales.Scale`, with labels),
+        when known: from the design via ``collect`` or from the ``ratings.scale.json`` sidecar.
+        ``scale`` then spans them all and :meth:`by_criterion` gives each part its own.
     """
 
     data: pd.DataFrame
@@ -84,6 +89,7 @@ class Ratings:
     ties_allowed: bool = False
     continuous: bool = False
     source: str | None = None
+    scales: tuple[Scale, ...] = ()
 
     def __len__(self) -> int:
         return len(self.data)
@@ -137,11 +143,33 @@ class Ratings:
             yield None, self
             return
         for criterion, part in self.data.groupby("criterion", sort=True):
-            yield str(criterion), self.with_data(part)
+            own = self.scale_of(str(criterion))
+            part_ratings = self.with_data(part)
+            if own is not None:
+                part_ratings = replace(part_ratings, scale=own.bounds, scales=(own,))
+            yield str(criterion), part_ratings
+
+    def scale_of(self, criterion: str | None) -> Scale | None:
+        """The declared :class:`~humaneval.scales.Scale` of ``criterion`` (``None`` if not declared)."""
+        for scale in self.scales:
+            if scale.criterion == criterion or (len(self.scales) == 1 and scale.criterion is None):
+                return scale
+        return None
 
     def write(self, path: str | Path) -> Path:
-        """Write the table as CSV, TSV or JSON lines (by extension)."""
-        return write_table(self.data, path)
+        """Write the table as CSV, TSV or JSON lines (by extension).
+
+        A declared score scale is written beside it as ``<stem>.scale.json`` (see
+        :mod:`humaneval.scales`), which :func:`load_ratings` reads back.
+        """
+        written = write_table(self.data, path)
+        if self.response == "score" and self.scale_declared:
+            write_scales(
+                sidecar_path(written),
+                self.scales or (Scale(None, *self.scale),),
+                continuous=self.continuous,
+            )
+        return written
 
 
 def load_ratings(
@@ -149,7 +177,7 @@ def load_ratings(
     *,
     response: Response | None = None,
     columns: Mapping[str, str] | None = None,
-    scale: tuple[float, float] | str | None = None,
+    scale: tuple[float, float] | str | tuple[Scale, ...] | None = None,
     allow_ties: bool = False,
     continuous: bool = False,
 ) -> Ratings:
@@ -165,7 +193,9 @@ def load_ratings(
         Renames applied before validation, e.g. ``{"item_id": "document"}``. The aliases in
         :data:`ALIASES` (``item`` → ``document``, ``time`` → ``seconds``, ...) apply by default.
     scale:
-        Declared rating scale ``(low, high)`` or a string ``"1-7"``; values outside are errors.
+        Declared rating scale ``(low, high)``, a string ``"1-7"``, or one
+        :class:`~humaneval.scales.Scale` per criterion; values outside are errors. By default a
+        file's scale sidecar ``<stem>.scale.json`` (written by ``humaneval collect``) declares it.
     allow_ties:
         Accept tied ranks within an ``(annotator, document)``.
     continuous:
@@ -178,6 +208,11 @@ def load_ratings(
     else:
         frame, label = read_table(source, what="ratings table"), str(source)
         lines = [f"line {n}" for n in frame.attrs["lines"]]
+        sidecar = sidecar_path(source)
+        if scale is None and sidecar.is_file():
+            scale = read_scales(sidecar)
+            if any(s.points is None for s in scale):
+                continuous = True
     return validate_ratings(
         frame,
         response=response,
@@ -216,7 +251,7 @@ def validate_ratings(
     *,
     response: Response | None = None,
     columns: Mapping[str, str] | None = None,
-    scale: tuple[float, float] | str | None = None,
+    scale: tuple[float, float] | str | tuple[Scale, ...] | None = None,
     allow_ties: bool = False,
     continuous: bool = False,
     source: str | None = None,
@@ -230,9 +265,16 @@ def validate_ratings(
     resp = v.response_column(data, response)
     data = v.ids(data)
     data = v.responses(data, resp, continuous)
-    declared = parse_scale(scale) if scale is not None else None
+    scales: tuple[Scale, ...] = ()
+    if scale is not None and not isinstance(scale, str) and scale and isinstance(scale[0], Scale):
+        scales = tuple(scale)  # type: ignore[arg-type]
+        declared = (min(s.low for s in scales), max(s.high for s in scales))
+    else:
+        declared = parse_scale(scale) if scale is not None else None  # type: ignore[arg-type]
     rank_base = None
-    if resp == "score":
+    if resp == "score" and scales:
+        bounds = v.check_scales(data, scales)
+    elif resp == "score":
         bounds = v.check_scale(data, declared)
     else:
         rank_base = v.check_ranks(data, allow_ties)
@@ -249,6 +291,7 @@ def validate_ratings(
         ties_allowed=allow_ties,
         continuous=continuous,
         source=source,
+        scales=scales,
     )
 
 
@@ -356,7 +399,9 @@ class _Validator:
         data[resp] = numeric.astype("int64") if not fractional.any() else numeric.astype(float)
         return data
 
-    def check_scale(self, data: pd.DataFrame, declared: tuple[float, float] | None) -> tuple[float, float]:
+    def check_scale(
+        self, data: pd.DataFrame, declared: tuple[float, float] | None, what: str = ""
+    ) -> tuple[float, float]:
         scores = data["score"]
         if declared is None:
             return float(scores.min()), float(scores.max())
@@ -365,9 +410,32 @@ class _Validator:
             low, high = (f"{b:g}" for b in declared)
             raise self.fail(
                 f"score {scores[outside[0]]} at {self.where(outside)} is outside the declared scale "
-                f"{low}-{high}; fix the value or declare the right scale"
+                f"{low}-{high}{what}; fix the value or declare the right scale"
             )
         return declared
+
+    def check_scales(self, data: pd.DataFrame, scales: tuple[Scale, ...]) -> tuple[float, float]:
+        """Each criterion's scores within its own declared scale (a single unnamed scale covers all)."""
+        if len(scales) == 1 and (scales[0].criterion is None or "criterion" not in data):
+            return self.check_scale(data, scales[0].bounds)
+        if "criterion" not in data:
+            names = ", ".join(str(s.criterion) for s in scales)
+            raise self.fail(
+                f"the declared scales are per criterion ({names}) but the table has no 'criterion' column"
+            )
+        by_name = {s.criterion: s for s in scales}
+        criteria = data["criterion"].astype(str).str.strip()
+        unknown = sorted(set(criteria) - set(by_name))
+        if unknown:
+            raise self.fail(
+                f"criterion {unknown[0]!r} has no declared scale (declared: {', '.join(map(str, by_name))}); "
+                "add it to the scale file or fix the criterion name"
+            )
+        for name, own in by_name.items():
+            part = data[criteria == name]
+            if len(part):
+                self.check_scale(part, own.bounds, f" of criterion {name!r}")
+        return min(s.low for s in scales), max(s.high for s in scales)
 
     def check_ranks(self, data: pd.DataFrame, allow_ties: bool) -> int:
         ranks = data["rank"]

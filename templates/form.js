@@ -152,39 +152,59 @@
 
   /* ---- widgets: each returns {node, validate() -> {ok, focus, message}, record()} ---- */
 
-  function likertWidget(screen, entry, k) {
-    var fs = el("fieldset", { "class": "likert" });
-    add(fs, el("legend", null, preset.question));
+  /* The questions asked about an entry: every criterion's for a summary of a multi-question
+     form (field lk_q{m}_…), the preset's one question otherwise (checks, warm-ups). */
+  function entryQuestions(entry) {
+    var qs = preset.questions || [];
+    if (qs.length && !entry.check && entry.field.indexOf("lk_q0_") === 0) {
+      return qs.map(function (q, m) { return { q: q, m: m, field: entry.field.replace(/^lk_q0_/, "lk_q" + m + "_") }; });
+    }
+    return [{ q: preset, m: 0, field: entry.field }];
+  }
+
+  function likertWidget(screen, entry, k, q, field, m) {
+    q = q || preset;
+    field = field || entry.field;
+    var fs = el("fieldset", { "class": "likert", "data-question": m ? String(m) : null });
+    add(fs, el("legend", null, q.question));
     var scale = el("div", { "class": "scale" });
-    for (var p = 1; p <= preset.points; p++) {
-      var id = "hx-" + screen.id + "-" + k + "-" + p;
-      var input = el("input", { type: "radio", name: entry.field, value: p, id: id });
+    var labels = q.labels || {};
+    for (var p = 1; p <= q.points; p++) {
+      var id = "hx-" + screen.id + "-" + k + (m ? "-q" + m : "") + "-" + p;
+      var input = el("input", { type: "radio", name: field, value: p, id: id });
       var label = add(el("label", { "for": id, "class": "point" }), input, el("span", { "class": "num" }, p));
-      if (preset.labels[String(p)]) { add(label, el("span", { "class": "point-label" }, preset.labels[String(p)])); }
+      if (labels[String(p)]) { add(label, el("span", { "class": "point-label" }, labels[String(p)])); }
       add(scale, label);
     }
     add(fs, scale);
-    var anchorKeys = Object.keys(preset.anchors || {});
+    var anchorKeys = Object.keys(q.anchors || {});
     if (anchorKeys.length) {
       var ul = el("ul", { "class": "anchors" });
-      anchorKeys.forEach(function (a) { add(ul, el("li", null, a + ": " + preset.anchors[a])); });
+      anchorKeys.forEach(function (a) { add(ul, el("li", null, a + ": " + q.anchors[a])); });
       add(fs, ul);
     }
-    fs.addEventListener("keydown", function (e) {
-      var d = parseInt(e.key, 10);
-      if (d >= 1 && d <= preset.points) {
-        var r = fs.querySelector("input[value='" + d + "']");
-        r.checked = true; r.focus();
-      }
-    });
-    return {
+    var widget = {
       node: fs,
+      next: null,
       validate: function () {
         var c = fs.querySelector("input:checked");
         return c ? { ok: true } : { ok: false, focus: fs.querySelector("input"), message: "Please choose a value on the scale." };
       },
-      record: function () { return [[entry.field, fs.querySelector("input:checked").value]]; }
+      record: function () { return [[field, fs.querySelector("input:checked").value]]; }
     };
+    /* digits choose a point; with several questions the focus then moves on to the next one */
+    fs.addEventListener("keydown", function (e) {
+      var d = parseInt(e.key, 10);
+      if (d >= 1 && d <= q.points) {
+        e.preventDefault();
+        var r = fs.querySelector("input[value='" + d + "']");
+        r.checked = true;
+        if (widget.next) {
+          (widget.next.querySelector("input:checked") || widget.next.querySelector("input")).focus();
+        } else { r.focus(); }
+      }
+    });
+    return widget;
   }
 
   function sliderWidget(screen, entry, k) {
@@ -420,9 +440,15 @@
         } else {
           add(card, textBlock(entryText(entry), screen.entries.length > 1 ? "Summary " + (k + 1) : "Summary"));
         }
-        var w = P.method === "likert" ? likertWidget(screen, entry, k) : sliderWidget(screen, entry, k);
-        widgets.push(w);
-        add(page, add(card, w.node));
+        if (P.method === "likert") {
+          var made = entryQuestions(entry).map(function (x) { return likertWidget(screen, entry, k, x.q, x.field, x.m); });
+          made.forEach(function (w, i) { w.next = i + 1 < made.length ? made[i + 1].node : null; widgets.push(w); add(card, w.node); });
+          add(page, card);
+        } else {
+          var w = sliderWidget(screen, entry, k);
+          widgets.push(w);
+          add(page, add(card, w.node));
+        }
       });
     } else {
       if (P.method === "rank") { add(page, el("p", { "class": "question" }, preset.question)); }

@@ -412,3 +412,69 @@ def test_slider_round_trip_by_keyboard(page, server):
     got = {(r.document, r.system): r.score for r in parsed.ratings.without_checks().data.itertuples()}
     assert got == entered == {("d000", "A"): 10.0, ("d000", "B"): 17.0, ("d000", "C"): 24.0}
     assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+
+
+def test_several_questions_per_screen_by_keyboard(page, server):
+    """Issue 18: one screen per summary with every criterion's question, all required; a digit
+    answers the focused question and moves on to the next one; the answers parse back per criterion."""
+    design, url = build(server, "criteria", "likert", criteria="coherence,fluency:7")
+    open_form(page, url, server, "ASSIGNCR1")
+    n = design.table["position"].max() + 1
+    assert n == 4  # 3 summaries + 1 check, not 2 × 3 + 1
+    entered = {}
+    for k in range(n):
+        text = page.locator(".text").first.inner_text()
+        cell = cell_of(text)
+        if cell is None:  # the check asks the first question only
+            assert page.locator("fieldset.likert").count() == 1
+            expected = re.search(r"choose (\d)", text).group(1)
+            page.click(f"label.point:has(input[value='{expected}'])")
+            if k < n - 1:
+                page.click("#hx-next")
+            continue
+        legends = page.locator("fieldset.likert legend").all_inner_texts()
+        assert legends == [
+            "How would you rate the coherence of this summary?",
+            "How would you rate the fluency of this summary?",
+        ]
+        assert page.locator("fieldset.likert").nth(0).locator("input").count() == 5
+        assert page.locator("fieldset.likert").nth(1).locator("input").count() == 7
+        coherence, fluency = 1 + ord(cell[1]) % 5, 7 - ord(cell[1]) % 3
+        if not entered:  # every question is required: the unanswered second one gets the focus
+            page.click("label.point:has(input[value='2'])")
+            page.click("#hx-next")
+            assert page.locator("#hx-error").inner_text() == "Please choose a value on the scale."
+            assert page.evaluate("document.activeElement.name").startswith("lk_q1_")
+        page.locator("fieldset.likert").nth(0).locator("input").first.focus()
+        page.keyboard.press(str(coherence))
+        assert page.evaluate("document.activeElement.name").startswith("lk_q1_")
+        page.keyboard.press(str(fluency))
+        entered[(*cell, "coherence")] = coherence
+        entered[(*cell, "fluency")] = fluency
+        if k < n - 1:
+            page.click("#hx-next")
+    parsed = submit_and_parse(page, server, design, "ASSIGNCR1")
+    data = parsed.ratings.without_checks().data
+    got = {(r.document, r.system, r.criterion): r.score for r in data.itertuples()}
+    assert got == entered and len(got) == 6
+    assert parsed.workers[["checks_total", "checks_failed"]].values.tolist() == [[1, 0]]
+
+
+def test_several_questions_fit_a_375_px_screen(browser, server, tmp_path):
+    systems = ["A", "B"]
+    texts = Texts({("d000", s): f"Summary of d000 by {s}. " + "Unbreakable" * 30 for s in systems})
+    _, url = build(
+        server, "criteria-375", "likert", texts=texts, systems=systems, checks_per_annotator=0,
+        criteria="coherence,consistency,fluency,relevance",
+    )  # fmt: skip
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    page = context.new_page()
+    page.goto(f"{url}?slot=b000-a1")
+    page.click("#hx-start-button")
+    assert page.locator("fieldset.likert").count() == 4
+    overflow = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert overflow[0] <= overflow[1], overflow
+    path = Path(os.environ.get("HUMANEVAL_SCREENSHOTS", tmp_path)) / "criteria-375x812.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 5000
+    context.close()

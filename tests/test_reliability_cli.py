@@ -21,7 +21,7 @@ def test_json_on_likert_reference(likert_path):
     times = shared_file("steen2021", "times", "likert_coherence_cnn_dm.csv")
     result = run("reliability", str(likert_path), "--json", "--seed", "1", "--times", str(times))
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.output)
+    [payload] = json.loads(result.output)["criteria"]
     assert payload["alpha"] == pytest.approx(0.2211, abs=5e-4)
     assert payload["alpha_level"] == "ordinal"
     assert payload["alpha_ci"] == pytest.approx([0.17, 0.27], abs=0.015)

@@ -89,6 +89,12 @@ def render(result) -> str:
     help="Aggregation level of classic tests.",
 )
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
+@click.option(
+    "--adjust-across-criteria",
+    type=click.Choice(["holm", "bonferroni", "fdr_bh"]),
+    default=None,
+    help="Adjust the p-values of all criteria × pairs together (replaces each criterion's own adjustment).",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
 @click.option("--seed", type=int, default=None, help="Seed of the randomisation test.")
@@ -103,6 +109,7 @@ def command(
     adjust: str | None,
     aggregate: str,
     criterion: str | None,
+    adjust_across_criteria: str | None,
     no_fallback: bool,
     rounds: int,
     seed: int | None,
@@ -146,10 +153,16 @@ def command(
         click.echo(
             "warning: one-way ANOVA ignores the pairing and grouping factors (not recommended)", err=True
         )
+    if adjust_across_criteria is not None:
+        from humaneval.analysis.criteria import adjust_across
+
+        results = adjust_across(results, adjust_across_criteria)
     if len(results) == 1:
         payload = {"file": ratings, **results[0].to_dict()}
     else:
         payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
+    if adjust_across_criteria is not None:
+        payload["adjust_across_criteria"] = adjust_across_criteria
     emit(payload, as_json, lambda: "\n\n".join(_titled(r) for r in results))
 
 

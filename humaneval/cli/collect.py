@@ -161,3 +161,57 @@ def prolific(
             f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed{flags}"
         )
     emit({"out": out, **results.to_dict()}, as_json, lambda: "\n".join(lines))
+
+
+@command.command("summeval")
+@click.argument("annotations", type=InputFile())
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option(
+    "--annotators",
+    "group",
+    type=click.Choice(["expert", "turker", "both"]),
+    default="expert",
+    show_default=True,
+    help="Whose ratings: SummEval's 3 experts, its 5 crowd workers, or both (column annotator_group).",
+)
+@click.option(
+    "--criteria", default=None, help="Comma-separated subset of coherence,consistency,fluency,relevance."
+)
+@click.option(
+    "--unique-turkers",
+    is_flag=True,
+    help="Name every crowd annotation its own annotator (the file has no worker ids).",
+)
+@json_option
+def summeval(
+    annotations: str, out: str, group: str, criteria: str | None, unique_turkers: bool, as_json: bool
+) -> None:
+    """Convert SummEval's model_annotations.aligned.jsonl into a ratings table (with its 1-5 scales)."""
+    from humaneval.collect.summeval import load_summeval
+
+    chosen = tuple(c.strip() for c in criteria.split(",") if c.strip()) if criteria else None
+    ratings = load_summeval(
+        annotations,
+        annotations=group,
+        criteria=chosen,
+        annotators="unique" if unique_turkers else "position",
+    )
+    path = ratings.write(Path(out))
+    data = ratings.data
+    summary = {
+        "out": out,
+        "ratings": len(data),
+        "annotators": data["annotator"].nunique(),
+        "documents": data["document"].nunique(),
+        "systems": data["system"].nunique(),
+        "criteria": ratings.criteria,
+    }
+    emit(
+        summary,
+        as_json,
+        lambda: (
+            f"wrote {len(data)} ratings ({summary['documents']} documents × {summary['systems']} systems, "
+            f"{summary['annotators']} annotators, criteria {', '.join(map(str, ratings.criteria))}) "
+            f"to {path} with their 1-5 scales in {path.with_name(path.stem + '.scale.json')}"
+        ),
+    )

@@ -24,16 +24,26 @@ import click
     show_default=True,
     help="CLMM engine (the maximal R fit of the demo study takes about 5 minutes on 2 cores).",
 )
-def command(out: str, seed: int, engine: str) -> None:
+@click.option(
+    "--criteria",
+    default=None,
+    help="Ask several questions per summary on one screen, e.g. coherence,consistency,fluency,relevance "
+    "(built-in criteria, name:points, or a YAML/JSON criteria file).",
+)
+def command(out: str, seed: int, engine: str, criteria: str | None) -> None:
     """Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report."""
     from humaneval.demo import DemoSettings, run_demo
+    from humaneval.design.criteria import parse_criteria
 
+    chosen = parse_criteria(criteria) if criteria else ()
     start = time.perf_counter()
-    result = run_demo(Path(out), seed=seed, settings=DemoSettings(engine=engine), progress=click.echo)
+    settings = DemoSettings(engine=engine, criteria=chosen)
+    result = run_demo(Path(out), seed=seed, settings=settings, progress=click.echo)
     for part in result.report.criteria:
         fit = part.analysis.fit
         click.echo(
-            f"CLMM: {fit.structure} model, {fit.engine} engine; "
+            (f"[{part.criterion}] " if len(result.report.criteria) > 1 else "")
+            + f"CLMM: {fit.structure} model, {fit.engine} engine; "
             + ", ".join(f"{s.system} {s.label}" for s in part.analysis.systems.itertuples())
         )
     click.echo(f"done in {time.perf_counter() - start:.0f} s; open {result.files['html']}")

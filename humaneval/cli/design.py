@@ -47,6 +47,13 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
 @click.option("--dimension", default="coherence", show_default=True)
+@click.option(
+    "--criteria",
+    default=None,
+    help="Several questions per screen (likert): built-in criteria, e.g. coherence,consistency,fluency,"
+    "relevance (name:points changes the scale), or a YAML/JSON file of criteria. Replaces --dimension "
+    "and --scale-points.",
+)
 @click.option("--scale-points", type=int, default=7, show_default=True)
 @click.option("--show-source", is_flag=True, help="Show the source document with each summary.")
 @click.option("--layout", type=click.Choice(["single", "grouped"]), default="single", show_default=True)
@@ -114,6 +121,7 @@ def command(**o) -> None:
         pairwise=PairOptions(pairs=pairs),
         platform=o["platform"],
         seed=o["seed"],
+        criteria=o["criteria"] or (),
     )
     design = generate_design(spec).with_cost(
         seconds_per_screen=o["seconds_per_screen"],
@@ -131,6 +139,8 @@ def command(**o) -> None:
     def render() -> str:
         files = ", ".join(str(p) for p in paths.values())
         line = f"design {design.design_id}: {len(design.table)} rows, {len(design.slots)} slots → {files}"
+        if spec.criteria:
+            line += "\ncriteria: " + "; ".join(f"{c.name} ({c.scale().describe()})" for c in spec.criteria)
         return line + ("\n\n" + summary.to_markdown() if o["show_summary"] else "")
 
     emit(
@@ -140,6 +150,7 @@ def command(**o) -> None:
             "rows": len(design.table),
             "summary": summary.to_dict(),
             "balance": design.balance,
+            "criteria": [c.to_dict() for c in design.criteria],
         },
         o["as_json"],
         render,

@@ -34,6 +34,9 @@ def render_report(source: str, report) -> str:
         ("split-half reliability", shr),
         ("design", f"{report.design_family}, {report.n_blocks} blocks"),
     ]
+    if report.scale is not None:
+        low, high = report.scale
+        rows.append(("scale", f"{low:g}-{high:g} ({'declared' if report.scale_declared else 'inferred'})"))
     width = max(len(k) for k, _ in rows)
     title = source + (f" [{report.criterion}]" if report.criterion else "")
     lines = [f"{title}: reliability"] + [f"  {k:<{width}}  {v}" for k, v in rows]
@@ -97,6 +100,7 @@ def command(
     **options,
 ) -> None:
     """Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file."""
+    from humaneval.reliability.criteria import criterion_correlations
     from humaneval.reliability.report import reliability_report
     from humaneval.reliability.timing import load_annotator_times
 
@@ -115,8 +119,17 @@ def command(
         )
         for criterion, part in table.by_criterion()
     ]
-    if len(reports) == 1:
-        payload = {"file": ratings, **reports[0].to_dict()}
-    else:
-        payload = {"file": ratings, "criteria": [r.to_dict() for r in reports]}
-    emit(payload, as_json, lambda: "\n".join(render_report(ratings, r) for r in reports))
+    correlations = criterion_correlations(table) if table.response == "score" else None
+    payload = {
+        "file": ratings,
+        "criteria": [r.to_dict() for r in reports],
+        "correlations": [] if correlations is None else correlations.to_dict(),
+    }
+
+    def render() -> str:
+        text = "\n".join(render_report(ratings, r) for r in reports)
+        if correlations is not None and not correlations.table.empty:
+            text += "\n" + correlations.summary()
+        return text
+
+    emit(payload, as_json, render)

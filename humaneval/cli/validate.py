@@ -15,7 +15,7 @@ FAMILY_NAMES = {
 }
 
 
-def render_structure(source: str, s: DesignStructure) -> str:
+def render_structure(source: str, s: DesignStructure, scales: tuple = ()) -> str:
     """The human-readable validation summary."""
     if s.response == "rank":
         response = f"rank ({s.rank_base} = best)"
@@ -37,6 +37,10 @@ def render_structure(source: str, s: DesignStructure) -> str:
     ]
     if s.n_checks:
         rows.append(("attention checks", s.n_checks))
+    for scale in scales:  # the declared scale of each criterion (design → collect → scale sidecar)
+        rows.append(
+            (f"scale of {scale.criterion}" if scale.criterion else "declared scale", scale.describe())
+        )
     width = max(len(k) for k, _ in rows)
     return "\n".join([f"{source}: valid"] + [f"  {k:<{width}}  {v}" for k, v in rows])
 
@@ -49,4 +53,9 @@ def command(ratings: str, as_json: bool, **options) -> None:
     """Validate a ratings file and report its design structure."""
     table = load_from_options(ratings, **options)
     structure = describe_structure(table)
-    emit({"file": ratings, **structure.to_dict()}, as_json, lambda: render_structure(ratings, structure))
+    scales = table.scales
+    emit(
+        {"file": ratings, **structure.to_dict(), "scales": [s.to_dict() for s in scales]},
+        as_json,
+        lambda: render_structure(ratings, structure, scales),
+    )

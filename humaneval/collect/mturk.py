@@ -22,9 +22,11 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
+from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
 from humaneval.ratings import Ratings, validate_ratings
+from humaneval.scales import Scale
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
@@ -158,13 +160,22 @@ def parse_mturk_results(
     method = frame["method"].iloc[0]
     spec = getattr(design, "spec", None) or {}
     points = points or int(spec.get("scale_points", 7))
+    scales: tuple[Scale, ...] = ()
+    points_of: dict[str, int] = {}
+    if method == "likert" and declares_criteria(design):
+        criteria = criteria_of(design)
+        frame = expand_criteria(frame, criteria)
+        points_of = {c.name: c.points for c in criteria}
+        scales = scales_of(criteria)
+    elif method == "likert" and spec:
+        scales = (Scale(str(frame["dimension"].iloc[0]), 1, points, points),)
     raw, label = _read_results(results)
     _check_design_id(raw, design_id, label)
     if allow_ties is None:
         allow_ties = any(c.startswith("Answer.rkraw_") for c in raw.columns)
     keep = raw["AssignmentStatus"].isin(list(statuses))
     kept = raw[keep]
-    parser = _Parser(frame, method, points, allow_ties)
+    parser = _Parser(frame, method, points, allow_ties, points_of)
     for line, row in zip(kept.index, kept.to_dict(orient="records"), strict=True):
         parser.assignment(row, line)
     table = pd.DataFrame(parser.rows)
@@ -188,7 +199,7 @@ def parse_mturk_results(
         workers = _check_summary(workers, table).drop(columns="worker_id")
     repost = _repost(workers)
     bad = set(problems.loc[problems["kind"] != "unknown_field", "assignment_id"])
-    ratings = _ratings(table, method, points, allow_ties, bad) if not table.empty else None
+    ratings = _ratings(table, method, points, allow_ties, bad, scales) if not table.empty else None
     return MTurkResults(
         table=table,
         ratings=ratings,
@@ -244,8 +255,16 @@ def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
 class _Parser:
     """Turns one assignment's answer fields into long-table rows, collecting problems."""
 
-    def __init__(self, frame: pd.DataFrame, method: str, points: int, allow_ties: bool):
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        method: str,
+        points: int,
+        allow_ties: bool,
+        points_of: dict[str, int] | None = None,
+    ):
         self.method, self.points, self.allow_ties = method, points, allow_ties
+        self.points_of = points_of or {}
         self.slots = {slot: rows for slot, rows in frame.groupby("annotator_slot", sort=False)}
         self.docs, self.systems = index_maps(frame)
         self.rows: list[dict[str, Any]] = []
@@ -345,8 +364,8 @@ class _Parser:
         method = self.method
         if method in ("likert", "da"):
             out = []
-            for name in fields:
-                high = self.points if method == "likert" else 100
+            for name, criterion in zip(fields, screen["dimension"], strict=True):
+                high = self.points_of.get(criterion, self.points) if method == "likert" else 100
                 out.append(
                     (self.number(answers, name, 1 if method == "likert" else 0, high, method == "likert"), "")
                 )
@@ -495,7 +514,12 @@ def _repost(workers: pd.DataFrame) -> pd.DataFrame:
 
 
 def _ratings(
-    table: pd.DataFrame, method: str, points: int, allow_ties: bool, bad: set[str]
+    table: pd.DataFrame,
+    method: str,
+    points: int,
+    allow_ties: bool,
+    bad: set[str],
+    scales: tuple[Scale, ...] = (),
 ) -> Ratings | None:
     """The analysable :class:`Ratings` of clean, non-duplicate assignments.
 
@@ -547,7 +571,7 @@ def _ratings(
             check_passed=checks["check_passed"],
         )
         frame = pd.concat([frame, rows], ignore_index=True)
-    scale = (1, points) if method == "likert" else (0, 100)
+    scale: Any = scales or ((1, points) if method == "likert" else (0, 100))
     return validate_ratings(
         frame, response="score", scale=scale, continuous=method == "da", source="MTurk results"
     )

@@ -199,6 +199,7 @@ def make_datasheet(
             ),
             "scale_points": spec["scale_points"] if design.method == "likert" else form.get("points"),
             "scale_labels": form.get("labels"),
+            **({"criteria": _criteria_text(spec["criteria"])} if spec.get("criteria") else {}),
             "source_shown": form.get("show_source", spec["show_source"]),
             "ties_allowed": form.get("allow_ties", False) if design.method == "rank" else "not applicable",
             "attention_checks": {
@@ -250,3 +251,12 @@ def plain_text(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{str(k).replace('_', ' ')}: {plain_text(v)}" for k, v in value.items())
     return str(value)
+
+
+def _criteria_text(criteria: list[dict[str, Any]]) -> str:
+    """Every question of a several-questions-per-screen design with its scale, verbatim."""
+    parts = []
+    for c in criteria:
+        labels = ", ".join(f"{k} = {v}" for k, v in c.get("labels", {}).items())
+        parts.append(f"{c['name']}: \"{c['question']}\" (1–{c['points']}{'; ' + labels if labels else ''})")
+    return "; ".join(parts)

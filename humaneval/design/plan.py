@@ -25,6 +25,7 @@ from humaneval.design.table import (
 from humaneval.errors import DesignError
 
 if TYPE_CHECKING:
+    from humaneval.design.criteria import Criterion
     from humaneval.design.datasheet import Datasheet
     from humaneval.design.summary import CostSettings, DesignSummary
 
@@ -97,6 +98,13 @@ class Design:
     @property
     def dimension(self) -> str:
         return self.spec["dimension"]
+
+    @property
+    def criteria(self) -> tuple[Criterion, ...]:
+        """The criteria asked (likert): the spec's ``criteria``, else its dimension on ``scale_points``."""
+        from humaneval.design.criteria import criteria_of
+
+        return criteria_of(self)
 
     @property
     def slots(self) -> tuple[str, ...]:
@@ -183,6 +191,7 @@ class Design:
             "skipped_pairs": [list(p) for p in self.skipped_pairs],
             "slots": slots,
             "checks": list(self.checks),
+            "scales": [c.scale().to_dict() for c in self.criteria],
             "warmups": list(self.warmups),
             "balance": self.balance,
             "cost_settings": None if self.cost is None else self.cost.to_dict(),

@@ -73,6 +73,12 @@ class DesignSpec:
     shows ``group_size`` summaries of a document per screen (SummEval), with the reference in
     every group when ``anchor_in_every_group``; ``warmup_items`` practice screens built from
     ``fillers`` open every slot (likert and da).
+
+    ``criteria`` (likert) asks several questions about every summary on one screen: names of
+    built-in criteria (``"coherence"``, ``"fluency:7"``), mappings or
+    :class:`~humaneval.design.criteria.Criterion` objects, each with its own question and scale.
+    ``dimension`` then becomes the comma-joined names and ``scale_points`` the first criterion's
+    points (the scale of the attention checks).
     """
 
     documents: int | Sequence[str | Document]
@@ -103,6 +109,7 @@ class DesignSpec:
     show_source: bool = False
     platform: Literal["prolific", "mturk", "standalone"] = "prolific"
     round: int = 1
+    criteria: Sequence[Any] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -120,6 +127,20 @@ class DesignSpec:
             set_(self, "bws", BWSOptions(**self.bws))
         if isinstance(self.pairwise, dict):
             set_(self, "pairwise", PairOptions(**self.pairwise))
+        if self.criteria:
+            from humaneval.design.criteria import parse_criteria
+
+            criteria = parse_criteria(self.criteria)
+            if self.method != "likert":
+                raise DesignError(
+                    f"criteria (several questions per screen) apply to likert designs, not {self.method!r}; "
+                    "make one design per criterion"
+                )
+            set_(self, "criteria", criteria)
+            set_(self, "dimension", ",".join(c.name for c in criteria))
+            set_(self, "scale_points", criteria[0].points)
+        else:
+            set_(self, "criteria", ())
         self._validate()
 
     @property
@@ -155,6 +176,10 @@ class DesignSpec:
         out["fillers"] = [text_digest(t) for t in self.fillers]
         out["systems"] = list(self.systems)
         out["check_kinds"] = list(self.check_kinds)
+        if self.criteria:
+            out["criteria"] = [c.to_dict() for c in self.criteria]
+        else:
+            del out["criteria"]  # designs without criteria keep their design_id
         return out
 
     def _validate(self) -> None:

@@ -226,6 +226,12 @@ def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
         )
     if math.isnan(base):
         return None, source
+    n_questions = len(design.spec.get("criteria") or ())
+    if settings.seconds_per_screen is None and n_questions > 1:
+        # no study timed several questions per screen: count each question as a one-question screen,
+        # which over- rather than under-estimates the time (and so the pay)
+        base *= n_questions
+        source += f", × {n_questions} questions per screen (conservative; time a pilot)"
     if table.empty:
         return None, "the design has no screens"
     extra = table["is_check"] | table["is_warmup"]

@@ -10,10 +10,12 @@ by blank lines, ``**bold**`` allowed; the form escapes everything else.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from humaneval.design.criteria import SUMMEVAL_DEFINITIONS, Criterion
 from humaneval.errors import DesignError
 
 METHODS = ("likert", "rank", "bws", "pairwise", "da")
@@ -25,7 +27,10 @@ class Preset:
 
     ``overview`` may contain ``{n}`` (the number of screens). ``labels`` maps scale points
     (as strings) to labels: the two ends, or every point. ``rank_ends`` and
-    ``best_worst_labels`` are (best, worst) pairs.
+    ``best_worst_labels`` are (best, worst) pairs. ``questions`` (likert) lists several
+    questions asked about every summary on one screen (built by :func:`criteria_preset`), each
+    with ``name``, ``question``, ``points``, ``labels`` and ``anchors``; ``points``, ``labels``
+    and ``question`` are then those of the first, which attention checks use.
     """
 
     name: str
@@ -45,6 +50,7 @@ class Preset:
     show_source: bool = False
     two_texts: bool = False
     title: str = ""
+    questions: tuple[dict[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -73,6 +79,51 @@ class Preset:
     def with_options(self, **changes: Any) -> Preset:
         return replace(self, **changes)
 
+    def scale_points(self) -> list[int]:
+        """The points of every question's scale (one entry without ``questions``)."""
+        return [int(q["points"]) for q in self.questions] or [self.points]
+
+
+def criteria_preset(criteria: Sequence[Criterion], *, show_source: bool = False) -> Preset:
+    """The likert form preset that asks every criterion of ``criteria`` about each summary.
+
+    The overview names the criteria, the definition section lists each one's definition, and
+    ``questions`` carries each question with its own scale; the first criterion's scale is the
+    one attention checks use.
+    """
+    names = [c.name for c in criteria]
+    first = criteria[0]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    what = "article and a summary of it" if show_source else "summary"
+    n_questions = "one question" if len(names) == 1 else f"{len(names)} questions"
+    return Preset(
+        name="criteria:" + ",".join(names),
+        dimension=",".join(names),
+        method="likert",
+        title=f"Rate the {listed} of summaries",
+        overview=f"You will see {{n}} screens, each with a {what}, and answer {n_questions} about the "
+        f"summary: its {listed}. Each question has its own scale; please answer every question. Judge "
+        "each summary on its own, without comparing it with others.",
+        definition="\n\n".join(
+            f"**{c.name.capitalize()}**: {c.definition}" for c in criteria if c.definition
+        ),
+        question=first.question,
+        points=first.points,
+        labels=dict(first.labels),
+        anchors=dict(first.anchors),
+        show_source=show_source,
+        questions=tuple(
+            {
+                "name": c.name,
+                "question": c.question,
+                "points": c.points,
+                "labels": dict(c.labels),
+                "anchors": dict(c.anchors),
+            }
+            for c in criteria
+        ),
+    )
+
 
 _COHERENCE_DEFINITION = (
     "A coherent text makes sense as a whole: its information follows a logical order, and you can "
@@ -87,16 +138,7 @@ _REPETITION_DEFINITION = (
     "concert.' mentions the date twice.\n\nOnly judge unnecessary repetition; do not let other qualities, "
     "such as how good the summary is overall, affect your rating."
 )
-_SUMMEVAL = {
-    "coherence": "The summary as a whole should be well structured and well organised, building up from "
-    "sentence to sentence into a connected account of the topic rather than a pile of related facts.",
-    "consistency": "The summary should agree factually with the source: a consistent summary only states "
-    "things that the source supports.",
-    "fluency": "Each sentence should read well, with no formatting problems, capitalisation errors or "
-    "clearly ungrammatical sentences (fragments, missing parts) that make reading hard.",
-    "relevance": "The summary should pick out the important content of the source and only that; "
-    "summaries that are too long, redundant or padded with unimportant information are worse.",
-}
+_SUMMEVAL = SUMMEVAL_DEFINITIONS
 
 
 def _builtin() -> dict[str, Preset]:
@@ -275,7 +317,7 @@ def load_preset(path: str | Path) -> Preset:
     raw.setdefault("dimension", raw["name"])
     for key in ("labels", "anchors"):
         raw[key] = {str(k): str(v) for k, v in (raw.get(key) or {}).items()}
-    for key in ("rank_ends", "best_worst_labels", "pair_labels"):
+    for key in ("rank_ends", "best_worst_labels", "pair_labels", "questions"):
         if key in raw:
             raw[key] = tuple(raw[key])
     return Preset(**raw)

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
 from humaneval.errors import DesignError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
-from humaneval.forms.presets import PRESETS, Preset, get_preset
+from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.texts import Texts, load_texts
 
@@ -24,6 +25,51 @@ def default_preset_name(method: str, dimension: str) -> str:
             f"{', '.join(sorted(PRESETS))} or a JSON/YAML preset file"
         )
     return name
+
+
+def form_preset(
+    design: Any, frame: Any, preset: str | Path | Preset | None, *, allow_ties: bool | None = None
+) -> Preset:
+    """The preset of a design's forms, refusing one whose scale differs from the design's.
+
+    A design made with criteria asks their questions (:func:`~humaneval.forms.presets.criteria_preset`)
+    and takes no preset. Otherwise the preset is the given one or the built-in one of the design's
+    method and dimension; when the design declares a Likert scale (``scale_points``), a preset with
+    another number of points is an error (its attention checks could ask for a point that is not
+    on the scale), and a built-in default of another size is replaced by the dimension's question
+    on the design's scale.
+    """
+    method = frame["method"].iloc[0]
+    spec = getattr(design, "spec", None) or {}
+    if declares_criteria(design):
+        if preset is not None:
+            raise DesignError(
+                "this design asks its criteria's questions (design --criteria); drop the preset, or use "
+                "custom instructions to change the overview"
+            )
+        return criteria_preset(criteria_of(design), show_source=bool(spec.get("show_source")))
+    declared = criteria_of(design) if method == "likert" else ()
+    if preset is None and declared:
+        default = get_preset(default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties)
+        if default.points == declared[0].points:
+            return default
+        dimension = declared[0].name
+        criterion = (
+            get_criterion(f"{dimension}:{declared[0].points}") if dimension in CRITERIA else declared[0]
+        )
+        return criteria_preset((criterion,), show_source=bool(spec.get("show_source"))).with_options(
+            title=default.title, definition=default.definition
+        )
+    chosen = get_preset(
+        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
+    )
+    if declared and chosen.method == "likert" and chosen.points != declared[0].points:
+        raise DesignError(
+            f"preset {chosen.name!r} has a {chosen.points}-point scale but the design declares "
+            f"{declared[0].points} points (scale_points); choose a {declared[0].points}-point preset or "
+            f"regenerate the design with --scale-points {chosen.points}"
+        )
+    return chosen
 
 
 def design_payloads(
@@ -45,9 +91,7 @@ def design_payloads(
     """
     frame = design_frame(design)
     method = frame["method"].iloc[0]
-    chosen = get_preset(
-        preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
-    )
+    chosen = form_preset(design, frame, preset, allow_ties=allow_ties)
     if instructions is not None:
         chosen = chosen.with_options(overview=instructions, definition="")
     if chosen.method != method:

@@ -17,6 +17,7 @@ from humaneval.reliability.agreement import (
 )
 from humaneval.reliability.alpha import AlphaResult, krippendorff_alpha
 from humaneval.reliability.bootstrap import AlphaBootstrap, kalpha_bootstrap, unit_bootstrap
+from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
 from humaneval.reliability.curves import (
     nested_crossed_curve,
     plot_nested_crossed,
@@ -41,6 +42,7 @@ __all__ = [
     "AlphaBootstrap",
     "AlphaDiagnostics",
     "AlphaResult",
+    "CriterionCorrelations",
     "FleissKappa",
     "ReliabilityData",
     "ReliabilityReport",
@@ -49,6 +51,7 @@ __all__ = [
     "alpha_diagnostics",
     "as_reliability_data",
     "cohen_kappa",
+    "criterion_correlations",
     "fleiss_kappa",
     "from_counts",
     "from_long",

@@ -50,6 +50,8 @@ class ReliabilityReport:
     time_curve: list[dict[str, float]] | None = None
     notes: list[str] = field(default_factory=list)
     shr_caveat: str | None = None
+    scale: tuple[float, float] | None = None
+    scale_declared: bool = False
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
@@ -107,6 +109,8 @@ def reliability_report(
         time_curve=curve,
         notes=notes,
         shr_caveat=None if shr is None else shr.caveat,
+        scale=ratings.scale if ratings.response == "score" else None,
+        scale_declared=ratings.scale_declared,
     )
 
 

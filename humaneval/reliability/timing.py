@@ -51,9 +51,17 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
 
 
 def ratings_annotator_times(ratings: Ratings) -> pd.Series:
-    """Total seconds per annotator from a ratings table's ``seconds`` column."""
+    """Total seconds per annotator from a ratings table's ``seconds`` column.
+
+    A screen's time is counted once: with several criteria (or several summaries) per screen,
+    every row of the screen repeats it, so rows are reduced to one per ``(annotator, position)``
+    when the table has a ``position`` column.
+    """
     if "seconds" not in ratings.data:
         raise DataValidationError(
             "the ratings table has no 'seconds' column; pass per-annotator times (load_annotator_times)"
         )
-    return load_annotator_times(ratings.data[["annotator", "seconds"]])
+    data = ratings.data
+    if "position" in data and data["position"].notna().all():
+        data = data.drop_duplicates(["annotator", "position"])
+    return load_annotator_times(data[["annotator", "seconds"]])

@@ -21,12 +21,14 @@ from typing import Any
 import pandas as pd
 
 from humaneval.analysis.analyze import Analysis, analyze
+from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
+from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
 from humaneval.reliability.report import ReliabilityReport, reliability_report
 from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times
 from humaneval.report.cautions import (
@@ -129,6 +131,14 @@ class StudyReport:
     datasheet_markdown: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     title: str = "Human evaluation report"
+    correlations: CriterionCorrelations | None = None
+
+    def criteria_table(self) -> pd.DataFrame | None:
+        """Systems × criteria, each cell the mean and rank group (``"3.78 (1/2)"``); ``None`` for
+        one criterion."""
+        if len(self.criteria) < 2:
+            return None
+        return CriteriaAnalysis(tuple(p.analysis for p in self.criteria)).summary_table()
 
     @property
     def warnings(self) -> list[str]:
@@ -158,6 +168,8 @@ class StudyReport:
             "design": self.design_summary,
             "datasheet": self.datasheet,
             "criteria": [c.to_dict(self.source) for c in self.criteria],
+            "criteria_summary": _summary_records(self.criteria_table()),
+            "criterion_correlations": [] if self.correlations is None else self.correlations.to_dict(),
             "qc": self.qc.to_dict(),
             "warnings": self.warnings,
         }
@@ -202,6 +214,10 @@ def build_report(
         _criterion_report(ratings, criterion, part, structure, seconds, model, settings, say)
         for criterion, part in ratings.by_criterion()
     )
+    correlations = None
+    if len(parts) > 1 and ratings.response == "score":
+        say("correlation between criteria")
+        correlations = criterion_correlations(ratings)
     say("quality control: attention checks, speed, straight-lining")
     qc = qc_report(ratings)
     notes: list[str] = []
@@ -237,6 +253,7 @@ def build_report(
         datasheet_markdown=sheet_md,
         notes=tuple(notes),
         title=title,
+        correlations=correlations,
     )
 
 
@@ -323,6 +340,11 @@ def preset_form(preset: Any, design: Any) -> dict[str, Any]:
     preset = get_preset(preset)
     screens = max(design.summary().screens_per_annotator)
     return {**asdict(preset), "preset": preset.name, "overview": preset.overview.replace("{n}", str(screens))}
+
+
+def _summary_records(table: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """``[{"system": ..., "<criterion>": "3.78 (1/2)", ...}, ...]``, best of the first criterion first."""
+    return [] if table is None else table.reset_index().to_dict(orient="records")
 
 
 def _ratings_seconds(ratings: Ratings) -> pd.Series | None:

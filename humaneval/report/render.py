@@ -61,6 +61,7 @@ def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:
     files: dict[str, Path] = {}
     views = [_criterion_view(report, part, out, files) for part in report.criteria]
     view = _study_view(report, views)
+    view.update(criteria_view(report, views))
     files["json"] = out / "report.json"
     files["json"].write_text(json.dumps(jsonable(report.to_dict()), indent=1, ensure_ascii=False) + "\n")
     files["markdown"] = out / "report.md"
@@ -79,6 +80,33 @@ def html(view: dict[str, Any]) -> str:
     from humaneval.forms.render import environment
 
     return environment().get_template("report.html.j2").render(**view)
+
+
+def criteria_view(report: StudyReport, views: list[dict[str, Any]]) -> dict[str, Any]:
+    """The systems × criteria summary, the correlations between criteria, and each criterion's
+    declared scale (added to its view as ``scale``)."""
+    for part, c in zip(report.criteria, views, strict=True):
+        declared = report.ratings.scale_of(part.criterion)
+        c["scale"] = "" if declared is None else declared.describe()
+    table = report.criteria_table()
+    summary = None
+    if table is not None:
+        summary = {
+            "criteria": list(table.columns),
+            "rows": [{"system": system, "cells": list(row)} for system, row in table.iterrows()],
+        }
+    correlations = [
+        {
+            "pair": f"{r['criterion_a']} – {r['criterion_b']}",
+            "rho": fmt(r["rho"]),
+            "n": r["n_judgements"],
+            "within": fmt(r["rho_within_annotator"]),
+            "n_annotators": r["n_annotators"],
+            "systems": fmt(r["rho_systems"]),
+        }
+        for r in ([] if report.correlations is None else report.correlations.to_dict())
+    ]
+    return {"criteria_summary": summary, "correlations": correlations}
 
 
 def _stem(part: CriterionReport) -> str:
@@ -354,6 +382,7 @@ def markdown(view: dict[str, Any]) -> str:
         lines += ["## Warnings", ""] + [f"- {md(w)}" for w in view["warnings"]] + [""]
     lines += ["## Study", "", "| | |", "|---|---|"]
     lines += [f"| {k} | {md(v)} |" for k, v in view["facts"]] + [""]
+    lines += _markdown_criteria(view)
     for c in view["criteria"]:
         suffix = f" — {md(c['title'])}" if c["title"] else ""
         m = c["model"]
@@ -443,6 +472,36 @@ def markdown(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _markdown_criteria(view: dict[str, Any]) -> list[str]:
+    summary = view.get("criteria_summary")
+    if not summary:
+        return []
+    lines = [
+        "## Systems × criteria",
+        "",
+        "Mean score (rank group) per criterion; best system of the first criterion first.",
+        "",
+        "| system | " + " | ".join(md(c) for c in summary["criteria"]) + " |",
+        "|---" * (len(summary["criteria"]) + 1) + "|",
+    ]
+    lines += [f"| {md(r['system'])} | " + " | ".join(r["cells"]) + " |" for r in summary["rows"]]
+    if view.get("correlations"):
+        lines += [
+            "",
+            "Correlation between criteria (Spearman ρ): over judgements / mean within annotators / "
+            "system means.",
+            "",
+            "| criteria | judgements | within annotators | system means |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {md(r['pair'])} | {r['rho']} (n={r['n']}) | {r['within']} ({r['n_annotators']}) | "
+            f"{r['systems']} |"
+            for r in view["correlations"]
+        ]
+    return [*lines, ""]
+
+
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -495,4 +554,27 @@ def latex(view: dict[str, Any]) -> str:
             for s in c["systems"]
         ]
         out += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{caption}}}", "\\end{table}", ""]
+    summary = view.get("criteria_summary")
+    if summary:
+        k = len(summary["criteria"])
+        out += [
+            "\\begin{table}[t]",
+            "\\centering",
+            "\\begin{tabular}{l" + "r" * k + "}",
+            "\\toprule",
+            "System & " + " & ".join(tex(c) for c in summary["criteria"]) + " \\\\",
+            "\\midrule",
+        ]
+        out += [
+            tex(r["system"]) + " & " + " & ".join(tex(cell) for cell in r["cells"]) + " \\\\"
+            for r in summary["rows"]
+        ]
+        out += [
+            "\\bottomrule",
+            "\\end{tabular}",
+            "\\caption{Mean score per system and criterion with its rank group in parentheses "
+            "(systems sharing a rank do not differ significantly).}",
+            "\\end{table}",
+            "",
+        ]
     return "\n".join(out).replace("–", "--")

@@ -100,7 +100,12 @@ def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> di
     entries = screen["entries"]
     if method in ("likert", "da"):
         check = _integer(1, int(preset["points"])) if method == "likert" else _integer(0, 100)
-        return {e["field"]: check for e in entries}
+        out = {e["field"]: check for e in entries}
+        for q, question in enumerate(preset.get("questions") or ()):  # several questions per summary
+            for e in entries:
+                if not e.get("check") and e["field"].startswith("lk_q0_"):
+                    out[e["field"].replace("lk_q0_", f"lk_q{q}_", 1)] = _integer(1, int(question["points"]))
+        return out
     if method == "rank":
         n_real = sum(not e.get("check") for e in entries)
         out: dict[str, Any] = {}
