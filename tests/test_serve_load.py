@@ -43,7 +43,9 @@ def make_study(folder, documents: int = 20):
                 platform="prolific",
             )
         )
-    return create_study(design, folder, texts=placeholder_texts(design_frame(design)))
+    return create_study(
+        design, folder, texts=placeholder_texts(design_frame(design)), prolific_study_id="LOAD"
+    )
 
 
 def stored(db) -> dict[tuple[str, int], dict]:

@@ -155,7 +155,7 @@ def prolific(
             lines.append(f"  also wrote {path}")
     for row in results.participants.itertuples(index=False):
         state = "complete" if row.complete else f"{row.screens_saved}/{row.screens_total} screens"
-        flags = "".join(f" [{f}]" for f in ("surplus", "late") if getattr(row, f))
+        flags = "".join(f" [{f}]" for f in ("surplus", "late", "pilot") if getattr(row, f))
         lines.append(
             f"  {row.annotator} {row.annotator_slot}: {state}, "
             f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed{flags}"

@@ -22,6 +22,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
+from humaneval.collect.values import parse_number
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
 from humaneval.ratings import Ratings, validate_ratings
@@ -331,8 +332,8 @@ class _Parser:
         text = self.get(answers, name)
         if text is None:
             return np.nan
-        value = pd.to_numeric(text, errors="coerce")
-        if pd.isna(value) or not low <= value <= high or (integer and value != round(value)):
+        value = parse_number(text)
+        if value is None or not low <= value <= high or (integer and value != round(value)):
             kind = "whole number" if integer else "number"
             self.problem("bad_value", name, f"{text!r} is not a {kind} in {low:g}..{high:g}")
             return np.nan

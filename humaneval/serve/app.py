@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from humaneval.errors import RatingsError
+from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit
 from humaneval.serve.service import ApiError, StudyService
 
 MAX_BODY = 64 * 1024
@@ -37,9 +38,19 @@ log = logging.getLogger("humaneval.serve")
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
-def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> Starlette:
-    """The ASGI app serving the study in ``path`` (a study folder or its ``study.sqlite``)."""
-    service = StudyService(path, clock=clock)
+def create_app(
+    path: str | Path,
+    *,
+    clock: Callable[[], float] = time.time,
+    pilot: bool = False,
+    start_limit: StartLimit = DEFAULT_LIMIT,
+) -> Starlette:
+    """The ASGI app serving the study in ``path`` (a study folder or its ``study.sqlite``).
+
+    ``pilot`` admits links with any Prolific STUDY_ID; ``start_limit`` caps new participants
+    per client address (see :class:`~humaneval.serve.service.StudyService`).
+    """
+    service = StudyService(path, clock=clock, pilot=pilot, start_limit=start_limit)
 
     def study(request: Request) -> StudyService:
         if request.path_params["key"] != service.key:
@@ -65,6 +76,12 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
             return JSONResponse(await run_in_threadpool(method, found, body))
 
         return endpoint
+
+    async def start(request: Request) -> Response:
+        found = study(request)
+        body = await read_json(request)
+        client = request.client.host if request.client else None
+        return JSONResponse(await run_in_threadpool(found.start, body, client))
 
     async def release(request: Request) -> Response:
         found = admin(request)
@@ -97,7 +114,7 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
 
     routes = [
         Route("/s/{key}/", page, methods=["GET"]),
-        Route("/api/{key}/start", api(StudyService.start), methods=["POST"]),
+        Route("/api/{key}/start", start, methods=["POST"]),
         Route("/api/{key}/screen", api(StudyService.save_screen), methods=["POST"]),
         Route("/api/{key}/finish", api(StudyService.finish), methods=["POST"]),
         Route("/admin/{key}/status", status, methods=["GET"]),
@@ -134,6 +151,8 @@ async def read_json(request: Request) -> dict[str, Any]:
         body = json.loads(b"".join(chunks).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ApiError(400, "invalid_json", ["the body is not valid UTF-8 JSON"]) from None
+    except RecursionError:
+        raise ApiError(400, "invalid_json", ["the body is nested too deeply"]) from None
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", ["the body must be a JSON object"])
     return body
@@ -202,7 +221,8 @@ class _Headers:
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return JSONResponse(exc.body(), status_code=exc.status)
+    headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:

@@ -164,7 +164,18 @@ def spawn_server(study_dir: str | Path, port: int, timeout_s: float = 30.0) -> s
     import httpx
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "humaneval", "serve", str(study_dir), "--port", str(port), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "humaneval",
+            "serve",
+            str(study_dir),
+            "--port",
+            str(port),
+            "--quiet",
+            "--start-limit",
+            "off",  # every simulated participant comes from 127.0.0.1
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

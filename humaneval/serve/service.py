@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import time
@@ -19,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from humaneval.errors import DesignError
+from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit, StartLimiter
 from humaneval.serve.store import Store
 from humaneval.serve.study import DB_NAME, PROLIFIC_COMPLETE
 from humaneval.serve.validate import comment_problems, screen_problems, timing_problems
@@ -54,9 +57,23 @@ def payload_digest(answers: dict[str, Any], comment: str) -> str:
 
 
 class StudyService:
-    """The study of one ``study.sqlite``; ``clock`` (seconds since the epoch) is injectable for tests."""
+    """The study of one ``study.sqlite``; ``clock`` (seconds since the epoch) is injectable for tests.
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time):
+    Only participants arriving with the study's Prolific ``STUDY_ID`` (set by ``serve init
+    --study-id`` or ``serve set-study-id``) are admitted. ``pilot=True`` admits any STUDY_ID, for
+    trying the study through its link before it is published; without a STUDY_ID configured the
+    service refuses to start unless ``pilot`` is set. New participants per client address are
+    limited by ``start_limit`` (:class:`~humaneval.serve.limits.StartLimit`).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        pilot: bool = False,
+        start_limit: StartLimit = DEFAULT_LIMIT,
+    ):
         path = Path(path)
         self.store = Store(path / DB_NAME if path.is_dir() else path)
         self.clock = clock
@@ -71,11 +88,23 @@ class StudyService:
         self.method: str = self.config["method"]
         self.slot_names = {row["id"]: row["name"] for row in slots}
         self.payloads = {row["id"]: json.loads(row["payload_json"]) for row in slots}
+        self.study_id: str | None = self.config.get("prolific_study_id")
+        self.pilot = pilot
+        if self.study_id is None and not pilot:
+            raise DesignError(
+                f"{self.store.path}: no Prolific STUDY_ID is set, so any link would be admitted; set it "
+                "with 'humaneval serve set-study-id STUDY_DIR STUDY_ID', or run a pilot with --pilot"
+            )
+        self.limiter = StartLimiter(start_limit)
 
     # -- participants ---------------------------------------------------------------------------
 
-    def start(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``POST /api/<key>/start``: assign (or resume) the participant's slot and issue a token."""
+    def start(self, body: dict[str, Any], client: str | None = None) -> dict[str, Any]:
+        """``POST /api/<key>/start``: assign (or resume) the participant's slot and issue a token.
+
+        ``client`` (the request's address) is charged one token of the start limit when the
+        participant is new.
+        """
         _only_keys(body, ("prolific_pid", "study_id", "session_id"))
         params = [body.get(k) for k in ("prolific_pid", "study_id", "session_id")]
         bad = [
@@ -88,6 +117,8 @@ class StudyService:
         pid, study_id, session_id = params
         if pid in self.config["exclude_pids"]:
             raise ApiError(403, "not_eligible", ["this Prolific ID took part in a related study"])
+        if not self.pilot and study_id != self.study_id:
+            raise ApiError(403, "wrong_study", ["this link belongs to another Prolific study"])
         token = secrets.token_urlsafe(16)
         with self.store.write() as c:
             now = self.clock()  # inside the lock: times follow commit order
@@ -103,6 +134,14 @@ class StudyService:
                 self._reclaim(c, row, now)
                 slot = row["slot"]
             else:
+                wait = self.limiter.retry_after(client, now)
+                if wait:
+                    raise ApiError(
+                        429,
+                        "rate_limited",
+                        ["too many new participants from this address; please retry shortly"],
+                        retry_after=math.ceil(wait),
+                    )
                 self._expire(c, now)
                 slot = self._free_slot(c)
                 cursor = c.execute(

@@ -1,0 +1,184 @@
+"""Hostile clients against the collection server: each case reproduces an attack or a silent loss
+that once worked and asserts the fix (answers the export could not read, slot exhaustion, deep
+JSON, file modes, formula injection in the CSVs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from humaneval.cli import main
+from humaneval.collect.prolific import read_prolific
+from humaneval.collect.values import parse_number
+from humaneval.errors import DesignError
+from humaneval.serve import create_app, create_study
+from humaneval.serve.limits import StartLimit, StartLimiter
+from humaneval.serve.study import set_study_id
+from tests._designs import cell_texts
+from tests.test_serve import NO_LIMIT, TIMING, answers_of, make_design
+
+
+def new_study(tmp_path, **options):
+    design = make_design()
+    return create_study(
+        design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234", **options
+    )
+
+
+def client_of(made, *, host: str = "203.0.113.1", **options) -> TestClient:
+    return TestClient(create_app(made.study_dir, **options), client=(host, 40000))
+
+
+def start(client, made, pid: str, study_id: str = "STUDY1"):
+    body = {"prolific_pid": pid, "study_id": study_id, "session_id": "SES" + pid}
+    return client.post(f"/api/{made.key}/start", json=body)
+
+
+def save(client, made, token: str, index: int, answers: dict):
+    body = {"token": token, "screen_index": index, "answers": answers, "timing": TIMING}
+    return client.post(f"/api/{made.key}/screen", json=body)
+
+
+@pytest.mark.parametrize(
+    "text, number",
+    [("7", 7.0), ("7.0", 7.0), ("+3", 3.0), ("-2", -2.0), ("6.5e1", 65.0), (".5", 0.5), (4, 4.0), (4.0, 4.0)],
+)
+def test_numbers_both_sides_accept(text, number):
+    assert parse_number(text) == number
+
+
+@pytest.mark.parametrize(
+    "text", ["٧", "0_7", " 7", "7 ", "inf", "nan", "1e400", "", "7.", "0x7", True, None, [7], "１", "7" * 21]
+)
+def test_numbers_both_sides_refuse(text):
+    if text == "7.":  # a plain decimal with a trailing point is a number on both sides
+        assert parse_number(text) == 7.0
+        return
+    assert parse_number(text) is None
+    before = pd.to_numeric(pd.Series([text]), errors="coerce")  # what the export once used
+    assert isinstance(text, list | bool) or text is None or before.isna().all() or parse_number(text) is None
+
+
+def test_every_stored_answer_is_exported(tmp_path):
+    """Issue 20.1: "٧" and "0_7" used to be stored (float() reads them) and then dropped by the
+    export; now they are refused with 422, and every form that is stored comes out in
+    ``collect prolific``."""
+    made = new_study(tmp_path, prolific_study_id="STUDY1")
+    client = client_of(made, start_limit=NO_LIMIT)
+    started = start(client, made, "PIDA").json()
+    field = started["form"]["slots"][0]["screens"][0]["entries"][0]["field"]
+    for hostile in ("٧", "0_7", " 7", "1e999", "７"):
+        answer = {**answers_of(started, 0), field: hostile}
+        refused = save(client, made, started["token"], 0, answer)
+        assert refused.status_code == 422 and refused.json()["details"] == [
+            f"{field}: must be a whole number from 1 to 7"
+        ]
+    spellings = ["7.0", "+3", "2e0", 5, 6.0, "4"]  # other spellings of whole numbers
+    sent = {}
+    for index in range(started["total_screens"]):
+        answers = answers_of(started, index)
+        answers = {k: spellings[(index + j) % len(spellings)] for j, k in enumerate(answers)}
+        assert save(client, made, started["token"], index, answers).json()["stored"] is True
+        sent.update(answers)
+    out = tmp_path / "ratings.csv"
+    result = CliRunner().invoke(
+        main, ["collect", "prolific", str(made.study_dir), "--out", str(out), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["ratings"] == len(sent) == started["total_screens"]
+    table = read_prolific(made.study_dir).table
+    values = dict(zip(table["screen_id"], table["value"], strict=True))
+    assert table["value"].notna().all() and len(values) == started["total_screens"]
+    assert sorted(map(float, values.values())) == sorted(parse_number(v) for v in sent.values())
+
+
+def test_a_loop_of_random_pids_cannot_take_all_slots(tmp_path):
+    """Issue 20.2: a loop of starts with random PIDs took all slots in 0.39 s. Now a wrong STUDY_ID
+    is refused, and one address gets a burst of 5 new participants and then waits."""
+    made = new_study(tmp_path, prolific_study_id="STUDY1")
+    attacker = client_of(made, host="198.51.100.7")
+    wrong = [start(attacker, made, secrets.token_hex(8), study_id=secrets.token_hex(12)) for _ in range(20)]
+    assert {(r.status_code, r.json()["error"]) for r in wrong} == {(403, "wrong_study")}
+    right = [start(attacker, made, secrets.token_hex(8)) for _ in range(50)]
+    codes = [r.status_code for r in right]
+    assert codes[:5] == [200] * 5 and set(codes[5:]) == {429}
+    limited = right[5]
+    assert limited.json()["error"] == "rate_limited" and 55 <= int(limited.headers["retry-after"]) <= 60
+    # a participant resuming is never limited; real participants from other addresses get the rest
+    again = start(attacker, made, json.loads(right[0].request.content)["prolific_pid"])
+    assert again.status_code == 200
+    people = [start(client_of(made, host=f"192.0.2.{i}"), made, f"REAL{i}") for i in range(made.slots - 5)]
+    assert all(r.status_code == 200 for r in people)
+    status = client_of(made).get(
+        f"/admin/{made.key}/status",
+        headers={"Authorization": f"Bearer {made.token_path.read_text().strip()}"},
+    )
+    assert status.json()["participants"] == made.slots
+
+
+def test_start_limiter_refills_over_time():
+    limiter = StartLimiter(StartLimit(burst=2, every_s=30))
+    assert [limiter.retry_after("a", 0.0) for _ in range(3)] == [0.0, 0.0, 30.0]
+    assert limiter.retry_after("b", 0.0) == 0.0  # per address
+    assert limiter.retry_after("a", 15.0) == pytest.approx(15.0)
+    assert limiter.retry_after("a", 30.0) == 0.0
+    assert StartLimit.parse("3/10") == StartLimit(3, 10.0) and not StartLimit.parse("off").enabled
+    with pytest.raises(DesignError, match="BURST/SECONDS"):
+        StartLimit.parse("many")
+
+
+def test_pilot_mode_needs_the_explicit_flag(tmp_path):
+    made = new_study(tmp_path)
+    with pytest.raises(DesignError, match="no Prolific STUDY_ID is set"):
+        create_app(made.study_dir)
+    pilot = client_of(made, pilot=True)
+    assert start(pilot, made, "TEST_me", study_id="TEST").status_code == 200  # the page's ?test= link
+    set_study_id(made.study_dir, "65f0c0ffee0123456789abcd")
+    live = client_of(made, host="192.0.2.9")
+    assert start(live, made, "TEST_you", study_id="TEST").json()["error"] == "wrong_study"
+    assert start(live, made, "REAL1", study_id="65f0c0ffee0123456789abcd").status_code == 200
+    result = CliRunner().invoke(main, ["serve", "set-study-id", str(made.study_dir), "bad id!"])
+    assert result.exit_code == 2 and "STUDY_ID 'bad id!' must be" in result.output
+    participants = read_prolific(made.study_dir).participants
+    assert sorted(participants["pilot"]) == [False, True]  # the pilot participant is marked
+
+
+def test_deeply_nested_json_is_a_400_without_traceback(tmp_path, caplog):
+    made = new_study(tmp_path, prolific_study_id="STUDY1")
+    client = client_of(made)
+    for depth in (1500, 60_000):
+        response = client.post(
+            f"/api/{made.key}/start", content=b"[" * depth, headers={"content-type": "application/json"}
+        )
+        assert (response.status_code, response.json()["error"]) == (400, "invalid_json")
+        assert response.json()["details"] == ["the body is nested too deeply"]
+    assert "Traceback" not in caplog.text and "RecursionError" not in caplog.text
+
+
+def test_database_and_its_side_files_are_private(tmp_path):
+    old = os.umask(0o022)
+    try:
+        made = new_study(tmp_path, prolific_study_id="STUDY1")
+        client = client_of(made)
+        started = start(client, made, "PIDA").json()
+        save(client, made, started["token"], 0, answers_of(started, 0))
+        files = [made.db_path, *(made.db_path.with_name(made.db_path.name + s) for s in ("-wal", "-shm"))]
+        assert all(f.exists() for f in files)
+        assert {stat.S_IMODE(f.stat().st_mode) for f in files} == {0o600}
+        assert stat.S_IMODE(made.study_dir.stat().st_mode) == 0o700
+        backup = tmp_path / "copy.sqlite"
+        assert CliRunner().invoke(main, ["serve", "backup", str(made.study_dir), str(backup)]).exit_code == 0
+        assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+        # an older study made 0644 is tightened when the server opens it
+        os.chmod(made.db_path, 0o644)
+        client_of(made)
+        assert stat.S_IMODE(made.db_path.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
