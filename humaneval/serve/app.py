@@ -92,6 +92,7 @@ def create_app(
 
     async def export(request: Request) -> Response:
         from humaneval.collect.prolific import export_table
+        from humaneval.collect.spreadsheet import safe_csv_text
 
         found = admin(request)
         fmt = request.query_params.get("format", "csv")
@@ -106,7 +107,7 @@ def create_app(
             return Response(text, media_type="application/json")
         disposition = f'attachment; filename="{found.key}.csv"'
         return Response(
-            table.to_csv(index=False), media_type="text/csv", headers={"Content-Disposition": disposition}
+            safe_csv_text(table), media_type="text/csv", headers={"Content-Disposition": disposition}
         )
 
     async def healthz(request: Request) -> Response:
