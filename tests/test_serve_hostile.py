@@ -227,9 +227,9 @@ def test_formulas_in_comments_are_neutralised_in_every_csv(tmp_path):
 
 
 def test_formulas_in_mturk_outputs_are_neutralised(tmp_path):
-    from tests.test_mturk import small_design, synthesize
-
     import numpy as np
+
+    from tests.test_mturk import small_design, synthesize
 
     design = small_design("likert")
     design.write(tmp_path / "design.csv")
