@@ -52,7 +52,9 @@ def served(tmp_path, method: str, **spec):
     study = create_study(design, tmp_path / method, texts=cell_texts(design), completion_code="CODE1234")
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(study.study_dir, pilot=True), host="127.0.0.1", port=port, log_level="error")
+        uvicorn.Config(
+            create_app(study.study_dir, pilot=True), host="127.0.0.1", port=port, log_level="error"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

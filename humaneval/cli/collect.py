@@ -35,6 +35,13 @@ def _render(results, out: Path, extra: list[str]) -> str:
                 f"  {row.annotator} {row.annotator_slot}: {checks}, {row.work_time_seconds:g} s"
                 + (" [duplicate]" if row.duplicate_worker else "")
             )
+    if results.duplicate_rows:
+        lines.append(f"  repeated batch rows (same AssignmentId) counted once: {results.duplicate_rows}")
+    for row in results.collisions.itertuples(index=False):
+        lines.append(
+            f"  warning: slot collision: {row.assignments} assignments ({row.assignment_ids}) of HIT "
+            f"{row.hit_id} got slot {row.annotator_slot} (same order and checks; position balance broken)"
+        )
     for row in results.problems.itertuples(index=False):
         lines.append(
             f"  problem: line {row.line} ({row.assignment_id}): {row.kind} {row.field}: {row.detail}"

@@ -28,7 +28,13 @@ def _render(package) -> str:
 )
 @click.option("--platform", type=click.Choice(["mturk", "standalone"]), default="mturk", show_default=True)
 @click.option("--route", type=click.Choice(["api", "batch", "both"]), default="both", show_default=True)
-@click.option("--hit-per", type=click.Choice(["block", "slot"]), default="block", show_default=True)
+@click.option(
+    "--hit-per",
+    type=click.Choice(["block", "slot"]),
+    default=None,
+    help="One HIT per annotator slot (default on MTurk: one assignment each, the planned order) or per "
+    "block (the page picks a slot by hashing the assignment id, so two workers can get the same slot).",
+)
 @click.option("--live", is_flag=True, help="Submit to the live MTurk site (default: the sandbox).")
 @click.option("--frame-height", type=int, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
 @click.option("--reward", default=None, help="Reward per assignment in USD, e.g. 1.80.")

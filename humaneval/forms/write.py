@@ -90,7 +90,7 @@ def write_forms(
     *,
     platform: str = "mturk",
     preset: str | Path | Preset | None = None,
-    hit_per: str = "block",
+    hit_per: str | None = None,
     route: str = "both",
     live: bool = False,
     frame_height: int = 0,
@@ -111,13 +111,17 @@ def write_forms(
     ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
     slot). ``instructions`` replaces the preset's overview and definition (custom instructions);
     ``consent`` adds an "I agree" step to the start page. ``extra_submit_origins`` lets pilots and
-    tests accept a non-MTurk ``turkSubmitTo``.
+    tests accept a non-MTurk ``turkSubmitTo``. ``hit_per`` defaults to ``"slot"`` on MTurk (one
+    HIT per annotator slot with one assignment: every worker gets the planned order) and to
+    ``"block"`` for standalone pages (``?slot=`` picks the slot).
     """
     if platform not in PLATFORMS:
         raise DesignError(
             f"platform {platform!r} is not supported by write_forms; use one of {', '.join(PLATFORMS)} "
             "(Prolific forms are served by the collection server)"
         )
+    if hit_per is None:
+        hit_per = "slot" if platform == "mturk" else "block"
     if hit_per not in ("block", "slot"):
         raise DesignError(f"hit_per must be 'block' or 'slot', not {hit_per!r}")
     extra = {
