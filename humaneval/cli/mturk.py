@@ -158,7 +158,7 @@ def review(
     _emit_plan(plan, execute, as_json)
 
 
-def _emit_plan(plan, execute: bool, as_json: bool) -> None:
+def _emit_plan(plan, execute: bool, as_json: bool, key: str = "assignment_id") -> None:
     counts = plan["action"].value_counts().to_dict()
 
     def render() -> str:
@@ -168,8 +168,8 @@ def _emit_plan(plan, execute: bool, as_json: bool) -> None:
             f"{counts.get('review', 0)} to review by hand: {verb}"
         ]
         lines += [
-            f"  {r.action:7} {r.assignment_id} {r.annotator}: {r.reason}"
-            for r in plan.itertuples(index=False)
+            f"  {r['action']:7} {r[key]} {r['annotator']}: {r['reason']}"
+            for r in plan.to_dict(orient="records")
         ]
         return "\n".join(lines)
 
