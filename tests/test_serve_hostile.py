@@ -244,3 +244,76 @@ def test_formulas_in_mturk_outputs_are_neutralised(tmp_path):
     assert result.exit_code == 0, result.output
     comments = set(pd.read_csv(table, keep_default_na=False)["comment"]) - {""}
     assert comments == {"'" + f for f in FORMULAS[:3]}
+
+
+def test_admin_dashboard_counts_and_keeps_ids_private(tmp_path):
+    """Issue 20.8: the dashboard page holds no data; its JSON (token only) has the progress per
+    block, completions, returns, timeouts and QC flags, with pseudonyms only."""
+    from tests.test_serve import Clock
+
+    design = make_design()
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), prolific_study_id="STUDY1")
+    clock = Clock()
+    client = TestClient(create_app(made.study_dir, clock=clock, start_limit=NO_LIMIT))
+    token = made.token_path.read_text().strip()
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def take_part(pid: str, screens: int | None = None, checks: str = "pass") -> dict:
+        started = start(client, made, pid).json()
+        rows = design.table[design.table["annotator_slot"] == started["slot"]]
+        for index in range(started["total_screens"] if screens is None else screens):
+            answers = answers_of(started, index)
+            row = rows[rows["position"] == index].iloc[0]
+            if row["is_check"]:
+                field = started["form"]["slots"][0]["screens"][index]["entries"][0]["field"]
+                answers = {field: str(int(float(row["check_expected"]))) if checks == "pass" else "1"}
+            assert save(client, made, started["token"], index, answers).status_code == 200
+        return started
+
+    done = take_part("PDONE")  # b000-a1 complete
+    failed = take_part("PFAIL", checks="fail")  # b001-a1 complete, fails both IMCs
+    take_part("PBACK", screens=1)  # b002-a1: returns the study, the admin releases the slot
+    assert client.post(f"/admin/{made.key}/release", headers=headers, json={"prolific_pid": "PBACK"}).json()[
+        "slot_freed"
+    ]
+    take_part("PSLOW", screens=1)  # takes b002-a1 again, then never comes back
+    clock.now += 3600  # beyond the slot timeout
+    take_part("PNEXT", screens=0)  # its start expires PSLOW's reservation; no screen saved yet
+    page = client.get(f"/admin/{made.key}/")
+    assert page.status_code == 200 and "nonce-" in page.headers["content-security-policy"]
+    assert "PDONE" not in page.text and "w_" not in page.text and token not in page.text
+    assert client.get(f"/admin/{made.key}/dashboard").status_code == 401
+    assert (
+        client.get(f"/admin/{made.key}/dashboard", headers={"Authorization": "Bearer nope"}).status_code
+        == 403
+    )
+    board = client.get(f"/admin/{made.key}/dashboard", headers=headers)
+    data = board.json()
+    assert [(b["block"], b["complete"], b["in_progress"], b["free"]) for b in data["blocks"]] == [
+        (0, 1, 0, 1),
+        (1, 1, 0, 1),
+        (2, 0, 1, 1),
+    ]
+    assert data["totals"] == {
+        "planned": 6,
+        "complete": 2,
+        "in_progress": 1,
+        "free": 3,
+        "returned": 1,
+        "timed_out": 1,
+        "late": 0,
+    }
+    states = {p["slot"] + ":" + p["state"]: p for p in data["participants"]}
+    assert sorted(states) == [
+        "b000-a1:complete",
+        "b001-a1:complete",
+        "b002-a1:in_progress",
+        "b002-a1:returned",
+        "b002-a1:timed_out",
+    ]
+    assert states["b001-a1:complete"]["flags"][:1] == ["rejection_eligible"]
+    assert states["b001-a1:complete"]["checks"] == "0/2" and states["b000-a1:complete"]["checks"] == "2/2"
+    assert "rejection_eligible" not in states["b000-a1:complete"]["flags"]
+    assert done["slot"] == "b000-a1" and failed["slot"] == "b001-a1"
+    for pid in ("PDONE", "PFAIL", "PBACK", "PSLOW", "PNEXT"):
+        assert pid not in board.text

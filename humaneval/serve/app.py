@@ -4,9 +4,10 @@ JSON in and out; POST bodies must be ``application/json`` (else 415) and at most
 413, checked on ``Content-Length`` and while streaming). Errors are always
 ``{"error": code, "details": [...]}``. Database work runs in the thread pool, and a response
 is sent only after the transaction committed. Admin endpoints need ``Authorization: Bearer
-<token>`` (missing → 401, wrong → 403). No CORS headers are ever sent; the access log
-(logger ``humaneval.serve``) records method, path and status but never query strings, which
-hold Prolific IDs.
+<token>`` (missing → 401, wrong → 403); ``GET /admin/<key>/`` is the dashboard page, which
+holds no data itself and reads ``/admin/<key>/dashboard`` with the token the admin types in.
+No CORS headers are ever sent; the access log (logger ``humaneval.serve``) records method,
+path and status but never query strings, which hold Prolific IDs.
 """
 
 from __future__ import annotations
@@ -110,6 +111,12 @@ def create_app(
             safe_csv_text(table), media_type="text/csv", headers={"Content-Disposition": disposition}
         )
 
+    async def dashboard(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(admin(request).dashboard))
+
+    async def admin_page(request: Request) -> Response:
+        return HTMLResponse(*_admin_page(study(request)))
+
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})
 
@@ -118,6 +125,8 @@ def create_app(
         Route("/api/{key}/start", start, methods=["POST"]),
         Route("/api/{key}/screen", api(StudyService.save_screen), methods=["POST"]),
         Route("/api/{key}/finish", api(StudyService.finish), methods=["POST"]),
+        Route("/admin/{key}/", admin_page, methods=["GET"]),
+        Route("/admin/{key}/dashboard", dashboard, methods=["GET"]),
         Route("/admin/{key}/status", status, methods=["GET"]),
         Route("/admin/{key}/export", export, methods=["GET"]),
         Route("/admin/{key}/release", release, methods=["POST"]),
@@ -177,6 +186,25 @@ def _page(service: StudyService, path: str) -> tuple[str, int, dict[str, str]]:
             prolific_js=Markup((folder / "prolific.js").read_text(encoding="utf-8")),
             config=Markup(script_json(config)),
         )
+    )
+    csp = (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return html, 200, {"Content-Security-Policy": csp, "Referrer-Policy": "no-referrer"}
+
+
+def _admin_page(service: StudyService) -> tuple[str, int, dict[str, str]]:
+    """The admin dashboard's page: a sign-in form and the script that fetches ``/dashboard`` with
+    the token in the Authorization header. The page itself holds no study data."""
+    from humaneval.forms.render import environment, script_json
+
+    nonce = secrets.token_urlsafe(16)
+    config = {"key": service.key, "admin": f"/admin/{service.key}/"}
+    html = (
+        environment()
+        .get_template("admin.html.j2")
+        .render(key=service.key, nonce=nonce, config=Markup(script_json(config)))
     )
     csp = (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "

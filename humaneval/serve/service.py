@@ -22,7 +22,7 @@ from typing import Any
 
 from humaneval.errors import DesignError
 from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit, StartLimiter
-from humaneval.serve.store import Store
+from humaneval.serve.store import Store, upgrade_schema
 from humaneval.serve.study import DB_NAME, PROLIFIC_COMPLETE
 from humaneval.serve.validate import comment_problems, screen_problems, timing_problems
 
@@ -77,6 +77,8 @@ class StudyService:
         path = Path(path)
         self.store = Store(path / DB_NAME if path.is_dir() else path)
         self.clock = clock
+        with self.store.write() as c:
+            upgrade_schema(c)
         with self.store.read() as c:
             study = c.execute("SELECT * FROM study").fetchone()
             slots = c.execute("SELECT id, name, block, payload_json FROM slot ORDER BY id").fetchall()
@@ -282,7 +284,9 @@ class StudyService:
                 "WHERE id = ? AND participant = ? AND state = 'reserved'",
                 (row["slot"], row["id"]),
             ).rowcount
-            c.execute("UPDATE participant SET released_at = ? WHERE id = ?", (now, row["id"]))
+            c.execute(
+                "UPDATE participant SET released_at = ?, released_by = 'admin' WHERE id = ?", (now, row["id"])
+            )
         return {"released": True, "slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
 
     def status(self) -> dict[str, Any]:
@@ -323,6 +327,86 @@ class StudyService:
             "participants": sum(r["participants"] for r in people),
         }
 
+    def dashboard(self) -> dict[str, Any]:
+        """``GET /admin/<key>/dashboard``: what the admin page shows, without any Prolific id.
+
+        ``blocks``: per block the planned slots, slots complete / in progress / free, and the
+        participants who returned (released by the admin) or timed out. ``participants``: one row
+        per participant (pseudonym, slot, state, screens saved, minutes, attention checks and the
+        QC flags of :func:`humaneval.qc.qc_report`). ``totals`` sums the blocks.
+        """
+        import pandas as pd
+
+        from humaneval.collect.prolific import read_prolific
+        from humaneval.errors import RatingsError
+        from humaneval.qc import qc_report
+
+        with self.store.read() as c:
+            blocks = c.execute(
+                "SELECT block, COUNT(*) AS planned, SUM(state = 'complete') AS complete, "
+                "SUM(state = 'reserved') AS in_progress, SUM(state = 'free') AS free "
+                "FROM slot WHERE study = ? GROUP BY block ORDER BY block",
+                (self.key,),
+            ).fetchall()
+            people = c.execute(
+                "SELECT s.block, SUM(p.released_by = 'admin' AND p.completed_at IS NULL) AS returned, "
+                "SUM(p.released_by = 'timeout' AND p.completed_at IS NULL) AS timed_out, "
+                "SUM(p.late) AS late FROM participant p JOIN slot s ON s.id = p.slot "
+                "WHERE p.study = ? GROUP BY s.block",
+                (self.key,),
+            ).fetchall()
+            released_by = dict(
+                c.execute("SELECT id, released_by FROM participant WHERE study = ?", (self.key,))
+            )
+        extra = {row["block"]: dict(row) for row in people}
+        rows = [
+            {
+                **dict(row),
+                **{k: (extra.get(row["block"]) or {}).get(k) or 0 for k in ("returned", "timed_out", "late")},
+            }
+            for row in blocks
+        ]
+        keys = ("planned", "complete", "in_progress", "free", "returned", "timed_out", "late")
+        participants: list[dict[str, Any]] = []
+        try:
+            results = read_prolific(self.store.path)
+        except RatingsError:
+            results = None
+        if results is not None:
+            table = results.participants
+            flags = _qc_flags(qc_report(results.ratings).table) if results.ratings is not None else {}
+            states = {"admin": "returned", "timeout": "timed_out", None: "in_progress"}
+            for row in table.to_dict(orient="records"):
+                state = "complete" if row["complete"] else states[released_by.get(int(row["participant"]))]
+                participants.append(
+                    {
+                        "annotator": row["annotator"],
+                        "slot": row["annotator_slot"],
+                        "block": row["block"],
+                        "state": state,
+                        "screens": f"{row['screens_saved']}/{row['screens_total']}",
+                        "minutes": 0.0
+                        if pd.isna(row["total_seconds"])
+                        else round(row["total_seconds"] / 60, 1),
+                        "checks": f"{row['checks_total'] - row['checks_failed']}/{row['checks_total']}",
+                        "flags": [
+                            *(f for f in ("surplus", "late", "pilot") if row.get(f)),
+                            *(["rejection_eligible"] if row["prolific_rejection_eligible"] else []),
+                            *flags.get(row["annotator"], []),
+                        ],
+                    }
+                )
+        return {
+            "study": self.key,
+            "design_id": self.design_id,
+            "title": self.config.get("title", ""),
+            "prolific_study_id": self.study_id,
+            "pilot": self.pilot,
+            "blocks": rows,
+            "totals": {k: sum(int(r[k] or 0) for r in rows) for k in keys},
+            "participants": participants,
+        }
+
     # -- internals ------------------------------------------------------------------------------
 
     def _screens(self, slot: int) -> list[dict[str, Any]]:
@@ -351,7 +435,10 @@ class StudyService:
                 "UPDATE slot SET state = 'free', participant = NULL, reserved_at = NULL WHERE id = ?",
                 (row["id"],),
             )
-            c.execute("UPDATE participant SET released_at = ? WHERE id = ?", (now, row["participant"]))
+            c.execute(
+                "UPDATE participant SET released_at = ?, released_by = 'timeout' WHERE id = ?",
+                (now, row["participant"]),
+            )
 
     def _free_slot(self, c) -> int:
         """Spec §5.2 step 3: the lowest free slot of the block with the fewest reserved + complete."""
@@ -383,9 +470,21 @@ class StudyService:
             (participant["id"], now, participant["slot"]),
         ).rowcount
         if taken:
-            c.execute("UPDATE participant SET released_at = NULL WHERE id = ?", (participant["id"],))
+            c.execute(
+                "UPDATE participant SET released_at = NULL, released_by = NULL WHERE id = ?",
+                (participant["id"],),
+            )
         else:
             c.execute("UPDATE participant SET late = 1 WHERE id = ?", (participant["id"],))
+
+
+def _qc_flags(table) -> dict[str, list[str]]:
+    """QC warning flags per annotator from a :func:`humaneval.qc.qc_report` table (NaN: not set)."""
+    names = [f for f in ("too_fast", "straight_line", "long_run") if f in table]
+    return {
+        row["annotator"]: [f for f in names if row[f] is True or str(row[f]) == "True"]
+        for row in table.to_dict(orient="records")
+    }
 
 
 def _stored(c, participant: int) -> int:

@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS participant (
     completed_at REAL,
     released_at REAL,
     late INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    released_by TEXT CHECK (released_by IN ('timeout', 'admin')),
     UNIQUE (study, prolific_pid)
 );
 CREATE TABLE IF NOT EXISTS response (
@@ -158,6 +159,15 @@ class Store:
 
 def create_schema(connection: sqlite3.Connection) -> None:
     connection.executescript(SCHEMA)
+
+
+def upgrade_schema(connection: sqlite3.Connection) -> None:
+    """Add what newer versions store to a study created by an older one (``released_by``)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(participant)")}
+    if "released_by" not in columns:
+        connection.execute(
+            "ALTER TABLE participant ADD COLUMN released_by TEXT CHECK (released_by IN ('timeout', 'admin'))"
+        )
 
 
 def backup(source: str | Path, target: str | Path) -> Path:
