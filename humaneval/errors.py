@@ -54,3 +54,7 @@ class PayBelowMinimumError(DesignError):
 
 class PlatformError(HumanEvalError, RuntimeError):
     """A crowdsourcing platform's API (MTurk, Prolific) refused a request or could not be reached."""
+
+
+class CostWarning(UserWarning):
+    """A design's pay was planned for another platform than the one it is being prepared for."""

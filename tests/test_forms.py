@@ -6,6 +6,7 @@ import base64
 import csv
 import json
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -308,3 +309,30 @@ def test_a_study_block_fits_in_one_html_question(tmp_path):
     write_forms(design, texts, tmp_path, route="api", hit_per="block")
     size = (tmp_path / "hits" / "b000" / "question.xml").stat().st_size
     assert 25 * 450 < size < 65_535
+
+
+def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
+    """Issue 20.9: the pay of a Prolific design (GBP, Prolific's rates) is no MTurk Reward."""
+    from humaneval.errors import CostWarning
+
+    prolific = small_design(platform="prolific", checks_per_annotator=2)
+    with pytest.warns(
+        CostWarning, match=r"costed for prolific \(GBP, at prolific's pay rates\) but these are MTurk"
+    ):
+        pkg = write_forms(prolific, placeholder_texts(prolific.table), tmp_path / "p")
+    assert len(pkg.warnings) == 1 and pkg.to_dict()["warnings"] == list(pkg.warnings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CostWarning)  # an MTurk design formed for MTurk: silent
+        assert (
+            write_forms(small_design(), placeholder_texts(small_design().table), tmp_path / "m").warnings
+            == ()
+        )
+        standalone = write_forms(
+            prolific, placeholder_texts(prolific.table), tmp_path / "s", platform="standalone"
+        )
+        assert standalone.warnings == ()
+    paths = prolific.write(tmp_path / "design.csv")
+    result = CliRunner().invoke(
+        main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--out", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 0 and "  warning: the design was costed for prolific" in result.output

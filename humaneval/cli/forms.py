@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
+from humaneval.errors import CostWarning
 
 
 def _render(package) -> str:
@@ -17,6 +20,7 @@ def _render(package) -> str:
     lines.append(
         f"  open {package.out_dir / 'preview' / (hits['hit'].iloc[0] + '.html')} in a browser to try it"
     )
+    lines += [f"  warning: {w}" for w in package.warnings]
     return "\n".join(lines)
 
 
@@ -63,5 +67,7 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    package = write_forms(plan, chosen, out, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CostWarning)  # printed with the summary below
+        package = write_forms(plan, chosen, out, **options)
     emit(package.to_dict(), as_json, lambda: _render(package))

@@ -56,14 +56,17 @@ QUALIFICATIONS: list[dict[str, Any]] = [
 
 @dataclass(frozen=True)
 class MTurkPackage:
-    """What :func:`write_mturk_package` wrote: the folder, one entry per HIT and the file list."""
+    """What :func:`write_mturk_package` wrote: the folder, one entry per HIT, the file list and
+    ``warnings`` (e.g. a design costed for another platform)."""
 
     out_dir: Path
     hits: pd.DataFrame
     files: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "warnings": list(self.warnings),
             "out_dir": str(self.out_dir),
             "hits": self.hits.to_dict(orient="records"),
             "files": [str(f) for f in self.files],

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from humaneval.errors import DesignError
+from humaneval.errors import CostWarning, DesignError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
 from humaneval.forms.presets import PRESETS, Preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame
@@ -138,7 +140,7 @@ def write_forms(
         per_slot=hit_per == "slot",
         extra=extra,
     )
-    return write_mturk_package(
+    package = write_mturk_package(
         payloads,
         chosen,
         out_dir,
@@ -149,6 +151,23 @@ def write_forms(
         estimated_minutes=estimated_minutes,
         live=live,
     )
+    return _pay_warning(package, design, platform)
+
+
+def _pay_warning(package: MTurkPackage, design: Any, platform: str) -> MTurkPackage:
+    """Warn when the design was costed for another platform than the forms are for."""
+    costed = (getattr(design, "spec", None) or {}).get("platform")
+    if platform != "mturk" or costed in (None, "mturk", "standalone"):
+        return package
+    cost = getattr(design, "cost", None)
+    currency = getattr(cost, "currency", None) or "GBP"
+    note = (
+        f"the design was costed for {costed} ({currency}, at {costed}'s pay rates) but these are MTurk "
+        "forms: set the MTurk Reward in USD (--reward) from the time per HIT, or re-plan the design "
+        "with --platform mturk"
+    )
+    warnings.warn(note, CostWarning, stacklevel=3)
+    return replace(package, warnings=(*package.warnings, note))
 
 
 def load_design(path: str | Path) -> Any:
