@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import stat
 
 import boto3
 import numpy as np
@@ -297,6 +298,7 @@ def test_cli_fetch_writes_ratings_and_review_is_a_dry_run(package, monkeypatch):
         assert reviewed.exit_code == 0, reviewed.output
         stub.assert_no_pending_responses()  # the dry run approved and rejected nothing
     assert pd.read_csv(results)["AssignmentId"].tolist() == ["ASSIGN0", "ASSIGN1", "ASSIGN2", "ASSIGN3"]
+    assert stat.S_IMODE(results.stat().st_mode) == 0o600  # raw WorkerIds
     assert set(pd.read_csv(out)["annotator_slot"]) == {
         "b000-a1",
         "b000-a2",

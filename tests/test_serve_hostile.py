@@ -138,6 +138,8 @@ def test_pilot_mode_needs_the_explicit_flag(tmp_path):
     made = new_study(tmp_path)
     with pytest.raises(DesignError, match="no Prolific STUDY_ID is set"):
         create_app(made.study_dir)
+    refused = CliRunner().invoke(main, ["serve", str(made.study_dir)])
+    assert refused.exit_code == 2 and "or run a pilot with --pilot" in refused.output
     pilot = client_of(made, pilot=True)
     assert start(pilot, made, "TEST_me", study_id="TEST").status_code == 200  # the page's ?test= link
     set_study_id(made.study_dir, "65f0c0ffee0123456789abcd")

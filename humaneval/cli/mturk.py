@@ -9,6 +9,7 @@ docs/platforms.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -107,6 +108,7 @@ def fetch(
     rows = fetch_results(package, _client(production, profile), production=production)
     if results:
         write_safe_table(rows, results)
+        os.chmod(results, 0o600)  # raw WorkerIds
     if rows.empty:
         raise RatingsError(f"{package}: no assignment has been submitted yet; nothing written")
     parsed = parse_mturk_results(rows, load_design(design))

@@ -1,14 +1,14 @@
 """MTurk packaging: HTMLQuestion XML per HIT, the batch template and input CSV, a preview page.
 
-Designs-and-forms spec §4.1–4.4. ``hit_per="slot"`` (the default of
+How HITs map to the design: ``hit_per="slot"`` (the default of
 :func:`~humaneval.forms.write_forms` on MTurk) makes one HIT per annotator slot with
 ``MaxAssignments`` = 1, MTurk's own convention: every worker gets exactly the planned order and
 checks. ``hit_per="block"`` makes one HIT per block with ``MaxAssignments`` = annotators per
 block, and the page picks the slot by hashing the assignment id; nothing can stop two
 assignments of a HIT hashing to the same slot (with a annotators per block the chance that some
 two collide is 1 − a!/aᵃ: 50 % for 2, 78 % for 3), which breaks position balance.
-``humaneval collect mturk`` reports every such collision.
-The core package only writes files; uploading them is left to the requester (or boto3).
+``humaneval collect mturk`` reports every such collision. This module only writes files;
+:mod:`humaneval.platforms.mturk` (``humaneval mturk create``) uploads them.
 """
 
 from __future__ import annotations
