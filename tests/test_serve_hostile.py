@@ -129,6 +129,8 @@ def test_start_limiter_refills_over_time():
     assert limiter.retry_after("b", 0.0) == 0.0  # per address
     assert limiter.retry_after("a", 15.0) == pytest.approx(15.0)
     assert limiter.retry_after("a", 30.0) == 0.0
+    # a proxy that does not forward addresses shows up as loopback: never limited
+    assert [limiter.retry_after(host, 0.0) for host in ("127.0.0.1", "::1") for _ in range(5)] == [0.0] * 10
     assert StartLimit.parse("3/10") == StartLimit(3, 10.0) and not StartLimit.parse("off").enabled
     with pytest.raises(DesignError, match="BURST/SECONDS"):
         StartLimit.parse("many")

@@ -5,11 +5,14 @@ made-up Prolific IDs could take every place in a fraction of a second and turn r
 away as ``study_full``. :class:`StartLimiter` is a token bucket per client address: ``burst``
 new participants at once, then one more every ``every_s`` seconds. Resuming participants (a
 reload, a new tab) never spend a token. Behind a reverse proxy the client address is the one the
-proxy forwards (uvicorn's ``--forwarded-allow-ips``); see docs/serve.md.
+proxy forwards in ``X-Forwarded-For`` (uvicorn trusts it from 127.0.0.1); see docs/serve.md. A
+loopback address is never limited: it means a proxy that does not forward the address, and
+limiting it would turn away every real participant behind it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 from dataclasses import dataclass
 
@@ -58,7 +61,7 @@ class StartLimiter:
 
     def retry_after(self, client: str | None, now: float) -> float:
         """Spend one token of ``client`` and return 0, or the seconds until one is available."""
-        if not self.limit.enabled or client is None:
+        if not self.limit.enabled or client is None or _loopback(client):
             return 0.0
         burst, every = self.limit.burst, self.limit.every_s
         with self._lock:
@@ -73,3 +76,10 @@ class StartLimiter:
                     k: v for k, v in self._buckets.items() if v[0] + (now - v[1]) / every < burst
                 }
             return 0.0
+
+
+def _loopback(client: str) -> bool:
+    try:
+        return ipaddress.ip_address(client).is_loopback
+    except ValueError:
+        return False
