@@ -14,15 +14,15 @@ import math
 import re
 from typing import Any
 
-MAX_NUMBER_TEXT = 20
+MAX_NUMBER_TEXT = 32  # the longest repr of a float, "-1.2345678901234567e-308", has 24
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
 def parse_number(value: Any) -> float | None:
     """``value`` as a finite float, or ``None`` when it is not a number by the rule above.
 
-    A JSON number (``int``/``float``, never ``bool``) or a string of at most 20 characters that
-    is a plain ASCII decimal.
+    A JSON number (``int``/``float``, never ``bool``) or a string of at most 32 characters that
+    is a plain ASCII decimal (every float's ``str`` is one, so a JSON number and its text agree).
 
     Examples
     --------
