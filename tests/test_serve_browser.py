@@ -189,6 +189,15 @@ def test_admin_dashboard_signs_in_shows_progress_and_exports(page, tmp_path):
             0
         ].startswith("w_")
         assert "DASH1" not in page.content()
+        page.fill("#hx-release-pid", "DASH1")  # the participant returned the study on Prolific
+        page.click("#hx-release button")
+        page.wait_for_selector("#hx-release-result:has-text('Released slot b000-a1.')")
+        page.wait_for_selector("#hx-blocks tfoot td:nth-child(6):has-text('1')")  # one returned
+        page.fill("#hx-release-pid", "NOBODY")
+        page.click("#hx-release button")
+        page.wait_for_selector(
+            "#hx-release-result:has-text('Not released: no participant with this Prolific ID')"
+        )
         with page.expect_download() as download:
             page.click("#hx-json")
         assert download.value.suggested_filename == f"{study.key}.json"
