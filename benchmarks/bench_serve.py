@@ -25,7 +25,7 @@ from humaneval.design import DesignSpec, generate_design
 from humaneval.forms import placeholder_texts
 from humaneval.forms.screens import design_frame
 from humaneval.serve import create_study
-from humaneval.serve.loadtest import free_port, run_load, spawn_server
+from humaneval.serve.loadtest import LOAD_STUDY_ID, free_port, run_load, spawn_server
 from humaneval.serve.store import connect
 
 
@@ -60,7 +60,12 @@ def main(participants: int = 200) -> None:
                 platform="prolific",
             )
         )
-    study = create_study(design, folder / "study", texts=placeholder_texts(design_frame(design)))
+    study = create_study(
+        design,
+        folder / "study",
+        texts=placeholder_texts(design_frame(design)),
+        prolific_study_id=LOAD_STUDY_ID,
+    )
     port = free_port()
     process = spawn_server(study.study_dir, port)
     try:

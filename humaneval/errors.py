@@ -50,3 +50,11 @@ class ModelSpecError(HumanEvalError, ValueError):
 
 class PayBelowMinimumError(DesignError):
     """A planned hourly wage is below the platform's (or the user's) minimum."""
+
+
+class PlatformError(HumanEvalError, RuntimeError):
+    """A crowdsourcing platform's API (MTurk, Prolific) refused a request or could not be reached."""
+
+
+class CostWarning(UserWarning):
+    """A design's pay was planned for another platform than the one it is being prepared for."""

@@ -69,6 +69,12 @@
     } else if (code === "study_full") {
       notice("hx-refused", "This study is full",
         ["Sorry, all places are taken. Please return the study on Prolific."], res.data.completion_url);
+    } else if (code === "wrong_study") {
+      notice("hx-refused", "This link belongs to another study",
+        ["Please open the study from its own page on Prolific."]);
+    } else if (code === "rate_limited") {
+      notice("hx-refused", "Please wait a moment",
+        ["Too many people started from your network just now. Please reload this page in a minute."]);
     } else if (code === "not_eligible") {
       notice("hx-refused", "You cannot take part in this study",
         ["You took part in a related study. Please return this study on Prolific."]);
@@ -119,6 +125,7 @@
     notice("hx-loading", "Loading\u2026");
     var pid = params.get("PROLIFIC_PID"), studyId = params.get("STUDY_ID"), session = params.get("SESSION_ID");
     var pilot = params.get("test");
+    /* ?test=NAME works only on a server started with --pilot (any other refuses STUDY_ID=TEST). */
     if (pilot && !pid) { pid = "TEST_" + pilot; studyId = "TEST"; session = "TEST_" + Date.now(); }
     if (!pid || !studyId || !session) {
       notice("hx-refused", "Please open this study from Prolific",

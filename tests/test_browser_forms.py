@@ -62,7 +62,9 @@ def server(tmp_path_factory):
 def build(server, name: str, method: str, texts=None, **spec) -> tuple:
     design = tiny_design(method, **spec)
     texts = texts or cell_texts(design)
-    write_forms(design, texts, server["root"] / name, extra_submit_origins=(server["origin"],))
+    write_forms(
+        design, texts, server["root"] / name, extra_submit_origins=(server["origin"],), hit_per="block"
+    )
     return design, f"{server['origin']}/{name}/preview/b000.html"
 
 
@@ -216,6 +218,7 @@ def test_ranking_with_ties_stores_competition_ranks(page, server):
         server["root"] / "rank-ties",
         allow_ties=True,
         extra_submit_origins=(server["origin"],),
+        hit_per="block",
     )
     open_form(page, url, server, "ASSIGNTIE")
     raw = {"A": 2, "B": 2, "C": 1, "D": 3}
@@ -299,7 +302,9 @@ def test_pairwise_round_trip(page, server):
 def test_hostile_texts_render_literally(page, server):
     design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=1, checks_per_annotator=0)
     texts = Texts({("d000", "A"): HOSTILE, ("d000", "B"): "]]> é 😀 שלום"})
-    write_forms(design, texts, server["root"] / "hostile", consent="I consent to **take part**.")
+    write_forms(
+        design, texts, server["root"] / "hostile", consent="I consent to **take part**.", hit_per="block"
+    )
     page.goto(f"{server['origin']}/hostile/preview/b000.html?slot=b000-a1")
     assert page.locator(".consent strong").inner_text() == "take part"
     page.click("#hx-start-button")  # consent not given: the task does not start
@@ -343,7 +348,7 @@ def test_layout_has_no_horizontal_scroll(browser, server, width, height, tmp_pat
 def test_foreign_turk_submit_to_falls_back_to_the_sandbox(page, server):
     design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=2, checks_per_annotator=0)
     # no extra submit origins: only MTurk's are accepted
-    write_forms(design, cell_texts(design), server["root"] / "origin")
+    write_forms(design, cell_texts(design), server["root"] / "origin", hit_per="block")
     captured = []
 
     def fulfil(route):
@@ -367,7 +372,7 @@ def test_batch_template_decodes_the_base64url_payload(page, server):
     design = tiny_design("likert", systems=["A", "B"], annotators_per_block=1, seed=3, checks_per_annotator=0)
     texts = Texts({("d000", "A"): "é 😀 שלום ${payload}", ("d000", "B"): "plain"})
     folder = server["root"] / "batch"
-    write_forms(design, texts, folder, route="batch")
+    write_forms(design, texts, folder, route="batch", hit_per="block")
     with open(folder / "batch_input.csv", newline="", encoding="utf-8") as fh:
         row = next(csv.DictReader(fh))
     # what MTurk does with the batch variable: plain substitution into the template

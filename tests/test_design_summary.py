@@ -43,12 +43,13 @@ def test_worked_example_likert_coherence_two_imcs() -> None:
     cost = summary.cost
     assert cost.seconds_per_screen == 32.0
     assert cost.seconds_per_annotator == 864.0 and cost.minutes_per_annotator == pytest.approx(14.4)
-    assert (cost.currency, cost.hourly_wage) == ("GBP", 7.5)
-    assert (cost.reward_per_annotator, cost.reward_without_checks) == (1.80, 1.67)
-    assert cost.total_before_fees == 108.00 and cost.total == 108.00
+    assert (cost.currency, cost.hourly_wage) == ("GBP", 9.0)  # Prolific's recommended rate
+    # 864 s and 800 s without the two 32-s check screens, at £9.00/h
+    assert (cost.reward_per_annotator, cost.reward_without_checks) == (2.16, 2.00)
+    assert cost.total_before_fees == 129.60 and cost.total == 129.60
     assert summary.nested_alternative == {"blocks": 60, "documents_per_block": 5, "documents": 300}
     markdown = summary.to_markdown()
-    assert "1.80 GBP (1.67 without checks)" in markdown and "108.00 GBP before fees" in markdown
+    assert "2.16 GBP (2.00 without checks)" in markdown and "129.60 GBP before fees" in markdown
 
 
 def test_worked_example_ranking_coherence_no_checks() -> None:
@@ -56,7 +57,10 @@ def test_worked_example_ranking_coherence_no_checks() -> None:
     cost = summary.cost
     assert summary.screens_per_annotator == [5, 5] and summary.analysed_judgements == 1500
     assert cost.seconds_per_annotator == 677.5
-    assert cost.reward_per_annotator == 1.42 and cost.total_before_fees == 85.20
+    assert (
+        cost.reward_per_annotator == ceil_minor(9.0 * 677.5 / 3600) == 1.70
+        and cost.total_before_fees == 102.00
+    )
     assert summary.nested_alternative["documents"] == 300
 
 
@@ -64,9 +68,9 @@ def test_fees_overrecruitment_overhead_and_embedded_checks() -> None:
     summary = study().with_cost(platform_fee_rate=0.33, overrecruit_rate=0.10).summary()
     cost = summary.cost
     assert cost.seconds_per_annotator == 864 + 60
-    assert cost.reward_per_annotator == ceil_minor(7.5 * 924 / 3600) == 1.93
-    assert cost.total == ceil_minor(1.93 * 60 * 1.33 * 1.10) == 169.42
-    assert cost.effective_hourly_wage >= 7.5
+    assert cost.reward_per_annotator == ceil_minor(9.0 * 924 / 3600) == 2.31
+    assert cost.total == ceil_minor(2.31 * 60 * 1.33 * 1.10) == 202.78
+    assert cost.effective_hourly_wage >= 9.0
     rank = study("rank").with_cost(**NO_EXTRAS, seconds_per_check=15).summary().cost
     assert rank.seconds_per_annotator == 677.5 + 2 * 15
 
@@ -100,8 +104,13 @@ def test_unknown_time_for_bws_and_pilot_override() -> None:
 
 
 def test_pay_below_minimum_is_refused() -> None:
-    with pytest.raises(PayBelowMinimumError, match=r"7\.00 GBP is below the minimum 7\.50 GBP for prolific"):
-        study().with_cost(hourly_wage=7.0).summary()
+    # Prolific's published minimum (£6.00 / $8.00 per hour) is the floor; £9.00 / $12.00 the default
+    with pytest.raises(PayBelowMinimumError, match=r"5\.50 GBP is below the minimum 6\.00 GBP for prolific"):
+        study().with_cost(hourly_wage=5.5).summary()
+    assert study().with_cost(hourly_wage=6.0).summary().cost.hourly_wage == 6.0
+    assert study().with_cost(currency="USD").summary().cost.hourly_wage == 12.0
+    with pytest.raises(PayBelowMinimumError, match=r"7\.50 USD is below the minimum 8\.00 USD for prolific"):
+        study().with_cost(currency="USD", hourly_wage=7.5).summary()
     with pytest.raises(PayBelowMinimumError, match=r"below the minimum 12\.00 USD"):
         study(platform="mturk").with_cost(hourly_wage=10).summary()
     assert (
@@ -164,8 +173,8 @@ def test_cli_summary_and_json(tmp_path) -> None:
     result = CliRunner().invoke(main, [*args, "--json", "--datasheet"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert payload["summary"]["cost"]["reward_per_annotator"] == 1.8
-    assert payload["summary"]["cost"]["total"] == 108.0
+    assert payload["summary"]["cost"]["reward_per_annotator"] == 2.16
+    assert payload["summary"]["cost"]["total"] == 129.6
     assert set(payload["files"]) == {"csv", "manifest", "datasheet_md", "datasheet_json"}
     assert payload["rows"] == 1620
     text = CliRunner().invoke(main, [*args, "--summary"]).output

@@ -6,6 +6,7 @@ import base64
 import csv
 import json
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -188,7 +189,12 @@ def test_mturk_package_files(tmp_path):
     summaries = dict(texts.summaries)
     summaries[("d000", "A")] = HOSTILE
     pkg = write_forms(
-        design, Texts(summaries, texts.documents), tmp_path, reward="1.80", estimated_minutes=15
+        design,
+        Texts(summaries, texts.documents),
+        tmp_path,
+        reward="1.80",
+        estimated_minutes=15,
+        hit_per="block",
     )
     assert pkg.hits["max_assignments"].tolist() == [2, 2]
     params = json.loads((tmp_path / "hits" / "b000" / "hit_params.json").read_text())
@@ -215,9 +221,10 @@ def test_mturk_package_files(tmp_path):
 
 
 def test_hit_per_slot_has_one_assignment_each(tmp_path):
-    pkg = write_forms(small_design(), placeholder_texts(small_design().table), tmp_path, hit_per="slot")
+    pkg = write_forms(small_design(), placeholder_texts(small_design().table), tmp_path)  # the default
     assert pkg.hits["hit"].tolist() == ["b000-a1", "b000-a2", "b001-a1", "b001-a2"]
     assert set(pkg.hits["max_assignments"]) == {1}
+    assert "one per annotator slot (one assignment each" in (tmp_path / "README.md").read_text()
 
 
 def test_preset_method_must_match_design():
@@ -231,9 +238,8 @@ def test_cli_forms(tmp_path):
     design = small_design("pairwise")
     design.write(tmp_path / "design.csv")
     out = tmp_path / "forms"
-    result = CliRunner().invoke(
-        main, ["forms", str(tmp_path / "design.csv"), "--placeholder-texts", "--out", str(out), "--json"]
-    )
+    args = ["forms", str(tmp_path / "design.csv"), "--placeholder-texts", "--out", str(out), "--json"]
+    result = CliRunner().invoke(main, [*args, "--hit-per", "block"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert [h["hit"] for h in report["hits"]] == ["b000", "b001"]
@@ -300,6 +306,33 @@ def test_a_study_block_fits_in_one_html_question(tmp_path):
     )
     cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
     texts = Texts({(d, s): f"{d} {s} " + "word " * 90 for d, s in cells.itertuples(index=False)})
-    write_forms(design, texts, tmp_path, route="api")
+    write_forms(design, texts, tmp_path, route="api", hit_per="block")
     size = (tmp_path / "hits" / "b000" / "question.xml").stat().st_size
     assert 25 * 450 < size < 65_535
+
+
+def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
+    """Issue 20.9: the pay of a Prolific design (GBP, Prolific's rates) is no MTurk Reward."""
+    from humaneval.errors import CostWarning
+
+    prolific = small_design(platform="prolific", checks_per_annotator=2)
+    with pytest.warns(
+        CostWarning, match=r"costed for prolific \(GBP, at prolific's pay rates\) but these are MTurk"
+    ):
+        pkg = write_forms(prolific, placeholder_texts(prolific.table), tmp_path / "p")
+    assert len(pkg.warnings) == 1 and pkg.to_dict()["warnings"] == list(pkg.warnings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CostWarning)  # an MTurk design formed for MTurk: silent
+        assert (
+            write_forms(small_design(), placeholder_texts(small_design().table), tmp_path / "m").warnings
+            == ()
+        )
+        standalone = write_forms(
+            prolific, placeholder_texts(prolific.table), tmp_path / "s", platform="standalone"
+        )
+        assert standalone.warnings == ()
+    paths = prolific.write(tmp_path / "design.csv")
+    result = CliRunner().invoke(
+        main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--out", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 0 and "  warning: the design was costed for prolific" in result.output

@@ -334,3 +334,87 @@ def test_api_route_answer_xml_parses_like_the_batch_csv():
     from_csv = parse_mturk_results(results.iloc[[0]], design)
     assert from_api.workers["work_time_seconds"].tolist() == [420.0]
     pd.testing.assert_frame_equal(from_api.ratings.data, from_csv.ratings.data)
+
+
+def fnv1a(text: str) -> int:
+    """The page's slot hash (templates/form.js), written out here independently."""
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def test_block_hit_slot_collisions_are_reported(tmp_path):
+    """Issue 20.6: with block HITs the page picks the slot as FNV(assignmentId) mod a, so two
+    workers of one HIT can get the same slot. Real-looking ids collide; collect reports it."""
+    design = small_design("likert")
+    design.write(tmp_path / "design.csv")
+    results, _ = synthesize(design, np.random.default_rng(4))
+    ids = [f"3{k:03d}ZQXAMPLEASSIGNMENT" for k in range(40)]
+    picked = {i: f"b000-a{fnv1a(i) % 2 + 1}" for i in ids}
+    first = ids[0]
+    second = next(i for i in ids[1:] if picked[i] == picked[first])  # what the page would do
+    row = results.index[results["Answer.slot"] == picked[first]][0]
+    twin = results.loc[[row]].assign(AssignmentId=second, WorkerId="WORKER9")
+    results.loc[row, "AssignmentId"] = first
+    other = results.index[results["Answer.slot"] == ("b000-a2" if picked[first] == "b000-a1" else "b000-a1")]
+    results = pd.concat([results.drop(index=other), twin], ignore_index=True)
+    parsed = parse_mturk_results(results, design)
+    assert parsed.collisions.to_dict(orient="records") == [
+        {
+            "annotator_slot": picked[first],
+            "block": 0,
+            "hit_id": "HITb000",
+            "assignments": 2,
+            "assignment_ids": f"{first},{second}",
+        }
+    ]
+    assert set(parsed.ratings.data["annotator"]) == set(parsed.workers["annotator"])  # answers kept
+    results.to_csv(tmp_path / "batch.csv", index=False)
+    args = ["collect", "mturk", str(tmp_path / "batch.csv"), "--design", str(tmp_path / "design.csv")]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"warning: slot collision: 2 assignments ({first},{second}) of HIT HITb000 got slot" in result.output
+    )
+
+
+def test_one_hit_per_slot_is_the_default_and_cannot_collide(tmp_path):
+    from humaneval.forms import placeholder_texts, write_forms
+
+    design = small_design("likert")
+    pkg = write_forms(design, placeholder_texts(design.table), tmp_path, reward="1.00")
+    assert pkg.hits["max_assignments"].tolist() == [1, 1, 1, 1]
+    assert pkg.hits["slots"].tolist() == pkg.hits["hit"].tolist()  # each HIT carries exactly its slot
+    results, _ = synthesize(design, np.random.default_rng(5))
+    assert parse_mturk_results(results, design).collisions.empty
+
+
+def test_a_repeated_batch_row_counts_once_and_drops_no_worker():
+    """Issue 20.6: a batch row repeated (same AssignmentId, e.g. two downloads pasted together)
+    made both copies "duplicate workers" and a legitimate worker was dropped."""
+    design = small_design("likert")
+    results, expected = synthesize(design, np.random.default_rng(6))
+    clean = parse_mturk_results(results, design)
+    approved = results.loc[[1]].assign(AssignmentStatus="Approved")
+    doubled = pd.concat([results, approved, results.loc[[2]]], ignore_index=True)
+    parsed = parse_mturk_results(doubled, design)
+    assert parsed.duplicate_rows == 2 and not parsed.workers["duplicate_worker"].any()
+    assert len(parsed.workers) == 4 and parsed.repost.empty and parsed.collisions.empty
+    assert parsed.workers.set_index("assignment_id").loc["ASSIGN1", "status"] == "Approved"
+    keys = ["annotator", "document", "system", "is_check"]
+
+    def tidy(frame):
+        return frame.sort_values(keys).reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(tidy(parsed.ratings.data), tidy(clean.ratings.data))
+    assert len(parsed.ratings.data) == len(clean.ratings.data) == len(expected) + 4  # 4 workers' checks
+    assert sorted(parsed.problems["kind"]) == ["duplicate_row", "duplicate_row"]
+    # copies with different answers cannot both be right: reported and left out, never guessed
+    field = next(c for c in results.columns if c.startswith("Answer.lk_"))
+    changed = results.loc[[0]].assign(**{field: "1" if results.loc[0, field] != "1" else "2"})
+    conflict = parse_mturk_results(pd.concat([results, changed], ignore_index=True), design)
+    assert conflict.problems["kind"].tolist() == ["conflicting_rows"]
+    kept = conflict.table["annotator"].isin(conflict.ratings.annotators)
+    assert "ASSIGN0" not in set(conflict.table.loc[kept, "assignment_id"])
+    assert len(conflict.ratings.annotators) == 3

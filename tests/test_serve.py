@@ -23,11 +23,13 @@ from humaneval.forms import get_preset
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.write import default_preset_name
 from humaneval.serve import create_app, create_study, slot_timeout
+from humaneval.serve.limits import StartLimit
 from humaneval.serve.loadtest import valid_answers
 from humaneval.serve.store import connect
 from humaneval.serve.validate import screen_problems
 from tests._designs import cell_texts, tiny_design
 
+NO_LIMIT = StartLimit(burst=0)  # these tests start many participants from one test client
 TIMING = {
     "shown_at": 1.7e12,
     "answered_at": 1.7e12 + 4000,
@@ -56,9 +58,15 @@ class Clock:
 @pytest.fixture
 def study(tmp_path):
     design = make_design()
-    made = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
+    made = create_study(
+        design,
+        tmp_path / "study",
+        texts=cell_texts(design),
+        completion_code="CODE1234",
+        prolific_study_id="STUDY",
+    )
     clock = Clock()
-    client = TestClient(create_app(made.study_dir, clock=clock))
+    client = TestClient(create_app(made.study_dir, clock=clock, start_limit=NO_LIMIT))
     token = made.token_path.read_text().strip()
     return {"study": made, "design": design, "client": client, "clock": clock, "admin": token}
 
@@ -151,7 +159,7 @@ def test_completed_slots_count_towards_block_balance(study):
 def test_excluded_pids_are_not_eligible(tmp_path):
     design = make_design()
     made = create_study(design, tmp_path / "s", texts=cell_texts(design), exclude_pids=["SIBLING1"])
-    client = TestClient(create_app(made.study_dir))
+    client = TestClient(create_app(made.study_dir, pilot=True))
     body = {"prolific_pid": "SIBLING1", "study_id": "S", "session_id": "X"}
     response = client.post(f"/api/{made.key}/start", json=body)
     assert response.status_code == 403 and response.json()["error"] == "not_eligible"
@@ -231,7 +239,10 @@ def test_expired_reservation_is_reassigned_and_the_late_one_is_surplus(tmp_path)
     design = make_design(documents=2, annotators_per_block=1)  # one block, one slot
     made = create_study(design, tmp_path / "s", texts=cell_texts(design), completion_code="CODE1234")
     clock = Clock()
-    s = {"study": made, "client": TestClient(create_app(made.study_dir, clock=clock))}
+    s = {
+        "study": made,
+        "client": TestClient(create_app(made.study_dir, clock=clock, pilot=True, start_limit=NO_LIMIT)),
+    }
     s["admin"] = made.token_path.read_text().strip()
     slow = start(s, "SLOW").json()
     assert save(s, slow["token"], 0, answers_of(slow, 0)).status_code == 200
@@ -471,7 +482,7 @@ def test_cli_init_and_collect_prolific(tmp_path):
         main, ["serve", "init", str(paths["manifest"]), str(tmp_path / "st"), "--texts", str(texts)]
     )
     assert again.exit_code == 2 and "already holds a study" in again.output
-    client = TestClient(create_app(tmp_path / "st"))
+    client = TestClient(create_app(tmp_path / "st", pilot=True))
     s = {"study": type("S", (), {"key": "mystudy"}), "client": client}
     complete(s, "PID1")
     out = tmp_path / "ratings.csv"
@@ -521,7 +532,7 @@ def test_cli_bad_input_files_are_one_line(tmp_path, args, message):
 def test_direct_assessment_export_adds_annotator_z_scores(tmp_path):
     design = make_design("da", checks_per_annotator=0)
     made = create_study(design, tmp_path / "s", texts=cell_texts(design))
-    s = {"study": made, "client": TestClient(create_app(made.study_dir))}
+    s = {"study": made, "client": TestClient(create_app(made.study_dir, pilot=True))}
     started = complete(s, "DA1")
     table = read_prolific(made.db_path).table
     sent = [int(next(iter(answers_of(started, i).values()))) for i in range(started["total_screens"])]

@@ -52,7 +52,9 @@ def served(tmp_path, method: str, **spec):
     study = create_study(design, tmp_path / method, texts=cell_texts(design), completion_code="CODE1234")
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(study.study_dir), host="127.0.0.1", port=port, log_level="error")
+        uvicorn.Config(
+            create_app(study.study_dir, pilot=True), host="127.0.0.1", port=port, log_level="error"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -163,4 +165,44 @@ def test_ranking_participant_finishes_and_export_matches(page, tmp_path):
     got = {(r.document, r.system): r.rank for r in results.ratings.without_checks().data.itertuples()}
     assert got == entered and len(got) == 8
     assert results.table["check_passed"].dropna().tolist() == [True]
+    assert page.errors == []
+
+
+def test_admin_dashboard_signs_in_shows_progress_and_exports(page, tmp_path):
+    with served(tmp_path, "likert") as (_, study, url):
+        admin = url.replace("/s/", "/admin/")
+        body = {"prolific_pid": "DASH1", "study_id": "STUDY1", "session_id": "S1"}
+        started = page.request.post(url.replace("/s/", "/api/") + "start", data=body).json()
+        assert started["slot"] == "b000-a1"
+        page.goto(admin)
+        assert page.locator("#hx-board").is_hidden()
+        page.fill("#hx-token", "wrong")
+        page.click("#hx-login button")
+        page.wait_for_selector("#hx-error:has-text('Wrong admin token.')")
+        page.fill("#hx-token", study.token_path.read_text().strip())
+        page.click("#hx-login button")
+        page.wait_for_selector("#hx-board:not([hidden])")
+        totals = page.locator("#hx-blocks tfoot td").all_inner_texts()
+        assert totals[:8] == ["all", "1", "0", "1", "0", "0", "0", "0"]
+        people = page.locator("#hx-people tbody td").all_inner_texts()
+        assert people[1:4] == ["b000-a1", "in progress", f"0/{started['total_screens']}"] and people[
+            0
+        ].startswith("w_")
+        assert "DASH1" not in page.content()
+        page.fill("#hx-release-pid", "DASH1")  # the participant returned the study on Prolific
+        page.click("#hx-release button")
+        page.wait_for_selector("#hx-release-result:has-text('Released slot b000-a1.')")
+        page.wait_for_selector("#hx-blocks tfoot td:nth-child(6):has-text('1')")  # one returned
+        page.fill("#hx-release-pid", "NOBODY")
+        page.click("#hx-release button")
+        page.wait_for_selector(
+            "#hx-release-result:has-text('Not released: no participant with this Prolific ID')"
+        )
+        with page.expect_download() as download:
+            page.click("#hx-json")
+        assert download.value.suggested_filename == f"{study.key}.json"
+        page.reload()  # the token stays for this tab only (sessionStorage)
+        page.wait_for_selector("#hx-board:not([hidden])")
+        page.click("#hx-signout")
+        assert page.locator("#hx-login").is_visible()
     assert page.errors == []

@@ -23,7 +23,7 @@ from humaneval.design import DesignSpec, generate_design
 from humaneval.forms import placeholder_texts
 from humaneval.forms.screens import design_frame
 from humaneval.serve import create_study
-from humaneval.serve.loadtest import LoadReport, free_port, run_load, spawn_server
+from humaneval.serve.loadtest import LOAD_STUDY_ID, LoadReport, free_port, run_load, spawn_server
 
 SCREENS = 8  # 2 documents × 3 systems + 2 checks
 
@@ -43,7 +43,9 @@ def make_study(folder, documents: int = 20):
                 platform="prolific",
             )
         )
-    return create_study(design, folder, texts=placeholder_texts(design_frame(design)))
+    return create_study(
+        design, folder, texts=placeholder_texts(design_frame(design)), prolific_study_id=LOAD_STUDY_ID
+    )
 
 
 def stored(db) -> dict[tuple[str, int], dict]:

@@ -35,6 +35,13 @@ def _render(results, out: Path, extra: list[str]) -> str:
                 f"  {row.annotator} {row.annotator_slot}: {checks}, {row.work_time_seconds:g} s"
                 + (" [duplicate]" if row.duplicate_worker else "")
             )
+    if results.duplicate_rows:
+        lines.append(f"  repeated batch rows (same AssignmentId) counted once: {results.duplicate_rows}")
+    for row in results.collisions.itertuples(index=False):
+        lines.append(
+            f"  warning: slot collision: {row.assignments} assignments ({row.assignment_ids}) of HIT "
+            f"{row.hit_id} got slot {row.annotator_slot} (same order and checks; position balance broken)"
+        )
     for row in results.problems.itertuples(index=False):
         lines.append(
             f"  problem: line {row.line} ({row.assignment_id}): {row.kind} {row.field}: {row.detail}"
@@ -96,9 +103,9 @@ def mturk(
 ) -> None:
     """Parse an MTurk batch results CSV against the design (spec §4.5)."""
     from humaneval.collect import parse_mturk_results
+    from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
     from humaneval.forms import load_design
-    from humaneval.tables import write_table
 
     parsed = parse_mturk_results(
         results,
@@ -115,11 +122,11 @@ def mturk(
     parsed.ratings.write(out_path)
     extra = []
     if table:
-        write_table(parsed.table, table)
+        write_safe_table(parsed.table, table)
         extra.append(f"  long table: {table}")
     if len(parsed.repost):
         repost = out_path.with_name("repost.csv")
-        write_table(parsed.repost, repost)
+        write_safe_table(parsed.repost, repost)
         extra.append(f"  blocks to re-post: {repost}")
     if grant_out:
         Path(grant_out).write_text("".join(w + "\n" for w in parsed.workers_seen), encoding="utf-8")
@@ -141,8 +148,8 @@ def prolific(
 ) -> None:
     """Export a collection-server study (study.sqlite or its folder) (spec §5.3)."""
     from humaneval.collect.prolific import read_prolific
+    from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
-    from humaneval.tables import write_table
 
     results = read_prolific(database, include_pids=include_pids)
     if results.ratings is None:
@@ -151,11 +158,11 @@ def prolific(
     lines = [f"wrote {len(results.ratings)} ratings to {out}"]
     for path, frame in ((table, results.table), (participants, results.participants)):
         if path:
-            write_table(frame, path)
+            write_safe_table(frame, path)
             lines.append(f"  also wrote {path}")
     for row in results.participants.itertuples(index=False):
         state = "complete" if row.complete else f"{row.screens_saved}/{row.screens_total} screens"
-        flags = "".join(f" [{f}]" for f in ("surplus", "late") if getattr(row, f))
+        flags = "".join(f" [{f}]" for f in ("surplus", "late", "pilot") if getattr(row, f))
         lines.append(
             f"  {row.annotator} {row.annotator_slot}: {state}, "
             f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed{flags}"

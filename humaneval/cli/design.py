@@ -73,7 +73,9 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--seconds-per-screen", type=float, default=None, help="Pilot timing (default: study values).")
 @click.option("--seconds-overhead", type=float, default=60.0, show_default=True)
-@click.option("--wage", type=float, default=None, help="Hourly wage (default: the platform minimum).")
+@click.option(
+    "--wage", type=float, default=None, help="Hourly wage (default: the platform's recommended rate)."
+)
 @click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
 @click.option("--fee-rate", type=float, default=0.0, show_default=True, help="Platform fee as a fraction.")
 @click.option("--overrecruit", type=float, default=0.10, show_default=True, help="Budget for replacements.")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
+from humaneval.errors import CostWarning
 
 
 def _render(package) -> str:
@@ -17,6 +20,7 @@ def _render(package) -> str:
     lines.append(
         f"  open {package.out_dir / 'preview' / (hits['hit'].iloc[0] + '.html')} in a browser to try it"
     )
+    lines += [f"  warning: {w}" for w in package.warnings]
     return "\n".join(lines)
 
 
@@ -28,7 +32,13 @@ def _render(package) -> str:
 )
 @click.option("--platform", type=click.Choice(["mturk", "standalone"]), default="mturk", show_default=True)
 @click.option("--route", type=click.Choice(["api", "batch", "both"]), default="both", show_default=True)
-@click.option("--hit-per", type=click.Choice(["block", "slot"]), default="block", show_default=True)
+@click.option(
+    "--hit-per",
+    type=click.Choice(["block", "slot"]),
+    default=None,
+    help="One HIT per annotator slot (default on MTurk: one assignment each, the planned order) or per "
+    "block (the page picks a slot by hashing the assignment id, so two workers can get the same slot).",
+)
 @click.option("--live", is_flag=True, help="Submit to the live MTurk site (default: the sandbox).")
 @click.option("--frame-height", type=int, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
 @click.option("--reward", default=None, help="Reward per assignment in USD, e.g. 1.80.")
@@ -57,5 +67,7 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    package = write_forms(plan, chosen, out, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CostWarning)  # printed with the summary below
+        package = write_forms(plan, chosen, out, **options)
     emit(package.to_dict(), as_json, lambda: _render(package))

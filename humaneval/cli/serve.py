@@ -48,6 +48,12 @@ def command() -> None:
     help="File with one PROLIFIC_PID per line to refuse (e.g. sibling studies).",
 )
 @click.option("--key", default=None, help="Study key in the URL (default: random).")
+@click.option(
+    "--study-id",
+    "prolific_study_id",
+    default=None,
+    help="Prolific's STUDY_ID: only links carrying it are admitted (or set it later with set-study-id).",
+)
 @click.option("--title", default="Annotation task", show_default=True, help="Page title.")
 @json_option
 def init(
@@ -79,11 +85,28 @@ def init(
                 f"  completion code: {study.completion_code} (enter it on Prolific)",
                 f"  places on Prolific: {study.slots}; slot timeout: {study.slot_timeout_s / 60:g} min",
                 f"  admin token: {study.token_path} (keep it secret)",
+                (
+                    f"  Prolific STUDY_ID: {study.prolific_study_id}"
+                    if study.prolific_study_id
+                    else "  Prolific STUDY_ID: not set; after creating the study on Prolific run "
+                    f"'humaneval serve set-study-id {study.study_dir} STUDY_ID' (or serve --pilot to try it)"
+                ),
                 f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000",
             ]
         )
 
     emit(study.to_dict(), as_json, render)
+
+
+@command.command("set-study-id")
+@click.argument("study_dir", type=click.Path())
+@click.argument("study_id")
+def set_study_id(study_dir: str, study_id: str) -> None:
+    """Record Prolific's STUDY_ID: from then on only links carrying it are admitted."""
+    from humaneval.serve.study import set_study_id as record
+
+    study = record(study_dir, study_id)
+    click.echo(f"study {study.key} now admits only STUDY_ID={study.prolific_study_id} (restart the server)")
 
 
 @command.command("backup")
@@ -112,17 +135,33 @@ def backup(study_dir: str, out: str) -> None:
     default=None,
     help="The HTTPS address participants use (the reverse proxy), for the printed study URL.",
 )
+@click.option(
+    "--pilot",
+    is_flag=True,
+    help="Pilot/test mode: admit links with any STUDY_ID (never for the published study).",
+)
+@click.option(
+    "--start-limit",
+    default="5/60",
+    show_default=True,
+    help="New participants per client address: BURST/SECONDS (a burst, then one per SECONDS), or off.",
+)
 @click.option("--quiet", is_flag=True, help="No access log.")
-def run(study_dir: str, host: str, port: int, public_url: str | None, quiet: bool) -> None:
+def run(
+    study_dir: str, host: str, port: int, public_url: str | None, pilot: bool, start_limit: str, quiet: bool
+) -> None:
     """Serve STUDY_DIR with uvicorn until interrupted."""
     import logging
 
     import uvicorn
 
     from humaneval.serve import create_app, open_study
+    from humaneval.serve.limits import StartLimit
 
     study = open_study(study_dir)
-    app = create_app(study_dir)
+    app = create_app(study_dir, pilot=pilot, start_limit=StartLimit.parse(start_limit))
+    if pilot:
+        click.echo("PILOT MODE: links with any STUDY_ID are admitted; restart without --pilot to publish")
     base = public_url or f"http://{host}:{port}"
     click.echo(f"study URL for Prolific:\n  {study.url(base)}")
     if not public_url:
@@ -130,6 +169,7 @@ def run(study_dir: str, host: str, port: int, public_url: str | None, quiet: boo
             "  (behind an HTTPS reverse proxy, pass --public-url https://your.host; see docs/serve.md)"
         )
     click.echo(f"admin token: {study.token_path}  (Authorization: Bearer <token>)")
+    click.echo(f"dashboard: {base}/admin/{study.key}/  (sign in with the admin token)")
     click.echo(
         f"status: {base}/admin/{study.key}/status   export: {base}/admin/{study.key}/export?format=csv"
     )

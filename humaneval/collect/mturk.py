@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -22,6 +22,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
+from humaneval.collect.values import parse_number
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
@@ -32,6 +33,9 @@ KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
 DA_IMC_TOLERANCE = 5.0
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
+COLLISION_COLUMNS = ["annotator_slot", "block", "hit_id", "assignments", "assignment_ids"]
+#: Problem kinds that are reported but do not take an assignment out of the ratings.
+INFORMATIONAL = {"unknown_field", "duplicate_row"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,12 @@ class MTurkResults:
     ``problems``: one row per missing/unknown field or bad value. ``repost``: blocks that need
     an extra assignment because a duplicate worker was excluded. ``workers_seen``: raw
     ``WorkerId``\\ s to grant the study's exclusion qualification (personal data: keep private).
+    ``collisions``: annotator slots that two or more kept assignments filled (a block HIT's page
+    picks the slot by hashing the assignment id, so two workers can get the same order and
+    checks): one row per slot with ``block``, ``hit_id``, ``assignments`` and
+    ``assignment_ids``; the answers are kept, but the planned position balance is broken.
+    ``duplicate_rows``: copies of an already-seen ``AssignmentId`` (e.g. from concatenated
+    downloads) that were dropped before parsing.
     """
 
     table: pd.DataFrame
@@ -56,9 +66,13 @@ class MTurkResults:
     repost: pd.DataFrame
     workers_seen: tuple[str, ...]
     excluded_assignments: int
+    collisions: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COLLISION_COLUMNS))
+    duplicate_rows: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "collisions": self.collisions.to_dict(orient="records"),
+            "duplicate_rows": self.duplicate_rows,
             "judgements": len(self.table),
             "ratings": 0 if self.ratings is None else len(self.ratings),
             "assignments": len(self.workers),
@@ -171,11 +185,13 @@ def parse_mturk_results(
         scales = (Scale(str(frame["dimension"].iloc[0]), 1, points, points),)
     raw, label = _read_results(results)
     _check_design_id(raw, design_id, label)
+    raw, copies = _drop_duplicate_rows(raw, statuses)
     if allow_ties is None:
         allow_ties = any(c.startswith("Answer.rkraw_") for c in raw.columns)
     keep = raw["AssignmentStatus"].isin(list(statuses))
     kept = raw[keep]
     parser = _Parser(frame, method, points, allow_ties, points_of)
+    parser.problems += copies
     for line, row in zip(kept.index, kept.to_dict(orient="records"), strict=True):
         parser.assignment(row, line)
     table = pd.DataFrame(parser.rows)
@@ -198,7 +214,7 @@ def parse_mturk_results(
     if not workers.empty:
         workers = _check_summary(workers, table).drop(columns="worker_id")
     repost = _repost(workers)
-    bad = set(problems.loc[problems["kind"] != "unknown_field", "assignment_id"])
+    bad = set(problems.loc[~problems["kind"].isin(INFORMATIONAL), "assignment_id"])
     ratings = _ratings(table, method, points, allow_ties, bad, scales) if not table.empty else None
     return MTurkResults(
         table=table,
@@ -208,6 +224,8 @@ def parse_mturk_results(
         repost=repost,
         workers_seen=seen,
         excluded_assignments=int((~keep).sum()),
+        collisions=_collisions(workers),
+        duplicate_rows=sum(1 for p in copies if p[3] == "duplicate_row"),
     )
 
 
@@ -231,6 +249,54 @@ def _read_results(results: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str
             f"{label}: missing column(s) {', '.join(missing)}; is this an MTurk batch results CSV?"
         )
     return raw, label
+
+
+def _drop_duplicate_rows(raw: pd.DataFrame, statuses: Sequence[str]) -> tuple[pd.DataFrame, list[tuple]]:
+    """One row per ``AssignmentId``: a batch file concatenated from two downloads repeats rows.
+
+    Copies with the same answers are one assignment: the copy whose status is kept (the last
+    such row, e.g. ``Approved`` after ``Submitted``) stays and the others are reported as
+    ``duplicate_row``. Copies whose answers differ cannot be told apart: the assignment is
+    reported as ``conflicting_rows`` and left out of the ratings (its worker still has to be paid).
+    """
+    repeated = raw["AssignmentId"].duplicated(keep=False) & (raw["AssignmentId"] != "")
+    if not repeated.any():
+        return raw, []
+    answers = [c for c in raw.columns if c.startswith("Answer.")]
+    drop, problems = [], []
+    for assignment, group in raw[repeated].groupby("AssignmentId", sort=False):
+        kept = group[group["AssignmentStatus"].isin(list(statuses))]
+        stay = (kept if len(kept) else group).index[-1]
+        same = len(group[answers].drop_duplicates()) == 1
+        for line in group.index.drop(stay):
+            drop.append(line)
+            if same:
+                detail = f"same answers as line {stay}; counted once"
+                problems.append((line, assignment, "", "duplicate_row", "AssignmentId", detail))
+        if not same:
+            detail = f"lines {', '.join(map(str, group.index))} repeat this assignment with different answers"
+            problems.append((stay, assignment, "", "conflicting_rows", "AssignmentId", detail))
+    return raw.drop(index=drop), problems
+
+
+def _collisions(workers: pd.DataFrame) -> pd.DataFrame:
+    """Slots filled by more than one kept, non-duplicate-worker assignment."""
+    if workers.empty:
+        return pd.DataFrame(columns=COLLISION_COLUMNS)
+    known = workers[workers["block"].notna() & ~workers["duplicate_worker"].astype(bool)]
+    grouped = known.groupby("annotator_slot", sort=True)
+    rows = [
+        {
+            "annotator_slot": slot,
+            "block": int(group["block"].iloc[0]),
+            "hit_id": ",".join(dict.fromkeys(group["hit_id"])),
+            "assignments": len(group),
+            "assignment_ids": ",".join(group["assignment_id"]),
+        }
+        for slot, group in grouped
+        if len(group) > 1
+    ]
+    return pd.DataFrame(rows, columns=COLLISION_COLUMNS)
 
 
 def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
@@ -350,8 +416,8 @@ class _Parser:
         text = self.get(answers, name)
         if text is None:
             return np.nan
-        value = pd.to_numeric(text, errors="coerce")
-        if pd.isna(value) or not low <= value <= high or (integer and value != round(value)):
+        value = parse_number(text)
+        if value is None or not low <= value <= high or (integer and value != round(value)):
             kind = "whole number" if integer else "number"
             self.problem("bad_value", name, f"{text!r} is not a {kind} in {low:g}..{high:g}")
             return np.nan

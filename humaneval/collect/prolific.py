@@ -73,7 +73,8 @@ class ProlificResults:
     ``table``: the long export table of spec §5.3 (checks included, only stored screens).
     ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` of complete, non-surplus
     participants (no checks, warm-ups or repeated anchors). ``participants``: one row per
-    participant with status, screens saved, time on task and attention-check outcomes
+    participant with status, screens saved, time on task, ``pilot`` (admitted by a server in
+    pilot mode with another STUDY_ID than the study's) and attention-check outcomes
     (``checks_total``, ``checks_failed``, ``check_pass_rate``, ``imc_failed``,
     ``prolific_rejection_eligible`` = ``imc_failed ≥ 2``, spec §6.1).
     """
@@ -182,6 +183,8 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
             "assignment_id": [str(p["id"]) for p in people],
             "prolific_pid": [p["prolific_pid"] for p in people],
             "study_id": [p["study_id_param"] for p in people],
+            # admitted in pilot mode with another STUDY_ID (e.g. the page's ?test= link)
+            "pilot": [p["study_id_param"] != config.get("prolific_study_id") for p in people],
             "complete": [p["completed_at"] is not None for p in people],
             "late": [bool(p["late"]) for p in people],
             "surplus": [p["surplus"] for p in people],

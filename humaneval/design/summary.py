@@ -25,7 +25,16 @@ STUDY_SECONDS = {
     ("rank", "coherence"): 135.5,
     ("rank", "repetition"): 102.4,
 }
-PLATFORM_WAGE = {"prolific": (7.50, "GBP"), "mturk": (12.00, "USD"), "standalone": (7.50, "GBP")}
+#: (default, minimum) hourly pay per platform and currency. Prolific publishes both ("Prolific's
+#: payment principles", researcher-help.prolific.com, checked November 2026): it recommends at least
+#: £9.00 / $12.00 per hour and allows no less than £6.00 / $8.00. MTurk publishes no minimum; the
+#: package uses $12.00 for both (SummEval's target and Prolific's USD recommendation).
+PLATFORM_PAY = {
+    "prolific": {"GBP": (9.00, 6.00), "USD": (12.00, 8.00)},
+    "mturk": {"USD": (12.00, 12.00)},
+    "standalone": {"GBP": (9.00, 6.00), "USD": (12.00, 8.00)},
+}
+PLATFORM_CURRENCY = {"prolific": "GBP", "mturk": "USD", "standalone": "GBP"}
 FEW_UNITS = 10
 FEW_ANNOTATORS = 15
 FEW_DOCUMENTS = 50
@@ -208,10 +217,11 @@ def summarize_design(design: Design) -> DesignSummary:
 def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
     settings = design.cost or CostSettings()
     platform = design.spec["platform"]
-    default_wage, default_currency = PLATFORM_WAGE[platform]
+    currency = settings.currency or PLATFORM_CURRENCY[platform]
+    rates = PLATFORM_PAY[platform]
+    default_wage, default_minimum = rates.get(currency, rates[PLATFORM_CURRENCY[platform]])
     wage = default_wage if settings.hourly_wage is None else settings.hourly_wage
-    currency = settings.currency or default_currency
-    minimum = default_wage if settings.min_hourly_wage is None else settings.min_hourly_wage
+    minimum = default_minimum if settings.min_hourly_wage is None else settings.min_hourly_wage
     if wage < minimum:
         raise PayBelowMinimumError(
             f"hourly wage {wage:.2f} {currency} is below the minimum {minimum:.2f} {currency} for "

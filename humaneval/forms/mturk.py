@@ -1,9 +1,14 @@
 """MTurk packaging: HTMLQuestion XML per HIT, the batch template and input CSV, a preview page.
 
-Designs-and-forms spec §4.1–4.4. ``hit_per="block"`` (default) makes one HIT per block with
-``MaxAssignments`` = annotators per block; the page picks the slot from the assignment id.
-``hit_per="slot"`` makes one HIT per slot (``MaxAssignments`` = 1, the exact planned order).
-The core package only writes files; uploading them is left to the requester (or boto3).
+How HITs map to the design: ``hit_per="slot"`` (the default of
+:func:`~humaneval.forms.write_forms` on MTurk) makes one HIT per annotator slot with
+``MaxAssignments`` = 1, MTurk's own convention: every worker gets exactly the planned order and
+checks. ``hit_per="block"`` makes one HIT per block with ``MaxAssignments`` = annotators per
+block, and the page picks the slot by hashing the assignment id; nothing can stop two
+assignments of a HIT hashing to the same slot (with a annotators per block the chance that some
+two collide is 1 − a!/aᵃ: 50 % for 2, 78 % for 3), which breaks position balance.
+``humaneval collect mturk`` reports every such collision. This module only writes files;
+:mod:`humaneval.platforms.mturk` (``humaneval mturk create``) uploads them.
 """
 
 from __future__ import annotations
@@ -51,14 +56,17 @@ QUALIFICATIONS: list[dict[str, Any]] = [
 
 @dataclass(frozen=True)
 class MTurkPackage:
-    """What :func:`write_mturk_package` wrote: the folder, one entry per HIT and the file list."""
+    """What :func:`write_mturk_package` wrote: the folder, one entry per HIT, the file list and
+    ``warnings`` (e.g. a design costed for another platform)."""
 
     out_dir: Path
     hits: pd.DataFrame
     files: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "warnings": list(self.warnings),
             "out_dir": str(self.out_dir),
             "hits": self.hits.to_dict(orient="records"),
             "files": [str(f) for f in self.files],
@@ -99,7 +107,7 @@ def write_mturk_package(
     preset: Preset,
     out_dir: str | Path,
     *,
-    hit_per: str = "block",
+    hit_per: str | None = None,
     route: str = "both",
     frame_height: int = 0,
     reward: str | None = None,
@@ -108,9 +116,12 @@ def write_mturk_package(
 ) -> MTurkPackage:
     """Write the API route (``hits/<id>/question.xml`` + ``hit_params.json``), the batch route
     (``template.html`` + ``batch_input.csv``), ``preview/<id>.html`` and ``README.md``
-    (``route="none"``: the preview pages only, for standalone pilots)."""
+    (``route="none"``: the preview pages only, for standalone pilots). ``hit_per`` (for the
+    README) defaults to what the payloads are: ``"slot"`` when each holds one slot."""
     if route not in ("api", "batch", "both", "none"):
         raise DesignError(f"route must be 'api', 'batch' or 'both', not {route!r}")
+    if hit_per is None:
+        hit_per = "slot" if all(len(p["slots"]) == 1 for p in payloads.values()) else "block"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     title = preset.title or f"Judge the {preset.dimension} of summaries"
@@ -173,7 +184,12 @@ def write_mturk_package(
 def _readme(
     hits: pd.DataFrame, preset: Preset, hit_per: str, reward: str | None, route: str, live: bool
 ) -> str:
-    per = "block (the page picks the annotator slot from the assignment id)" if hit_per == "block" else "slot"
+    per = (
+        "block (the page picks the annotator slot from the assignment id; two workers can get the same "
+        "slot, which `humaneval collect mturk` reports as a slot collision)"
+        if hit_per == "block"
+        else "annotator slot (one assignment each: every worker gets the planned order)"
+    )
     return (
         environment()
         .get_template("mturk_readme.md.j2")

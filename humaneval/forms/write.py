@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
-from humaneval.errors import DesignError
+from humaneval.errors import CostWarning, DesignError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
 from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame
@@ -134,7 +136,7 @@ def write_forms(
     *,
     platform: str = "mturk",
     preset: str | Path | Preset | None = None,
-    hit_per: str = "block",
+    hit_per: str | None = None,
     route: str = "both",
     live: bool = False,
     frame_height: int = 0,
@@ -155,13 +157,17 @@ def write_forms(
     ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
     slot). ``instructions`` replaces the preset's overview and definition (custom instructions);
     ``consent`` adds an "I agree" step to the start page. ``extra_submit_origins`` lets pilots and
-    tests accept a non-MTurk ``turkSubmitTo``.
+    tests accept a non-MTurk ``turkSubmitTo``. ``hit_per`` defaults to ``"slot"`` on MTurk (one
+    HIT per annotator slot with one assignment: every worker gets the planned order) and to
+    ``"block"`` for standalone pages (``?slot=`` picks the slot).
     """
     if platform not in PLATFORMS:
         raise DesignError(
             f"platform {platform!r} is not supported by write_forms; use one of {', '.join(PLATFORMS)} "
             "(Prolific forms are served by the collection server)"
         )
+    if hit_per is None:
+        hit_per = "slot" if platform == "mturk" else "block"
     if hit_per not in ("block", "slot"):
         raise DesignError(f"hit_per must be 'block' or 'slot', not {hit_per!r}")
     extra = {
@@ -178,7 +184,7 @@ def write_forms(
         per_slot=hit_per == "slot",
         extra=extra,
     )
-    return write_mturk_package(
+    package = write_mturk_package(
         payloads,
         chosen,
         out_dir,
@@ -189,6 +195,23 @@ def write_forms(
         estimated_minutes=estimated_minutes,
         live=live,
     )
+    return _pay_warning(package, design, platform)
+
+
+def _pay_warning(package: MTurkPackage, design: Any, platform: str) -> MTurkPackage:
+    """Warn when the design was costed for another platform than the forms are for."""
+    costed = (getattr(design, "spec", None) or {}).get("platform")
+    if platform != "mturk" or costed in (None, "mturk", "standalone"):
+        return package
+    cost = getattr(design, "cost", None)
+    currency = getattr(cost, "currency", None) or "GBP"
+    note = (
+        f"the design was costed for {costed} ({currency}, at {costed}'s pay rates) but these are MTurk "
+        "forms: set the MTurk Reward in USD (--reward) from the time per HIT, or re-plan the design "
+        "with --platform mturk"
+    )
+    warnings.warn(note, CostWarning, stacklevel=3)
+    return replace(package, warnings=(*package.warnings, note))
 
 
 def load_design(path: str | Path) -> Any:

@@ -4,9 +4,10 @@ JSON in and out; POST bodies must be ``application/json`` (else 415) and at most
 413, checked on ``Content-Length`` and while streaming). Errors are always
 ``{"error": code, "details": [...]}``. Database work runs in the thread pool, and a response
 is sent only after the transaction committed. Admin endpoints need ``Authorization: Bearer
-<token>`` (missing → 401, wrong → 403). No CORS headers are ever sent; the access log
-(logger ``humaneval.serve``) records method, path and status but never query strings, which
-hold Prolific IDs.
+<token>`` (missing → 401, wrong → 403); ``GET /admin/<key>/`` is the dashboard page, which
+holds no data itself and reads ``/admin/<key>/dashboard`` with the token the admin types in.
+No CORS headers are ever sent; the access log (logger ``humaneval.serve``) records method,
+path and status but never query strings, which hold Prolific IDs.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from humaneval.errors import RatingsError
+from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit
 from humaneval.serve.service import ApiError, StudyService
 
 MAX_BODY = 64 * 1024
@@ -37,9 +39,19 @@ log = logging.getLogger("humaneval.serve")
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
-def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> Starlette:
-    """The ASGI app serving the study in ``path`` (a study folder or its ``study.sqlite``)."""
-    service = StudyService(path, clock=clock)
+def create_app(
+    path: str | Path,
+    *,
+    clock: Callable[[], float] = time.time,
+    pilot: bool = False,
+    start_limit: StartLimit = DEFAULT_LIMIT,
+) -> Starlette:
+    """The ASGI app serving the study in ``path`` (a study folder or its ``study.sqlite``).
+
+    ``pilot`` admits links with any Prolific STUDY_ID; ``start_limit`` caps new participants
+    per client address (see :class:`~humaneval.serve.service.StudyService`).
+    """
+    service = StudyService(path, clock=clock, pilot=pilot, start_limit=start_limit)
 
     def study(request: Request) -> StudyService:
         if request.path_params["key"] != service.key:
@@ -66,6 +78,12 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
 
         return endpoint
 
+    async def start(request: Request) -> Response:
+        found = study(request)
+        body = await read_json(request)
+        client = request.client.host if request.client else None
+        return JSONResponse(await run_in_threadpool(found.start, body, client))
+
     async def release(request: Request) -> Response:
         found = admin(request)
         return JSONResponse(await run_in_threadpool(found.release, await read_json(request)))
@@ -75,6 +93,7 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
 
     async def export(request: Request) -> Response:
         from humaneval.collect.prolific import export_table
+        from humaneval.collect.spreadsheet import safe_csv_text
 
         found = admin(request)
         fmt = request.query_params.get("format", "csv")
@@ -89,17 +108,25 @@ def create_app(path: str | Path, *, clock: Callable[[], float] = time.time) -> S
             return Response(text, media_type="application/json")
         disposition = f'attachment; filename="{found.key}.csv"'
         return Response(
-            table.to_csv(index=False), media_type="text/csv", headers={"Content-Disposition": disposition}
+            safe_csv_text(table), media_type="text/csv", headers={"Content-Disposition": disposition}
         )
+
+    async def dashboard(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(admin(request).dashboard))
+
+    async def admin_page(request: Request) -> Response:
+        return HTMLResponse(*_admin_page(study(request)))
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})
 
     routes = [
         Route("/s/{key}/", page, methods=["GET"]),
-        Route("/api/{key}/start", api(StudyService.start), methods=["POST"]),
+        Route("/api/{key}/start", start, methods=["POST"]),
         Route("/api/{key}/screen", api(StudyService.save_screen), methods=["POST"]),
         Route("/api/{key}/finish", api(StudyService.finish), methods=["POST"]),
+        Route("/admin/{key}/", admin_page, methods=["GET"]),
+        Route("/admin/{key}/dashboard", dashboard, methods=["GET"]),
         Route("/admin/{key}/status", status, methods=["GET"]),
         Route("/admin/{key}/export", export, methods=["GET"]),
         Route("/admin/{key}/release", release, methods=["POST"]),
@@ -134,6 +161,8 @@ async def read_json(request: Request) -> dict[str, Any]:
         body = json.loads(b"".join(chunks).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ApiError(400, "invalid_json", ["the body is not valid UTF-8 JSON"]) from None
+    except RecursionError:
+        raise ApiError(400, "invalid_json", ["the body is nested too deeply"]) from None
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_json", ["the body must be a JSON object"])
     return body
@@ -157,6 +186,25 @@ def _page(service: StudyService, path: str) -> tuple[str, int, dict[str, str]]:
             prolific_js=Markup((folder / "prolific.js").read_text(encoding="utf-8")),
             config=Markup(script_json(config)),
         )
+    )
+    csp = (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return html, 200, {"Content-Security-Policy": csp, "Referrer-Policy": "no-referrer"}
+
+
+def _admin_page(service: StudyService) -> tuple[str, int, dict[str, str]]:
+    """The admin dashboard's page: a sign-in form and the script that fetches ``/dashboard`` with
+    the token in the Authorization header. The page itself holds no study data."""
+    from humaneval.forms.render import environment, script_json
+
+    nonce = secrets.token_urlsafe(16)
+    config = {"key": service.key, "admin": f"/admin/{service.key}/"}
+    html = (
+        environment()
+        .get_template("admin.html.j2")
+        .render(key=service.key, nonce=nonce, config=Markup(script_json(config)))
     )
     csp = (
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
@@ -202,7 +250,8 @@ class _Headers:
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
-    return JSONResponse(exc.body(), status_code=exc.status)
+    headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:

@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+#: The Prolific STUDY_ID the simulated participants send; create load-test studies with it.
+LOAD_STUDY_ID = "LOAD"
+
 
 def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], seed: int) -> dict[str, str]:
     """Random answers for ``screen`` that pass :func:`humaneval.serve.validate.screen_problems`."""
@@ -114,7 +117,9 @@ async def run_load(
             return None
 
         async def participant(pid: str) -> None:
-            start = await call("start", {"prolific_pid": pid, "study_id": "LOAD", "session_id": f"S{pid}"})
+            start = await call(
+                "start", {"prolific_pid": pid, "study_id": LOAD_STUDY_ID, "session_id": f"S{pid}"}
+            )
             if start is None or start.status_code != 200:
                 (report.refused if start is not None else report.gave_up).append(pid)
                 return
@@ -164,7 +169,18 @@ def spawn_server(study_dir: str | Path, port: int, timeout_s: float = 30.0) -> s
     import httpx
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "humaneval", "serve", str(study_dir), "--port", str(port), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "humaneval",
+            "serve",
+            str(study_dir),
+            "--port",
+            str(port),
+            "--quiet",
+            "--start-limit",
+            "off",  # every simulated participant comes from 127.0.0.1
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import time
@@ -19,7 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from humaneval.serve.store import Store
+from humaneval.errors import DesignError
+from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit, StartLimiter
+from humaneval.serve.store import Store, upgrade_schema
 from humaneval.serve.study import DB_NAME, PROLIFIC_COMPLETE
 from humaneval.serve.validate import comment_problems, screen_problems, timing_problems
 
@@ -54,12 +57,28 @@ def payload_digest(answers: dict[str, Any], comment: str) -> str:
 
 
 class StudyService:
-    """The study of one ``study.sqlite``; ``clock`` (seconds since the epoch) is injectable for tests."""
+    """The study of one ``study.sqlite``; ``clock`` (seconds since the epoch) is injectable for tests.
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time):
+    Only participants arriving with the study's Prolific ``STUDY_ID`` (set by ``serve init
+    --study-id`` or ``serve set-study-id``) are admitted. ``pilot=True`` admits any STUDY_ID, for
+    trying the study through its link before it is published; without a STUDY_ID configured the
+    service refuses to start unless ``pilot`` is set. New participants per client address are
+    limited by ``start_limit`` (:class:`~humaneval.serve.limits.StartLimit`).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        pilot: bool = False,
+        start_limit: StartLimit = DEFAULT_LIMIT,
+    ):
         path = Path(path)
         self.store = Store(path / DB_NAME if path.is_dir() else path)
         self.clock = clock
+        with self.store.write() as c:
+            upgrade_schema(c)
         with self.store.read() as c:
             study = c.execute("SELECT * FROM study").fetchone()
             slots = c.execute("SELECT id, name, block, payload_json FROM slot ORDER BY id").fetchall()
@@ -71,11 +90,23 @@ class StudyService:
         self.method: str = self.config["method"]
         self.slot_names = {row["id"]: row["name"] for row in slots}
         self.payloads = {row["id"]: json.loads(row["payload_json"]) for row in slots}
+        self.study_id: str | None = self.config.get("prolific_study_id")
+        self.pilot = pilot
+        if self.study_id is None and not pilot:
+            raise DesignError(
+                f"{self.store.path}: no Prolific STUDY_ID is set, so any link would be admitted; set it "
+                "with 'humaneval serve set-study-id STUDY_DIR STUDY_ID', or run a pilot with --pilot"
+            )
+        self.limiter = StartLimiter(start_limit)
 
     # -- participants ---------------------------------------------------------------------------
 
-    def start(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``POST /api/<key>/start``: assign (or resume) the participant's slot and issue a token."""
+    def start(self, body: dict[str, Any], client: str | None = None) -> dict[str, Any]:
+        """``POST /api/<key>/start``: assign (or resume) the participant's slot and issue a token.
+
+        ``client`` (the request's address) is charged one token of the start limit when the
+        participant is new.
+        """
         _only_keys(body, ("prolific_pid", "study_id", "session_id"))
         params = [body.get(k) for k in ("prolific_pid", "study_id", "session_id")]
         bad = [
@@ -88,6 +119,8 @@ class StudyService:
         pid, study_id, session_id = params
         if pid in self.config["exclude_pids"]:
             raise ApiError(403, "not_eligible", ["this Prolific ID took part in a related study"])
+        if not self.pilot and study_id != self.study_id:
+            raise ApiError(403, "wrong_study", ["this link belongs to another Prolific study"])
         token = secrets.token_urlsafe(16)
         with self.store.write() as c:
             now = self.clock()  # inside the lock: times follow commit order
@@ -103,6 +136,14 @@ class StudyService:
                 self._reclaim(c, row, now)
                 slot = row["slot"]
             else:
+                wait = self.limiter.retry_after(client, now)
+                if wait:
+                    raise ApiError(
+                        429,
+                        "rate_limited",
+                        ["too many new participants from this address; please retry shortly"],
+                        retry_after=math.ceil(wait),
+                    )
                 self._expire(c, now)
                 slot = self._free_slot(c)
                 cursor = c.execute(
@@ -243,7 +284,9 @@ class StudyService:
                 "WHERE id = ? AND participant = ? AND state = 'reserved'",
                 (row["slot"], row["id"]),
             ).rowcount
-            c.execute("UPDATE participant SET released_at = ? WHERE id = ?", (now, row["id"]))
+            c.execute(
+                "UPDATE participant SET released_at = ?, released_by = 'admin' WHERE id = ?", (now, row["id"])
+            )
         return {"released": True, "slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
 
     def status(self) -> dict[str, Any]:
@@ -284,6 +327,86 @@ class StudyService:
             "participants": sum(r["participants"] for r in people),
         }
 
+    def dashboard(self) -> dict[str, Any]:
+        """``GET /admin/<key>/dashboard``: what the admin page shows, without any Prolific id.
+
+        ``blocks``: per block the planned slots, slots complete / in progress / free, and the
+        participants who returned (released by the admin) or timed out. ``participants``: one row
+        per participant (pseudonym, slot, state, screens saved, minutes, attention checks and the
+        QC flags of :func:`humaneval.qc.qc_report`). ``totals`` sums the blocks.
+        """
+        import pandas as pd
+
+        from humaneval.collect.prolific import read_prolific
+        from humaneval.errors import RatingsError
+        from humaneval.qc import qc_report
+
+        with self.store.read() as c:
+            blocks = c.execute(
+                "SELECT block, COUNT(*) AS planned, SUM(state = 'complete') AS complete, "
+                "SUM(state = 'reserved') AS in_progress, SUM(state = 'free') AS free "
+                "FROM slot WHERE study = ? GROUP BY block ORDER BY block",
+                (self.key,),
+            ).fetchall()
+            people = c.execute(
+                "SELECT s.block, SUM(p.released_by = 'admin' AND p.completed_at IS NULL) AS returned, "
+                "SUM(p.released_by = 'timeout' AND p.completed_at IS NULL) AS timed_out, "
+                "SUM(p.late) AS late FROM participant p JOIN slot s ON s.id = p.slot "
+                "WHERE p.study = ? GROUP BY s.block",
+                (self.key,),
+            ).fetchall()
+            released_by = dict(
+                c.execute("SELECT id, released_by FROM participant WHERE study = ?", (self.key,))
+            )
+        extra = {row["block"]: dict(row) for row in people}
+        rows = [
+            {
+                **dict(row),
+                **{k: (extra.get(row["block"]) or {}).get(k) or 0 for k in ("returned", "timed_out", "late")},
+            }
+            for row in blocks
+        ]
+        keys = ("planned", "complete", "in_progress", "free", "returned", "timed_out", "late")
+        participants: list[dict[str, Any]] = []
+        try:
+            results = read_prolific(self.store.path)
+        except RatingsError:
+            results = None
+        if results is not None:
+            table = results.participants
+            flags = _qc_flags(qc_report(results.ratings).table) if results.ratings is not None else {}
+            states = {"admin": "returned", "timeout": "timed_out", None: "in_progress"}
+            for row in table.to_dict(orient="records"):
+                state = "complete" if row["complete"] else states[released_by.get(int(row["participant"]))]
+                participants.append(
+                    {
+                        "annotator": row["annotator"],
+                        "slot": row["annotator_slot"],
+                        "block": row["block"],
+                        "state": state,
+                        "screens": f"{row['screens_saved']}/{row['screens_total']}",
+                        "minutes": 0.0
+                        if pd.isna(row["total_seconds"])
+                        else round(row["total_seconds"] / 60, 1),
+                        "checks": f"{row['checks_total'] - row['checks_failed']}/{row['checks_total']}",
+                        "flags": [
+                            *(f for f in ("surplus", "late", "pilot") if row.get(f)),
+                            *(["rejection_eligible"] if row["prolific_rejection_eligible"] else []),
+                            *flags.get(row["annotator"], []),
+                        ],
+                    }
+                )
+        return {
+            "study": self.key,
+            "design_id": self.design_id,
+            "title": self.config.get("title", ""),
+            "prolific_study_id": self.study_id,
+            "pilot": self.pilot,
+            "blocks": rows,
+            "totals": {k: sum(int(r[k] or 0) for r in rows) for k in keys},
+            "participants": participants,
+        }
+
     # -- internals ------------------------------------------------------------------------------
 
     def _screens(self, slot: int) -> list[dict[str, Any]]:
@@ -312,7 +435,10 @@ class StudyService:
                 "UPDATE slot SET state = 'free', participant = NULL, reserved_at = NULL WHERE id = ?",
                 (row["id"],),
             )
-            c.execute("UPDATE participant SET released_at = ? WHERE id = ?", (now, row["participant"]))
+            c.execute(
+                "UPDATE participant SET released_at = ?, released_by = 'timeout' WHERE id = ?",
+                (now, row["participant"]),
+            )
 
     def _free_slot(self, c) -> int:
         """Spec §5.2 step 3: the lowest free slot of the block with the fewest reserved + complete."""
@@ -344,9 +470,21 @@ class StudyService:
             (participant["id"], now, participant["slot"]),
         ).rowcount
         if taken:
-            c.execute("UPDATE participant SET released_at = NULL WHERE id = ?", (participant["id"],))
+            c.execute(
+                "UPDATE participant SET released_at = NULL, released_by = NULL WHERE id = ?",
+                (participant["id"],),
+            )
         else:
             c.execute("UPDATE participant SET late = 1 WHERE id = ?", (participant["id"],))
+
+
+def _qc_flags(table) -> dict[str, list[str]]:
+    """QC warning flags per annotator from a :func:`humaneval.qc.qc_report` table (NaN: not set)."""
+    names = [f for f in ("too_fast", "straight_line", "long_run") if f in table]
+    return {
+        row["annotator"]: [f for f in names if row[f] is True or str(row[f]) == "True"]
+        for row in table.to_dict(orient="records")
+    }
 
 
 def _stored(c, participant: int) -> int:

@@ -9,7 +9,9 @@ queue in Python instead of spinning in SQLite's busy handler.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +55,7 @@ CREATE TABLE IF NOT EXISTS participant (
     completed_at REAL,
     released_at REAL,
     late INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+    released_by TEXT CHECK (released_by IN ('timeout', 'admin')),
     UNIQUE (study, prolific_pid)
 );
 CREATE TABLE IF NOT EXISTS response (
@@ -80,6 +83,27 @@ def is_database(path: str | Path) -> bool:
         return handle.read(16) == b"SQLite format 3\x00"
 
 
+PRIVATE = 0o600
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def create_private(path: str | Path) -> None:
+    """Create ``path`` empty with mode 0600 before SQLite opens it.
+
+    The database holds raw Prolific IDs, the completion code and the pseudonym salt; SQLite gives
+    its ``-wal``/``-shm`` files the mode of the database file, so they are private too.
+    """
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
+
+
+def make_private(path: str | Path) -> None:
+    """Remove group/other access from an existing database and its side files (older studies)."""
+    for name in ("", *SIDE_FILES):
+        target = Path(f"{path}{name}")
+        if target.exists() and stat.S_IMODE(target.stat().st_mode) & 0o077:
+            os.chmod(target, stat.S_IMODE(target.stat().st_mode) & 0o700)
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection with the durability pragmas of spec §5.2 (autocommit; transactions are explicit)."""
     connection = sqlite3.connect(str(path), isolation_level=None, timeout=5.0, check_same_thread=False)
@@ -101,6 +125,7 @@ class Store:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        make_private(self.path)
         self._local = threading.local()
         self._write_lock = threading.Lock()
 
@@ -136,6 +161,15 @@ def create_schema(connection: sqlite3.Connection) -> None:
     connection.executescript(SCHEMA)
 
 
+def upgrade_schema(connection: sqlite3.Connection) -> None:
+    """Add what newer versions store to a study created by an older one (``released_by``)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(participant)")}
+    if "released_by" not in columns:
+        connection.execute(
+            "ALTER TABLE participant ADD COLUMN released_by TEXT CHECK (released_by IN ('timeout', 'admin'))"
+        )
+
+
 def backup(source: str | Path, target: str | Path) -> Path:
     """Copy a live study database with SQLite's online backup API (spec §5.2 "Operations").
 
@@ -145,6 +179,7 @@ def backup(source: str | Path, target: str | Path) -> Path:
     target = Path(target)
     if target.exists():
         raise FileExistsError(f"{target} exists; choose a new backup file")
+    create_private(target)
     origin, copy = connect(source), sqlite3.connect(str(target))
     try:
         origin.backup(copy, pages=256)

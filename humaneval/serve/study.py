@@ -23,7 +23,7 @@ from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
 from humaneval.forms.write import design_payloads, design_texts, load_design
-from humaneval.serve.store import connect, create_schema, is_database
+from humaneval.serve.store import connect, create_private, create_schema, is_database
 
 DB_NAME = "study.sqlite"
 TOKEN_NAME = "admin_token"
@@ -33,6 +33,7 @@ URL_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID=
 _KEY = re.compile(r"[A-Za-z0-9_-]{4,64}")
 _CODE = re.compile(r"[A-Za-z0-9]{4,32}")
 _SLOT = re.compile(r"b(\d+)-a(\d+)")
+_PARAM = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Study:
     blocks: int
     slot_timeout_s: float
     completion_code: str
+    prolific_study_id: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -70,6 +72,7 @@ class Study:
             "blocks": self.blocks,
             "slot_timeout_s": self.slot_timeout_s,
             "completion_code": self.completion_code,
+            "prolific_study_id": self.prolific_study_id,
             "url": self.url(),
         }
 
@@ -104,6 +107,7 @@ def create_study(
     consent: str | None = None,
     key: str | None = None,
     title: str = "Annotation task",
+    prolific_study_id: str | None = None,
 ) -> Study:
     """Create ``study_dir`` for ``humaneval serve`` from a design and its texts.
 
@@ -113,7 +117,9 @@ def create_study(
     ``full_code`` is the optional second code for "study full / declined consent".
     ``max_minutes`` (Prolific's maximum time) or ``estimated_minutes`` set the slot timeout
     (:func:`slot_timeout`). ``exclude_pids`` are refused with ``not_eligible`` (e.g. the
-    participants of sibling studies).
+    participants of sibling studies). ``prolific_study_id`` is the STUDY_ID Prolific gave the
+    study; the server admits only links carrying it (set it later with :func:`set_study_id`).
+    The folder is created 0700 and ``study.sqlite`` 0600: it holds raw Prolific IDs.
     """
     if isinstance(design, str | Path):
         design = load_design(design)
@@ -134,6 +140,7 @@ def create_study(
     for name, code in (("completion code", completion_code), ("full code", full_code)):
         if code is not None and not _CODE.fullmatch(code):
             raise DesignError(f"{name} {code!r} must be 4-32 letters or digits, as Prolific shows it")
+    _check_study_id(prolific_study_id)
     texts = design_texts(design, texts)
     extra = {
         "platform": "prolific",
@@ -154,10 +161,12 @@ def create_study(
         "method": chosen.method,
         "preset": chosen.to_dict(),
         "title": title,
+        "prolific_study_id": prolific_study_id,
     }
-    study_dir.mkdir(parents=True, exist_ok=True)
+    study_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     token = secrets.token_urlsafe(32)
     _write_secret(study_dir / TOKEN_NAME, token + "\n")
+    create_private(study_dir / DB_NAME)
     connection = connect(study_dir / DB_NAME)
     try:
         create_schema(connection)
@@ -192,6 +201,7 @@ def create_study(
         blocks=len({p["block"] for p in payloads.values()}),
         slot_timeout_s=config["slot_timeout_s"],
         completion_code=completion_code,
+        prolific_study_id=prolific_study_id,
     )
 
 
@@ -221,7 +231,38 @@ def open_study(study_dir: str | Path) -> Study:
         blocks=slots[1],
         slot_timeout_s=config["slot_timeout_s"],
         completion_code=config["completion_code"],
+        prolific_study_id=config.get("prolific_study_id"),
     )
+
+
+def set_study_id(study_dir: str | Path, prolific_study_id: str) -> Study:
+    """Record the Prolific STUDY_ID of an existing study (the server admits only links with it).
+
+    Prolific gives the ID once the study's draft exists, which needs the study URL first, so
+    this is usually the step after ``serve init``. Restart a running server to apply it.
+    """
+    study = open_study(study_dir)
+    _check_study_id(prolific_study_id)
+    connection = connect(study.db_path)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        config = json.loads(connection.execute("SELECT config_json FROM study").fetchone()[0])
+        config["prolific_study_id"] = prolific_study_id
+        connection.execute(
+            "UPDATE study SET config_json = ?", (json.dumps(config, ensure_ascii=False, sort_keys=True),)
+        )
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    return open_study(study_dir)
+
+
+def _check_study_id(study_id: str | None) -> None:
+    if study_id is not None and not _PARAM.fullmatch(study_id):
+        raise DesignError(
+            f"Prolific STUDY_ID {study_id!r} must be 1-128 characters of A-Z a-z 0-9 _ . : - "
+            "(copy it from the study's page on Prolific)"
+        )
 
 
 def _write_secret(path: Path, text: str) -> None:

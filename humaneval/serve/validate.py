@@ -4,13 +4,17 @@ The expected answer fields are exactly those the form widgets record (``template
 Likert/DA one value per entry (``lk_…``/``da_…``/``ck_…``/``wu_…``); ranking one rank per entry
 (plus ``rkraw_…`` with ties); BWS ``{field}_best``/``_worst`` (entry codes) or, on a check
 screen, ``ck_…`` = best/worst/none; pairwise the screen field = ``A``/``B``/``tie``. Each
-problem is one short message that names the field but never echoes the submitted text.
+problem is one short message that names the field but never echoes the submitted text. Numbers
+are read by :func:`humaneval.collect.values.parse_number`, the rule the exports use, so a screen
+the server stored always reaches the exported ratings.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from humaneval.collect.values import parse_number
 
 MAX_COMMENT = 2000
 TIMING_KEYS = ("shown_at", "answered_at", "seconds", "visible_seconds", "hidden_count")
@@ -67,7 +71,7 @@ def _is_number(value: Any) -> bool:
 
 def _integer(low: int, high: int):
     def check(value: Any) -> tuple[Any, str | None]:
-        number = _as_number(value)
+        number = parse_number(value)
         if number is None or number != int(number) or not low <= number <= high:
             return None, f"must be a whole number from {low} to {high}"
         return int(number), None
@@ -82,18 +86,6 @@ def _choice(options: tuple[str, ...]):
         return value, None
 
     return check
-
-
-def _as_number(value: Any) -> float | None:
-    if _is_number(value):
-        return float(value)
-    if isinstance(value, str) and len(value) <= 20:
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
-    return None
 
 
 def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,228 @@
+"""``humaneval mturk``: MTurk's requester API over a forms package (extra ``humaneval[mturk]``).
+
+``create`` posts the HITs of a ``humaneval forms`` folder (sandbox unless ``--production``),
+``fetch`` downloads their assignments and parses them like ``collect mturk``, ``review``
+approves / rejects by the QC rules (a dry run unless ``--execute``), ``bonus`` pays bonuses,
+``exclusion`` creates a study's exclusion qualification and ``grant`` grants it. See
+docs/platforms.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from humaneval.cli._common import InputFile, emit, json_option
+
+production_option = click.option(
+    "--production",
+    is_flag=True,
+    help="Use the production site, where HITs and bonuses cost real money (default: the sandbox).",
+)
+profile_option = click.option(
+    "--profile", default=None, help="AWS credentials profile (default: boto3's chain)."
+)
+
+
+def _client(production: bool, profile: str | None):
+    from humaneval.platforms import mturk
+
+    return mturk.mturk_client(production, profile=profile)
+
+
+@click.group()
+def command() -> None:
+    """Create HITs, fetch and review assignments, pay bonuses and grant qualifications on MTurk."""
+
+
+@command.command("create")
+@click.argument("package", type=click.Path(file_okay=False))
+@click.option("--reward", default=None, help="Reward per assignment in USD (default: hit_params.json).")
+@click.option(
+    "--exclusion-qualification", default=None, help="Qualification type id that excludes earlier workers."
+)
+@production_option
+@profile_option
+@json_option
+def create(
+    package: str,
+    reward: str | None,
+    exclusion_qualification: str | None,
+    production: bool,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Create the HITs of PACKAGE (a 'humaneval forms' folder); already created ones are skipped."""
+    from humaneval.platforms.mturk import create_hits, environment
+
+    client = _client(production, profile)
+    hits = create_hits(
+        package, client, production=production, reward=reward, exclusion_qualification=exclusion_qualification
+    )
+    where = environment(client)
+
+    def render() -> str:
+        made = int(hits["created"].sum())
+        lines = [f"{made} HITs created on the MTurk {where} site, {len(hits) - made} already existed"]
+        lines += [
+            f"  {r.hit}: {r.hit_id} ({r.max_assignments} assignment(s) at {r.reward} USD)"
+            for r in hits.itertuples(index=False)
+        ]
+        lines.append(f"  recorded in {Path(package) / 'mturk_hits.json'}")
+        return "\n".join(lines)
+
+    emit({"environment": where, "hits": hits.to_dict(orient="records")}, as_json, render)
+
+
+@command.command("fetch")
+@click.argument("package", type=click.Path(file_okay=False))
+@click.option("--design", type=InputFile(), required=True, help="design.csv or design.json of the study.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option(
+    "--results",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also keep the assignments as a batch results CSV (raw WorkerIds: personal data).",
+)
+@production_option
+@profile_option
+@json_option
+def fetch(
+    package: str,
+    design: str,
+    out: str,
+    results: str | None,
+    production: bool,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Fetch every assignment of PACKAGE's HITs and parse them like 'collect mturk'."""
+    from humaneval.collect import parse_mturk_results
+    from humaneval.collect.spreadsheet import write_safe_table
+    from humaneval.errors import RatingsError
+    from humaneval.forms import load_design
+    from humaneval.platforms.mturk import fetch_results
+
+    rows = fetch_results(package, _client(production, profile), production=production)
+    if results:
+        write_safe_table(rows, results)
+        os.chmod(results, 0o600)  # raw WorkerIds
+    if rows.empty:
+        raise RatingsError(f"{package}: no assignment has been submitted yet; nothing written")
+    parsed = parse_mturk_results(rows, load_design(design))
+    if parsed.ratings is None:
+        raise RatingsError(
+            f"{package}: no usable assignment yet (see the problems with --json); nothing written"
+        )
+    parsed.ratings.write(Path(out))
+
+    def render() -> str:
+        from humaneval.cli.collect import _render
+
+        return _render(parsed, Path(out), [f"  results: {results}"] if results else [])
+
+    emit({"out": out, **parsed.to_dict()}, as_json, render)
+
+
+@command.command("review")
+@click.argument("package", type=click.Path(file_okay=False))
+@click.option("--design", type=InputFile(), required=True, help="design.csv or design.json of the study.")
+@click.option("--execute", is_flag=True, help="Approve and reject for real (default: only show the plan).")
+@click.option(
+    "--plan", "plan_out", type=click.Path(dir_okay=False), default=None, help="Write the plan (CSV)."
+)
+@production_option
+@profile_option
+@json_option
+def review(
+    package: str,
+    design: str,
+    execute: bool,
+    plan_out: str | None,
+    production: bool,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Approve or reject PACKAGE's submitted assignments by the QC rules (reject: ≥ 2 failed IMCs)."""
+    from humaneval.collect.spreadsheet import write_safe_table
+    from humaneval.forms import load_design
+    from humaneval.platforms.mturk import apply_review, fetch_results, review_plan
+
+    client = _client(production, profile)
+    rows = fetch_results(package, client, production=production, statuses=("Submitted",))
+    plan = review_plan(rows, load_design(design))
+    if execute:
+        plan = apply_review(plan, client, production=production)
+    if plan_out:
+        write_safe_table(plan, plan_out)
+    _emit_plan(plan, execute, as_json)
+
+
+def _emit_plan(plan, execute: bool, as_json: bool, key: str = "assignment_id") -> None:
+    counts = plan["action"].value_counts().to_dict()
+
+    def render() -> str:
+        verb = "done" if execute else "planned (dry run; add --execute to act)"
+        lines = [
+            f"{counts.get('approve', 0)} approve, {counts.get('reject', 0)} reject, "
+            f"{counts.get('review', 0)} to review by hand: {verb}"
+        ]
+        lines += [
+            f"  {r['action']:7} {r[key]} {r['annotator']}: {r['reason']}"
+            for r in plan.to_dict(orient="records")
+        ]
+        return "\n".join(lines)
+
+    emit({"executed": execute, "counts": counts, "plan": plan.to_dict(orient="records")}, as_json, render)
+
+
+@command.command("bonus")
+@click.argument("bonuses", type=InputFile())
+@click.option("--execute", is_flag=True, help="Pay for real (default: only check the table).")
+@production_option
+@profile_option
+@json_option
+def bonus(bonuses: str, execute: bool, production: bool, profile: str | None, as_json: bool) -> None:
+    """Pay the bonuses of BONUSES (CSV: assignment_id, amount in USD, reason[, worker_id])."""
+    from humaneval.platforms.mturk import check_money, pay_bonuses
+    from humaneval.tables import read_table
+
+    table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
+    if execute:
+        paid = pay_bonuses(table, _client(production, profile), production=production)
+    else:
+        paid = table.assign(amount=[check_money(a, "bonus") for a in table.get("amount", [])], paid=False)
+    total = sum(float(a) for a in paid["amount"])
+
+    def render() -> str:
+        state = "paid" if execute else "checked (dry run; add --execute to pay)"
+        return f"{len(paid)} bonuses, {total:.2f} USD in total: {state}"
+
+    emit({"executed": execute, "total": round(total, 2), "bonuses": len(paid)}, as_json, render)
+
+
+@command.command("exclusion")
+@click.argument("name")
+@production_option
+@profile_option
+def exclusion(name: str, production: bool, profile: str | None) -> None:
+    """Create an exclusion qualification NAME; pass its id to 'mturk create --exclusion-qualification'."""
+    from humaneval.platforms.mturk import create_exclusion_qualification
+
+    click.echo(create_exclusion_qualification(_client(production, profile), name, production=production))
+
+
+@command.command("grant")
+@click.argument("qualification")
+@click.argument("workers", type=InputFile())
+@production_option
+@profile_option
+def grant(qualification: str, workers: str, production: bool, profile: str | None) -> None:
+    """Grant QUALIFICATION to every WorkerId in WORKERS (one per line, e.g. 'collect mturk --grant-out')."""
+    from humaneval.platforms.mturk import grant_qualification
+
+    ids = Path(workers).read_text(encoding="utf-8").split()
+    count = grant_qualification(_client(production, profile), qualification, ids, production=production)
+    click.echo(f"granted {qualification} to {count} workers")
