@@ -343,7 +343,13 @@ def test_prolific_server_and_export_with_several_questions(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         design = multi_design("coherence,fluency:7", platform="prolific", checks_per_annotator=2)
-    made = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
+    made = create_study(
+        design,
+        tmp_path / "study",
+        texts=cell_texts(design),
+        completion_code="CODE1234",
+        prolific_study_id="S",
+    )
     client = TestClient(create_app(made.study_dir))
     started = client.post(
         f"/api/{made.key}/start", json={"prolific_pid": "PID1", "study_id": "S", "session_id": "X"}
