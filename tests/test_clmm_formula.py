@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from humaneval.clmm import ClmmSpec, RandomEffect, clmm_spec, fit_spec, parse_formula
+from humaneval.clmm.emmeans import emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.spec import threshold_jacobian
 from humaneval.errors import InsufficientDataError, ModelSpecError
 
@@ -208,3 +209,93 @@ def test_matrix_level_entry_point_equals_the_formula_fit(wine):
     fit = fit_spec(spec)
     assert fit.loglik == pytest.approx(REFERENCE["wine_additive"]["loglik"], abs=2e-3)
     np.testing.assert_allclose(fit.beta, [3.0630, 1.8349], atol=2e-3)
+
+
+# ------------------------------------------------------------------- EMMs, contrasts, LR tests
+
+EMM_REFERENCE = json.loads((DATA / "clmm_formulas_reference.json").read_text())["emmeans"]
+
+
+def _frame(records: list[dict], value: str) -> pd.DataFrame:
+    return pd.DataFrame(records).rename(columns={value: "emmean", "SE": "se"})
+
+
+@pytest.fixture(scope="module")
+def wine_interaction(wine):
+    return fit_spec(clmm_spec("rating ~ temp * contact + (1|judge)", wine))
+
+
+@pytest.fixture(scope="module")
+def wine_additive(wine):
+    return fit_spec(clmm_spec("rating ~ temp + contact + (1|judge)", wine))
+
+
+@pytest.mark.parametrize(
+    ("mode", "key", "column"), [("latent", "latent", "emmean"), ("mean.class", "mean_class", "mean.class")]
+)
+def test_emmeans_by_factor_match_r(wine_interaction, mode, key, column):
+    """emmeans(m, ~ temp | contact, mode = ...) of R; SEs by the delta method."""
+    got = emmeans(wine_interaction, "temp", by="contact", mode=mode)
+    ref = _frame(EMM_REFERENCE[key], column)
+    merged = got.merge(ref, on=["temp", "contact"], suffixes=("", "_r"))
+    assert len(merged) == 4
+    np.testing.assert_allclose(merged["emmean"], merged["emmean_r"], atol=2e-4)
+    np.testing.assert_allclose(merged["se"], merged["se_r"], rtol=2e-3)
+    np.testing.assert_allclose(merged["ci_low"], merged["asymp.LCL"], atol=2e-3)
+    assert got["contact"].tolist() == ["no", "no", "yes", "yes"]  # by groups, factor within
+
+
+def test_mean_class_averages_over_the_other_factor(wine_additive):
+    got = emmeans(wine_additive, "temp", mode="mean.class")
+    ref = _frame(EMM_REFERENCE["mean_class_additive"], "mean.class")
+    np.testing.assert_allclose(got["emmean"], ref["emmean"], atol=2e-4)
+    np.testing.assert_allclose(got["se"], ref["se"], rtol=2e-3)
+
+
+def test_category_probabilities_sum_to_one_and_mean_class_agrees(wine_additive):
+    probs = emmeans(wine_additive, "temp", mode="prob")
+    sums = probs.groupby("temp")["emmean"].sum()
+    np.testing.assert_allclose(sums, 1.0, atol=1e-12)
+    expected = probs.assign(k=probs["category"].astype(int) * probs["emmean"]).groupby("temp")["k"].sum()
+    mean_class = emmeans(wine_additive, "temp", mode="mean.class").set_index("temp")["emmean"]
+    np.testing.assert_allclose(expected.loc[mean_class.index], mean_class, atol=1e-9)
+
+
+def test_pairwise_contrast_with_odds_ratio_matches_r(wine_additive):
+    got = emm_contrasts(wine_additive, "temp", adjust="none").iloc[0]
+    ref = EMM_REFERENCE["pairs_temp"][0]
+    assert (got["level_a"], got["level_b"]) == ("cold", "warm")
+    assert got["estimate"] == pytest.approx(ref["estimate"], abs=2e-3)
+    assert got["se"] == pytest.approx(ref["SE"], rel=2e-3)
+    assert got["p_unadj"] == pytest.approx(ref["p.value"], rel=0.02)
+    assert got["odds_ratio"] == pytest.approx(np.exp(ref["estimate"]), rel=3e-3)
+    assert got["or_low"] == pytest.approx(np.exp(ref["asymp.LCL"]), rel=3e-3)
+    assert got["better"] == "warm"
+
+
+def test_holm_and_bonferroni_adjust_within_each_by_group(wine_interaction):
+    none = emm_contrasts(wine_interaction, "temp", by="contact", adjust="none")
+    bonf = emm_contrasts(wine_interaction, "temp", by="contact", adjust="bonferroni")
+    assert len(none) == 2  # one pair per contact level: families of size 1
+    np.testing.assert_allclose(bonf["p_adj"], none["p_unadj"])
+
+
+def test_likelihood_ratio_test_matches_r_anova(wine, wine_additive):
+    restricted = fit_spec(clmm_spec("rating ~ contact + (1|judge)", wine))
+    got = lr_test(restricted, wine_additive)
+    ref = EMM_REFERENCE["lr"]
+    assert got["statistic"] == pytest.approx(ref["statistic"], abs=4e-3)
+    assert got["df"] == ref["df"] == 1
+    assert got["p"] == pytest.approx(ref["p"], rel=0.01)
+    assert got["aic_full"] == pytest.approx(REFERENCE["wine_additive"]["aic"], abs=4e-3)
+    with pytest.raises(ModelSpecError, match="nested"):
+        lr_test(wine_additive, restricted)
+
+
+def test_wald_omnibus_covers_interactions(wine_interaction):
+    got = wald_omnibus(wine_interaction, "temp")
+    assert got["df"] == 2  # tempwarm and tempwarm:contactyes
+    idx = [0, 2]
+    beta = wine_interaction.beta[idx]
+    direct = beta @ np.linalg.solve(wine_interaction.vcov[np.ix_(idx, idx)], beta)
+    assert got["statistic"] == pytest.approx(direct)
