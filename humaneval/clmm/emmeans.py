@@ -250,7 +250,10 @@ def emm_contrasts(
                 )
             row["better"] = (row["level_a"] if est[n] > 0 else row["level_b"]) if p_adj[n] < alpha else None
             rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if "better" in out:
+        out["better"] = pd.Series([b if isinstance(b, str) else None for b in out["better"]], dtype=object)
+    return out
 
 
 def lr_test(restricted: FitResult, full: FitResult) -> dict[str, float]:

@@ -250,6 +250,7 @@ class FitResult:
     random_columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     n_params: int = 0
     spec: object | None = field(default=None, repr=False)
+    engine_comparison: dict[str, object] | None = None
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -269,8 +270,12 @@ class FitResult:
         return float(-2.0 * self.loglik + np.log(self.nobs) * k)
 
     @property
-    def reference(self) -> str:
-        return self.systems[0]
+    def reference(self) -> str | None:
+        """The reference system (for a formula fit: the first level of a ``system`` factor, if any)."""
+        if self.systems:
+            return self.systems[0]
+        factors = getattr(self.spec, "factors", None) or {}
+        return factors["system"][0] if "system" in factors else None
 
     @property
     def se(self) -> np.ndarray:
@@ -396,6 +401,32 @@ class FitResult:
             "bic": self.bic,
             "nobs": self.nobs,
             "diagnostics": self.diagnostics.to_dict(),
+            "engine_comparison": self.engine_comparison,
             "attempts": [a.to_dict() for a in self.attempts],
             "versions": dict(self.versions),
         }
+
+
+def engine_differences(native: FitResult, reference: FitResult) -> dict[str, object]:
+    """The largest absolute differences between two fits of one model (``--engine both``).
+
+    Returns ``loglik``, ``beta`` and ``p`` (the unadjusted p of the coefficients), the term where
+    β and p differ most, and both fit times.
+    """
+    names = list(native.terms)
+    other = dict(zip(reference.terms, reference.beta, strict=True))
+    other_p = dict(zip(reference.terms, reference.fixed_effects()["p"], strict=True))
+    if set(names) != set(other):
+        raise ValueError(f"the engines estimated different terms: {names} vs {list(other)}")
+    d_beta = np.array([abs(b - other[n]) for n, b in zip(names, native.beta, strict=True)])
+    d_p = np.array([abs(p - other_p[n]) for n, p in zip(names, native.fixed_effects()["p"], strict=True)])
+    return {
+        "engines": [native.engine, reference.engine],
+        "loglik": float(abs(native.loglik - reference.loglik)),
+        "beta": float(d_beta.max()) if d_beta.size else 0.0,
+        "beta_term": names[int(np.argmax(d_beta))] if d_beta.size else None,
+        "p": float(np.nanmax(d_p)) if d_p.size else 0.0,
+        "p_term": names[int(np.nanargmax(d_p))] if d_p.size and np.isfinite(d_p).any() else None,
+        "seconds": [native.diagnostics.fit_seconds, reference.diagnostics.fit_seconds],
+        "loglik_values": [native.loglik, reference.loglik],
+    }
