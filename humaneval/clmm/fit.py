@@ -198,6 +198,7 @@ def _fit(
         grad_tol=grad_tol,
         beta=beta,
         thresholds=jac @ tau,
+        beta_names=tuple(spec.beta_names),
     )
     formula = spec.formula + (f", nAGQ = {n_agq}" if n_agq > 1 else "")
     return FitResult(
