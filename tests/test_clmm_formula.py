@@ -128,7 +128,6 @@ def test_soup_slash_expands_to_nested_terms(soup):
     assert_matches_r(fit, ref)
 
 
-@pytest.mark.slow
 def test_likert_with_position_covariate_matches_r(likert_path):
     frame = pd.read_csv(likert_path)
     frame["position"] = frame.groupby("annotator").cumcount() / 10
@@ -299,3 +298,67 @@ def test_wald_omnibus_covers_interactions(wine_interaction):
     beta = wine_interaction.beta[idx]
     direct = beta @ np.linalg.solve(wine_interaction.vcov[np.ix_(idx, idx)], beta)
     assert got["statistic"] == pytest.approx(direct)
+
+
+# -------------------------------------------------------------- predict, simulate, OrdinalModel
+
+GRID = pd.DataFrame({"temp": ["cold", "cold", "warm", "warm"], "contact": ["no", "yes", "no", "yes"]})
+
+
+def test_predict_at_zero_random_effects_averages_to_the_emmeans(wine_additive):
+    probs = wine_additive.predict(GRID)
+    assert list(probs.columns) == ["1", "2", "3", "4", "5"]
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-12)
+    emm = emmeans(wine_additive, "temp", mode="prob")
+    cold = probs.iloc[:2].mean().to_numpy()
+    np.testing.assert_allclose(cold, emm.loc[emm["temp"] == "cold", "emmean"], atol=1e-10)
+    # by hand: P(Y ≤ j) = expit(θ_j − x'β) at temp = warm, contact = yes
+    eta = wine_additive.beta.sum()
+    cum = 1 / (1 + np.exp(-(wine_additive.thresholds - eta)))
+    np.testing.assert_allclose(probs.iloc[3].to_numpy(), np.diff(np.r_[0.0, cum, 1.0]), atol=1e-12)
+    mean = wine_additive.predict(GRID, type="mean")
+    np.testing.assert_allclose(mean["mean_class"], probs.to_numpy() @ np.arange(1, 6))
+
+
+def test_marginal_predictions_integrate_the_judge_effect(wine_additive):
+    marginal = wine_additive.predict(GRID, random="marginal").to_numpy()
+    sigma = np.sqrt(wine_additive.random_effects["judge"][0, 0])
+    s = np.linspace(-8 * sigma, 8 * sigma, 20001)
+    density = np.exp(-0.5 * (s / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    cut = np.r_[-np.inf, wine_additive.thresholds, np.inf]
+    eta = 0.0  # cold, no contact
+    cum = 1 / (1 + np.exp(-(cut[:, None] - eta - s[None, :])))
+    exact = np.diff(np.trapezoid(cum * density[None, :], s, axis=1))
+    np.testing.assert_allclose(marginal[0], exact, atol=1e-6)
+    assert marginal[0, 0] > wine_additive.predict(GRID).iloc[0, 0]  # spread moves mass to the tails
+
+
+def test_simulate_draws_match_the_marginal_probabilities(wine_additive):
+    rows = pd.concat([GRID.assign(judge=j) for j in range(3000)], ignore_index=True)
+    sim = wine_additive.simulate(rows, seed=3)
+    assert set(sim["sim_1"]) <= {"1", "2", "3", "4", "5"}
+    observed = pd.crosstab(sim["temp"] + sim["contact"], sim["sim_1"], normalize="index")
+    expected = wine_additive.predict(GRID, random="marginal")
+    for k, key in enumerate(["coldno", "coldyes", "warmno", "warmyes"]):
+        # 3000 draws per cell, but judges are shared across cells: allow 4 binomial SEs
+        np.testing.assert_allclose(
+            observed.loc[key].reindex(expected.columns, fill_value=0), expected.iloc[k], atol=0.04
+        )
+    again = wine_additive.simulate(rows.head(50), n=2, seed=3)
+    assert again.filter(like="sim_").shape == (50, 2)
+    pd.testing.assert_frame_equal(again, wine_additive.simulate(rows.head(50), n=2, seed=3))
+
+
+def test_ordinal_model_from_a_formula_fit(likert_path):
+    frame = pd.read_csv(likert_path)
+    fit = fit_spec(
+        clmm_spec("score ~ system + (1|annotator) + (1|document)", frame, reference={"system": "BART"})
+    )
+    model = fit.to_model()
+    assert model.system_names[0] == "BART" and model.coefficients[0] == 0
+    np.testing.assert_allclose(model.coefficients[1:], fit.beta)
+    assert set(model.random_effects) == {"annotator", "document"}
+    position = frame.assign(position=frame.groupby("annotator").cumcount())
+    with_covariate = fit_spec(clmm_spec("score ~ system + position + (1|annotator)", position))
+    with pytest.raises(ModelSpecError, match="fixed part 'system' only"):
+        with_covariate.to_model()

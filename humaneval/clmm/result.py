@@ -370,7 +370,14 @@ class FitResult:
         return (self.estimates() - float(np.mean(self.thresholds))).rename("emmean")
 
     def to_model(self) -> OrdinalModel:
-        """The fit as an :class:`~humaneval.model.OrdinalModel` (for simulation, spec §6.1)."""
+        """The fit as an :class:`~humaneval.model.OrdinalModel` (for simulation and power analysis).
+
+        Formula fits qualify when they compare systems (:func:`humaneval.clmm.predict.ordinal_model`).
+        """
+        if not self.systems:
+            from humaneval.clmm.predict import ordinal_model
+
+            return ordinal_model(self)
         return OrdinalModel(
             system_names=self.systems,
             coefficients=np.r_[0.0, self.beta],
@@ -379,6 +386,18 @@ class FitResult:
             link=self.link,  # type: ignore[arg-type]
             description=f"{self.structure} CLMM fitted with the {self.engine} engine to {self.nobs} ratings",
         )
+
+    def predict(self, newdata: pd.DataFrame | None = None, *, type: str = "prob", random: str = "zero"):
+        """Category probabilities, expected scores or the linear predictor (see humaneval.clmm.predict)."""
+        from humaneval.clmm.predict import predict
+
+        return predict(self, newdata, type=type, random=random)
+
+    def simulate(self, newdata: pd.DataFrame | None = None, *, n: int = 1, seed=None) -> pd.DataFrame:
+        """New responses drawn from the fitted model (:func:`humaneval.clmm.predict.simulate`)."""
+        from humaneval.clmm.predict import simulate
+
+        return simulate(self, newdata, n=n, seed=seed)
 
     def to_dict(self) -> dict[str, object]:
         return {
