@@ -1,7 +1,7 @@
 """One call from a ratings table to the system table with groupings and the contrast table.
 
-``analyze`` runs either the CLMM (spec §5, the default and the recommended analysis) or one of the
-classic tests (spec §4) and returns an :class:`Analysis`, whose ``to_dict()`` is the JSON of
+``analyze`` runs either the CLMM (docs/analysis.md, the default and the recommended analysis) or one of the
+classic tests (docs/analysis.md) and returns an :class:`Analysis`, whose ``to_dict()`` is the JSON of
 ``humaneval analyze --json``. The system table shows raw means (ranks 1-based, lower = better) with
 the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed from the contrasts.
 """

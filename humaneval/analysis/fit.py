@@ -126,7 +126,7 @@ def fit_clmm(
     progress: bool = False,
     **options: Any,
 ) -> FitResult:
-    """Fit a CLMM of system differences (spec §5), walking the fallback ladder if needed.
+    """Fit a CLMM of system differences (docs/analysis.md), walking the fallback ladder if needed.
 
     Parameters
     ----------
@@ -147,7 +147,7 @@ def fit_clmm(
     progress:
         Show the elapsed time while R fits.
     reference:
-        Reference system of the treatment coding (default per spec §5.1).
+        Reference system of the treatment coding (default per docs/analysis.md).
     fallback:
         Move down the ladder on a failed fit; with ``False`` a failure raises ``FitFailedError``.
     options:

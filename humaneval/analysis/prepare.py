@@ -60,7 +60,7 @@ __all__ = [
 
 
 def choose_reference(systems: list[str] | tuple[str, ...], reference: str | None = None) -> str:
-    """The reference system by the rule of spec §5.1."""
+    """The reference system by the rule of docs/analysis.md"""
     if reference is not None:
         if reference not in systems:
             raise RatingsError(
@@ -97,7 +97,7 @@ def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = No
 def prepare_clmm_data(
     ratings: Ratings | pd.DataFrame, reference: str | None = None, criterion: str | None = None
 ) -> ClmmData:
-    """Code ratings for a CLMM fit (spec §5.1–5.2).
+    """Code ratings for a CLMM fit (docs/analysis.md).
 
     Attention checks are excluded. With several criteria in the table, ``criterion`` selects one
     (every analysis runs per criterion).

@@ -100,7 +100,7 @@ def pairwise_contrasts(
     level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """All pairwise contrasts ``system_a − system_b`` from treatment-coded effects (spec §5.4).
+    """All pairwise contrasts ``system_a − system_b`` from treatment-coded effects (docs/analysis.md).
 
     ``systems`` lists the reference first; ``beta`` and ``vcov`` belong to ``systems[1:]``.
     Pairs are in factor-level order (a before b), as emmeans prints them. ``better`` is the

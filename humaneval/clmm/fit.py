@@ -1,4 +1,4 @@
-"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (issue 8, spec §5.3–5.5).
+"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (issue 8, docs/native-engine.md).
 
 The Laplace log-likelihood (:mod:`humaneval.clmm.laplace`) is maximised over thresholds, β and
 the Cholesky factors L_f with L-BFGS-B on analytic gradients (diagonals of L_f bounded below by 0,
@@ -7,7 +7,7 @@ Hessian is then taken once, by central differences of the analytic gradient on t
 over the parameters that are not on the boundary (diagonal entries < 1e-3 are left out, as
 ``ordinal`` does). vcov(β) is the β block of its inverse, cond.H the ratio of its extreme
 eigenvalues and max.grad the largest free gradient entry — the quantities R reports, so both
-engines are judged by the same rules (spec §5.5).
+engines are judged by the same rules (docs/native-engine.md).
 """
 
 from __future__ import annotations

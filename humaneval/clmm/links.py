@@ -5,7 +5,7 @@ with linear predictor η,
 
     P = F(a) − F(c),   a = θ_y − η,   c = θ_{y−1} − η,   θ_{−1} = −∞, θ_{K−1} = +∞.
 
-The Laplace approximation (spec §5.3) needs, per observation, ℓ = log P, its derivatives with
+The Laplace approximation (docs/native-engine.md) needs, per observation, ℓ = log P, its derivatives with
 respect to η (g = ∂ℓ/∂η and W = −∂²ℓ/∂η², the weight of the random-effect Hessian) and, for the
 analytic gradient of the approximation, the third derivatives ∂W/∂η, ∂W/∂θ and ∂g/∂θ. They follow
 from the partial derivatives of log P in (a, c), with ∂/∂η = −(∂/∂a + ∂/∂c).

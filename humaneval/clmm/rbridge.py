@@ -113,7 +113,7 @@ def _py(value: Any) -> Any:
 def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     """Fit one rung of the ladder with ``ordinal::clmm`` (Laplace, nlminb, flexible thresholds).
 
-    Returns a result whose diagnostics say whether the fit failed (spec §5.5); raises
+    Returns a result whose diagnostics say whether the fit failed (docs/analysis.md); raises
     :class:`~humaneval.errors.FitFailedError` only when R produced no estimates at all.
     """
     if link not in LINKS:

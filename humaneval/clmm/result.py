@@ -37,7 +37,7 @@ VARIANCE_BOUND = 400.0
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """Convergence diagnostics of one fit (spec §5.5 table)."""
+    """Convergence diagnostics of one fit (docs/analysis.md)."""
 
     converged: bool
     code: int
@@ -358,7 +358,7 @@ class FitResult:
         return frame
 
     def contrasts(self, adjust: str = "tukey", level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
-        """All pairwise contrasts on the latent scale as emmeans computes them (spec §5.4)."""
+        """All pairwise contrasts on the latent scale as emmeans computes them (docs/analysis.md)."""
         return pairwise_contrasts(self.systems, self.beta, self.vcov, adjust=adjust, level=level, alpha=alpha)
 
     def estimates(self) -> pd.Series:
@@ -366,7 +366,7 @@ class FitResult:
         return pd.Series(np.r_[0.0, self.beta], index=list(self.systems), name="estimate")
 
     def emmeans(self) -> pd.Series:
-        """emmeans' latent marginal means: β_s minus the mean threshold (spec §5.4)."""
+        """emmeans' latent marginal means: β_s minus the mean threshold (docs/analysis.md)."""
         return (self.estimates() - float(np.mean(self.thresholds))).rename("emmean")
 
     def to_model(self) -> OrdinalModel:

@@ -11,7 +11,7 @@ ratings table coded for a CLMM of system differences (built by
 - ``intercepts``: ``score ~ system + (1 | annotator) + (1 | document)``.
 
 In nested designs (every document judged by one annotator) the ``uncorrelated`` and
-``intercepts`` structures drop the document terms (spec §5.1); ``maximal`` there equals ``nested``.
+``intercepts`` structures drop the document terms (docs/analysis.md); ``maximal`` there equals ``nested``.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class RandomTerm:
 
 
 def default_structure(nested: bool) -> str:
-    """``nested`` for nested designs, ``maximal`` otherwise (spec §5.1 table)."""
+    """``nested`` for nested designs, ``maximal`` otherwise (docs/analysis.md)."""
     return "nested" if nested else "maximal"
 
 
