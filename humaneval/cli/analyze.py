@@ -23,6 +23,11 @@ def _p(value: float) -> str:
     return "<.0001" if value < 1e-4 else f"{value:.4f}"
 
 
+def _p_is(value: float) -> str:
+    """``p < 0.0001`` or ``p = 0.0123``."""
+    return "p < 0.0001" if value < 1e-4 else f"p = {value:.4f}"
+
+
 def render(result) -> str:
     """The system table with groupings and the contrast table, as text."""
     lines = []
@@ -102,13 +107,13 @@ def _render_emms(result) -> list[str]:
     if result.omnibus:
         o = result.omnibus
         lines.append(
-            f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, p = {_p(o['p'])}"
+            f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {_p_is(o['p'])}"
         )
     if result.lr_test:
         t = result.lr_test
         lines.append(
             f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
-            f"p = {_p(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
+            f"{_p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
             f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
         )
     return lines
