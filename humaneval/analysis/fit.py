@@ -13,6 +13,7 @@ and time.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -185,7 +186,12 @@ def fit_clmm(
     for rung in rungs:
         start_time = time.perf_counter()
         try:
-            result = fitter(data, rung, link, **extra)
+            if name == "r" and progress:
+                from humaneval.clmm.rbridge import with_progress
+
+                result = with_progress(functools.partial(fitter, data, rung, link), f"R clmm ({rung})")
+            else:
+                result = fitter(data, rung, link, **extra)
         except FitFailedError as exc:
             seconds = time.perf_counter() - start_time
             attempts.append(Attempt(engine=name, structure=rung, seconds=seconds, error=str(exc)))

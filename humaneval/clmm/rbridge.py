@@ -243,7 +243,7 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
         r_link(link),
         spec.threshold,
     )
-    out = _with_progress(call, f"R clmm: {spec.formula}") if progress else call()
+    out = with_progress(call, f"R clmm: {spec.formula}") if progress else call()
     if "error" in out:
         raise FitFailedError(f"R clmm failed for {formula}: {out['error'][0]}")
     names = [str(n) for n in np.atleast_1d(out["beta_names"])]
@@ -304,7 +304,7 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
     )
 
 
-def _with_progress(call, label: str):
+def with_progress(call, label: str):
     """Run ``call`` while a thread shows the elapsed time on stderr (R gives no progress itself)."""
     from tqdm import tqdm
 
