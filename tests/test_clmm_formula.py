@@ -87,6 +87,14 @@ def test_wine_formulas_match_r(wine, name):
     assert_matches_r(fit, REFERENCE[name])
 
 
+def test_continuous_random_slope_matches_r(wine):
+    """A continuous slope has one pattern per distinct value (here 8 bottles), not one per factor level."""
+    frame = wine.assign(b=wine["bottle"] / 4)
+    spec = clmm_spec("rating ~ temp + contact + b + (1 + b|judge)", frame)
+    assert np.unique(spec.terms[0].z, axis=0).shape[0] == 8
+    assert_matches_r(fit_spec(spec), REFERENCE["wine_continuous_slope"])
+
+
 def test_done_when_numbers(wine):
     fit = fit_spec(clmm_spec("rating ~ temp + contact + (1|judge)", wine))
     assert fit.loglik == pytest.approx(-81.5654, abs=1e-4)

@@ -49,6 +49,8 @@ add("wine_reference", "rating ~ temp + contact2 + (1|judge)", wine)
 add("soup_nested", "SURENESS ~ PROD + (1|RESP) + (1|RESP:PROD)", soup)
 add("soup_slash", "SURENESS ~ PROD + DAY + (1|RESP/PROD)", soup)
 add("wine_null", "rating ~ contact + (1|judge)", wine)
+wine$b <- as.numeric(as.character(wine$bottle)) / 4  # a continuous random slope
+add("wine_continuous_slope", "rating ~ temp + contact + b + (1 + b|judge)", wine)
 
 # emmeans of the interaction model: latent and mean.class
 mi <- clmm(rating ~ temp * contact + (1|judge), data = wine)
