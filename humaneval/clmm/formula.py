@@ -342,7 +342,7 @@ def clmm_spec(
         levels = tuple(levels[k] for k in present)
         y = np.searchsorted(present, y).astype(np.int64)
 
-    fixed = _model_matrix(f"1 + {parsed.fixed}", frame, data)
+    fixed = _model_matrix(f"1 + {_with_intercept(parsed.fixed)}", frame, data)
     columns = [r_name(c, factors) for c in fixed.columns]
     x_full = np.asarray(fixed, dtype=float)
     keep = [k for k, c in enumerate(columns) if c != "(Intercept)"]
@@ -366,6 +366,17 @@ def clmm_spec(
         fixed_spec=fixed.model_spec,
         factors=factors,
     )
+
+
+def _with_intercept(fixed: str) -> str:
+    """The fixed part without ``0 +`` / ``- 1``: as in ``clmm``, the thresholds absorb the intercept."""
+    depth, out = 0, []
+    for k, ch in enumerate(fixed):
+        depth += (ch == "(") - (ch == ")")
+        out.append("\0" if depth == 0 and re.match(r"-\s*1(?![\d.])", fixed[k:]) else ch)
+    text = re.sub(r"\0\s*1", "", "".join(out))  # only top-level "- 1", not I(x - 1)
+    kept = [p.strip() for p in text.split("+") if p.strip() not in ("", "0", "1")]
+    return " + ".join(kept) if kept else "1"
 
 
 def _model_matrix(expr: str, frame: pd.DataFrame, data: pd.DataFrame):

@@ -94,8 +94,11 @@ def assess(
     beta_names: tuple[str, ...] = (),
 ) -> Diagnostics:
     """Build :class:`Diagnostics` from raw fit output by the rules of the module docstring."""
-    variances = np.diag(vcov) if np.ndim(vcov) == 2 and np.size(vcov) else np.array([np.nan])
-    vcov_ok = bool(np.all(np.isfinite(vcov)) and np.all(variances > 0))
+    if np.ndim(vcov) == 2 and np.shape(vcov)[0] == 0:  # a model without fixed effects (y ~ 1 + (1|g))
+        vcov_ok = True
+    else:
+        variances = np.diag(vcov) if np.ndim(vcov) == 2 and np.size(vcov) else np.array([np.nan])
+        vcov_ok = bool(np.all(np.isfinite(vcov)) and np.all(variances > 0))
     found = list(extra_warnings)
     if np.isfinite(max_grad) and GRAD_WARN < max_grad <= grad_tol:
         found.append(f"max.grad {max_grad:.3g} is above {GRAD_WARN:g}")
@@ -300,6 +303,32 @@ class FitResult:
                 "p": 2.0 * stats.norm.sf(np.abs(z)),
             }
         )
+
+    def summary(self) -> str:
+        """The fit as R's ``summary(clmm)`` prints it: model, fit statistics, Ψ, β and thresholds."""
+        d = self.diagnostics
+        lines = [
+            f"Cumulative link mixed model ({self.engine} engine, Laplace)",
+            f"formula: {self.formula}",
+            f" link {self.link}, threshold {self.threshold}, nobs {self.nobs}, logLik {self.loglik:.2f}, "
+            f"AIC {self.aic:.2f}, BIC {self.bic:.2f}, niter {d.n_iter}, max.grad {d.max_grad:.2e}, "
+            f"cond.H {d.cond_h:.1e}",
+            "",
+            "Random effects:",
+        ]
+        for row in self.random_effects_frame().itertuples():
+            if row.term_a == row.term_b:
+                lines.append(f" {row.factor:<16} {row.term_a:<24} variance {row.covariance:.4f}")
+        lines += ["", "Coefficients:"]
+        for row in self.fixed_effects().itertuples():
+            lines.append(f" {row.term:<32} {row.estimate:>9.4f} {row.se:>8.4f} {row.z:>8.3f} {row.p:>10.3g}")
+        lines += ["", "Thresholds:"]
+        for row in self.thresholds_frame().itertuples():
+            lines.append(f" {row.threshold:<16} {row.estimate:>9.4f}")
+        if d.failed:
+            lines += ["", f"FAILED: {'; '.join(d.reasons)}"]
+        lines += [f"warning: {w}" for w in d.warnings]
+        return "\n".join(lines)
 
     def thresholds_frame(self) -> pd.DataFrame:
         """θ_j between consecutive response levels, labelled "lower|upper" as R prints them."""

@@ -50,6 +50,8 @@ add("soup_nested", "SURENESS ~ PROD + (1|RESP) + (1|RESP:PROD)", soup)
 add("soup_slash", "SURENESS ~ PROD + DAY + (1|RESP/PROD)", soup)
 add("wine_null", "rating ~ contact + (1|judge)", wine)
 wine$b <- as.numeric(as.character(wine$bottle)) / 4  # a continuous random slope
+add("wine_no_fixed", "rating ~ 1 + (1|judge)", wine)
+add("wine_slopes_only", "rating ~ temp + (0 + temp|judge)", wine)
 add("wine_continuous_slope", "rating ~ temp + contact + b + (1 + b|judge)", wine)
 
 # emmeans of the interaction model: latent and mean.class
