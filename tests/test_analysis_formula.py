@@ -161,3 +161,14 @@ def test_r_engine_fits_the_formula_with_its_names():
     fit = fit_clmm(pd.read_csv(WINE), engine="r", formula="rating ~ temp * contact + (1|judge/temp)")
     assert fit.engine == "r" and fit.beta_names == ("tempwarm", "contactyes", "tempwarm:contactyes")
     assert set(fit.random_effects) == {"judge", "judge:temp"}
+
+
+@pytest.mark.r
+def test_engine_both_on_a_named_model(likert_path):
+    from humaneval.ratings import load_ratings
+
+    fit = fit_clmm(load_ratings(likert_path), engine="both", structure="intercepts")
+    comparison = fit.engine_comparison
+    assert fit.engine == "native" and comparison["engines"] == ["native", "r"]
+    assert comparison["loglik"] < 1e-3 and comparison["beta"] < 1e-3
+    assert comparison["loglik_values"][1] == pytest.approx(-2577.45, abs=0.05)
