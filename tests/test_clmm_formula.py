@@ -399,3 +399,55 @@ def test_ordinal_model_from_a_formula_fit(likert_path):
     with_covariate = fit_spec(clmm_spec("score ~ system + position + (1|annotator)", position))
     with pytest.raises(ModelSpecError, match="fixed part 'system' only"):
         with_covariate.to_model()
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "rating ~ temp * contact + (1 + temp|judge) + (1|bottle) + (1 + contact|judge:temp)",  # 3 factors, slopes
+        "rating ~ temp + b + (1 + b|judge) + (b||bottle)",  # continuous slopes, a diagonal term
+    ],
+)
+def test_laplace_gradient_of_general_designs_matches_finite_differences(wine, formula):
+    from humaneval.clmm.design import random_design
+    from humaneval.clmm.laplace import LaplaceProblem
+
+    spec = clmm_spec(formula, wine.assign(b=wine["bottle"] / 4))
+    design = random_design(spec.terms)
+    problem = LaplaceProblem(spec.y, spec.x, design, "logit", len(spec.levels) - 1)
+    rng = np.random.default_rng(1)
+    theta = np.array([-1.5, 1.2, 3.8, 5.9])
+    beta = rng.normal(0, 0.5, spec.x.shape[1])
+    factors = []
+    for term in design.terms:
+        mat = np.tril(rng.normal(0, 0.3, (term.size, term.size))) + 0.7 * np.eye(term.size)
+        factors.append(mat if term.covariance == "unstructured" or term.size == 1 else np.diag(np.diag(mat)))
+    value = problem.evaluate(theta, beta, tuple(factors))
+
+    def f(th, be, fa):
+        problem.reset()
+        return problem.evaluate(th, be, fa, gradient=False).loglik
+
+    h = 1e-5
+    for j in range(theta.size):
+        e = h * np.eye(theta.size)[j]
+        assert value.grad_theta[j] == pytest.approx(
+            (f(theta + e, beta, factors) - f(theta - e, beta, factors)) / (2 * h), abs=2e-5
+        )
+    for j in range(beta.size):
+        e = h * np.eye(beta.size)[j]
+        assert value.grad_beta[j] == pytest.approx(
+            (f(theta, beta + e, factors) - f(theta, beta - e, factors)) / (2 * h), abs=2e-5
+        )
+    for k, term in enumerate(design.terms):
+        for a in range(term.size):
+            for c in range(term.size):
+                if c > a or (term.covariance != "unstructured" and c != a):
+                    continue
+                step = np.zeros_like(factors[k])
+                step[a, c] = h
+                up = [*factors[:k], factors[k] + step, *factors[k + 1 :]]
+                down = [*factors[:k], factors[k] - step, *factors[k + 1 :]]
+                fd = (f(theta, beta, tuple(up)) - f(theta, beta, tuple(down))) / (2 * h)
+                assert value.grad_factors[k][a, c] == pytest.approx(fd, abs=2e-5), (term.factor, a, c)
+    assert len(design.terms) >= 2 and design.elim is not None
