@@ -401,11 +401,12 @@ def test_ordinal_model_from_a_formula_fit(likert_path):
         with_covariate.to_model()
 
 
+# the first: three factors with slopes (kept-kept pieces); the second: continuous slopes and a diagonal term
 @pytest.mark.parametrize(
     "formula",
     [
-        "rating ~ temp * contact + (1 + temp|judge) + (1|bottle) + (1 + contact|judge:temp)",  # 3 factors, slopes
-        "rating ~ temp + b + (1 + b|judge) + (b||bottle)",  # continuous slopes, a diagonal term
+        "rating ~ temp * contact + (1 + temp|judge) + (1|bottle) + (1 + contact|judge:temp)",
+        "rating ~ temp + b + (1 + b|judge) + (b||bottle)",
     ],
 )
 def test_laplace_gradient_of_general_designs_matches_finite_differences(wine, formula):
