@@ -452,3 +452,36 @@ def test_laplace_gradient_of_general_designs_matches_finite_differences(wine, fo
                 fd = (f(theta, beta, tuple(up)) - f(theta, beta, tuple(down))) / (2 * h)
                 assert value.grad_factors[k][a, c] == pytest.approx(fd, abs=2e-5), (term.factor, a, c)
     assert len(design.terms) >= 2 and design.elim is not None
+
+
+def test_compact_bins_equal_the_dense_grid(wine, monkeypatch):
+    """Large (unit, pattern) grids keep only the occurring bins; both layouts give the same answer."""
+    from humaneval.clmm import design as design_module
+    from humaneval.clmm.laplace import LaplaceProblem
+
+    spec = clmm_spec(
+        "rating ~ temp + b + (1 + b|judge) + (1|bottle) + (1 + contact|judge:temp)",
+        wine.assign(b=wine["bottle"] / 4),
+    )
+    rng = np.random.default_rng(7)
+    theta, beta = np.array([-1.5, 1.2, 3.8, 5.9]), rng.normal(0, 0.5, spec.x.shape[1])
+    values = []
+    for limit in (10**9, 0):
+        monkeypatch.setattr(design_module, "DENSE_BINS_MIN", limit)
+        monkeypatch.setattr(design_module, "DENSE_BINS_PER_OBS", limit)
+        design = design_module.random_design(spec.terms)
+        compact = [p.bin_pattern is not None for b in design.buckets for p in b.pieces]
+        assert all(compact) if limit == 0 else not any(compact)
+        factors = tuple(0.6 * np.eye(t.size) + 0.1 * np.tri(t.size, k=-1) for t in design.terms)
+        problem = LaplaceProblem(spec.y, spec.x, design, "logit", 4)
+        values.append(problem.evaluate(theta, beta, factors))
+    dense, compact = values
+    assert compact.loglik == pytest.approx(dense.loglik, abs=1e-10)
+    np.testing.assert_allclose(compact.grad_beta, dense.grad_beta, atol=1e-9)
+    np.testing.assert_allclose(compact.grad_theta, dense.grad_theta, atol=1e-9)
+    for a, b in zip(compact.grad_factors, dense.grad_factors, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+    fit = fit_spec(
+        clmm_spec("rating ~ temp + contact + b + (1 + b|judge)", wine.assign(b=wine["bottle"] / 4))
+    )
+    assert_matches_r(fit, REFERENCE["wine_continuous_slope"])  # fitted with compact bins

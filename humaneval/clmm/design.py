@@ -34,6 +34,10 @@ from scipy.sparse.csgraph import connected_components
 from humaneval.clmm.spec import RandomEffect
 from humaneval.errors import ModelSpecError
 
+#: (unit, pattern) grids larger than this many bins per observation keep only the occurring bins.
+DENSE_BINS_PER_OBS = 4
+DENSE_BINS_MIN = 65536
+
 
 @dataclass(frozen=True, eq=False)
 class FittedTerm:
@@ -78,6 +82,11 @@ class HessianPiece:
     observations, into B; ``mirror``: its transpose is implied). Each unit's block is
     Σ_p W_{unit,p} A_k[p] A_j[p]ᵀ with W summed per (unit, pattern): ``key`` maps every observation
     to its bin, ``flat`` gives each unit's q_k×q_j entries in the flattened target array.
+
+    Bins are all (unit, pattern) pairs (``bin_pattern`` None: sums reshape to units × patterns), or,
+    when that grid would be much larger than the data (continuous slopes on many groups), only the
+    pairs that occur: ``bin_pattern``/``bin_unit`` per bin, sorted by unit, ``starts`` the first bin
+    of each unit.
     """
 
     terms: tuple[int, int]
@@ -86,6 +95,9 @@ class HessianPiece:
     key: np.ndarray
     flat: np.ndarray
     mirror: bool = False
+    bin_pattern: np.ndarray | None = None
+    bin_unit: np.ndarray | None = None
+    starts: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,11 +273,22 @@ class _PieceLayout:
             flat = (
                 (b * self.m_kept + self.start[k] + sk * self.terms[k].size + a) * width + sj * self.q_elim + c
             )
+        key = inverse * self.n_pat + self.pattern
+        compact = {}
+        if units.size * self.n_pat > max(DENSE_BINS_PER_OBS * inverse.size, DENSE_BINS_MIN):
+            occurring, key = np.unique(key, return_inverse=True)
+            bin_unit = occurring // self.n_pat
+            compact = {
+                "bin_pattern": occurring % self.n_pat,
+                "bin_unit": bin_unit,
+                "starts": np.flatnonzero(np.r_[True, np.diff(bin_unit) > 0]),
+            }
         return HessianPiece(
             terms=(k, j),
             target=target,
             n_units=int(units.size),
-            key=inverse * self.n_pat + self.pattern,
+            key=key.ravel(),
             flat=flat.ravel(),
             mirror=target == "cross",
+            **compact,
         )

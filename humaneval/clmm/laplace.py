@@ -119,8 +119,13 @@ class LaplaceProblem:
         def factorise(w) -> SchurFactor:
             parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
             for piece, outer in zip(bucket.pieces, outers, strict=True):
-                sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
-                parts[piece.target][piece.flat] = (sums @ outer).ravel()
+                if piece.bin_pattern is None:
+                    sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
+                    parts[piece.target][piece.flat] = (sums @ outer).ravel()
+                else:
+                    sums = np.bincount(piece.key, w, minlength=piece.bin_pattern.size)
+                    per_bin = sums[:, None] * outer[piece.bin_pattern]
+                    parts[piece.target][piece.flat] = np.add.reduceat(per_bin, piece.starts, axis=0).ravel()
             a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
             d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
             return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
@@ -166,11 +171,19 @@ class LaplaceProblem:
             sf, sj = self.design.slices[f], self.design.slices[j]
             units = inverse[piece.target].ravel()[piece.flat]
             units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
-            cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[piece.key]
-            if piece.mirror:
-                cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
+            if piece.bin_pattern is None:
+                cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[
                     piece.key
                 ]
+                if piece.mirror:
+                    cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
+                        piece.key
+                    ]
+            else:
+                per_bin = units[piece.bin_unit]
+                cm[:, sf] += np.einsum("nab,nb->na", per_bin, rows[j][piece.bin_pattern])[piece.key]
+                if piece.mirror:
+                    cm[:, sj] += np.einsum("nab,na->nb", per_bin, rows[f][piece.bin_pattern])[piece.key]
         h = np.einsum("ij,ij->i", vals, cm)
         r = np.bincount(bucket.flat_g.ravel(), ((t.dw * h)[:, None] * vals).ravel(), minlength=nb * m)
         v = chol.solve(r.reshape(nb, m))
