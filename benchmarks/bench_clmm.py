@@ -14,8 +14,9 @@ logLik).
 position covariate, the maximal model written as a formula; target ≥ 100× at equal logLik) and
 ``--scaling`` times the native maximal fit on simulated studies of 1.5k … 96k ratings (target: 96k in
 < 30 s, time linear in ratings). ``--shapes`` instead validates the default structure (maximal, or
-nested for nested designs) against live R on simulated studies of several shapes (issue 8: logLik ≥ R − 0.05, β within 0.03,
-SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not in the tests.
+nested for nested designs) against live R on simulated studies of several shapes (issue 8: logLik ≥
+R − 0.05, β within 0.03, SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not
+in the tests.
 """
 
 from __future__ import annotations
