@@ -10,9 +10,13 @@ logLik).
     .venv/bin/python benchmarks/bench_clmm.py [--structures intercepts,maximal] [--repeats 5]
     [--data PATH] [--no-r]
 
-``--shapes`` instead validates the default structure (maximal, or nested for nested designs)
-against live R on simulated studies of several shapes (issue 8: logLik ≥ R − 0.05, β within 0.03,
-SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not in the tests.
+``--formulas`` times native against R per formula (issue 16: wine, soup, the Likert study with a
+position covariate, the maximal model written as a formula; target ≥ 100× at equal logLik) and
+``--scaling`` times the native maximal fit on simulated studies of 1.5k … 96k ratings (target: 96k in
+< 30 s, time linear in ratings). ``--shapes`` instead validates the default structure (maximal, or
+nested for nested designs) against live R on simulated studies of several shapes (issue 8: logLik ≥
+R − 0.05, β within 0.03, SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not
+in the tests.
 """
 
 from __future__ import annotations
@@ -40,9 +44,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-r", action="store_true", help="time the native engine only")
     parser.add_argument("--shapes", action="store_true", help="validate on simulated designs instead")
+    parser.add_argument("--formulas", action="store_true", help="native vs R per formula")
+    parser.add_argument("--scaling", action="store_true", help="native maximal fit at 1.5k … 96k ratings")
+    parser.add_argument("--sizes", default="1500,6000,24000,96000", help="ratings for --scaling")
     args = parser.parse_args()
     if args.shapes:
         validate_shapes()
+        return
+    if args.formulas:
+        compare_formulas(args.data, args.repeats, use_r=not args.no_r)
+        return
+    if args.scaling:
+        scaling([int(n) for n in args.sizes.split(",")])
         return
 
     data = prepare_clmm_data(load_ratings(args.data))
@@ -107,6 +120,80 @@ def validate_shapes(seed: int = 2021) -> None:
             f"max|Δβ| {np.max(np.abs(native.beta - ref.beta)):.4f}, "
             f"max SE ratio {np.max(np.abs(native.se / ref.se - 1)):.2%}, same Tukey decisions {same}, "
             f"CPU native {t_native[1]:.2f} s, R {t_r[1]:.1f} s ({t_r[1] / t_native[1]:.0f}x)",
+            flush=True,
+        )
+
+
+TESTS = Path(__file__).resolve().parents[1] / "tests" / "data"
+
+
+def formula_cases(likert: Path) -> list[tuple[str, str, object]]:
+    """(data name, formula, data frame) of the issue-16 benchmark."""
+    import pandas as pd
+
+    wine = pd.read_csv(TESTS / "wine.csv")
+    soup = pd.read_csv(TESTS / "soup.csv").assign(DAY=lambda d: d["DAY"].astype(str))
+    cases = [
+        ("wine", "rating ~ temp + contact + (1|judge)", wine),
+        ("wine", "rating ~ temp * contact + (1|judge)", wine),
+        ("wine", "rating ~ temp + contact + (1 + temp|judge)", wine),
+        ("wine", "rating ~ temp + contact + (1|judge) + (1|bottle)", wine),
+        ("soup", "SURENESS ~ PROD + (1|RESP) + (1|RESP:PROD)", soup),
+        ("soup", "SURENESS ~ PROD + DAY + (1|RESP/PROD)", soup),
+    ]
+    if likert.exists():
+        frame = pd.read_csv(likert)
+        frame["position"] = frame.groupby("annotator").cumcount() / 10
+        cases += [
+            ("likert", "score ~ system + position + (1|annotator) + (1|document)", frame),
+            ("likert", "score ~ system + (1 + system|annotator) + (1 + system|document)", frame),
+        ]
+    return cases
+
+
+def compare_formulas(likert: Path, repeats: int, use_r: bool = True) -> None:
+    """Native vs R per formula: CPU seconds (median of ``repeats`` native fits), logLik, speed-up."""
+    from humaneval.clmm import clmm_spec, fit_spec
+
+    if use_r:
+        from humaneval.clmm.rbridge import fit_r_spec, r_available
+
+        use_r = r_available()
+    for name, formula, frame in formula_cases(likert):
+        spec = clmm_spec(formula, frame, reference={"system": "BART"} if "system" in formula else None)
+        cpu = []
+        for _ in range(repeats):
+            native, seconds = _timed(lambda s, _: fit_spec(s), spec, None)
+            cpu.append(seconds[1])
+        line = (
+            f"{name:>7} {formula:<66} native {statistics.median(cpu):7.3f} s CPU, logLik {native.loglik:.4f}"
+        )
+        if use_r:
+            ref, t_r = _timed(lambda s, _: fit_r_spec(s), spec, None)
+            ratio = t_r[1] / statistics.median(cpu)
+            d_beta = np.max(np.abs(native.beta - ref.beta))
+            line += (
+                f" | R {t_r[1]:7.2f} s CPU, logLik {ref.loglik:.4f} | {ratio:6.0f}x, "
+                f"ΔlogLik {native.loglik - ref.loglik:+.1e}, max|Δβ| {d_beta:.1e}"
+            )
+        print(line, flush=True)
+
+
+def scaling(sizes: list[int], seed: int = 2021) -> None:
+    """Native maximal fits on crossed-in-blocks studies (3 annotators × 5 documents per block)."""
+    model = default_model()
+    base = None
+    for n in sizes:
+        blocks = max(1, n // (5 * 3 * len(model.system_names)))
+        design = block_design(blocks, 5, 3, model.system_names, seed=seed)
+        data = prepare_clmm_data(sample_ratings(model, design, seed=seed))
+        fit, seconds = _timed(fit_native, data, "maximal")
+        per = seconds[1] / data.nobs * 1000
+        base = base or per
+        print(
+            f"{data.nobs:>7} ratings ({blocks} blocks): {seconds[0]:6.2f} s wall, {seconds[1]:6.2f} s CPU, "
+            f"{per:.3f} ms CPU per rating ({per / base:.2f}× the smallest), logLik {fit.loglik:.2f}, "
+            f"max.grad {fit.diagnostics.max_grad:.1e}",
             flush=True,
         )
 

@@ -93,6 +93,64 @@ humaneval_fit <- function(y, n_levels, system, systems, annotator, document, for
   )
 }
 
+# Any clmm formula on a data frame built from plain vectors: `columns` is a named list of numeric or
+# character vectors, `levels` a named list giving the level order of each factor column (the first is
+# the reference of the treatment contrasts), `response_levels` the order of the ordered response.
+humaneval_fit_formula <- function(columns, levels, response, response_levels, formula, link, threshold) {
+  d <- as.data.frame(columns, stringsAsFactors = FALSE, optional = TRUE)
+  for (name in names(levels)) {
+    d[[name]] <- factor(as.character(d[[name]]), levels = levels[[name]])
+  }
+  d[[response]] <- factor(as.character(d[[response]]), levels = response_levels, ordered = TRUE)
+  caught <- character()
+  start <- proc.time()[["elapsed"]]
+  m <- tryCatch(
+    withCallingHandlers(
+      clmm(as.formula(formula), data = d, link = link, threshold = threshold, Hess = TRUE),
+      warning = function(w) {
+        caught <<- c(caught, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }
+    ),
+    error = function(e) e
+  )
+  seconds <- proc.time()[["elapsed"]] - start
+  if (inherits(m, "error")) {
+    return(list(error = conditionMessage(m), seconds = seconds, warnings = caught))
+  }
+  assign("model", m, envir = .humaneval)
+  na <- length(m$alpha)
+  nb <- length(m$beta)
+  keep <- c(names(m$alpha), names(m$beta))
+  vc <- tryCatch(vcov(m)[keep, keep, drop = FALSE], error = function(e) NULL)
+  if (is.null(vc)) {
+    vc <- matrix(NA_real_, na + nb, na + nb)
+    caught <- c(caught, "vcov(model) is not defined (singular Hessian)")
+  }
+  cond_h <- if (any(is.na(m$Hessian))) Inf else {
+    ev <- eigen(m$Hessian, only.values = TRUE)$values
+    abs(max(ev) / min(ev))
+  }
+  list(
+    alpha = unname(m$alpha),
+    beta = unname(m$beta),
+    beta_names = names(m$beta),
+    vcov = unname(vc),
+    random_effects = humaneval_random_effects(m),
+    code = as.integer(m$optRes$convergence),
+    message = as.character(m$optRes$message),
+    max_grad = max(abs(m$gradient)),
+    cond_h = cond_h,
+    n_iter = as.integer(m$neval),
+    loglik = as.numeric(m$logLik),
+    aic = AIC(m),
+    n_params = as.integer(attr(logLik(m), "df")),
+    nobs = as.integer(m$dims$nobs),
+    seconds = seconds,
+    warnings = caught
+  )
+}
+
 # emmeans pairwise contrasts of the most recent fit (used to cross-check the Python contrasts).
 humaneval_emmeans_pairs <- function(adjust) {
   emm <- emmeans(get("model", envir = .humaneval), "system")

@@ -217,7 +217,9 @@ def test_native_engine_dispatch_and_cli(likert_path):
         main, ["analyze", str(likert_path), "--engine", "native", "--model", "intercepts", "--json"]
     )
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.stdout)
+    document = json.loads(result.stdout)
+    assert set(document) == {"file", "criteria"} and len(document["criteria"]) == 1
+    payload = document["criteria"][0]
     assert payload["engine"] == "native" and payload["model_used"] == "intercepts"
     beta = {row["system"]: row["estimate"] for row in payload["fixed_effects"]}
     assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(

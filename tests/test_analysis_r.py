@@ -82,7 +82,7 @@ def test_cli_reports_the_fit(intercepts, likert, monkeypatch):
     path = str(shared_file("steen2021", "likert_coherence_cnn_dm.csv"))
     result = CliRunner().invoke(main, ["analyze", path, "--json"])
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.stdout)
+    payload = json.loads(result.stdout)["criteria"][0]
     for key in ("engine", "model_used", "fallbacks", "fixed_effects", "thresholds", "random_effects"):
         assert key in payload
     assert payload["engine"] == "r" and payload["model_used"] == "intercepts"

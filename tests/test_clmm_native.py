@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 from scipy import special, stats
 
-from humaneval.analysis.prepare import prepare_clmm_data, random_terms
+from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit_native
 from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import obs_terms
 from humaneval.clmm.quadrature import QuadratureProblem
+from humaneval.clmm.structures import structure_spec
 from humaneval.design.blocks import block_design
 from humaneval.errors import ModelSpecError
 from humaneval.model import default_model, sample_ratings
@@ -115,8 +116,8 @@ def test_observation_terms_match_direct_differentiation(link):
 @pytest.mark.parametrize(("structure", "link"), [("maximal", "logit"), ("uncorrelated", "probit")])
 def test_laplace_gradient_matches_finite_differences(structure, link):
     data = _simulated(blocks=3, docs=4, annotators=3, seed=5, drop=0.1)
-    design = random_design(data, random_terms(structure, data.nested))
-    problem = LaplaceProblem(data, design, link)
+    design = random_design(structure_spec(data, structure).terms)
+    problem = LaplaceProblem(data.y, data.dummies(), design, link, len(data.levels) - 1)
     rng = np.random.default_rng(0)
     theta = np.array([-2.5, -1.4, -0.5, 0.3, 1.0, 2.2])
     beta = rng.normal(0, 0.5, 4)
@@ -153,8 +154,8 @@ def test_laplace_gradient_matches_finite_differences(structure, link):
 
 def test_laplace_without_random_effects_is_the_fixed_effects_likelihood():
     data = _simulated(blocks=2, docs=3, annotators=2, seed=1)
-    design = random_design(data, random_terms("intercepts", data.nested))
-    problem = LaplaceProblem(data, design, "logit")
+    design = random_design(structure_spec(data, "intercepts").terms)
+    problem = LaplaceProblem(data.y, data.dummies(), design, "logit", len(data.levels) - 1)
     theta = np.array([-2.0, -1.0, -0.2, 0.5, 1.3, 2.0])
     beta = np.array([0.1, -0.4, 0.3, 0.8])
     value = problem.evaluate(theta, beta, (np.zeros((1, 1)), np.zeros((1, 1))), gradient=False)
@@ -165,9 +166,9 @@ def test_laplace_without_random_effects_is_the_fixed_effects_likelihood():
 
 
 def test_crossed_in_blocks_design_decouples_into_its_blocks(likert_data):
-    maximal = random_design(likert_data, random_terms("maximal", likert_data.nested))
+    maximal = random_design(structure_spec(likert_data, "maximal").terms)
     assert [(b.n_blocks, b.dim) for b in maximal.buckets] == [(20, 5 * (3 + 5))]
-    nested = random_design(likert_data, random_terms("nested", likert_data.nested))
+    nested = random_design(structure_spec(likert_data, "nested").terms)
     assert [(b.n_blocks, b.dim) for b in nested.buckets] == [(60, 5)]
 
 
@@ -290,8 +291,8 @@ def test_probit_fit_of_a_probit_model_recovers_the_effects():
 @pytest.mark.parametrize("link", ["logit", "probit"])
 def test_adaptive_quadrature_equals_the_integral_and_its_gradient(link):
     data = _simulated(blocks=8, docs=3, annotators=1, seed=4)
-    design = random_design(data, random_terms("intercepts", data.nested))
-    laplace = LaplaceProblem(data, design, link)
+    design = random_design(structure_spec(data, "intercepts").terms)
+    laplace = LaplaceProblem(data.y, data.dummies(), design, link, len(data.levels) - 1)
     agq = QuadratureProblem(laplace, 15)
     theta = np.array([-3.0, -1.8, -0.9, 0.1, 1.0, 2.3])
     beta = np.array([1.0, -0.2, 0.6, -1.1])
@@ -312,7 +313,9 @@ def test_adaptive_quadrature_equals_the_integral_and_its_gradient(link):
             )
         exact += np.log(np.trapezoid(np.exp(log_p.sum(0) - grid**2 / 2), grid) / np.sqrt(2 * np.pi))
     assert value.loglik == pytest.approx(exact, abs=1e-6)
-    laplace_value = LaplaceProblem(data, design, link).evaluate(theta, beta, (np.array([[sigma]]),))
+    laplace_value = LaplaceProblem(data.y, data.dummies(), design, link, len(data.levels) - 1).evaluate(
+        theta, beta, (np.array([[sigma]]),)
+    )
     assert abs(laplace_value.loglik - exact) > 1e-4  # Laplace is an approximation, AGQ is not
 
     def f(th, be, s):
@@ -353,6 +356,6 @@ def test_complete_separation_is_flagged_not_hidden():
 
 def test_bad_link_and_structure_are_one_line_errors(likert_data):
     with pytest.raises(ModelSpecError, match="link"):
-        fit_native(likert_data, "intercepts", link="cloglog")
+        fit_native(likert_data, "intercepts", link="logistic")
     with pytest.raises(ModelSpecError, match="structure"):
         fit_native(likert_data, "crossed")

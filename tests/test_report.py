@@ -71,7 +71,8 @@ def test_report_shows_the_numbers_of_analyze_and_reliability(likert_report):
     assert set(payload["files"]) >= {"html", "json", "markdown", "latex", "means", "significance"}
     report = json.loads((out / "report.json").read_text())
     [part] = report["criteria"]
-    analysis = json.loads(run("analyze", str(likert), "--engine", "native", "--json").stdout)
+    document = json.loads(run("analyze", str(likert), "--engine", "native", "--json").stdout)
+    analysis = {"file": document["file"], **document["criteria"][0]}  # analyze --json: {file, criteria}
     reliability = json.loads(run("reliability", str(likert), "--json", "--times", str(times)).stdout)
     assert without_timing(part["analysis"]) == without_timing(analysis)
     assert part["reliability"] == {"file": reliability["file"], **reliability["criteria"][0]}

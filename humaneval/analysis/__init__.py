@@ -1,7 +1,9 @@
-"""Significance analysis: CLMM fits (R or native engine), contrasts, classic tests, groupings.
+"""Significance analysis: CLMM fits (native or R engine, named models or any formula), contrasts,
+classic tests, groupings.
 
-Nothing here imports R: :mod:`humaneval.analysis.rbridge` starts embedded R on the first R fit,
-and the native engine (:mod:`humaneval.clmm`) is imported when it is asked for.
+The engines, model specs, results and the R bridge live in :mod:`humaneval.clmm` (which never
+imports this package); ``ClmmData``, ``FitResult``, ``Diagnostics`` and ``rbridge`` are re-exported
+here for compatibility. Nothing here starts R until an R fit is asked for.
 """
 
 from humaneval.analysis.contrasts import (
@@ -12,7 +14,7 @@ from humaneval.analysis.contrasts import (
     rank_groups,
     tukey_p,
 )
-from humaneval.analysis.fit import fit_clmm
+from humaneval.analysis.fit import fit_clmm, fit_formula
 from humaneval.analysis.prepare import ClmmData, choose_reference, prepare_clmm_data, random_terms
 from humaneval.analysis.result import Attempt, Diagnostics, FitResult
 
@@ -25,6 +27,7 @@ __all__ = [
     "choose_reference",
     "compact_letters",
     "fit_clmm",
+    "fit_formula",
     "groupings",
     "pairwise_contrasts",
     "prepare_clmm_data",

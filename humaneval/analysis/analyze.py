@@ -1,7 +1,7 @@
 """One call from a ratings table to the system table with groupings and the contrast table.
 
-``analyze`` runs either the CLMM (spec §5, the default and the recommended analysis) or one of the
-classic tests (spec §4) and returns an :class:`Analysis`, whose ``to_dict()`` is the JSON of
+``analyze`` runs either the CLMM (docs/analysis.md, the default and the recommended analysis) or one of the
+classic tests (docs/analysis.md) and returns an :class:`Analysis`, whose ``to_dict()`` is the JSON of
 ``humaneval analyze --json``. The system table shows raw means (ranks 1-based, lower = better) with
 the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed from the contrasts.
 """
@@ -15,9 +15,10 @@ import pandas as pd
 
 from humaneval.analysis.classic import AGGREGATES, TESTS, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
-from humaneval.analysis.fit import fit_clmm
+from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.errors import ModelSpecError
 from humaneval.ratings import Ratings
 
@@ -42,9 +43,12 @@ class Analysis:
     independent: bool = True
     criterion: str | None = None
     extra: dict[str, object] | None = None
+    emms: pd.DataFrame | None = None
+    lr_test: dict[str, object] | None = None
+    omnibus: dict[str, object] | None = None
 
     def to_dict(self) -> dict[str, object]:
-        """The ``--json`` schema of ``humaneval analyze`` (see docs/analysis.md)."""
+        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md)."""
         fit = self.fit
         contrasts = [
             {
@@ -61,6 +65,11 @@ class Analysis:
                 "ci_low": row.ci_low,
                 "ci_high": row.ci_high,
                 "better": row.better,
+                "odds_ratio": getattr(row, "odds_ratio", None),
+                "odds_ratio_ci": (
+                    [row.or_low, row.or_high] if getattr(row, "odds_ratio", None) is not None else None
+                ),
+                **({"by": {k: getattr(row, k) for k in self.by_columns}} if self.by_columns else {}),
             }
             for row in self.contrasts.itertuples()
         ]
@@ -81,20 +90,37 @@ class Analysis:
             "contrasts": contrasts,
             "groups": self.systems.to_dict(orient="records"),
             "diagnostics": (
-                {**fit.diagnostics.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs}
+                {
+                    **fit.diagnostics.to_dict(),
+                    "loglik": fit.loglik,
+                    "aic": fit.aic,
+                    "bic": fit.bic,
+                    "nobs": fit.nobs,
+                }
                 if fit
                 else None
             ),
+            "formula": fit.formula if fit else None,
+            "threshold": fit.threshold if fit else None,
+            "emmeans": self.emms.to_dict(orient="records") if self.emms is not None else [],
+            "lr_test": self.lr_test,
+            "omnibus": self.omnibus,
+            "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
             **(self.extra or {}),
         }
+
+    @property
+    def by_columns(self) -> list[str]:
+        """The ``by`` columns of an EMM contrast table (empty otherwise)."""
+        return list(self.contrasts.attrs.get("by", []))
 
 
 def analyze(
     ratings: Ratings | pd.DataFrame,
     test: str = "clmm",
     *,
-    engine: str = "auto",
+    engine: str = "native",
     model: str = "auto",
     link: str = "logit",
     reference: str | None = None,
@@ -105,12 +131,40 @@ def analyze(
     rounds: int = 1000,
     seed: int | np.random.Generator | None = None,
     alpha: float = 0.05,
+    formula: str | None = None,
+    threshold: str = "flexible",
+    emm: str | None = None,
+    by: str | None = None,
+    compare: str | None = None,
+    progress: bool = False,
 ) -> Analysis:
     """Analyse one criterion with the CLMM (``test="clmm"``) or a classic test.
 
     ``adjust`` defaults to ``tukey`` (CLMM, ANOVA) or ``holm`` (paired classic tests);
-    ``aggregate`` applies to classic tests only.
+    ``aggregate`` applies to classic tests only. ``formula`` fits any CLMM formula (``ratings`` may
+    then be any data frame); ``emm`` names the factor whose estimated marginal means are compared
+    (default ``system`` when the formula has it), optionally within each level of ``by``;
+    ``compare`` is a nested formula tested against ``formula`` by a likelihood-ratio test.
     """
+    if formula is not None or emm is not None or compare is not None:
+        if test != "clmm":
+            raise ModelSpecError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
+        return _analyze_formula(
+            ratings,
+            formula,
+            engine=engine,
+            model=model,
+            link=link,
+            reference=reference,
+            adjust=adjust or "tukey",
+            criterion=criterion,
+            alpha=alpha,
+            threshold=threshold,
+            emm=emm,
+            by=by,
+            compare=compare,
+            progress=progress,
+        )
     if test not in ("clmm", *TESTS):
         raise ModelSpecError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
     if aggregate not in AGGREGATES:
@@ -119,7 +173,13 @@ def analyze(
     means = system_means(table)
     if test == "clmm":
         fit = fit_clmm(
-            table, engine=engine, structure=model, link=link, reference=reference, fallback=fallback
+            table,
+            engine=engine,
+            structure=model,
+            link=link,
+            reference=reference,
+            fallback=fallback,
+            progress=progress,
         )
         adjust = adjust or "tukey"
         contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
@@ -148,3 +208,123 @@ def analyze(
         criterion=criterion,
         extra={"anova": contrasts.attrs["anova"], "not_recommended": True} if test == "anova" else None,
     )
+
+
+def _analyze_formula(
+    ratings: Ratings | pd.DataFrame,
+    formula: str | None,
+    *,
+    engine: str,
+    model: str,
+    link: str,
+    reference: str | None,
+    adjust: str,
+    criterion: str | None,
+    alpha: float,
+    threshold: str,
+    emm: str | None,
+    by: str | None,
+    compare: str | None,
+    progress: bool,
+) -> Analysis:
+    """The CLMM of any formula (or of a named structure, for --emmeans/--compare) with EMMs."""
+    if _plain(ratings):
+        if formula is None:
+            raise ModelSpecError("a table without annotator and system columns needs --formula")
+        frame, response = ratings, None
+    else:
+        table = select_criterion(ratings, criterion) if not _uses(formula, "criterion") else _all(ratings)
+        frame, response = table.data, table.response
+    if formula is None:
+        from humaneval.clmm.structures import structure_formula
+        from humaneval.structure import describe_structure
+
+        nested = describe_structure(table).family == "nested"
+        chosen = model if model != "auto" else ("nested" if nested else "maximal")
+        formula = structure_formula(chosen, nested, response or "score")
+    fit = fit_clmm(
+        frame,
+        engine=engine,
+        link=link,
+        reference=reference,
+        formula=formula,
+        threshold=threshold,
+        progress=progress,
+    )
+    factors, _ = _fixed_columns(fit)
+    factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
+    contrasts = pd.DataFrame(
+        columns=[
+            "system_a",
+            "system_b",
+            "estimate",
+            "se",
+            "statistic",
+            "df",
+            "p_unadj",
+            "p_adj",
+            "adjust",
+            "ci_low",
+            "ci_high",
+            "better",
+            "test",
+        ]
+    )
+    emms = groups = omnibus = None
+    by_cols = [by] if by else []
+    if factor is not None:
+        table_c = emm_contrasts(fit, factor, by=by, adjust=adjust, alpha=alpha)
+        contrasts = table_c.rename(columns={"level_a": "system_a", "level_b": "system_b", "z": "statistic"})
+        contrasts["df"] = np.inf
+        contrasts["test"] = "z"
+        contrasts.attrs["by"] = by_cols
+        latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
+        mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
+        emms = pd.concat([latent, mean_class], ignore_index=True)
+        omnibus = wald_omnibus(fit, factor)
+        if by is None:
+            est = latent.set_index(factor)["emmean"]
+            column = fit.spec.response if fit.spec is not None else None
+            if column in frame and factor in frame:
+                means = (
+                    pd.to_numeric(frame[column], errors="coerce").groupby(frame[factor].astype(str)).mean()
+                )
+            else:
+                means = mean_class.set_index(factor)["emmean"]
+            groups = groupings(means.rename("mean"), est, contrasts, alpha)
+    lr = None
+    if compare is not None:
+        restricted = fit_clmm(
+            frame,
+            engine="native" if engine == "both" else engine,
+            link=link,
+            reference=reference,
+            formula=compare,
+            threshold=threshold,
+        )
+        lr = lr_test(restricted, fit)
+    return Analysis(
+        test="clmm",
+        aggregate=None,
+        adjust=adjust,
+        response=response or (fit.spec.response if fit.spec is not None else "response"),
+        systems=groups if groups is not None else pd.DataFrame(),
+        contrasts=contrasts,
+        fit=fit,
+        criterion=criterion,
+        emms=emms,
+        lr_test=lr,
+        omnibus=omnibus,
+    )
+
+
+def _uses(formula: str | None, column: str) -> bool:
+    import re
+
+    return formula is not None and re.search(rf"\b{re.escape(column)}\b", formula) is not None
+
+
+def _all(ratings: Ratings | pd.DataFrame) -> Ratings:
+    from humaneval.ratings import as_ratings
+
+    return as_ratings(ratings).without_checks()

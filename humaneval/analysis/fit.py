@@ -1,13 +1,19 @@
-"""``fit_clmm``: engine choice and the fallback ladder (analysis specification §5.5).
+"""``fit_clmm``: engine choice, formulas and the fallback ladder (docs/analysis.md).
 
-The ladder starts at the requested structure (``auto``: ``nested`` for nested designs, else
-``maximal``) and moves down **maximal/nested → uncorrelated → intercepts** only when a fit
-*failed* (non-zero convergence code, max.grad > 0.01, unusable vcov, or an engine error); warnings
-never move it. Every attempt is kept in :attr:`FitResult.attempts` with its diagnostics and time.
+The native engine is the default; ``engine="r"`` fits with ``ordinal::clmm`` and ``engine="both"``
+fits with both and records their largest differences
+(:func:`humaneval.clmm.result.engine_differences`). ``formula=`` fits any lme4/ordinal formula
+(:mod:`humaneval.clmm.formula`); without it one of the named structures is fitted. Their ladder
+starts at the requested structure (``auto``: ``nested`` for nested designs, else ``maximal``) and
+moves down **maximal/nested → uncorrelated → intercepts** only when a fit *failed* (non-zero
+convergence code, max.grad > 0.01, unusable vcov, degenerate estimates, or an engine error);
+warnings never move it. Every attempt is kept in :attr:`FitResult.attempts` with its diagnostics
+and time.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -16,12 +22,21 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
-from humaneval.analysis.result import Attempt, FitResult
+from humaneval.analysis.prepare import (
+    STRUCTURES,
+    ClmmData,
+    choose_reference,
+    default_structure,
+    prepare_clmm_data,
+    select_criterion,
+)
+from humaneval.clmm.formula import clmm_spec, parse_formula
+from humaneval.clmm.result import Attempt, FitResult, engine_differences
 from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError
 from humaneval.ratings import Ratings
 
-ENGINES = ("auto", "r", "native")
+#: ``auto`` is kept for callers of the old default and now means ``native``.
+ENGINES = ("native", "r", "both", "auto")
 LADDER = ("uncorrelated", "intercepts")
 
 
@@ -36,50 +51,133 @@ def ladder(structure: str) -> tuple[str, ...]:
     return (structure, *LADDER)
 
 
-def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
-    """The engine name and its single-rung fitter; ``auto`` is R when available, else native."""
+def check_engine(engine: str) -> str:
+    """``engine`` if known (``auto``, the old default, now means native), else ModelSpecError."""
+    if engine == "auto":
+        return "native"
     if engine not in ENGINES:
-        raise ModelSpecError(f"unknown engine {engine!r}; use auto, r or native")
-    if engine in ("auto", "r"):
-        from humaneval.analysis import rbridge
+        raise ModelSpecError(f"unknown engine {engine!r}; use native, r or both")
+    return engine
 
-        if engine == "r" or rbridge.r_available():
-            return "r", rbridge.fit_r
+
+def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
+    """The engine name and its single-rung fitter (native unless ``r`` is asked for)."""
+    if check_engine(engine) == "r":
+        from humaneval.clmm import rbridge
+
+        return "r", rbridge.fit_r
     from humaneval.clmm import fit_native
 
     return "native", fit_native
 
 
+def fit_formula(
+    data: pd.DataFrame,
+    formula: str,
+    *,
+    engine: str = "native",
+    link: str = "logit",
+    threshold: str = "flexible",
+    reference: dict[str, str] | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> FitResult:
+    """Fit ``formula`` to any data frame with the native engine, R, or both.
+
+    ``reference`` maps factor columns to their reference level (a ``system`` column gets the
+    reference rule of :func:`~humaneval.analysis.prepare.choose_reference` unless given). With
+    ``engine="both"`` the native fit is returned with ``engine_comparison`` filled in. A fit whose
+    diagnostics say it failed raises :class:`FitFailedError` with the reasons (no ladder: the
+    formula is the model asked for).
+    """
+    engine = check_engine(engine)
+    parsed = parse_formula(formula)
+    reference = dict(reference or {})
+    if "system" in data.columns and "system" not in reference and "system" in parse_formula(formula).fixed:
+        reference["system"] = choose_reference(sorted(map(str, data["system"].dropna().unique())))
+    spec = clmm_spec(parsed, data, reference=reference, threshold=threshold)
+    fits = {}
+    if engine in ("native", "both"):
+        from humaneval.clmm import fit_spec
+
+        fits["native"] = fit_spec(spec, link, **options)
+    if engine in ("r", "both"):
+        from humaneval.clmm.rbridge import fit_r_spec
+
+        fits["r"] = fit_r_spec(spec, link, progress=progress)
+    result = fits["native"] if "native" in fits else fits["r"]
+    if len(fits) == 2:
+        result = replace(result, engine_comparison=engine_differences(fits["native"], fits["r"]))
+    if result.diagnostics.failed:
+        raise FitFailedError(f"the CLMM {spec.formula} failed: {'; '.join(result.diagnostics.reasons)}")
+    _warn(result, "formula")
+    return result
+
+
 def fit_clmm(
     ratings: Ratings | pd.DataFrame | ClmmData,
-    engine: str = "auto",
+    engine: str = "native",
     structure: str = "auto",
     link: str = "logit",
     reference: str | None = None,
     fallback: bool = True,
     criterion: str | None = None,
+    formula: str | None = None,
+    threshold: str = "flexible",
+    progress: bool = False,
     **options: Any,
 ) -> FitResult:
-    """Fit a CLMM of system differences (spec §5), walking the fallback ladder if needed.
+    """Fit a CLMM of system differences (docs/analysis.md), walking the fallback ladder if needed.
 
     Parameters
     ----------
     ratings:
         A ratings table (one criterion, or pick one with ``criterion=``) or prepared :class:`ClmmData`.
     engine:
-        ``"r"`` (ordinal::clmm), ``"native"`` (humaneval.clmm) or ``"auto"`` (R when available).
+        ``"native"`` (default), ``"r"`` (ordinal::clmm) or ``"both"`` (native, compared with R).
     structure:
-        ``"auto"``, ``"maximal"``, ``"nested"``, ``"uncorrelated"`` or ``"intercepts"``.
+        ``"auto"``, ``"maximal"``, ``"nested"``, ``"uncorrelated"`` or ``"intercepts"`` (shortcuts for
+        formulas, :func:`humaneval.clmm.structures.structure_formula`).
     link:
-        ``"logit"`` (default) or ``"probit"``.
+        ``"logit"`` (default), ``"probit"``, ``"cloglog"``, ``"loglog"`` or ``"cauchit"``.
+    formula:
+        Any lme4/ordinal formula on the table's columns, e.g.
+        ``"score ~ system + position + (1 | annotator) + (1 | document)"``; replaces ``structure``.
+    threshold:
+        ``flexible``, ``equidistant`` or ``symmetric`` (formula fits).
+    progress:
+        Show the elapsed time while R fits.
     reference:
-        Reference system of the treatment coding (default per spec §5.1).
+        Reference system of the treatment coding (default per docs/analysis.md).
     fallback:
         Move down the ladder on a failed fit; with ``False`` a failure raises ``FitFailedError``.
     options:
         Passed to the native engine only.
     """
+    engine = check_engine(engine)
+    if formula is not None:
+        if isinstance(ratings, ClmmData):
+            raise ModelSpecError("a formula fit needs the ratings table (or any data frame), not ClmmData")
+        # a data frame is fitted as given; a ratings table loses its attention checks
+        frame = ratings if isinstance(ratings, pd.DataFrame) else select_criterion(ratings, criterion).data
+        refs = {"system": reference} if reference is not None else None
+        return fit_formula(
+            frame,
+            formula,
+            engine=engine,
+            link=link,
+            threshold=threshold,
+            reference=refs,
+            progress=progress,
+            **options,
+        )
     data = ratings if isinstance(ratings, ClmmData) else prepare_clmm_data(ratings, reference, criterion)
+    if engine == "both":
+        native = fit_clmm(data, "native", structure, link, fallback=fallback, **options)
+        from humaneval.clmm.rbridge import fit_r
+
+        other = fit_r(data, native.structure, link)
+        return replace(native, engine_comparison=engine_differences(native, other))
     name, fitter = resolve_engine(engine)
     extra = options if name == "native" else {}
     start = default_structure(data.nested) if structure == "auto" else structure
@@ -88,7 +186,12 @@ def fit_clmm(
     for rung in rungs:
         start_time = time.perf_counter()
         try:
-            result = fitter(data, rung, link, **extra)
+            if name == "r" and progress:
+                from humaneval.clmm.rbridge import with_progress
+
+                result = with_progress(functools.partial(fitter, data, rung, link), f"R clmm ({rung})")
+            else:
+                result = fitter(data, rung, link, **extra)
         except FitFailedError as exc:
             seconds = time.perf_counter() - start_time
             attempts.append(Attempt(engine=name, structure=rung, seconds=seconds, error=str(exc)))
@@ -109,10 +212,15 @@ def fit_clmm(
     raise FitFailedError(f"every CLMM fit failed{hint}: {summary}")
 
 
+def _plain(data: object) -> bool:
+    """A data frame that is not a ratings table (no annotator/document/system columns)."""
+    return isinstance(data, pd.DataFrame) and not {"annotator", "system"} <= set(data.columns)
+
+
 def _warn(result: FitResult, requested: str) -> None:
     for message in result.diagnostics.warnings:
         warnings.warn(f"CLMM ({result.structure}): {message}", ConvergenceWarning, stacklevel=3)
-    if result.structure != requested:
+    if result.structure != requested and requested != "formula":
         warnings.warn(
             f"the {requested} CLMM failed; results are from the simpler {result.structure} model, "
             "whose contrast SEs may be too small",

@@ -10,112 +10,57 @@ become the ordered categories 0..K−1 (unobserved scale points drop out and rem
 ``reference`` or ``ref`` (case-insensitive), else the first in sorted order. System codes are the
 reference first, then the others in Python's sorted order (R's locale-dependent sort is never used).
 
-**Structures** (R formulas as fitted by :mod:`humaneval.analysis.rbridge`; ``d_s`` is a numeric
-0/1 dummy for each non-reference system ``s``):
-
-- ``maximal``: ``y ~ system + (system|annotator) + (system|document)``; unstructured S×S Ψ per factor.
-- ``nested``: ``y ~ system + (system|annotator)``; unstructured S×S Ψ for annotators only.
-- ``uncorrelated``: ``y ~ system + (1|annotator) + (0+d_s|annotator) + … + (1|document) +
-  (0+d_s|document) + …``; diagonal S×S Ψ per factor.
-- ``intercepts``: ``y ~ system + (1|annotator) + (1|document)``; 1×1 Ψ per factor.
-
-In nested designs (every document judged by one annotator) the ``uncorrelated`` and
-``intercepts`` structures drop the document terms (spec §5.1); ``maximal`` there equals ``nested``.
+The named random-effect structures and :class:`ClmmData` live in :mod:`humaneval.clmm.structures`
+(re-exported here); each structure is a shortcut for a formula (:func:`structure_formula`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import InsufficientDataError, ModelSpecError, RatingsError
+from humaneval.clmm.structures import (
+    FACTORS,
+    STRUCTURES,
+    ClmmData,
+    RandomTerm,
+    Structure,
+    default_structure,
+    r_formula,
+    random_terms,
+    structure_formula,
+    structure_spec,
+)
+from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.structure import describe_structure
 
-Structure = Literal["maximal", "nested", "uncorrelated", "intercepts"]
-STRUCTURES: tuple[str, ...] = ("maximal", "nested", "uncorrelated", "intercepts")
 REFERENCE_NAMES = ("__reference__", "reference", "ref")
-FACTORS = ("annotator", "document")
 
 #: Most distinct response values a CLMM is fitted to (beyond that the data are not ordinal).
 MAX_LEVELS = 21
 
-
-@dataclass(frozen=True, eq=False)
-class ClmmData:
-    """Integer-coded data for one CLMM fit (one criterion, attention checks excluded).
-
-    Attributes
-    ----------
-    y:
-        Category codes 0..K−1, higher = better.
-    levels:
-        The response value of each code (e.g. 1..7, or −4..0 for negated 0-based ranks).
-    system:
-        System codes 0..S−1; 0 is the reference.
-    systems:
-        System names, the reference first, then the others in sorted order.
-    groups:
-        ``{"annotator": codes, "document": codes}``.
-    group_levels:
-        The id of each group code.
-    response:
-        ``"score"`` or ``"rank"``.
-    nested:
-        Whether every document was judged by a single annotator (design family ``nested``).
-    family:
-        The design family of :func:`humaneval.structure.describe_structure`.
-    """
-
-    y: np.ndarray
-    levels: tuple[float, ...]
-    system: np.ndarray
-    systems: tuple[str, ...]
-    groups: dict[str, np.ndarray]
-    group_levels: dict[str, tuple[str, ...]]
-    response: str
-    nested: bool = False
-    family: str = "irregular"
-    frame: pd.DataFrame | None = field(default=None, repr=False)
-
-    @property
-    def nobs(self) -> int:
-        return int(self.y.size)
-
-    @property
-    def n_categories(self) -> int:
-        return len(self.levels)
-
-    @property
-    def reference(self) -> str:
-        return self.systems[0]
-
-    def dummies(self) -> np.ndarray:
-        """Treatment-coded fixed-effect design X (n × S−1): column s−1 is 1 where system == s."""
-        return (self.system[:, None] == np.arange(1, len(self.systems))[None, :]).astype(float)
-
-    def slopes(self) -> np.ndarray:
-        """Random-effect design per group (n × S): an intercept column, then the system dummies."""
-        return np.column_stack([np.ones(self.nobs), self.dummies()])
-
-
-@dataclass(frozen=True)
-class RandomTerm:
-    """One grouping factor of a structure and the form of its covariance matrix."""
-
-    factor: str
-    covariance: Literal["unstructured", "diagonal", "intercept"]
-
-    def size(self, n_systems: int) -> int:
-        """Dimension of the random-effect vector per group."""
-        return 1 if self.covariance == "intercept" else n_systems
+__all__ = [
+    "FACTORS",
+    "MAX_LEVELS",
+    "REFERENCE_NAMES",
+    "STRUCTURES",
+    "ClmmData",
+    "RandomTerm",
+    "Structure",
+    "choose_reference",
+    "default_structure",
+    "prepare_clmm_data",
+    "r_formula",
+    "random_terms",
+    "select_criterion",
+    "structure_formula",
+    "structure_spec",
+]
 
 
 def choose_reference(systems: list[str] | tuple[str, ...], reference: str | None = None) -> str:
-    """The reference system by the rule of spec §5.1."""
+    """The reference system by the rule of docs/analysis.md"""
     if reference is not None:
         if reference not in systems:
             raise RatingsError(
@@ -126,36 +71,6 @@ def choose_reference(systems: list[str] | tuple[str, ...], reference: str | None
         if name.lower() in REFERENCE_NAMES:
             return name
     return sorted(systems)[0]
-
-
-def default_structure(nested: bool) -> str:
-    """``nested`` for nested designs, ``maximal`` otherwise (spec §5.1 table)."""
-    return "nested" if nested else "maximal"
-
-
-def random_terms(structure: str, nested: bool = False) -> tuple[RandomTerm, ...]:
-    """The random-effect terms of ``structure`` (see the module table)."""
-    if structure not in STRUCTURES:
-        raise ModelSpecError(f"unknown model structure {structure!r}; use one of {', '.join(STRUCTURES)}")
-    factors = ("annotator",) if nested or structure == "nested" else FACTORS
-    kind = {"maximal": "unstructured", "nested": "unstructured", "uncorrelated": "diagonal"}.get(
-        structure, "intercept"
-    )
-    return tuple(RandomTerm(f, kind) for f in factors)  # type: ignore[arg-type]
-
-
-def r_formula(structure: str, nested: bool, systems: tuple[str, ...]) -> str:
-    """The R formula of ``structure`` (dummies are named ``d1``, ``d2``, … for systems[1:])."""
-    parts = []
-    for term in random_terms(structure, nested):
-        if term.covariance == "unstructured":
-            parts.append(f"(system|{term.factor})")
-        elif term.covariance == "intercept":
-            parts.append(f"(1|{term.factor})")
-        else:
-            parts.append(f"(1|{term.factor})")
-            parts += [f"(0+d{i}|{term.factor})" for i in range(1, len(systems))]
-    return "y ~ system + " + " + ".join(parts)
 
 
 def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
@@ -182,7 +97,7 @@ def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = No
 def prepare_clmm_data(
     ratings: Ratings | pd.DataFrame, reference: str | None = None, criterion: str | None = None
 ) -> ClmmData:
-    """Code ratings for a CLMM fit (spec §5.1–5.2).
+    """Code ratings for a CLMM fit (docs/analysis.md).
 
     Attention checks are excluded. With several criteria in the table, ``criterion`` selects one
     (every analysis runs per criterion).

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import click
+import pandas as pd
 
 from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
-from humaneval.model import LINKS
+from humaneval.clmm.links import CLMM_LINKS
+from humaneval.errors import RatingsError
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -20,24 +23,45 @@ def _p(value: float) -> str:
     return "<.0001" if value < 1e-4 else f"{value:.4f}"
 
 
+def _p_is(value: float) -> str:
+    """``p < 0.0001`` or ``p = 0.0123``."""
+    return "p < 0.0001" if value < 1e-4 else f"p = {value:.4f}"
+
+
 def render(result) -> str:
     """The system table with groupings and the contrast table, as text."""
     lines = []
     fit = result.fit
     if fit is not None:
+        reference = f"; reference {fit.reference}" if fit.reference is not None else ""
         lines.append(
-            f"CLMM {fit.structure} ({fit.formula}), {fit.link} link, {fit.engine} engine; "
-            f"reference {fit.reference}; {fit.nobs} ratings"
+            f"CLMM {fit.structure} ({fit.formula}), {fit.link} link, {fit.threshold} thresholds, "
+            f"{fit.engine} engine{reference}; {fit.nobs} ratings"
         )
         d = fit.diagnostics
         lines.append(
-            f"logLik {fit.loglik:.2f}, AIC {fit.aic:.2f}, max.grad {d.max_grad:.1e}, cond.H {d.cond_h:.1e}, "
-            f"{d.fit_seconds:.1f} s"
+            f"logLik {fit.loglik:.2f}, AIC {fit.aic:.2f}, BIC {fit.bic:.2f}, max.grad {d.max_grad:.1e}, "
+            f"cond.H {d.cond_h:.1e}, {d.fit_seconds:.1f} s"
         )
         for attempt in fit.fallbacks:
             lines.append(f"  fallback: {attempt.structure} failed ({attempt.reason})")
+        if fit.engine_comparison:
+            c = fit.engine_comparison
+            lines.append(
+                f"native vs R: max |Δ logLik| {c['loglik']:.2e}, max |Δβ| {c['beta']:.2e} "
+                f"({c['beta_term']}), max |Δp| {c['p']:.2e}; "
+                f"{c['seconds'][0]:.2f} s vs {c['seconds'][1]:.2f} s"
+            )
+        if result.fit.structure == "formula" or result.emms is not None:
+            lines += ["", f"{'term':<28} {'estimate':>9} {'SE':>7} {'z':>8} {'p':>8}"]
+            for row in fit.fixed_effects().itertuples():
+                lines.append(
+                    f"{row.term:<28} {row.estimate:>9.4f} {row.se:>7.4f} {row.z:>8.3f} {_p(row.p):>8}"
+                )
     else:
         lines.append(f"{result.test} test, aggregate={result.aggregate}")
+    if result.emms is not None:
+        return "\n".join(lines + _render_emms(result))
     unit = "mean rank (1 = best)" if result.response == "rank" else "mean score"
     lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
     for row in result.systems.itertuples():
@@ -55,6 +79,46 @@ def render(result) -> str:
     return "\n".join(lines)
 
 
+def _render_emms(result) -> list[str]:
+    """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
+    emms = result.emms
+    factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
+    lines = []
+    for mode, part in emms.groupby("mode", sort=False):
+        lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+        for row in part.itertuples(index=False):
+            label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
+            lines.append(
+                f"  {label:<36} {row.emmean:>8.3f} {row.se:>7.3f}  [{row.ci_low:.3f}, {row.ci_high:.3f}]"
+            )
+    lines += ["", f"contrasts (adjust = {result.adjust}; latent scale; OR = odds ratio)"]
+    for row in result.contrasts.itertuples():
+        by = "".join(f" | {k}={getattr(row, k)}" for k in result.by_columns)
+        odds = getattr(row, "odds_ratio", None)
+        odds_text = (
+            f"  OR {odds:.3f} [{row.or_low:.3f}, {row.or_high:.3f}]"
+            if odds is not None and odds == odds
+            else ""
+        )
+        lines.append(
+            f"  {row.system_a} - {row.system_b}{by:<12} {row.estimate:>8.3f} {row.se:>7.3f} "
+            f"p {_p(row.p_unadj)} p.adj {_p(row.p_adj)}{odds_text}"
+        )
+    if result.omnibus:
+        o = result.omnibus
+        lines.append(
+            f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {_p_is(o['p'])}"
+        )
+    if result.lr_test:
+        t = result.lr_test
+        lines.append(
+            f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
+            f"{_p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
+            f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
+        )
+    return lines
+
+
 @click.command()
 @click.argument("ratings", type=click.Path(dir_okay=False))
 @ratings_options
@@ -65,15 +129,47 @@ def render(result) -> str:
     show_default=True,
     help="CLMM (recommended) or a classic test.",
 )
-@click.option("--engine", type=click.Choice(["auto", "r", "native"]), default="auto", show_default=True)
+@click.option(
+    "--engine",
+    type=click.Choice(["native", "r", "both"]),
+    default="native",
+    show_default=True,
+    help="native (fast), r (ordinal::clmm) or both (fit with both and report the largest differences).",
+)
 @click.option(
     "--model",
     type=click.Choice(["auto", "maximal", "nested", "uncorrelated", "intercepts"]),
     default="auto",
     show_default=True,
-    help="Random-effect structure (auto: nested for nested designs, else maximal).",
+    help="Named random-effect structure, a shortcut for a formula "
+    "(auto: nested for nested designs, else maximal).",
 )
-@click.option("--link", type=click.Choice(LINKS), default="logit", show_default=True)
+@click.option(
+    "--formula",
+    default=None,
+    metavar="FORMULA",
+    help='Any CLMM formula, e.g. "score ~ system + position + (1 + system | annotator) + (1 | document)".',
+)
+@click.option("--link", type=click.Choice(CLMM_LINKS), default="logit", show_default=True)
+@click.option(
+    "--threshold",
+    type=click.Choice(["flexible", "equidistant", "symmetric"]),
+    default="flexible",
+    show_default=True,
+    help="Threshold structure of the CLMM.",
+)
+@click.option(
+    "--emmeans", "emm", default=None, metavar="FACTOR", help="Compare the marginal means of this factor."
+)
+@click.option(
+    "--by", default=None, metavar="FACTOR", help="Compare the --emmeans factor within each level of this one."
+)
+@click.option(
+    "--compare",
+    default=None,
+    metavar="FORMULA",
+    help="A nested formula tested against the fitted one by a likelihood-ratio test.",
+)
 @click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
 @click.option(
     "--adjust",
@@ -104,7 +200,12 @@ def command(
     test: str,
     engine: str,
     model: str,
+    formula: str | None,
     link: str,
+    threshold: str,
+    emm: str | None,
+    by: str | None,
+    compare: str | None,
     reference: str | None,
     adjust: str | None,
     aggregate: str,
@@ -119,8 +220,11 @@ def command(
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
     from humaneval.analysis.analyze import analyze
 
-    table = load_from_options(ratings, **options)
-    criteria = [criterion] if criterion is not None else table.criteria
+    table = _load(ratings, formula, options)
+    if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):
+        criteria = [None]
+    else:
+        criteria = [criterion] if criterion is not None else table.criteria
     results = []
     for name in criteria:
         with warnings.catch_warnings(record=True) as caught:
@@ -138,6 +242,12 @@ def command(
                 fallback=not no_fallback,
                 rounds=rounds,
                 seed=seed,
+                formula=formula,
+                threshold=threshold,
+                emm=emm,
+                by=by,
+                compare=compare,
+                progress=engine in ("r", "both") and not as_json,
             )
         prefix = f"{name}: " if name is not None else ""
         for w in caught:
@@ -157,13 +267,30 @@ def command(
         from humaneval.analysis.criteria import adjust_across
 
         results = adjust_across(results, adjust_across_criteria)
-    if len(results) == 1:
-        payload = {"file": ratings, **results[0].to_dict()}
-    else:
-        payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
+    payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
     if adjust_across_criteria is not None:
         payload["adjust_across_criteria"] = adjust_across_criteria
     emit(payload, as_json, lambda: "\n\n".join(_titled(r) for r in results))
+
+
+def _load(path: str, formula: str | None, options: dict):
+    """The ratings table; with --formula, a file that is not one is read as a plain table."""
+    try:
+        return load_from_options(path, **options)
+    except RatingsError:
+        if formula is None:
+            raise
+    suffix = Path(path).suffix.lower()
+    try:
+        if suffix in (".tsv", ".tab"):
+            return pd.read_csv(path, sep="\t")
+        if suffix == ".json":
+            return pd.read_json(path)
+        if suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise RatingsError(f"{path}: cannot read the table ({exc})") from None
 
 
 def _titled(result) -> str:

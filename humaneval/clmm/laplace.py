@@ -10,9 +10,9 @@ Gradient (derived for this package). With C = H⁻¹, h_i = M_i C M_iᵀ, r = M�
 (one adjoint solve replaces du*/dφ for every parameter), the envelope theorem for F and
 d log det H = tr(C dH) give per observation κ_i = g_i − ½(h_i W′_i − W_i M_i v) and
 
-    ∂ℓ/∂β_s   = Σ_{i: s_i = s} κ_i
+    ∂ℓ/∂β     = Xᵀκ
     ∂ℓ/∂θ_up  = Σ_i ∂ℓ_i/∂θ_up − ½(h_i ∂W_i/∂θ_up + M_i v ∂g_i/∂θ_up)    (same for θ_low)
-    ∂ℓ/∂L_f   = Σ_i z_f(s_i) [κ_i u_{f,i} − W_i (C M_iᵀ)_{f,i} − ½ g_i v_{f,i}]ᵀ
+    ∂ℓ/∂L_f   = Σ_i z_f(i) [κ_i u_{f,i} − W_i (C M_iᵀ)_{f,i} − ½ g_i v_{f,i}]ᵀ
 
 where u_{f,i}, v_{f,i} and (C M_iᵀ)_{f,i} are the q_f entries of factor f's group of observation i.
 Only the blocks of C where H has entries are needed; :mod:`humaneval.clmm.schur` forms exactly those.
@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.analysis.prepare import ClmmData
 from humaneval.clmm.design import Bucket, RandomDesign
 from humaneval.clmm.links import obs_terms
 from humaneval.clmm.schur import SchurFactor
@@ -44,13 +43,20 @@ class LaplaceValue:
 
 
 class LaplaceProblem:
-    """The data, the random-effect layout and the warm-start modes of one model fit."""
+    """The data, the random-effect layout and the warm-start modes of one model fit.
 
-    def __init__(self, data: ClmmData, design: RandomDesign, link: str) -> None:
-        self.y = np.asarray(data.y, dtype=np.int64)
-        self.system = np.asarray(data.system, dtype=np.int64)
-        self.n_systems = len(data.systems)
-        self.n_thresholds = len(data.levels) - 1
+    ``y`` are category codes 0..K−1 (``n_thresholds`` = K − 1), ``x`` the fixed design without
+    intercept (n × p). Thresholds are θ itself here; structured thresholds map onto it outside.
+    """
+
+    def __init__(
+        self, y: np.ndarray, x: np.ndarray, design: RandomDesign, link: str, n_thresholds: int
+    ) -> None:
+        self.y = np.asarray(y, dtype=np.int64)
+        self.x = np.asarray(x, dtype=float)
+        self.pattern = design.pattern
+        self.n_patterns = design.n_patterns
+        self.n_thresholds = int(n_thresholds)
         self.design = design
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
@@ -71,14 +77,14 @@ class LaplaceProblem:
         if np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             return LaplaceValue(-np.inf)
         theta_ext = np.r_[-np.inf, theta, np.inf]
-        eta_fix = np.r_[0.0, beta][self.system]
-        rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # S × q_f each
+        eta_fix = self.x @ beta if self.x.shape[1] else np.zeros(self.y.size)
+        rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # P × q_f each
         total = 0.0
         g_theta = np.zeros(self.n_thresholds)
-        g_beta = np.zeros(self.n_systems)
-        g_fac = [np.zeros((self.n_systems, t.size)) for t in self.design.terms]
+        g_beta = np.zeros(self.x.shape[1])
+        g_fac = [np.zeros((self.n_patterns, t.size)) for t in self.design.terms]
         for k, bucket in enumerate(self.design.buckets):
-            vals = np.concatenate([r[self.system[bucket.obs]] for r in rows], axis=1)
+            vals = np.concatenate([r[self.pattern[bucket.obs]] for r in rows], axis=1)
             y = self.y[bucket.obs]
             found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
             if found is None:
@@ -90,14 +96,14 @@ class LaplaceProblem:
         if not gradient:
             return LaplaceValue(total)
         grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
-        return LaplaceValue(total, g_theta, g_beta[1:], grads)
+        return LaplaceValue(total, g_theta, g_beta, grads)
 
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         nb, m = bucket.n_blocks, bucket.dim
-        n_sys = self.n_systems
+        n_pat = self.n_patterns
         u = self._modes[k]
         outers = [
-            np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_sys, -1)
+            np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_pat, -1)
             for p in bucket.pieces
         ]
         shapes = {
@@ -113,8 +119,13 @@ class LaplaceProblem:
         def factorise(w) -> SchurFactor:
             parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
             for piece, outer in zip(bucket.pieces, outers, strict=True):
-                sums = np.bincount(piece.key, w, minlength=piece.n_units * n_sys).reshape(-1, n_sys)
-                parts[piece.target][piece.flat] = (sums @ outer).ravel()
+                if piece.bin_pattern is None:
+                    sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
+                    parts[piece.target][piece.flat] = (sums @ outer).ravel()
+                else:
+                    sums = np.bincount(piece.key, w, minlength=piece.bin_pattern.size)
+                    per_bin = sums[:, None] * outer[piece.bin_pattern]
+                    parts[piece.target][piece.flat] = np.add.reduceat(per_bin, piece.starts, axis=0).ravel()
             a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
             d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
             return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
@@ -160,11 +171,19 @@ class LaplaceProblem:
             sf, sj = self.design.slices[f], self.design.slices[j]
             units = inverse[piece.target].ravel()[piece.flat]
             units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
-            cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[piece.key]
-            if f != j:
-                cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
+            if piece.bin_pattern is None:
+                cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[
                     piece.key
                 ]
+                if piece.mirror:
+                    cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
+                        piece.key
+                    ]
+            else:
+                per_bin = units[piece.bin_unit]
+                cm[:, sf] += np.einsum("nab,nb->na", per_bin, rows[j][piece.bin_pattern])[piece.key]
+                if piece.mirror:
+                    cm[:, sj] += np.einsum("nab,na->nb", per_bin, rows[f][piece.bin_pattern])[piece.key]
         h = np.einsum("ij,ij->i", vals, cm)
         r = np.bincount(bucket.flat_g.ravel(), ((t.dw * h)[:, None] * vals).ravel(), minlength=nb * m)
         v = chol.solve(r.reshape(nb, m))
@@ -177,9 +196,10 @@ class LaplaceProblem:
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
-        n_sys, n_thr = self.n_systems, self.n_thresholds
-        system = self.system[bucket.obs]
-        g_beta += np.bincount(system, kappa, minlength=n_sys)
+        n_pat, n_thr = self.n_patterns, self.n_thresholds
+        pattern = self.pattern[bucket.obs]
+        if g_beta.size:
+            g_beta += self.x[bucket.obs].T @ kappa
         up = y < n_thr
         coef_up = t.d_up - 0.5 * (h * t.dw_up + mv * t.dg_up)
         g_theta += np.bincount(y[up], coef_up[up], minlength=n_thr)
@@ -189,6 +209,6 @@ class LaplaceProblem:
         for k, sl in enumerate(self.design.slices):
             part = bracket[:, sl]
             summed = np.stack(
-                [np.bincount(system, part[:, j], minlength=n_sys) for j in range(part.shape[1])], axis=1
+                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
             )
             g_fac[k] += summed

@@ -5,7 +5,7 @@ with linear predictor η,
 
     P = F(a) − F(c),   a = θ_y − η,   c = θ_{y−1} − η,   θ_{−1} = −∞, θ_{K−1} = +∞.
 
-The Laplace approximation (spec §5.3) needs, per observation, ℓ = log P, its derivatives with
+The Laplace approximation (docs/native-engine.md) needs, per observation, ℓ = log P, its derivatives with
 respect to η (g = ∂ℓ/∂η and W = −∂²ℓ/∂η², the weight of the random-effect Hessian) and, for the
 analytic gradient of the approximation, the third derivatives ∂W/∂η, ∂W/∂θ and ∂g/∂θ. They follow
 from the partial derivatives of log P in (a, c), with ∂/∂η = −(∂/∂a + ∂/∂c).
@@ -18,24 +18,94 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from humaneval.errors import ModelSpecError
+
+#: The links of ``ordinal::clmm``: the latent distribution F of the cumulative model.
+CLMM_LINKS: tuple[str, ...] = ("logit", "probit", "cloglog", "loglog", "cauchit")
+
+
+def check_link(link: str) -> str:
+    """``link`` if the native engine knows it, else :class:`~humaneval.errors.ModelSpecError`."""
+    if link not in CLMM_LINKS:
+        raise ModelSpecError(f"link must be one of {', '.join(CLMM_LINKS)}, not {link!r}")
+    return link
+
+
+def cdf(x: np.ndarray, link: str) -> np.ndarray:
+    """F(x) of the link's latent distribution (logistic, normal, Gumbel min/max, Cauchy)."""
+    x = np.asarray(x, dtype=float)
+    if link == "logit":
+        return special.expit(x)
+    if link == "probit":
+        return special.ndtr(x)
+    if link == "cloglog":
+        return -np.expm1(-np.exp(x))
+    if link == "loglog":
+        return np.exp(-np.exp(-x))
+    return 0.5 + np.arctan(x) / np.pi
+
+
+def survival(x: np.ndarray, link: str) -> np.ndarray:
+    """1 − F(x), computed without cancellation in the upper tail."""
+    x = np.asarray(x, dtype=float)
+    if link == "cloglog":
+        return np.exp(-np.exp(x))
+    if link == "loglog":
+        return -np.expm1(-np.exp(-x))
+    return cdf(-x, link)  # the symmetric links
+
+
+def quantile(p: np.ndarray, link: str) -> np.ndarray:
+    """F⁻¹(p) (start values of the thresholds)."""
+    p = np.asarray(p, dtype=float)
+    if link == "logit":
+        return special.logit(p)
+    if link == "probit":
+        return special.ndtri(p)
+    if link == "cloglog":
+        return np.log(-np.log1p(-p))
+    if link == "loglog":
+        return -np.log(-np.log(p))
+    return np.tan(np.pi * (p - 0.5))
+
 
 def _density_terms(x: np.ndarray, link: str, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """f, f′ and (``order`` 3) f″ of the link's latent density at x, all 0 at ±∞."""
     if link == "logit":
-        cdf = special.expit(x)  # exactly 0 or 1 at ±∞, so every term below is 0 there
-        f = cdf * (1.0 - cdf)
-        f1 = f * (1.0 - 2.0 * cdf)
-        return f, f1, f * (1.0 - 6.0 * cdf + 6.0 * cdf * cdf) if order > 2 else None
-    z = np.clip(x, -40.0, 40.0)  # φ(±40) underflows to 0, avoiding ∞·0 at ±∞
-    f = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
-    return f, -z * f, (z * z - 1.0) * f if order > 2 else None
+        cdf_x = special.expit(x)  # exactly 0 or 1 at ±∞, so every term below is 0 there
+        f = cdf_x * (1.0 - cdf_x)
+        f1 = f * (1.0 - 2.0 * cdf_x)
+        return f, f1, f * (1.0 - 6.0 * cdf_x + 6.0 * cdf_x * cdf_x) if order > 2 else None
+    if link == "probit":
+        z = np.clip(x, -40.0, 40.0)  # φ(±40) underflows to 0, avoiding ∞·0 at ±∞
+        f = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+        return f, -z * f, (z * z - 1.0) * f if order > 2 else None
+    finite = np.isfinite(x)
+    z = np.where(finite, x, 0.0)
+    if link == "cauchit":
+        s = 1.0 + z * z
+        f = 1.0 / (np.pi * s)
+        f1 = -2.0 * z / (np.pi * s * s)
+        f2 = (6.0 * z * z - 2.0) / (np.pi * s**3) if order > 2 else None
+    else:
+        # cloglog: f = exp(z − eᶻ); loglog is its mirror image, f(x) = f_cloglog(−x)
+        sign = 1.0 if link == "cloglog" else -1.0
+        t = np.clip(sign * z, -700.0, 700.0)
+        e = np.exp(np.minimum(t, 50.0))
+        f = np.where(t > 50.0, 0.0, np.exp(t - e))
+        f1 = sign * f * (1.0 - e)
+        f2 = f * ((1.0 - e) ** 2 - e) if order > 2 else None
+    f, f1 = np.where(finite, f, 0.0), np.where(finite, f1, 0.0)
+    return f, f1, np.where(finite, f2, 0.0) if f2 is not None else None
 
 
 def interval_probability(upper: np.ndarray, lower: np.ndarray, link: str) -> np.ndarray:
-    """F(upper) − F(lower), evaluated in the tail where it does not cancel (F is symmetric)."""
-    cdf = special.expit if link == "logit" else special.ndtr
+    """F(upper) − F(lower), evaluated in the tail where it does not cancel."""
     flip = lower > 0
-    return np.where(flip, cdf(-lower) - cdf(-upper), cdf(upper) - cdf(lower))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(
+            flip, survival(lower, link) - survival(upper, link), cdf(upper, link) - cdf(lower, link)
+        )
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
 """The parameter vector of a native CLMM fit and its two scales.
 
-*Natural* scale, as ``ordinal::clmm`` optimises it: thresholds θ, fixed effects β, then per
-grouping factor the entries of its lower-triangular factor L_f (Ψ_f = L_f L_fᵀ): the q diagonal
-entries (bounded below by 0) and, for unstructured covariances, the strictly lower entries in
-column-major order (R's ``ST[lower.tri(ST)]``).
+*Natural* scale, as ``ordinal::clmm`` optimises it: threshold parameters τ (θ = J τ), fixed
+effects β, then per grouping factor the entries of its lower-triangular factor L_f
+(Ψ_f = L_f L_fᵀ): the q diagonal entries (bounded below by 0) and then, block by block of Ψ_f, the
+strictly lower entries in column-major order (R's ``ST[lower.tri(ST)]`` for one block).
 
-*Optimiser* scale: identical except that the thresholds are (θ_1, log(θ_2 − θ_1), …), so that every
-point the optimiser tries has ordered thresholds.
+*Optimiser* scale: identical except that flexible thresholds are (θ_1, log(θ_2 − θ_1), …), so that
+every point the optimiser tries has ordered thresholds.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class ParamLayout:
     n_thresholds: int
     n_beta: int
     terms: tuple[FittedTerm, ...]
+    flexible: bool = True
 
     @property
     def size(self) -> int:
@@ -40,14 +41,17 @@ class ParamLayout:
 
     @staticmethod
     def _tril(term: FittedTerm) -> tuple[np.ndarray, np.ndarray]:
-        """Row and column indices of L's free entries: the diagonal, then the strict lower triangle
-        column by column (unstructured only)."""
-        q = term.size
-        diag = np.arange(q)
-        if term.covariance != "unstructured":
-            return diag, diag
-        cols, rows = np.triu_indices(q, 1)  # column-major order of the strict lower triangle
-        return np.r_[diag, rows], np.r_[diag, cols]
+        """Row and column indices of L's free entries: the diagonal, then each block's strict lower
+        triangle column by column."""
+        diag = np.arange(term.size)
+        rows, cols = [diag], [diag]
+        start = 0
+        for size in term.blocks:
+            c, r = np.triu_indices(size, 1)  # column-major order of the strict lower triangle
+            rows.append(start + r)
+            cols.append(start + c)
+            start += size
+        return np.concatenate(rows), np.concatenate(cols)
 
     def diagonal_mask(self) -> np.ndarray:
         """True for the parameters that are diagonal entries of some L_f (bounded below by 0)."""
@@ -75,17 +79,23 @@ class ParamLayout:
 
     def to_optimizer(self, x: np.ndarray) -> np.ndarray:
         z = x.copy()
+        if not self.flexible:
+            return z
         z[1 : self.n_thresholds] = np.log(np.diff(x[: self.n_thresholds]))
         return z
 
     def from_optimizer(self, z: np.ndarray) -> np.ndarray:
         x = z.copy()
+        if not self.flexible:
+            return x
         x[: self.n_thresholds] = np.cumsum(np.r_[z[0], np.exp(z[1 : self.n_thresholds])])
         return x
 
     def gradient_to_optimizer(self, z: np.ndarray, grad: np.ndarray) -> np.ndarray:
         """Chain rule: ∂/∂z_k = Σ_{j ≥ k} ∂/∂θ_j · ∂θ_j/∂z_k, with ∂θ_j/∂z_k = exp(z_k) for k ≥ 1."""
         out = grad.copy()
+        if not self.flexible:
+            return out
         k = self.n_thresholds
         tail = np.cumsum(grad[:k][::-1])[::-1]
         out[:k] = tail * np.r_[1.0, np.exp(z[1:k])]

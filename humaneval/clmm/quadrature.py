@@ -39,11 +39,10 @@ class QuadratureProblem:
         self.bucket = design.buckets[0]
         self.nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
         self.log_omega = np.log(weights) + 0.5 * self.nodes**2 - 0.5 * np.log(2 * np.pi)
-        n_thr, n_sys = laplace.n_thresholds, laplace.n_systems
-        self.n_params = n_thr + (n_sys - 1) + 1
+        n_thr = laplace.n_thresholds
+        self.n_params = n_thr + laplace.x.shape[1] + 1
         self._theta_up = np.where(laplace.y < n_thr, laplace.y, -1)
         self._theta_low = np.where(laplace.y > 0, laplace.y - 1, -1)
-        self._beta = np.where(laplace.system > 0, n_thr + laplace.system - 1, -1)
 
     def reset(self) -> None:
         self.laplace.reset()
@@ -60,7 +59,7 @@ class QuadratureProblem:
         sigma = float(factors[0][0, 0])
         mode = lp.modes[0][:, 0]
         theta_ext = np.r_[-np.inf, theta, np.inf]
-        eta_fix = np.r_[0.0, beta][lp.system]
+        eta_fix = lp.x @ beta if lp.x.shape[1] else np.zeros(lp.y.size)
         at_mode = obs_terms(theta_ext, lp.y, eta_fix + sigma * mode[group], lp.link, order=3)
         curv = 1.0 + sigma**2 * np.bincount(group, at_mode.w, minlength=n_groups)
         scale = 1.0 / np.sqrt(curv)
@@ -110,8 +109,12 @@ class QuadratureProblem:
         observation's thresholds, ``eta`` for its β (chain rule through η) and ``sigma`` for σ."""
         group = self.bucket.block
         out = np.zeros((n_groups, self.n_params))
-        for index, coef in ((self._theta_up, up), (self._theta_low, low), (self._beta, eta)):
+        for index, coef in ((self._theta_up, up), (self._theta_low, low)):
             ok = index >= 0
             np.add.at(out, (group[ok], index[ok]), coef[ok])
+        x = self.laplace.x
+        n_thr = self.laplace.n_thresholds
+        for j in range(x.shape[1]):
+            out[:, n_thr + j] = np.bincount(group, eta * x[:, j], minlength=n_groups)
         out[:, -1] = np.bincount(group, sigma, minlength=n_groups)
         return out

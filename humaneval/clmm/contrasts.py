@@ -1,0 +1,149 @@
+"""Pairwise contrasts from estimated effects and their multiplicity adjustments.
+
+Analysis specification §5.4 (dissertation eq. 3.23–3.24): for treatment-coded effects β̂ (the
+reference fixed at 0) with covariance V = vcov(β̂),
+
+    z_ij = (β̂_i − β̂_j) / sqrt(V_ii + V_jj − 2 V_ij),     p = 2 (1 − Φ(|z|)).
+
+This is what ``emmeans(model, "system")`` + ``pairs(...)`` computes on the latent scale of a CLMM
+(``df = Inf``). Adjustments: ``tukey`` (studentized range with k = S means and infinite df:
+p = Pr(Q_{S,∞} ≥ √2 |z|), simultaneous CIs est ± q_{S,∞,level} SE / √2), ``holm``, ``bonferroni``
+and ``none``. As in emmeans, Holm intervals fall back to Bonferroni intervals.
+Holm and Bonferroni p-values come from ``statsmodels.stats.multitest.multipletests``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humaneval.errors import ModelSpecError
+
+ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")
+
+#: Columns of every contrast table (CLMM and classic tests alike); CLMM tables add ``z``.
+CONTRAST_COLUMNS = (
+    "system_a",
+    "system_b",
+    "estimate",
+    "se",
+    "statistic",
+    "df",
+    "p_unadj",
+    "p_adj",
+    "adjust",
+    "ci_low",
+    "ci_high",
+    "better",
+    "test",
+)
+
+
+def tukey_p(z: np.ndarray | float, n_means: int, dof: np.ndarray | float = np.inf) -> np.ndarray:
+    """Tukey-adjusted p of z (or t on ``dof`` df) statistics: Pr(Q_{k,df} ≥ √2 |z|) with k = ``n_means``."""
+    q = np.sqrt(2.0) * np.abs(np.asarray(z, dtype=float))
+    return np.clip(stats.studentized_range.sf(q, n_means, dof), 0.0, 1.0)
+
+
+@cache
+def tukey_quantile(n_means: int, level: float, dof: float = np.inf) -> float:
+    """q_{k,df,level}: the studentized-range quantile (3.8577 for k = 5, level 0.95, df = ∞)."""
+    return float(stats.studentized_range.ppf(level, n_means, dof))
+
+
+def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
+    """Holm (step-down), Bonferroni or no adjustment of a family of p-values (statsmodels)."""
+    p = np.asarray(p, dtype=float)
+    if method == "none":
+        return p.copy()
+    if method not in ("holm", "bonferroni"):
+        raise ModelSpecError(
+            f"unknown adjustment {method!r} for these p-values; use holm, bonferroni or none"
+        )
+    if p.size == 0:
+        return p.copy()
+    from statsmodels.stats.multitest import multipletests
+
+    ok = np.isfinite(p)
+    out = np.full(p.shape, np.nan)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method=method)[1]
+    return out
+
+
+def critical_value(adjust: str, n_means: int, n_pairs: int, level: float) -> float:
+    """Multiplier of the SE for (simultaneous) confidence intervals under ``adjust``."""
+    if adjust == "tukey":
+        return tukey_quantile(n_means, level) / np.sqrt(2.0)
+    alpha = 1.0 - level
+    if adjust in ("holm", "bonferroni"):
+        alpha /= n_pairs
+    return float(stats.norm.ppf(1.0 - alpha / 2.0))
+
+
+def check_adjust(adjust: str) -> str:
+    if adjust not in ADJUSTMENTS:
+        raise ModelSpecError(f"unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+    return adjust
+
+
+def pairwise_contrasts(
+    systems: Sequence[str],
+    beta: np.ndarray,
+    vcov: np.ndarray,
+    adjust: str = "tukey",
+    level: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """All pairwise contrasts ``system_a − system_b`` from treatment-coded effects (docs/analysis.md).
+
+    ``systems`` lists the reference first; ``beta`` and ``vcov`` belong to ``systems[1:]``.
+    Pairs are in factor-level order (a before b), as emmeans prints them. ``better`` is the
+    higher-estimated system where ``p_adj < alpha``, else None.
+    """
+    check_adjust(adjust)
+    n_sys = len(systems)
+    full_beta = np.r_[0.0, np.asarray(beta, dtype=float)]
+    full_vcov = np.zeros((n_sys, n_sys))
+    full_vcov[1:, 1:] = np.asarray(vcov, dtype=float)
+    pairs = list(combinations(range(n_sys), 2))
+    i, j = (np.array(idx, dtype=int) for idx in zip(*pairs, strict=True))
+    est = full_beta[i] - full_beta[j]
+    var = full_vcov[i, i] + full_vcov[j, j] - 2 * full_vcov[i, j]
+    se = np.sqrt(np.where(var > 0, var, np.nan))
+    z = est / se
+    p_unadj = 2.0 * stats.norm.sf(np.abs(z))
+    p_adj = tukey_p(z, n_sys) if adjust == "tukey" else adjust_pvalues(p_unadj, adjust)
+    half = critical_value(adjust, n_sys, len(pairs), level) * se
+    table = pd.DataFrame(
+        {
+            "system_a": [systems[k] for k in i],
+            "system_b": [systems[k] for k in j],
+            "estimate": est,
+            "se": se,
+            "z": z,
+            "statistic": z,
+            "df": np.inf,
+            "p_unadj": p_unadj,
+            "p_adj": p_adj,
+            "adjust": adjust,
+            "ci_low": est - half,
+            "ci_high": est + half,
+        }
+    )
+    table["better"] = pd.Series(better_column(table, alpha), dtype=object)
+    table["test"] = "z"
+    return table
+
+
+def better_column(table: pd.DataFrame, alpha: float = 0.05) -> list[str | None]:
+    """The higher-estimated system of each significant contrast, None for the others."""
+    return [
+        (row.system_a if row.estimate > 0 else row.system_b) if row.p_adj < alpha else None
+        for row in table.itertuples()
+    ]

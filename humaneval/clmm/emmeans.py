@@ -1,0 +1,311 @@
+"""Estimated marginal means, their pairwise contrasts and likelihood-ratio tests of a fitted CLMM.
+
+What R's ``emmeans`` computes for ``ordinal::clmm`` fits (Lenth, emmeans package; the ``ordinal``
+support of emmeans), from the fixed effects alone (random effects at 0):
+
+- The *reference grid* crosses every factor of the fixed part at all its levels with every numeric
+  covariate at its mean. The EMM of a factor level (within a level of the ``by`` factors) is the
+  equally weighted average over the other factors' levels.
+- ``latent``: x̄ᵀβ − mean(θ), the linear predictor on the latent scale (higher = later categories).
+- ``mean.class``: the expected class number Σ_k k·P(Y = k) (k = 1..K), averaged over the grid.
+- ``prob``: P(Y = k) per category, averaged over the grid.
+
+Standard errors by the delta method on vcov(τ, β) (numerical gradients for the non-linear modes);
+confidence intervals are Wald intervals (``asymp.LCL``/``asymp.UCL`` in emmeans). Pairwise
+contrasts of latent EMMs carry the Tukey/Holm/Bonferroni/none adjustments of
+:mod:`humaneval.clmm.contrasts` and, for the logit link, odds ratios exp(estimate) with their
+intervals. :func:`lr_test` compares nested fits (2 Δ logLik against χ² with Δ parameters) and
+:func:`wald_omnibus` tests all coefficients of one factor at once.
+
+References
+----------
+Lenth, R. V. emmeans: Estimated Marginal Means, aka Least-Squares Means. R package.
+Christensen, R. H. B. ordinal: Regression Models for Ordinal Data. R package.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
+from humaneval.clmm.links import cdf
+from humaneval.clmm.result import FitResult
+from humaneval.errors import ModelSpecError
+
+MODES = ("latent", "mean.class", "prob")
+_STEP = 1e-6
+
+
+def _fixed_columns(fit: FitResult) -> tuple[list[str], list[str]]:
+    """Factor columns and numeric covariates of the fixed part."""
+    spec = fit.spec
+    if spec is None or spec.fixed_spec is None:
+        return (["system"] if fit.systems else []), []
+    from humaneval.clmm.formula import _variables, parse_formula
+
+    fixed = parse_formula(spec.formula.split(", nAGQ")[0]).fixed
+    used = _variables(fixed, spec.frame)
+    factors = [c for c in used if c in spec.factors]
+    return factors, [c for c in used if c not in spec.factors]
+
+
+def reference_grid(fit: FitResult) -> pd.DataFrame:
+    """Every combination of the fixed part's factor levels, numeric covariates at their means."""
+    factors, numeric = _fixed_columns(fit)
+    if fit.spec is None or fit.spec.fixed_spec is None:
+        return pd.DataFrame({"system": list(fit.systems)})
+    levels = [fit.spec.factors[f] for f in factors]
+    grid = (
+        pd.DataFrame(list(itertools.product(*levels)), columns=factors)
+        if factors
+        else pd.DataFrame(index=[0])
+    )
+    for col in numeric:
+        grid[col] = float(fit.spec.frame[col].mean())
+    return grid
+
+
+def grid_design(fit: FitResult, grid: pd.DataFrame) -> np.ndarray:
+    """The fixed-effect rows (without intercept, in the order of β) of the grid points."""
+    if fit.spec is None or fit.spec.fixed_spec is None:
+        codes = np.array([list(fit.systems).index(s) for s in grid["system"]])
+        return (codes[:, None] == np.arange(1, len(fit.systems))[None, :]).astype(float)
+    from humaneval.clmm.formula import encode_factors, r_name
+
+    encoded = encode_factors(grid, fit.spec.factors)
+    mm = fit.spec.fixed_spec.get_model_matrix(encoded)
+    names = [r_name(c, fit.spec.factors) for c in mm.columns]
+    values = np.asarray(mm, dtype=float)
+    return (
+        np.column_stack([values[:, names.index(n)] for n in fit.beta_names])
+        if fit.beta_names
+        else values[:, :0]
+    )
+
+
+def _params(fit: FitResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(τ, β) as one vector, its covariance and the threshold Jacobian J (θ = J τ)."""
+    tau = fit.tau if fit.tau is not None else np.asarray(fit.thresholds, dtype=float)
+    jac = fit.spec.jacobian if fit.spec is not None else np.eye(len(fit.thresholds))
+    if fit.vcov_theta_beta is None:
+        raise ModelSpecError("this fit carries no covariance of thresholds and β; refit with this version")
+    return np.r_[tau, fit.beta], np.asarray(fit.vcov_theta_beta, dtype=float), jac
+
+
+def _probabilities(theta: np.ndarray, eta: np.ndarray, link: str) -> np.ndarray:
+    """P(Y = k | η) for each row of η (n × K)."""
+    cum = cdf(np.r_[-np.inf, theta, np.inf][None, :] - eta[:, None], link)
+    return np.diff(cum, axis=1)
+
+
+def _mode_values(
+    params: np.ndarray, x: np.ndarray, weights: np.ndarray, jac: np.ndarray, link: str, mode: str
+):
+    """The EMMs (one per row of ``weights``) of ``mode`` at parameters (τ, β)."""
+    n_tau = jac.shape[1]
+    theta = jac @ params[:n_tau]
+    eta = x @ params[n_tau:] if x.shape[1] else np.zeros(x.shape[0])
+    if mode == "latent":
+        return weights @ eta - float(np.mean(theta))
+    probs = _probabilities(theta, eta, link)
+    if mode == "mean.class":
+        return weights @ (probs @ np.arange(1, probs.shape[1] + 1))
+    return (weights @ probs).ravel()  # prob: emm-major, category-minor
+
+
+def _delta(params, vcov, func) -> tuple[np.ndarray, np.ndarray]:
+    """Values of ``func`` and their covariance by the delta method (central differences)."""
+    value = func(params)
+    grad = np.empty((value.size, params.size))
+    for j in range(params.size):
+        e = np.zeros(params.size)
+        e[j] = _STEP * max(1.0, abs(params[j]))
+        grad[:, j] = (func(params + e) - func(params - e)) / (2 * e[j])
+    return value, grad @ vcov @ grad.T
+
+
+def _cells(fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] | None):
+    specs = [factor] if isinstance(factor, str) else list(factor)
+    by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    factors, _ = _fixed_columns(fit)
+    for col in specs + by_cols:
+        if col not in factors:
+            choices = ", ".join(factors) or "none"
+            raise ModelSpecError(f"{col!r} is not a factor of the fixed part; factors are {choices}")
+    grid = reference_grid(fit)
+    keys = grid[by_cols + specs].astype(str).agg("\x1f".join, axis=1)
+    levels = [list(dict.fromkeys(grid[c])) for c in by_cols + specs]
+    cells = pd.DataFrame(list(itertools.product(*levels)), columns=by_cols + specs)
+    weights = np.zeros((len(cells), len(grid)))
+    cell_keys = cells.astype(str).agg("\x1f".join, axis=1)
+    for i, key in enumerate(cell_keys):
+        members = np.flatnonzero(keys.to_numpy() == key)
+        weights[i, members] = 1.0 / members.size
+    return cells[specs + by_cols], grid, weights, by_cols, specs
+
+
+def emmeans(
+    fit: FitResult,
+    factor: str | Sequence[str],
+    *,
+    by: str | Sequence[str] | None = None,
+    mode: str = "latent",
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Estimated marginal means of ``factor`` (within each level of ``by``) on the ``mode`` scale.
+
+    Returns one row per level (``prob``: per level and category) with ``emmean``, ``se``,
+    ``ci_low``, ``ci_high`` (Wald, ``level``) and the factor / by / category columns.
+
+    Examples
+    --------
+    >>> emmeans(fit, "temp", mode="mean.class")  # doctest: +SKIP
+       temp  emmean     se  ci_low  ci_high
+    0  cold   2.340  0.167   2.013    2.667
+    1  warm   3.480  0.202   3.084    3.876
+    """
+    if mode not in MODES:
+        raise ModelSpecError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    cells, grid, weights, _, _ = _cells(fit, factor, by)
+    params, vcov, jac = _params(fit)
+    x = grid_design(fit, grid)
+    value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode))
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    z = stats.norm.ppf(0.5 + level / 2)
+    if mode == "prob":
+        k = len(fit.levels)
+        cells = cells.loc[cells.index.repeat(k)].reset_index(drop=True)
+        cells["category"] = [str(v) if isinstance(v, str) else f"{v:g}" for v in fit.levels] * (
+            len(cells) // k
+        )
+    out = cells.copy()
+    out["emmean"] = value
+    out["se"] = se
+    out["ci_low"] = value - z * se
+    out["ci_high"] = value + z * se
+    out.attrs.update(mode=mode, level=level, cov=cov)
+    return out
+
+
+def emm_contrasts(
+    fit: FitResult,
+    factor: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    adjust: str = "tukey",
+    level: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """All pairwise contrasts ``a − b`` of the latent EMMs of ``factor`` (within each ``by`` level).
+
+    Columns: the by columns, ``level_a``, ``level_b``, ``estimate``, ``se``, ``z``, ``p_unadj``,
+    ``p_adj``, ``adjust``, ``ci_low``, ``ci_high`` and, for the logit link, ``odds_ratio`` with
+    ``or_low``/``or_high`` (exp of the estimate and its interval). The family of the adjustment is
+    each ``by`` group, as in ``pairs(emmeans(m, ~ factor | by))``.
+    """
+    check_adjust(adjust)
+    emm = emmeans(fit, factor, by=by, mode="latent", level=level)
+    cov = emm.attrs["cov"]
+    by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
+    groups = emm.groupby(by_cols, sort=False).indices if by_cols else {(): np.arange(len(emm))}
+    rows = []
+    for key, idx in groups.items():
+        idx = np.asarray(idx)
+        pairs = list(itertools.combinations(idx, 2))
+        if not pairs:
+            continue
+        i, j = (np.array(v) for v in zip(*pairs, strict=True))
+        est = emm["emmean"].to_numpy()[i] - emm["emmean"].to_numpy()[j]
+        var = cov[i, i] + cov[j, j] - 2 * cov[i, j]
+        se = np.sqrt(np.where(var > 0, var, np.nan))
+        z = est / se
+        p = 2 * stats.norm.sf(np.abs(z))
+        p_adj = tukey_p(z, idx.size) if adjust == "tukey" else adjust_pvalues(p, adjust)
+        half = critical_value(adjust, idx.size, len(pairs), level) * se
+        key = key if isinstance(key, tuple) else (key,)
+        for n in range(len(pairs)):
+            row = dict(zip(by_cols, key, strict=True))
+            row.update(
+                level_a=emm[factor].iloc[i[n]],
+                level_b=emm[factor].iloc[j[n]],
+                estimate=est[n],
+                se=se[n],
+                z=z[n],
+                p_unadj=p[n],
+                p_adj=p_adj[n],
+                adjust=adjust,
+                ci_low=est[n] - half[n],
+                ci_high=est[n] + half[n],
+            )
+            if fit.link == "logit":
+                row.update(
+                    odds_ratio=np.exp(est[n]),
+                    or_low=np.exp(est[n] - half[n]),
+                    or_high=np.exp(est[n] + half[n]),
+                )
+            row["better"] = (row["level_a"] if est[n] > 0 else row["level_b"]) if p_adj[n] < alpha else None
+            rows.append(row)
+    out = pd.DataFrame(rows)
+    if "better" in out:
+        out["better"] = pd.Series([b if isinstance(b, str) else None for b in out["better"]], dtype=object)
+    return out
+
+
+def lr_test(restricted: FitResult, full: FitResult) -> dict[str, float]:
+    """Likelihood-ratio test of a nested ``restricted`` model against ``full``.
+
+    Returns ``statistic`` = 2 (logLik_full − logLik_restricted), ``df`` (difference in the number of
+    parameters), ``p`` (χ² upper tail) and both models' AIC and BIC, as R's ``anova(m0, m1)``.
+    """
+    if restricted.nobs != full.nobs:
+        raise ModelSpecError(
+            f"the models were fitted to different rows ({restricted.nobs} vs {full.nobs}); "
+            "a likelihood-ratio test needs the same data"
+        )
+    k0, k1 = _n_params(restricted), _n_params(full)
+    df = k1 - k0
+    if df <= 0:
+        raise ModelSpecError(
+            f"the compared model has {k0} parameters and the fitted one {k1}; give the smaller (nested) "
+            "model to --compare"
+        )
+    statistic = max(0.0, 2.0 * (full.loglik - restricted.loglik))
+    return {
+        "restricted": restricted.formula,
+        "full": full.formula,
+        "statistic": statistic,
+        "df": int(df),
+        "p": float(stats.chi2.sf(statistic, df)),
+        "aic_restricted": restricted.aic,
+        "aic_full": full.aic,
+        "bic_restricted": restricted.bic,
+        "bic_full": full.bic,
+    }
+
+
+def _n_params(fit: FitResult) -> int:
+    if fit.n_params:
+        return int(fit.n_params)
+    return round((fit.aic + 2.0 * fit.loglik) / 2.0)
+
+
+def wald_omnibus(fit: FitResult, factor: str) -> dict[str, float]:
+    """Wald χ² test that every coefficient of ``factor`` (main effect and interactions) is 0."""
+    prefix = factor
+    idx = [k for k, name in enumerate(fit.terms) if any(part.startswith(prefix) for part in name.split(":"))]
+    if not idx:
+        raise ModelSpecError(f"the model has no coefficient of {factor!r}; terms are {', '.join(fit.terms)}")
+    beta = fit.beta[idx]
+    cov = fit.vcov[np.ix_(idx, idx)]
+    statistic = float(beta @ np.linalg.solve(cov, beta))
+    return {
+        "factor": factor,
+        "statistic": statistic,
+        "df": len(idx),
+        "p": float(stats.chi2.sf(statistic, len(idx))),
+    }
