@@ -47,7 +47,11 @@ def main() -> None:
     parser.add_argument("--formulas", action="store_true", help="native vs R per formula")
     parser.add_argument("--scaling", action="store_true", help="native maximal fit at 1.5k … 96k ratings")
     parser.add_argument("--sizes", default="1500,6000,24000,96000", help="ratings for --scaling")
+    parser.add_argument("--breakdown", action="store_true", help="fit cost against its evaluation floor")
     args = parser.parse_args()
+    if args.breakdown:
+        breakdown(args.data)
+        return
     if args.shapes:
         validate_shapes()
         return
@@ -194,6 +198,72 @@ def scaling(sizes: list[int], seed: int = 2021) -> None:
             f"{data.nobs:>7} ratings ({blocks} blocks): {seconds[0]:6.2f} s wall, {seconds[1]:6.2f} s CPU, "
             f"{per:.3f} ms CPU per rating ({per / base:.2f}× the smallest), logLik {fit.loglik:.2f}, "
             f"max.grad {fit.diagnostics.max_grad:.1e}",
+            flush=True,
+        )
+
+
+def systems_model(n_systems: int):
+    """The published model widened to ``n_systems`` systems (effects spread over the published range;
+    Ψ of each factor: the published intercept variance, slopes with its mean slope variance and
+    correlation 0.5)."""
+    from humaneval.model import OrdinalModel
+
+    base = default_model()
+    beta = np.r_[0.0, np.linspace(-1.0, 1.0, n_systems - 1)]
+    effects = {}
+    for factor, psi in base.random_effects.items():
+        slope = float(np.mean(np.diag(psi)[1:]))
+        sd = np.sqrt(np.r_[psi[0, 0], np.full(n_systems - 1, slope)])
+        corr = np.full((n_systems, n_systems), 0.5) + 0.5 * np.eye(n_systems)
+        effects[factor] = corr * np.outer(sd, sd)
+    names = tuple(f"S{k:02d}" for k in range(n_systems))
+    return OrdinalModel(names, beta, base.thresholds, effects, base.link)
+
+
+def breakdown(likert: Path, seed: int = 2021) -> None:
+    """Per fit: CPU seconds, likelihood evaluations (optimiser, Hessian) × their mean cost = the floor."""
+    from humaneval.clmm import fit as fit_module
+    from humaneval.clmm import laplace
+
+    cases = [("Likert maximal, 1,500 ratings", prepare_clmm_data(load_ratings(likert)))]
+    for n_sys in (6, 20):
+        model = systems_model(n_sys) if n_sys != 6 else default_model()
+        design = block_design(20, 5, 3, model.system_names, seed=seed)
+        cases.append((f"simulated 20×5×3, {n_sys} systems", prepare_clmm_data(sample_ratings(model, design, seed=seed))))
+    original = laplace.LaplaceProblem.evaluate
+    for name, data in cases:
+        calls = []
+
+        def counted(self, *args, **kwargs):
+            cpu = time.process_time()
+            out = original(self, *args, **kwargs)
+            calls.append(time.process_time() - cpu)
+            return out
+
+        hessian = fit_module._hessian
+        marks = []
+
+        def marked(*args, **kwargs):
+            marks.append(len(calls))
+            out = hessian(*args, **kwargs)
+            marks.append(len(calls))
+            return out
+
+        laplace.LaplaceProblem.evaluate = counted
+        fit_module._hessian = marked
+        try:
+            fit, seconds = _timed(fit_native, data, "maximal")
+        finally:
+            laplace.LaplaceProblem.evaluate = original
+            fit_module._hessian = hessian
+        n_hess = marks[1] - marks[0] if marks else 0
+        per = statistics.mean(calls) * 1000
+        print(
+            f"{name} ({data.nobs} ratings, {fit.n_params} parameters): {seconds[1]:.3f} s CPU, "
+            f"{len(calls)} evaluations ({n_hess} for the Hessian) × {per:.2f} ms = {sum(calls):.3f} s "
+            "in the likelihood "
+            f"({sum(calls) / seconds[1]:.0%}), logLik {fit.loglik:.4f}, max.grad {fit.diagnostics.max_grad:.1e}, "
+            f"cond.H {fit.diagnostics.cond_h:.1e}",
             flush=True,
         )
 

@@ -12,6 +12,7 @@ every point the optimiser tries has ordered thresholds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -43,15 +44,7 @@ class ParamLayout:
     def _tril(term: FittedTerm) -> tuple[np.ndarray, np.ndarray]:
         """Row and column indices of L's free entries: the diagonal, then each block's strict lower
         triangle column by column."""
-        diag = np.arange(term.size)
-        rows, cols = [diag], [diag]
-        start = 0
-        for size in term.blocks:
-            c, r = np.triu_indices(size, 1)  # column-major order of the strict lower triangle
-            rows.append(start + r)
-            cols.append(start + c)
-            start += size
-        return np.concatenate(rows), np.concatenate(cols)
+        return _tril_indices(term.size, term.blocks)
 
     def diagonal_mask(self) -> np.ndarray:
         """True for the parameters that are diagonal entries of some L_f (bounded below by 0)."""
@@ -100,3 +93,20 @@ class ParamLayout:
         tail = np.cumsum(grad[:k][::-1])[::-1]
         out[:k] = tail * np.r_[1.0, np.exp(z[1:k])]
         return out
+
+
+@lru_cache(maxsize=256)
+def _tril_indices(size: int, blocks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Cached for :meth:`ParamLayout._tril` (called on every likelihood evaluation); read-only."""
+    diag = np.arange(size)
+    rows, cols = [diag], [diag]
+    start = 0
+    for block in blocks:
+        c, r = np.triu_indices(block, 1)  # column-major order of the strict lower triangle
+        rows.append(start + r)
+        cols.append(start + c)
+        start += block
+    rows_out, cols_out = np.concatenate(rows), np.concatenate(cols)
+    rows_out.flags.writeable = False
+    cols_out.flags.writeable = False
+    return rows_out, cols_out

@@ -20,17 +20,24 @@ import numpy as np
 
 
 class SchurFactor:
-    """H = [[A, B], [Bᵀ, D]] for a stack of blocks: A (nb, k, k), B (nb, k, n·q), D (nb, n, q, q)."""
+    """H = [[A, B], [Bᵀ, D]] for a stack of blocks: A (nb, k, k), B (nb, k, n·q), D (nb, n, q, q).
+
+    Newton steps need only :meth:`solve` and the log-determinant; S⁻¹ is formed (once) only when
+    :meth:`inverse_blocks` asks for it. Every product is a batched ``matmul`` over the blocks.
+    """
 
     def __init__(self, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> None:
         nb, n, q = d.shape[0], d.shape[1], d.shape[-1]
-        self.shape = (nb, a.shape[1], n, q)
-        self.b = b.reshape(nb, a.shape[1], n, q)
+        k = a.shape[1]
+        self.shape = (nb, k, n, q)
+        self.b = b.reshape(nb, k, n * q)
         if n:
             chol_d = np.linalg.cholesky(d)  # raises LinAlgError unless positive definite
             self.d_inv = np.linalg.inv(d)
-            self.g = np.einsum("bkeq,beqr->bker", self.b, self.d_inv)
-            s = a - np.einsum("bker,bler->bkl", self.g, self.b)
+            b_groups = self.b.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
+            g_groups = b_groups @ self.d_inv  # G_e = B_e D_e⁻¹
+            self.g = g_groups.transpose(0, 2, 1, 3).reshape(nb, k, n * q)
+            s = a - self.g @ self.b.transpose(0, 2, 1)
             logdet_d = 2.0 * np.sum(np.log(np.diagonal(chol_d, axis1=-2, axis2=-1)))
         else:
             self.d_inv = d
@@ -38,21 +45,28 @@ class SchurFactor:
             s = a
             logdet_d = 0.0
         chol_s = np.linalg.cholesky(s)
-        self.s_inv = np.linalg.inv(s)
+        self.s = s
+        self._s_inv: np.ndarray | None = None
         self.logdet = float(logdet_d + 2.0 * np.sum(np.log(np.diagonal(chol_s, axis1=1, axis2=2))))
 
     def solve(self, r: np.ndarray) -> np.ndarray:
         """H⁻¹ r for r of shape (nb, k + n·q)."""
         nb, k, n, q = self.shape
-        r_kept, r_elim = r[:, :k], r[:, k:].reshape(nb, n, q)
-        y_elim = np.einsum("beqr,ber->beq", self.d_inv, r_elim)
-        x_kept = np.einsum("bkl,bl->bk", self.s_inv, r_kept - np.einsum("bkeq,beq->bk", self.b, y_elim))
-        x_elim = y_elim - np.einsum("bker,bk->ber", self.g, x_kept)
-        return np.concatenate([x_kept, x_elim.reshape(nb, n * q)], axis=1)
+        r_kept, r_elim = r[:, :k], r[:, k:].reshape(nb, n, q, 1)
+        y_elim = (self.d_inv @ r_elim).reshape(nb, n * q, 1) if n else r_elim.reshape(nb, 0, 1)
+        rhs = r_kept[:, :, None] - self.b @ y_elim
+        x_kept = self._s_inv @ rhs if self._s_inv is not None else np.linalg.solve(self.s, rhs)
+        x_elim = y_elim - self.g.transpose(0, 2, 1) @ x_kept
+        return np.concatenate([x_kept[:, :, 0], x_elim[:, :, 0]], axis=1)
 
     def inverse_blocks(self) -> dict[str, np.ndarray]:
         """The parts of H⁻¹ with H's sparsity: ``kept`` (= S⁻¹), ``cross`` (−S⁻¹G) and ``elim`` (the
         q×q diagonal blocks D_e⁻¹ + G_eᵀ S⁻¹ G_e)."""
-        cross = -np.einsum("bkl,bler->bker", self.s_inv, self.g)
-        elim = self.d_inv - np.einsum("bkeq,bker->beqr", self.g, cross)
-        return {"kept": self.s_inv, "cross": cross, "elim": elim}
+        nb, k, n, q = self.shape
+        if self._s_inv is None:
+            self._s_inv = np.linalg.inv(self.s)
+        cross = -(self._s_inv @ self.g)  # (nb, k, n·q)
+        g_groups = self.g.reshape(nb, k, n, q).transpose(0, 2, 3, 1)  # G_eᵀ: (nb, n, q, k)
+        cross_groups = cross.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
+        elim = self.d_inv - g_groups @ cross_groups
+        return {"kept": self._s_inv, "cross": cross.reshape(nb, k, n, q), "elim": elim}
