@@ -222,50 +222,52 @@ def systems_model(n_systems: int):
 
 def breakdown(likert: Path, seed: int = 2021) -> None:
     """Per fit: CPU seconds, likelihood evaluations (optimiser, Hessian) × their mean cost = the floor."""
-    from humaneval.clmm import fit as fit_module
-    from humaneval.clmm import laplace
-
     cases = [("Likert maximal, 1,500 ratings", prepare_clmm_data(load_ratings(likert)))]
     for n_sys in (6, 20):
         model = systems_model(n_sys) if n_sys != 6 else default_model()
         design = block_design(20, 5, 3, model.system_names, seed=seed)
-        cases.append((f"simulated 20×5×3, {n_sys} systems", prepare_clmm_data(sample_ratings(model, design, seed=seed))))
-    original = laplace.LaplaceProblem.evaluate
+        data = prepare_clmm_data(sample_ratings(model, design, seed=seed))
+        cases.append((f"simulated 20×5×3, {n_sys} systems", data))
     for name, data in cases:
-        calls = []
-
-        def counted(self, *args, **kwargs):
-            cpu = time.process_time()
-            out = original(self, *args, **kwargs)
-            calls.append(time.process_time() - cpu)
-            return out
-
-        hessian = fit_module._hessian
-        marks = []
-
-        def marked(*args, **kwargs):
-            marks.append(len(calls))
-            out = hessian(*args, **kwargs)
-            marks.append(len(calls))
-            return out
-
-        laplace.LaplaceProblem.evaluate = counted
-        fit_module._hessian = marked
-        try:
-            fit, seconds = _timed(fit_native, data, "maximal")
-        finally:
-            laplace.LaplaceProblem.evaluate = original
-            fit_module._hessian = hessian
-        n_hess = marks[1] - marks[0] if marks else 0
-        per = statistics.mean(calls) * 1000
+        fit, seconds, calls, n_hess = _counted_fit(data)
+        d = fit.diagnostics
         print(
             f"{name} ({data.nobs} ratings, {fit.n_params} parameters): {seconds[1]:.3f} s CPU, "
-            f"{len(calls)} evaluations ({n_hess} for the Hessian) × {per:.2f} ms = {sum(calls):.3f} s "
-            "in the likelihood "
-            f"({sum(calls) / seconds[1]:.0%}), logLik {fit.loglik:.4f}, max.grad {fit.diagnostics.max_grad:.1e}, "
-            f"cond.H {fit.diagnostics.cond_h:.1e}",
+            f"{len(calls)} evaluations ({n_hess} for the Hessian) × {statistics.mean(calls) * 1000:.2f} ms "
+            f"= {sum(calls):.3f} s in the likelihood ({sum(calls) / seconds[1]:.0%}), "
+            f"logLik {fit.loglik:.4f}, max.grad {d.max_grad:.1e}, cond.H {d.cond_h:.1e}",
             flush=True,
         )
+
+
+def _counted_fit(data):
+    """A maximal native fit, its (wall, CPU) seconds, the CPU seconds of each likelihood evaluation
+    and how many of them the Hessian took."""
+    from humaneval.clmm import fit as fit_module
+    from humaneval.clmm import laplace
+
+    original, hessian = laplace.LaplaceProblem.evaluate, fit_module._hessian
+    calls: list[float] = []
+    marks: list[int] = []
+
+    def counted(self, *args, **kwargs):
+        cpu = time.process_time()
+        out = original(self, *args, **kwargs)
+        calls.append(time.process_time() - cpu)
+        return out
+
+    def marked(*args, **kwargs):
+        marks.append(len(calls))
+        out = hessian(*args, **kwargs)
+        marks.append(len(calls))
+        return out
+
+    laplace.LaplaceProblem.evaluate, fit_module._hessian = counted, marked
+    try:
+        fit, seconds = _timed(fit_native, data, "maximal")
+    finally:
+        laplace.LaplaceProblem.evaluate, fit_module._hessian = original, hessian
+    return fit, seconds, calls, sum(marks[1::2]) - sum(marks[0::2])
 
 
 def _timed(fit, data, structure):
