@@ -38,6 +38,10 @@ STALL_GRAD = 1e-3
 HESSIAN_STEP = 1e-4
 START_SD = 0.5
 BOUNDARY_PROBE = 0.1
+NULL_TOL = 1e-6  # eigenvalues of Ψ below this × its largest (or 1) span its null space
+CURVATURE_STEP = 1e-3
+CURVATURE_TOL = 1e-2  # ∂ℓ/∂δ of Ψ + δ·vvᵀ above which a boundary point is a saddle, not a maximum
+ESCAPES = 3
 
 
 def fit_native(
@@ -172,6 +176,27 @@ def _fit(
             loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
 
     laplace = problem.laplace if isinstance(problem, QuadratureProblem) else problem
+    for _ in range(ESCAPES):
+        ascent = _ascent_on_boundary(problem, layout, jac, x)
+        if ascent is None:
+            break
+        found = _escape(objective, loglik_and_grad, layout, x, ascent, bounds, diag, max_iter, spec.formula)
+        if found is None or found[2] <= loglik + 1e-8:
+            loglik_and_grad(x)
+            break
+        z, x, loglik, max_grad, free, code, message = found[:7]
+        n_iter += found[7]
+    else:
+        ascent = _ascent_on_boundary(problem, layout, jac, x)
+    if ascent is not None:
+        term, _, slope = ascent
+        code = code or 3
+        message = (
+            f"not a maximum: logLik rises along a null direction of the {term} covariance "
+            f"(slope {slope:.3g} per unit variance); the fit may depend on its start"
+        )
+        loglik_and_grad(x)
+
     hess = _hessian(loglik_and_grad, x, free, laplace.modes)
 
     tau, beta, factors = layout.split(x)
@@ -227,6 +252,89 @@ def _fit(
         n_params=layout.size,
         spec=spec,
     )
+
+
+def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.ndarray):
+    """Second-order check of a singular Ψ: ``(factor, direction v, slope)`` if ℓ rises along Ψ + δ·vvᵀ.
+
+    With the Cholesky parametrisation a zero column of L_f is a stationary point whatever the
+    data say (ℓ is even in each column), so L-BFGS-B can stop there although the maximum lies
+    elsewhere (seen when a simulated fit starts from the generating model). At a maximum over
+    positive semi-definite Ψ, vᵀ(∂ℓ/∂Ψ)v ≤ 0 for every v in the null space N of Ψ. One gradient at
+    the factor [V₊√λ₊, εN] (same Ψ up to ε²NNᵀ) gives ∂ℓ/∂L = 2(∂ℓ/∂Ψ)L, whose N-columns are
+    2ε(∂ℓ/∂Ψ)N; the largest eigenvalue of Nᵀ(∂ℓ/∂Ψ)N decides. None when every Ψ passes.
+    """
+    tau, beta, factors = layout.split(x)
+    probes, nulls = [], []
+    for term, factor in zip(layout.terms, factors, strict=True):
+        probe, null = np.zeros_like(factor), np.zeros((term.size, 0))
+        start = 0
+        for size in term.blocks:
+            sl = slice(start, start + size)
+            eigval, eigvec = np.linalg.eigh(factor[sl, sl] @ factor[sl, sl].T)
+            small = eigval < NULL_TOL * max(1.0, eigval.max())
+            block = np.where(small, CURVATURE_STEP, np.sqrt(np.clip(eigval, 0.0, None)))
+            probe[sl, sl] = eigvec * block
+            embedded = np.zeros((term.size, int(small.sum())))
+            embedded[sl] = eigvec[:, small]
+            null = np.hstack([null, embedded])
+            start += size
+        probes.append(probe)
+        nulls.append(null)
+    if all(n.shape[1] == 0 for n in nulls):
+        return None
+    saved = [u.copy() for u in _laplace(problem).modes]
+    value = problem.evaluate(jac @ tau, beta, tuple(probes))
+    _laplace(problem).modes[:] = saved
+    if not np.isfinite(value.loglik):
+        return None
+    best = None
+    for term, probe, null, grad in zip(layout.terms, probes, nulls, value.grad_factors, strict=True):
+        if null.shape[1] == 0:
+            continue
+        twice = grad @ np.linalg.pinv(probe)  # ∂ℓ/∂L · L⁻¹ = 2 ∂ℓ/∂Ψ
+        curvature = 0.25 * null.T @ (twice + twice.T) @ null
+        eigval, eigvec = np.linalg.eigh(curvature)
+        if eigval[-1] > CURVATURE_TOL and (best is None or eigval[-1] > best[2]):
+            best = (term.factor, null @ eigvec[:, -1], float(eigval[-1]))
+    return best
+
+
+def _escape(objective, loglik_and_grad, layout, x, ascent, bounds, diag, max_iter: int, formula: str):
+    """Re-optimise from Ψ + δ·vvᵀ (the best δ of a few) with a full-rank factor; None if all fail."""
+    factor_name, direction, _ = ascent
+    tau, beta, factors = layout.split(x)
+    k = next(i for i, t in enumerate(layout.terms) if t.factor == factor_name)
+    psi = factors[k] @ factors[k].T
+    best, best_value = None, -np.inf
+    for delta in (0.05, 0.2, 0.5):
+        moved = psi + delta * np.outer(direction, direction)
+        trial = list(factors)
+        trial[k] = _block_cholesky(layout.terms[k], moved)
+        candidate = layout.flatten(tau, beta, tuple(trial))
+        value = loglik_and_grad(candidate)[0]
+        if value > best_value:
+            best, best_value = candidate, value
+    if best is None:
+        return None
+    z = layout.to_optimizer(best)
+    return _optimise(objective, loglik_and_grad, layout, z, bounds, diag, max_iter, formula)
+
+
+def _block_cholesky(term, psi: np.ndarray) -> np.ndarray:
+    """A lower-triangular factor of Ψ (within the term's blocks), nudged to full rank so that no
+    column of L starts at the stationary zero."""
+    out = np.zeros_like(psi)
+    start = 0
+    for size in term.blocks:
+        sl = slice(start, start + size)
+        out[sl, sl] = np.linalg.cholesky(psi[sl, sl] + 1e-2 * np.eye(size))
+        start += size
+    return out
+
+
+def _laplace(problem) -> LaplaceProblem:
+    return problem.laplace if isinstance(problem, QuadratureProblem) else problem
 
 
 def _optimise(objective, loglik_and_grad, layout, z, bounds, diag, max_iter: int, formula: str):
