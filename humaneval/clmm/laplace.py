@@ -60,6 +60,7 @@ class LaplaceProblem:
         self.design = design
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
+        self._factors: list[SchurFactor | None] = [None] * len(design.buckets)
 
     @property
     def modes(self) -> list[np.ndarray]:
@@ -69,6 +70,7 @@ class LaplaceProblem:
     def reset(self) -> None:
         """Forget the warm-start modes (start the next evaluation from u = 0)."""
         self._modes = [np.zeros_like(u) for u in self._modes]
+        self._factors = [None] * len(self._factors)
 
     def evaluate(
         self, theta: np.ndarray, beta: np.ndarray, factors: tuple[np.ndarray, ...], gradient: bool = True
@@ -138,12 +140,24 @@ class LaplaceProblem:
             value = t.loglik.sum()
             if not np.isfinite(value):
                 return None
+        # the first step reuses the last evaluation's factorisation of H (a chord step: H moves
+        # little between nearby parameters, and the warm-start error is first order in their
+        # distance); if that full step does not raise F, it is redone with H at u
+        chord = self._factors[k]
         try:
             for _ in range(NEWTON_MAX_ITER):
                 grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
                 grad = grad.reshape(nb, m) - u
                 if np.max(np.abs(grad)) < NEWTON_TOL:
                     break
+                if chord is not None:
+                    u_try = u + chord.solve(grad)
+                    chord = None
+                    t_try = terms_at(u_try)
+                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
+                    if value_try >= value:
+                        u, t, value = u_try, t_try, value_try
+                        continue
                 step = factorise(t.w).solve(grad)
                 factor = 1.0
                 while True:
@@ -158,6 +172,7 @@ class LaplaceProblem:
             if gradient:
                 t = terms_at(u, order=3)
             chol = factorise(t.w)
+            self._factors[k] = chol
         except np.linalg.LinAlgError:
             return None
         total = value - 0.5 * chol.logdet
