@@ -23,16 +23,26 @@ def _study(seed: int):
     return prepare_clmm_data(sample_ratings(model, design, seed=seed)), start
 
 
-@pytest.mark.parametrize("seed", [5, 6])
+@pytest.mark.parametrize("seed", [5, 6, 36])
 def test_start_from_generating_model_reaches_the_cold_optimum(seed: int) -> None:
-    # before the check these warm starts stopped at a zero column of L_annotator, 0.49 and 2.18
-    # below the cold start in logLik, with max.grad < 1e-4 and code 0
+    # before the check these warm starts stopped at a zero column of L_annotator, 0.49, 2.18 and
+    # 2.50 below the cold start in logLik, with max.grad < 1e-4 and code 0
     data, start = _study(seed)
     cold = fit_native(data, "maximal")
     warm = fit_native(data, "maximal", start=start)
     assert warm.diagnostics.code == 0
     assert warm.loglik == pytest.approx(cold.loglik, abs=1e-3)
     np.testing.assert_allclose(warm.beta, cold.beta, atol=2e-3)
+
+
+def test_cold_fit_leaves_a_saddle_with_huge_cond_h() -> None:
+    # seed 38: the cold fit used to stop at logLik -2537.3235 with cond.H = inf (a non-positive
+    # eigenvalue of the information), counted as failed; the optimum has cond.H ≈ 180
+    data, _ = _study(38)
+    fit = fit_native(data, "maximal")
+    assert fit.loglik == pytest.approx(-2537.2991, abs=1e-3)
+    assert fit.diagnostics.cond_h < 1e4
+    assert not fit.diagnostics.failed
 
 
 def test_ascent_detects_a_saddle_and_passes_a_maximum() -> None:

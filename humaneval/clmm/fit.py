@@ -255,14 +255,17 @@ def _fit(
 
 
 def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.ndarray):
-    """Second-order check of a singular Ψ: ``(factor, direction v, slope)`` if ℓ rises along Ψ + δ·vvᵀ.
+    """Optimality check of a singular Ψ: ``(factor, direction v, slope)`` if ℓ rises along Ψ + δ·vvᵀ.
 
     With the Cholesky parametrisation a zero column of L_f is a stationary point whatever the
-    data say (ℓ is even in each column), so L-BFGS-B can stop there although the maximum lies
-    elsewhere (seen when a simulated fit starts from the generating model). At a maximum over
-    positive semi-definite Ψ, vᵀ(∂ℓ/∂Ψ)v ≤ 0 for every v in the null space N of Ψ. One gradient at
-    the factor [V₊√λ₊, εN] (same Ψ up to ε²NNᵀ) gives ∂ℓ/∂L = 2(∂ℓ/∂Ψ)L, whose N-columns are
-    2ε(∂ℓ/∂Ψ)N; the largest eigenvalue of Nᵀ(∂ℓ/∂Ψ)N decides. None when every Ψ passes.
+    data say (ℓ is even in each column), and it also freezes the rows below it, so L-BFGS-B can
+    stop there with a small gradient although the maximum lies elsewhere (seen when a simulated
+    fit starts from the generating model, and behind most cond.H > 1e6 among simulated maximal
+    fits). At a maximum over positive semi-definite Ψ the gradient G = ∂ℓ/∂Ψ is negative
+    semi-definite (the KKT conditions, with GΨ = 0). One gradient at the invertible factor
+    L = [V₊√λ₊, εN] (N the null space of Ψ; the same Ψ up to ε²NNᵀ) gives ∂ℓ/∂L = 2GL, hence G;
+    its largest eigenvalue per covariance block decides. None when every Ψ passes or none is
+    singular (then G = 0 already follows from a zero gradient in L).
     """
     tau, beta, factors = layout.split(x)
     probes, nulls = [], []
@@ -293,10 +296,16 @@ def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.nda
         if null.shape[1] == 0:
             continue
         twice = grad @ np.linalg.pinv(probe)  # ∂ℓ/∂L · L⁻¹ = 2 ∂ℓ/∂Ψ
-        curvature = 0.25 * null.T @ (twice + twice.T) @ null
-        eigval, eigvec = np.linalg.eigh(curvature)
-        if eigval[-1] > CURVATURE_TOL and (best is None or eigval[-1] > best[2]):
-            best = (term.factor, null @ eigvec[:, -1], float(eigval[-1]))
+        slope = 0.25 * (twice + twice.T)
+        start = 0
+        for size in term.blocks:
+            sl = slice(start, start + size)
+            eigval, eigvec = np.linalg.eigh(slope[sl, sl])
+            if eigval[-1] > CURVATURE_TOL and (best is None or eigval[-1] > best[2]):
+                direction = np.zeros(term.size)
+                direction[sl] = eigvec[:, -1]
+                best = (term.factor, direction, float(eigval[-1]))
+            start += size
     return best
 
 
