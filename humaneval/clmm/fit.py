@@ -42,6 +42,7 @@ NULL_TOL = 1e-6  # eigenvalues of Ψ below this × its largest (or 1) span its n
 CURVATURE_STEP = 1e-3
 CURVATURE_TOL = 1e-2  # ∂ℓ/∂δ of Ψ + δ·vvᵀ above which a boundary point is a saddle, not a maximum
 ESCAPES = 3
+RANDOM_INFO_TOL = 1e-9  # eigenvalues of the random-effect information below this × its largest are flat
 
 
 def fit_native(
@@ -175,7 +176,6 @@ def _fit(
         else:
             loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
 
-    laplace = problem.laplace if isinstance(problem, QuadratureProblem) else problem
     for _ in range(ESCAPES):
         ascent = _ascent_on_boundary(problem, layout, jac, x)
         if ascent is None:
@@ -197,18 +197,14 @@ def _fit(
         )
         loglik_and_grad(x)
 
-    hess = _hessian(loglik_and_grad, x, free, laplace.modes)
+    hess = _hessian(loglik_and_grad, x, free, _laplace(problem).modes)
 
     tau, beta, factors = layout.split(x)
     info = -hess  # observed information of the free parameters
     eig = np.linalg.eigvalsh(info) if info.size else np.array([1.0])
     cond_h = float(eig.max() / eig.min()) if eig.min() > 0 else np.inf
-    try:
-        cov = np.linalg.inv(info)
-    except np.linalg.LinAlgError:
-        cov = np.full_like(info, np.nan)
     n_tb = layout.n_thresholds + layout.n_beta  # τ and β are never on a boundary: the first free ones
-    vcov_tb = cov[:n_tb, :n_tb]
+    vcov_tb = _fixed_vcov(info, n_tb)
     vcov = vcov_tb[layout.n_thresholds :, layout.n_thresholds :]
     random_effects = {t.factor: f @ f.T for t, f in zip(design.terms, factors, strict=True)}
     seconds = time.perf_counter() - clock
@@ -340,6 +336,22 @@ def _block_cholesky(term, psi: np.ndarray) -> np.ndarray:
         out[sl, sl] = np.linalg.cholesky(psi[sl, sl] + 1e-2 * np.eye(size))
         start += size
     return out
+
+
+def _fixed_vcov(info: np.ndarray, n_tb: int) -> np.ndarray:
+    """vcov of (τ, β): the inverse of their information with the random-effect parameters profiled
+    out, I_tt − I_tr I_rr⁺ I_rt. Equal to the (τ, β) block of info⁻¹ when I_rr is positive
+    definite; directions of I_rr without information (flat L entries of a singular Ψ) are left out
+    of the pseudo-inverse instead of swamping the inverse."""
+    i_tt, i_tr, i_rr = info[:n_tb, :n_tb], info[:n_tb, n_tb:], info[n_tb:, n_tb:]
+    if i_rr.size:
+        eigval, eigvec = np.linalg.eigh(i_rr)
+        keep = eigval > RANDOM_INFO_TOL * max(eigval.max(), 1.0)
+        i_tt = i_tt - (i_tr @ eigvec[:, keep] / eigval[keep]) @ (eigvec[:, keep].T @ i_tr.T)
+    try:
+        return np.linalg.inv(0.5 * (i_tt + i_tt.T))
+    except np.linalg.LinAlgError:
+        return np.full_like(i_tt, np.nan)
 
 
 def _laplace(problem) -> LaplaceProblem:
