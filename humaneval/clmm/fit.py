@@ -42,7 +42,7 @@ NULL_TOL = 1e-6  # eigenvalues of Ψ below this × its largest (or 1) span its n
 CURVATURE_STEP = 1e-3
 CURVATURE_TOL = 1e-2  # ∂ℓ/∂δ of Ψ + δ·vvᵀ above which a boundary point is a saddle, not a maximum
 ESCAPES = 3
-RANDOM_INFO_TOL = 1e-9  # eigenvalues of the random-effect information below this × its largest are flat
+RANDOM_INFO_TOL = 1e-5  # |eigenvalues| of the random-effect information below this × the largest: flat
 
 
 def fit_native(
@@ -204,7 +204,7 @@ def _fit(
     eig = np.linalg.eigvalsh(info) if info.size else np.array([1.0])
     cond_h = float(eig.max() / eig.min()) if eig.min() > 0 else np.inf
     n_tb = layout.n_thresholds + layout.n_beta  # τ and β are never on a boundary: the first free ones
-    vcov_tb = _fixed_vcov(info, n_tb)
+    vcov_tb, cond_fixed = _fixed_vcov(info, n_tb)
     vcov = vcov_tb[layout.n_thresholds :, layout.n_thresholds :]
     random_effects = {t.factor: f @ f.T for t, f in zip(design.terms, factors, strict=True)}
     seconds = time.perf_counter() - clock
@@ -213,6 +213,7 @@ def _fit(
         message=message,
         max_grad=max_grad,
         cond_h=cond_h,
+        cond_fixed=cond_fixed,
         n_iter=n_iter,
         fit_seconds=seconds,
         vcov=vcov,
@@ -338,20 +339,31 @@ def _block_cholesky(term, psi: np.ndarray) -> np.ndarray:
     return out
 
 
-def _fixed_vcov(info: np.ndarray, n_tb: int) -> np.ndarray:
-    """vcov of (τ, β): the inverse of their information with the random-effect parameters profiled
-    out, I_tt − I_tr I_rr⁺ I_rt. Equal to the (τ, β) block of info⁻¹ when I_rr is positive
-    definite; directions of I_rr without information (flat L entries of a singular Ψ) are left out
-    of the pseudo-inverse instead of swamping the inverse."""
+def _fixed_vcov(info: np.ndarray, n_tb: int) -> tuple[np.ndarray, float]:
+    """vcov of (τ, β) and the condition number of their information with the random-effect
+    parameters profiled out, I_tt − I_tr I_rr⁺ I_rt.
+
+    Equal to the (τ, β) block of info⁻¹ when I_rr is positive definite. Directions of I_rr without
+    information (|eigenvalue| ≤ 1e-5 × the largest, below the accuracy of the forward-difference
+    Hessian: flat L entries of a singular Ψ) are left out
+    of the pseudo-inverse instead of swamping the inverse; a clearly negative one (not a maximum)
+    makes the condition number infinite.
+    """
     i_tt, i_tr, i_rr = info[:n_tb, :n_tb], info[:n_tb, n_tb:], info[n_tb:, n_tb:]
+    concave = True
     if i_rr.size:
         eigval, eigvec = np.linalg.eigh(i_rr)
-        keep = eigval > RANDOM_INFO_TOL * max(eigval.max(), 1.0)
+        flat = RANDOM_INFO_TOL * max(np.abs(eigval).max(), 1.0)
+        concave = bool(eigval.min() >= -flat)
+        keep = eigval > flat
         i_tt = i_tt - (i_tr @ eigvec[:, keep] / eigval[keep]) @ (eigvec[:, keep].T @ i_tr.T)
+    i_tt = 0.5 * (i_tt + i_tt.T)
+    eig = np.linalg.eigvalsh(i_tt) if i_tt.size else np.array([1.0])
+    cond = float(eig.max() / eig.min()) if eig.min() > 0 and concave else np.inf
     try:
-        return np.linalg.inv(0.5 * (i_tt + i_tt.T))
+        return np.linalg.inv(i_tt), cond
     except np.linalg.LinAlgError:
-        return np.full_like(i_tt, np.nan)
+        return np.full_like(i_tt, np.nan), np.inf
 
 
 def _laplace(problem) -> LaplaceProblem:

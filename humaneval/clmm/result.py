@@ -3,7 +3,10 @@
 A fit has **failed** (docs/analysis.md, "Diagnostics") when the optimizer's convergence code is
 non-zero, the maximal absolute gradient exceeds ``grad_tol`` (default 0.01), the condition number
 of the Hessian exceeds ``cond_tol`` (default 1e6: the model is possibly not identifiable, so its
-standard errors cannot be trusted), the covariance of β is not finite with positive variances,
+standard errors cannot be trusted; for the native engine the condition number of the information
+about thresholds and fixed effects with the random-effect parameters profiled out, ``cond_fixed``,
+because a singular Ψ leaves L entries without any information, docs/native-engine.md), the
+covariance of β is not finite with positive variances,
 the estimates are *degenerate* (some |β| > 15 or SE > 25 on the latent scale, or a random-effect
 variance > 400: separation — e.g. every rating of a level in one category — or a parameter that
 the data cannot determine, which optimisers report as "converged"), or the engine raised an error.
@@ -52,6 +55,7 @@ class Diagnostics:
     grad_tol: float = GRAD_TOL
     cond_tol: float = COND_UNIDENTIFIABLE
     degenerate: tuple[str, ...] = ()
+    cond_fixed: float = float("nan")
 
     @property
     def failed(self) -> bool:
@@ -66,8 +70,14 @@ class Diagnostics:
             out.append(f"convergence code {self.code}: {self.message}")
         if not np.isfinite(self.max_grad) or self.max_grad > self.grad_tol:
             out.append(f"max.grad {self.max_grad:.3g} > {self.grad_tol:g}")
-        if self.cond_h > self.cond_tol:  # NaN (not reported) never fails
-            out.append(f"cond.H {self.cond_h:.3g} > {self.cond_tol:g}: model possibly not identifiable")
+        if np.isnan(self.cond_fixed):  # the R engine: cond.H of all parameters; NaN never fails
+            if self.cond_h > self.cond_tol:
+                out.append(f"cond.H {self.cond_h:.3g} > {self.cond_tol:g}: model possibly not identifiable")
+        elif self.cond_fixed > self.cond_tol:  # native: of (θ, β), random-effect parameters profiled out
+            out.append(
+                f"cond.H of the thresholds and fixed effects {self.cond_fixed:.3g} > {self.cond_tol:g}: "
+                "model possibly not identifiable"
+            )
         if not self.vcov_ok:
             out.append("vcov(β) is not finite with positive variances")
         out.extend(self.degenerate)
@@ -92,6 +102,7 @@ def assess(
     beta: np.ndarray | None = None,
     thresholds: np.ndarray | None = None,
     beta_names: tuple[str, ...] = (),
+    cond_fixed: float = float("nan"),
 ) -> Diagnostics:
     """Build :class:`Diagnostics` from raw fit output by the rules of the module docstring."""
     if np.ndim(vcov) == 2 and np.shape(vcov)[0] == 0:  # a model without fixed effects (y ~ 1 + (1|g))
@@ -102,7 +113,13 @@ def assess(
     found = list(extra_warnings)
     if np.isfinite(max_grad) and GRAD_WARN < max_grad <= grad_tol:
         found.append(f"max.grad {max_grad:.3g} is above {GRAD_WARN:g}")
-    if cond_h > COND_UNIDENTIFIABLE:
+    if cond_h > COND_UNIDENTIFIABLE and cond_fixed <= COND_UNIDENTIFIABLE:
+        found.append(
+            f"cond.H {cond_h:.3g} > {COND_UNIDENTIFIABLE:g} from random-effect parameters without "
+            f"information (singular Ψ); thresholds and fixed effects are determined "
+            f"(their cond.H {cond_fixed:.3g})"
+        )
+    elif cond_h > COND_UNIDENTIFIABLE:
         found.append(f"cond.H {cond_h:.3g} > {COND_UNIDENTIFIABLE:g}: model possibly not identifiable")
     elif cond_h > COND_WARN:
         found.append(f"cond.H {cond_h:.3g} > {COND_WARN:g}")
@@ -122,6 +139,7 @@ def assess(
         vcov_ok=vcov_ok,
         grad_tol=grad_tol,
         degenerate=degenerate_estimates(beta, vcov, random_effects, thresholds, beta_names),
+        cond_fixed=float(cond_fixed),
     )
 
 
