@@ -188,12 +188,13 @@ def _fit(
         n_iter += found[7]
     else:
         ascent = _ascent_on_boundary(problem, layout, jac, x)
-    if ascent is not None:
+    check = ()
+    if ascent is not None:  # re-optimising along the direction found nothing higher: flag, do not fail
         term, _, slope = ascent
-        code = code or 3
-        message = (
-            f"not a maximum: logLik rises along a null direction of the {term} covariance "
-            f"(slope {slope:.3g} per unit variance); the fit may depend on its start"
+        check = (
+            f"optimum check: logLik rises along a direction of the {term} covariance (slope {slope:.3g} "
+            "per unit variance) but re-optimising from there found no higher logLik; the fit may depend "
+            "on its start",
         )
         loglik_and_grad(x)
 
@@ -209,6 +210,7 @@ def _fit(
     random_effects = {t.factor: f @ f.T for t, f in zip(design.terms, factors, strict=True)}
     seconds = time.perf_counter() - clock
     diagnostics = assess(
+        extra_warnings=check,
         code=code,
         message=message,
         max_grad=max_grad,
