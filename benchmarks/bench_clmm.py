@@ -13,7 +13,9 @@ logLik).
 ``--formulas`` times native against R per formula (issue 16: wine, soup, the Likert study with a
 position covariate, the maximal model written as a formula; target ≥ 100× at equal logLik) and
 ``--scaling`` times the native maximal fit on simulated studies of 1.5k … 96k ratings (target: 96k in
-< 30 s, time linear in ratings). ``--shapes`` instead validates the default structure (maximal, or
+< 30 s, time linear in ratings). ``--breakdown`` (issue 25) counts the likelihood evaluations of one
+maximal fit (optimiser and Hessian) and their mean CPU cost, on the Likert study and on simulated
+20×5×3 studies with 6 and 20 systems. ``--shapes`` instead validates the default structure (maximal, or
 nested for nested designs) against live R on simulated studies of several shapes (issue 8: logLik ≥
 R − 0.05, β within 0.03, SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not
 in the tests.

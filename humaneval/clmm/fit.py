@@ -2,12 +2,14 @@
 
 The Laplace log-likelihood (:mod:`humaneval.clmm.laplace`) is maximised over thresholds, β and
 the Cholesky factors L_f with L-BFGS-B on analytic gradients (diagonals of L_f bounded below by 0,
-as in ``ordinal::clmm``; thresholds on the increment scale of :mod:`humaneval.clmm.params`). The
-Hessian is then taken once, by central differences of the analytic gradient on the natural scale,
-over the parameters that are not on the boundary (diagonal entries < 1e-3 are left out, as
-``ordinal`` does). vcov(β) is the β block of its inverse, cond.H the ratio of its extreme
-eigenvalues and max.grad the largest free gradient entry — the quantities R reports, so both
-engines are judged by the same rules (docs/native-engine.md).
+as in ``ordinal::clmm``; thresholds on the increment scale of :mod:`humaneval.clmm.params`). A
+reached point with a singular Ψ is checked for optimality over positive semi-definite Ψ and left
+along an ascent direction when it fails. The Hessian is then taken once, by forward differences of
+the analytic gradient on the natural scale, over the parameters that are not on the boundary
+(diagonal entries < 1e-3 are left out, as ``ordinal`` does). vcov(β) is the β block of its inverse
+(random-effect parameters profiled out), cond.H the ratio of its extreme eigenvalues and max.grad
+the largest free gradient entry — the quantities R reports, so both engines are judged by the same
+rules (docs/native-engine.md).
 """
 
 from __future__ import annotations
