@@ -303,3 +303,13 @@ def test_permutation_p_values_unchanged_by_the_shortcut(scores, monkeypatch, lev
     monkeypatch.setattr(sig.SwapDifference, "build", classmethod(lambda *args: None))
     old = permutation_test(H, A, B, level, n_permutations=300, seed=7, alternative="two-sided")
     assert fast == old
+
+
+def test_tau_sum_path_follows_the_measured_costs():
+    """The sign-matrix path wins for SummEval's 1,700 summaries; a few resamples of a larger pool
+    go to scipy, and nothing above MAX_PAIR_MATRIX cells builds the matrix (issue 25)."""
+    from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, sum_by_pair_matrix
+
+    assert sum_by_pair_matrix(1700, 1000) and sum_by_pair_matrix(1700, 100)
+    assert not sum_by_pair_matrix(5000, 100) and sum_by_pair_matrix(5000, 1000)
+    assert not sum_by_pair_matrix(MAX_PAIR_MATRIX + 1, 10**6)
