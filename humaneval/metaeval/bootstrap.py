@@ -32,7 +32,7 @@ MAX_PAIR_MATRIX = 8000
 #: Measured costs (seconds, 2-core machine of benchmarks/RESULTS.md, one BLAS thread) that choose
 #: the τ_sum path: building the sign matrix per entry, applying it per entry and resample, and one
 #: scipy Kendall call on a resample (fixed part, per n·log2 n).
-BUILD_COST, APPLY_COST, SCIPY_CALL, SCIPY_NLOGN = 6.0e-9, 3.0e-11, 9.5e-4, 4.9e-9
+BUILD_COST, APPLY_COST, SCIPY_CALL, SCIPY_NLOGN = 4.7e-9, 2.3e-11, 1.9e-4, 3.8e-9
 
 
 def sum_by_pair_matrix(n_cells: int, n_resamples: int) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import sparse
 
 #: Broadcast (G, U, U) sign arrays up to this many entries; larger groups go one by one.
 BROADCAST = 4_000_000
@@ -153,6 +154,80 @@ class _BandedForm:
         return out
 
 
+class _SortedCounts:
+    """F(A*) of one large group with few gold values in O(n·β) per round instead of O(n²).
+
+    The 2n candidate values (A_u and B_u of every cell; a round selects one of each pair) are sorted
+    once and cut into blocks of about β at changes of value, a tie class longer than β forming a
+    block of its own. Pairs in different blocks are ordered by their blocks, so they count through
+    per-block tallies of the selected values by gold class; pairs within a block through a β × β
+    sign matrix. Everything is an exact integer count.
+    """
+
+    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, block: int = 32):
+        n = len(h)
+        values, gold = np.concatenate([a, b]), np.concatenate([h, h])
+        self.order = np.argsort(values, kind="stable")
+        v, g = values[self.order], gold[self.order]
+        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+        sizes = np.diff(np.r_[starts, len(v)])
+        blocks, regular, current = [], [], []
+        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
+            if size > block or (current and current[1] - current[0] + size > block):
+                if current:
+                    blocks.append(tuple(current))
+                    regular.append(True)
+                current = []
+            if size > block:
+                blocks.append((start, start + size))
+                regular.append(False)
+            elif current:
+                current[1] = start + size
+            else:
+                current = [start, start + size]
+        if current:
+            blocks.append(tuple(current))
+            regular.append(True)
+        classes, cls = np.unique(g, return_inverse=True)
+        block_of = np.repeat(np.arange(len(blocks)), [hi - lo for lo, hi in blocks])
+        k = len(classes)
+        # columns grouped by (block, gold class): the tallies are sums over contiguous segments
+        segment = block_of * k + cls
+        self.by_segment = self.order[np.argsort(segment, kind="stable")]
+        self.segment_starts = np.searchsorted(np.sort(segment), np.arange(len(blocks) * k))
+        self.empty = np.diff(np.r_[self.segment_starts, len(v)]) == 0
+        self.shape = (len(blocks), k)
+        self.sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
+        inner = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
+        width = max((hi - lo for lo, hi in inner), default=1)
+        self.order = np.r_[self.order, len(v)]  # the last column is an always-unselected padding slot
+        self.slots = np.full((len(inner), width), len(v))
+        self.within = np.zeros((len(inner), width, width), dtype=np.float32)
+        for i, (lo, hi) in enumerate(inner):
+            self.slots[i, : hi - lo] = np.arange(lo, hi)
+            gv, vv = g[lo:hi], v[lo:hi]
+            self.within[i, : hi - lo, : hi - lo] = np.sign(gv[:, None] - gv[None, :]) * np.sign(
+                vv[:, None] - vv[None, :]
+            )
+        self.n = n
+
+    def __call__(self, z: np.ndarray) -> np.ndarray:
+        """F(A*) for swap indicators z (R, n) of the group's cells."""
+        both = np.concatenate([1 - z, z, np.zeros((len(z), 1), z.dtype)], axis=1)
+        sums = np.add.reduceat(
+            both[:, self.by_segment], np.minimum(self.segment_starts, len(self.by_segment) - 1), axis=1
+        )
+        sums[:, self.empty] = 0
+        tallies = sums.reshape(len(z), *self.shape).astype(float)  # (R, blocks, classes)
+        before = np.cumsum(tallies, axis=1) - tallies
+        ahead = (before.reshape(-1, self.shape[1]) @ self.sign.T).reshape(before.shape)
+        cross = 2 * (tallies * ahead).sum(axis=(1, 2))
+        padded = both[:, self.order]
+        mb = np.ascontiguousarray(padded[:, self.slots].transpose(1, 0, 2))  # (blocks, R, width)
+        within = (np.matmul(mb, self.within) * mb).sum(axis=(0, 2))  # integers < 2**24: exact in float32
+        return cross + within.astype(float)
+
+
 class SwapDifference:
     """δ* = EM(A*, H) − EM(B*, H) of Kendall's τ_b, τ_a or pairwise accuracy for swap indicators.
 
@@ -207,7 +282,11 @@ class SwapDifference:
         G, U = h.shape
         f_a = _per_group(h, present, a, [a]).sum(axis=1)
         f_b = _per_group(h, present, b, [b]).sum(axis=1)
-        if G == 1:
+        if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
+            keep = present[0]
+            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep])
+            half_total = np.zeros(1)
+        elif G == 1:
             keep = present[0]
             form = _BandedForm(h[0, keep], a[0, keep], b[0, keep])
             half_total = np.array([form.total() / 2])
@@ -238,7 +317,7 @@ class SwapDifference:
         self.ties = {
             "form": form,
             "kappa": f_a + f_b - half_total,
-            "swing": swing,
+            "swing": sparse.csr_matrix(swing.T),
             "fixed": (fixed_a, fixed_b),
             "class_group": class_group,
             "pairs": pairs,
@@ -248,20 +327,23 @@ class SwapDifference:
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
         """δ* for swap indicators z (R, S, D)."""
-        zl = layout(z.astype(float), self.level)
+        zl = layout(z, self.level).astype(np.float32)
         if self.ties is None:
-            return self.linear.sum() - 2 * (zl * self.linear).sum(axis=(1, 2))
+            return self.linear.sum() - 2 * (zl * self.linear).sum(axis=(1, 2), dtype=float)
         t = self.ties
-        zeta = (1 - 2 * zl) * t["present"]
-        diff = (zeta * self.linear).sum(axis=2)
+        diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
         form = t["form"]
-        if isinstance(form, _BandedForm):
-            quad = form(zeta[:, 0, t["present"][0]])[:, None]
+        if isinstance(form, _SortedCounts):
+            f_a = form(zl[:, 0, t["present"][0]])[:, None]
+            total = 2 * f_a - diff
         else:
-            zg = zeta.transpose(1, 0, 2).astype(np.float32)
-            quad = (np.matmul(zg, form).astype(float) * zg).sum(axis=2).T
-        total = t["kappa"] + quad / 2
-        moved = zl.reshape(len(zl), -1) @ t["swing"]
+            zeta = (1 - 2 * zl) * t["present"]
+            if isinstance(form, _BandedForm):
+                total = t["kappa"] + form(zeta[:, 0, t["present"][0]])[:, None] / 2
+            else:
+                zg = zeta.transpose(1, 0, 2)
+                total = t["kappa"] + (np.matmul(zg, form).astype(float) * zg).sum(axis=2).T / 2
+        moved = (t["swing"] @ zl.reshape(len(zl), -1).T).T
         values = []
         for side, f in ((0, (total + diff) / 2), (1, (total - diff) / 2)):
             k = t["fixed"][side] + (moved if side == 0 else -moved)
