@@ -165,7 +165,6 @@ class _SortedCounts:
     """
 
     def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, block: int = 32):
-        n = len(h)
         values, gold = np.concatenate([a, b]), np.concatenate([h, h])
         self.order = np.argsort(values, kind="stable")
         v, g = values[self.order], gold[self.order]
@@ -194,8 +193,9 @@ class _SortedCounts:
         # columns grouped by (block, gold class): the tallies are sums over contiguous segments
         segment = block_of * k + cls
         self.by_segment = self.order[np.argsort(segment, kind="stable")]
-        self.segment_starts = np.searchsorted(np.sort(segment), np.arange(len(blocks) * k))
-        self.empty = np.diff(np.r_[self.segment_starts, len(v)]) == 0
+        starts = np.searchsorted(np.sort(segment), np.arange(len(blocks) * k))
+        self.empty = np.diff(np.r_[starts, len(v)]) == 0
+        self.segment_starts = np.minimum(starts, len(v) - 1)
         self.shape = (len(blocks), k)
         self.sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
         inner = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
@@ -209,22 +209,19 @@ class _SortedCounts:
             self.within[i, : hi - lo, : hi - lo] = np.sign(gv[:, None] - gv[None, :]) * np.sign(
                 vv[:, None] - vv[None, :]
             )
-        self.n = n
+        self.slot_rows = self.order[self.slots]
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
-        """F(A*) for swap indicators z (R, n) of the group's cells."""
-        both = np.concatenate([1 - z, z, np.zeros((len(z), 1), z.dtype)], axis=1)
-        sums = np.add.reduceat(
-            both[:, self.by_segment], np.minimum(self.segment_starts, len(self.by_segment) - 1), axis=1
-        )
-        sums[:, self.empty] = 0
-        tallies = sums.reshape(len(z), *self.shape).astype(float)  # (R, blocks, classes)
-        before = np.cumsum(tallies, axis=1) - tallies
-        ahead = (before.reshape(-1, self.shape[1]) @ self.sign.T).reshape(before.shape)
-        cross = 2 * (tallies * ahead).sum(axis=(1, 2))
-        padded = both[:, self.order]
-        mb = np.ascontiguousarray(padded[:, self.slots].transpose(1, 0, 2))  # (blocks, R, width)
-        within = (np.matmul(mb, self.within) * mb).sum(axis=(0, 2))  # integers < 2**24: exact in float32
+        """F(A*) for swap indicators z (R, n) of the group's cells (one row of candidates per value)."""
+        zt = np.ascontiguousarray(z.T)
+        both = np.concatenate([1 - zt, zt, np.zeros((1, len(z)), zt.dtype)])  # (2n + 1, R) selected in A*
+        sums = np.add.reduceat(both[self.by_segment], self.segment_starts, axis=0)
+        sums[self.empty] = 0
+        tallies = sums.reshape(*self.shape, len(z)).astype(float)  # (blocks, classes, R)
+        before = np.cumsum(tallies, axis=0) - tallies
+        cross = 2 * (tallies * np.matmul(self.sign, before)).sum(axis=(0, 1))
+        mb = both[self.slot_rows]  # (blocks, width, R)
+        within = (np.matmul(self.within, mb) * mb).sum(axis=(0, 1))  # integers < 2**24: exact in float32
         return cross + within.astype(float)
 
 
@@ -334,7 +331,7 @@ class SwapDifference:
         diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
         form = t["form"]
         if isinstance(form, _SortedCounts):
-            f_a = form(zl[:, 0, t["present"][0]])[:, None]
+            f_a = form(zl[:, 0][:, t["present"][0]])[:, None]
             total = 2 * f_a - diff
         else:
             zeta = (1 - 2 * zl) * t["present"]
