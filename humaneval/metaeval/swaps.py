@@ -274,23 +274,25 @@ class SwapDifference:
         return G * U * U <= MAX_FORM
 
     def _prepare_ties(self, h, a, b, present, pairs, untied_h) -> None:
-        """Everything τ_b needs per group when metric values tie: κ, the quadratic form, and the
-        members of every tie class on the A and B side."""
+        """Everything τ_b needs per group when metric values tie: F(A*) by sorted counts, or κ and
+        the quadratic form; and the members of every tie class on the A and B side."""
         G, U = h.shape
-        f_a = _per_group(h, present, a, [a]).sum(axis=1)
-        f_b = _per_group(h, present, b, [b]).sum(axis=1)
+        kappa = np.zeros(G)
         if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
             keep = present[0]
             form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep])
-            half_total = np.zeros(1)
-        elif G == 1:
-            keep = present[0]
-            form = _BandedForm(h[0, keep], a[0, keep], b[0, keep])
-            half_total = np.array([form.total() / 2])
         else:
-            rows = np.arange(U)
-            form = np.stack([_form_entries(h[g], a[g], b[g], rows, rows) for g in range(G)])
-            half_total = form.sum(axis=(1, 2), dtype=np.float64) / 2
+            if G == 1:
+                keep = present[0]
+                form = _BandedForm(h[0, keep], a[0, keep], b[0, keep])
+                half_total = np.array([form.total() / 2])
+            else:
+                rows = np.arange(U)
+                form = np.stack([_form_entries(h[g], a[g], b[g], rows, rows) for g in range(G)])
+                half_total = form.sum(axis=(1, 2), dtype=np.float64) / 2
+            f_a = _per_group(h, present, a, [a]).sum(axis=1)
+            f_b = _per_group(h, present, b, [b]).sum(axis=1)
+            kappa = f_a + f_b - half_total
         # tie classes of the collapsed union (a cell with A = B is one member, always present)
         same = present & (a == b)
         values = np.concatenate([np.where(present, a, np.nan), np.where(present & ~same, b, np.nan)], axis=1)
@@ -313,7 +315,7 @@ class SwapDifference:
         class_group[np.arange(T), g[starts][cls_ids]] = 1.0
         self.ties = {
             "form": form,
-            "kappa": f_a + f_b - half_total,
+            "kappa": kappa,
             "swing": sparse.csr_matrix(swing.T),
             "fixed": (fixed_a, fixed_b),
             "class_group": class_group,
