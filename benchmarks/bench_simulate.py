@@ -1,26 +1,35 @@
-"""Benchmark of the Monte-Carlo simulation (issue 9 targets).
+"""Benchmark of the Monte-Carlo simulation (issue 9 targets, issue 25 honesty).
 
 1. The full Fig. 3.6 sweep: 8 designs × 1000 trials under the null coherence model, paired t-test
    and ART (R = 1000) on judgements and on per-document means (4 tests), plus ARTagg, on 2 worker
    processes. Target: < 2 minutes on 2 cores. The reference is the straightforward implementation
-   (``scipy.stats.ttest_rel`` per pair, ART with a fresh float64 ±1 matrix from ``rng.choice`` per
-   pair, default BLAS threading), timed on a subset of trials and extrapolated.
-2. One power design point (20×5×3) with the maximal CLMM (native engine): a few replicates on
-   2 workers, extrapolated to 1000. Target: < 30 minutes on 2 cores.
+   (``scipy.stats.ttest_1samp`` per pair, ART with a fresh float64 ±1 matrix from ``rng.choice``
+   per pair), run on ``--reference-trials`` trials per design and EXTRAPOLATED to 1000.
+2. One power design point (20×5×3) with the maximal CLMM (native engine) on 2 workers:
+   ``--clmm-trials`` replicates (default 1000, the full size; fewer are extrapolated and say so).
+   Target: < 30 minutes on 2 cores.
+3. Process pool vs dask.distributed (a LocalCluster of 2 single-threaded workers) on
+   ``--dask-trials`` replicates of the same CLMM point: wall time and the CPU time (user and
+   system) of every process involved; with ``--dask-before`` also dask as it ran before issue 25
+   (one task per replicate, dask's malloc settings in force).
 
-    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 8]
+    python benchmarks/bench_simulate.py [--clmm-trials 1000] [--dask-trials 100] [--dask-before]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import resource
 import time
 
 import numpy as np
+import psutil
+from _common import setting
 from scipy import stats
 
 from humaneval.model import default_model, sample_scores
-from humaneval.simulate import SimDesign, simulate, sweep
+from humaneval.simulate import SimDesign, runner, simulate, sweep
 from humaneval.simulate.designs import pair_differences, system_pairs
 from humaneval.simulate.procedures import clmm_available
 
@@ -46,39 +55,116 @@ def reference_trial(model, design: SimDesign, rng: np.random.Generator) -> list[
     return pvalues
 
 
+def cpu_of_everything() -> tuple[float, float]:
+    """User and system CPU seconds of this process, its reaped children and its live descendants."""
+    me, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = me.ru_utime + reaped.ru_utime, me.ru_stime + reaped.ru_stime
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            times = child.cpu_times()
+            user, system = user + times.user, system + times.system
+    return user, system
+
+
+def clmm_run(trials: int, **where) -> tuple[float, float, float, object]:
+    user, system = cpu_of_everything()
+    start = time.perf_counter()
+    result = simulate(default_model(), "20x5x3", ("clmm",), trials=trials, seed=1, **where)
+    wall = time.perf_counter() - start
+    user_end, system_end = cpu_of_everything()
+    return wall, user_end - user, system_end - system, result
+
+
+def pool_vs_dask(trials: int, before: bool) -> None:
+    from distributed import Client, LocalCluster
+
+    wall, user, system, pooled = clmm_run(trials, workers=2)
+    print(
+        f"process pool, 2 workers, {trials} CLMM replicates: wall {wall:.1f} s, CPU user {user:.1f} s + "
+        f"system {system:.1f} s"
+    )
+    variants = [("dask, batched tasks, heap kept (now)", False)]
+    if before:
+        variants.append(("dask as before issue 25 (one task per replicate, dask malloc)", True))
+    for label, old in variants:
+        with (
+            _one_task_per_replicate() if old else contextlib.nullcontext(),
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+            ) as cluster,
+        ):
+            if old:
+                with Client(cluster.scheduler_address) as client:
+                    client.run(_dask_malloc_in_force)
+            wall_d, user_d, system_d, remote = clmm_run(trials, scheduler=cluster.scheduler_address)
+        same = pooled.results.equals(remote.results)
+        print(
+            f"{label}, 2 workers: wall {wall_d:.1f} s, CPU user {user_d:.1f} s + system {system_d:.1f} s "
+            f"-> CPU {(user_d + system_d) / (user + system) - 1:+.0%} vs the pool; same results: {same}"
+        )
+
+
+@contextlib.contextmanager
+def _one_task_per_replicate():
+    batches = runner._batches
+    runner._batches = lambda chunks, n_tasks: chunks
+    try:
+        yield
+    finally:
+        runner._batches = batches
+
+
+def _dask_malloc_in_force() -> None:
+    """Run in each worker: replicates no longer keep numpy's temporaries on the heap."""
+    import contextlib
+
+    from humaneval.simulate import runner
+
+    runner._heap_for_numpy = contextlib.nullcontext
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--reference-trials", type=int, default=20, help="trials per design for the reference")
-    args.add_argument("--clmm-trials", type=int, default=8)
+    args.add_argument("--clmm-trials", type=int, default=1000)
+    args.add_argument("--dask-trials", type=int, default=100)
+    args.add_argument("--dask-before", action="store_true")
+    args.add_argument("--skip", nargs="*", default=(), choices=("sweep", "clmm", "dask"))
     opts = args.parse_args()
+    print(setting("dask", "distributed"))
     model = default_model().with_effects(0.0)
 
-    start = time.perf_counter()
-    table = sweep(DESIGNS, model, tests=("ttest", "art", "artagg"), trials=1000, seed=1, workers=2)
-    ours = time.perf_counter() - start
-    rng = np.random.default_rng(1)
-    start = time.perf_counter()
-    for design in DESIGNS:
-        for _ in range(opts.reference_trials):
-            reference_trial(model, design, rng)
-    reference = (time.perf_counter() - start) / opts.reference_trials * 1000
-    rates = table.pivot_table(index="total_annotators", columns=["test", "aggregate"], values="rate")
-    print(rates.round(3).to_string())
-    print(f"Fig. 3.6 sweep, 8 designs x 1000 trials, 2 workers: ours {ours:.1f} s (target < 120 s)")
-    print(
-        f"reference (1 process, extrapolated from {opts.reference_trials} trials/design): {reference:.0f} s"
-    )
-    print(f"ratio: {reference / ours:.1f}x faster")
-
-    if clmm_available("native") and opts.clmm_trials:
+    if "sweep" not in opts.skip:
         start = time.perf_counter()
-        result = simulate(default_model(), "20x5x3", ("clmm",), trials=opts.clmm_trials, seed=1, workers=2)
-        elapsed = time.perf_counter() - start
-        per_1000 = elapsed / opts.clmm_trials * 1000 / 60
+        table = sweep(DESIGNS, model, tests=("ttest", "art", "artagg"), trials=1000, seed=1, workers=2)
+        ours = time.perf_counter() - start
+        rng = np.random.default_rng(1)
+        start = time.perf_counter()
+        for design in DESIGNS:
+            for _ in range(opts.reference_trials):
+                reference_trial(model, design, rng)
+        reference = (time.perf_counter() - start) / opts.reference_trials * 1000
+        rates = table.pivot_table(index="total_annotators", columns=["test", "aggregate"], values="rate")
+        print(rates.round(3).to_string())
+        print(f"Fig. 3.6 sweep, 8 designs x 1000 trials, 2 workers: ours {ours:.1f} s wall (target < 120 s)")
         print(
-            f"maximal CLMM power point 20x5x3, {opts.clmm_trials} replicates on 2 workers: {elapsed:.1f} s "
-            f"-> {per_1000:.1f} min per 1000 replicates (target < 30 min); rungs {result.rungs}"
+            f"reference (1 process): {reference:.0f} s, EXTRAPOLATED from {opts.reference_trials} "
+            f"trials/design; ratio {reference / ours:.1f}x"
         )
+
+    if not clmm_available("native"):
+        return
+    if "clmm" not in opts.skip and opts.clmm_trials:
+        wall, user, system, result = clmm_run(opts.clmm_trials, workers=2)
+        per_1000 = wall / opts.clmm_trials * 1000 / 60
+        size = "full size" if opts.clmm_trials >= 1000 else f"EXTRAPOLATED from {opts.clmm_trials} replicates"
+        print(
+            f"maximal CLMM power point 20x5x3, {opts.clmm_trials} replicates on 2 workers: {wall:.1f} s "
+            f"wall, CPU {user + system:.0f} s -> {per_1000:.1f} min per 1000 replicates ({size}; "
+            f"target < 30 min); rungs {result.rungs}"
+        )
+    if "dask" not in opts.skip and opts.dask_trials:
+        pool_vs_dask(opts.dask_trials, opts.dask_before)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import pandas as pd
 
 from humaneval.errors import RatingsError, ReliabilityWarning
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import read_table, write_table
+from humaneval.tables import read_table_lines, write_table
 
 ID_COLUMNS = ("annotator", "document", "system")
 OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
@@ -202,12 +202,10 @@ def load_ratings(
         Accept non-integer scores (sliders, direct assessment).
     """
     if isinstance(source, pd.DataFrame):
-        frame, label = source.copy(), None
-        lines = [f"row {i}" for i in source.index]
-        frame.index = pd.RangeIndex(len(frame))
+        frame, label, lines = source.copy(), None, None
     else:
-        frame, label = read_table(source, what="ratings table"), str(source)
-        lines = [f"line {n}" for n in frame.attrs["lines"]]
+        frame, lines = read_table_lines(source, what="ratings table")
+        label = str(source)
         sidecar = sidecar_path(source)
         if scale is None and sidecar.is_file():
             scale = read_scales(sidecar)
@@ -221,7 +219,7 @@ def load_ratings(
         allow_ties=allow_ties,
         continuous=continuous,
         source=label,
-        row_labels=lines,
+        lines=lines,
     )
 
 
@@ -255,12 +253,17 @@ def validate_ratings(
     allow_ties: bool = False,
     continuous: bool = False,
     source: str | None = None,
-    row_labels: list[str] | None = None,
+    lines: np.ndarray | None = None,
 ) -> Ratings:
-    """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`)."""
-    if row_labels is None:
-        row_labels = [f"row {i}" for i in frame.index]
-    v = _Validator(frame.reset_index(drop=True), source, row_labels)
+    """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`).
+
+    Messages name rows by ``lines`` (the source line of every row, as returned by
+    :func:`humaneval.tables.read_table_lines`) or else by the frame's index labels.
+    """
+    if lines is None:
+        v = _Validator(frame.reset_index(drop=True), source, frame.index.to_numpy(), "row")
+    else:
+        v = _Validator(frame.reset_index(drop=True), source, np.asarray(lines), "line")
     data = v.canonical_columns(columns or {})
     resp = v.response_column(data, response)
     data = v.ids(data)
@@ -303,18 +306,23 @@ def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
 
 
 class _Validator:
-    """Holds the source label and row labels so every message can name file and line."""
+    """Holds the source label and row names so every message can name file and line.
 
-    def __init__(self, frame: pd.DataFrame, source: str | None, row_labels: list[str]):
+    ``names`` holds one line number (``word="line"``) or index label (``word="row"``) per row
+    by position; only the rows a message shows are formatted.
+    """
+
+    def __init__(self, frame: pd.DataFrame, source: str | None, names: np.ndarray, word: str):
         self.frame = frame
         self.prefix = f"{source}: " if source else ""
-        self.labels = row_labels
+        self.names = names
+        self.word = word
 
     def fail(self, message: str) -> RatingsError:
         return RatingsError(self.prefix + message)
 
     def where(self, index: pd.Index | np.ndarray, limit: int = 3) -> str:
-        shown = [self.labels[i] for i in list(index)[:limit]]
+        shown = [f"{self.word} {self.names[i]}" for i in list(index)[:limit]]
         more = len(index) - len(shown)
         return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 

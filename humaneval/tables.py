@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from humaneval.errors import RatingsError
@@ -25,9 +26,19 @@ def read_table(path: str | Path, *, what: str = "table") -> pd.DataFrame:
 
     The format follows the extension (``.jsonl``/``.ndjson``/``.json`` as JSON lines, ``.tsv`` as
     tab-separated, anything else as delimited text whose delimiter is sniffed). Text cells are
-    stripped strings, empty cells ``NA``; ``frame.attrs["lines"]`` holds the source line of every
-    row for error messages. Raises :class:`RatingsError` with a one-line message for every kind
-    of unreadable input.
+    stripped strings, empty cells ``NA``. Raises :class:`RatingsError` with a one-line message for
+    every kind of unreadable input. :func:`read_table_lines` also returns the source line of
+    every row, for error messages.
+    """
+    return read_table_lines(path, what=what)[0]
+
+
+def read_table_lines(path: str | Path, *, what: str = "table") -> tuple[pd.DataFrame, np.ndarray]:
+    """:func:`read_table` plus the 1-based source line of every row (an int64 array).
+
+    The line numbers travel beside the frame, not in ``DataFrame.attrs``: pandas deep-copies
+    ``attrs`` into every derived frame, which made a Python list of one int per row the largest
+    cost of loading a large table.
     """
     path = Path(path)
     try:
@@ -50,7 +61,7 @@ def read_table(path: str | Path, *, what: str = "table") -> pd.DataFrame:
     return _read_delimited(text, path, "\t" if suffix == ".tsv" else None)
 
 
-def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
+def _read_jsonl(text: str, path: Path) -> tuple[pd.DataFrame, np.ndarray]:
     records, lines = [], []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -68,9 +79,7 @@ def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
             )
         records.append(record)
         lines.append(lineno)
-    frame = pd.DataFrame.from_records(records)
-    frame.attrs["lines"] = lines
-    return frame
+    return pd.DataFrame.from_records(records), np.array(lines, dtype=np.int64)
 
 
 def _sniff(text: str) -> str:
@@ -84,7 +93,7 @@ def _sniff(text: str) -> str:
         return best if counts[best] else ","
 
 
-def _read_delimited(text: str, path: Path, delimiter: str | None) -> pd.DataFrame:
+def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.DataFrame, np.ndarray]:
     delimiter = delimiter or _sniff(text)
     try:
         frame = pd.read_csv(
@@ -112,8 +121,7 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> pd.DataFram
             )
     frame.columns = [str(c).strip() for c in frame.columns]
     frame = frame.apply(lambda col: col.str.strip()).replace("", pd.NA)
-    frame.attrs["lines"] = list(range(2, len(frame) + 2))
-    return frame
+    return frame, np.arange(2, len(frame) + 2, dtype=np.int64)
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:

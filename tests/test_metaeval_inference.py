@@ -235,3 +235,82 @@ def test_large_sum_permutation_fallback_gives_the_same_p(monkeypatch):
     monkeypatch.setattr(sig, "MAX_PAIR_MATRIX", 10)
     slow = permutation_test(H, A, B, "sum", n_permutations=100, seed=3, alternative="two-sided")
     assert slow == quick
+
+
+def _zscored(H, A, B):
+    from humaneval.metaeval.significance import _zscore
+
+    present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
+    return [np.where(present, _zscore(M), np.nan) for M in (H, A, B)]
+
+
+@pytest.mark.parametrize(("a", "b"), [("bartscore", "gruen"), ("random", "bartscore")])
+@pytest.mark.parametrize("level", ["sum", "pair", "intra", "acc"])
+@pytest.mark.parametrize("coefficient", ["kendall", "kendall_a"])
+def test_swap_difference_equals_the_swap_forms(scores, a, b, level, coefficient):
+    """The linear / one-form δ* of ``humaneval.metaeval.swaps`` equals the six-form evaluation of
+    ``_SwapForms`` on SummEval (metrics with tied values, one missing cell) to 1e-12."""
+    from humaneval.metaeval.swaps import SwapDifference
+
+    if level == "acc" and coefficient == "kendall_a":
+        return
+    H = scores.human.copy()
+    H[3, 5] = np.nan
+    H, A, B = _zscored(H, scores.metrics[a], scores.metrics[b])
+    rng = np.random.default_rng(0)
+    z = (rng.random((40, 17, 1)) < 0.5) ^ (rng.random((40, 1, 100)) < 0.5)
+    shortcut = SwapDifference.build(H, A, B, level, coefficient)
+    if level == "acc":  # bartscore and gruen have tied values: accuracy keeps the six forms
+        assert shortcut is None
+        return
+    if level == "sum":  # pooled, both pairs of metrics hold tied values
+        assert (shortcut.ties is not None) == (coefficient == "kendall")
+    em_a, em_b = _SwapForms(H, A, B, level, coefficient)(z)
+    np.testing.assert_allclose(shortcut(z), em_a - em_b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_swap_difference_on_continuous_gold_and_tie_free_metrics(seed):
+    """Continuous gold values take the row-block and banded paths; metrics without ties the
+    purely linear form (pairwise accuracy included)."""
+    from humaneval.metaeval.swaps import SwapDifference
+
+    rng = np.random.default_rng(seed)
+    H = rng.normal(size=(12, 40))
+    A, B = H + rng.normal(size=H.shape), rng.normal(size=H.shape)
+    Bt = np.round(B, 1)  # tied values
+    H[0, 0] = np.nan
+    z = (rng.random((30, 12, 1)) < 0.5) ^ (rng.random((30, 1, 40)) < 0.5)
+    for metric_b, linear in ((B, True), (Bt, False)):
+        Hz, Az, Bz = _zscored(H, A, metric_b)
+        for level in ("sum", "pair", "intra", "acc"):
+            shortcut = SwapDifference.build(Hz, Az, Bz, level, "kendall")
+            if shortcut is None:
+                assert level == "acc" and not linear
+                continue
+            assert (shortcut.ties is None) == linear
+            em_a, em_b = _SwapForms(Hz, Az, Bz, level, "kendall")(z)
+            np.testing.assert_allclose(shortcut(z), em_a - em_b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("level", ["sum", "pair", "intra"])
+def test_permutation_p_values_unchanged_by_the_shortcut(scores, monkeypatch, level):
+    import importlib
+
+    sig = importlib.import_module("humaneval.metaeval.significance")
+    H, A, B = scores.human, scores.metrics["bartscore"], scores.metrics["gruen"]
+    fast = permutation_test(H, A, B, level, n_permutations=300, seed=7, alternative="two-sided")
+    monkeypatch.setattr(sig.SwapDifference, "build", classmethod(lambda *args: None))
+    old = permutation_test(H, A, B, level, n_permutations=300, seed=7, alternative="two-sided")
+    assert fast == old
+
+
+def test_tau_sum_path_follows_the_measured_costs():
+    """The sign-matrix path wins for SummEval's 1,700 summaries; a few resamples of a larger pool
+    go to scipy, and nothing above MAX_PAIR_MATRIX cells builds the matrix (issue 25)."""
+    from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX, sum_by_pair_matrix
+
+    assert sum_by_pair_matrix(1700, 1000) and sum_by_pair_matrix(1700, 100)
+    assert sum_by_pair_matrix(2500, 1000) and not sum_by_pair_matrix(2500, 20)
+    assert not sum_by_pair_matrix(5000, 1000)
+    assert not sum_by_pair_matrix(MAX_PAIR_MATRIX + 1, 10**6)

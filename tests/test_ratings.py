@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from humaneval import RatingsError, ReliabilityWarning, load_ratings
 from humaneval.ratings import parse_scale
+from humaneval.tables import read_table_lines
 
 
 def write(tmp_path, name: str, text: str):
@@ -246,3 +247,22 @@ def test_check_outcome_words_become_booleans(tmp_path):
         RatingsError, match="column 'check_passed' must be true/false, found 'maybe' at line 2"
     ):
         load_ratings(bad)
+
+
+def test_line_numbers_travel_beside_the_table_not_in_attrs(tmp_path):
+    """Messages name source lines (JSONL blank lines counted, dropped rows kept in step), a
+    DataFrame's rows by index label; the validated table carries no per-row side data in
+    ``attrs`` (pandas deep-copies attrs into every derived frame)."""
+    rows = [{"annotator": "a", "document": "d", "system": s, "score": v} for s, v in [("s", 1), ("t", None)]]
+    rows.append({"annotator": "a", "document": "d", "system": "s", "score": 3})
+    text = json.dumps(rows[0]) + "\n\n" + json.dumps(rows[1]) + "\n\n\n" + json.dumps(rows[2]) + "\n"
+    path = write(tmp_path, "r.jsonl", text)
+    with pytest.warns(ReliabilityWarning), pytest.raises(RatingsError, match=r"at line 1, line 6;"):
+        load_ratings(path)
+    frame = pd.DataFrame(rows).set_axis(["x", "y", "z"])
+    with pytest.warns(ReliabilityWarning), pytest.raises(RatingsError, match=r"at row x, row z;"):
+        load_ratings(frame)
+    good = load_ratings(write(tmp_path, "good.csv", GOOD))
+    assert good.data.attrs == {}
+    frame, lines = read_table_lines(write(tmp_path, "t.csv", GOOD))
+    assert lines.tolist() == [2, 3, 4, 5] and frame.attrs == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -285,3 +286,101 @@ def test_value_counts_array_and_attention_checks():
         }
     )
     assert krippendorff_alpha(load_ratings(frame), "interval").alpha == 1.0
+
+
+def exact_alpha(matrix: np.ndarray, level: str) -> Fraction:
+    """α of the definition in rational arithmetic (nominal, ordinal, interval on exact floats)."""
+    units = [[Fraction(v) for v in col[~np.isnan(col)]] for col in matrix.T]
+    units = [u for u in units if len(u) >= 2]
+    pooled = [v for u in units for v in u]
+    n = len(pooled)
+    freq = {v: pooled.count(v) for v in sorted(set(pooled))}
+
+    def delta(c: Fraction, k: Fraction) -> Fraction:
+        if level == "nominal":
+            return Fraction(int(c != k))
+        if level == "interval":
+            return (c - k) ** 2
+        lo, hi = min(c, k), max(c, k)
+        between = sum(f for v, f in freq.items() if lo <= v <= hi)
+        return (between - Fraction(freq[c] + freq[k], 2)) ** 2
+
+    d_o = sum(
+        sum(delta(u[i], u[j]) for i, j in itertools.permutations(range(len(u)), 2)) / (len(u) - 1)
+        for u in units
+    )
+    d_e = sum(delta(c, k) * freq[c] * (freq[k] - (c == k)) for c in freq for k in freq)
+    return 1 - d_o * (n - 1) / d_e
+
+
+def _whole_matrix(rng: np.random.Generator) -> np.ndarray:
+    """Coders × units of whole numbers with gaps, negative values and units left with one value."""
+    coders, units = int(rng.integers(2, 9)), int(rng.integers(3, 80))
+    domain = np.sort(rng.choice(np.arange(-3, 12), size=int(rng.integers(2, 8)), replace=False))
+    data = rng.choice(domain, (coders, units)).astype(float)
+    data[rng.random(data.shape) < rng.uniform(0, 0.6)] = np.nan
+    data[:, 0] = [domain[0], domain[-1], *([np.nan] * (coders - 2))]  # at least one pairable unit
+    return data
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_profile_path_is_exact_and_matches_the_old_paths(seed):
+    """``method="auto"`` counts unit profiles (issue 25): α correctly rounded from the rational
+    definition, and every field as the linear-memory and explicit-matrix paths give it."""
+    rng = np.random.default_rng(500 + seed)
+    data = _whole_matrix(rng)
+    for level in LEVELS:
+        if level == "ratio" and (data[~np.isnan(data)] < 0).any():
+            continue  # ratio α rejects negative values (test_edge_cases)
+        auto = krippendorff_alpha(data, level, orient=ROWS)
+        fast = krippendorff_alpha(data, level, orient=ROWS, method="fast")
+        explicit = krippendorff_alpha(data, level, orient=ROWS, method="coincidence")
+        as_long = krippendorff_alpha(from_long(_long(data), unit=["item"], coder="coder", value="v"), level)
+        if level != "ratio":
+            assert auto.alpha == float(exact_alpha(data, level))
+        for other in (fast, explicit, as_long):
+            assert other.alpha == pytest.approx(auto.alpha, abs=1e-12)
+            assert (other.D_o, other.D_e) == pytest.approx((auto.D_o, auto.D_e), rel=1e-12)
+            assert (other.n_pairable_values, other.n_pairable_units, other.n_units_dropped) == (
+                auto.n_pairable_values,
+                auto.n_pairable_units,
+                auto.n_units_dropped,
+            )
+            assert other.n_coders == auto.n_coders
+            pd.testing.assert_series_equal(other.value_counts, auto.value_counts)
+            pd.testing.assert_frame_equal(other.coincidence, auto.coincidence, rtol=1e-12)
+    flipped = pd.DataFrame(data.T).astype(float)
+    assert krippendorff_alpha(flipped, "ordinal", orient="units_x_annotators").alpha == float(
+        exact_alpha(data, "ordinal")
+    )
+
+
+def _long(matrix: np.ndarray) -> pd.DataFrame:
+    coder, unit = np.nonzero(~np.isnan(matrix))
+    return pd.DataFrame({"coder": coder, "item": unit, "v": matrix[coder, unit]})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_equals_krippendorff_and_evalica_to_1e_12(seed):
+    """The two libraries users compare with, on 2,000 units × 5 coders of Likert data."""
+    krippendorff = pytest.importorskip("krippendorff")
+    evalica = pytest.importorskip("evalica")
+    rng = np.random.default_rng(seed)
+    data = rng.integers(1, 8, (5, 2000)).astype(float)
+    data[rng.random(data.shape) < 0.2] = np.nan
+    for level in ("nominal", "ordinal", "interval"):
+        ours = krippendorff_alpha(data, level, orient=ROWS).alpha
+        assert ours == float(exact_alpha(data, level))
+        assert ours == pytest.approx(krippendorff.alpha(data, level_of_measurement=level), abs=1e-12)
+        assert ours == pytest.approx(evalica.alpha(pd.DataFrame(data), distance=level).alpha, abs=1e-12)
+
+
+def test_profile_path_on_the_reference_data(likert_path, rank_path):
+    """Ratings tables (the long path) agree with the old linear-memory path to 1e-12."""
+    for path in (likert_path, rank_path):
+        ratings = load_ratings(path)
+        for level in LEVELS:
+            auto = krippendorff_alpha(ratings, level)
+            fast = krippendorff_alpha(ratings, level, method="fast")
+            assert auto.alpha == pytest.approx(fast.alpha, abs=1e-12)
+            assert auto.D_e == pytest.approx(fast.D_e, rel=1e-12)

@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from humaneval.design.criteria import CRITERIA
@@ -109,14 +110,14 @@ def load_summeval(
                     if criterion not in entry:
                         raise RatingsError(f"{where}: {GROUPS[group]}[{k - 1}] has no {criterion!r}")
                     rows.append((annotator, document, system, criterion, entry[criterion], group))
-                    labels.append(f"line {number}")
+                    labels.append(number)
     if not rows:
         raise RatingsError(f"{path}: no {' or '.join(GROUPS[g] for g in groups)} found")
     frame = pd.DataFrame(
         rows, columns=["annotator", "document", "system", "criterion", "score", "annotator_group"]
     )
     scales = tuple(CRITERIA[c].scale() for c in chosen)
-    return validate_ratings(frame, response="score", scale=scales, source=str(path), row_labels=labels)
+    return validate_ratings(frame, response="score", scale=scales, source=str(path), lines=np.asarray(labels))
 
 
 def _lines(path: Path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from humaneval.errors import DesignError, RatingsError
-from humaneval.tables import read_table
+from humaneval.tables import read_table_lines
 
 PLACEHOLDER_LABEL = "[PLACEHOLDER TEXT]"
 
@@ -114,7 +114,7 @@ def load_texts(summaries: str | Path | Mapping, documents: str | Path | None = N
 
 def _table(path: str | Path, columns: tuple[str, ...]) -> pd.DataFrame:
     try:
-        frame = read_table(path, what="texts table")
+        frame, lines = read_table_lines(path, what="texts table")
     except RatingsError as exc:
         raise DesignError(str(exc)) from None
     missing = [c for c in columns if c not in frame]
@@ -127,7 +127,7 @@ def _table(path: str | Path, columns: tuple[str, ...]) -> pd.DataFrame:
     for column in columns:
         empty = frame.index[frame[column].isna()]
         if len(empty):
-            line = frame.attrs.get("lines", list(range(len(frame))))[empty[0]]
+            line = lines[empty[0]]
             raise DesignError(f"{path}: line {line}: empty {column!r}; every row needs a {column}")
         frame[column] = frame[column].astype(str)
     return frame

@@ -27,8 +27,25 @@ from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coeffic
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels
 
 Mode = Literal["documents", "systems", "both"]
-#: Above this many cells τ_sum is not computed from the cells × cells sign matrix (4 bytes each).
+#: Above this many cells τ_sum is never computed from the cells × cells sign matrix (4 bytes each).
 MAX_PAIR_MATRIX = 8000
+#: Measured costs (seconds, 2-core machine of benchmarks/RESULTS.md, one BLAS thread) that choose
+#: the τ_sum path: building the sign matrix per entry, applying it per entry and resample, and one
+#: scipy Kendall call on a resample (fixed part, per n·log2 n).
+BUILD_COST, APPLY_COST, SCIPY_CALL, SCIPY_NLOGN = 4.7e-9, 2.3e-11, 1.9e-4, 3.8e-9
+
+
+def sum_by_pair_matrix(n_cells: int, n_resamples: int) -> bool:
+    """Whether τ_sum over ``n_cells`` summaries and ``n_resamples`` resamples is cheaper from the
+    cells × cells sign matrix (O(n²) once and per resample) than from one O(n log n) scipy Kendall
+    per resample; never above :data:`MAX_PAIR_MATRIX` cells (memory)."""
+    if n_cells > MAX_PAIR_MATRIX:
+        return False
+    matrix = (BUILD_COST + APPLY_COST * n_resamples) * n_cells**2
+    scipy = n_resamples * (SCIPY_CALL + SCIPY_NLOGN * n_cells * np.log2(max(n_cells, 2)))
+    return matrix <= scipy
+
+
 MODE_ALIASES = {
     "documents": "documents",
     "inputs": "documents",
@@ -113,6 +130,7 @@ def level_samples(
         kernels["intra"] = PairKernel(H, P)
     if "sum" in levels:
         kernels["sum"] = PairKernel(H.reshape(1, -1), P.reshape(1, -1))
+    by_matrix = sum_by_pair_matrix(H.size, n.shape[0])
     filled_h, filled_p = np.nan_to_num(H), np.nan_to_num(P)
     present_h, present_p = (~np.isnan(H)).astype(float), (~np.isnan(P)).astype(float)
     for start in range(0, n.shape[0], chunk_size):
@@ -132,7 +150,7 @@ def level_samples(
             out["intra"][part] = _weighted_mean(values, nc, nan_policy)
         if "sum" in levels:
             cells = (nc[:, :, None] * mc[:, None, :]).reshape(len(nc), -1)
-            if coefficient.startswith("kendall") and H.size > MAX_PAIR_MATRIX:
+            if coefficient.startswith("kendall") and not by_matrix:
                 out["sum"][part] = _large_kendall(H.ravel(), P.ravel(), cells, coefficient)
             else:
                 out["sum"][part] = kernels["sum"].evaluate(cells, coefficient)["value"][:, 0]

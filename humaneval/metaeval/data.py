@@ -20,7 +20,7 @@ import pandas as pd
 from humaneval.analysis.prepare import select_criterion
 from humaneval.errors import RatingsError
 from humaneval.ratings import ALIASES, Ratings, load_ratings
-from humaneval.tables import read_table
+from humaneval.tables import read_table, read_table_lines
 
 DOCUMENT_ALIASES = ("document", "doc", "doc_id", "document_id", "input", "item", "id")
 SYSTEM_ALIASES = ("system", "summarizer", "model", "model_id", "sys")
@@ -67,7 +67,10 @@ def read_scores(
     values raise :class:`RatingsError` naming the line; empty cells become NaN.
     """
     src = str(source) if not isinstance(source, pd.DataFrame) else "scores table"
-    frame = read_table(source, what="score table") if not isinstance(source, pd.DataFrame) else source
+    if isinstance(source, pd.DataFrame):
+        frame, lines = source, np.arange(2, len(source) + 2)
+    else:
+        frame, lines = read_table_lines(source, what="score table")
     doc = _find_column(frame, document_col, DOCUMENT_ALIASES, "document", src)
     sys_ = _find_column(frame, system_col, SYSTEM_ALIASES, "system", src)
     others = [c for c in frame.columns if c not in (doc, sys_)]
@@ -77,7 +80,6 @@ def read_scores(
         column = others[0]
     elif column not in frame.columns:
         raise RatingsError(f"{src}: no score column {column!r}; the score columns are {others}")
-    lines = frame.attrs.get("lines") or list(range(2, len(frame) + 2))
     values = pd.to_numeric(frame[column], errors="coerce").astype(float)
     bad = values.isna() & frame[column].notna()
     if bad.any():

@@ -28,6 +28,8 @@ from functools import cached_property
 import numpy as np
 
 Coefficient = str | Callable[[np.ndarray, np.ndarray], float]
+#: Entries of the sign matrix built at once (float64 temporaries of 8 bytes each).
+_BLOCK = 1 << 20
 
 COEFFICIENTS = {
     "kendall": "kendall",
@@ -103,12 +105,21 @@ class PairKernel:
 
     @cached_property
     def sign_product(self) -> np.ndarray:
-        """K[g, u, v] = sign(x_u − x_v)·sign(y_u − y_v), 0 for pairs with a missing cell (float32)."""
-        with np.errstate(invalid="ignore"):
-            sx = np.sign(self.x[:, :, None] - self.x[:, None, :])
-            sy = np.sign(self.y[:, :, None] - self.y[:, None, :])
-        k = np.nan_to_num(sx * sy, nan=0.0)
-        return k.astype(np.float32)
+        """K[g, u, v] = sign(x_u − x_v)·sign(y_u − y_v), 0 for pairs with a missing cell (float32).
+
+        Built in blocks of rows so that the float64 temporaries stay small next to the result.
+        """
+        G, U = self.x.shape
+        k = np.empty((G, U, U), dtype=np.float32)
+        step = max(1, _BLOCK // max(U, 1))
+        for g in range(G):
+            x, y = self.x[g], self.y[g]
+            for lo in range(0, U, step):
+                part = slice(lo, lo + step)
+                with np.errstate(invalid="ignore"):
+                    block = np.sign(x[part, None] - x[None, :]) * np.sign(y[part, None] - y[None, :])
+                k[g, part] = np.nan_to_num(block, nan=0.0)
+        return k
 
     @staticmethod
     def _class_sums(classes, weff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,7 +11,9 @@ count is a quadratic form in z: with K_XY[u, v] = sign(H_u − H_v)·sign(X_u �
     1ᵀK(A*)1 = (1−z)ᵀK_AA(1−z) + 2(1−z)ᵀK_AB z + zᵀK_BB z,
 
 and B* is the same at 1 − z; so R permutations cost a few matrix products instead of R sign
-matrices. Pearson and Spearman are evaluated on the stacked permuted matrices directly.
+matrices. For Kendall's τ and pairwise accuracy :mod:`humaneval.metaeval.swaps` goes further:
+the difference of the two counts is linear in the swaps, so most tests need no quadratic form at
+all. Pearson and Spearman are evaluated on the stacked permuted matrices directly.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from humaneval.errors import InsufficientDataError, ReliabilityWarning
 from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
+from humaneval.metaeval.swaps import SwapDifference
+from humaneval.metaeval.swaps import layout as _layout
 
 Alternative = Literal["greater", "less", "two-sided"]
 
@@ -50,15 +54,6 @@ class PermutationResult:
 
 def _zscore(M: np.ndarray) -> np.ndarray:
     return (M - np.nanmean(M)) / np.nanstd(M)
-
-
-def _layout(M: np.ndarray, level: str) -> np.ndarray:
-    """Matrix (or stack of matrices) as groups × units for a level."""
-    if level in ("pair", "acc"):
-        return np.swapaxes(M, -1, -2)
-    if level == "intra":
-        return M
-    return M.reshape(*M.shape[:-2], 1, -1)
 
 
 def _signs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -186,9 +181,16 @@ def permutation_test(
     S, D = H.shape
     deltas = np.empty(n_permutations)
     large_sum = level == "sum" and H.size > MAX_PAIR_MATRIX
+    shortcut = (
+        SwapDifference.build(H, A, B, level, coefficient)
+        if level == "acc" or (coefficient in ("kendall", "kendall_a") and level != "sys")
+        else None
+    )
     swap_forms = (
         _SwapForms(H, A, B, level, coefficient)
-        if ((coefficient.startswith("kendall") and level != "sys") or level == "acc") and not large_sum
+        if ((coefficient.startswith("kendall") and level != "sys") or level == "acc")
+        and not large_sum
+        and shortcut is None
         else None
     )
     for start in range(0, n_permutations, chunk_size):
@@ -196,6 +198,9 @@ def permutation_test(
         rows = rng.random((R, S, 1)) < 0.5 if method in ("systems", "both") else np.zeros((R, S, 1), bool)
         cols = rng.random((R, 1, D)) < 0.5 if method in ("documents", "both") else np.zeros((R, 1, D), bool)
         z = rows ^ cols
+        if shortcut is not None:
+            deltas[start : start + R] = shortcut(z)
+            continue
         if swap_forms is not None:
             em_a, em_b = swap_forms(z)
         elif large_sum and coefficient == "kendall":  # O(n log n) scipy Kendall per permutation

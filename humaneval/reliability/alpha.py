@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -19,7 +20,16 @@ import pandas as pd
 from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability import disagreement as dis
-from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
+from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data, number
+from humaneval.reliability.profiles import (
+    ProfileCounts,
+    count_profiles,
+    exact_disagreements,
+    integer_distances,
+    long_keys,
+    profile_base,
+    wide_keys,
+)
 
 Distance = Callable[[np.ndarray], np.ndarray] | np.ndarray
 LevelArg = Literal["nominal", "ordinal", "interval", "ratio"] | Distance
@@ -117,34 +127,107 @@ def krippendorff_alpha(
         The admissible values; required (ordered) for labels at non-nominal levels.
     method:
         ``"fast"`` (linear-memory formulas), ``"coincidence"`` (explicit V×V matrix), or
-        ``"auto"`` (fast; custom distances always use the matrix).
+        ``"auto"``: exact integer coincidences counted by unit profiles when there are few
+        distinct values (:mod:`humaneval.reliability.profiles`; α then in rational arithmetic
+        except at the ratio level), else fast; custom distances always use the matrix.
     strict:
         Raise :class:`InsufficientDataError` instead of returning NaN when :math:`D_e=0`.
     allow_large:
         Allow a custom distance over more than 5,000 distinct values.
     """
-    rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
-    prep = prepare(rd, level, allow_large=allow_large)
-    d_o, d_e = disagreements(prep, method)
-    labels = rd.value_labels(prep.values)
-    coincidence = None
-    if len(prep.values) <= MAX_COINCIDENCE_VALUES:
-        o = dis.coincidences(prep.unit, prep.codes, len(prep.values))
-        coincidence = pd.DataFrame(o, index=labels, columns=labels)
-    coders_present = None if rd.coder is None else int(np.count_nonzero(np.bincount(rd.coder)))
+    wide = _wide_profiles(data, level, orient, value_domain) if method == "auto" else None
+    if wide is not None:
+        pc, values, coders_present = wide
+        labels: list[object] = [number(v) for v in values]
+        n_dropped = pc.n_units_dropped
+    else:
+        rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
+        prep = prepare(rd, level, allow_large=allow_large)
+        pc = _long_profiles(prep) if method == "auto" and prep.metric.matrix is None else None
+        values, labels, n_dropped = prep.values, rd.value_labels(prep.values), prep.n_units_dropped
+        coders_present = None if rd.coder is None else int(np.count_nonzero(np.bincount(rd.coder)))
+    if pc is not None:
+        d_o, d_e = _profile_disagreements(pc, level, values)  # type: ignore[arg-type]
+        o = pc.coincidence()
+        counts, n_units = pc.counts, pc.n_pairable_units
+    else:
+        d_o, d_e = disagreements(prep, method)
+        o = None
+        if len(prep.values) <= MAX_COINCIDENCE_VALUES:
+            o = dis.coincidences(prep.unit, prep.codes, len(prep.values))
+        counts, n_units = prep.counts, int(prep.unit.max()) + 1
     return AlphaResult(
         alpha=alpha_value(d_o, d_e, strict),
-        level=prep.metric.name,
-        D_o=d_o,
-        D_e=d_e,
-        n_pairable_values=len(prep.x),
-        n_pairable_units=int(prep.unit.max()) + 1,
-        n_units_dropped=prep.n_units_dropped,
+        level=level if isinstance(level, str) else "custom",
+        D_o=float(d_o),
+        D_e=float(d_e),
+        n_pairable_values=int(counts.sum()),
+        n_pairable_units=n_units,
+        n_units_dropped=n_dropped,
         n_coders=coders_present,
-        value_counts=pd.Series(prep.counts, index=labels, name="n_c"),
-        coincidence=coincidence,
+        value_counts=pd.Series(counts, index=labels, name="n_c"),
+        coincidence=None if o is None else pd.DataFrame(o, index=labels, columns=labels),
         degenerate=d_e == 0,
     )
+
+
+def _wide_profiles(
+    data: AlphaInput, level: LevelArg, orient: Orient | None, value_domain: Sequence[object] | None
+) -> tuple[ProfileCounts, np.ndarray, int] | None:
+    """Profile counts straight from a numeric coders × units matrix of few distinct whole
+    numbers, without building one (unit, coder, value) triple per value; ``None`` when the
+    matrix is of another kind or fails a check (the general path then says why)."""
+    if not isinstance(level, str) or level not in dis.LEVELS or value_domain is not None:
+        return None
+    if orient not in ("units_x_annotators", "annotators_x_units"):
+        return None
+    if isinstance(data, pd.DataFrame) and all(kind in "iuf" for kind in data.dtypes.map(lambda t: t.kind)):
+        data = data.to_numpy()
+    if not isinstance(data, np.ndarray) or data.ndim != 2 or data.size == 0 or data.dtype.kind not in "iuf":
+        return None
+    raw = (data.T if orient == "units_x_annotators" else data).astype(float, copy=False)
+    low, high = np.fmin.reduce(raw, axis=None), np.fmax.reduce(raw, axis=None)
+    if not (np.isfinite(low) and np.isfinite(high) and high - low < 64) or (level == "ratio" and low < 0):
+        return None
+    n_codes = int(high - low) + 1
+    base = profile_base(raw.shape[0], n_codes)
+    if base is None:
+        return None
+    offset = np.subtract(raw, low)
+    np.fmin(offset, n_codes, out=offset)  # missing (NaN) becomes code n_codes
+    codes = offset.astype(np.uint8)
+    if np.count_nonzero(codes == offset) != raw.size:
+        return None
+    coders_present = raw.shape[0] - int(np.count_nonzero((codes == n_codes).all(axis=1)))
+    if coders_present < 2:
+        return None
+    pc = count_profiles(wide_keys(codes, base, n_codes), base, n_codes)
+    if pc.n_pairable_units == 0:
+        return None
+    used = np.flatnonzero(pc.counts)
+    return pc.keep(used), low + used.astype(float), coders_present
+
+
+def _long_profiles(prep: Prepared) -> ProfileCounts | None:
+    """Profile counts of prepared (pairable) values, or ``None`` when there are too many values."""
+    m = np.bincount(prep.unit)
+    base = profile_base(int(m.max()), len(prep.values))
+    if base is None:
+        return None
+    key = long_keys(prep.unit, prep.codes, len(m), base, len(prep.values))
+    pc = count_profiles(key, base, len(prep.values))
+    return ProfileCounts(pc.sizes, pc.pairs, pc.counts, pc.present, pc.n_pairable_units, prep.n_units_dropped)
+
+
+def _profile_disagreements(
+    pc: ProfileCounts, level: str, values: np.ndarray
+) -> tuple[float, float] | tuple[Fraction, Fraction]:
+    """:math:`(D_o, D_e)` from profile counts: exact fractions when the distances are rational."""
+    distances = integer_distances(level, values, pc.counts)
+    if distances is not None:
+        return exact_disagreements(pc, *distances)
+    delta = dis.delta_matrix(level, values, pc.counts)
+    return dis.matrix_disagreement(pc.coincidence(), pc.counts, delta)
 
 
 def prepare(rd: ReliabilityData, level: LevelArg, *, allow_large: bool = False) -> Prepared:
@@ -251,10 +334,11 @@ def disagreement_of(
     return dis.ratio_disagreement(unit, x, values, counts)
 
 
-def alpha_value(d_o: float, d_e: float, strict: bool = False) -> float:
-    """:math:`1-D_o/D_e`; NaN with a :class:`ReliabilityWarning` when :math:`D_e=0`."""
+def alpha_value(d_o: float | Fraction, d_e: float | Fraction, strict: bool = False) -> float:
+    """:math:`1-D_o/D_e` (correctly rounded from fractions); NaN with a :class:`ReliabilityWarning`
+    when :math:`D_e=0`."""
     if d_e > 0:
-        return 1.0 - d_o / d_e
+        return float(1 - d_o / d_e)
     message = "α is undefined: all pairable values are identical (expected disagreement D_e = 0)"
     if strict:
         raise InsufficientDataError(message)

@@ -85,11 +85,12 @@ class ReliabilityData:
     def value_labels(self, values: np.ndarray) -> list[object]:
         """Values as the user wrote them (labels for label data, numbers otherwise)."""
         if self.labels is None:
-            return [_number(v) for v in values]
+            return [number(v) for v in values]
         return [self.labels[int(v)] for v in values]
 
 
-def _number(v: float) -> float | int:
+def number(v: float) -> float | int:
+    """A value as the user wrote it: an int when whole, else a float."""
     return int(v) if float(v).is_integer() else float(v)
 
 
@@ -282,7 +283,7 @@ def _encode_values(
             outside = ~np.isin(numeric, dom_numeric)
             if outside.any():
                 raise DataValidationError(
-                    f"value {_number(numeric[outside][0])} is not in value_domain {domain}; fix the value "
+                    f"value {number(numeric[outside][0])} is not in value_domain {domain}; fix the value "
                     "or extend the domain"
                 )
             return numeric, None, True

@@ -14,7 +14,7 @@ import pandas as pd
 
 from humaneval.errors import DataValidationError
 from humaneval.ratings import ALIASES, Ratings
-from humaneval.tables import read_table
+from humaneval.tables import read_table_lines
 
 _TIME_COLUMNS = ("seconds", "time_stamp", "time")
 
@@ -25,7 +25,10 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     The table needs an annotator column (or an alias such as ``worker``) and one of
     ``seconds``, ``time_stamp`` or ``time``; any other columns (``position``) are ignored.
     """
-    frame = source if isinstance(source, pd.DataFrame) else read_table(source, what="timing table")
+    if isinstance(source, pd.DataFrame):
+        frame, lines = source, None
+    else:
+        frame, lines = read_table_lines(source, what="timing table")
     label = "" if isinstance(source, pd.DataFrame) else f"{source}: "
     lower = {str(c).strip().lower(): c for c in frame.columns}
     annotator = next((lower[k] for k in lower if k == "annotator" or ALIASES.get(k) == "annotator"), None)
@@ -39,9 +42,7 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     bad = values.isna() | (values < 0)
     if bad.any():
         first = int(bad.to_numpy().nonzero()[0][0])
-        where = (
-            f"line {frame.attrs['lines'][first]}" if "lines" in frame.attrs else f"row {frame.index[first]}"
-        )
+        where = f"line {lines[first]}" if lines is not None else f"row {frame.index[first]}"
         raise DataValidationError(
             f"{label}{where}, column '{seconds}': {str(frame[seconds].iloc[first])!r} is not a non-negative "
             "number of seconds; fix or remove that row"

@@ -18,18 +18,17 @@ import pandas as pd
 
 from humaneval.errors import RatingsError
 from humaneval.scorers.result import ScoreResult
-from humaneval.tables import read_table
+from humaneval.tables import read_table_lines
 
 
 def read_text_table(path: str | Path, required: Iterable[str]) -> pd.DataFrame:
     """The input table with text cells as strings ("" when missing) and decoded ``entities``."""
-    frame = read_table(path, what="scorer input")
+    frame, lines = read_table_lines(path, what="scorer input")
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise RatingsError(
             f"{path}: missing column(s) {', '.join(missing)}; found {', '.join(map(str, frame.columns))}"
         )
-    lines = frame.attrs.get("lines", list(range(1, len(frame) + 1)))
     frame = frame.copy()
     for column in ("document", "system", "cluster", "sample", "group"):
         if column in frame.columns:
