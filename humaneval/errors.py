@@ -50,3 +50,12 @@ class ModelSpecError(HumanEvalError, ValueError):
 
 class PayBelowMinimumError(DesignError):
     """A planned hourly wage is below the platform's (or the user's) minimum."""
+
+
+class OptionError(HumanEvalError, ValueError):
+    """A command-line option is out of range or names an unusable path (e.g. an output folder that
+    does not exist)."""
+
+
+class EngineFallbackWarning(UserWarning):
+    """The engine asked for (``auto``) is unavailable and a fallback engine is used instead."""

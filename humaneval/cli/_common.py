@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from humaneval.cli._checks import check_preset
 from humaneval.errors import RatingsError
 from humaneval.ratings import Ratings, load_ratings
 from humaneval.serialization import jsonable
@@ -125,6 +126,7 @@ def form_options(func: Callable) -> Callable:
         ),
         click.option(
             "--preset",
+            callback=check_preset,
             default=None,
             help="Built-in preset name or a JSON/YAML preset file "
             "(default: from the design's method and dimension).",

@@ -6,7 +6,7 @@ import warnings
 
 import click
 
-from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.model import LINKS
 
 
@@ -56,7 +56,7 @@ def render(result) -> str:
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.argument("ratings", type=InputFile())
 @ratings_options
 @click.option(
     "--test",

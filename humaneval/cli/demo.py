@@ -7,11 +7,13 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import OutputPath
+
 
 @click.command()
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=OutputPath(folder=True),
     default="humaneval-demo",
     show_default=True,
     help="Folder for everything the demo writes.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import NONNEG, POS, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 
 
@@ -30,9 +31,9 @@ def _render(package) -> str:
 @click.option("--route", type=click.Choice(["api", "batch", "both"]), default="both", show_default=True)
 @click.option("--hit-per", type=click.Choice(["block", "slot"]), default="block", show_default=True)
 @click.option("--live", is_flag=True, help="Submit to the live MTurk site (default: the sandbox).")
-@click.option("--frame-height", type=int, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
-@click.option("--reward", default=None, help="Reward per assignment in USD, e.g. 1.80.")
-@click.option("--minutes", "estimated_minutes", type=float, default=None, help="Estimated minutes per HIT.")
+@click.option("--frame-height", type=NONNEG, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
+@click.option("--reward", callback=money, default=None, help="Reward per assignment in USD, e.g. 1.80.")
+@click.option("--minutes", "estimated_minutes", type=POS, default=None, help="Estimated minutes per HIT.")
 @click.option(
     "--instructions",
     type=InputFile(),
@@ -40,7 +41,7 @@ def _render(package) -> str:
     default=None,
     help="Text file replacing the preset's instructions ({n} = number of screens; blank lines = paragraphs).",
 )
-@click.option("--out", type=click.Path(file_okay=False), required=True, help="Output folder.")
+@click.option("--out", type=OutputPath(folder=True), required=True, help="Output folder.")
 @json_option
 def command(
     design: str, texts, documents, placeholder_texts: bool, out: str, as_json: bool, **options

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 
@@ -103,14 +104,14 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--bias-matrix",
     "bias_path",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(),
     default=None,
     help="Write the bias-matrix plot of every metric to this image file.",
 )
 @click.option(
     "--intra-plot",
     "intra_path",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(),
     default=None,
     help="Write the per-system τ_intra plot with bootstrap error bars to this image file.",
 )

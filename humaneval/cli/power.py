@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._checks import COUNT, OutputPath
+from humaneval.cli._common import InputFile, emit, json_option
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -20,7 +21,7 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option(
     "--model",
     "model_path",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="CLMM JSON (default: built-in coherence model).",
 )
@@ -40,7 +41,7 @@ def _ints(text: str) -> tuple[int, ...]:
     show_default=True,
     help="Levels for ttest/art: none, document, cluster.",
 )
-@click.option("--trials", type=int, default=1000, show_default=True)
+@click.option("--trials", type=COUNT, default=1000, show_default=True)
 @click.option("--null", is_flag=True, help="Type I error: set every system effect to 0.")
 @click.option(
     "--effect-scale",
@@ -61,7 +62,7 @@ def _ints(text: str) -> tuple[int, ...]:
     "--scheduler", default=None, metavar="ADDR", help="dask.distributed scheduler, e.g. tcp://10.0.0.1:8786."
 )
 @click.option(
-    "--out", type=click.Path(file_okay=False), default=None, help="Folder for the checkpoint, CSV and figure."
+    "--out", type=OutputPath(folder=True), default=None, help="Folder for the checkpoint, CSV and figure."
 )
 @click.option("--resume", is_flag=True, help="Continue the checkpoint in --out.")
 @click.option(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
@@ -12,7 +13,7 @@ from humaneval.scorers.bias import MEASURES
 def _out_option(func):
     return click.option(
         "--out",
-        type=click.Path(dir_okay=False),
+        type=OutputPath(),
         default=None,
         help="Write the table here (.csv, .tsv or .jsonl) instead of printing it.",
     )(func)

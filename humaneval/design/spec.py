@@ -25,6 +25,8 @@ ORDERS: tuple[str, ...] = ("random", "balanced")
 CHECK_KINDS: tuple[str, ...] = ("imc", "gold")
 PLATFORMS: tuple[str, ...] = ("prolific", "mturk", "standalone")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+MAX_DOCUMENTS = 20_000
+"""The most documents one design holds (generating 50,000 takes about 45 s); split larger studies."""
 
 
 @dataclass(frozen=True)
@@ -186,8 +188,13 @@ class DesignSpec:
             raise DesignError(
                 f"reference system {self.reference_system!r} is not among the systems {list(self.systems)}"
             )
-        if self.method in ("rank", "bws", "pairwise") and len(self.systems) < 2:
-            raise DesignError(f"method {self.method!r} compares summaries: it needs at least 2 systems")
+        if len(self.systems) < 2:
+            raise DesignError(
+                f"systems {list(self.systems)}: a human evaluation compares systems, so it needs at "
+                "least 2 systems"
+            )
+        if self.scale_points < 2:
+            raise DesignError(f"scale_points must be at least 2 (e.g. 5 or 7), not {self.scale_points}")
         jps = self.judgements_per_summary
         if jps is not None:
             expected = 1 if self.family == "nested" else self.annotators_per_block
@@ -294,6 +301,7 @@ def _documents(documents: int | Sequence[str | Document]) -> tuple[Document, ...
     if isinstance(documents, int):
         if documents < 1:
             raise DesignError(f"documents must be at least 1, not {documents}")
+        _at_most_max_documents(documents)
         width = max(3, len(str(documents - 1)))
         return tuple(Document(f"d{i:0{width}d}") for i in range(documents))
     if isinstance(documents, str):
@@ -306,7 +314,16 @@ def _documents(documents: int | Sequence[str | Document]) -> tuple[Document, ...
             out.append(Document(str(d["id"]), d.get("text")))
         else:
             out.append(Document(str(d)))
+    _at_most_max_documents(len(out))
     return tuple(out)
+
+
+def _at_most_max_documents(n: int) -> None:
+    if n > MAX_DOCUMENTS:
+        raise DesignError(
+            f"{n} documents: one design holds at most {MAX_DOCUMENTS}; split the documents into "
+            "several designs (rounds)"
+        )
 
 
 def _summary(s: Summary | dict | Sequence) -> Summary:
