@@ -59,3 +59,8 @@ class OptionError(HumanEvalError, ValueError):
 
 class EngineFallbackWarning(UserWarning):
     """The engine asked for (``auto``) is unavailable and a fallback engine is used instead."""
+
+
+class DataWarning(UserWarning):
+    """The data are valid but look wrong: a stray value widening a scale, a system with a handful of
+    ratings (a corrupted id)."""
