@@ -20,6 +20,7 @@ from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, 
 from humaneval.analysis.result import Attempt, FitResult
 from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError
 from humaneval.ratings import Ratings
+from humaneval.renv import warn_fallback
 
 ENGINES = ("auto", "r", "native")
 LADDER = ("uncorrelated", "intercepts")
@@ -45,6 +46,7 @@ def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
 
         if engine == "r" or rbridge.r_available():
             return "r", rbridge.fit_r
+        warn_fallback()
     from humaneval.clmm import fit_native
 
     return "native", fit_native

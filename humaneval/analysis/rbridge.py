@@ -26,6 +26,7 @@ from humaneval.analysis.prepare import ClmmData, r_formula, random_terms
 from humaneval.analysis.result import Attempt, FitResult, assess
 from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
 from humaneval.model import LINKS
+from humaneval.renv import require_r
 
 INSTALL_HINT = (
     "install R with `apt-get install r-base-core r-cran-ordinal r-cran-emmeans` and rpy2 with "
@@ -43,6 +44,7 @@ def _start() -> Any:
     would resolve Python's own extension modules against Debian's libraries and fail, so the
     variable is restored.
     """
+    require_r(INSTALL_HINT)  # in a subprocess: a broken R ends the process that embeds it
     saved = os.environ.get("LD_LIBRARY_PATH")
     try:
         import rpy2.robjects as robjects

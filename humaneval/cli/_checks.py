@@ -189,3 +189,18 @@ def money(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     if not amount > 0 or amount == float("inf") or len(decimals) > 2:
         raise OptionError(f"{option} {value!r}: give a positive amount with at most two decimals, e.g. 1.80")
     return value.strip()
+
+
+def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback of ``--engine``: ``r`` must work now (checked in a subprocess), before any
+    work; for ``auto`` the fallback to the native engine and its reason are said at once."""
+    if value in ("r", "auto"):
+        from humaneval.renv import r_problem, require_r, warn_fallback
+
+        if value == "r":
+            from humaneval.analysis.rbridge import INSTALL_HINT
+
+            require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
+        elif r_problem() is not None:
+            warn_fallback()
+    return value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import OutputPath
+from humaneval.cli._checks import OutputPath, check_engine
 
 
 @click.command()
@@ -22,6 +22,7 @@ from humaneval.cli._checks import OutputPath
 @click.option(
     "--engine",
     type=click.Choice(["native", "auto", "r"]),
+    callback=check_engine,
     default="native",
     show_default=True,
     help="CLMM engine (the maximal R fit of the demo study takes about 5 minutes on 2 cores).",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_preset
+from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
@@ -34,6 +34,7 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 @click.option(
     "--engine",
     type=click.Choice(["auto", "r", "native"]),
+    callback=check_engine,
     default="auto",
     show_default=True,
     help="CLMM engine of the analysis (auto: R when installed).",
