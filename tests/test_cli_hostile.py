@@ -27,13 +27,8 @@ from humaneval.cli import main
 from humaneval.cli._checks import check_output_path
 from humaneval.errors import BackendUnavailableError, OptionError
 
-LIKERT = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "data"
-    / "steen2021"
-    / "likert_coherence_cnn_dm.csv"
-)
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+LIKERT = SHARED / "steen2021" / "likert_coherence_cnn_dm.csv"
 
 
 def run(*args: object):
@@ -113,8 +108,8 @@ WRITERS = [
     (["power", "--tests", "ttest", "--trials", "5", "--out", "{out}/run"], "--out"),
     (["forms", "{design}", "--placeholder-texts", "--out", "{out}/forms"], "--out"),
     (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{out}/r.csv"], "--out"),
-    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv", "--table", "{out}/t.csv"],
-     "--table"),
+    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv", "--table",
+      "{out}/t.csv"], "--table"),
     (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv", "--grant-out",
       "{out}/g.txt"], "--grant-out"),
     (["collect", "prolific", "{root}", "--out", "{out}/r.csv"], "--out"),
@@ -204,7 +199,8 @@ CORPUS = [
      ["'--docs-per-block'", "x>=1"]),
     (["design", "--documents", "10", "--systems", "A,B", "--overrecruit", "-0.5", "--out", "{root}/d1.csv"],
      ["'--overrecruit'"]),
-    (["design", "--documents", "{empty}", "--systems", "A,B", "--out", "{root}/d1.csv"], ["empty.csv", "empty"]),
+    (["design", "--documents", "{empty}", "--systems", "A,B", "--out", "{root}/d1.csv"],
+     ["empty.csv", "empty"]),
     (["design", "--documents", "10", "--summaries", "{root}", "--out", "{root}/d1.csv"], ["is a folder"]),
     # forms
     (["forms", "{design}", "--placeholder-texts", "--reward", "-1", "--out", "{root}/f1"],
@@ -213,7 +209,8 @@ CORPUS = [
     (["forms", "{design}", "--placeholder-texts", "--reward", "nan", "--out", "{root}/f1"], ["--reward"]),
     (["forms", "{design}", "--placeholder-texts", "--preset", "{binary}", "--out", "{root}/f1"],
      ["binary.json", "not valid UTF-8"]),
-    (["forms", "{design}", "--placeholder-texts", "--preset", "{root}", "--out", "{root}/f1"], ["is a folder"]),
+    (["forms", "{design}", "--placeholder-texts", "--preset", "{root}", "--out", "{root}/f1"],
+     ["is a folder"]),
     (["forms", "{design}", "--placeholder-texts", "--preset", "nosuchpreset", "--out", "{root}/f1"],
      ["unknown preset"]),
     (["forms", "{empty}", "--placeholder-texts", "--out", "{root}/f1"], ["empty.csv", "empty"]),
@@ -239,7 +236,8 @@ CORPUS = [
     (["reliability", "{ratings}", "--scale", "2-5"], ["outside the declared scale 2-5"]),
     (["report", "{ratings}", "--clmm-power-trials", "-2", "--out", "{root}/rep"], ["'--clmm-power-trials'"]),
     # metaeval
-    (["metaeval", "--human", "{human}", "--metric", "M={root}/allnan.csv"], ["metric 'M'", "scores 0 of the 6"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={root}/allnan.csv"],
+     ["metric 'M'", "scores 0 of the 6"]),
     (["metaeval", "--human", "{human}", "--metric", "M={root}/otherkeys.csv"],
      ["metric 'M'", "scores 0 of the 6", "2 with a key not in the human table"]),
     (["metaeval", "--human", "{human}", "--metric", "M={root}/infinite.csv"],
@@ -440,7 +438,8 @@ def expected(data: bytes, continuous: bool = False) -> pd.DataFrame | None:
         return None
     if any(len(r) > len(header) for r in body):
         return None
-    records = [dict(zip(header, [c.strip() for c in r] + [""] * (len(header) - len(r)))) for r in body]
+    padded = [[c.strip() for c in r] + [""] * (len(header) - len(r)) for r in body]
+    records = [dict(zip(header, r, strict=True)) for r in padded]
     frame = pd.DataFrame(records)
     if (frame[["annotator", "document", "system"]] == "").any().any():
         return None
@@ -498,7 +497,7 @@ def likert_text() -> str:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("seed", range(60))
 def test_mutated_likert_validate(likert_text, tmp_path, seed):
-    data, kind = mutate(likert_text, random.Random(seed))
+    data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
     check_mutant(run("validate", path, "--json"), path, data, "validate")
@@ -507,7 +506,7 @@ def test_mutated_likert_validate(likert_text, tmp_path, seed):
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("seed", range(100, 116))
 def test_mutated_likert_analyze(likert_text, tmp_path, seed):
-    data, kind = mutate(likert_text, random.Random(seed))
+    data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
     result = run("analyze", path, "--engine", "native", "--model", "intercepts", "--json")
@@ -517,12 +516,14 @@ def test_mutated_likert_analyze(likert_text, tmp_path, seed):
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("seed", range(200, 208))
 def test_mutated_likert_reliability_and_metaeval(likert_text, tmp_path, seed):
-    data, kind = mutate(likert_text, random.Random(seed))
+    data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
     check_mutant(run("reliability", path, "--bootstrap", 0, "--splits", 10), path, data, "reliability")
     metric = tmp_path / "metric.csv"
-    frame = pd.read_csv(LIKERT).groupby(["document", "system"], as_index=False)["score"].mean()
+    frame = (
+        pd.read_csv(io.StringIO(likert_text)).groupby(["document", "system"], as_index=False)["score"].mean()
+    )
     frame.rename(columns={"score": "mean"}).to_csv(metric, index=False)
     result = run("metaeval", "--human", path, "--metric", f"MEAN={metric}", "--levels", "sys,sum", "--json")
     check_mutant(result, path, data, "metaeval")
@@ -591,3 +592,23 @@ def test_r_probe_api(monkeypatch):
             renv.require_r("install R")
     finally:
         renv.r_problem.cache_clear()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", range(300, 304))
+def test_mutated_likert_report(likert_text, tmp_path, seed):
+    data, _ = mutate(likert_text, random.Random(seed))
+    path = tmp_path / f"mutant{seed}.csv"
+    path.write_bytes(data)
+    args = ["--engine", "native", "--power-trials", 0, "--clmm-power-trials", 0, "--json"]
+    result = run("report", path, *args, "--out", tmp_path / "report")
+    check_mutant(result, path, data, "report")
+    if result.exit_code == 0:
+        assert (tmp_path / "report" / "index.html").exists()
+
+
+def test_line_numbers_count_blank_lines(tmp_path):
+    """pandas skips blank lines; messages still give the line of the file (was one too low)."""
+    path = tmp_path / "r.csv"
+    path.write_text("annotator,document,system,score\na,d1,A,3\n\na,d1,B,4\nb,d1,A,x\n")
+    assert_one_line_error(run("validate", path), "non-numeric value 'x' at line 5")
