@@ -614,3 +614,39 @@ def test_line_numbers_count_blank_lines(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("annotator,document,system,score\na,d1,A,3\n\na,d1,B,4\nb,d1,A,x\n")
     assert_one_line_error(run("validate", path), "non-numeric value 'x' at line 5")
+
+
+@pytest.mark.parametrize(
+    "error,line",
+    [
+        (OSError(28, "No space left on device", "out.csv"), "error: out.csv: No space left on device; check"),
+        (
+            UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+            "error: an input file is not valid UTF-8",
+        ),
+        (
+            pd.errors.EmptyDataError("No columns to parse from file"),
+            "error: an input table is empty or malformed",
+        ),
+        (MemoryError(), "error: out of memory; use a smaller input"),
+    ],
+)
+def test_library_errors_that_escape_a_reader_are_one_line(inputs, monkeypatch, error, line):
+    """The last safety net: input-caused library errors a reader let through are one line, exit 2."""
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("humaneval.cli.validate.describe_structure", fail)
+    assert assert_one_line_error(run("validate", inputs["ratings"])).startswith(line)
+
+
+def test_a_bug_still_shows_its_traceback(inputs, monkeypatch):
+    """Only input-caused errors are folded into one line; a programming error is not hidden."""
+
+    def fail(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("humaneval.cli.validate.describe_structure", fail)
+    result = run("validate", inputs["ratings"])
+    assert result.exit_code == 1 and isinstance(result.exception, ZeroDivisionError)

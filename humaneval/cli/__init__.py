@@ -48,10 +48,13 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
-        except (OSError, MemoryError) as exc:
+        except Exception as exc:
             if isinstance(exc, BrokenPipeError):  # the reader of stdout (e.g. `head`) has gone
                 sys.exit(0)
-            click.echo(library_error_line(exc), err=True)
+            line = library_error_line(exc)
+            if line is None:
+                raise
+            click.echo(line, err=True)
             sys.exit(2)
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):

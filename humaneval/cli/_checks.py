@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import sqlite3
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -148,9 +149,16 @@ def usage_error_line(exc: click.UsageError) -> str:
 
 
 def library_error_line(exc: BaseException) -> str | None:
-    """The one-line message of an error the environment, not the code, causes; ``None`` for others."""
+    """The one-line message of an error that bad input or the environment, not the code, causes (a
+    library error a reader let through); ``None`` for every other exception."""
     if isinstance(exc, MemoryError):
         return "error: out of memory; use a smaller input or smaller sizes"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"error: an input file is not valid UTF-8 (byte {exc.start}); save it as UTF-8"
+    if isinstance(exc, sqlite3.DatabaseError):
+        return f"error: an SQLite database is damaged or not a database ({one_line(exc)}); check the path"
+    if type(exc).__module__.startswith("pandas") and type(exc).__name__ in ("EmptyDataError", "ParserError"):
+        return f"error: an input table is empty or malformed ({one_line(exc)}); check the file"
     if isinstance(exc, OSError):
         reason = exc.strerror or one_line(exc) or type(exc).__name__
         name = f"{exc.filename}: " if exc.filename else ""
