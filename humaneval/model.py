@@ -179,6 +179,8 @@ class OrdinalModel:
             raise ModelSpecError(f"{path}: no such file") from None
         except json.JSONDecodeError as exc:
             raise ModelSpecError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        except UnicodeDecodeError as exc:
+            raise ModelSpecError(f"{path}: byte {exc.start} is not valid UTF-8; give a model JSON") from None
         try:
             return cls.from_dict(spec)
         except ModelSpecError as exc:

@@ -245,6 +245,18 @@ CORPUS = [
     (["metaeval", "--human", "{root}/allnan.csv", "--metric", "M={metric}"], ["allnan.csv", "human score"]),
     (["metaeval", "--human", "{human}", "--metric", "M={empty}"], ["empty.csv"]),
     (["metaeval", "--human", "{human}", "--metric", "M"], ["write NAME=FILE"]),
+    # negative seeds (numpy used to raise "expected non-negative integer" deep inside)
+    (["analyze", "{ratings}", "--test", "art", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["reliability", "{ratings}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["report", "{ratings}", "--seed", "-1", "--out", "{root}/rep"], ["'--seed'", "x>=0"]),
+    (["power", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["score", "bias", "{texts}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["demo", "--seed", "-1", "--out", "{root}/demo"], ["'--seed'", "x>=0"]),
+    (["power", "--target", "0.8", "--seconds-per-judgement", "0"], ["'--seconds-per-judgement'"]),
+    (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
+    (["power", "--model", "{binary}"], ["binary.json"]),
+    (["power", "--design", "garbage"], ["garbage"]),
     # click usage errors, normally three lines
     (["validate"], ["missing argument 'RATINGS'", "--help"]),
     (["validate", "{ratings}", "--nosuch"], ["no such option", "--help"]),

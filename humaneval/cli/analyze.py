@@ -6,6 +6,7 @@ import warnings
 
 import click
 
+from humaneval.cli._checks import NONNEG
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.model import LINKS
 
@@ -91,7 +92,7 @@ def render(result) -> str:
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
-@click.option("--seed", type=int, default=None, help="Seed of the randomisation test.")
+@click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
 @json_option
 def command(
     ratings: str,

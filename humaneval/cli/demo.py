@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import OutputPath, check_engine
+from humaneval.cli._checks import NONNEG, OutputPath, check_engine
 
 
 @click.command()
@@ -18,7 +18,7 @@ from humaneval.cli._checks import OutputPath, check_engine
     show_default=True,
     help="Folder for everything the demo writes.",
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
     "--engine",
     type=click.Choice(["native", "auto", "r"]),

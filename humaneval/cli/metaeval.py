@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import OutputPath
+from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 
@@ -79,7 +79,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
 )
-@click.option("--seed", type=int, default=None, help="Random seed for bootstrap and permutation test.")
+@click.option("--seed", type=NONNEG, default=None, help="Random seed for bootstrap and permutation test.")
 @click.option(
     "--compare",
     "comparisons",

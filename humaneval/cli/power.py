@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import COUNT, OutputPath
+from humaneval.cli._checks import COUNT, NONNEG, POS, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 
 
@@ -49,7 +49,7 @@ def _ints(text: str) -> tuple[int, ...]:
     default=None,
     help="Multiply the model's effects (e.g. 0.5 for half-size effects).",
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option("--rounds", type=int, default=1000, show_default=True, help="ART randomisation rounds.")
 @click.option(
     "--structure", default="auto", show_default=True, help="CLMM structure (auto: maximal, nested if A=1)."
@@ -71,7 +71,7 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option("--blocks", default="6,10,15,20,30,45,60", show_default=True, help="Budget mode: candidate B.")
 @click.option("--docs", default="2,5,10", show_default=True, help="Budget mode: candidate D.")
 @click.option("--annotators", default="1,2,3", show_default=True, help="Budget mode: candidate A.")
-@click.option("--seconds-per-judgement", type=float, default=32.0, show_default=True)
+@click.option("--seconds-per-judgement", type=POS, default=32.0, show_default=True)
 @click.option("--wage", type=float, default=15.0, show_default=True, help="Budget mode: pay per hour.")
 @click.option(
     "--annotator-overhead",

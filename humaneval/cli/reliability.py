@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import NONNEG
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
@@ -73,7 +74,7 @@ def render_report(source: str, report) -> str:
     help="Report P(α < ALPHA_MIN) from the bootstrap; repeatable.",
 )
 @click.option("--splits", "n_splits", type=int, default=1000, show_default=True, help="Split-half splits.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
     "--times",
     type=InputFile(),

@@ -55,7 +55,7 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 )
 @click.option(
     "--seed",
-    type=int,
+    type=NONNEG,
     default=1,
     show_default=True,
     help="Seed of every random step (bootstrap, splits, simulation).",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._checks import OutputPath
+from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
@@ -59,7 +59,7 @@ def command() -> None:
 @click.option(
     "--pair-mode", type=click.Choice(["e", "e-c"]), default="e", show_default=True, help="summac-zs only."
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=NONNEG, default=0, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-length", type=click.IntRange(min=8), default=512, show_default=True)
 @click.option("--device", default="cpu", show_default=True)
@@ -157,7 +157,7 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=NONNEG, default=0, show_default=True)
 @_out_option
 @json_option
 def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_table, n_resamples, seed, out,
