@@ -6,6 +6,7 @@ import click
 
 from humaneval.cli._checks import NONNEG, POS, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
+from humaneval.errors import DesignError
 
 
 def _render(package) -> str:
@@ -58,5 +59,11 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    package = write_forms(plan, chosen, out, **options)
+    try:
+        package = write_forms(plan, chosen, out, **options)
+    except KeyError as exc:  # a key every manifest written by `humaneval design` has
+        raise DesignError(
+            f"{design}: the design has no {exc} entry where forms need one; the file was edited or damaged, "
+            "write it again with 'humaneval design'"
+        ) from None
     emit(package.to_dict(), as_json, lambda: _render(package))
