@@ -662,3 +662,22 @@ def test_a_bug_still_shows_its_traceback(inputs, monkeypatch):
     monkeypatch.setattr("humaneval.cli.validate.describe_structure", fail)
     result = run("validate", inputs["ratings"])
     assert result.exit_code == 1 and isinstance(result.exception, ZeroDivisionError)
+
+
+@pytest.mark.parametrize("damage", ["check-id", "spec", "schema", "list"])
+def test_damaged_design_manifest(inputs, tmp_path, damage):
+    """A design.json edited by hand or cut short: one line naming it, never a KeyError traceback."""
+    manifest = json.loads(inputs["design"].read_text())
+    if damage == "check-id":
+        del manifest["checks"][0]["id"]
+    elif damage == "spec":
+        del manifest["spec"]
+    elif damage == "schema":
+        manifest["schema_version"] = 99
+    else:
+        manifest = list(manifest)
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(manifest))
+    line = assert_one_line_error(run("forms", path, "--placeholder-texts", "--out", tmp_path / "forms"))
+    assert "design" in line and ("design.json" in line or damage == "schema")
+    assert not (tmp_path / "forms").exists() or damage == "check-id"
