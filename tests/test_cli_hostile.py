@@ -680,3 +680,25 @@ def test_damaged_design_manifest(inputs, tmp_path, damage):
     line = assert_one_line_error(run("forms", path, "--placeholder-texts", "--out", tmp_path / "forms"))
     assert "design" in line and ("design.json" in line or damage == "schema")
     assert not (tmp_path / "forms").exists() or damage == "check-id"
+
+
+@pytest.mark.parametrize(
+    "damage,fragment",
+    [
+        (lambda m: m["random_effects"]["document"].__setitem__(0, float("nan")), "must hold finite numbers"),
+        (lambda m: m["coefficients"].__setitem__(1, float("inf")), "coefficients must be finite"),
+        (lambda m: m["thresholds"].__setitem__(0, "low"), "not a CLMM model JSON"),
+        (lambda m: m.pop("thresholds"), "missing the key(s) thresholds"),
+    ],
+    ids=["nan-covariance", "inf-coefficient", "text-threshold", "no-thresholds"],
+)
+def test_damaged_model_json(model_json_path, tmp_path, damage, fragment):
+    """power --model: NaN/inf or text in a model JSON (json.loads accepts NaN and Infinity) is one line;
+    a NaN covariance used to end in numpy's LinAlgError."""
+    model = json.loads(model_json_path.read_text())
+    damage(model)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    assert_one_line_error(
+        run("power", "--model", path, "--tests", "ttest", "--trials", 2), "model.json", fragment
+    )
