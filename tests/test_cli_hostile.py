@@ -257,6 +257,14 @@ CORPUS = [
     (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
     (["power", "--model", "{binary}"], ["binary.json"]),
     (["power", "--design", "garbage"], ["garbage"]),
+    # serve and score
+    (["serve", "{root}/nowhere"], ["no study.sqlite here", "serve init"]),
+    (["serve", "backup", "{root}/nowhere", "{root}/b.sqlite"], ["no study.sqlite here"]),
+    (["score", "faithfulness", "{texts}", "--backend", "nli"], ["no NLI model configured", "lexical"]),
+    (["score", "coherence", "{texts}", "--builder", "spacy", "--spacy-model", "nosuch"],
+     ["'nosuch' is not installed"]),
+    (["score", "bias", "{texts}", "--name-table", "{texts}"], ["needs columns name and group"]),
+    (["score", "coherence", "{human}"], ["human.csv", "missing column(s)"]),
     # click usage errors, normally three lines
     (["validate"], ["missing argument 'RATINGS'", "--help"]),
     (["validate", "{ratings}", "--nosuch"], ["no such option", "--help"]),
