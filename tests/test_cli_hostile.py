@@ -710,3 +710,29 @@ def test_damaged_model_json(model_json_path, tmp_path, damage, fragment):
     assert_one_line_error(
         run("power", "--model", path, "--tests", "ttest", "--trials", 2), "model.json", fragment
     )
+
+
+# ---------------------------------------------------------------- the API says the same
+
+
+def test_api_raises_and_warns_like_the_cli():
+    from humaneval import load_ratings
+    from humaneval.design import DesignSpec
+    from humaneval.errors import DataWarning, DesignError, RatingsError
+    from humaneval.metaeval.data import align
+
+    frame = pd.read_csv(io.StringIO(ratings_text()))
+    with pytest.warns(DataWarning, match=r"score 99 at row 4 lies outside the range 1-5 of the other 89"):
+        load_ratings(frame.assign(score=frame["score"].where(frame.index != 4, 99)))
+    with pytest.raises(RatingsError, match="score 1e19 at row 0 is too large to be a rating"):
+        load_ratings(frame.astype({"score": object}).assign(score=["1e19", *frame["score"][1:]]))
+    with pytest.raises(RatingsError, match="no column 'item' to use as 'document'"):
+        load_ratings(frame, columns={"item": "document"})
+    with pytest.raises(DesignError, match="100000000 documents: one design holds at most 20000"):
+        DesignSpec(documents=100_000_000, systems=["A", "B"], seed=1)
+    with pytest.raises(DesignError, match="scale_points must be at least 2"):
+        DesignSpec(documents=10, systems=["A", "B"], seed=1, scale_points=1)
+    keys = pd.MultiIndex.from_tuples([("d1", "A"), ("d1", "B"), ("d2", "A")], names=["document", "system"])
+    human = pd.Series([1.0, 2.0, 3.0], index=keys)
+    with pytest.raises(RatingsError, match="metric 'M': scores 0 of the 3 human-scored summaries"):
+        align(human, {"M": pd.Series([float("nan")] * 3, index=keys)})
