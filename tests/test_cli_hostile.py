@@ -188,13 +188,16 @@ CORPUS = [
     (["design", "--documents", "10", "--systems", "A", "--out", "{root}/d1.csv"], ["at least 2 systems"]),
     (["design", "--documents", "10", "--systems", "A,A", "--out", "{root}/d1.csv"], ["occurs twice"]),
     (["design", "--documents", "10", "--systems", "A,B", "--scale-points", "1", "--out", "{root}/d1.csv"],
-     ["'--scale-points'", "x>=2"]),
+     ["'--scale-points'", "2<=x<=1001"]),
     (["design", "--documents", "10", "--systems", "A,B", "--fee-rate", "2", "--out", "{root}/d1.csv"],
      ["'--fee-rate'", "0<=x<1"]),
     (["design", "--documents", "10", "--systems", "A,B", "--fee-rate", "nan", "--out", "{root}/d1.csv"],
      ["'--fee-rate'", "not a finite number"]),
     (["design", "--documents", "10", "--systems", "A,B", "--wage", "inf", "--out", "{root}/d1.csv"],
-     ["'--wage'", "not a finite number"]),
+     ["'--wage'", "inf is not in the range 0<=x<=10000"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--seconds-overhead", "nan", "--out",
+      "{root}/d1.csv"],
+     ["'--seconds-overhead'", "not a finite number"]),
     (["design", "--documents", "10", "--systems", "A,B", "--docs-per-block", "0", "--out", "{root}/d1.csv"],
      ["'--docs-per-block'", "x>=1"]),
     (["design", "--documents", "10", "--systems", "A,B", "--overrecruit", "-0.5", "--out", "{root}/d1.csv"],
@@ -257,6 +260,26 @@ CORPUS = [
     (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
     (["power", "--model", "{binary}"], ["binary.json"]),
     (["power", "--design", "garbage"], ["garbage"]),
+    # sizes that overflowed or exhausted memory (found by fuzzing every numeric option)
+    (["design", "--documents", "10", "--systems", "A,B", "--annotators-per-block", "99999999999999999999",
+      "--out", "{root}/d1.csv"], ["judgements; one design holds at most 500000"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--scale-points", "99999999999999999999", "--out",
+      "{root}/d1.csv"], ["'--scale-points'"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--seconds-per-screen", "1e308", "--out",
+      "{root}/d1.csv"], ["'--seconds-per-screen'", "0<x<=86400"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--wage", "1e308", "--out", "{root}/d1.csv"],
+     ["'--wage'"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--overrecruit", "1e308", "--out", "{root}/d1.csv"],
+     ["'--overrecruit'"]),
+    (["forms", "{design}", "--placeholder-texts", "--minutes", "1e308", "--out", "{root}/f1"],
+     ["'--minutes'"]),
+    (["reliability", "{ratings}", "--bootstrap", "99999999999999999999"], ["'--bootstrap'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bootstrap", "99999999999999999999"],
+     ["'--bootstrap'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--levels", ""],
+     ["--levels ''", "no level"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bias-matrix", "{root}/plot.5"],
+     ["--bias-matrix", "write a .png"]),
     # serve and score
     (["serve", "{root}/nowhere"], ["no study.sqlite here", "serve init"]),
     (["serve", "backup", "{root}/nowhere", "{root}/b.sqlite"], ["no study.sqlite here"]),
@@ -730,7 +753,7 @@ def test_api_raises_and_warns_like_the_cli():
         load_ratings(frame, columns={"item": "document"})
     with pytest.raises(DesignError, match="100000000 documents: one design holds at most 20000"):
         DesignSpec(documents=100_000_000, systems=["A", "B"], seed=1)
-    with pytest.raises(DesignError, match="scale_points must be at least 2"):
+    with pytest.raises(DesignError, match="scale_points must be from 2 to 1001"):
         DesignSpec(documents=10, systems=["A", "B"], seed=1, scale_points=1)
     keys = pd.MultiIndex.from_tuples([("d1", "A"), ("d1", "B"), ("d2", "A")], names=["document", "system"])
     human = pd.Series([1.0, 2.0, 3.0], index=keys)

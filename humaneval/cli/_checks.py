@@ -37,6 +37,14 @@ NONNEG = click.IntRange(min=0)
 POS = FiniteRange(min=0, min_open=True)
 NONNEG_F = FiniteRange(min=0)
 RATE = FiniteRange(0, 1, max_open=True)
+#: Upper bounds where a huge value would exhaust memory or overflow (a bootstrap of 1e20 resamples).
+RESAMPLES = click.IntRange(0, 1_000_000)
+SECONDS = FiniteRange(0, 86_400)
+DURATION = FiniteRange(0, 86_400, min_open=True)
+FACTOR = FiniteRange(0, 100, min_open=True)
+SHARE = FiniteRange(0, 10)
+MINUTES = FiniteRange(0, 525_600, min_open=True)
+WAGE = FiniteRange(0, 10_000)
 
 
 def one_line(text: object) -> str:
@@ -111,8 +119,9 @@ class OutputPath(click.ParamType):
 
     name = "path"
 
-    def __init__(self, folder: bool = False) -> None:
+    def __init__(self, folder: bool = False, suffixes: tuple[str, ...] = ()) -> None:
         self.folder = folder
+        self.suffixes = suffixes
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if param is not None and getattr(param, "opts", None) and param.param_type_name == "option":
@@ -120,7 +129,16 @@ class OutputPath(click.ParamType):
         else:
             option = (param.human_readable_name if param is not None else "path").upper()
         check_output_path(value, folder=self.folder, option=option)
+        if self.suffixes and Path(value).suffix.lower() not in self.suffixes:
+            raise OptionError(
+                f"{option} {value}: write a {', '.join(self.suffixes[:-1])} or {self.suffixes[-1]} file "
+                f"(the name's ending chooses the format)"
+            )
         return str(value)
+
+
+#: Image formats the figures can be written in.
+IMAGE = OutputPath(suffixes=(".png", ".pdf", ".svg", ".jpg", ".jpeg", ".tif", ".tiff", ".eps", ".webp"))
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import COUNT, NONNEG, NONNEG_F, POS, RATE, OutputPath
+from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
@@ -46,14 +46,14 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
 @click.option("--dimension", default="coherence", show_default=True)
-@click.option("--scale-points", type=click.IntRange(min=2), default=7, show_default=True)
+@click.option("--scale-points", type=click.IntRange(2, 1001), default=7, show_default=True)
 @click.option("--show-source", is_flag=True, help="Show the source document with each summary.")
 @click.option("--layout", type=click.Choice(["single", "grouped"]), default="single", show_default=True)
 @click.option("--group-size", type=COUNT, default=5, show_default=True, help="Summaries per grouped screen.")
 @click.option("--anchor-in-every-group", is_flag=True, help="Grouped layout: the reference in every group.")
 @click.option("--warmups", type=NONNEG, default=0, show_default=True, help="Practice screens from --fillers.")
 @click.option("--tuple-size", type=COUNT, default=4, show_default=True, help="BWS tuple size.")
-@click.option("--bws-factor", type=POS, default=2.0, show_default=True, help="BWS tuples per item.")
+@click.option("--bws-factor", type=FACTOR, default=2.0, show_default=True, help="BWS tuples per item.")
 @click.option("--bws-scope", type=click.Choice(["document", "block"]), default="document", show_default=True)
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
@@ -63,14 +63,14 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     show_default=True,
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
-@click.option("--seconds-per-screen", type=POS, default=None, help="Pilot timing (default: study values).")
-@click.option("--seconds-overhead", type=NONNEG_F, default=60.0, show_default=True)
-@click.option("--wage", type=NONNEG_F, default=None, help="Hourly wage (default: the platform minimum).")
+@click.option(
+    "--seconds-per-screen", type=DURATION, default=None, help="Pilot timing (default: study values)."
+)
+@click.option("--seconds-overhead", type=SECONDS, default=60.0, show_default=True)
+@click.option("--wage", type=WAGE, default=None, help="Hourly wage (default: the platform minimum).")
 @click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
 @click.option("--fee-rate", type=RATE, default=0.0, show_default=True, help="Platform fee as a fraction.")
-@click.option(
-    "--overrecruit", type=NONNEG_F, default=0.10, show_default=True, help="Budget for replacements."
-)
+@click.option("--overrecruit", type=SHARE, default=0.10, show_default=True, help="Budget for replacements.")
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._checks import NONNEG, POS, OutputPath, money
+from humaneval.cli._checks import MINUTES, NONNEG, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 from humaneval.errors import DesignError
 
@@ -34,7 +34,7 @@ def _render(package) -> str:
 @click.option("--live", is_flag=True, help="Submit to the live MTurk site (default: the sandbox).")
 @click.option("--frame-height", type=NONNEG, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
 @click.option("--reward", callback=money, default=None, help="Reward per assignment in USD, e.g. 1.80.")
-@click.option("--minutes", "estimated_minutes", type=POS, default=None, help="Estimated minutes per HIT.")
+@click.option("--minutes", "estimated_minutes", type=MINUTES, default=None, help="Estimated minutes per HIT.")
 @click.option(
     "--instructions",
     type=InputFile(),

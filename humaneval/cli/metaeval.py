@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import NONNEG, OutputPath
+from humaneval.cli._checks import IMAGE, NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 
@@ -64,7 +64,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--bootstrap",
     "n_resamples",
-    type=click.IntRange(min=0),
+    type=RESAMPLES,
     default=0,
     show_default=True,
     help="Bootstrap resamples for CIs (0 = none; the study used 1000).",
@@ -96,7 +96,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 )
 @click.option(
     "--permutations",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 1_000_000),
     default=1000,
     show_default=True,
     help="Permutations for --compare.",
@@ -104,14 +104,14 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--bias-matrix",
     "bias_path",
-    type=OutputPath(),
+    type=IMAGE,
     default=None,
     help="Write the bias-matrix plot of every metric to this image file.",
 )
 @click.option(
     "--intra-plot",
     "intra_path",
-    type=OutputPath(),
+    type=IMAGE,
     default=None,
     help="Write the per-system τ_intra plot with bootstrap error bars to this image file.",
 )

@@ -156,7 +156,9 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
 )
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
-@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option(
+    "--bootstrap", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
+)
 @click.option("--seed", type=NONNEG, default=0, show_default=True)
 @_out_option
 @json_option

@@ -27,6 +27,10 @@ PLATFORMS: tuple[str, ...] = ("prolific", "mturk", "standalone")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MAX_DOCUMENTS = 20_000
 """The most documents one design holds (generating 50,000 takes about 45 s); split larger studies."""
+MAX_JUDGEMENTS = 500_000
+"""The most judgements (documents × systems × annotators per document) one design holds."""
+MAX_SCALE_POINTS = 1_001
+"""The most points of a rating scale (a 0-100 slider has 101)."""
 
 
 @dataclass(frozen=True)
@@ -193,8 +197,17 @@ class DesignSpec:
                 f"systems {list(self.systems)}: a human evaluation compares systems, so it needs at "
                 "least 2 systems"
             )
-        if self.scale_points < 2:
-            raise DesignError(f"scale_points must be at least 2 (e.g. 5 or 7), not {self.scale_points}")
+        if not 2 <= self.scale_points <= MAX_SCALE_POINTS:
+            raise DesignError(
+                f"scale_points must be from 2 to {MAX_SCALE_POINTS} (e.g. 5 or 7), not {self.scale_points}"
+            )
+        judgements = len(self.documents) * len(self.systems) * self.effective_blocking()[1]
+        if judgements > MAX_JUDGEMENTS:
+            raise DesignError(
+                f"{len(self.documents)} documents × {len(self.systems)} systems × "
+                f"{self.effective_blocking()[1]} annotators each = {judgements} judgements; one design holds "
+                f"at most {MAX_JUDGEMENTS}: fewer annotators per block, or split the documents into rounds"
+            )
         jps = self.judgements_per_summary
         if jps is not None:
             expected = 1 if self.family == "nested" else self.annotators_per_block
