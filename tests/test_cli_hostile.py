@@ -260,6 +260,9 @@ CORPUS = [
     (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
     (["power", "--model", "{binary}"], ["binary.json"]),
     (["power", "--design", "garbage"], ["garbage"]),
+    (["power", "--tests", ""], ["--tests ''", "name at least one"]),
+    (["power", "--aggregate", " , "], ["--aggregate ' , '", "name at least one"]),
+    (["power", "--effect-scale", "inf"], ["'--effect-scale'", "not a finite number"]),
     # sizes that overflowed or exhausted memory (found by fuzzing every numeric option)
     (["design", "--documents", "10", "--systems", "A,B", "--annotators-per-block", "99999999999999999999",
       "--out", "{root}/d1.csv"], ["judgements; one design holds at most 500000"]),

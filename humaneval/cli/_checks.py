@@ -37,6 +37,7 @@ NONNEG = click.IntRange(min=0)
 POS = FiniteRange(min=0, min_open=True)
 NONNEG_F = FiniteRange(min=0)
 RATE = FiniteRange(0, 1, max_open=True)
+FINITE = FiniteRange()
 #: Upper bounds where a huge value would exhaust memory or overflow (a bootstrap of 1e20 resamples).
 RESAMPLES = click.IntRange(0, 1_000_000)
 SECONDS = FiniteRange(0, 86_400)
@@ -229,4 +230,12 @@ def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
             require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
         elif r_problem() is not None:
             warn_fallback()
+    return value
+
+
+def names(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: a comma-separated list of names must name at least one."""
+    if value is not None and not [part for part in value.split(",") if part.strip()]:
+        option = param.opts[0] if getattr(param, "opts", None) else param.human_readable_name
+        raise OptionError(f"{option} {value!r}: name at least one, separated by commas")
     return value

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import COUNT, NONNEG, POS, OutputPath
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 
 
@@ -33,10 +33,15 @@ def _ints(text: str) -> tuple[int, ...]:
     help="Block design (or BxDxA).",
 )
 @click.option(
-    "--tests", default="ttest,art,artagg", show_default=True, help="Any of ttest, art, artagg, clmm."
+    "--tests",
+    callback=names,
+    default="ttest,art,artagg",
+    show_default=True,
+    help="Any of ttest, art, artagg, clmm.",
 )
 @click.option(
     "--aggregate",
+    callback=names,
     default="none,document",
     show_default=True,
     help="Levels for ttest/art: none, document, cluster.",
@@ -45,7 +50,7 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option("--null", is_flag=True, help="Type I error: set every system effect to 0.")
 @click.option(
     "--effect-scale",
-    type=float,
+    type=FINITE,
     default=None,
     help="Multiply the model's effects (e.g. 0.5 for half-size effects).",
 )
