@@ -58,3 +58,17 @@ class PlatformError(HumanEvalError, RuntimeError):
 
 class CostWarning(UserWarning):
     """A design's pay was planned for another platform than the one it is being prepared for."""
+
+
+class OptionError(HumanEvalError, ValueError):
+    """A command-line option is out of range or names an unusable path (e.g. an output folder that
+    does not exist)."""
+
+
+class EngineFallbackWarning(UserWarning):
+    """The engine asked for (``auto``) is unavailable and a fallback engine is used instead."""
+
+
+class DataWarning(UserWarning):
+    """The data are valid but look wrong: a stray value widening a scale, a system with a handful of
+    ratings (a corrupted id)."""

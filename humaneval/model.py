@@ -82,6 +82,8 @@ class OrdinalModel:
             )
         if beta[0] != 0:
             raise ModelSpecError("coefficients[0] belongs to the reference system and must be 0")
+        if not np.all(np.isfinite(beta)):
+            raise ModelSpecError("coefficients must be finite numbers")
         if theta.ndim != 1 or theta.size < 1 or np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             raise ModelSpecError("thresholds must be finite and strictly increasing")
         if self.link not in LINKS:
@@ -179,10 +181,14 @@ class OrdinalModel:
             raise ModelSpecError(f"{path}: no such file") from None
         except json.JSONDecodeError as exc:
             raise ModelSpecError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        except UnicodeDecodeError as exc:
+            raise ModelSpecError(f"{path}: byte {exc.start} is not valid UTF-8; give a model JSON") from None
         try:
             return cls.from_dict(spec)
         except ModelSpecError as exc:
             raise ModelSpecError(f"{path}: {exc}") from None
+        except (ValueError, TypeError, AttributeError) as exc:  # e.g. a text where a number belongs
+            raise ModelSpecError(f"{path}: not a CLMM model JSON ({exc})") from None
 
     def to_json(self, path: str | Path) -> Path:
         path = Path(path)
@@ -207,6 +213,8 @@ def _check_covariance(factor: str, matrix: object, n_sys: int) -> np.ndarray:
             f"random_effects[{factor!r}] is {psi.shape[0]}×{psi.shape[1]}; expected 1×1 (intercept) "
             f"or {n_sys}×{n_sys} (intercept and system slopes)"
         )
+    if not np.all(np.isfinite(psi)):
+        raise ModelSpecError(f"random_effects[{factor!r}] must hold finite numbers")
     if not np.allclose(psi, psi.T, atol=1e-8, rtol=0):
         raise ModelSpecError(f"random_effects[{factor!r}] is not symmetric")
     if np.linalg.eigvalsh(psi).min() < -1e-8 * max(1.0, np.trace(psi)):

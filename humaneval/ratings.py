@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import RatingsError, ReliabilityWarning
+from humaneval.errors import DataWarning, RatingsError, ReliabilityWarning
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table_lines, write_table
 
@@ -49,6 +49,8 @@ ALIASES: dict[str, str] = {
 }
 
 Response = Literal["score", "rank"]
+#: Largest magnitude of a whole-number response: beyond 2**53 floats skip integers, and int64 wraps.
+MAX_WHOLE = 2**53
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
 
@@ -284,6 +286,9 @@ def validate_ratings(
         bounds = (float(data["rank"].min()), float(data["rank"].max()))
     data = v.optional_columns(data)
     v.check_duplicates(data)
+    if resp == "score" and declared is None and not continuous:
+        v.warn_stray_scores(data)
+    v.warn_rare_systems(data)
     data = data.reset_index(drop=True)
     return Ratings(
         data=data,
@@ -327,6 +332,13 @@ class _Validator:
         return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
     def canonical_columns(self, renames: Mapping[str, str]) -> pd.DataFrame:
+        absent = [name for name in renames if name not in self.frame.columns]
+        if absent:
+            found = ", ".join(map(str, self.frame.columns))
+            raise self.fail(
+                f"no column {absent[0]!r} to use as {renames[absent[0]]!r} (found: {found}); "
+                f"map an existing column, e.g. --column {renames[absent[0]]}=NAME"
+            )
         data = self.frame.rename(columns=dict(renames))
         if len(data) == 0:
             raise self.fail("the table has a header but no rows")
@@ -373,7 +385,7 @@ class _Validator:
 
     def responses(self, data: pd.DataFrame, resp: Response, continuous: bool) -> pd.DataFrame:
         raw = data[resp]
-        numeric = pd.to_numeric(raw, errors="coerce")
+        numeric = pd.to_numeric(raw, errors="coerce").astype(float)
         bad = data.index[numeric.isna() & raw.notna()]
         if len(bad):
             raise self.fail(
@@ -395,6 +407,12 @@ class _Validator:
         numeric = numeric[keep]
         if not len(data):
             raise self.fail(f"every '{resp}' is missing")
+        huge = numeric.abs() > MAX_WHOLE
+        if (resp == "rank" or not continuous) and huge.any():
+            bad = data.index[huge]
+            raise self.fail(
+                f"{resp} {raw[bad[0]]} at {self.where(bad)} is too large to be a rating; fix the value"
+            )
         fractional = numeric != np.round(numeric)
         if (resp == "rank" or not continuous) and fractional.any():
             bad = data.index[fractional]
@@ -404,7 +422,8 @@ class _Validator:
                 else ("scale ratings must be whole numbers; pass --continuous for slider or metric scores")
             )
             raise self.fail(f"non-integer {resp} {numeric[bad[0]]} at {self.where(bad)}; {hint}")
-        data[resp] = numeric.astype("int64") if not fractional.any() else numeric.astype(float)
+        whole = not fractional.any() and not huge.any()
+        data[resp] = numeric.astype("int64") if whole else numeric.astype(float)
         return data
 
     def check_scale(
@@ -444,6 +463,58 @@ class _Validator:
             if len(part):
                 self.check_scale(part, own.bounds, f" of criterion {name!r}")
         return min(s.low for s in scales), max(s.high for s in scales)
+
+    def warn_stray_scores(self, data: pd.DataFrame) -> None:
+        """Warn when an inferred scale rests on a stray value (a 99, 0 or -3 among 1-7 ratings).
+
+        An end of the observed range is stray when it is rare (at most 1 % of at least 20 ratings,
+        or 2 ratings) and either lies more than one step from the other values and more than half
+        their range away, or is a single rating next to a value used at least ten times.
+        """
+        scores = data["score"]
+        counts = scores.value_counts().sort_index()
+        if len(scores) < 20 or len(counts) < 3:
+            return
+        rare = max(2, len(scores) // 100)
+        for value, neighbour in ((counts.index[0], counts.index[1]), (counts.index[-1], counts.index[-2])):
+            others = counts.drop(value)
+            gap = abs(value - neighbour)
+            far = gap > 1 and gap > (others.index[-1] - others.index[0]) / 2
+            lone = counts[value] == 1 and counts[neighbour] >= 10
+            if counts[value] <= rare and (far or lone):
+                rows = data.index[scores == value]
+                low, high = (f"{b:g}" for b in (others.index[0], others.index[-1]))
+                warnings.warn(
+                    f"{self.prefix}score {value:g} at {self.where(rows)} lies outside the range "
+                    f"{low}-{high} of the other {len(scores) - len(rows)} scores and widens the "
+                    f"inferred scale; fix the value, or declare the scale with --scale {low}-{high}",
+                    DataWarning,
+                    stacklevel=4,
+                )
+
+    def warn_rare_systems(self, data: pd.DataFrame) -> None:
+        """Warn about a system with a handful of ratings next to systems with many (a corrupted
+        id that would get its own fixed effect)."""
+        counts = data.loc[~self._checks(data), "system"].value_counts()
+        if len(counts) < 3:
+            return
+        for system, n in counts.items():
+            typical = counts.drop(system).median()
+            if n <= 5 and n * 10 <= typical:
+                rows = data.index[data["system"] == system]
+                warnings.warn(
+                    f"{self.prefix}system {system!r} has only {n} rating(s) (at {self.where(rows)}) "
+                    f"where the other systems have about {typical:g}; check the system column for a "
+                    "typo, or remove the rows",
+                    DataWarning,
+                    stacklevel=4,
+                )
+
+    @staticmethod
+    def _checks(data: pd.DataFrame) -> pd.Series:
+        if "is_check" in data:
+            return data["is_check"].astype(bool)
+        return pd.Series(False, index=data.index)
 
     def check_ranks(self, data: pd.DataFrame, allow_ties: bool) -> int:
         ranks = data["rank"]

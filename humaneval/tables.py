@@ -121,7 +121,14 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.Da
             )
     frame.columns = [str(c).strip() for c in frame.columns]
     frame = frame.apply(lambda col: col.str.strip()).replace("", pd.NA)
-    return frame, np.arange(2, len(frame) + 2, dtype=np.int64)
+    return frame, np.asarray(_data_lines(text, len(frame)), dtype=np.int64)
+
+
+def _data_lines(text: str, n_rows: int) -> list[int]:
+    """The file line of every data row: pandas skips blank lines, so row k is not always line k + 2.
+    (A quoted field spanning lines breaks the one-row-per-line count; rows are then numbered in order.)"""
+    lines = [n for n, line in enumerate(text.splitlines(), start=1) if n > 1 and line.strip()]
+    return lines if len(lines) == n_rows else list(range(2, n_rows + 2))
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:

@@ -9,9 +9,12 @@ from typing import Any
 
 import click
 
+from humaneval.cli._checks import check_preset
 from humaneval.errors import RatingsError
-from humaneval.ratings import Ratings, load_ratings
+from humaneval.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, RESPONSES, Ratings, load_ratings
 from humaneval.serialization import jsonable
+
+CANONICAL = ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS
 
 
 def ratings_options(func: Callable) -> Callable:
@@ -60,6 +63,11 @@ def load_from_options(
         canonical, sep, name = item.partition("=")
         if not sep or not canonical or not name:
             raise RatingsError(f"--column {item!r}: write CANONICAL=NAME, e.g. document=item_id")
+        if canonical.strip() not in CANONICAL:
+            raise RatingsError(
+                f"--column {item!r}: {canonical.strip()!r} is not a column humaneval reads; "
+                f"use one of {', '.join(CANONICAL)}"
+            )
         renames[name.strip()] = canonical.strip()
     return load_ratings(
         Path(path),
@@ -146,6 +154,7 @@ def form_options(func: Callable) -> Callable:
         ),
         click.option(
             "--preset",
+            callback=check_preset,
             default=None,
             help="Built-in preset name or a JSON/YAML preset file "
             "(default: from the design's method and dimension).",

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from humaneval.cli._common import emit, json_option, load_from_options, ratings_options
+from humaneval.cli._checks import NONNEG
+from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.errors import RatingsError
 
@@ -120,7 +121,7 @@ def _render_emms(result) -> list[str]:
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(dir_okay=False))
+@click.argument("ratings", type=InputFile())
 @ratings_options
 @click.option(
     "--test",
@@ -193,7 +194,7 @@ def _render_emms(result) -> list[str]:
 )
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
-@click.option("--seed", type=int, default=None, help="Seed of the randomisation test.")
+@click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
 @json_option
 def command(
     ratings: str,

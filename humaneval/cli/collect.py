@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
@@ -50,17 +51,15 @@ def _render(results, out: Path, extra: list[str]) -> str:
 
 
 @command.command("mturk")
-@click.argument("results", type=click.Path(dir_okay=False))
+@click.argument("results", type=InputFile())
 @click.option(
     "--design",
     type=InputFile(),
     required=True,
     help="design.csv or design.json of the study.",
 )
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
-@click.option(
-    "--table", type=click.Path(dir_okay=False), default=None, help="Also write the long export table."
-)
+@click.option("--out", type=OutputPath(), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option("--table", type=OutputPath(), default=None, help="Also write the long export table.")
 @click.option(
     "--status",
     "statuses",
@@ -83,7 +82,7 @@ def _render(results, out: Path, extra: list[str]) -> str:
 @click.option("--keep-worker-ids", is_flag=True, help="Keep raw WorkerIds (personal data).")
 @click.option(
     "--grant-out",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(),
     default=None,
     help="Write the raw WorkerIds seen, to grant the exclusion qualification.",
 )
@@ -136,11 +135,9 @@ def mturk(
 
 @command.command("prolific")
 @click.argument("database", type=click.Path())
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Ratings table (CSV/TSV/JSONL).")
-@click.option("--table", type=click.Path(dir_okay=False), default=None, help="Also write the long table.")
-@click.option(
-    "--participants", type=click.Path(dir_okay=False), default=None, help="Also write the participants."
-)
+@click.option("--out", type=OutputPath(), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option("--table", type=OutputPath(), default=None, help="Also write the long table.")
+@click.option("--participants", type=OutputPath(), default=None, help="Also write the participants.")
 @click.option("--include-pids", is_flag=True, help="Add raw Prolific ids (personal data).")
 @json_option
 def prolific(

@@ -7,19 +7,22 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import NONNEG, OutputPath, check_engine
+
 
 @click.command()
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=OutputPath(folder=True),
     default="humaneval-demo",
     show_default=True,
     help="Folder for everything the demo writes.",
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
     "--engine",
     type=click.Choice(["native", "auto", "r"]),
+    callback=check_engine,
     default="native",
     show_default=True,
     help="CLMM engine (the maximal R fit of the demo study takes about 5 minutes on 2 cores).",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 
 
@@ -16,9 +17,7 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     help="Number of documents, or a file of ids (column document/id, optional text).",
 )
 @click.option("--systems", default=None, help="Comma-separated system names (default: those of --summaries).")
-@click.option(
-    "--summaries", type=click.Path(dir_okay=False), default=None, help="Table document, system, text."
-)
+@click.option("--summaries", type=InputFile(), default=None, help="Table document, system, text.")
 @click.option("--reference", default=None, help="The system that is the human reference.")
 @click.option(
     "--method",
@@ -29,13 +28,13 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
 @click.option(
     "--family", type=click.Choice(["blocks", "crossed", "nested"]), default="blocks", show_default=True
 )
-@click.option("--docs-per-block", type=int, default=5, show_default=True)
-@click.option("--annotators-per-block", type=int, default=3, show_default=True)
+@click.option("--docs-per-block", type=COUNT, default=5, show_default=True)
+@click.option("--annotators-per-block", type=COUNT, default=3, show_default=True)
 @click.option(
     "--remainder", type=click.Choice(["spread", "drop", "error"]), default="spread", show_default=True
 )
 @click.option("--order", type=click.Choice(["random", "balanced"]), default="random", show_default=True)
-@click.option("--attention-checks", type=int, default=2, show_default=True, help="Checks per annotator.")
+@click.option("--attention-checks", type=NONNEG, default=2, show_default=True, help="Checks per annotator.")
 @click.option(
     "--check-kind", type=click.Choice(["imc", "gold"]), multiple=True, default=["imc"], show_default=True
 )
@@ -54,14 +53,14 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     "relevance (name:points changes the scale), or a YAML/JSON file of criteria. Replaces --dimension "
     "and --scale-points.",
 )
-@click.option("--scale-points", type=int, default=7, show_default=True)
+@click.option("--scale-points", type=click.IntRange(2, 1001), default=7, show_default=True)
 @click.option("--show-source", is_flag=True, help="Show the source document with each summary.")
 @click.option("--layout", type=click.Choice(["single", "grouped"]), default="single", show_default=True)
-@click.option("--group-size", type=int, default=5, show_default=True, help="Summaries per grouped screen.")
+@click.option("--group-size", type=COUNT, default=5, show_default=True, help="Summaries per grouped screen.")
 @click.option("--anchor-in-every-group", is_flag=True, help="Grouped layout: the reference in every group.")
-@click.option("--warmups", type=int, default=0, show_default=True, help="Practice screens from --fillers.")
-@click.option("--tuple-size", type=int, default=4, show_default=True, help="BWS tuple size.")
-@click.option("--bws-factor", type=float, default=2.0, show_default=True, help="BWS tuples per item.")
+@click.option("--warmups", type=NONNEG, default=0, show_default=True, help="Practice screens from --fillers.")
+@click.option("--tuple-size", type=COUNT, default=4, show_default=True, help="BWS tuple size.")
+@click.option("--bws-factor", type=FACTOR, default=2.0, show_default=True, help="BWS tuples per item.")
 @click.option("--bws-scope", type=click.Choice(["document", "block"]), default="document", show_default=True)
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
@@ -70,18 +69,16 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
     default="prolific",
     show_default=True,
 )
-@click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--seconds-per-screen", type=float, default=None, help="Pilot timing (default: study values).")
-@click.option("--seconds-overhead", type=float, default=60.0, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
-    "--wage", type=float, default=None, help="Hourly wage (default: the platform's recommended rate)."
+    "--seconds-per-screen", type=DURATION, default=None, help="Pilot timing (default: study values)."
 )
+@click.option("--seconds-overhead", type=SECONDS, default=60.0, show_default=True)
+@click.option("--wage", type=WAGE, default=None, help="Hourly wage (default: the platform minimum).")
 @click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
-@click.option("--fee-rate", type=float, default=0.0, show_default=True, help="Platform fee as a fraction.")
-@click.option("--overrecruit", type=float, default=0.10, show_default=True, help="Budget for replacements.")
-@click.option(
-    "--out", type=click.Path(dir_okay=False), required=True, help="Design CSV; design.json etc. go beside it."
-)
+@click.option("--fee-rate", type=RATE, default=0.0, show_default=True, help="Platform fee as a fraction.")
+@click.option("--overrecruit", type=SHARE, default=0.10, show_default=True, help="Budget for replacements.")
+@click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
 @json_option

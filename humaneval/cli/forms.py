@@ -6,8 +6,9 @@ import warnings
 
 import click
 
+from humaneval.cli._checks import MINUTES, NONNEG, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
-from humaneval.errors import CostWarning
+from humaneval.errors import CostWarning, DesignError
 
 
 def _render(package) -> str:
@@ -40,9 +41,9 @@ def _render(package) -> str:
     "block (the page picks a slot by hashing the assignment id, so two workers can get the same slot).",
 )
 @click.option("--live", is_flag=True, help="Submit to the live MTurk site (default: the sandbox).")
-@click.option("--frame-height", type=int, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
-@click.option("--reward", default=None, help="Reward per assignment in USD, e.g. 1.80.")
-@click.option("--minutes", "estimated_minutes", type=float, default=None, help="Estimated minutes per HIT.")
+@click.option("--frame-height", type=NONNEG, default=0, show_default=True, help="HTMLQuestion FrameHeight.")
+@click.option("--reward", callback=money, default=None, help="Reward per assignment in USD, e.g. 1.80.")
+@click.option("--minutes", "estimated_minutes", type=MINUTES, default=None, help="Estimated minutes per HIT.")
 @click.option(
     "--instructions",
     type=InputFile(),
@@ -50,7 +51,7 @@ def _render(package) -> str:
     default=None,
     help="Text file replacing the preset's instructions ({n} = number of screens; blank lines = paragraphs).",
 )
-@click.option("--out", type=click.Path(file_okay=False), required=True, help="Output folder.")
+@click.option("--out", type=OutputPath(folder=True), required=True, help="Output folder.")
 @json_option
 def command(
     design: str, texts, documents, placeholder_texts: bool, out: str, as_json: bool, **options
@@ -67,7 +68,13 @@ def command(
         chosen = load_texts(texts, documents)
     else:
         chosen = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CostWarning)  # printed with the summary below
-        package = write_forms(plan, chosen, out, **options)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CostWarning)  # printed with the summary below
+            package = write_forms(plan, chosen, out, **options)
+    except KeyError as exc:  # a key every manifest written by `humaneval design` has
+        raise DesignError(
+            f"{design}: the design has no {exc} entry where forms need one; the file was edited or damaged, "
+            "write it again with 'humaneval design'"
+        ) from None
     emit(package.to_dict(), as_json, lambda: _render(package))

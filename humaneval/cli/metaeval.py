@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import IMAGE, NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 
@@ -63,7 +64,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--bootstrap",
     "n_resamples",
-    type=click.IntRange(min=0),
+    type=RESAMPLES,
     default=0,
     show_default=True,
     help="Bootstrap resamples for CIs (0 = none; the study used 1000).",
@@ -78,7 +79,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
 )
-@click.option("--seed", type=int, default=None, help="Random seed for bootstrap and permutation test.")
+@click.option("--seed", type=NONNEG, default=None, help="Random seed for bootstrap and permutation test.")
 @click.option(
     "--compare",
     "comparisons",
@@ -95,7 +96,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 )
 @click.option(
     "--permutations",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, 1_000_000),
     default=1000,
     show_default=True,
     help="Permutations for --compare.",
@@ -103,14 +104,14 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 @click.option(
     "--bias-matrix",
     "bias_path",
-    type=click.Path(dir_okay=False),
+    type=IMAGE,
     default=None,
     help="Write the bias-matrix plot of every metric to this image file (and as PNG, SVG and PDF beside it).",
 )
 @click.option(
     "--intra-plot",
     "intra_path",
-    type=click.Path(dir_okay=False),
+    type=IMAGE,
     default=None,
     help="Write the per-system τ_intra plot with bootstrap error bars to this image file "
     "(and as PNG, SVG and PDF beside it).",

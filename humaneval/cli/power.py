@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import emit, json_option
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
+from humaneval.cli._common import InputFile, emit, json_option
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -20,7 +21,7 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option(
     "--model",
     "model_path",
-    type=click.Path(dir_okay=False),
+    type=InputFile(),
     default=None,
     help="CLMM JSON (default: built-in coherence model).",
 )
@@ -32,23 +33,28 @@ def _ints(text: str) -> tuple[int, ...]:
     help="Block design (or BxDxA).",
 )
 @click.option(
-    "--tests", default="ttest,art,artagg", show_default=True, help="Any of ttest, art, artagg, clmm."
+    "--tests",
+    callback=names,
+    default="ttest,art,artagg",
+    show_default=True,
+    help="Any of ttest, art, artagg, clmm.",
 )
 @click.option(
     "--aggregate",
+    callback=names,
     default="none,document",
     show_default=True,
     help="Levels for ttest/art: none, document, cluster.",
 )
-@click.option("--trials", type=int, default=1000, show_default=True)
+@click.option("--trials", type=COUNT, default=1000, show_default=True)
 @click.option("--null", is_flag=True, help="Type I error: set every system effect to 0.")
 @click.option(
     "--effect-scale",
-    type=float,
+    type=FINITE,
     default=None,
     help="Multiply the model's effects (e.g. 0.5 for half-size effects).",
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option("--rounds", type=int, default=1000, show_default=True, help="ART randomisation rounds.")
 @click.option(
     "--structure", default="auto", show_default=True, help="CLMM structure (auto: maximal, nested if A=1)."
@@ -61,7 +67,7 @@ def _ints(text: str) -> tuple[int, ...]:
     "--scheduler", default=None, metavar="ADDR", help="dask.distributed scheduler, e.g. tcp://10.0.0.1:8786."
 )
 @click.option(
-    "--out", type=click.Path(file_okay=False), default=None, help="Folder for the checkpoint, CSV and figure."
+    "--out", type=OutputPath(folder=True), default=None, help="Folder for the checkpoint, CSV and figure."
 )
 @click.option("--resume", is_flag=True, help="Continue the checkpoint in --out.")
 @click.option(
@@ -70,7 +76,7 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option("--blocks", default="6,10,15,20,30,45,60", show_default=True, help="Budget mode: candidate B.")
 @click.option("--docs", default="2,5,10", show_default=True, help="Budget mode: candidate D.")
 @click.option("--annotators", default="1,2,3", show_default=True, help="Budget mode: candidate A.")
-@click.option("--seconds-per-judgement", type=float, default=32.0, show_default=True)
+@click.option("--seconds-per-judgement", type=POS, default=32.0, show_default=True)
 @click.option("--wage", type=float, default=15.0, show_default=True, help="Budget mode: pay per hour.")
 @click.option(
     "--annotator-overhead",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
@@ -64,7 +65,7 @@ def render_report(source: str, report) -> str:
 @click.option(
     "--bootstrap",
     "n_bootstrap",
-    type=int,
+    type=RESAMPLES,
     default=5000,
     show_default=True,
     help="KALPHA bootstrap resamples for the α interval (0 = none; otherwise >= 1000).",
@@ -78,8 +79,10 @@ def render_report(source: str, report) -> str:
     show_default=True,
     help="Report P(α < ALPHA_MIN) from the bootstrap; repeatable.",
 )
-@click.option("--splits", "n_splits", type=int, default=1000, show_default=True, help="Split-half splits.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--splits", "n_splits", type=RESAMPLES, default=1000, show_default=True, help="Split-half splits."
+)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
     "--times",
     type=InputFile(),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
@@ -14,6 +15,7 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 @click.option(
     "--design",
     type=InputFile(),
+    callback=check_design,
     default=None,
     help="Planned design (design.csv or design.json): adds the design summary and the datasheet.",
 )
@@ -32,6 +34,7 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 @click.option(
     "--engine",
     type=click.Choice(["auto", "r", "native"]),
+    callback=check_engine,
     default="auto",
     show_default=True,
     help="CLMM engine of the analysis (auto: R when installed).",
@@ -45,34 +48,35 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 )
 @click.option(
     "--preset",
+    callback=check_preset,
     default=None,
     metavar="NAME|FILE",
     help="Forms preset the study used (fills the datasheet's form fields; with --design).",
 )
 @click.option(
     "--seed",
-    type=int,
+    type=NONNEG,
     default=1,
     show_default=True,
     help="Seed of every random step (bootstrap, splits, simulation).",
 )
 @click.option(
     "--power-trials",
-    type=int,
+    type=NONNEG,
     default=200,
     show_default=True,
     help="Simulated studies per design for ARTagg power (0 = no power note).",
 )
 @click.option(
     "--clmm-power-trials",
-    type=int,
+    type=NONNEG,
     default=20,
     show_default=True,
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=OutputPath(folder=True),
     default="report",
     show_default=True,
     help="Folder for index.html and the other files.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
@@ -21,7 +22,7 @@ from humaneval.scorers.ffci import (
 def _out_option(func):
     return click.option(
         "--out",
-        type=click.Path(dir_okay=False),
+        type=OutputPath(),
         default=None,
         help="Write the table here (.csv, .tsv or .jsonl) instead of printing it.",
     )(func)
@@ -83,7 +84,7 @@ def command() -> None:
 @click.option(
     "--pair-mode", type=click.Choice(["e", "e-c"]), default="e", show_default=True, help="summac-zs only."
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=NONNEG, default=0, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-length", type=click.IntRange(min=8), default=512, show_default=True)
 @_device_option
@@ -247,8 +248,10 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
 )
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
-@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--bootstrap", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
+)
+@click.option("--seed", type=NONNEG, default=0, show_default=True)
 @_out_option
 @json_option
 def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_table, n_resamples, seed, out,

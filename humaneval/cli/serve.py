@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli._checks import OutputPath
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 
 
@@ -30,7 +31,7 @@ def command() -> None:
 
 @command.command("init")
 @click.argument("design", type=InputFile())
-@click.argument("study_dir", type=click.Path())
+@click.argument("study_dir", type=OutputPath(folder=True))
 @form_options
 @click.option("--completion-code", default=None, help="Prolific's completion code (default: random).")
 @click.option(
@@ -111,7 +112,7 @@ def set_study_id(study_dir: str, study_id: str) -> None:
 
 @command.command("backup")
 @click.argument("study_dir", type=click.Path())
-@click.argument("out", type=click.Path(dir_okay=False))
+@click.argument("out", type=OutputPath())
 def backup(study_dir: str, out: str) -> None:
     """Copy the study database to OUT while the server keeps running."""
     from humaneval.errors import DesignError

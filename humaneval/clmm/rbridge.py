@@ -29,6 +29,7 @@ from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, r_formula, random_terms
 from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
 from humaneval.model import LINKS
+from humaneval.renv import require_r
 
 INSTALL_HINT = (
     "install R with `apt-get install r-base-core r-cran-ordinal r-cran-emmeans` and rpy2 with "
@@ -46,6 +47,7 @@ def _start() -> Any:
     would resolve Python's own extension modules against Debian's libraries and fail, so the
     variable is restored.
     """
+    require_r(INSTALL_HINT)  # in a subprocess: a broken R ends the process that embeds it
     saved = os.environ.get("LD_LIBRARY_PATH")
     try:
         import rpy2.robjects as robjects

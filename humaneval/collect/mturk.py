@@ -238,9 +238,14 @@ def _read_results(results: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str
             raw = pd.read_csv(results, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except FileNotFoundError:
             raise RatingsError(f"{label}: no such file; check the path") from None
+        except pd.errors.EmptyDataError:
+            raise RatingsError(
+                f"{label}: the file is empty; download the batch results CSV from MTurk again"
+            ) from None
         except (UnicodeDecodeError, pd.errors.ParserError) as exc:
             raise RatingsError(
-                f"{label}: not a readable UTF-8 CSV ({exc}); download the batch results again"
+                f"{label}: not a readable UTF-8 CSV ({' '.join(str(exc).split())}); "
+                "download the batch results again"
             ) from None
     raw.index = pd.RangeIndex(2, len(raw) + 2)
     missing = [c for c in ("AssignmentId", "WorkerId", "AssignmentStatus") if c not in raw]

@@ -15,6 +15,7 @@ exports add ``z_value``.
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -116,7 +117,13 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
         raise RatingsError(
             f"{path}: not an SQLite database; pass the study.sqlite written by 'humaneval serve init'"
         )
-    connection = connect(path)
+    try:
+        connection = connect(path)
+    except sqlite3.DatabaseError as exc:
+        raise RatingsError(
+            f"{path}: the database is damaged ({exc}); copy it again (humaneval serve backup) or restore "
+            "a backup"
+        ) from None
     try:
         connection.execute("BEGIN")
         study = connection.execute("SELECT * FROM study").fetchone()

@@ -291,7 +291,12 @@ def _load_json(source: str | Path, what: str) -> dict[str, Any]:
             text = Path(source).read_text(encoding="utf-8")
         except OSError as exc:
             raise DesignError(f"{source}: cannot read the {what} ({exc.strerror})") from None
+        except UnicodeDecodeError as exc:
+            raise DesignError(f"{source}: byte {exc.start} is not valid UTF-8; is it the {what}?") from None
     try:
-        return json.loads(text)
+        loaded = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DesignError(f"{source}: the {what} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(loaded, dict):
+        raise DesignError(f"{source}: the {what} must be a JSON object, not {type(loaded).__name__}")
+    return loaded

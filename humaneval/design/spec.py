@@ -25,6 +25,12 @@ ORDERS: tuple[str, ...] = ("random", "balanced")
 CHECK_KINDS: tuple[str, ...] = ("imc", "gold")
 PLATFORMS: tuple[str, ...] = ("prolific", "mturk", "standalone")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+MAX_DOCUMENTS = 20_000
+"""The most documents one design holds (generating 50,000 takes about 45 s); split larger studies."""
+MAX_JUDGEMENTS = 500_000
+"""The most judgements (documents × systems × annotators per document) one design holds."""
+MAX_SCALE_POINTS = 1_001
+"""The most points of a rating scale (a 0-100 slider has 101)."""
 
 
 @dataclass(frozen=True)
@@ -211,8 +217,22 @@ class DesignSpec:
             raise DesignError(
                 f"reference system {self.reference_system!r} is not among the systems {list(self.systems)}"
             )
-        if self.method in ("rank", "bws", "pairwise") and len(self.systems) < 2:
-            raise DesignError(f"method {self.method!r} compares summaries: it needs at least 2 systems")
+        if len(self.systems) < 2:
+            raise DesignError(
+                f"systems {list(self.systems)}: a human evaluation compares systems, so it needs at "
+                "least 2 systems"
+            )
+        if not 2 <= self.scale_points <= MAX_SCALE_POINTS:
+            raise DesignError(
+                f"scale_points must be from 2 to {MAX_SCALE_POINTS} (e.g. 5 or 7), not {self.scale_points}"
+            )
+        judgements = len(self.documents) * len(self.systems) * self.effective_blocking()[1]
+        if judgements > MAX_JUDGEMENTS:
+            raise DesignError(
+                f"{len(self.documents)} documents × {len(self.systems)} systems × "
+                f"{self.effective_blocking()[1]} annotators each = {judgements} judgements; one design holds "
+                f"at most {MAX_JUDGEMENTS}: fewer annotators per block, or split the documents into rounds"
+            )
         jps = self.judgements_per_summary
         if jps is not None:
             expected = 1 if self.family == "nested" else self.annotators_per_block
@@ -319,6 +339,7 @@ def _documents(documents: int | Sequence[str | Document]) -> tuple[Document, ...
     if isinstance(documents, int):
         if documents < 1:
             raise DesignError(f"documents must be at least 1, not {documents}")
+        _at_most_max_documents(documents)
         width = max(3, len(str(documents - 1)))
         return tuple(Document(f"d{i:0{width}d}") for i in range(documents))
     if isinstance(documents, str):
@@ -331,7 +352,16 @@ def _documents(documents: int | Sequence[str | Document]) -> tuple[Document, ...
             out.append(Document(str(d["id"]), d.get("text")))
         else:
             out.append(Document(str(d)))
+    _at_most_max_documents(len(out))
     return tuple(out)
+
+
+def _at_most_max_documents(n: int) -> None:
+    if n > MAX_DOCUMENTS:
+        raise DesignError(
+            f"{n} documents: one design holds at most {MAX_DOCUMENTS}; split the documents into "
+            "several designs (rounds)"
+        )
 
 
 def _summary(s: Summary | dict | Sequence) -> Summary:

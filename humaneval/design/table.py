@@ -114,4 +114,12 @@ def read_design_csv(path: str | Path) -> pd.DataFrame:
         raise DesignError(f"{path}: the file is empty; give the CSV written by 'humaneval design'") from None
     except UnicodeDecodeError as exc:
         raise DesignError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+    except pd.errors.ParserError:
+        raise DesignError(f"{path}: not a CSV; give the design.csv written by 'humaneval design'") from None
+    missing = [c for c in DESIGN_COLUMNS if c not in frame]
+    if missing:
+        raise DesignError(
+            f"{path}: not a design table (no column {', '.join(missing[:3])}"
+            f"{' ...' if len(missing) > 3 else ''}); give the design.csv written by 'humaneval design'"
+        )
     return normalise_table(frame)

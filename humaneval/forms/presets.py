@@ -289,7 +289,14 @@ def get_preset(name_or_path: str | Path | Preset, **overrides: Any) -> Preset:
 def load_preset(path: str | Path) -> Preset:
     """Read a custom preset (keys of :class:`Preset`; ``name`` defaults to the file stem)."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise DesignError(f"{path}: is a folder; give a built-in preset name or a JSON/YAML preset file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DesignError(
+            f"{path}: byte {exc.start} is not valid UTF-8; a preset is a JSON/YAML text file saved as UTF-8"
+        ) from None
     if path.suffix.lower() in {".yaml", ".yml"}:
         import yaml
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
-from humaneval.errors import CostWarning, DesignError
+from humaneval.errors import CostWarning, DesignError, HumanEvalError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
 from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame
@@ -226,7 +226,15 @@ def load_design(path: str | Path) -> Any:
     manifest = path if path.suffix.lower() == ".json" else path.with_suffix(".json")
     if manifest.exists():
         texts = manifest.with_name(manifest.stem + ".texts.json")
-        return Design.from_json(manifest, texts if texts.exists() else None)
+        try:
+            return Design.from_json(manifest, texts if texts.exists() else None)
+        except HumanEvalError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DesignError(
+                f"{manifest}: not a design manifest written by 'humaneval design' "
+                f"({type(exc).__name__}: {exc}); write it again with 'humaneval design'"
+            ) from None
     if path.suffix.lower() == ".json":
         raise DesignError(f"{path}: no such design manifest; check the path")
     return design_frame(path)

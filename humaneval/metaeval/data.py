@@ -88,6 +88,13 @@ def read_scores(
             f"{src}, line {lines[i]}, column {column!r}: {frame[column].iloc[i]!r} is not a number; "
             "scores must be numeric (leave the cell empty for a missing score)"
         )
+    infinite = np.isinf(values.to_numpy())
+    if infinite.any():
+        i = int(np.flatnonzero(infinite)[0])
+        raise RatingsError(
+            f"{src}, line {lines[i]}, column {column!r}: {frame[column].iloc[i]!r} is not a finite score; "
+            "fix the value (leave the cell empty for a missing score)"
+        )
     keys = pd.MultiIndex.from_arrays(
         [frame[doc].astype(str).str.strip(), frame[sys_].astype(str).str.strip()],
         names=["document", "system"],
@@ -149,7 +156,15 @@ def read_human(
         src = source if not isinstance(source, pd.DataFrame) else frame
         ratings = load_ratings(src, columns=renames, continuous=True, allow_ties=True)
         return human_scores(ratings, aggregate=aggregate, criterion=criterion)
-    return read_scores(frame, column, document_col=document_col, system_col=system_col).rename("human")
+    table = frame if isinstance(source, pd.DataFrame) else source
+    human = read_scores(table, column, document_col=document_col, system_col=system_col).rename("human")
+    if human.notna().sum() < 2:
+        label = "the human table" if isinstance(source, pd.DataFrame) else str(source)
+        raise RatingsError(
+            f"{label}: only {int(human.notna().sum())} non-empty human score(s); "
+            "give human scores for at least 2 summaries"
+        )
+    return human
 
 
 @dataclass(frozen=True)
@@ -206,6 +221,10 @@ def align(
     H, systems, documents = to_matrix(human)
     grid = pd.MultiIndex.from_product([documents, systems], names=["document", "system"])
     present = pd.Series(H.T.ravel(), index=grid).notna()
+    if present.sum() < 2:
+        raise RatingsError(
+            f"the human table has {int(present.sum())} score(s); it needs scores for at least 2 summaries"
+        )
     known = set(present.index[present])
     matrices, dropped, missing = {}, {}, {}
     for name, series in metrics.items():
@@ -215,6 +234,13 @@ def align(
         covered = series.reindex(grid)
         n_missing = int((present & covered.isna()).sum())
         dropped[name], missing[name] = len(extra), n_missing
+        n_common = int((present & covered.notna()).sum())
+        if n_common < 2:
+            raise RatingsError(
+                f"metric {name!r}: scores {n_common} of the {int(present.sum())} human-scored summaries "
+                f"({len(series)} rows, {int(series.isna().sum())} empty, {len(extra)} with a key not in "
+                "the human table); check that its document and system ids match the human table's"
+            )
         if extra or n_missing:
             example = f" (e.g. document {extra[0][0]!r}, system {extra[0][1]!r})" if extra else ""
             message = (

@@ -70,6 +70,8 @@ def normalise_levels(levels: str | tuple[str, ...] | list[str] | None) -> tuple[
             raise ValueError(f"unknown level {level!r}; use some of {', '.join(LEVELS)}")
         if LEVEL_ALIASES[key] not in out:
             out.append(LEVEL_ALIASES[key])
+    if not out:
+        raise ValueError(f"no level named; use some of {', '.join(LEVELS)}")
     return tuple(out)
 
 

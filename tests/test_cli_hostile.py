@@ -1,0 +1,764 @@
+"""Hostile input, command by command: every bad input gets exit code 2 and ONE stderr line that names the
+file or option and the fix; never a traceback, a hang, or exit 0 with a wrong number.
+
+Three parts: a corpus of explicit bad inputs for every command; a seeded mutator over the real Likert
+CSV of Steen & Markert (2021) whose successful runs are checked against an independent reading of the
+mutated file; and the R environment broken in the ways it breaks in practice (in subprocesses).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.cli._checks import check_output_path
+from humaneval.errors import BackendUnavailableError, OptionError
+
+#: No case may hang: every test of this module fails after five minutes.
+pytestmark = pytest.mark.timeout(300)
+
+
+def run(*args: object):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *fragments: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one ``error:`` line on stderr holding every fragment."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    assert result.stdout == ""
+    return lines[0]
+
+
+def assert_clean_warnings(result) -> list[str]:
+    """Every stderr line of a successful run is one clean ``warning:``/``note:`` line, no source path."""
+    lines = result.stderr.splitlines()
+    for line in lines:
+        assert line.startswith(("warning: ", "note: ")), line
+        assert ".py:" not in line and "Warning:" not in line
+    return lines
+
+
+# ---------------------------------------------------------------- small valid inputs
+
+
+def ratings_text(n_docs: int = 10, systems: str = "ABC", annotators: int = 3) -> str:
+    """A crossed study with deterministic scores 1-5 where A > B > C on average."""
+    rows = ["annotator,document,system,score"]
+    for a in range(annotators):
+        for d in range(n_docs):
+            for k, s in enumerate(systems):
+                rows.append(f"a{a},d{d},{s},{1 + (len(systems) - k + d + a) % 5}")
+    return "\n".join(rows) + "\n"
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("hostile")
+    paths = {"root": root}
+    paths["ratings"] = root / "ratings.csv"
+    paths["ratings"].write_text(ratings_text())
+    design = run("design", "--documents", 10, "--systems", "A,B", "--out", root / "design.csv")
+    assert design.exit_code == 0, design.output
+    paths["design"] = root / "design.json"
+    paths["empty"] = root / "empty.csv"
+    paths["empty"].write_text("")
+    paths["binary"] = root / "binary.json"
+    paths["binary"].write_bytes(bytes(range(128, 256)) * 4)
+    paths["human"] = root / "human.csv"
+    paths["human"].write_text("document,system,human\nd1,A,1\nd1,B,2\nd2,A,3\nd2,B,4\nd3,A,2\nd3,B,5\n")
+    paths["metric"] = root / "metric.csv"
+    paths["metric"].write_text("document,system,m\nd1,A,1\nd1,B,2\nd2,A,3\nd2,B,5\nd3,A,1\nd3,B,4\n")
+    paths["texts"] = root / "texts.csv"
+    paths["texts"].write_text(
+        "document,system,source,summary\nd1,A,The cat sat.,The cat sat.\nd1,B,The cat sat.,A dog ran.\n"
+    )
+    paths["file"] = root / "afile.txt"
+    paths["file"].write_text("not a folder\n")
+    return paths
+
+
+def fill(template: list[str], paths: dict[str, Path]) -> list[str]:
+    return [part.format(**{k: str(v) for k, v in paths.items()}) for part in template]
+
+
+# ---------------------------------------------------------------- output paths, before any work
+
+#: Every command that writes, with the option that names what it writes.
+WRITERS = [
+    (["design", "--documents", "10", "--systems", "A,B", "--out", "{out}/d.csv"], "--out"),
+    (["power", "--tests", "ttest", "--trials", "5", "--out", "{out}/run"], "--out"),
+    (["forms", "{design}", "--placeholder-texts", "--out", "{out}/forms"], "--out"),
+    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{out}/r.csv"], "--out"),
+    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv", "--table",
+      "{out}/t.csv"], "--table"),
+    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv", "--grant-out",
+      "{out}/g.txt"], "--grant-out"),
+    (["collect", "prolific", "{root}", "--out", "{out}/r.csv"], "--out"),
+    (["collect", "prolific", "{root}", "--out", "{root}/r.csv", "--participants", "{out}/p.csv"],
+     "--participants"),
+    (["report", "{ratings}", "--out", "{out}/report"], "--out"),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bias-matrix", "{out}/b.png"],
+     "--bias-matrix"),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--intra-plot", "{out}/i.png"],
+     "--intra-plot"),
+    (["score", "faithfulness", "{texts}", "--backend", "lexical", "--out", "{out}/f.csv"], "--out"),
+    (["score", "coherence", "{texts}", "--measure", "repeated-ngrams", "--out", "{out}/c.csv"], "--out"),
+    (["score", "bias", "{texts}", "--out", "{out}/b.csv"], "--out"),
+    (["serve", "init", "{design}", "{out}/study"], "STUDY_DIR"),
+    (["serve", "backup", "{root}", "{out}/b.sqlite"], "OUT"),
+    (["demo", "--out", "{out}/demo"], "--out"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+@pytest.mark.parametrize("template,option", WRITERS, ids=[" ".join(w[0][:2]) + " " + w[1] for w in WRITERS])
+def test_output_under_a_missing_folder_or_a_file_fails_first(inputs, template, option, kind):
+    parent = inputs["root"] / "no" / "such" if kind == "missing" else inputs["file"]
+    args = fill(template, {**inputs, "out": parent})
+    line = assert_one_line_error(run(*args), option)
+    if kind == "missing":
+        assert f"the folder {parent} does not exist; create it first" in line
+        assert not (inputs["root"] / "no").exists()  # nothing created on the way
+    else:
+        assert f"{inputs['file']} is a file, not a folder; choose another path" in line
+
+
+def test_output_that_is_a_folder_or_a_file_in_the_wrong_place(inputs):
+    line = assert_one_line_error(
+        run("design", "--documents", 10, "--systems", "A,B", "--out", inputs["root"]), "--out"
+    )
+    assert "is a folder; give a file path" in line
+    line = assert_one_line_error(
+        run("forms", inputs["design"], "--placeholder-texts", "--out", inputs["file"])
+    )
+    assert line == f"error: --out {inputs['file']}: is a file, not a folder; give a folder path"
+
+
+def test_check_output_path_api(tmp_path):
+    assert check_output_path(tmp_path / "x.csv") == tmp_path / "x.csv"
+    assert check_output_path(tmp_path / "new", folder=True) == tmp_path / "new"
+    with pytest.raises(OptionError, match="does not exist"):
+        check_output_path(tmp_path / "a" / "b.csv")
+    os.chmod(tmp_path, 0o500)
+    try:
+        if os.access(tmp_path, os.W_OK):  # root writes anywhere
+            return
+        with pytest.raises(OptionError, match="not writable"):
+            check_output_path(tmp_path / "x.csv")
+    finally:
+        os.chmod(tmp_path, 0o700)
+
+
+def test_report_fails_before_the_analysis(inputs):
+    """No progress line: a bad --out, --design or --power-trials stops report before it analyses."""
+    base = ["report", inputs["ratings"], "--out", inputs["root"] / "rep"]
+    assert_one_line_error(run(*base, "--design", inputs["ratings"]), "not a design table", "design.csv")
+    assert_one_line_error(run(*base, "--design", inputs["binary"]), "not valid UTF-8")
+    assert_one_line_error(run(*base, "--power-trials", "-1"), "'--power-trials'", "-1", "x>=0")
+    assert_one_line_error(run(*base, "--preset", inputs["binary"]), "not valid UTF-8")
+    assert not (inputs["root"] / "rep").exists()
+
+
+# ---------------------------------------------------------------- the corpus of explicit bad inputs
+
+CORPUS = [
+    # design: sizes and options in range
+    (["design", "--documents", "100000000", "--systems", "A,B", "--out", "{root}/d1.csv"],
+     ["100000000 documents", "at most 20000", "split"]),
+    (["design", "--documents", "0", "--systems", "A,B", "--out", "{root}/d1.csv"], ["at least 1"]),
+    (["design", "--documents", "10", "--systems", "A", "--out", "{root}/d1.csv"], ["at least 2 systems"]),
+    (["design", "--documents", "10", "--systems", "A,A", "--out", "{root}/d1.csv"], ["occurs twice"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--scale-points", "1", "--out", "{root}/d1.csv"],
+     ["'--scale-points'", "2<=x<=1001"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--fee-rate", "2", "--out", "{root}/d1.csv"],
+     ["'--fee-rate'", "0<=x<1"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--fee-rate", "nan", "--out", "{root}/d1.csv"],
+     ["'--fee-rate'", "not a finite number"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--wage", "inf", "--out", "{root}/d1.csv"],
+     ["'--wage'", "inf is not in the range 0<=x<=10000"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--seconds-overhead", "nan", "--out",
+      "{root}/d1.csv"],
+     ["'--seconds-overhead'", "not a finite number"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--docs-per-block", "0", "--out", "{root}/d1.csv"],
+     ["'--docs-per-block'", "x>=1"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--overrecruit", "-0.5", "--out", "{root}/d1.csv"],
+     ["'--overrecruit'"]),
+    (["design", "--documents", "{empty}", "--systems", "A,B", "--out", "{root}/d1.csv"],
+     ["empty.csv", "empty"]),
+    (["design", "--documents", "10", "--summaries", "{root}", "--out", "{root}/d1.csv"], ["is a folder"]),
+    # forms
+    (["forms", "{design}", "--placeholder-texts", "--reward", "-1", "--out", "{root}/f1"],
+     ["--reward '-1'", "positive amount", "1.80"]),
+    (["forms", "{design}", "--placeholder-texts", "--reward", "1.805", "--out", "{root}/f1"], ["--reward"]),
+    (["forms", "{design}", "--placeholder-texts", "--reward", "nan", "--out", "{root}/f1"], ["--reward"]),
+    (["forms", "{design}", "--placeholder-texts", "--preset", "{binary}", "--out", "{root}/f1"],
+     ["binary.json", "not valid UTF-8"]),
+    (["forms", "{design}", "--placeholder-texts", "--preset", "{root}", "--out", "{root}/f1"],
+     ["is a folder"]),
+    (["forms", "{design}", "--placeholder-texts", "--preset", "nosuchpreset", "--out", "{root}/f1"],
+     ["unknown preset"]),
+    (["forms", "{empty}", "--placeholder-texts", "--out", "{root}/f1"], ["empty.csv", "empty"]),
+    (["forms", "{binary}", "--placeholder-texts", "--out", "{root}/f1"], ["binary.json"]),
+    (["forms", "{design}", "--placeholder-texts", "--minutes", "0", "--out", "{root}/f1"], ["'--minutes'"]),
+    # collect
+    (["collect", "mturk", "{empty}", "--design", "{design}", "--out", "{root}/r.csv"],
+     ["empty.csv: the file is empty", "download"]),
+    (["collect", "mturk", "{binary}", "--design", "{design}", "--out", "{root}/r.csv"], ["binary.json"]),
+    (["collect", "mturk", "{root}", "--design", "{design}", "--out", "{root}/r.csv"], ["is a folder"]),
+    (["collect", "prolific", "{empty}", "--out", "{root}/r.csv"], ["not an SQLite database"]),
+    (["collect", "prolific", "{root}/nowhere", "--out", "{root}/r.csv"], ["no such study database"]),
+    # validate / analyze / reliability: ratings that would give silently wrong numbers
+    (["validate", "{ratings}", "--column", "document=nope"], ["no column 'nope' to use as 'document'"]),
+    (["validate", "{ratings}", "--column", "doc=document"], ["'doc' is not a column humaneval reads"]),
+    (["validate", "{ratings}", "--column", "annotator"], ["write CANONICAL=NAME"]),
+    (["validate", "{ratings}", "--scale", "7-1"], ["low end must be below"]),
+    (["validate", "{ratings}", "--scale", "1-3"], ["outside the declared scale 1-3"]),
+    (["validate", "{empty}"], ["empty.csv: the file is empty"]),
+    (["validate", "{binary}"], ["not valid UTF-8"]),
+    (["analyze", "{root}"], ["is a folder"]),
+    (["analyze", "{ratings}", "--column", "system=nope"], ["no column 'nope'"]),
+    (["reliability", "{ratings}", "--scale", "2-5"], ["outside the declared scale 2-5"]),
+    (["report", "{ratings}", "--clmm-power-trials", "-2", "--out", "{root}/rep"], ["'--clmm-power-trials'"]),
+    # metaeval
+    (["metaeval", "--human", "{human}", "--metric", "M={root}/allnan.csv"],
+     ["metric 'M'", "scores 0 of the 6"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={root}/otherkeys.csv"],
+     ["metric 'M'", "scores 0 of the 6", "2 with a key not in the human table"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={root}/infinite.csv"],
+     ["infinite.csv, line 3", "'inf' is not a finite score"]),
+    (["metaeval", "--human", "{root}/allnan.csv", "--metric", "M={metric}"], ["allnan.csv", "human score"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={empty}"], ["empty.csv"]),
+    (["metaeval", "--human", "{human}", "--metric", "M"], ["write NAME=FILE"]),
+    # negative seeds (numpy used to raise "expected non-negative integer" deep inside)
+    (["analyze", "{ratings}", "--test", "art", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["reliability", "{ratings}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["report", "{ratings}", "--seed", "-1", "--out", "{root}/rep"], ["'--seed'", "x>=0"]),
+    (["power", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["score", "bias", "{texts}", "--seed", "-1"], ["'--seed'", "x>=0"]),
+    (["demo", "--seed", "-1", "--out", "{root}/demo"], ["'--seed'", "x>=0"]),
+    (["power", "--target", "0.8", "--seconds-per-judgement", "0"], ["'--seconds-per-judgement'"]),
+    (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
+    (["power", "--model", "{binary}"], ["binary.json"]),
+    (["power", "--design", "garbage"], ["garbage"]),
+    (["power", "--tests", ""], ["--tests ''", "name at least one"]),
+    (["power", "--aggregate", " , "], ["--aggregate ' , '", "name at least one"]),
+    (["power", "--effect-scale", "inf"], ["'--effect-scale'", "not a finite number"]),
+    # sizes that overflowed or exhausted memory (found by fuzzing every numeric option)
+    (["design", "--documents", "10", "--systems", "A,B", "--annotators-per-block", "99999999999999999999",
+      "--out", "{root}/d1.csv"], ["judgements; one design holds at most 500000"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--scale-points", "99999999999999999999", "--out",
+      "{root}/d1.csv"], ["'--scale-points'"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--seconds-per-screen", "1e308", "--out",
+      "{root}/d1.csv"], ["'--seconds-per-screen'", "0<x<=86400"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--wage", "1e308", "--out", "{root}/d1.csv"],
+     ["'--wage'"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--overrecruit", "1e308", "--out", "{root}/d1.csv"],
+     ["'--overrecruit'"]),
+    (["forms", "{design}", "--placeholder-texts", "--minutes", "1e308", "--out", "{root}/f1"],
+     ["'--minutes'"]),
+    (["reliability", "{ratings}", "--bootstrap", "99999999999999999999"], ["'--bootstrap'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bootstrap", "99999999999999999999"],
+     ["'--bootstrap'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--levels", ""],
+     ["--levels ''", "no level"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bias-matrix", "{root}/plot.5"],
+     ["--bias-matrix", "write a .png"]),
+    # serve and score
+    (["serve", "{root}/nowhere"], ["no study.sqlite here", "serve init"]),
+    (["serve", "backup", "{root}/nowhere", "{root}/b.sqlite"], ["no study.sqlite here"]),
+    (["score", "faithfulness", "{texts}", "--backend", "nli"], ["no NLI model configured", "lexical"]),
+    (["score", "coherence", "{texts}", "--builder", "spacy", "--spacy-model", "nosuch"],
+     ["'nosuch' is not installed"]),
+    (["score", "bias", "{texts}", "--name-table", "{texts}"], ["needs columns name and group"]),
+    (["score", "coherence", "{human}"], ["human.csv", "missing column(s)"]),
+    # click usage errors, normally three lines
+    (["validate"], ["missing argument 'RATINGS'", "--help"]),
+    (["validate", "{ratings}", "--nosuch"], ["no such option", "--help"]),
+    (["nosuchcommand"], ["no such command", "--help"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--docs-per-block", "x", "--out", "{root}/d.csv"],
+     ["'--docs-per-block'", "not a valid integer"]),
+    (["analyze", "{ratings}", "--engine", "julia"], ["'--engine'"]),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def corpus_inputs(inputs) -> dict[str, Path]:
+    root = inputs["root"]
+    (root / "allnan.csv").write_text("document,system,m\nd1,A,\nd1,B,\nd2,A,\n")
+    (root / "otherkeys.csv").write_text("document,system,m\nx1,A,1\nx1,B,2\n")
+    (root / "infinite.csv").write_text("document,system,m\nd1,A,1\nd1,B,inf\nd2,A,3\nd2,B,4\n")
+    return inputs
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("template,fragments", CORPUS, ids=[" ".join(c[0][:4]) for c in CORPUS])
+def test_corpus(corpus_inputs, template, fragments):
+    assert_one_line_error(run(*fill(template, corpus_inputs)), *fragments)
+
+
+def test_scores_beyond_int64_are_refused_not_wrapped(tmp_path):
+    """1e308, 1e19 and 12345678901234567890 used to wrap to -9.22e18 and become the lowest category."""
+    for value in ("1e308", "1e19", "12345678901234567890", "-1e19"):
+        path = tmp_path / "r.csv"
+        lines = ratings_text().splitlines()
+        lines[1] = f"a0,d0,A,{value}"
+        path.write_text("\n".join(lines) + "\n")
+        for command in ("validate", "analyze", "reliability"):
+            assert_one_line_error(run(command, path), f"score {value} at line 2 is too large to be a rating")
+
+
+@pytest.mark.parametrize("value", ["99", "0", "-3"])
+def test_a_stray_value_warns_or_is_refused_with_a_declared_scale(tmp_path, value):
+    lines = ratings_text().splitlines()
+    lines[5] = lines[5].rsplit(",", 1)[0] + f",{value}"
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(lines) + "\n")
+    result = run("validate", path, "--json")
+    assert result.exit_code == 0
+    (warning,) = assert_clean_warnings(result)
+    assert warning == (
+        f"warning: {path}: score {value} at line 6 lies outside the range 1-5 of the other 89 scores and "
+        "widens the inferred scale; fix the value, or declare the scale with --scale 1-5"
+    )
+    assert json.loads(result.stdout)["scale"] == sorted([1.0, 5.0, float(value)])[::2]
+    assert_one_line_error(
+        run("validate", path, "--scale", "1-5"), f"score {value} at line 6", "outside the declared"
+    )
+
+
+def test_a_corrupted_system_id_warns(tmp_path):
+    lines = ratings_text().splitlines()
+    lines[7] = lines[7].replace(",A,", ",AA,")
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(lines) + "\n")
+    result = run("validate", path)
+    assert result.exit_code == 0
+    (warning,) = assert_clean_warnings(result)
+    assert "system 'AA' has only 1 rating(s) (at line 8) where the other systems have about" in warning
+
+
+def test_clean_data_gets_no_warning(inputs):
+    result = run("validate", inputs["ratings"])
+    assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_python_warnings_are_one_clean_line(tmp_path):
+    """A dropped missing rating used to print '.../cli/_common.py:64: ReliabilityWarning' and a code line."""
+    lines = ratings_text().splitlines()
+    lines[3] = lines[3].rsplit(",", 1)[0] + ","
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(lines) + "\n")
+    result = run("validate", path, "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["n_ratings"] == 89
+    assert assert_clean_warnings(result) == [f"warning: {path}: dropped 1 rows with a missing score"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "humaneval", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stderr == f"warning: {path}: dropped 1 rows with a missing score\n"
+
+
+def test_truncated_study_database(tmp_path, inputs):
+    (tmp_path / "docs.csv").write_text("document,text\nn1,One.\nn2,Two.\n")
+    (tmp_path / "sums.csv").write_text("document,system,text\nn1,A,a1.\nn1,B,b1.\nn2,A,a2.\nn2,B,b2.\n")
+    files = ["--documents", tmp_path / "docs.csv", "--summaries", tmp_path / "sums.csv"]
+    made = run(
+        "design", *files, "--docs-per-block", 1, "--annotators-per-block", 1, "--out", tmp_path / "d.csv"
+    )
+    assert made.exit_code == 0, made.output
+    assert run("serve", "init", tmp_path / "d.json", tmp_path / "st").exit_code == 0
+    whole = (tmp_path / "st" / "study.sqlite").read_bytes()
+    for size in (100, 4096, len(whole) // 2):
+        (tmp_path / "cut.sqlite").write_bytes(whole[:size])
+        line = assert_one_line_error(
+            run("collect", "prolific", tmp_path / "cut.sqlite", "--out", tmp_path / "r.csv")
+        )
+        assert "cut.sqlite" in line and ("damaged" in line or "not an SQLite database" in line)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["design", "--documents", "100000000", "--systems", "A,B", "--out", "{root}/big.csv"],
+        ["design", "--documents", "20001", "--systems", "A,B", "--out", "{root}/big.csv"],
+    ],
+)
+def test_no_hang(inputs, args):
+    """Sizes that used to hang are refused at once (in a subprocess, so a hang cannot take the suite)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "humaneval", *fill(args, inputs)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "one design holds at most 20000" in proc.stderr
+
+
+# ---------------------------------------------------------------- seeded mutations of the real Likert CSV
+
+HOSTILE_VALUES = [
+    "99", "0", "-3", "1e308", "1e19", "12345678901234567890", "nan", "inf", "-inf", "", "abc", "3.5",
+    " 7 ", "1e2", "0x10", "\u0663", "+5", "5e-1", "4.0", "NULL", "'4", "2,5",
+]  # fmt: skip
+
+
+def mutate(text: str, rng: random.Random) -> tuple[bytes, str]:
+    """One hostile edit of the CSV text: the bytes to write and what was done."""
+    lines = text.splitlines()
+    i = rng.randrange(1, len(lines))
+    fields = lines[i].split(",")
+    kind = rng.choice(
+        ["score", "score", "score", "system", "annotator", "short", "long", "truncate", "byte", "duplicate",
+         "header", "semicolon", "header-only", "crlf-bom", "swap-columns", "blank-line"]
+    )  # fmt: skip
+    if kind == "score":
+        fields[-1] = rng.choice(HOSTILE_VALUES)
+        lines[i] = ",".join(fields)
+    elif kind == "system":
+        fields[2] = fields[2][: rng.randrange(1, len(fields[2]) + 1)] + rng.choice(["", "x", " ", "_"])
+        lines[i] = ",".join(fields)
+    elif kind == "annotator":
+        fields[0] = ""
+        lines[i] = ",".join(fields)
+    elif kind == "short":
+        lines[i] = ",".join(fields[: rng.randrange(1, len(fields))])
+    elif kind == "long":
+        lines[i] = lines[i] + ",extra"
+    elif kind == "duplicate":
+        lines.insert(i, lines[i])
+    elif kind == "header":
+        lines[0] = lines[0].replace(rng.choice(["score", "system", "document", "annotator"]), "scroe")
+    elif kind == "semicolon":
+        lines[i] = lines[i].replace(",", ";", 1)
+    elif kind == "header-only":
+        lines = lines[:1]
+    elif kind == "swap-columns":
+        fields[1], fields[2] = fields[2], fields[1]
+        lines[i] = ",".join(fields)
+    elif kind == "blank-line":
+        lines.insert(i, "")
+    data = ("\n".join(lines) + "\n").encode()
+    if kind == "truncate":
+        data = data[: rng.randrange(len(lines[0]) + 2, len(data))]
+    elif kind == "byte":
+        at = rng.randrange(len(data))
+        data = data[:at] + b"\xff" + data[at:]
+    elif kind == "crlf-bom":
+        data = b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n")
+    return data, kind
+
+
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+
+
+def expected(data: bytes, continuous: bool = False) -> pd.DataFrame | None:
+    """An independent reading of a mutated file (csv module, no humaneval): the rows that must be analysed,
+    or None when the file must be refused."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    rows = list(csv.reader(io.StringIO(text)))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    if set(header) != {"annotator", "document", "system", "corpus", "score"} or not body:
+        return None
+    if any(len(r) > len(header) for r in body):
+        return None
+    padded = [[c.strip() for c in r] + [""] * (len(header) - len(r)) for r in body]
+    records = [dict(zip(header, r, strict=True)) for r in padded]
+    frame = pd.DataFrame(records)
+    if (frame[["annotator", "document", "system"]] == "").any().any():
+        return None
+    frame = frame[frame["score"] != ""].copy()
+    if not all(NUMBER.fullmatch(v) for v in frame["score"]):
+        return None
+    values = frame["score"] = frame["score"].astype(float)
+    if frame.empty or not values.map(math.isfinite).all():
+        return None
+    if not continuous and ((values != values.round()).any() or (values.abs() > 2**53).any()):
+        return None
+    if frame.duplicated(["annotator", "document", "system"]).any():
+        return None
+    return frame
+
+
+def check_mutant(result, path: Path, data: bytes, command: str) -> None:
+    """The oracle: exit 2 with one line naming the file, or exit 0 with the right numbers (and a warning
+    whenever the data look corrupted)."""
+    continuous = command == "metaeval"  # human scores may be means or sliders
+    want = expected(data, continuous)
+    if result.exit_code == 2:
+        line = assert_one_line_error(result)
+        assert path.name in line or command == "analyze", line  # a failed fit names no file
+        if want is not None and command == "validate":
+            pytest.fail(f"refused a valid file: {line}")
+        return
+    assert result.exit_code == 0, (result.exit_code, result.output)
+    assert want is not None, f"accepted a file that must be refused ({command})"
+    warnings = "\n".join(assert_clean_warnings(result))
+    counts = want["system"].value_counts()
+    if command == "validate":
+        payload = json.loads(result.stdout)
+        assert payload["n_ratings"] == len(want)
+        assert payload["scale"] == [want["score"].min(), want["score"].max()]
+        assert payload["n_systems"] == want["system"].nunique()
+        assert payload["n_annotators"] == want["annotator"].nunique()
+    elif command == "analyze":
+        groups = {g["system"]: g["mean"] for g in json.loads(result.stdout)["groups"]}
+        means = want.groupby("system")["score"].mean()
+        assert groups == pytest.approx(means.to_dict())
+    if not continuous and (want["score"].min() < 1 or want["score"].max() > 7):
+        assert "widens the inferred scale" in warnings
+    if counts.min() <= 5:
+        assert f"system {counts.idxmin()!r} has only" in warnings
+
+
+@pytest.fixture
+def likert_text(likert_path) -> str:
+    """The shared Likert CSV (the test skips when it is absent)."""
+    return likert_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", range(60))
+def test_mutated_likert_validate(likert_text, tmp_path, seed):
+    data, _ = mutate(likert_text, random.Random(seed))
+    path = tmp_path / f"mutant{seed}.csv"
+    path.write_bytes(data)
+    check_mutant(run("validate", path, "--json"), path, data, "validate")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", range(100, 116))
+def test_mutated_likert_analyze(likert_text, tmp_path, seed):
+    data, _ = mutate(likert_text, random.Random(seed))
+    path = tmp_path / f"mutant{seed}.csv"
+    path.write_bytes(data)
+    result = run("analyze", path, "--engine", "native", "--model", "intercepts", "--json")
+    check_mutant(result, path, data, "analyze")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", range(200, 208))
+def test_mutated_likert_reliability_and_metaeval(likert_text, tmp_path, seed):
+    data, _ = mutate(likert_text, random.Random(seed))
+    path = tmp_path / f"mutant{seed}.csv"
+    path.write_bytes(data)
+    check_mutant(run("reliability", path, "--bootstrap", 0, "--splits", 10), path, data, "reliability")
+    metric = tmp_path / "metric.csv"
+    frame = (
+        pd.read_csv(io.StringIO(likert_text)).groupby(["document", "system"], as_index=False)["score"].mean()
+    )
+    frame.rename(columns={"score": "mean"}).to_csv(metric, index=False)
+    result = run("metaeval", "--human", path, "--metric", f"MEAN={metric}", "--levels", "sys,sum", "--json")
+    check_mutant(result, path, data, "metaeval")
+
+
+# ---------------------------------------------------------------- the R environment, broken
+
+
+def run_subprocess(env: dict[str, str], *args: object) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "humaneval", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+
+
+#: Ways R is missing or broken (None removes the variable), and the reason the one line must give.
+BROKEN_R = [
+    ({"R_HOME": "/nonexistent"}, "R_HOME=/nonexistent is not a folder"),
+    ({"R_HOME": "/tmp"}, "R did not start (Fatal error: unable to open the base package)"),
+    ({"PATH": "/nonexistent", "R_HOME": None}, "R did not start"),
+]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("env,reason", BROKEN_R, ids=["R_HOME-missing", "R_HOME-not-R", "no-R-on-PATH"])
+def test_broken_r_gives_the_hint_or_the_native_fallback(inputs, env, reason):
+    full = {k: v for k, v in os.environ.items() if k != "HUMANEVAL_R_PROBED"}
+    for key, value in env.items():
+        if value is None:
+            full.pop(key, None)
+        else:
+            full[key] = value
+
+    def go(*args):
+        call = [sys.executable, "-m", "humaneval", *map(str, args)]
+        return subprocess.run(call, capture_output=True, text=True, timeout=300, env=full)
+
+    strict = go("analyze", inputs["ratings"], "--engine", "r")
+    assert strict.returncode == 2 and strict.stdout == ""
+    (line,) = strict.stderr.splitlines()
+    assert line.startswith("error: R engine unavailable: ") and reason in line and "apt-get install" in line
+    problem = line.removeprefix("error: R engine unavailable: ").split("; install R with")[0]
+    auto = go("analyze", inputs["ratings"], "--model", "intercepts")
+    assert auto.returncode == 0, auto.stderr
+    said = auto.stderr.splitlines()
+    assert said[0] == f"warning: R engine unavailable ({problem}); using the native engine"
+    assert all(line.startswith("warning: ") for line in said) and "R engine" not in " ".join(said[1:])
+    assert "native engine" in auto.stdout
+    report = go("report", inputs["ratings"], "--engine", "r", "--out", inputs["root"] / "rep-r")
+    assert report.returncode == 2 and report.stderr.splitlines() == [
+        line.replace('engine="native"', "--engine native")
+    ]
+    assert not (inputs["root"] / "rep-r").exists()
+
+
+def test_r_probe_api(monkeypatch):
+    from humaneval import renv
+
+    monkeypatch.setenv("R_HOME", "/nonexistent")
+    monkeypatch.delenv("HUMANEVAL_R_PROBED", raising=False)
+    renv.r_problem.cache_clear()
+    try:
+        assert renv.r_problem() == "R_HOME=/nonexistent is not a folder"
+        with pytest.raises(BackendUnavailableError, match="R engine unavailable: R_HOME=/nonexistent is not"):
+            renv.require_r("install R")
+    finally:
+        renv.r_problem.cache_clear()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("seed", range(300, 304))
+def test_mutated_likert_report(likert_text, tmp_path, seed):
+    data, _ = mutate(likert_text, random.Random(seed))
+    path = tmp_path / f"mutant{seed}.csv"
+    path.write_bytes(data)
+    args = ["--engine", "native", "--power-trials", 0, "--clmm-power-trials", 0, "--json"]
+    result = run("report", path, *args, "--out", tmp_path / "report")
+    check_mutant(result, path, data, "report")
+    if result.exit_code == 0:
+        assert (tmp_path / "report" / "index.html").exists()
+
+
+def test_line_numbers_count_blank_lines(tmp_path):
+    """pandas skips blank lines; messages still give the line of the file (was one too low)."""
+    path = tmp_path / "r.csv"
+    path.write_text("annotator,document,system,score\na,d1,A,3\n\na,d1,B,4\nb,d1,A,x\n")
+    assert_one_line_error(run("validate", path), "non-numeric value 'x' at line 5")
+
+
+@pytest.mark.parametrize(
+    "error,line",
+    [
+        (OSError(28, "No space left on device", "out.csv"), "error: out.csv: No space left on device; check"),
+        (
+            UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+            "error: an input file is not valid UTF-8",
+        ),
+        (
+            pd.errors.EmptyDataError("No columns to parse from file"),
+            "error: an input table is empty or malformed",
+        ),
+        (MemoryError(), "error: out of memory; use a smaller input"),
+    ],
+)
+def test_library_errors_that_escape_a_reader_are_one_line(inputs, monkeypatch, error, line):
+    """The last safety net: input-caused library errors a reader let through are one line, exit 2."""
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("humaneval.cli.validate.describe_structure", fail)
+    assert assert_one_line_error(run("validate", inputs["ratings"])).startswith(line)
+
+
+def test_a_bug_still_shows_its_traceback(inputs, monkeypatch):
+    """Only input-caused errors are folded into one line; a programming error is not hidden."""
+
+    def fail(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("humaneval.cli.validate.describe_structure", fail)
+    result = run("validate", inputs["ratings"])
+    assert result.exit_code == 1 and isinstance(result.exception, ZeroDivisionError)
+
+
+@pytest.mark.parametrize("damage", ["check-id", "spec", "schema", "list"])
+def test_damaged_design_manifest(inputs, tmp_path, damage):
+    """A design.json edited by hand or cut short: one line naming it, never a KeyError traceback."""
+    manifest = json.loads(inputs["design"].read_text())
+    if damage == "check-id":
+        del manifest["checks"][0]["id"]
+    elif damage == "spec":
+        del manifest["spec"]
+    elif damage == "schema":
+        manifest["schema_version"] = 99
+    else:
+        manifest = list(manifest)
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(manifest))
+    line = assert_one_line_error(run("forms", path, "--placeholder-texts", "--out", tmp_path / "forms"))
+    assert "design" in line and ("design.json" in line or damage == "schema")
+    assert not (tmp_path / "forms").exists() or damage == "check-id"
+
+
+@pytest.mark.parametrize(
+    "damage,fragment",
+    [
+        (lambda m: m["random_effects"]["document"].__setitem__(0, float("nan")), "must hold finite numbers"),
+        (lambda m: m["coefficients"].__setitem__(1, float("inf")), "coefficients must be finite"),
+        (lambda m: m["thresholds"].__setitem__(0, "low"), "not a CLMM model JSON"),
+        (lambda m: m.pop("thresholds"), "missing the key(s) thresholds"),
+    ],
+    ids=["nan-covariance", "inf-coefficient", "text-threshold", "no-thresholds"],
+)
+def test_damaged_model_json(model_json_path, tmp_path, damage, fragment):
+    """power --model: NaN/inf or text in a model JSON (json.loads accepts NaN and Infinity) is one line;
+    a NaN covariance used to end in numpy's LinAlgError."""
+    model = json.loads(model_json_path.read_text())
+    damage(model)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    assert_one_line_error(
+        run("power", "--model", path, "--tests", "ttest", "--trials", 2), "model.json", fragment
+    )
+
+
+# ---------------------------------------------------------------- the API says the same
+
+
+def test_api_raises_and_warns_like_the_cli():
+    from humaneval import load_ratings
+    from humaneval.design import DesignSpec
+    from humaneval.errors import DataWarning, DesignError, RatingsError
+    from humaneval.metaeval.data import align
+
+    frame = pd.read_csv(io.StringIO(ratings_text()))
+    with pytest.warns(DataWarning, match=r"score 99 at row 4 lies outside the range 1-5 of the other 89"):
+        load_ratings(frame.assign(score=frame["score"].where(frame.index != 4, 99)))
+    with pytest.raises(RatingsError, match="score 1e19 at row 0 is too large to be a rating"):
+        load_ratings(frame.astype({"score": object}).assign(score=["1e19", *frame["score"][1:]]))
+    with pytest.raises(RatingsError, match="no column 'item' to use as 'document'"):
+        load_ratings(frame, columns={"item": "document"})
+    with pytest.raises(DesignError, match="100000000 documents: one design holds at most 20000"):
+        DesignSpec(documents=100_000_000, systems=["A", "B"], seed=1)
+    with pytest.raises(DesignError, match="scale_points must be from 2 to 1001"):
+        DesignSpec(documents=10, systems=["A", "B"], seed=1, scale_points=1)
+    keys = pd.MultiIndex.from_tuples([("d1", "A"), ("d1", "B"), ("d2", "A")], names=["document", "system"])
+    human = pd.Series([1.0, 2.0, 3.0], index=keys)
+    with pytest.raises(RatingsError, match="metric 'M': scores 0 of the 3 human-scored summaries"):
+        align(human, {"M": pd.Series([float("nan")] * 3, index=keys)})
