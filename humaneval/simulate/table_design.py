@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.prepare import ClmmData, prepare_clmm_data
+from humaneval.analysis.prepare import ClmmData
 from humaneval.errors import DesignError
 from humaneval.structure import cluster_labels, describe_structure
 
@@ -191,10 +191,35 @@ class TableDesign:
             out.append(means[both, i] - means[both, j])
         return out
 
-    def clmm_template(self, system_names: tuple[str, ...]) -> ClmmData:
-        """The coded design for the CLMM; per replicate only the responses change (:func:`clmm_data`)."""
-        frame = self.rows.assign(score=1 + (np.arange(len(self.rows)) % 2))
-        return prepare_clmm_data(frame, reference=system_names[0])
+    def resize(self, factor: str, count: int) -> TableDesign:
+        """The design with ``count`` levels of ``factor`` (``blocks``, ``annotators`` or ``documents``).
+
+        Fewer levels keep the first ``count`` in the table's order (as simr's ``powerCurve`` does);
+        more levels add copies of the planned ones in turn, with new ids: a copied block brings
+        its own annotators and documents, a copied annotator judges the same rows as the original
+        (one more annotator per document), a copied document is judged by the same annotators.
+        """
+        column = {"blocks": "block", "annotators": "annotator", "documents": "document"}.get(factor)
+        if column is None:
+            raise DesignError(f"unknown factor {factor!r} to vary; use blocks, annotators or documents")
+        if isinstance(count, bool) or int(count) != count or count < 1:
+            raise DesignError(f"{factor} must be a whole number of at least 1, not {count!r}")
+        levels = list(pd.unique(self.rows[column]))
+        if count <= len(levels):
+            rows = self.rows[self.rows[column].isin(levels[: int(count)])]
+        else:
+            parts = [self.rows]
+            for extra in range(int(count) - len(levels)):
+                level, copy = levels[extra % len(levels)], extra // len(levels) + 1
+                part = self.rows[self.rows[column] == level].copy()
+                renamed = ("annotator", "document") if column == "block" else (column,)
+                for name in renamed:
+                    part[name] = part[name] + f"~{copy}"
+                if column == "block":
+                    part["block"] = len(levels) + extra
+                parts.append(part)
+            rows = pd.concat(parts, ignore_index=True)
+        return TableDesign(rows, self.name, self.criterion)
 
 
 def clmm_data(template: ClmmData, scores: np.ndarray) -> ClmmData:
