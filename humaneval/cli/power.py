@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from humaneval.cli._common import emit, json_option
+from humaneval.errors import DesignError
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -202,8 +203,8 @@ def command(
         return
     from humaneval.simulate.study import plan_study
 
-    if design is not None and not is_spec_or_file(design):
-        raise click.BadParameter(f"{design!r}: no such design file", param_hint="--design")
+    if (along is None) != (breaks is None):
+        raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")
     setups, fitted = plan_study(
         design,
         model_path,
@@ -216,8 +217,6 @@ def command(
         formula=formula,
         criterion=criterion,
     )
-    if (along is None) != (breaks is None):
-        raise click.UsageError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")
     options = dict(
         trials=trials,
         null=null,
@@ -287,13 +286,6 @@ def command(
             payload["pilot"] = fitted.to_dict()
     single = payloads[0] if len(payloads) == 1 else {"criteria": payloads}
     emit(single, as_json, lambda: "\n\n".join(texts))
-
-
-def is_spec_or_file(text: str) -> bool:
-    """A ``--design`` value is a block spec, or a file that exists."""
-    from humaneval.simulate.study import is_design_file
-
-    return not is_design_file(text) or Path(text).is_file()
 
 
 def _interval(rate: float, low: float, high: float) -> str:
