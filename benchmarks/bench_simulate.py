@@ -5,16 +5,24 @@
    processes. Target: < 2 minutes on 2 cores. The reference is the straightforward implementation
    (``scipy.stats.ttest_rel`` per pair, ART with a fresh float64 ±1 matrix from ``rng.choice`` per
    pair, default BLAS threading), timed on a subset of trials and extrapolated.
-2. One power design point (20×5×3) with the maximal CLMM (native engine): a few replicates on
-   2 workers, extrapolated to 1000. Target: < 30 minutes on 2 cores.
+2. One power design point (20×5×3) with the maximal CLMM (native engine) on 2 workers: wall time,
+   CPU seconds (this process and its workers) and replicates per CPU-second, at full size (1000
+   replicates) or extrapolated from ``--clmm-trials``; the time of sampling and coding one study is
+   shown beside the time of one fit, and the load average before and after. Target (issue 19):
+   1000 replicates in ≤ 2 minutes on 2 cores, i.e. ≥ 4.2 replicates per CPU-second. The R
+   reference per replicate is one ``ordinal::clmm`` maximal fit (``--r-fits N`` times it here;
+   minutes each).
 
-    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 8]
+    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip-sweep] [--r-fits 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import time
+import warnings
 
 import numpy as np
 from scipy import stats
@@ -49,8 +57,17 @@ def reference_trial(model, design: SimDesign, rng: np.random.Generator) -> list[
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--reference-trials", type=int, default=20, help="trials per design for the reference")
-    args.add_argument("--clmm-trials", type=int, default=8)
+    args.add_argument("--clmm-trials", type=int, default=1000)
+    args.add_argument("--skip-sweep", action="store_true", help="only the CLMM power point")
+    args.add_argument("--r-fits", type=int, default=0, help="time this many R maximal fits (minutes each)")
     opts = args.parse_args()
+    if not opts.skip_sweep:
+        sweep_benchmark(opts)
+    if clmm_available("native") and opts.clmm_trials:
+        clmm_benchmark(opts.clmm_trials, opts.r_fits)
+
+
+def sweep_benchmark(opts: argparse.Namespace) -> None:
     model = default_model().with_effects(0.0)
 
     start = time.perf_counter()
@@ -70,15 +87,67 @@ def main() -> None:
     )
     print(f"ratio: {reference / ours:.1f}x faster")
 
-    if clmm_available("native") and opts.clmm_trials:
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def clmm_benchmark(trials: int, r_fits: int) -> None:
+    """One 20×5×3 power point with the maximal native CLMM on 2 workers, per CPU-second."""
+    from humaneval.analysis.fit import fit_clmm
+    from humaneval.simulate.experiment import SimulationConfig, _prepared
+    from humaneval.simulate.procedures import expand_procedures
+    from humaneval.simulate.runner import replicate_seed
+    from humaneval.simulate.table_design import clmm_data
+
+    model = default_model()
+    config = SimulationConfig(model, SimDesign(20, 5, 3), expand_procedures(("clmm",), ("none",)))
+    system, groups, template = _prepared(config)
+    rng = np.random.default_rng(replicate_seed(1, 0))
+    start = time.perf_counter()
+    for _ in range(20):
+        data = clmm_data(template, sample_scores(model, system, groups, rng))
+    prep = (time.perf_counter() - start) / 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         start = time.perf_counter()
-        result = simulate(default_model(), "20x5x3", ("clmm",), trials=opts.clmm_trials, seed=1, workers=2)
-        elapsed = time.perf_counter() - start
-        per_1000 = elapsed / opts.clmm_trials * 1000 / 60
-        print(
-            f"maximal CLMM power point 20x5x3, {opts.clmm_trials} replicates on 2 workers: {elapsed:.1f} s "
-            f"-> {per_1000:.1f} min per 1000 replicates (target < 30 min); rungs {result.rungs}"
-        )
+        fit_clmm(data, engine="native", structure="maximal")
+        one_fit = time.perf_counter() - start
+    print(f"per replicate: sampling + coding {prep * 1000:.1f} ms, one maximal native fit {one_fit:.2f} s")
+
+    load_before = os.getloadavg()[0]
+    cpu = _cpu_seconds()
+    start = time.perf_counter()
+    result = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
+    wall = time.perf_counter() - start
+    cpu = _cpu_seconds() - cpu
+    load_after = os.getloadavg()[0]
+    rate = trials / cpu
+    scale = 1000 / trials
+    size = "full size" if trials >= 1000 else f"extrapolated from {trials}"
+    row = result.overall().iloc[0]
+    print(
+        f"maximal CLMM power point 20x5x3, {trials} replicates on 2 workers: {wall:.1f} s wall, "
+        f"{cpu:.1f} CPU-s, {rate:.2f} replicates per CPU-second; per 1000 replicates ({size}): "
+        f"{wall * scale / 60:.1f} min wall (target ≤ 2 min), {1000 / rate / 2 / 60:.1f} min on 2 idle cores; "
+        f"load average {load_before:.1f} → {load_after:.1f}"
+    )
+    print(f"power {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], rungs {result.rungs}")
+    if r_fits:
+        from humaneval.analysis.rbridge import r_available
+
+        if not r_available():
+            print("R is not available: no R reference timing")
+            return
+        start = time.perf_counter()
+        for _ in range(r_fits):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit_clmm(data, engine="r", structure="maximal")
+        r_time = (time.perf_counter() - start) / r_fits
+        print(f"R ordinal::clmm maximal fit: {r_time:.1f} s per replicate ({1 / r_time:.4f} per second)")
 
 
 if __name__ == "__main__":

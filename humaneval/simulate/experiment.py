@@ -549,9 +549,16 @@ def type1_error(
 
 
 def power(
-    model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "20x5x3", **options
+    model: OrdinalModel | str | Path | None = None,
+    design: SimDesign | TableDesign | str = "20x5x3",
+    **options,
 ) -> SimulationResult:
-    """Power experiment (spec §6.5): :func:`simulate` with the model's (or the given) β."""
+    """Power experiment (spec §6.5): :func:`simulate` with the model's (or the given) β.
+
+    Unless ``calibrate=False``, the tests' Type I error on the same design is simulated too
+    (``result.calibration``, :meth:`SimulationResult.calibration_warnings`).
+    """
+    options.setdefault("calibrate", True)
     return simulate(model, design, null=False, **options)
 
 
