@@ -267,6 +267,27 @@ def test_failed_fit_conventions(monkeypatch, convention, fallback, rate, n):
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
 
 
+def test_one_rescue_run_gives_all_three_conventions(monkeypatch):
+    """Replicates rescued by a lower rung count as failures under miss and exclude."""
+    seen: list[bool] = []
+    _fake_fitter(monkeypatch, seen)
+    fake = procedures_module.fit_clmm
+
+    def fit_on_rungs(data, **kwargs):
+        fit = fake(data, **kwargs)  # every 2nd call raises
+        if len(seen) % 4 == 3:
+            fit.structure = "uncorrelated"  # the 3rd of every 4 replicates needed the ladder
+        return fit
+
+    monkeypatch.setattr(procedures_module, "fit_clmm", fit_on_rungs)
+    result = simulate(None, "6x5x1", ("clmm",), trials=8, seed=1, clmm_structure="maximal")
+    row = result.overall().iloc[0]
+    assert result.rungs == {"maximal": 2, "uncorrelated": 2, "failed": 4}
+    assert row["rate"] == row["rate_rescue"] == pytest.approx(4 * 0.9 / 8)
+    assert row["rate_miss"] == pytest.approx(2 * 0.9 / 8)
+    assert row["rate_exclude"] == pytest.approx(0.9)
+
+
 def test_rescue_without_fallback_is_refused():
     with pytest.raises(DesignError, match="rescued"):
         simulate(None, "6x5x1", ("clmm",), trials=2, fallback=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from humaneval.cli._common import emit, json_option
 from humaneval.errors import DesignError
@@ -338,6 +339,16 @@ def _render_result(result, notes=()) -> str:
             + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
             + f"; {convention}"
         )
+        clmm = result.overall()
+        clmm = clmm[clmm["test"] == "clmm"]
+        if not clmm.empty and not cfg.null:
+            row = clmm.iloc[0]
+            shown = [
+                f"{name} {row['rate_' + name]:.3f}"
+                for name in ("rescue", "miss", "exclude")
+                if np.isfinite(row["rate_" + name])
+            ]
+            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
         if result.calibration is not None and result.calibration.rungs:
             lines.append(
                 "  CLMM fits under the null: "

@@ -288,11 +288,21 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
             for k, (i, j) in enumerate(pairs)
         ]
         exclude = config.failed_fits == "exclude" and proc.test == "clmm"
+        # a replicate rescued by a lower rung is a failure under miss/exclude: all three from one run
+        first = ok & np.array([r.get("clmm", {}).get("rung") in (None, config.structure) for r in records])
+        walked = config.failed_fits == "rescue" and config.fallback
         for pair, diff, hits, wrongs in columns:
             rate_all = float(hits.mean())
             rate_ok = float(hits[ok].mean()) if n_ok else float("nan")
             rate, n = (rate_ok, n_ok) if exclude else (rate_all, n_trials)
             low, high = clopper_pearson(rate, n)
+            conventions = {"rate_rescue": np.nan, "rate_miss": np.nan, "rate_exclude": np.nan}
+            if proc.test == "clmm":
+                conventions = {
+                    "rate_rescue": rate_all if walked else np.nan,
+                    "rate_miss": float(np.where(first, hits, 0.0).mean()),
+                    "rate_exclude": float(hits[first].mean()) if first.any() else np.nan,
+                }
             rows.append(
                 {
                     "test": proc.test,
@@ -308,6 +318,7 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
                     "rate_successful": rate_ok,
                     "mc_se_successful": _se(rate_ok, n_ok),
                     "sign_error_rate": float(wrongs.mean()),
+                    **conventions,
                 }
             )
     rungs = Counter(
