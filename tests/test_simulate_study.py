@@ -382,3 +382,40 @@ def test_bad_settings_are_one_line_exit_2(args, message):
 
 def test_parse_breaks():
     assert parse_breaks("10, 1,5") == (1, 5, 10)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "cannot read"),
+        ("annotator,document\na,d\n", "lacks the column"),
+        ("annotator,document,system\na,d,x\na,d,x\n", "twice"),
+        ("annotator,document,system\na,d,x\na,e,x\n", "only"),
+    ],
+)
+def test_hostile_design_files_are_one_line_exit_2(tmp_path, content, message):
+    path = tmp_path / "design.csv"
+    path.write_text(content)
+    result = run("power", "--design", str(path), "--tests", "ttest", "--trials", "2", "--no-progress")
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.filterwarnings("ignore::humaneval.errors.ConvergenceWarning")
+def test_clmm_power_from_a_pilot_on_a_planned_table(tmp_path):
+    """The whole path: pilot → fitted model → the planned table → CLMM replicates with rungs."""
+    from humaneval.simulate.study import plan_study
+
+    model = default_model()
+    pilot = sample_ratings(model, SimDesign(10, 5, 1).table(model.system_names), seed=11)
+    plan = SimDesign(6, 5, 1).table(model.system_names)
+    plan = plan[~((plan["block"] == 5) & (plan["document"] == "d29"))]  # an unbalanced last block
+    plan.to_csv(tmp_path / "plan.csv", index=False)
+    setups, fitted = plan_study(str(tmp_path / "plan.csv"), pilot=pilot.data, effect="BART-seneca=1.0")
+    [setup] = setups
+    beta = dict(zip(setup.model.system_names, setup.model.coefficients, strict=True))
+    assert beta["BART"] - beta["seneca"] == pytest.approx(1.0)
+    assert setup.design.judgements() == 29 * 5 and setup.design.family == "nested"
+    result = simulate(setup.model, setup.design, ("clmm",), trials=4, seed=3)
+    assert sum(result.rungs.values()) == 4 and result.config.structure == "nested"
+    assert fitted.fit.nobs == 250
