@@ -116,6 +116,27 @@ def test_the_readme_steps_design_then_power(tmp_path):
     assert text.exit_code == 0 and "± 0.00" not in text.output and "[" in text.output
 
 
+def test_the_planned_scale_of_the_design_is_simulated(tmp_path):
+    design = tmp_path / "five.csv"
+    made = run(
+        "design", "--documents", "12", "--systems", "ref,A,B", "--reference", "ref", "--scale-points", "5",
+        "--docs-per-block", "4", "--annotators-per-block", "2", "--out", str(design),
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    result = run(
+        "power", "--design", str(design), "--tests", "ttest", "--trials", "5", "--no-calibration", "--json"
+    )
+    payload = json.loads(result.output)
+    theta = payload["model"]["thresholds"]
+    published = default_model().thresholds
+    assert (
+        len(theta) == 4
+        and theta[0] == pytest.approx(published[0])
+        and theta[-1] == pytest.approx(published[-1])
+    )
+    assert "5-point scale" in payload["notes"][0]
+
+
 def test_each_criterion_of_a_design_is_simulated(tmp_path):
     rows = SimDesign(4, 3, 2).table(("ref", "A", "B"))
     table = pd.concat([rows.assign(criterion="coherence"), rows.assign(criterion="fluency")])

@@ -252,7 +252,7 @@ def clopper_pearson(rate: float, n: int, level: float = 0.95) -> tuple[float, fl
 
 
 def summarise(config: SimulationConfig, records: Sequence[Record], seconds: float = 0.0) -> SimulationResult:
-    """Turn replicate records into rates with Monte-Carlo SEs and exact intervals (spec §6.4–6.6).
+    """Turn replicate records into rates with Monte-Carlo SEs and exact intervals (docs/simulation.md).
 
     Failed CLMM fits count as non-significant under ``rescue`` (after the fallback ladder) and
     ``miss``; under ``exclude`` the rate is over the successful fits only.
@@ -564,7 +564,7 @@ def power(
     design: SimDesign | TableDesign | str = "20x5x3",
     **options,
 ) -> SimulationResult:
-    """Power experiment (spec §6.5): :func:`simulate` with the model's (or the given) β.
+    """Power experiment: :func:`simulate` with the model's (or the given) β.
 
     Unless ``calibrate=False``, the tests' Type I error on the same design is simulated too
     (``result.calibration``, :meth:`SimulationResult.calibration_warnings`).

@@ -8,7 +8,8 @@ pilot ratings or a model, a smallest effect of interest, a variance scale — in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,10 @@ def plan_study(
         designs = {getattr(design, "criterion", ""): design}
     elif is_design_file(design):
         designs = read_design_table(design)
+        points = planned_scale_points(design)
+        if points is not None and points != base.n_categories:
+            base = with_scale_points(base, points)
+            source += f", its thresholds spread over the design's {points}-point scale"
     else:
         designs = {"": SimDesign.parse(design)}
     if criterion is not None and len(designs) > 1:
@@ -153,6 +158,29 @@ def plan_study(
         notes.append(f"simulated effects (latent, vs {current.system_names[0]}): {beta}")
         setups.append(StudySetup(name, current, plan, tuple(notes)))
     return setups, fitted
+
+
+def planned_scale_points(design_csv: str | Path) -> int | None:
+    """The scale points ``humaneval design`` recorded in the manifest beside the design CSV, if any."""
+    manifest = Path(design_csv).with_suffix(".json")
+    try:
+        points = json.loads(manifest.read_text())["spec"]["scale_points"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return int(points) if isinstance(points, int) and points >= 2 else None
+
+
+def with_scale_points(model: OrdinalModel, points: int) -> OrdinalModel:
+    """``model`` on a ``points``-point scale: K − 1 thresholds spread evenly over the model's range
+    of thresholds (its first to its last), so the latent scale and the effects keep their meaning."""
+    theta = model.thresholds
+    if points == 2:
+        spread = np.array([theta.mean()])
+    elif theta.size == 1:
+        spread = theta[0] + np.linspace(-1.0, 1.0, points - 1)
+    else:
+        spread = np.interp(np.linspace(0, theta.size - 1, points - 1), np.arange(theta.size), theta)
+    return replace(model, thresholds=spread)
 
 
 def _ordered_systems(design: TableDesign, model: OrdinalModel) -> tuple[str, ...]:
