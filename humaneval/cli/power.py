@@ -368,7 +368,7 @@ def _render_plan(plan) -> str:
         lines.append(
             f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
             f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
-            f"power {b['power']:.3f} ± {b['mc_se']:.3f}"
+            f"power {_interval(b['power'], b['ci_low'], b['ci_high'])}"
         )
     lines += [f"note: {n}" for n in plan.notes]
     return "\n".join(lines)

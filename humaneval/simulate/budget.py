@@ -133,6 +133,8 @@ def plan_budget(
                 "cost": cost_model.cost(design, n_sys),
                 "power": float(overall["rate"]),
                 "mc_se": float(overall["mc_se"]),
+                "ci_low": float(overall["ci_low"]),
+                "ci_high": float(overall["ci_high"]),
                 "n_failed": int(overall["n_failed"]),
             }
         )
@@ -171,7 +173,7 @@ def plot_power_curves(
     target: float | None = None,
     best: dict[str, Any] | None = None,
 ) -> Path:
-    """Three panels of power (± 1.96 MC-SE) against total annotators, judgements and cost."""
+    """Three panels of power (95 % Clopper–Pearson intervals) against total annotators, judgements and cost."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -192,7 +194,7 @@ def plot_power_curves(
             ax.errorbar(
                 group[x],
                 group["power"],
-                yerr=1.96 * group["mc_se"],
+                yerr=[group["power"] - group["ci_low"], group["ci_high"] - group["power"]],
                 marker="o",
                 ms=3,
                 capsize=2,
