@@ -198,9 +198,9 @@ class SimulationResult:
         for row in self.calibration.overall().itertuples():
             if not low <= row.rate <= high:
                 out.append(
-                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] "
-                    f"of true null comparisons on this design (outside [{low:g}, {high:g}] at "
-                    f"α = {self.config.alpha:g}); its power here is "
+                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
+                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] of true null comparisons on this design "
+                    f"(outside [{low:g}, {high:g}] at α = {self.config.alpha:g}); its power here is "
                     + ("inflated" if row.rate > high else "deflated")
                 )
         return out
