@@ -173,7 +173,7 @@ def plot_power_curves(
     target: float | None = None,
     best: dict[str, Any] | None = None,
 ) -> Path:
-    """Three panels of power (95 % Clopper–Pearson intervals) against total annotators, judgements and cost."""
+    """Three panels of power (95 % Clopper–Pearson intervals) vs total annotators, judgements and cost."""
     import matplotlib
 
     matplotlib.use("Agg")
