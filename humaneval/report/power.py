@@ -31,7 +31,8 @@ GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
 class PowerNote:
     """Per-pair power of the observed design and the design search for the smallest difference.
 
-    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` (the CLMM
+    ``pairs``: ``pair, true_difference, artagg, artagg_se, artagg_ci_low, artagg_ci_high, clmm, clmm_se,
+    clmm_ci_low, clmm_ci_high, clmm_failed`` (95 % Clopper–Pearson intervals; the CLMM
     columns are NaN when ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family,
     judgements, power, mc_se`` for every screened design; ``reaching`` is the one with the fewest
     judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
@@ -107,6 +108,8 @@ def power_note(
             "true_difference": rows["true_difference"].to_numpy(dtype=float),
             "artagg": rows["rate"].to_numpy(dtype=float),
             "artagg_se": rows["mc_se"].to_numpy(dtype=float),
+            "artagg_ci_low": rows["ci_low"].to_numpy(dtype=float),
+            "artagg_ci_high": rows["ci_high"].to_numpy(dtype=float),
         }
     )
     rungs: dict[str, int] = {}
@@ -115,10 +118,18 @@ def power_note(
         by_pair = clmm.results.set_index("pair")
         pairs["clmm"] = by_pair.loc[pairs["pair"], "rate"].to_numpy(dtype=float)
         pairs["clmm_se"] = by_pair.loc[pairs["pair"], "mc_se"].to_numpy(dtype=float)
+        pairs["clmm_ci_low"] = by_pair.loc[pairs["pair"], "ci_low"].to_numpy(dtype=float)
+        pairs["clmm_ci_high"] = by_pair.loc[pairs["pair"], "ci_high"].to_numpy(dtype=float)
         pairs["clmm_failed"] = by_pair.loc[pairs["pair"], "n_failed"].to_numpy(dtype=int)
         rungs = clmm.rungs
     else:
-        pairs = pairs.assign(clmm=float("nan"), clmm_se=float("nan"), clmm_failed=0)
+        pairs = pairs.assign(
+            clmm=float("nan"),
+            clmm_se=float("nan"),
+            clmm_ci_low=float("nan"),
+            clmm_ci_high=float("nan"),
+            clmm_failed=0,
+        )
     nonzero = pairs[pairs["true_difference"].abs() > 1e-12]
     smallest = None if nonzero.empty else nonzero.loc[nonzero["true_difference"].abs().idxmin()]
     search = _search(model, design, smallest, trials, seed, target, workers)
