@@ -467,3 +467,25 @@ def test_the_reference_convention_reproduces_the_published_power():
     se = np.hypot(row["mc_se_successful"], np.sqrt(0.909 * 0.091 / (100 - reference["failed_iterations"])))
     assert abs(row["rate_successful"] - reference["power_successful"]) < 3 * se
     assert set(result.rungs) <= {"maximal", "failed"} and result.rungs.get("failed", 0) > 0
+
+
+@pytest.mark.filterwarnings("ignore::humaneval.errors.ConvergenceWarning")
+def test_power_from_a_pilot_file_prints_what_it_took_and_curves_along_annotators(tmp_path):
+    model = default_model()
+    pilot = sample_ratings(model, SimDesign(12, 5, 1).table(model.system_names), seed=7)
+    pilot.data.to_csv(tmp_path / "pilot.csv", index=False)
+    text = run(
+        "power", "--pilot", str(tmp_path / "pilot.csv"), "--tests", "ttest", "--aggregate", "document",
+        "--effect-points", "BART-seneca=0.3", "--variance-scale", "1.5", "--trials", "10", "--no-progress",
+        "--along", "annotators", "--breaks", "6,24", "--no-calibration",
+    )  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert text.output.startswith("pilot: 300 ratings, 12 annotators, 60 documents, nested CLMM")
+    assert "effects set in expected-score points: BART-seneca=0.3" in text.output
+    assert "random-effect variances multiplied by 1.5" in text.output
+    args = ("--pilot", str(tmp_path / "pilot.csv"), "--tests", "ttest", "--trials", "5", "--no-calibration")
+    payload = json.loads(run("power", *args, "--json").output)
+    fitted = pilot_model(pilot)
+    assert payload["pilot"]["structure"] == "nested" and payload["pilot"]["nobs"] == 300
+    np.testing.assert_allclose(payload["model"]["coefficients"][1:], fitted.fit.beta, rtol=1e-6)
+    assert payload["design"]["judgements"] == 300 and payload["design"]["family"] == "nested"
