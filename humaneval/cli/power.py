@@ -74,7 +74,11 @@ def _ints(text: str) -> tuple[int, ...]:
     "--no-fallback", is_flag=True, help="Never walk the fallback ladder (with --failed-fits miss/exclude)."
 )
 @click.option(
-    "--fit-timeout", type=float, default=None, help="Seconds per CLMM fit; longer counts as failed."
+    "--fit-timeout",
+    type=float,
+    default=900.0,
+    show_default=True,
+    help="Seconds per CLMM fit, all rungs together; longer counts as failed.",
 )
 @click.option(
     "--calibration/--no-calibration",
