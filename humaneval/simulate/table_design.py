@@ -70,7 +70,8 @@ class TableDesign:
         as the annotator. A ``criterion`` (or ``dimension``) column with several values gives one
         design per criterion. Comparative methods (pairwise, BWS, ranking, DA) are refused.
         """
-        table = frame.rename(columns={"annotator_slot": "annotator", "item": "document"})
+        renames = {"annotator_slot": "annotator", "item": "document"}
+        table = frame.rename(columns={k: v for k, v in renames.items() if v not in frame})
         keep = np.ones(len(table), dtype=bool)
         for flag in ("is_check", "is_warmup", "is_anchor_repeat"):
             if flag in table:
