@@ -178,8 +178,9 @@ def command(
     progress,
     as_json,
 ) -> None:
-    """Simulate Type I error or power of significance tests for a study design (spec §6),
-    or with --target find the cheapest design reaching a power (spec §7)."""
+    """Simulate power (with each test's Type I error beside it) for your study: a planned design
+    table, a block design or a pilot's fitted model, at one size or along a power curve; or with
+    --target find the cheapest block design reaching a power. See docs/simulation.md."""
     test_names = tuple(t.strip() for t in tests.split(",") if t.strip())
     out_dir = Path(out) if out else None
     if target is not None:
