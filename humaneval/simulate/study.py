@@ -112,8 +112,8 @@ def plan_study(
         designs = {getattr(design, "criterion", ""): design}
     elif is_design_file(design):
         designs = read_design_table(design)
-        points = planned_scale_points(design)
-        if points is not None and points != base.n_categories:
+        points = planned_scale_points(design)  # a pilot keeps the scale it was fitted on
+        if points is not None and points != base.n_categories and fitted is None:
             base = with_scale_points(base, points)
             source += f", its thresholds spread over the design's {points}-point scale"
     else:
