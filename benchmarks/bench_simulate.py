@@ -3,29 +3,29 @@
 1. The full Fig. 3.6 sweep: 8 designs × 1000 trials under the null coherence model, paired t-test
    and ART (R = 1000) on judgements and on per-document means (4 tests), plus ARTagg, on 2 worker
    processes. Target: < 2 minutes on 2 cores. The reference is the straightforward implementation
-   (``scipy.stats.ttest_1samp`` per pair, ART with a fresh float64 ±1 matrix from ``rng.choice``
-   per pair), run on ``--reference-trials`` trials per design and EXTRAPOLATED to 1000.
-2. One power design point (20×5×3) with the maximal CLMM (native engine) on 2 workers:
-   ``--clmm-trials`` replicates (default 1000, the full size; fewer are extrapolated and say so).
-   Target: < 30 minutes on 2 cores.
-3. Process pool vs dask.distributed (a LocalCluster of 2 single-threaded workers) on
-   ``--dask-trials`` replicates of the same CLMM point: wall time and the CPU time (user and
-   system) of every process involved; with ``--dask-before`` also dask as it ran before issue 25
-   (one task per replicate, dask's malloc settings in force).
+   (``scipy.stats.ttest_rel`` per pair, ART with a fresh float64 ±1 matrix from ``rng.choice`` per
+   pair, default BLAS threading), timed on a subset of trials and extrapolated.
+2. One power design point (20×5×3) with the maximal CLMM (native engine) on 2 workers: wall time,
+   CPU seconds (this process and its workers) and replicates per CPU-second, at full size (1000
+   replicates) or extrapolated from ``--clmm-trials``; the time of sampling and coding one study is
+   shown beside the time of one fit, and the load average before and after. Target (issue 19):
+   1000 replicates in ≤ 2 minutes on 2 cores, i.e. ≥ 4.2 replicates per CPU-second. The R
+   reference per replicate is one ``ordinal::clmm`` maximal fit (``--r-fits N`` times it here;
+   minutes each).
 
-    python benchmarks/bench_simulate.py [--clmm-trials 1000] [--dask-trials 100] [--dask-before]
+    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip-sweep] [--r-fits 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import os
 import resource
 import time
+import warnings
 
 import numpy as np
 import psutil
-from _common import setting
 from scipy import stats
 
 from humaneval.model import default_model, sample_scores
@@ -127,30 +127,96 @@ def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--reference-trials", type=int, default=20, help="trials per design for the reference")
     args.add_argument("--clmm-trials", type=int, default=1000)
-    args.add_argument("--dask-trials", type=int, default=100)
-    args.add_argument("--dask-before", action="store_true")
-    args.add_argument("--skip", nargs="*", default=(), choices=("sweep", "clmm", "dask"))
+    args.add_argument("--skip-sweep", action="store_true", help="only the CLMM power point")
+    args.add_argument("--r-fits", type=int, default=0, help="time this many R maximal fits (minutes each)")
     opts = args.parse_args()
-    print(setting("dask", "distributed"))
+    if not opts.skip_sweep:
+        sweep_benchmark(opts)
+    if clmm_available("native") and opts.clmm_trials:
+        clmm_benchmark(opts.clmm_trials, opts.r_fits)
+
+
+def sweep_benchmark(opts: argparse.Namespace) -> None:
     model = default_model().with_effects(0.0)
 
-    if "sweep" not in opts.skip:
+    start = time.perf_counter()
+    table = sweep(DESIGNS, model, tests=("ttest", "art", "artagg"), trials=1000, seed=1, workers=2)
+    ours = time.perf_counter() - start
+    rng = np.random.default_rng(1)
+    start = time.perf_counter()
+    for design in DESIGNS:
+        for _ in range(opts.reference_trials):
+            reference_trial(model, design, rng)
+    reference = (time.perf_counter() - start) / opts.reference_trials * 1000
+    rates = table.pivot_table(index="total_annotators", columns=["test", "aggregate"], values="rate")
+    print(rates.round(3).to_string())
+    print(f"Fig. 3.6 sweep, 8 designs x 1000 trials, 2 workers: ours {ours:.1f} s (target < 120 s)")
+    print(
+        f"reference (1 process, extrapolated from {opts.reference_trials} trials/design): {reference:.0f} s"
+    )
+    print(f"ratio: {reference / ours:.1f}x faster")
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def clmm_benchmark(trials: int, r_fits: int) -> None:
+    """One 20×5×3 power point with the maximal native CLMM on 2 workers, per CPU-second."""
+    from humaneval.analysis.fit import fit_clmm
+    from humaneval.simulate.experiment import SimulationConfig, _prepared
+    from humaneval.simulate.procedures import expand_procedures
+    from humaneval.simulate.runner import replicate_seed
+    from humaneval.simulate.table_design import clmm_data
+
+    model = default_model()
+    config = SimulationConfig(model, SimDesign(20, 5, 3), expand_procedures(("clmm",), ("none",)))
+    system, groups, template = _prepared(config)
+    rng = np.random.default_rng(replicate_seed(1, 0))
+    start = time.perf_counter()
+    for _ in range(20):
+        data = clmm_data(template, sample_scores(model, system, groups, rng))
+    prep = (time.perf_counter() - start) / 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         start = time.perf_counter()
-        table = sweep(DESIGNS, model, tests=("ttest", "art", "artagg"), trials=1000, seed=1, workers=2)
-        ours = time.perf_counter() - start
-        rng = np.random.default_rng(1)
+        fit_clmm(data, engine="native", structure="maximal")
+        one_fit = time.perf_counter() - start
+    print(f"per replicate: sampling + coding {prep * 1000:.1f} ms, one maximal native fit {one_fit:.2f} s")
+
+    load_before = os.getloadavg()[0]
+    cpu = _cpu_seconds()
+    start = time.perf_counter()
+    result = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
+    wall = time.perf_counter() - start
+    cpu = _cpu_seconds() - cpu
+    load_after = os.getloadavg()[0]
+    rate = trials / cpu
+    scale = 1000 / trials
+    size = "full size" if trials >= 1000 else f"extrapolated from {trials}"
+    row = result.overall().iloc[0]
+    print(
+        f"maximal CLMM power point 20x5x3, {trials} replicates on 2 workers: {wall:.1f} s wall, "
+        f"{cpu:.1f} CPU-s, {rate:.2f} replicates per CPU-second; per 1000 replicates ({size}): "
+        f"{wall * scale / 60:.1f} min wall (target ≤ 2 min), {1000 / rate / 2 / 60:.1f} min on 2 idle cores; "
+        f"load average {load_before:.1f} → {load_after:.1f}"
+    )
+    print(f"power {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], rungs {result.rungs}")
+    if r_fits:
+        from humaneval.analysis.rbridge import r_available
+
+        if not r_available():
+            print("R is not available: no R reference timing")
+            return
         start = time.perf_counter()
-        for design in DESIGNS:
-            for _ in range(opts.reference_trials):
-                reference_trial(model, design, rng)
-        reference = (time.perf_counter() - start) / opts.reference_trials * 1000
-        rates = table.pivot_table(index="total_annotators", columns=["test", "aggregate"], values="rate")
-        print(rates.round(3).to_string())
-        print(f"Fig. 3.6 sweep, 8 designs x 1000 trials, 2 workers: ours {ours:.1f} s wall (target < 120 s)")
-        print(
-            f"reference (1 process): {reference:.0f} s, EXTRAPOLATED from {opts.reference_trials} "
-            f"trials/design; ratio {reference / ours:.1f}x"
-        )
+        for _ in range(r_fits):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fit_clmm(data, engine="r", structure="maximal")
+        r_time = (time.perf_counter() - start) / r_fits
+        print(f"R ordinal::clmm maximal fit: {r_time:.1f} s per replicate ({1 / r_time:.4f} per second)")
 
     if not clmm_available("native"):
         return

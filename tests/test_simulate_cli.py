@@ -106,7 +106,7 @@ def test_failed_fits_are_counted_never_p_one(monkeypatch):
                 names, np.array([-0.2, 1.4, 0.7, -1.2]), np.eye(4) * 0.04, adjust=adjust
             )
 
-    def fake_fit(ratings, *, engine, structure, link, reference):
+    def fake_fit(ratings, *, engine, structure, link, reference, fallback=True):
         calls["n"] += 1
         if calls["n"] % 2 == 0:
             raise FitFailedError("every CLMM fit failed: maximal: max.grad 0.5 > 0.01")
@@ -120,7 +120,7 @@ def test_failed_fits_are_counted_never_p_one(monkeypatch):
     # the fake fit finds the 9 pairs with |z| > 1.96 out of 10 every time it succeeds
     assert overall["rate_successful"] == pytest.approx(0.9)
     assert overall["rate"] == pytest.approx(0.45)
-    assert result.rungs == {"maximal": 5, "error": 5}
+    assert result.rungs == {"maximal": 5, "failed": 5}
 
 
 def test_clmm_power_nested_60x5x1_reaches_the_published_value():

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.errors import DesignError
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -27,11 +29,65 @@ def _ints(text: str) -> tuple[int, ...]:
 )
 @click.option(
     "--design",
-    default="20x5x3",
-    show_default=True,
-    metavar="blocks=B,docs=D,annotators=A",
-    help="Block design (or BxDxA).",
+    default=None,
+    metavar="FILE|blocks=B,docs=D,annotators=A",
+    help="A design CSV from 'humaneval design' (simulated row by row, each criterion), or a block design "
+    "(BxDxA). Default: the pilot's own design, else 20x5x3.",
 )
+@click.option(
+    "--pilot",
+    type=InputFile(),
+    default=None,
+    help="Pilot ratings: fit the CLMM (native engine) and simulate from the fit.",
+)
+@click.option("--formula", default=None, help="Model formula for the pilot fit (general CLMM engine).")
+@click.option("--criterion", default=None, help="Simulate only this criterion of the design or pilot.")
+@click.option(
+    "--effect",
+    default=None,
+    metavar="A-B=V,…|V",
+    help="Smallest effects on the latent scale: 'BART-seneca=0.5', 'BART=0.5' (vs the reference), or a bare "
+    "0.5 for every system vs the reference.",
+)
+@click.option(
+    "--effect-points",
+    default=None,
+    metavar="A-B=V,…|V",
+    help="As --effect, in points of expected score (solved with the random effects integrated out).",
+)
+@click.option("--variance-scale", type=POS, default=None, help="Multiply every random-effect variance.")
+@click.option(
+    "--along",
+    type=click.Choice(["blocks", "documents", "annotators"]),
+    default=None,
+    help="Power curve along this factor (with --breaks).",
+)
+@click.option("--breaks", default=None, metavar="1,3,5,10", help="Sizes of the --along factor.")
+@click.option(
+    "--failed-fits",
+    type=click.Choice(["rescue", "miss", "exclude"]),
+    default="rescue",
+    show_default=True,
+    help="A failed CLMM fit: rescued down the fallback ladder, counted as non-significant (reference "
+    "convention), or excluded.",
+)
+@click.option(
+    "--no-fallback", is_flag=True, help="Never walk the fallback ladder (with --failed-fits miss/exclude)."
+)
+@click.option(
+    "--fit-timeout",
+    type=POS,
+    default=900.0,
+    show_default=True,
+    help="Seconds per CLMM fit, all rungs together; longer counts as failed.",
+)
+@click.option(
+    "--calibration/--no-calibration",
+    default=True,
+    show_default=True,
+    help="Report each test's Type I error on the same design beside its power.",
+)
+@click.option("--calibration-trials", type=COUNT, default=None, help="Null replicates (default: --trials).")
 @click.option(
     "--tests",
     callback=names,
@@ -91,6 +147,19 @@ def _ints(text: str) -> tuple[int, ...]:
 def command(
     model_path,
     design,
+    pilot,
+    formula,
+    criterion,
+    effect,
+    effect_points,
+    variance_scale,
+    along,
+    breaks,
+    failed_fits,
+    no_fallback,
+    fit_timeout,
+    calibration,
+    calibration_trials,
     tests,
     aggregate,
     trials,
@@ -115,8 +184,9 @@ def command(
     progress,
     as_json,
 ) -> None:
-    """Simulate Type I error or power of significance tests for a study design (spec §6),
-    or with --target find the cheapest design reaching a power (spec §7)."""
+    """Simulate power (with each test's Type I error beside it) for your study: a planned design
+    table, a block design or a pilot's fitted model, at one size or along a power curve; or with
+    --target find the cheapest block design reaching a power. See docs/simulation.md."""
     test_names = tuple(t.strip() for t in tests.split(",") if t.strip())
     out_dir = Path(out) if out else None
     if target is not None:
@@ -143,46 +213,159 @@ def command(
             payload["figure"] = str(plan.plot(out_dir / "budget.png"))
         emit(payload, as_json, lambda: _render_plan(plan))
         return
-    from humaneval.simulate.experiment import simulate
+    from humaneval.simulate.study import plan_study
 
-    result = simulate(
-        model_path,
+    if (along is None) != (breaks is None):
+        raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")
+    setups, fitted = plan_study(
         design,
-        test_names,
+        model_path,
+        pilot,
+        effect=effect,
+        effect_points=effect_points,
+        effect_scale=effect_scale,
+        variance_scale=variance_scale,
+        structure=structure,
+        formula=formula,
+        criterion=criterion,
+    )
+    options = dict(
         trials=trials,
         null=null,
-        effects=effect_scale,
         aggregates=tuple(a.strip() for a in aggregate.split(",") if a.strip()),
         seed=seed,
         rounds=rounds,
         clmm_structure=structure,
         clmm_engine=engine,
+        failed_fits=failed_fits,
+        fallback=not no_fallback,
+        fit_timeout=fit_timeout,
+        calibrate=calibration and not null,
+        calibration_trials=calibration_trials,
         workers=workers,
         scheduler=scheduler,
-        checkpoint=out_dir / "replicates.jsonl" if out_dir else None,
         resume=resume,
         progress=progress and not as_json,
     )
-    payload = result.to_dict()
-    if out_dir is not None:
-        result.results.to_csv(out_dir / "results.csv", index=False)
-    emit(payload, as_json, lambda: _render_result(result))
+    payloads, texts = [], []
+    if fitted is not None and not as_json:
+        click.echo(fitted.summary())
+    for setup in setups:
+        folder = out_dir / setup.criterion if out_dir is not None and setup.criterion else out_dir
+        if along is not None:
+            from humaneval.simulate.curve import power_curve
+
+            curve = power_curve(
+                setup.model,
+                setup.design,
+                along,
+                breaks,
+                test_names,
+                checkpoint=folder / "checkpoints" if folder else None,
+                **options,
+            )
+            payload = {**setup.to_dict(), "kind": "power_curve", **curve.to_dict()}
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+                curve.table.to_csv(folder / "power_curve.csv", index=False)
+                payload["files"] = [str(folder / "power_curve.csv")] + [
+                    str(p) for p in curve.plot(folder / "power_curve")
+                ]
+            payloads.append(payload)
+            texts.append(_render_curve(setup, curve))
+            continue
+        from humaneval.simulate.curve import plot_result
+        from humaneval.simulate.experiment import simulate
+
+        result = simulate(
+            setup.model,
+            setup.design,
+            test_names,
+            checkpoint=folder / "replicates.jsonl" if folder else None,
+            **options,
+        )
+        payload = {**setup.to_dict(), **result.to_dict()}
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            result.results.to_csv(folder / "results.csv", index=False)
+            payload["files"] = [str(folder / "results.csv")] + [
+                str(p) for p in plot_result(result, folder / "power")
+            ]
+        payloads.append(payload)
+        texts.append(_render_result(result, setup.notes))
+    if fitted is not None:
+        for payload in payloads:
+            payload["pilot"] = fitted.to_dict()
+    single = payloads[0] if len(payloads) == 1 else {"criteria": payloads}
+    emit(single, as_json, lambda: "\n\n".join(texts))
 
 
-def _render_result(result) -> str:
+def _interval(rate: float, low: float, high: float) -> str:
+    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _render_curve(setup, curve) -> str:
+    lines = [f"power curve along {curve.along} ({setup.criterion or 'one criterion'})"]
+    lines += [f"  {n}" for n in setup.notes]
+    head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
+    calibrated = "type1" in curve.table
+    lines.append(head + ("  Type I [95% CI]" if calibrated else ""))
+    for row in curve.table.to_dict(orient="records"):
+        line = (
+            f"  {row['break']:>6} {row['test']:<6} {row['aggregate']:<9} "
+            f"{_interval(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
+        )
+        if calibrated:
+            line += "  " + _interval(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _render_result(result, notes=()) -> str:
     cfg = result.config
     kind = "Type I error" if cfg.null else "power"
-    lines = [
-        f"{kind} of {cfg.design.label} (B×D×A, {cfg.design.family}), "
-        f"{result.overall()['n_trials'].iloc[0]} trials, seed {cfg.seed}"
-    ]
-    for row in result.overall().itertuples():
-        extra = (
-            f"  failed {row.n_failed}, excluding failures {row.rate_successful:.3f}" if row.n_failed else ""
-        )
-        lines.append(f"  {row.test:<6} {row.aggregate:<9} {row.rate:.3f} ± {row.mc_se:.3f}{extra}")
+    shape = "B×D×A, " if hasattr(cfg.design, "docs") else ""
+    lines = [f"{kind} of {cfg.design.label} ({shape}{cfg.design.family}), seed {cfg.seed}"]
+    lines += [f"  {n}" for n in notes]
+    calibration = None if result.calibration is None else result.calibration.overall()
+    lines.append(
+        f"  {'test':<6} {'level':<9} {kind + ' [95% CI]':<26}"
+        + ("  Type I [95% CI]" if calibration is not None else "")
+    )
+    for k, row in enumerate(result.overall().itertuples()):
+        line = f"  {row.test:<6} {row.aggregate:<9} {_interval(row.rate, row.ci_low, row.ci_high):<26}"
+        if calibration is not None:
+            cal = calibration.iloc[k]
+            line += "  " + _interval(cal["rate"], cal["ci_low"], cal["ci_high"])
+        lines.append(line)
     if result.rungs:
-        lines.append("  CLMM rungs: " + ", ".join(f"{k} {v}" for k, v in result.rungs.items()))
+        total = sum(result.rungs.values())
+        convention = {
+            "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
+            "miss": "a failed fit counts as not significant (reference convention)",
+            "exclude": "failed fits are left out of the power",
+        }[cfg.failed_fits]
+        lines.append(
+            f"  CLMM fits ({total} replicates): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
+            + f"; {convention}"
+        )
+        clmm = result.overall()
+        clmm = clmm[clmm["test"] == "clmm"]
+        if not clmm.empty and not cfg.null:
+            row = clmm.iloc[0]
+            shown = [
+                f"{name} {row['rate_' + name]:.3f}"
+                for name in ("rescue", "miss", "exclude")
+                if np.isfinite(row["rate_" + name])
+            ]
+            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
+        if result.calibration is not None and result.calibration.rungs:
+            lines.append(
+                "  CLMM fits under the null: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(result.calibration.rungs.items()))
+            )
+    lines += [f"  warning: {w}" for w in result.calibration_warnings()]
     return "\n".join(lines)
 
 
@@ -196,7 +379,7 @@ def _render_plan(plan) -> str:
         lines.append(
             f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
             f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
-            f"power {b['power']:.3f} ± {b['mc_se']:.3f}"
+            f"power {_interval(b['power'], b['ci_low'], b['ci_high'])}"
         )
     lines += [f"note: {n}" for n in plan.notes]
     return "\n".join(lines)

@@ -144,6 +144,8 @@ def power_note(
             "true_difference": rows["true_difference"].to_numpy(dtype=float),
             "artagg": rows["rate"].to_numpy(dtype=float),
             "artagg_se": rows["mc_se"].to_numpy(dtype=float),
+            "artagg_ci_low": rows["ci_low"].to_numpy(dtype=float),
+            "artagg_ci_high": rows["ci_high"].to_numpy(dtype=float),
         }
     )
     if design.blocks < ART_MIN_BLOCKS:
@@ -154,6 +156,8 @@ def power_note(
         by_pair = clmm.results.set_index("pair")
         pairs["clmm"] = by_pair.loc[pairs["pair"], "rate"].to_numpy(dtype=float)
         pairs["clmm_se"] = by_pair.loc[pairs["pair"], "mc_se"].to_numpy(dtype=float)
+        pairs["clmm_ci_low"] = by_pair.loc[pairs["pair"], "ci_low"].to_numpy(dtype=float)
+        pairs["clmm_ci_high"] = by_pair.loc[pairs["pair"], "ci_high"].to_numpy(dtype=float)
         pairs["clmm_failed"] = by_pair.loc[pairs["pair"], "n_failed"].to_numpy(dtype=int)
         rungs = clmm.rungs
     else:

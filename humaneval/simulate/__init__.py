@@ -7,8 +7,13 @@
 - :mod:`~humaneval.simulate.experiment`: :func:`simulate`, :func:`type1_error`, :func:`power`, :func:`sweep`.
 - :mod:`~humaneval.simulate.obspower`: the reference study's cached power p-values.
 - :mod:`~humaneval.simulate.budget`: the cheapest design reaching a target power, power curves.
+- :mod:`~humaneval.simulate.table_design`: a planned design table simulated row by row.
+- :mod:`~humaneval.simulate.pilot`, :mod:`~humaneval.simulate.effects`, :mod:`~humaneval.simulate.study`:
+  a model from pilot ratings, smallest effects of interest, the model and design of one's own study.
+- :mod:`~humaneval.simulate.curve`: power curves along blocks, documents or annotators.
 """
 
+from humaneval.simulate.curve import PowerCurve, power_curve
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import SimulationResult, power, simulate, sweep, type1_error
 from humaneval.simulate.kernels import (
@@ -17,15 +22,26 @@ from humaneval.simulate.kernels import (
     min_attainable_p,
     paired_t_pvalues,
 )
+from humaneval.simulate.pilot import PilotModel, pilot_model
+from humaneval.simulate.study import StudySetup, plan_study
+from humaneval.simulate.table_design import TableDesign, read_design_table
 
 __all__ = [
+    "PilotModel",
+    "PowerCurve",
     "SimDesign",
     "SimulationResult",
+    "StudySetup",
+    "TableDesign",
     "art_exact_pvalues",
     "art_pvalues",
     "min_attainable_p",
     "paired_t_pvalues",
+    "pilot_model",
+    "plan_study",
     "power",
+    "power_curve",
+    "read_design_table",
     "simulate",
     "sweep",
     "type1_error",

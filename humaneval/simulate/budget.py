@@ -147,6 +147,8 @@ def plan_budget(
                 "cost": round(cost_model.cost(design, n_sys), COST_DIGITS),
                 "power": round(float(overall["rate"]), RATE_DIGITS),
                 "mc_se": round(float(overall["mc_se"]), RATE_DIGITS),
+                "ci_low": round(float(overall["ci_low"]), RATE_DIGITS),
+                "ci_high": round(float(overall["ci_high"]), RATE_DIGITS),
                 "n_failed": int(overall["n_failed"]),
             }
         )
@@ -182,7 +184,7 @@ def plot_power_curves(
     best: dict[str, Any] | None = None,
     currency: str | None = None,
 ) -> Path:
-    """Three panels of power (± 1.96 MC-SE) against total annotators, judgements and cost in
+    """Three panels of power (95 % Clopper–Pearson intervals) against total annotators, judgements and cost in
     ``currency``; written as ``path`` and its PNG/SVG/PDF twins (:func:`humaneval.plotting.save_figure`)."""
     from matplotlib import ticker
     from matplotlib.figure import Figure
@@ -205,7 +207,7 @@ def plot_power_curves(
             ax.errorbar(
                 group[x],
                 group["power"],
-                yerr=1.96 * group["mc_se"],
+                yerr=[group["power"] - group["ci_low"], group["ci_high"] - group["power"]],
                 marker=markers[k % len(markers)],
                 color=CATEGORICAL[k % len(CATEGORICAL)],
                 ms=3.5,

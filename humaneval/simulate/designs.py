@@ -57,6 +57,10 @@ class SimDesign:
                 raise DesignError(
                     f"design {text!r}: cannot read {part!r}; write blocks=20,docs=5,annotators=3 or 20x5x3"
                 )
+            if name in values:
+                raise DesignError(
+                    f"design {text!r}: {name} is given twice; give each of blocks, docs, annotators once"
+                )
             values[name] = int(value)
         missing = {"blocks", "docs", "annotators"} - values.keys()
         if missing:

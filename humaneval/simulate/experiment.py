@@ -12,24 +12,32 @@ counted: ``rate`` treats them as non-significant (the reference files' conventio
 from __future__ import annotations
 
 import time
+import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
 
 from humaneval.analysis.fit import ENGINES
-from humaneval.analysis.prepare import STRUCTURES, default_structure
+from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.model import OrdinalModel, default_model, sample_scores
-from humaneval.ratings import validate_ratings
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import Procedure, classic_pvalues, clmm_test, expand_procedures
 from humaneval.simulate.runner import Record, replicate_seed, run_replicates
+from humaneval.simulate.table_design import TableDesign, clmm_data
+
+#: How a replicate whose CLMM fit failed counts (see :func:`simulate`).
+FAILED_FITS = ("rescue", "miss", "exclude")
+#: A test's simulated Type I error outside this range is flagged beside its power.
+CALIBRATION_RANGE = (0.03, 0.08)
+#: Largest working memory one replicate may need (the sampler holds rows × categories floats).
+MAX_REPLICATE_BYTES = 2**30
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +45,7 @@ class SimulationConfig:
     """Everything that determines the replicates of one experiment (picklable, sent to workers)."""
 
     model: OrdinalModel
-    design: SimDesign
+    design: SimDesign | TableDesign
     procedures: tuple[Procedure, ...]
     seed: int = 1
     rounds: int = 1000
@@ -45,6 +53,10 @@ class SimulationConfig:
     null: bool = False
     clmm_structure: str = "auto"
     clmm_engine: str = "native"
+    failed_fits: str = "rescue"
+    fallback: bool = True
+    fit_timeout: float | None = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -65,13 +77,37 @@ class SimulationConfig:
             "seed": self.seed,
             "rounds": self.rounds,
             "null": self.null,
-            "clmm": {"structure": self.structure, "engine": self.clmm_engine},
+            "clmm": {
+                "structure": self.structure,
+                "engine": self.clmm_engine,
+                "failed_fits": self.failed_fits,
+                "fallback": self.fallback,
+                "fit_timeout": self.fit_timeout,
+            },
         }
 
 
-@lru_cache(maxsize=8)
-def _design_table(design: SimDesign, systems: tuple[str, ...]) -> pd.DataFrame:
-    return design.table(systems)
+#: Per process: the design's codes and coded CLMM data of the configs seen (keyed by token).
+_PREPARED: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, int]], ClmmData | None]] = {}
+
+
+def _prepared(config: SimulationConfig):
+    """System and group codes of the design and its CLMM template, computed once per process."""
+    if config.token not in _PREPARED:
+        model, design = config.model, config.design
+        if isinstance(design, TableDesign):
+            system, groups = design.group_codes(model.system_names)
+        else:
+            system, groups = design.group_codes(len(model.system_names))
+        template = None
+        if any(p.test == "clmm" for p in config.procedures):
+            rows = design.table(model.system_names)
+            dummy = 1 + (np.arange(len(rows)) % 2)
+            template = prepare_clmm_data(rows.assign(score=dummy), reference=model.system_names[0])
+        if len(_PREPARED) >= 8:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        _PREPARED[config.token] = (system, groups, template)
+    return _PREPARED[config.token]
 
 
 def simulate_replicate(config: SimulationConfig, index: int) -> Record:
@@ -83,16 +119,20 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
     rng = np.random.default_rng(replicate_seed(config.seed, index))
     model, design = config.model, config.design
     n_sys = len(model.system_names)
-    system, groups = design.group_codes(n_sys)
+    system, groups, template = _prepared(config)
     flat = sample_scores(model, system, groups, rng)
-    scores = flat.reshape(design.blocks, design.annotators, design.docs, n_sys)
     record: Record = {"replicate": index, "p": {}, "estimate": {}}
     for proc in config.procedures:
         if proc.test == "clmm":
-            table = _design_table(design, model.system_names).assign(score=flat)
-            ratings = validate_ratings(table, scale=(1, model.n_categories))
             outcome = clmm_test(
-                ratings, model.system_names, config.pairs, config.structure, config.clmm_engine, model.link
+                clmm_data(template, flat),
+                model.system_names,
+                config.pairs,
+                config.structure,
+                config.clmm_engine,
+                model.link,
+                fallback=config.fallback and config.failed_fits == "rescue",
+                timeout=config.fit_timeout,
             )
             record["p"][proc.name] = outcome.pvalues
             record["estimate"][proc.name] = outcome.estimates
@@ -103,6 +143,14 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
                 "message": outcome.message,
             }
             continue
+        if isinstance(design, TableDesign):
+            deltas = design.pair_differences(flat, system, n_sys, proc.aggregate, config.pairs)
+            record["p"][proc.name] = [
+                float(classic_pvalues(proc, d[None, :], rng, config.rounds)[0]) for d in deltas
+            ]
+            record["estimate"][proc.name] = [float(d.mean()) if d.size else float("nan") for d in deltas]
+            continue
+        scores = flat.reshape(design.blocks, design.annotators, design.docs, n_sys)
         delta = pair_differences(scores, proc.aggregate, config.pairs, totals=True)
         record["p"][proc.name] = classic_pvalues(proc, delta, rng, config.rounds).tolist()
         record["estimate"][proc.name] = (delta.mean(axis=-1) / design.unit_size(proc.aggregate)).tolist()
@@ -114,15 +162,20 @@ class SimulationResult:
     """Rates per test and pair of one experiment.
 
     ``results`` has one row per (test, aggregate, pair) plus a ``pair == "all"`` row per test:
-    ``rate`` (Type I error under the null, else power = correct-direction detections), its
-    ``mc_se``, ``n_trials``, ``n_failed``, ``rate_successful`` (failures excluded) with its SE,
-    ``sign_error_rate`` and ``true_difference`` (β_a − β_b). ``rungs`` tallies the CLMM rungs.
+    ``rate`` (Type I error under the null, else power = correct-direction detections, with failed
+    CLMM fits counted by the ``failed_fits`` convention), its ``mc_se`` and 95 % Clopper–Pearson
+    interval ``ci_low``–``ci_high``, ``n_trials`` (the denominator), ``n_failed``,
+    ``rate_successful`` (failures excluded) with its SE, ``sign_error_rate`` and
+    ``true_difference`` (β_a − β_b). ``rungs`` tallies the CLMM replicates per rung used and
+    ``failed``. A power run may carry ``calibration``: the same tests' Type I error on the same
+    design under the null model.
     """
 
     config: SimulationConfig
     results: pd.DataFrame
     rungs: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    calibration: SimulationResult | None = None
 
     def overall(self) -> pd.DataFrame:
         """The ``pair == "all"`` rows, one per test and aggregation level."""
@@ -136,27 +189,75 @@ class SimulationResult:
             raise DesignError(f"no unique result for test={test!r}, aggregate={aggregate!r}, pair={pair!r}")
         return float(rows["rate"].iloc[0])
 
+    def calibration_warnings(self) -> list[str]:
+        """One line per test whose simulated Type I error lies outside :data:`CALIBRATION_RANGE`."""
+        if self.calibration is None:
+            return []
+        low, high = CALIBRATION_RANGE
+        out = []
+        for row in self.calibration.overall().itertuples():
+            if not low <= row.rate <= high:
+                out.append(
+                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
+                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] of true null comparisons on this design "
+                    f"(outside [{low:g}, {high:g}] at α = {self.config.alpha:g}); its power here is "
+                    + ("inflated" if row.rate > high else "deflated")
+                )
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         cfg = self.config
-        return {
+        out = {
             "kind": "type1" if cfg.null else "power",
             "design": cfg.design.to_dict(),
             "model": cfg.model.to_dict(),
             "seed": cfg.seed,
             "alpha": cfg.alpha,
             "rounds": cfg.rounds,
-            "clmm": {"structure": cfg.structure, "engine": cfg.clmm_engine, "rungs": self.rungs},
+            "clmm": {
+                "structure": cfg.structure,
+                "engine": cfg.clmm_engine,
+                "failed_fits": cfg.failed_fits,
+                "fallback": cfg.fallback and cfg.failed_fits == "rescue",
+                "fit_timeout": cfg.fit_timeout,
+                "rungs": self.rungs,
+            },
             "seconds": self.seconds,
             "results": self.results.to_dict(orient="records"),
         }
+        if self.calibration is not None:
+            out["calibration"] = {
+                "range": list(CALIBRATION_RANGE),
+                "results": self.calibration.overall().to_dict(orient="records"),
+                "rungs": self.calibration.rungs,
+                "warnings": self.calibration_warnings(),
+            }
+        return out
 
 
 def _se(rate: float, n: int) -> float:
     return float(np.sqrt(rate * (1 - rate) / n)) if n > 0 and np.isfinite(rate) else float("nan")
 
 
+def clopper_pearson(rate: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) interval of a rate from ``n`` trials.
+
+    ``statsmodels.stats.proportion.proportion_confint(method="beta")`` on ``rate · n`` successes:
+    for an "all pairs" rate (a mean over the pairs of each trial) this is the conservative
+    interval with n = trials, the same n as ``mc_se``. NaN for n = 0.
+    """
+    if n <= 0 or not np.isfinite(rate):
+        return float("nan"), float("nan")
+    low, high = proportion_confint(rate * n, n, alpha=1 - level, method="beta")
+    return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
+
+
 def summarise(config: SimulationConfig, records: Sequence[Record], seconds: float = 0.0) -> SimulationResult:
-    """Turn replicate records into rates with Monte-Carlo SEs (spec §6.4 step 4, §6.5 steps 3–4, §6.6)."""
+    """Turn replicate records into rates with Monte-Carlo SEs and exact intervals (docs/simulation.md).
+
+    Failed CLMM fits count as non-significant under ``rescue`` (after the fallback ladder) and
+    ``miss``; under ``exclude`` the rate is over the successful fits only.
+    """
     names = config.model.system_names
     beta = config.model.coefficients
     pairs = config.pairs
@@ -187,9 +288,22 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
             (f"{names[i]} - {names[j]}", truth[k], hit[:, k].astype(float), wrong[:, k].astype(float))
             for k, (i, j) in enumerate(pairs)
         ]
+        exclude = config.failed_fits == "exclude" and proc.test == "clmm"
+        # a replicate rescued by a lower rung is a failure under miss/exclude: all three from one run
+        first = ok & np.array([r.get("clmm", {}).get("rung") in (None, config.structure) for r in records])
+        walked = config.failed_fits == "rescue" and config.fallback
         for pair, diff, hits, wrongs in columns:
-            rate = float(hits.mean())
+            rate_all = float(hits.mean())
             rate_ok = float(hits[ok].mean()) if n_ok else float("nan")
+            rate, n = (rate_ok, n_ok) if exclude else (rate_all, n_trials)
+            low, high = clopper_pearson(rate, n)
+            conventions = {"rate_rescue": np.nan, "rate_miss": np.nan, "rate_exclude": np.nan}
+            if proc.test == "clmm":
+                conventions = {
+                    "rate_rescue": rate_all if walked else np.nan,
+                    "rate_miss": float(np.where(first, hits, 0.0).mean()),
+                    "rate_exclude": float(hits[first].mean()) if first.any() else np.nan,
+                }
             rows.append(
                 {
                     "test": proc.test,
@@ -197,15 +311,22 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
                     "pair": pair,
                     "true_difference": diff,
                     "rate": rate,
-                    "mc_se": _se(rate, n_trials),
-                    "n_trials": n_trials,
+                    "mc_se": _se(rate, n),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n_trials": n,
                     "n_failed": n_trials - n_ok,
                     "rate_successful": rate_ok,
                     "mc_se_successful": _se(rate_ok, n_ok),
                     "sign_error_rate": float(wrongs.mean()),
+                    **conventions,
                 }
             )
-    rungs = Counter(r["clmm"]["rung"] or "error" for r in records if "clmm" in r)
+    rungs = Counter(
+        "failed" if r["clmm"].get("status") == "failed" else r["clmm"].get("rung") or "failed"
+        for r in records
+        if "clmm" in r
+    )
     return SimulationResult(config, pd.DataFrame(rows), dict(rungs), seconds)
 
 
@@ -223,7 +344,7 @@ def resolve_model(model: Any) -> OrdinalModel:
 
 def simulate(
     model: OrdinalModel | str | Path | None = None,
-    design: SimDesign | str = "20x5x3",
+    design: SimDesign | TableDesign | str = "20x5x3",
     tests: Sequence[str] = ("ttest", "art"),
     *,
     trials: int = 1000,
@@ -235,6 +356,11 @@ def simulate(
     alpha: float = 0.05,
     clmm_structure: str = "auto",
     clmm_engine: str = "native",
+    failed_fits: str = "rescue",
+    fallback: bool = True,
+    fit_timeout: float | None = None,
+    calibrate: bool = False,
+    calibration_trials: int | None = None,
     workers: int = 1,
     scheduler: str | None = None,
     checkpoint: str | Path | None = None,
@@ -243,28 +369,54 @@ def simulate(
 ) -> SimulationResult:
     """Run a Type I error (``null=True``: all β set to 0, eq. 3.26) or power experiment.
 
-    ``model`` is an :class:`OrdinalModel`, a fitted ``FitResult``, a model JSON path, or None for
-    the built-in coherence model; ``effects`` replaces β (a vector, a {system: β} mapping, or a
-    factor scaling the model's β) for prospective power with a smallest effect of interest.
-    ``tests`` are any of ``ttest``, ``art`` (run at each level of ``aggregates``), ``artagg`` (ART
-    on block means) and ``clmm``. The result is the same for any ``workers``/``scheduler`` given the ``seed``.
+    Parameters
+    ----------
+    model:
+        An :class:`OrdinalModel`, a fitted ``FitResult``, a model JSON path, or None for the
+        built-in coherence model.
+    design:
+        A :class:`SimDesign` (or ``"BxDxA"``) or a :class:`TableDesign` (a planned table, row by row).
+    tests:
+        Any of ``ttest``, ``art`` (run at each level of ``aggregates``), ``artagg`` (ART on block
+        means) and ``clmm``.
+    effects:
+        Replaces β (a vector, a {system: β} mapping, or a factor scaling the model's β) for
+        prospective power with a smallest effect of interest.
+    failed_fits:
+        How a replicate whose CLMM fit failed counts: ``rescue`` (default) walks the fallback
+        ladder and uses the simpler model's p-values, counting a replicate that fails on every
+        rung as non-significant; ``miss`` counts a failed fit of the requested structure as
+        non-significant (the reference study's convention); ``exclude`` leaves failed replicates
+        out of the denominator (power among successful fits).
+    fallback:
+        ``False`` never walks the ladder (only meaningful with ``miss`` or ``exclude``).
+    fit_timeout:
+        Seconds one CLMM fit may take; a longer fit counts as failed.
+    calibrate:
+        For a power run, also simulate the same tests on the same design under the null model
+        (``calibration_trials``, default ``trials``); the result's ``calibration`` and
+        :meth:`SimulationResult.calibration_warnings` report the Type I error beside the power.
+
+    The result is the same for any ``workers``/``scheduler`` given the ``seed``. Settings are
+    checked before any work starts: bad values raise :class:`~humaneval.errors.DesignError`.
     """
     model = resolve_model(model)
     if effects is not None:
+        _check_effects(effects)
         model = model.with_effects(effects)
+    if not np.all(np.isfinite(model.coefficients)):
+        raise DesignError(f"system effects must be finite numbers, not {model.coefficients.tolist()}")
     if null:
         model = model.with_effects(0.0)
     if isinstance(design, str):
         design = SimDesign.parse(design)
-    bad = [a for a in aggregates if a not in AGGREGATES]
-    if bad:
-        raise DesignError(f"unknown aggregation level(s) {bad}; use any of {', '.join(AGGREGATES)}")
-    if not 0 < alpha < 1:
-        raise DesignError(f"alpha must lie in (0, 1), not {alpha}")
-    if clmm_structure != "auto" and clmm_structure not in STRUCTURES:
-        raise DesignError(
-            f"unknown CLMM structure {clmm_structure!r}; use auto or one of {', '.join(STRUCTURES)}"
-        )
+    settings = (rounds, alpha, workers, aggregates, clmm_structure, failed_fits, fallback, fit_timeout)
+    _check_settings(trials, *settings)
+    if calibrate and calibration_trials is not None:
+        _check_settings(calibration_trials, *settings)
+    check_size(design, model)
+    if isinstance(design, TableDesign):
+        design.group_codes(model.system_names)  # every planned system must be in the model
     config = SimulationConfig(
         model=model,
         design=design,
@@ -275,14 +427,18 @@ def simulate(
         null=bool(null),
         clmm_structure=clmm_structure,
         clmm_engine=clmm_engine,
+        failed_fits=failed_fits,
+        fallback=bool(fallback),
+        fit_timeout=None if fit_timeout is None else float(fit_timeout),
     )
     for proc in config.procedures:
         if proc.test == "ttest" and design.n_pairs(proc.aggregate) < 2:
             raise DesignError(
-                f"a t-test on {proc.aggregate} level needs at least 2 pairing units; design {design.label} "
-                f"has {design.n_pairs(proc.aggregate)}: add blocks or use another --aggregate"
+                f"a t-test on {proc.aggregate} level needs at least 2 pairing units; design "
+                f"{design.label} has {design.n_pairs(proc.aggregate)}: add blocks or use another --aggregate"
             )
-    if any(p.test == "clmm" for p in config.procedures):
+    has_clmm = any(p.test == "clmm" for p in config.procedures)
+    if has_clmm:
         _require_clmm(clmm_engine)
     start = time.perf_counter()
     records = run_replicates(
@@ -295,9 +451,95 @@ def simulate(
         checkpoint=checkpoint,
         resume=resume,
         progress=progress,
-        chunk_size=1 if any(p.test == "clmm" for p in config.procedures) else None,
+        chunk_size=max(1, min(5, -(-trials // (4 * max(workers, 1))))) if has_clmm else None,
     )
-    return summarise(config, records, time.perf_counter() - start)
+    result = summarise(config, records, time.perf_counter() - start)
+    if not calibrate or null:
+        return result
+    null_checkpoint = None
+    if checkpoint is not None:
+        path = Path(checkpoint)
+        null_checkpoint = path.with_name(f"{path.stem}-null{path.suffix}")
+    calibration = simulate(
+        model,
+        design,
+        tests,
+        trials=calibration_trials or trials,
+        null=True,
+        aggregates=aggregates,
+        seed=seed,
+        rounds=rounds,
+        alpha=alpha,
+        clmm_structure=clmm_structure,
+        clmm_engine=clmm_engine,
+        failed_fits=failed_fits,
+        fallback=fallback,
+        fit_timeout=fit_timeout,
+        workers=workers,
+        scheduler=scheduler,
+        checkpoint=null_checkpoint,
+        resume=resume,
+        progress=progress,
+    )
+    return replace(result, calibration=calibration, seconds=result.seconds + calibration.seconds)
+
+
+def _check_effects(effects: Any) -> None:
+    values = list(effects.values()) if isinstance(effects, dict) else np.atleast_1d(effects).tolist()
+    try:
+        finite = all(np.isfinite(float(v)) for v in values)
+    except (TypeError, ValueError):
+        finite = False
+    if not finite:
+        raise DesignError(f"effects must be finite numbers, not {effects!r}")
+
+
+def _check_settings(
+    trials: int,
+    rounds: int,
+    alpha: float,
+    workers: int,
+    aggregates: Sequence[str],
+    clmm_structure: str,
+    failed_fits: str,
+    fallback: bool,
+    fit_timeout: float | None,
+) -> None:
+    """Refuse impossible settings in one line before any work starts."""
+    for name, value in (("trials", trials), ("rounds", rounds), ("workers", workers)):
+        if isinstance(value, bool) or int(value) != value or value < 1:
+            raise DesignError(f"{name} must be a whole number of at least 1, not {value!r}")
+    bad = [a for a in aggregates if a not in AGGREGATES]
+    if bad:
+        raise DesignError(f"unknown aggregation level(s) {bad}; use any of {', '.join(AGGREGATES)}")
+    if not 0 < alpha < 1:
+        raise DesignError(f"alpha must lie in (0, 1), not {alpha}")
+    if clmm_structure != "auto" and clmm_structure not in STRUCTURES:
+        raise DesignError(
+            f"unknown CLMM structure {clmm_structure!r}; use auto or one of {', '.join(STRUCTURES)}"
+        )
+    if failed_fits not in FAILED_FITS:
+        choices = ", ".join(FAILED_FITS)
+        raise DesignError(f"unknown failed-fits convention {failed_fits!r}; use one of {choices}")
+    if failed_fits == "rescue" and not fallback:
+        raise DesignError(
+            "failed fits cannot be rescued without the fallback ladder; use --failed-fits miss or exclude "
+            "with --no-fallback"
+        )
+    if fit_timeout is not None and not (np.isfinite(fit_timeout) and fit_timeout > 0):
+        raise DesignError(f"the fit timeout must be a positive number of seconds, not {fit_timeout!r}")
+
+
+def check_size(design: SimDesign | TableDesign, model: OrdinalModel) -> None:
+    """Refuse a design whose replicates would not fit in memory (:data:`MAX_REPLICATE_BYTES`)."""
+    rows = design.judgements(len(model.system_names))
+    need = rows * (model.n_categories + 8) * 8
+    if need > MAX_REPLICATE_BYTES:
+        raise DesignError(
+            f"design {design.label} has {rows:,} judgements; one simulated study would need "
+            f"{need / 2**30:.1f} GiB (limit {MAX_REPLICATE_BYTES / 2**30:.0f} GiB): plan fewer blocks, "
+            "documents or annotators"
+        )
 
 
 def _require_clmm(engine: str) -> None:
@@ -319,9 +561,16 @@ def type1_error(
 
 
 def power(
-    model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "20x5x3", **options
+    model: OrdinalModel | str | Path | None = None,
+    design: SimDesign | TableDesign | str = "20x5x3",
+    **options,
 ) -> SimulationResult:
-    """Power experiment (spec §6.5): :func:`simulate` with the model's (or the given) β."""
+    """Power experiment: :func:`simulate` with the model's (or the given) β.
+
+    Unless ``calibrate=False``, the tests' Type I error on the same design is simulated too
+    (``result.calibration``, :meth:`SimulationResult.calibration_warnings`).
+    """
+    options.setdefault("calibrate", True)
     return simulate(model, design, null=False, **options)
 
 

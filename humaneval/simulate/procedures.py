@@ -8,13 +8,18 @@ and a status, so the caller counts it as a failure and never as p = 1.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from humaneval.analysis.fit import fit_clmm
+from humaneval.analysis.prepare import ClmmData
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.ratings import Ratings
 from humaneval.simulate.kernels import (
@@ -90,26 +95,75 @@ def clmm_available(engine: str = "native") -> bool:
     return r_available()
 
 
+class FitTimeout(TimeoutError):
+    """A CLMM fit ran longer than the per-fit time limit (counted as a failed fit).
+
+    Not a :class:`~humaneval.errors.FitFailedError`, so the fallback ladder does not catch it: the
+    limit bounds the whole replicate, every rung included.
+    """
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block with :class:`FitTimeout` after ``seconds`` (wall clock).
+
+    Uses ``SIGALRM``, so it interrupts only in the main thread of a process (the simulator's own
+    process and its worker processes); elsewhere (e.g. dask worker threads) the caller's check of
+    the elapsed time after the fit still counts an overlong fit as failed.
+    """
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise FitTimeout(f"the fit took longer than the time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def clmm_test(
-    ratings: Ratings,
+    ratings: Ratings | ClmmData,
     systems: tuple[str, ...],
     pairs: list[tuple[int, int]],
     structure: str,
     engine: str = "native",
     link: str = "logit",
+    *,
+    fallback: bool = True,
+    timeout: float | None = None,
 ) -> ClmmOutcome:
     """Fit a CLMM and return unadjusted z-test p-values per pair (spec §6.5 step 2, ``adjust="none"``).
 
     Estimates are β_a − β_b on the latent scale for each pair (a, b) of ``systems``. Errors
-    raised by the fitter and fits flagged as failed by their diagnostics become a ``failed``
-    outcome carrying the message; a missing engine (:class:`BackendUnavailableError`) propagates.
+    raised by the fitter, fits flagged as failed by their diagnostics and fits longer than
+    ``timeout`` seconds become a ``failed`` outcome carrying the message; a missing engine
+    (:class:`BackendUnavailableError`) propagates. ``fallback=False`` fits only ``structure``
+    (no fallback ladder); ``rung`` is the structure whose fit was used.
     """
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), time_limit(timeout):
             # convergence warnings are tallied through the rungs and failures, not printed per replicate
             warnings.simplefilter("ignore")
-            fit = fit_clmm(ratings, engine=engine, structure=structure, link=link, reference=systems[0])
+            fit = fit_clmm(
+                ratings,
+                engine=engine,
+                structure=structure,
+                link=link,
+                reference=systems[0],
+                fallback=fallback,
+            )
     except BackendUnavailableError:
         raise
     except Exception as exc:  # any fitter error is a counted failure, never a p-value
@@ -117,9 +171,18 @@ def clmm_test(
             None, None, "failed", None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
         )
     seconds = time.perf_counter() - start
+    if timeout is not None and seconds > timeout:
+        return ClmmOutcome(
+            None,
+            None,
+            "failed",
+            None,
+            seconds,
+            f"the fit took {seconds:.1f} s, over the limit of {timeout:g} s",
+        )
     if fit.diagnostics.failed:
         reasons = "; ".join(fit.diagnostics.reasons) or fit.diagnostics.message
-        return ClmmOutcome(None, None, "failed", fit.structure, seconds, reasons)
+        return ClmmOutcome(None, None, "failed", None, seconds, reasons)
     table = fit.contrasts(adjust="none").set_index(["system_a", "system_b"])
     pvalues, estimates = [], []
     for i, j in pairs:
@@ -131,7 +194,5 @@ def clmm_test(
         pvalues.append(float(row["p_unadj"]))
         estimates.append(sign * float(row["estimate"]))
     if not np.all(np.isfinite(pvalues)):
-        return ClmmOutcome(
-            None, None, "failed", fit.structure, seconds, "a contrast has no finite standard error"
-        )
+        return ClmmOutcome(None, None, "failed", None, seconds, "a contrast has no finite standard error")
     return ClmmOutcome(pvalues, estimates, "ok", fit.structure, seconds)
