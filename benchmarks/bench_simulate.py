@@ -1,4 +1,4 @@
-"""Benchmark of the Monte-Carlo simulation (issue 9 targets, issue 25 honesty).
+"""Benchmark of the Monte-Carlo simulation (issue 9 targets).
 
 1. The full Fig. 3.6 sweep: 8 designs × 1000 trials under the null coherence model, paired t-test
    and ART (R = 1000) on judgements and on per-document means (4 tests), plus ARTagg, on 2 worker
@@ -25,11 +25,10 @@ import time
 import warnings
 
 import numpy as np
-import psutil
 from scipy import stats
 
 from humaneval.model import default_model, sample_scores
-from humaneval.simulate import SimDesign, runner, simulate, sweep
+from humaneval.simulate import SimDesign, simulate, sweep
 from humaneval.simulate.designs import pair_differences, system_pairs
 from humaneval.simulate.procedures import clmm_available
 
@@ -53,74 +52,6 @@ def reference_trial(model, design: SimDesign, rng: np.random.Generator) -> list[
             count = (np.abs(signs @ row) >= abs(row.sum()) * (1 - 1e-12)).sum()
             pvalues.append((count + 1) / 1001)
     return pvalues
-
-
-def cpu_of_everything() -> tuple[float, float]:
-    """User and system CPU seconds of this process, its reaped children and its live descendants."""
-    me, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    user, system = me.ru_utime + reaped.ru_utime, me.ru_stime + reaped.ru_stime
-    for child in psutil.Process().children(recursive=True):
-        with contextlib.suppress(psutil.Error):
-            times = child.cpu_times()
-            user, system = user + times.user, system + times.system
-    return user, system
-
-
-def clmm_run(trials: int, **where) -> tuple[float, float, float, object]:
-    user, system = cpu_of_everything()
-    start = time.perf_counter()
-    result = simulate(default_model(), "20x5x3", ("clmm",), trials=trials, seed=1, **where)
-    wall = time.perf_counter() - start
-    user_end, system_end = cpu_of_everything()
-    return wall, user_end - user, system_end - system, result
-
-
-def pool_vs_dask(trials: int, before: bool) -> None:
-    from distributed import Client, LocalCluster
-
-    wall, user, system, pooled = clmm_run(trials, workers=2)
-    print(
-        f"process pool, 2 workers, {trials} CLMM replicates: wall {wall:.1f} s, CPU user {user:.1f} s + "
-        f"system {system:.1f} s"
-    )
-    variants = [("dask, batched tasks, heap kept (now)", False)]
-    if before:
-        variants.append(("dask as before issue 25 (one task per replicate, dask malloc)", True))
-    for label, old in variants:
-        with (
-            _one_task_per_replicate() if old else contextlib.nullcontext(),
-            LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
-            ) as cluster,
-        ):
-            if old:
-                with Client(cluster.scheduler_address) as client:
-                    client.run(_dask_malloc_in_force)
-            wall_d, user_d, system_d, remote = clmm_run(trials, scheduler=cluster.scheduler_address)
-        same = pooled.results.equals(remote.results)
-        print(
-            f"{label}, 2 workers: wall {wall_d:.1f} s, CPU user {user_d:.1f} s + system {system_d:.1f} s "
-            f"-> CPU {(user_d + system_d) / (user + system) - 1:+.0%} vs the pool; same results: {same}"
-        )
-
-
-@contextlib.contextmanager
-def _one_task_per_replicate():
-    batches = runner._batches
-    runner._batches = lambda chunks, n_tasks: chunks
-    try:
-        yield
-    finally:
-        runner._batches = batches
-
-
-def _dask_malloc_in_force() -> None:
-    """Run in each worker: replicates no longer keep numpy's temporaries on the heap."""
-    import contextlib
-
-    from humaneval.simulate import runner
-
-    runner._heap_for_numpy = contextlib.nullcontext
 
 
 def main() -> None:
@@ -217,20 +148,6 @@ def clmm_benchmark(trials: int, r_fits: int) -> None:
                 fit_clmm(data, engine="r", structure="maximal")
         r_time = (time.perf_counter() - start) / r_fits
         print(f"R ordinal::clmm maximal fit: {r_time:.1f} s per replicate ({1 / r_time:.4f} per second)")
-
-    if not clmm_available("native"):
-        return
-    if "clmm" not in opts.skip and opts.clmm_trials:
-        wall, user, system, result = clmm_run(opts.clmm_trials, workers=2)
-        per_1000 = wall / opts.clmm_trials * 1000 / 60
-        size = "full size" if opts.clmm_trials >= 1000 else f"EXTRAPOLATED from {opts.clmm_trials} replicates"
-        print(
-            f"maximal CLMM power point 20x5x3, {opts.clmm_trials} replicates on 2 workers: {wall:.1f} s "
-            f"wall, CPU {user + system:.0f} s -> {per_1000:.1f} min per 1000 replicates ({size}; "
-            f"target < 30 min); rungs {result.rungs}"
-        )
-    if "dask" not in opts.skip and opts.dask_trials:
-        pool_vs_dask(opts.dask_trials, opts.dask_before)
 
 
 if __name__ == "__main__":
