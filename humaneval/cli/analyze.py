@@ -60,10 +60,10 @@ def render(result) -> str:
 @ratings_options
 @click.option(
     "--test",
-    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova"]),
+    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova", "plackett-luce"]),
     default="clmm",
     show_default=True,
-    help="CLMM (recommended) or a classic test.",
+    help="CLMM (recommended) or a classic test; pairwise and best-worst tables get their own models.",
 )
 @click.option("--engine", type=click.Choice(["auto", "r", "native"]), default="auto", show_default=True)
 @click.option(
@@ -114,6 +114,22 @@ def command(
 
     table = load_from_options(ratings, **options)
     criteria = [criterion] if criterion is not None else table.criteria
+    from humaneval.comparative import analyze_comparative, detect_kind
+
+    if test == "plackett-luce" or (test == "clmm" and detect_kind(table) in ("pairwise", "bws")):
+        kind = "ranking" if test == "plackett-luce" else None
+        seed = 1 if seed is None else seed
+        found = [
+            analyze_comparative(table, kind=kind, criterion=name, adjust=adjust, seed=seed)
+            for name in criteria
+        ]
+        payload = {"file": ratings, "criteria": [r.to_dict() for r in found]}
+        if len(found) == 1:
+            payload = {"file": ratings, **found[0].to_dict()}
+        titled = (
+            r.summary() if r.criterion is None else f"== {r.criterion} ==\n{r.summary()}" for r in found
+        )
+        return emit(payload, as_json, lambda: "\n\n".join(titled))
     results = []
     for name in criteria:
         with warnings.catch_warnings(record=True) as caught:

@@ -1,0 +1,104 @@
+"""Cluster bootstraps of comparative models: judgements share annotators and documents.
+
+A judgement-level ("naive") bootstrap treats every judgement as independent, which understates the
+uncertainty whenever annotators differ in taste or documents favour some systems. The default
+``two-way`` scheme combines three one-way cluster bootstraps as in the multiway-clustering variance
+of Cameron, Gelbach & Miller (2011):
+
+    V = V_annotator + V_document − V_annotator×document,
+
+where V_g is the covariance of the estimates over replicates that resample whole clusters g with
+replacement (negative eigenvalues of the sum are set to 0). ``pigeonhole`` resamples annotators and
+documents independently and weights each judgement by the product of the two multiplicities
+(Owen 2007); it counts the judgement-level noise about three times and so is conservative.
+``annotator``, ``document`` and ``naive`` are the one-way and independent versions, shown for
+comparison in the calibration study (docs/analysis.md).
+
+References
+----------
+Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2011). Robust inference with multiway clustering.
+*Journal of Business & Economic Statistics* 29(2), 238–249.
+Owen, A. B. (2007). The pigeonhole bootstrap. *Annals of Applied Statistics* 1(2), 386–411.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from humaneval.comparative.engine import fit_events
+from humaneval.comparative.judgements import Judgements
+from humaneval.errors import ModelSpecError
+
+SCHEMES = ("two-way", "pigeonhole", "annotator", "document", "naive")
+
+
+@dataclass(frozen=True)
+class BootstrapVcov:
+    """Covariance of the estimates under a bootstrap scheme and how many replicates had no MLE."""
+
+    scheme: str
+    vcov: np.ndarray
+    n_boot: int
+    n_failed: int
+
+
+def _counts(n_clusters: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(B, G) multiplicities of G clusters drawn with replacement."""
+    draws = rng.integers(0, n_clusters, size=(n_boot, n_clusters))
+    return np.stack([np.bincount(d, minlength=n_clusters) for d in draws]).astype(float)
+
+
+def unit_weights(judgements: Judgements, scheme: str, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(B, U) bootstrap weights of the judgements under a one-way or pigeonhole ``scheme``."""
+    if scheme == "naive":
+        return _counts(judgements.n_judgements, n_boot, rng)
+    if scheme in ("annotator", "document", "cell"):
+        codes = getattr(judgements, scheme)
+        return _counts(int(codes.max()) + 1, n_boot, rng)[:, codes]
+    if scheme == "pigeonhole":
+        a, d = judgements.annotator, judgements.document
+        return _counts(int(a.max()) + 1, n_boot, rng)[:, a] * _counts(int(d.max()) + 1, n_boot, rng)[:, d]
+    raise ModelSpecError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+
+
+def _replicates(
+    judgements: Judgements, scheme: str, n_boot: int, rng: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    weights = unit_weights(judgements, scheme, n_boot, rng) @ judgements.incidence
+    fit = fit_events(judgements.features, judgements.mask, judgements.chosen, weights)
+    ok = fit.ok
+    return fit.beta[ok], int((~ok).sum())
+
+
+def bootstrap_vcov(
+    judgements: Judgements,
+    estimate: np.ndarray,
+    scheme: str = "two-way",
+    n_boot: int = 1000,
+    seed: int | np.random.Generator | None = None,
+) -> BootstrapVcov:
+    """Bootstrap covariance of the parameters of ``judgements`` under ``scheme`` (see module doc).
+
+    Replicates without a finite MLE (a resample in which some system never lost) are dropped and
+    counted in ``n_failed``.
+    """
+    if scheme not in SCHEMES:
+        raise ModelSpecError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+    if n_boot < 2:
+        raise ModelSpecError(f"the bootstrap needs at least 2 replicates, not {n_boot}")
+    rng = np.random.default_rng(seed)
+    parts = ("annotator", "document", "cell") if scheme == "two-way" else (scheme,)
+    covs, failed = [], 0
+    for part in parts:
+        beta, bad = _replicates(judgements, part, n_boot, rng)
+        failed += bad
+        covs.append(np.cov(beta, rowvar=False, ddof=1).reshape(len(estimate), len(estimate)))
+    if scheme == "two-way":
+        vcov = covs[0] + covs[1] - covs[2]
+        values, vectors = np.linalg.eigh((vcov + vcov.T) / 2)
+        vcov = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+    else:
+        vcov = covs[0]
+    return BootstrapVcov(scheme, vcov, n_boot * len(parts), failed)
