@@ -298,6 +298,7 @@ def analyze_comparative(
     level: float = 0.95,
     alpha: float = 0.05,
     seed: int | np.random.Generator | None = 1,
+    floor: bool = True,
     fit_mixed: MixedFitter | None = None,
 ) -> ComparativeAnalysis:
     """Fit the comparative model of a pairwise, best–worst or ranking table and compare all systems.
@@ -320,6 +321,9 @@ def analyze_comparative(
         ``none``.
     n_boot:
         Bootstrap replicates (per one-way part of the two-way scheme).
+    floor:
+        Never let a bootstrap covariance fall below the model-based one (see
+        :func:`~humaneval.comparative.bootstrap.bootstrap_vcov`).
     fit_mixed:
         A mixed-effects fitter of the :func:`mixed_design` frame returning (β, vcov) against the
         first system, e.g. the native engine's binary mixed model.
@@ -370,7 +374,7 @@ def analyze_comparative(
         beta = np.r_[np.asarray(mixed_beta, float), beta[n_sys - 1 :]]
         vcov = np.asarray(vcov, float)
     else:
-        boot = bootstrap_vcov(judgements, beta, inference, n_boot, seed)
+        boot = bootstrap_vcov(judgements, inference, n_boot, seed, floor=model_vcov if floor else None)
         vcov, n_boot_done, n_failed = boot.vcov, boot.n_boot, boot.n_failed
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
     notes = _warnings(judgements, inference, n_boot_done, n_failed)

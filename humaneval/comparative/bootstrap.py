@@ -18,6 +18,7 @@ References
 ----------
 Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2011). Robust inference with multiway clustering.
 *Journal of Business & Economic Statistics* 29(2), 238–249.
+Angrist, J. D. & Pischke, J.-S. (2009). *Mostly Harmless Econometrics*. Princeton University Press.
 Owen, A. B. (2007). The pigeonhole bootstrap. *Annals of Applied Statistics* 1(2), 386–411.
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import Judgements
@@ -74,15 +76,20 @@ def _replicates(
 
 def bootstrap_vcov(
     judgements: Judgements,
-    estimate: np.ndarray,
     scheme: str = "two-way",
     n_boot: int = 1000,
     seed: int | np.random.Generator | None = None,
+    floor: np.ndarray | None = None,
 ) -> BootstrapVcov:
     """Bootstrap covariance of the parameters of ``judgements`` under ``scheme`` (see module doc).
 
     Replicates without a finite MLE (a resample in which some system never lost) are dropped and
-    counted in ``n_failed``.
+    counted in ``n_failed``. With ``floor`` (the model-based covariance, judgements independent) the
+    result is raised to at least ``floor`` in every direction: V + (floor − V)₊. Clustering can only
+    add variance here (judgements of one annotator agree more, never less, than those of two), so a
+    bootstrap variance below the independence variance is resampling noise, which the two-way
+    difference of three covariances amplifies when clusters are few (Angrist & Pischke 2009, §8.2
+    take the larger of the conventional and the robust standard error for the same reason).
     """
     if scheme not in SCHEMES:
         raise ModelSpecError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
@@ -92,13 +99,19 @@ def bootstrap_vcov(
     parts = ("annotator", "document", "cell") if scheme == "two-way" else (scheme,)
     covs, failed = [], 0
     for part in parts:
-        beta, bad = _replicates(judgements, part, n_boot, rng)
+        with threadpool_limits(1):  # many tiny matrix products: threads only contend
+            beta, bad = _replicates(judgements, part, n_boot, rng)
         failed += bad
-        covs.append(np.cov(beta, rowvar=False, ddof=1).reshape(len(estimate), len(estimate)))
+        covs.append(np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params))
     if scheme == "two-way":
-        vcov = covs[0] + covs[1] - covs[2]
-        values, vectors = np.linalg.eigh((vcov + vcov.T) / 2)
-        vcov = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+        vcov = _positive_part(covs[0] + covs[1] - covs[2])
     else:
         vcov = covs[0]
+    if floor is not None:
+        vcov = vcov + _positive_part(np.asarray(floor, dtype=float) - vcov)
     return BootstrapVcov(scheme, vcov, n_boot * len(parts), failed)
+
+
+def _positive_part(matrix: np.ndarray) -> np.ndarray:
+    values, vectors = np.linalg.eigh((matrix + matrix.T) / 2)
+    return (vectors * np.clip(values, 0.0, None)) @ vectors.T

@@ -22,8 +22,8 @@ MAX_ITER = 100
 GRAD_TOL = 1e-8
 #: A replicate whose |β| exceeds this has no finite MLE (some system never lost or never won).
 DIVERGED = 25.0
-#: Replicates are fitted in chunks whose (replicates × events × alternatives × P²) stays below this.
-CHUNK_CELLS = 4e6
+#: Replicates are fitted in chunks whose (replicates × events × alternatives × P) stays below this.
+CHUNK_CELLS = 2e7
 
 
 @dataclass(frozen=True)
@@ -43,21 +43,21 @@ class EventFit:
 
 
 def _evaluate(features, mask, chosen, weights, beta):
-    eta = np.einsum("eap,rp->rea", features, beta)
+    """Log-likelihood, gradient and information of every weighting (rows of ``weights``) at ``beta``."""
+    n_events, n_alt, n_par = features.shape
+    eta = (features.reshape(-1, n_par) @ beta.T).T.reshape(len(beta), n_events, n_alt)
     eta = np.where(mask[None], eta, -np.inf)
     top = eta.max(axis=2, keepdims=True)
     prob = np.exp(eta - top)
     total = prob.sum(axis=2, keepdims=True)
     prob /= total
-    n_events = len(chosen)
     picked = eta[:, np.arange(n_events), chosen]
     loglik = (weights * (picked - top[..., 0] - np.log(total[..., 0]))).sum(axis=1)
-    mean = np.einsum("rea,eap->rep", prob, features)
+    mean = (prob[..., None] * features[None]).sum(axis=2)
     grad = np.einsum("re,rep->rp", weights, features[np.arange(n_events), chosen][None] - mean)
-    second = (
-        np.einsum("rea,eap,eaq->repq", prob, features, features) - mean[..., :, None] * mean[..., None, :]
-    )
-    hessian = np.einsum("re,repq->rpq", weights, second)  # negative Hessian (information)
+    outer = (features[..., :, None] * features[..., None, :]).reshape(n_events * n_alt, n_par * n_par)
+    hessian = ((weights[..., None] * prob).reshape(len(beta), -1) @ outer).reshape(len(beta), n_par, n_par)
+    hessian -= np.swapaxes(weights[..., None] * mean, 1, 2) @ mean  # information (negative Hessian)
     return loglik, grad, hessian
 
 
@@ -71,7 +71,7 @@ def fit_events(
     """Newton–Raphson with step halving for every row of ``weights`` (R, E) at once, from ``start``
     (P,) or β = 0."""
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
-    chunk = max(1, int(CHUNK_CELLS // max(1, features.size * features.shape[2])))
+    chunk = max(1, int(CHUNK_CELLS // max(1, features.size)))
     if weights.shape[0] > chunk:
         parts = [
             fit_events(features, mask, chosen, weights[i : i + chunk], start)

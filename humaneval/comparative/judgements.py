@@ -291,21 +291,25 @@ def _bws(data: pd.DataFrame) -> Judgements:
     idx = builder.index
     keys = ["annotator", "tuple_id", *_criterion_keys(data)]
     units = []
-    frame = data.assign(_score=score.to_numpy())
-    for u, (key, part) in enumerate(frame.groupby(keys, sort=False)):
-        part = part.iloc[np.argsort([idx[s] for s in part["system"].astype(str)], kind="stable")]
-        members = [idx[s] for s in part["system"].astype(str)]
-        best = np.flatnonzero(part["_score"].to_numpy() == 1)
-        worst = np.flatnonzero(part["_score"].to_numpy() == -1)
+    codes = data["system"].astype(str).map(idx).to_numpy()
+    values, documents = score.to_numpy(), data["document"].astype(str).to_numpy()
+    choices: dict[tuple[int, ...], tuple[list[tuple[int, int]], list[np.ndarray]]] = {}
+    for u, (key, rows) in enumerate(data.groupby(keys, sort=False).indices.items()):
+        rows = rows[np.argsort(codes[rows], kind="stable")]
+        members = tuple(codes[rows].tolist())
+        best, worst = np.flatnonzero(values[rows] == 1), np.flatnonzero(values[rows] == -1)
         if len(best) != 1 or len(worst) != 1 or len(members) < 2:
             raise RatingsError(
                 f"tuple {key[1]} of annotator {key[0]} needs exactly one best (+1) and one worst (−1) "
                 f"entry among at least 2; found {len(best)} best and {len(worst)} worst"
             )
-        pairs = [(p, q) for p in range(len(members)) for q in range(len(members)) if p != q]
-        alternatives = [
-            builder.vector({members[p]: 1.0}) - builder.vector({members[q]: 1.0}) for p, q in pairs
-        ]
+        if members not in choices:
+            pairs = [(p, q) for p in range(len(members)) for q in range(len(members)) if p != q]
+            choices[members] = (
+                pairs,
+                [builder.vector({members[p]: 1.0}) - builder.vector({members[q]: 1.0}) for p, q in pairs],
+            )
+        pairs, alternatives = choices[members]
         builder.add(u, alternatives, pairs.index((int(best[0]), int(worst[0]))))
         b, w = members[best[0]], members[worst[0]]
         for m in members:
@@ -313,7 +317,7 @@ def _bws(data: pd.DataFrame) -> Judgements:
                 builder.beats[b, m] += 1
             if m != w:
                 builder.beats[m, w] += 1
-        units.append((key[0], list(dict.fromkeys(part["document"].astype(str)))))
+        units.append((key[0], list(dict.fromkeys(documents[rows]))))
     unit_frame = pd.DataFrame(units, columns=["annotator", "documents"])
     means = (
         pd.Series(score.to_numpy(float), index=data["system"].astype(str).to_numpy()).groupby(level=0).mean()
@@ -326,13 +330,13 @@ def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
     builder = _Builder(systems)
     idx = builder.index
     keys = ["annotator", "document", *_criterion_keys(data)]
-    frame = data.assign(_rank=reported.to_numpy())
+    codes = data["system"].astype(str).map(idx).to_numpy()
+    all_ranks = reported.to_numpy(float)
     units = []
     orders: list[tuple[int, ...]] | None = []
-    for u, (key, part) in enumerate(frame.groupby(keys, sort=False)):
-        part = part.iloc[np.argsort([idx[s] for s in part["system"].astype(str)], kind="stable")]
-        members = np.array([idx[s] for s in part["system"].astype(str)])
-        ranks = part["_rank"].to_numpy(float)
+    for u, (key, rows) in enumerate(data.groupby(keys, sort=False).indices.items()):
+        rows = rows[np.argsort(codes[rows], kind="stable")]
+        members, ranks = codes[rows], all_ranks[rows]
         if orders is not None and len(np.unique(ranks)) == len(ranks):
             orders.append(tuple(int(m) for m in members[np.argsort(ranks)]))
         else:
