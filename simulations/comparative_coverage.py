@@ -66,7 +66,7 @@ def main() -> None:
         "| scenario | " + " | ".join(wide.columns) + " |",
         "|---|" + "---|" * len(wide.columns),
     ]
-    lines += ["| " + name + " | " + " | ".join(f"{v:.3f}" for v in row) + " |" for name, row in wide.iterrows()]
+    lines += [f"| {name} | " + " | ".join(f"{v:.3f}" for v in row) + " |" for name, row in wide.iterrows()]
     (opts.out / "comparative_coverage.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -103,10 +103,7 @@ def bootstrap_vcov(
             beta, bad = _replicates(judgements, part, n_boot, rng)
         failed += bad
         covs.append(np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params))
-    if scheme == "two-way":
-        vcov = _positive_part(covs[0] + covs[1] - covs[2])
-    else:
-        vcov = covs[0]
+    vcov = _positive_part(covs[0] + covs[1] - covs[2]) if scheme == "two-way" else covs[0]
     if floor is not None:
         vcov = vcov + _positive_part(np.asarray(floor, dtype=float) - vcov)
     return BootstrapVcov(scheme, vcov, n_boot * len(parts), failed)

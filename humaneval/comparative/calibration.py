@@ -118,7 +118,8 @@ def coverage(
             if scheme == "model":
                 vcov = model_vcov
             else:
-                vcov = bootstrap_vcov(judgements, scheme, n_boot, rng, floor=model_vcov if floor else None).vcov
+                floored = model_vcov if floor else None
+                vcov = bootstrap_vcov(judgements, scheme, n_boot, rng, floor=floored).vcov
             se = _contrast_se(vcov, n_sys)
             covered = np.abs(estimate - target) <= z * se
             rows += [
