@@ -8,9 +8,10 @@ of Cameron, Gelbach & Miller (2011):
     V = V_annotator + V_document − V_annotator×document,
 
 where V_g is the covariance of the estimates over replicates that resample whole clusters g with
-replacement (negative eigenvalues of the sum are set to 0). ``pigeonhole`` resamples annotators and
-documents independently and weights each judgement by the product of the two multiplicities
-(Owen 2007); it counts the judgement-level noise about three times and so is conservative.
+replacement, times G/(G − 1) for G clusters (negative eigenvalues of the sum are set to 0).
+``pigeonhole`` resamples annotators and documents independently and weights each judgement by the
+product of the two multiplicities (Owen 2007); it counts the judgement-level noise about three
+times and so is conservative.
 ``annotator``, ``document`` and ``naive`` are the one-way and independent versions, shown for
 comparison in the calibration study (docs/analysis.md).
 
@@ -102,11 +103,22 @@ def bootstrap_vcov(
         with threadpool_limits(1):  # many tiny matrix products: threads only contend
             beta, bad = _replicates(judgements, part, n_boot, rng)
         failed += bad
-        covs.append(np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params))
+        cov = np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params)
+        covs.append(cov * _small_sample(judgements, part))
     vcov = _positive_part(covs[0] + covs[1] - covs[2]) if scheme == "two-way" else covs[0]
     if floor is not None:
         vcov = vcov + _positive_part(np.asarray(floor, dtype=float) - vcov)
     return BootstrapVcov(scheme, vcov, n_boot * len(parts), failed)
+
+
+def _small_sample(judgements: Judgements, scheme: str) -> float:
+    """G / (G − 1) for G resampled clusters: a bootstrap over G clusters reproduces the plug-in
+    variance, which is (G − 1)/G of the unbiased one (the c factor of Cameron et al. 2011)."""
+    if scheme == "pigeonhole":
+        return 1.0
+    codes = np.arange(judgements.n_judgements) if scheme == "naive" else getattr(judgements, scheme)
+    n_clusters = int(codes.max()) + 1
+    return n_clusters / (n_clusters - 1) if n_clusters > 1 else 1.0
 
 
 def _positive_part(matrix: np.ndarray) -> np.ndarray:
