@@ -275,3 +275,13 @@ def test_bws_counting_scores_of_the_worked_example():
     assert (by_annotator["ci_low"] == by_annotator["score"]).all()
     with pytest.raises(RatingsError, match="BWS values"):
         bws_scores(bws_example().assign(score=2))
+
+
+def test_power_of_a_pairwise_design():
+    from humaneval.comparative.calibration import Scenario, power
+
+    table = power(Scenario("pairwise", (1.0, 1.0, -1.0), 0.5), studies=30, n_boot=100, seed=2)
+    by_pair = table.set_index(["system_a", "system_b"])
+    assert by_pair.loc[("s0", "s2"), "true_difference"] == 2.0
+    assert by_pair.loc[("s0", "s2"), "power"] >= 0.9 and by_pair.loc[("s1", "s2"), "power"] >= 0.9
+    assert by_pair.loc[("s0", "s1"), "power"] <= 0.15  # no difference: the Tukey-adjusted error rate

@@ -143,3 +143,34 @@ def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
     table["mc_se"] = np.sqrt(table["coverage"] * (1 - table["coverage"]) / table["studies"])
     order = [name for name, _, _ in VARIANTS if name in table.index]
     return table.reindex(order)
+
+
+def power(
+    scenario: Scenario,
+    studies: int = 200,
+    n_boot: int = 200,
+    adjust: str = "tukey",
+    alpha: float = 0.05,
+    seed: int = 1,
+) -> pd.DataFrame:
+    """Share of simulated studies in which each pair differs significantly (two-way cluster bootstrap).
+
+    Returns one row per pair (``system_a``, ``system_b``, ``true_difference`` = θa − θb of the
+    simulation, ``power`` and its Monte-Carlo ``mc_se``) — what ``humaneval power`` needs for a
+    pairwise or best–worst design.
+    """
+    from humaneval.comparative.analyze import analyze_comparative
+
+    rng = np.random.default_rng(seed)
+    significant = []
+    for _ in range(studies):
+        result = analyze_comparative(
+            scenario.simulate(rng), n_boot=n_boot, adjust=adjust, alpha=alpha, seed=rng
+        )
+        significant.append((result.contrasts["p_adj"] < alpha).to_numpy())
+    table = result.contrasts[["system_a", "system_b"]].copy()
+    theta = dict(zip((f"s{i}" for i in range(len(scenario.strengths))), scenario.strengths, strict=True))
+    table["true_difference"] = table["system_a"].map(theta) - table["system_b"].map(theta)
+    table["power"] = np.mean(significant, axis=0)
+    table["mc_se"] = np.sqrt(table["power"] * (1 - table["power"]) / studies)
+    return table.reset_index(drop=True)
