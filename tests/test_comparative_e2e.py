@@ -54,7 +54,8 @@ def check_analysis(payload: dict, systems: list[str]) -> None:
     contrasts = pd.DataFrame(payload["contrasts"])
     assert len(contrasts) == len(systems) * (len(systems) - 1) // 2
     top = contrasts[(contrasts["a"] == "A") & (contrasts["b"] == systems[-1])].iloc[0]
-    assert top["better"] == "A" and top["p_adjusted"] < 0.001 and top["win_probability"] > 0.75
+    assert top["better"] == "A" and top["p_adjusted"] < 0.01 and top["win_probability"] > 0.75
+    assert top["df"] == 11  # t reference with min(12 annotators, 20 documents) − 1 degrees of freedom
     assert payload["inference"] == "two-way" and payload["n_boot"] == 3000
     for key in ("test", "response", "engine", "model_used", "fixed_effects", "diagnostics", "groups"):
         assert key in payload

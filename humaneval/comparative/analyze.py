@@ -22,7 +22,15 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval.analysis.contrasts import check_adjust, groupings, pairwise_contrasts
+from humaneval.analysis.contrasts import (
+    adjust_pvalues,
+    better_column,
+    check_adjust,
+    groupings,
+    pairwise_contrasts,
+    tukey_p,
+    tukey_quantile,
+)
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
@@ -407,9 +415,8 @@ def analyze_comparative(
         log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
         versions=_versions(),
     )
-    contrasts = pairwise_contrasts(
-        judgements.systems, result.beta, result.vcov, adjust=adjust, level=level, alpha=alpha
-    )
+    dof = cluster_dof(judgements, inference)
+    contrasts = t_contrasts(judgements.systems, result.beta, result.vcov, adjust, level, alpha, dof)
     contrasts["win_probability"] = expit(contrasts["estimate"])
     contrasts["win_probability_low"] = expit(contrasts["ci_low"])
     contrasts["win_probability_high"] = expit(contrasts["ci_high"])
@@ -417,7 +424,7 @@ def analyze_comparative(
     estimates = result.estimates()
     systems = groupings(judgements.means, estimates, contrasts, alpha)
     se = pd.Series(result.strength_se(), index=estimates.index).reindex(systems["system"]).to_numpy()
-    half = stats.norm.ppf(0.5 + level / 2) * se
+    half = stats.t.ppf(0.5 + level / 2, dof) * se
     systems.insert(3, "se", se)
     systems.insert(4, "estimate_ci_low", systems["estimate"] - half)
     systems.insert(5, "estimate_ci_high", systems["estimate"] + half)
@@ -432,6 +439,50 @@ def analyze_comparative(
         criterion=criterion,
         warnings=notes,
     )
+
+
+def cluster_dof(judgements: Judgements, inference: str) -> float:
+    """Degrees of freedom of the t reference distribution: G − 1 for G clusters, the smaller of the
+    annotator and document counts for two-way schemes (Cameron, Gelbach & Miller 2011), ∞ otherwise."""
+    annotators, documents = int(judgements.annotator.max()) + 1, int(judgements.document.max()) + 1
+    clusters = {
+        "two-way": min(annotators, documents),
+        "pigeonhole": min(annotators, documents),
+        "annotator": annotators,
+        "document": documents,
+    }.get(inference)
+    return float(clusters - 1) if clusters is not None and clusters > 1 else np.inf
+
+
+def t_contrasts(
+    systems: tuple[str, ...],
+    beta: np.ndarray,
+    vcov: np.ndarray,
+    adjust: str,
+    level: float,
+    alpha: float,
+    dof: float,
+) -> pd.DataFrame:
+    """:func:`~humaneval.analysis.contrasts.pairwise_contrasts` with t(``dof``) instead of normal
+    reference distributions: with G clusters a cluster-robust z statistic is closer to t(G − 1)."""
+    table = pairwise_contrasts(systems, beta, vcov, adjust=adjust, level=level, alpha=alpha)
+    if not np.isfinite(dof):
+        return table
+    z, n_pairs = table["statistic"].to_numpy(), len(table)
+    table["df"] = dof
+    table["p_unadj"] = 2 * stats.t.sf(np.abs(z), dof)
+    if adjust == "tukey":
+        table["p_adj"] = tukey_p(z, len(systems), dof)
+        critical = tukey_quantile(len(systems), level, dof) / np.sqrt(2.0)
+    else:
+        table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(), adjust)
+        tail = (1 - level) / (2 * (n_pairs if adjust in ("holm", "bonferroni") else 1))
+        critical = stats.t.ppf(1 - tail, dof)
+    table["ci_low"] = table["estimate"] - critical * table["se"]
+    table["ci_high"] = table["estimate"] + critical * table["se"]
+    table["better"] = pd.Series(better_column(table, alpha), dtype=object)
+    table["test"] = "t"
+    return table
 
 
 def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int) -> tuple[str, ...]:

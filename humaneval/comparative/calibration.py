@@ -1,8 +1,9 @@
 """Do the confidence intervals of the comparative models cover the truth? A Monte-Carlo check.
 
 Studies are simulated with :mod:`humaneval.comparative.simulate` (annotators with their own
-preferences), each is fitted once, and the 95 % Wald interval θ̂_a − θ̂_b ± 1.96 SE of every pair
-is checked under each standard-error scheme: the bootstrap schemes of
+preferences), each is fitted once, and the 95 % interval θ̂_a − θ̂_b ± t SE of every pair (t from
+t(G − 1) for G clusters, the normal quantile for independent judgements) is checked under each
+standard-error scheme: the bootstrap schemes of
 :mod:`humaneval.comparative.bootstrap` (with and without the model-based floor) and the
 observed information.
 
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval.comparative.analyze import analyze_comparative, cluster_dof
 from humaneval.comparative.bootstrap import bootstrap_vcov
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import build_judgements
@@ -97,7 +99,6 @@ def coverage(
     Columns: ``study, pair, variant, target, estimate, se, covered``.
     """
     target = population_differences(scenario, population_blocks, seed=seed + 10_000)
-    z = stats.norm.ppf(0.5 + level / 2)
     rng = np.random.default_rng(seed)
     rows = []
     iterator = range(studies)
@@ -121,7 +122,8 @@ def coverage(
                 floored = model_vcov if floor else None
                 vcov = bootstrap_vcov(judgements, scheme, n_boot, rng, floor=floored).vcov
             se = _contrast_se(vcov, n_sys)
-            covered = np.abs(estimate - target) <= z * se
+            dof = cluster_dof(judgements, scheme) if scheme != "model" else np.inf
+            covered = np.abs(estimate - target) <= stats.t.ppf(0.5 + level / 2, dof) * se
             rows += [
                 (study, pair, name, t, e, s, bool(c))
                 for pair, t, e, s, c in zip(pairs, target, estimate, se, covered, strict=True)
@@ -159,8 +161,6 @@ def power(
     simulation, ``power`` and its Monte-Carlo ``mc_se``) — what ``humaneval power`` needs for a
     pairwise or best–worst design.
     """
-    from humaneval.comparative.analyze import analyze_comparative
-
     rng = np.random.default_rng(seed)
     significant = []
     for _ in range(studies):
