@@ -343,7 +343,7 @@ def analyze_comparative(
 
     Examples
     --------
-    >>> from humaneval.comparative import simulate_pairwise_study
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
     >>> table = simulate_pairwise_study([0.5, 0.0, -0.5], seed=1)
     >>> result = analyze_comparative(table, n_boot=200)
     >>> result.test, list(result.systems["system"])

@@ -97,7 +97,7 @@ def simulate_pairwise_study(
     --------
     >>> table = simulate_pairwise_study([0.4, 0.0, -0.4], blocks=2, seed=3)
     >>> len(table), sorted(table.columns)[:3]
-    (108, ['annotator', 'document', 'opponent'])
+    (180, ['annotator', 'block', 'document'])
     """
     rng = np.random.default_rng(seed)
     study = _Study(strengths, blocks, docs_per_block, annotators_per_block, annotator_sd, document_sd, rng)
