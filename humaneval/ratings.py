@@ -4,6 +4,8 @@ One row is one judgement: ``annotator, document, system`` plus either ``score`` 
 higher = better) or ``rank`` (lower = better, 0- or 1-based), and optionally ``criterion``,
 ``position`` (0-based screen order), ``seconds`` (time on screen) and ``is_check`` (an attention
 check, excluded from analysis). Other columns (e.g. ``corpus``) are passed through unchanged.
+Comparative judgements keep one row per summary and judgement: pairwise tables add ``opponent``
+(score 1 won, 0 lost, 0.5 tie), best–worst tables add ``tuple_id`` (score +1 best, −1 worst, 0).
 
 Validation follows the analysis specification §1.1: ids are compared as stripped strings and
 never renumbered; duplicate ``(annotator, document, system, criterion)`` rows, values outside a
@@ -30,6 +32,9 @@ from humaneval.tables import read_table_lines, write_table
 ID_COLUMNS = ("annotator", "document", "system")
 OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
 RESPONSES = ("score", "rank")
+#: Columns that tell comparative judgements of one summary apart: a summary meets several opponents
+#: (pairwise) or appears in several best–worst tuples.
+COMPARATIVE_KEYS = ("opponent", "tuple_id")
 
 #: Column names accepted as aliases of the canonical ones (compared case-insensitively).
 ALIASES: dict[str, str] = {
@@ -414,7 +419,9 @@ class _Validator:
                 f"{resp} {raw[bad[0]]} at {self.where(bad)} is too large to be a rating; fix the value"
             )
         fractional = numeric != np.round(numeric)
-        if (resp == "rank" or not continuous) and fractional.any():
+        # a pairwise table (``opponent`` column) stores a tie as 0.5 for each side
+        ties = resp == "score" and "opponent" in data and bool(numeric.isin([0, 0.5, 1]).all())
+        if (resp == "rank" or not (continuous or ties)) and fractional.any():
             bad = data.index[fractional]
             hint = (
                 "ranks must be whole numbers"
@@ -586,7 +593,7 @@ class _Validator:
         return text.map(lambda word: word in _TRUE, na_action="ignore").astype("boolean")
 
     def check_duplicates(self, data: pd.DataFrame) -> None:
-        keys = list(ID_COLUMNS) + (["criterion"] if "criterion" in data else [])
+        keys = list(ID_COLUMNS) + [c for c in (*COMPARATIVE_KEYS, "criterion") if c in data]
         dup = data.duplicated(keys, keep=False)
         if dup.any():
             first = data[dup].iloc[0]

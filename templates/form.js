@@ -59,6 +59,21 @@
   }
 
   var P = decodePayload(document.getElementById("hx-payload").textContent);
+  /* Screens judged by several slots of a page are stored once in P.shared (forms.render.shared_screens):
+     a slot's {id, ref, order} becomes the shared screen with its entries in that order. */
+  if (P.shared) {
+    P.slots.forEach(function (s) {
+      s.screens = s.screens.map(function (sc) {
+        if (!sc.ref) { return sc; }
+        var base = P.shared[sc.ref];
+        var copy = {};
+        Object.keys(base).forEach(function (k) { copy[k] = base[k]; });
+        copy.id = sc.id;
+        copy.entries = sc.order.map(function (k) { return base.entries[k]; });
+        return copy;
+      });
+    });
+  }
   /* Set by the Prolific page (prolific.js): {startAt, saveScreen(index, record, ui, done(next)), finish()}. */
   var host = window.hxHost || null;
   var preset = P.preset;

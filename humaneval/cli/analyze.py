@@ -125,10 +125,10 @@ def _render_emms(result) -> list[str]:
 @ratings_options
 @click.option(
     "--test",
-    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova"]),
+    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova", "plackett-luce"]),
     default="clmm",
     show_default=True,
-    help="CLMM (recommended) or a classic test.",
+    help="CLMM (recommended) or a classic test; pairwise and best-worst tables get their own models.",
 )
 @click.option(
     "--engine",
@@ -226,6 +226,23 @@ def command(
         criteria = [None]
     else:
         criteria = [criterion] if criterion is not None else table.criteria
+    from humaneval.comparative import analyze_comparative, detect_kind
+
+    if not isinstance(table, pd.DataFrame) and (
+        test == "plackett-luce"
+        or (test == "clmm" and formula is None and detect_kind(table) in ("pairwise", "bws"))
+    ):
+        kind = "ranking" if test == "plackett-luce" else None
+        seed = 1 if seed is None else seed
+        found = [
+            analyze_comparative(table, kind=kind, criterion=name, adjust=adjust, seed=seed)
+            for name in criteria
+        ]
+        payload = {"file": ratings, "criteria": [r.to_dict() for r in found]}
+        titled = (
+            r.summary() if r.criterion is None else f"== {r.criterion} ==\n{r.summary()}" for r in found
+        )
+        return emit(payload, as_json, lambda: "\n\n".join(titled))
     results = []
     for name in criteria:
         with warnings.catch_warnings(record=True) as caught:

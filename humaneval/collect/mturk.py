@@ -45,8 +45,8 @@ class MTurkResults:
     ``table``: the long export table (spec §5.3 columns) of every kept assignment, checks
     included. ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` (no checks,
     warm-ups, repeated anchor judgements, duplicate workers or assignments with value problems;
-    BWS and pairwise rows are averaged per annotator and summary: best = +1, worst = −1; win = 1,
-    tie = 0.5). ``workers``:
+    one row per summary and judgement for BWS (``tuple_id``; best = +1, worst = −1, else 0) and
+    pairwise comparisons (``opponent``; win = 1, tie = 0.5, loss = 0)). ``workers``:
     one row per assignment with ``WorkTimeInSeconds`` and attention-check results.
     ``problems``: one row per missing/unknown field or bad value. ``repost``: blocks that need
     an extra assignment because a duplicate worker was excluded. ``workers_seen``: raw
@@ -619,15 +619,12 @@ def _ratings(
             }
         )
 
-    if method in ("bws", "pairwise"):
-        keys = ["annotator", "document", "system", "criterion", "annotator_slot", "block"]
-        frame = (
-            base(use, score=use["value"].astype(float))
-            .groupby(keys, as_index=False)
-            .agg(score=("score", "mean"), position=("position", "min"), seconds=("seconds", "sum"))
-        )
-        scale = (-1.0, 1.0) if method == "bws" else (0.0, 1.0)
-        return validate_ratings(frame, response="score", scale=scale, continuous=True, source="MTurk results")
+    if method == "pairwise":
+        frame = base(use, opponent=use["opponent"], score=use["value"].astype(float))
+        return validate_ratings(frame, response="score", scale=(0.0, 1.0), source="MTurk results")
+    if method == "bws":
+        frame = base(use, tuple_id=use["tuple_id"], score=use["value"].astype("int64"))
+        return validate_ratings(frame, response="score", scale=(-1.0, 1.0), source="MTurk results")
     if method == "rank":
         frame = base(use, rank=use["value"].astype("int64"))
         return validate_ratings(frame, response="rank", allow_ties=allow_ties, source="MTurk results")

@@ -241,6 +241,11 @@ class _Builder:
                 points = self.spec.scale_points
                 expected = str(int(rng.integers(2, points))) if points >= 3 else "1"
             return _Screen([self.check_entry(kind, expected, rng)], check_id=len(self.checks) - 1)
+        if method == "bws" and self.spec.bws.scope == "document":
+            # like the real tuples, a check tuple shows summaries of one document
+            documents = sorted({d for d, _ in block_items})
+            chosen = documents[int(rng.integers(len(documents)))]
+            block_items = [item for item in block_items if item[0] == chosen]
         n_others = min(self.spec.bws.tuple_size - 1 if method == "bws" else 1, len(block_items))
         picks = rng.choice(len(block_items), n_others, replace=False)
         at = int(rng.integers(n_others + 1))

@@ -84,5 +84,39 @@ def render_form(
         js=_asset("form.js"),
         platform=platform,
         design_id=payload["design_id"],
-        payload=Markup(script_json(payload)),
+        payload=Markup(script_json(shared_screens(payload))),
     )
+
+
+def shared_screens(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with every best–worst or pairwise screen stored once per page.
+
+    The slots of a HIT judge the same tuples (pairs) in their own order, so each screen is kept
+    once under ``shared[<field>]`` and a slot's screen becomes ``{"id", "ref", "order"}`` (the
+    indices of the shared entries as this slot shows them); the page expands them on load
+    (``templates/form.js``). This keeps a 5-document × 5-system BWS HIT well under MTurk's
+    64 KB question limit. Attention-check screens, which differ per slot, stay as they are.
+    """
+    if payload.get("method") not in ("bws", "pairwise"):
+        return payload
+    shared: dict[str, dict[str, Any]] = {}
+    slots = []
+    for slot in payload["slots"]:
+        screens = []
+        for screen in slot["screens"]:
+            key, entries = screen.get("field"), screen["entries"]
+            rest = {k: v for k, v in screen.items() if k not in ("id", "entries")}
+            base = shared.setdefault(key, {**rest, "entries": entries}) if key else None
+            same = base is not None and {k: v for k, v in base.items() if k != "entries"} == rest
+            if (
+                not same
+                or any(e.get("check") for e in entries)
+                or sorted(map(str, entries)) != sorted(map(str, base["entries"]))
+            ):
+                screens.append(screen)
+                continue
+            order = [base["entries"].index(e) for e in entries]
+            screens.append({"id": screen["id"], "ref": key, "order": order})
+        slots.append({**slot, "screens": screens})
+    used = {s["ref"] for slot in slots for s in slot["screens"] if "ref" in s}
+    return {**payload, "slots": slots, "shared": {k: v for k, v in shared.items() if k in used}}

@@ -270,6 +270,14 @@ def _criterion_report(
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
     label = f" [{criterion}]" if criterion is not None else ""
+    from humaneval.comparative import analyze_comparative, detect_kind
+
+    if detect_kind(part) in ("pairwise", "bws"):
+        say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
+        comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
+        means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
+        why = "agreement and power are not computed for comparative judgements yet"
+        return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
     say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -162,6 +162,8 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
     d = fit.diagnostics
     model = {
         "structure": fit.structure,
+        "family": getattr(fit, "family", "cumulative link mixed model"),
+        "abbrev": getattr(fit, "abbrev", "CLMM"),
         "formula": fit.formula,
         "link": fit.link,
         "engine": fit.engine,
@@ -183,7 +185,9 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "criterion": part.criterion,
         "title": part.criterion or "",
         "response": analysis.response,
-        "mean_unit": "mean rank (1 = best)" if analysis.response == "rank" else "mean score",
+        "mean_unit": getattr(
+            analysis, "mean_unit", "mean rank (1 = best)" if analysis.response == "rank" else "mean score"
+        ),
         "figures": {k: v.name for k, v in figs.items()},
         "widths": {k: figures.css_width(v) for k, v in figs.items()},
         "systems": systems,
@@ -389,8 +393,8 @@ def markdown(view: dict[str, Any]) -> str:
         lines += [
             f"## Results{suffix}",
             "",
-            f"{m['structure']} CLMM `{m['formula']}`, {m['link']} link, {m['engine']} engine, reference "
-            f"{md(m['reference'])}; {m['n_significant']} of {m['n_pairs']} pairs differ "
+            f"{m['structure']} {m['abbrev']} `{m['formula']}`, {m['link']} link, {m['engine']} engine, "
+            f"reference {md(m['reference'])}; {m['n_significant']} of {m['n_pairs']} pairs differ "
             f"({m['adjust']}-adjusted p < 0.05).",
             "",
             f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
@@ -532,7 +536,7 @@ def latex(view: dict[str, Any]) -> str:
             f"{' (' + tex(c['title']) + ')' if c['title'] else ''}"
             ". Superscripts give the rank a system can take: systems sharing a rank do not differ "
             "significantly "
-            f"({tex(m['structure'])} CLMM, {tex(m['adjust'])}-adjusted $p<0.05$). "
+            f"({tex(m['structure'])} {m['abbrev']}, {tex(m['adjust'])}-adjusted $p<0.05$). "
             + (
                 "Intervals: 95\\% block bootstrap"
                 if c["intervals_shown"]

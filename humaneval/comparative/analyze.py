@@ -1,0 +1,528 @@
+"""One call from a pairwise, best–worst or ranking table to the system and contrast tables.
+
+:func:`analyze_comparative` fits the model of the table's kind (Bradley–Terry or Davidson for
+pairwise judgements, MaxDiff for best–worst tuples, Plackett–Luce for rankings; see
+:mod:`humaneval.comparative.judgements`), estimates the covariance of the strengths with a
+two-way cluster bootstrap over annotators and documents (:mod:`humaneval.comparative.bootstrap`),
+and returns the same tables as the Likert path (:func:`humaneval.analysis.analyze.analyze`): a
+system table with strengths, intervals, rank groups and compact letters, and a contrast table of
+log-odds differences with adjusted p-values and win probabilities. Strengths θ are on the logit
+scale and sum to zero; θ_a − θ_b is the log-odds that a is preferred to b, and
+σ(θ_a − θ_b) the probability that it is (for Davidson: given the judgement is not a tie).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.special import expit
+
+from humaneval.analysis.contrasts import (
+    adjust_pvalues,
+    better_column,
+    check_adjust,
+    groupings,
+    pairwise_contrasts,
+    tukey_p,
+    tukey_quantile,
+)
+from humaneval.analysis.prepare import select_criterion
+from humaneval.analysis.result import Attempt, Diagnostics
+from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
+from humaneval.comparative.engine import check_estimable, fit_events
+from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
+from humaneval.errors import ModelSpecError
+from humaneval.ratings import Ratings, as_ratings
+
+#: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
+#: (judgements independent), or a mixed model supplied as ``fit_mixed``.
+INFERENCE = (*SCHEMES, "model", "mixed")
+
+MODEL_NAMES = {
+    "bradley-terry": "Bradley–Terry",
+    "davidson": "Davidson (Bradley–Terry with ties)",
+    "maxdiff": "MaxDiff (best–worst multinomial logit)",
+    "plackett-luce": "Plackett–Luce (rank-ordered logit)",
+}
+FORMULAS = {
+    "bradley-terry": "P(a ≻ b) = σ(θa − θb)",
+    "davidson": "P(a ≻ b) ∝ πa, P(b ≻ a) ∝ πb, P(tie) ∝ ν√(πa πb), π = exp θ",
+    "maxdiff": "P(i best, j worst | tuple) ∝ exp(θi − θj)",
+    "plackett-luce": "P(ranking) = Π_r exp(θ_(r)) / Σ_{s ranked ≥ r} exp(θs)",
+}
+#: Fewer annotators or document clusters than this make cluster-bootstrap standard errors unreliable.
+MIN_CLUSTERS = 10
+MEANS = {"pairwise": "win rate", "bws": "best–worst score", "ranking": "mean rank (1 = best)"}
+
+#: ``fit_mixed(frame, systems) -> (beta, vcov)``: a mixed-effects fit of the ±1 design of
+#: :func:`mixed_design` (random annotator × system deviations), β against ``systems[0]``.
+MixedFitter = Callable[[pd.DataFrame, tuple[str, ...]], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True, eq=False)
+class ComparativeFit:
+    """The fitted model: estimates, covariance and the summary a report shows (as for a CLMM fit)."""
+
+    model: str
+    kind: str
+    systems: tuple[str, ...]
+    beta: np.ndarray
+    vcov: np.ndarray
+    model_vcov: np.ndarray
+    loglik: float
+    nobs: int
+    n_rows: int
+    diagnostics: Diagnostics
+    inference: str
+    n_boot: int = 0
+    n_boot_failed: int = 0
+    log_nu: float | None = None
+    engine: str = "native"
+    link: str = "logit"
+    fallbacks: tuple[Attempt, ...] = ()
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def structure(self) -> str:
+        return MODEL_NAMES[self.model]
+
+    @property
+    def family(self) -> str:
+        """What the report calls the model (the Likert path says "cumulative link mixed model")."""
+        how = {
+            "model": "observed-information",
+            "mixed": "mixed-model",
+            "naive": "judgement-bootstrap",
+        }.get(self.inference, f"{self.inference} cluster-bootstrap")
+        return f"model with {how} standard errors"
+
+    @property
+    def abbrev(self) -> str:
+        """Short name after the model's name in report sentences (the Likert path says "CLMM")."""
+        return "model"
+
+    @property
+    def formula(self) -> str:
+        return FORMULAS[self.model]
+
+    @property
+    def reference(self) -> str:
+        return self.systems[0]
+
+    @property
+    def aic(self) -> float:
+        return -2 * self.loglik + 2 * (len(self.systems) - 1 + (self.log_nu is not None))
+
+    def estimates(self) -> pd.Series:
+        """Strengths θ (logit scale, sum to zero; higher = better)."""
+        full = np.r_[0.0, self.beta]
+        return pd.Series(full - full.mean(), index=list(self.systems), name="estimate")
+
+    def strength_se(self) -> np.ndarray:
+        """Standard errors of the centred strengths."""
+        n = len(self.systems)
+        full = np.zeros((n, n))
+        full[1:, 1:] = self.vcov
+        centre = np.eye(n) - 1.0 / n
+        return np.sqrt(np.clip(np.diag(centre @ full @ centre.T), 0.0, None))
+
+    def fixed_effects(self) -> pd.DataFrame:
+        """θ_s − θ_reference per non-reference system with SE, z and the unadjusted p."""
+        se = np.sqrt(np.diag(self.vcov))
+        z = self.beta / se
+        return pd.DataFrame(
+            {
+                "system": list(self.systems[1:]),
+                "estimate": self.beta,
+                "se": se,
+                "z": z,
+                "p": 2 * stats.norm.sf(np.abs(z)),
+            }
+        )
+
+    def thresholds_frame(self) -> pd.DataFrame:
+        """Davidson's tie parameter log ν (the only non-strength parameter), else empty."""
+        if self.log_nu is None:
+            return pd.DataFrame(columns=["threshold", "estimate"])
+        return pd.DataFrame({"threshold": ["log_nu"], "estimate": [self.log_nu]})
+
+    def random_effects_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(columns=["factor", "term_a", "term_b", "covariance", "correlation"])
+
+
+@dataclass(frozen=True, eq=False)
+class ComparativeAnalysis:
+    """The outcome of :func:`analyze_comparative`; ``to_dict()`` has the keys of the Likert analysis."""
+
+    kind: str
+    test: str
+    adjust: str
+    response: str
+    systems: pd.DataFrame
+    contrasts: pd.DataFrame
+    fit: ComparativeFit
+    criterion: str | None = None
+    warnings: tuple[str, ...] = ()
+    aggregate: str | None = None
+    independent: bool = False
+
+    @property
+    def mean_unit(self) -> str:
+        """What the descriptive ``mean`` column holds (win rate, best–worst score or mean rank)."""
+        return MEANS[self.kind]
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``--json`` schema of ``humaneval analyze`` for comparative tables (docs/analysis.md)."""
+        fit = self.fit
+        contrasts = [
+            {
+                "a": r.system_a,
+                "b": r.system_b,
+                "estimate": r.estimate,
+                "se": r.se,
+                "z": r.statistic,
+                "statistic": r.statistic,
+                "df": r.df,
+                "p": r.p_unadj,
+                "p_adjusted": r.p_adj,
+                "adjust": r.adjust,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "better": r.better,
+                "win_probability": r.win_probability,
+                "win_probability_low": r.win_probability_low,
+                "win_probability_high": r.win_probability_high,
+            }
+            for r in self.contrasts.itertuples()
+        ]
+        d = fit.diagnostics
+        return {
+            "test": self.test,
+            "kind": self.kind,
+            "criterion": self.criterion,
+            "response": self.response,
+            "engine": fit.engine,
+            "model_used": fit.structure,
+            "link": fit.link,
+            "reference": fit.reference,
+            "aggregate": None,
+            "independent_units": False,
+            "inference": fit.inference,
+            "n_boot": fit.n_boot,
+            "n_boot_failed": fit.n_boot_failed,
+            "fallbacks": [],
+            "fixed_effects": fit.fixed_effects().to_dict(orient="records"),
+            "thresholds": fit.thresholds_frame().to_dict(orient="records"),
+            "random_effects": [],
+            "contrasts": contrasts,
+            "groups": self.systems.to_dict(orient="records"),
+            "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
+            "versions": dict(fit.versions),
+            "warnings": list(self.warnings),
+        }
+
+    def summary(self) -> str:
+        """The system table and the contrast table as text (what ``humaneval analyze`` prints)."""
+        fit = self.fit
+        lines = [
+            f"{fit.structure}: {fit.formula}",
+            f"{fit.nobs} judgements ({fit.n_rows} rows), logLik {fit.loglik:.2f}, AIC {fit.aic:.2f}; "
+            f"{_inference_text(fit)}",
+        ]
+        if fit.log_nu is not None:
+            lines.append(f"tie parameter ν = {np.exp(fit.log_nu):.3f}")
+        lines += [f"warning: {w}" for w in self.warnings]
+        unit = MEANS[self.kind]
+        lines += ["", f"{'system':<20} {unit:<22} letters  strength [95% CI]"]
+        for r in self.systems.itertuples():
+            lines.append(
+                f"{r.system:<20} {r.label:<22} {r.letters:<8} {r.estimate:7.3f} "
+                f"[{r.estimate_ci_low:.3f}, {r.estimate_ci_high:.3f}]"
+            )
+        lines += [
+            "",
+            f"contrasts (log-odds a over b; adjust = {self.adjust}; positive = first system preferred)",
+            f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'z':>7} {'p adj':>8}  {'CI':<18} P(a ≻ b)",
+        ]
+        for r in self.contrasts.itertuples():
+            name = f"{r.system_a} - {r.system_b}"
+            p_adj = "<.0001" if r.p_adj < 1e-4 else f"{r.p_adj:.4f}"
+            ci = f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+            lines.append(
+                f"{name:<36} {r.estimate:9.3f} {r.se:7.3f} {r.statistic:7.2f} {p_adj:>8}  {ci:<18} "
+                f"{r.win_probability:.3f}"
+            )
+        return "\n".join(lines)
+
+
+def _inference_text(fit: ComparativeFit) -> str:
+    if fit.inference == "model":
+        return "standard errors from the observed information (judgements treated as independent)"
+    if fit.inference == "mixed":
+        return "standard errors from the mixed-effects fit"
+    failed = f", {fit.n_boot_failed} without an estimate" if fit.n_boot_failed else ""
+    what = "judgements" if fit.inference == "naive" else f"{fit.inference} clusters"
+    return f"standard errors from {fit.n_boot} bootstrap replicates over {what}{failed}"
+
+
+def mixed_design(judgements: Judgements) -> pd.DataFrame:
+    """The ±1 design of a pairwise study for a mixed-effects Bradley–Terry fit.
+
+    One row per comparison: ``annotator`` and ``document`` codes, ``outcome`` (1 when the first
+    system won, 0 when it lost, 0.5 for a tie) and one column per non-reference system holding +1
+    for the first system of the pair, −1 for the second and 0 otherwise. A binary (or, with ties,
+    three-category ordinal) mixed model without intercept and with random annotator slopes on these
+    columns is the mixed-effects Bradley–Terry model.
+    """
+    if judgements.kind != "pairwise":
+        raise ModelSpecError("the ±1 mixed-model design is defined for pairwise judgements")
+    n_sys = len(judgements.systems)
+    events = judgements.incidence.tocoo()
+    order = np.argsort(events.row, kind="stable")
+    event = events.col[order]
+    first = judgements.features[event, 0, : n_sys - 1]
+    second = judgements.features[event, 1, : n_sys - 1]
+    outcome = np.select([judgements.chosen[event] == 0, judgements.chosen[event] == 1], [1.0, 0.0], 0.5)
+    frame = pd.DataFrame(first - second, columns=list(judgements.systems[1:]))
+    frame.insert(0, "outcome", outcome)
+    frame.insert(0, "document", judgements.document[events.row[order]])
+    frame.insert(0, "annotator", judgements.annotator[events.row[order]])
+    return frame
+
+
+def analyze_comparative(
+    ratings: Ratings | pd.DataFrame,
+    *,
+    kind: str | None = None,
+    criterion: str | None = None,
+    inference: str = "two-way",
+    adjust: str | None = None,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    seed: int | np.random.Generator | None = 1,
+    floor: bool = True,
+    fit_mixed: MixedFitter | None = None,
+) -> ComparativeAnalysis:
+    """Fit the comparative model of a pairwise, best–worst or ranking table and compare all systems.
+
+    Parameters
+    ----------
+    ratings:
+        A pairwise (``opponent``), best–worst (``tuple_id``) or ranking table, as ``humaneval
+        collect`` writes it; attention-check rows are left out.
+    kind:
+        ``pairwise``, ``bws`` or ``ranking``; detected by :func:`detect_kind` when None.
+    criterion:
+        The criterion to analyse when the table has several.
+    inference:
+        ``two-way`` (default: cluster bootstrap over annotators and documents), ``pigeonhole``,
+        ``annotator``, ``document``, ``naive`` (judgements independent), ``model`` (observed
+        information) or ``mixed`` (needs ``fit_mixed``).
+    adjust:
+        Multiplicity adjustment of the contrasts: ``tukey`` (default), ``holm``, ``bonferroni``,
+        ``none``.
+    n_boot:
+        Bootstrap replicates (per one-way part of the two-way scheme).
+    floor:
+        Never let a bootstrap covariance fall below the model-based one (see
+        :func:`~humaneval.comparative.bootstrap.bootstrap_vcov`).
+    fit_mixed:
+        A mixed-effects fitter of the :func:`mixed_design` frame returning (β, vcov) against the
+        first system, e.g. the native engine's binary mixed model.
+
+    Returns
+    -------
+    ComparativeAnalysis
+        ``systems`` (strength, CI, rank group, letters, descriptive mean) and ``contrasts``.
+
+    Examples
+    --------
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
+    >>> table = simulate_pairwise_study([0.5, 0.0, -0.5], seed=1)
+    >>> result = analyze_comparative(table, n_boot=200)
+    >>> result.test, list(result.systems["system"])
+    ('bradley-terry', ['s0', 's1', 's2'])
+    """
+    started = time.perf_counter()
+    ratings = as_ratings(ratings)
+    table = select_criterion(ratings, criterion) if "criterion" in ratings.data else ratings
+    kind = kind or detect_kind(table)
+    if kind not in COMPARATIVE_KINDS:
+        raise ModelSpecError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
+    if inference not in INFERENCE:
+        raise ModelSpecError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
+    adjust = check_adjust(adjust or "tukey")
+    judgements = build_judgements(table, kind)
+    check_estimable(judgements.beats, judgements.systems, MODEL_NAMES[judgements.model])
+    counts = judgements.event_counts
+    if judgements.model == "davidson" and counts[judgements.chosen != 2].sum() == 0:
+        raise ModelSpecError("every comparison is a tie: the systems cannot be told apart")
+    fit = fit_events(
+        judgements.features, judgements.mask, judgements.chosen, counts, _choix_start(judgements)
+    )
+    beta, info = fit.beta[0], fit.hessian[0]
+    n_sys = len(judgements.systems)
+    model_vcov = np.linalg.inv(info)
+    n_boot_done = n_failed = 0
+    if inference == "model":
+        vcov = model_vcov
+    elif inference == "mixed":
+        if fit_mixed is None:
+            raise ModelSpecError(
+                "inference='mixed' needs fit_mixed, a mixed-effects fitter of the ±1 design "
+                "(mixed_design); use the two-way cluster bootstrap meanwhile"
+            )
+        mixed_beta, vcov = fit_mixed(mixed_design(judgements), judgements.systems)
+        beta = np.r_[np.asarray(mixed_beta, float), beta[n_sys - 1 :]]
+        vcov = np.asarray(vcov, float)
+    else:
+        boot = bootstrap_vcov(judgements, inference, n_boot, seed, floor=model_vcov if floor else None)
+        vcov, n_boot_done, n_failed = boot.vcov, boot.n_boot, boot.n_failed
+    strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
+    notes = _warnings(judgements, inference, n_boot_done, n_failed)
+    eigen = np.linalg.eigvalsh(info)
+    diagnostics = Diagnostics(
+        converged=bool(fit.ok[0]),
+        code=0 if fit.ok[0] else 1,
+        message="" if fit.ok[0] else "Newton iterations did not converge",
+        max_grad=float(fit.max_grad[0]),
+        cond_h=float(eigen.max() / eigen.min()) if eigen.min() > 0 else float("inf"),
+        n_iter=fit.n_iter,
+        singular=False,
+        fit_seconds=time.perf_counter() - started,
+        vcov_ok=bool(np.all(np.isfinite(strengths_vcov)) and np.all(np.diag(strengths_vcov) > 0)),
+    )
+    result = ComparativeFit(
+        model=judgements.model,
+        kind=kind,
+        systems=judgements.systems,
+        beta=beta[: n_sys - 1],
+        vcov=strengths_vcov,
+        model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
+        loglik=float(fit.loglik[0]),
+        nobs=judgements.n_judgements,
+        n_rows=judgements.n_rows,
+        diagnostics=diagnostics,
+        inference=inference,
+        n_boot=n_boot_done,
+        n_boot_failed=n_failed,
+        log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
+        versions=_versions(),
+    )
+    dof = cluster_dof(judgements, inference)
+    contrasts = t_contrasts(judgements.systems, result.beta, result.vcov, adjust, level, alpha, dof)
+    contrasts["win_probability"] = expit(contrasts["estimate"])
+    contrasts["win_probability_low"] = expit(contrasts["ci_low"])
+    contrasts["win_probability_high"] = expit(contrasts["ci_high"])
+    contrasts["test"] = judgements.model
+    estimates = result.estimates()
+    systems = groupings(judgements.means, estimates, contrasts, alpha)
+    se = pd.Series(result.strength_se(), index=estimates.index).reindex(systems["system"]).to_numpy()
+    half = stats.t.ppf(0.5 + level / 2, dof) * se
+    systems.insert(3, "se", se)
+    systems.insert(4, "estimate_ci_low", systems["estimate"] - half)
+    systems.insert(5, "estimate_ci_high", systems["estimate"] + half)
+    return ComparativeAnalysis(
+        kind=kind,
+        test=judgements.model,
+        adjust=adjust,
+        response="rank" if kind == "ranking" else "score",
+        systems=systems,
+        contrasts=contrasts,
+        fit=result,
+        criterion=criterion,
+        warnings=notes,
+    )
+
+
+def cluster_dof(judgements: Judgements, inference: str) -> float:
+    """Degrees of freedom of the t reference distribution: G − 1 for G clusters, the smaller of the
+    annotator and document counts for two-way schemes (Cameron, Gelbach & Miller 2011), ∞ otherwise."""
+    annotators, documents = int(judgements.annotator.max()) + 1, int(judgements.document.max()) + 1
+    clusters = {
+        "two-way": min(annotators, documents),
+        "pigeonhole": min(annotators, documents),
+        "annotator": annotators,
+        "document": documents,
+    }.get(inference)
+    return float(clusters - 1) if clusters is not None and clusters > 1 else np.inf
+
+
+def t_contrasts(
+    systems: tuple[str, ...],
+    beta: np.ndarray,
+    vcov: np.ndarray,
+    adjust: str,
+    level: float,
+    alpha: float,
+    dof: float,
+) -> pd.DataFrame:
+    """:func:`~humaneval.analysis.contrasts.pairwise_contrasts` with t(``dof``) instead of normal
+    reference distributions: with G clusters a cluster-robust z statistic is closer to t(G − 1)."""
+    table = pairwise_contrasts(systems, beta, vcov, adjust=adjust, level=level, alpha=alpha)
+    if not np.isfinite(dof):
+        return table
+    z, n_pairs = table["statistic"].to_numpy(), len(table)
+    table["df"] = dof
+    table["p_unadj"] = 2 * stats.t.sf(np.abs(z), dof)
+    if adjust == "tukey":
+        table["p_adj"] = tukey_p(z, len(systems), dof)
+        critical = tukey_quantile(len(systems), level, dof) / np.sqrt(2.0)
+    else:
+        table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(), adjust)
+        tail = (1 - level) / (2 * (n_pairs if adjust in ("holm", "bonferroni") else 1))
+        critical = stats.t.ppf(1 - tail, dof)
+    table["ci_low"] = table["estimate"] - critical * table["se"]
+    table["ci_high"] = table["estimate"] + critical * table["se"]
+    table["better"] = pd.Series(better_column(table, alpha), dtype=object)
+    table["test"] = "t"
+    return table
+
+
+def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int) -> tuple[str, ...]:
+    out = []
+    clusters = {
+        "annotators": int(judgements.annotator.max()) + 1,
+        "document clusters": int(judgements.document.max()) + 1,
+    }
+    few = [f"{n} {name}" for name, n in clusters.items() if n < MIN_CLUSTERS]
+    if inference in ("two-way", "pigeonhole", "annotator", "document") and few:
+        out.append(
+            f"only {' and '.join(few)}: a cluster bootstrap needs about {MIN_CLUSTERS} or more clusters, so "
+            "these standard errors are rough (too small as often as too large); collect more blocks"
+        )
+    if n_boot and n_failed > 0.01 * n_boot:
+        out.append(
+            f"{n_failed} of {n_boot} bootstrap replicates had no estimate (in them some system never lost "
+            "or never won) and were left out, which makes the standard errors too small; collect more "
+            "judgements"
+        )
+    return tuple(out)
+
+
+def _choix_start(judgements: Judgements) -> np.ndarray | None:
+    """The MLE of untied Bradley–Terry or Plackett–Luce data by choix's ILSR (Maystre & Grossglauser
+    2015), which Newton's method then only confirms; None for the other models."""
+    if judgements.orders is None or judgements.model not in ("bradley-terry", "plackett-luce"):
+        return None
+    import choix
+
+    n = len(judgements.systems)
+    data = list(judgements.orders)
+    if judgements.model == "bradley-terry":
+        theta = choix.ilsr_pairwise(n, data, alpha=0.0, max_iter=500)
+    else:
+        theta = choix.ilsr_rankings(n, data, alpha=0.0, max_iter=500)
+    return theta[1:] - theta[0]
+
+
+def _versions() -> dict[str, str]:
+    from humaneval import __version__
+
+    return {"humaneval": __version__, "numpy": np.__version__}

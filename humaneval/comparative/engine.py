@@ -1,0 +1,136 @@
+"""Maximum likelihood for the conditional-logit models of :mod:`humaneval.comparative.judgements`.
+
+The log-likelihood Σ_e w_e [x_e,chosen·β − log Σ_a exp(x_e,a·β)] is concave, so Newton's method
+with step halving converges from β = 0 whenever the MLE exists; no prior or penalty is needed.
+It exists when the "preferred to" graph of the systems is strongly connected (every group of
+systems was preferred at least once to some system outside it: Hunter 2004, Zermelo 1929);
+:func:`check_estimable` says which systems break it. Many weightings (bootstrap replicates) are
+fitted at once, vectorised over the replicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from humaneval.errors import InsufficientDataError
+
+MAX_ITER = 100
+GRAD_TOL = 1e-8
+#: A replicate whose |β| exceeds this has no finite MLE (some system never lost or never won).
+DIVERGED = 25.0
+#: Replicates are fitted in chunks whose (replicates × events × alternatives × P) stays below this.
+CHUNK_CELLS = 2e7
+
+
+@dataclass(frozen=True)
+class EventFit:
+    """Estimates of one or many weightings: β (R, P), log-likelihood, max |gradient|, iterations."""
+
+    beta: np.ndarray
+    loglik: np.ndarray
+    max_grad: np.ndarray
+    hessian: np.ndarray
+    n_iter: int
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Replicates that converged to a finite MLE."""
+        return (self.max_grad < 1e-5) & (np.abs(self.beta).max(axis=1) < DIVERGED)
+
+
+def _evaluate(features, mask, chosen, weights, beta):
+    """Log-likelihood, gradient and information of every weighting (rows of ``weights``) at ``beta``."""
+    n_events, n_alt, n_par = features.shape
+    eta = (features.reshape(-1, n_par) @ beta.T).T.reshape(len(beta), n_events, n_alt)
+    eta = np.where(mask[None], eta, -np.inf)
+    top = eta.max(axis=2, keepdims=True)
+    prob = np.exp(eta - top)
+    total = prob.sum(axis=2, keepdims=True)
+    prob /= total
+    picked = eta[:, np.arange(n_events), chosen]
+    loglik = (weights * (picked - top[..., 0] - np.log(total[..., 0]))).sum(axis=1)
+    mean = (prob[..., None] * features[None]).sum(axis=2)
+    grad = np.einsum("re,rep->rp", weights, features[np.arange(n_events), chosen][None] - mean)
+    outer = (features[..., :, None] * features[..., None, :]).reshape(n_events * n_alt, n_par * n_par)
+    hessian = ((weights[..., None] * prob).reshape(len(beta), -1) @ outer).reshape(len(beta), n_par, n_par)
+    hessian -= np.swapaxes(weights[..., None] * mean, 1, 2) @ mean  # information (negative Hessian)
+    return loglik, grad, hessian
+
+
+def fit_events(
+    features: np.ndarray,
+    mask: np.ndarray,
+    chosen: np.ndarray,
+    weights: np.ndarray,
+    start: np.ndarray | None = None,
+) -> EventFit:
+    """Newton–Raphson with step halving for every row of ``weights`` (R, E) at once, from ``start``
+    (P,) or β = 0."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=float))
+    chunk = max(1, int(CHUNK_CELLS // max(1, features.size)))
+    if weights.shape[0] > chunk:
+        parts = [
+            fit_events(features, mask, chosen, weights[i : i + chunk], start)
+            for i in range(0, len(weights), chunk)
+        ]
+        return EventFit(
+            beta=np.concatenate([p.beta for p in parts]),
+            loglik=np.concatenate([p.loglik for p in parts]),
+            max_grad=np.concatenate([p.max_grad for p in parts]),
+            hessian=np.concatenate([p.hessian for p in parts]),
+            n_iter=max(p.n_iter for p in parts),
+        )
+    n_rep, n_par = weights.shape[0], features.shape[2]
+    beta = np.zeros((n_rep, n_par)) if start is None else np.tile(np.asarray(start, dtype=float), (n_rep, 1))
+    loglik, grad, info = _evaluate(features, mask, chosen, weights, beta)
+    ridge = 1e-10 * np.eye(n_par)
+    n_iter = 0
+    for _ in range(MAX_ITER):
+        active = (np.abs(grad).max(axis=1) > GRAD_TOL) & (np.abs(beta).max(axis=1) < DIVERGED)
+        if not active.any():
+            break
+        n_iter += 1
+        step = np.linalg.solve(info[active] + ridge, grad[active][..., None])[..., 0]
+        scale = np.ones(int(active.sum()))
+        for _ in range(30):
+            trial = beta[active] + scale[:, None] * step
+            new_ll, new_grad, new_info = _evaluate(features, mask, chosen, weights[active], trial)
+            worse = new_ll < loglik[active] - 1e-12
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        idx = np.flatnonzero(active)
+        beta[idx], loglik[idx], grad[idx], info[idx] = trial, new_ll, new_grad, new_info
+    return EventFit(beta, loglik, np.abs(grad).max(axis=1), info, n_iter)
+
+
+def check_estimable(beats: np.ndarray, systems: tuple[str, ...], what: str) -> None:
+    """Raise :class:`InsufficientDataError` unless the "preferred to" graph is strongly connected.
+
+    ``beats[i, j] > 0`` when system i was preferred to system j at least once.
+    """
+    compared = beats + beats.T
+    n_weak, weak = connected_components(csr_matrix(compared > 0), directed=False)
+    if n_weak > 1:
+        groups = [sorted(systems[i] for i in np.flatnonzero(weak == k)) for k in range(n_weak)]
+        shown = " | ".join(", ".join(g) for g in groups)
+        raise InsufficientDataError(
+            f"no {what} estimate: the systems fall into groups never compared with each other ({shown}); "
+            "their strengths cannot be put on one scale — collect comparisons across the groups"
+        )
+    n_strong, strong = connected_components(csr_matrix(beats > 0), directed=True, connection="strong")
+    if n_strong > 1:
+        # a strongly connected component that no other component beats: it was never dominated
+        for k in range(n_strong):
+            inside = strong == k
+            if not (beats[np.ix_(~inside, inside)] > 0).any():
+                top = sorted(systems[i] for i in np.flatnonzero(inside))
+                raise InsufficientDataError(
+                    f"no {what} estimate: {', '.join(top)} {'was' if len(top) == 1 else 'were'} preferred "
+                    "in every judgement against the other systems (perfect separation), so the "
+                    "maximum-likelihood strength is infinite; collect more judgements or report win counts"
+                )

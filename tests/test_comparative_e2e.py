@@ -1,0 +1,118 @@
+"""Comparative studies end to end: design → forms → simulated answers → collect → analyze → report.
+
+Each study is made with the CLI as a user would, answered by simulated annotators with their own
+preferences (:func:`humaneval.comparative.simulate.simulate_answers`), and analysed without options.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.comparative.simulate import simulate_answers
+from humaneval.forms import load_design
+
+STRENGTHS = {"A": 1.2, "B": 0.3, "C": 0.0, "D": -0.3, "E": -1.2}
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def make_study(tmp: Path, method: str, systems: str, fail: tuple[str, ...] = ()) -> Path:
+    run(
+        "design", "--documents", "20", "--systems", systems, "--method", method,
+        "--platform", "mturk", "--attention-checks", "2", "--out", str(tmp / "design.csv"),
+    )  # fmt: skip
+    route = ("--route", "batch") if method == "bws" else ()  # BWS HITs of 5 documents exceed 64 KB
+    run("forms", str(tmp / "design.csv"), "--placeholder-texts", *route, "--out", str(tmp / "forms"))
+    design = load_design(tmp / "design.csv")
+    strengths = {s: STRENGTHS[s] for s in systems.split(",")}
+    results = simulate_answers(design, strengths, annotator_sd=0.5, tie=0.2, seed=7, fail_checks=fail)
+    results.to_csv(tmp / "Batch_results.csv", index=False)
+    run("collect", "mturk", str(tmp / "Batch_results.csv"), "--design", str(tmp / "design.csv"),
+        "--out", str(tmp / "ratings.csv"))  # fmt: skip
+    return tmp / "ratings.csv"
+
+
+def check_analysis(payload: dict, systems: list[str]) -> None:
+    groups = pd.DataFrame(payload["groups"]).set_index("system")
+    assert sorted(groups.index) == systems
+    # the strongest and the weakest simulated systems come first and last, in separate rank groups
+    assert groups.index[0] == "A" and groups.index[-1] == systems[-1]
+    assert groups.loc["A", "rank_group"].split("/")[0] == "1"
+    assert "1" not in groups.iloc[-1]["rank_group"].split("/") and groups.iloc[-1]["letters"] != "a"
+    assert groups["estimate"].sum() == pytest.approx(0.0, abs=1e-9)
+    assert (groups["estimate_ci_low"] < groups["estimate"]).all()
+    contrasts = pd.DataFrame(payload["contrasts"])
+    assert len(contrasts) == len(systems) * (len(systems) - 1) // 2
+    top = contrasts[(contrasts["a"] == "A") & (contrasts["b"] == systems[-1])].iloc[0]
+    assert top["better"] == "A" and top["p_adjusted"] < 0.01 and top["win_probability"] > 0.75
+    assert top["df"] == 11  # t reference with min(12 annotators, 20 documents) − 1 degrees of freedom
+    assert payload["inference"] == "two-way" and payload["n_boot"] == 3000
+    for key in ("test", "response", "engine", "model_used", "fixed_effects", "diagnostics", "groups"):
+        assert key in payload
+
+
+def check_report(tmp: Path, ratings: Path, model: str) -> None:
+    run("report", str(ratings), "--out", str(tmp / "report"))
+    report = json.loads((tmp / "report" / "report.json").read_text())
+    analysis = report["criteria"][0]["analysis"]
+    assert analysis["model_used"].startswith(model)
+    assert report["criteria"][0]["means"][0]["system"] == "A"
+    html = (tmp / "report" / "index.html").read_text()
+    assert model in html and "cumulative link" not in html
+
+
+def test_pairwise_study_end_to_end(tmp_path):
+    systems = ["A", "B", "C", "D"]
+    ratings = make_study(tmp_path, "pairwise", ",".join(systems), fail=("b000-a1",))
+    table = pd.read_csv(ratings)
+    # one row per summary and comparison, checks left out by collect: 4 blocks × 3 slots × 5 docs × 6 pairs
+    assert {"opponent", "score"} <= set(table.columns) and len(table) == 2 * 4 * 3 * 5 * 6
+    assert set(table["score"]) == {0.0, 0.5, 1.0}
+    payload = json.loads(run("analyze", str(ratings), "--json"))["criteria"][0]
+    assert payload["test"] == "davidson" and payload["kind"] == "pairwise"
+    assert payload["thresholds"][0]["threshold"] == "log_nu"
+    check_analysis(payload, systems)
+    text = run("analyze", str(ratings))
+    assert "Davidson" in text and "P(a ≻ b)" in text
+    check_report(tmp_path, ratings, "Davidson")
+
+
+def test_bws_study_end_to_end(tmp_path):
+    systems = ["A", "B", "C", "D", "E"]
+    ratings = make_study(tmp_path, "bws", ",".join(systems))
+    table = pd.read_csv(ratings)
+    assert {"tuple_id", "score"} <= set(table.columns) and set(table["score"]) == {-1, 0, 1}
+    # 10 tuples of 4 per document (factor 2 × 5 summaries), every tuple one best and one worst
+    assert len(table) == 4 * 3 * 5 * 10 * 4
+    assert (table.groupby(["annotator", "tuple_id"])["score"].sum() == 0).all()
+    payload = json.loads(run("analyze", str(ratings), "--json"))["criteria"][0]
+    assert payload["test"] == "maxdiff" and payload["kind"] == "bws"
+    check_analysis(payload, systems)
+    # the descriptive column is the counting score: (#best − #worst) / #shown
+    counting = table.groupby("system")["score"].mean()
+    groups = pd.DataFrame(payload["groups"]).set_index("system")
+    assert groups["mean"].to_dict() == pytest.approx(counting.to_dict())
+    check_report(tmp_path, ratings, "MaxDiff")
+
+
+def test_ranking_study_end_to_end(tmp_path):
+    systems = ["A", "B", "C", "E"]
+    ratings = make_study(tmp_path, "rank", ",".join(systems))
+    payload = json.loads(run("analyze", str(ratings), "--json", "--test", "plackett-luce"))["criteria"][0]
+    assert payload["test"] == "plackett-luce" and payload["kind"] == "ranking"
+    check_analysis(payload, systems)
+    groups = pd.DataFrame(payload["groups"]).set_index("system")
+    assert groups.loc["A", "mean"] < groups.loc["E", "mean"]  # mean rank, 1 = best
+    # without options a ranking table keeps the CLMM on ranks (the recommended analysis)
+    default = json.loads(run("analyze", str(ratings), "--json", "--engine", "native"))["criteria"][0]
+    assert default["test"] == "clmm" and default["groups"][0]["system"] == "A"
