@@ -47,7 +47,7 @@ from humaneval.report import ReportSettings, StudyReport, build_report, write_re
 
 #: The form of the EACL 2021 Likert coherence study.
 PRESET = "coherence-likert7"
-#: Median seconds per Likert coherence screen in the reference study (designs-and-forms spec §2.11).
+#: Median seconds per Likert coherence screen in the reference study (docs/analysis.md).
 SECONDS_PER_SCREEN = 32.0
 
 
@@ -185,7 +185,7 @@ def simulate_annotators(
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """A batch results table as MTurk returns it: one row per slot with the form's fields.
 
-    Field names and values follow the form (designs-and-forms spec §3.6): the Likert field of each
+    Field names and values follow the form (docs/analysis.md): the Likert field of each
     judgement, ``ck_*`` for attention checks, ``tm_<screen>`` = ``seconds,visible_seconds,0`` and
     ``order``/``slot``/``design_id``/``form_version``. Scores come from :func:`sample_ratings` on
     ``design.judgements()``; ``careless`` randomly chosen slots answer every check wrongly and work

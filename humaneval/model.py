@@ -1,6 +1,6 @@
 """A frozen description of a cumulative link mixed model (CLMM) of ratings, and a sampler.
 
-The model (analysis specification §5.1, dissertation eq. 3.22 and 3.25) is
+The model (docs/analysis.md, dissertation eq. 3.22 and 3.25) is
 
     P(Y ≤ j | u) = F(θ_j − η),   η = β_s + u_{a,0} + v_{d,0} + [s ≠ ref](u_{a,s} + v_{d,s})
 
@@ -10,7 +10,7 @@ intercept plus random system slopes with an S×S covariance Ψ that may be singu
 
 :func:`default_model` is the coherence model published by Steen & Markert (EACL 2021), fitted to
 their CNN/DailyMail Likert coherence study; the JSON layout is the one of their repository.
-:func:`sample_ratings` draws a ratings table from a model for any design (spec §6.3).
+:func:`sample_ratings` draws a ratings table from a model for any design.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class OrdinalModel:
         return replace(self, coefficients=beta)
 
     def latent_variance(self) -> np.ndarray:
-        """Marginal variance of η per system from all random effects (spec §6.3 sanity check)."""
+        """Marginal variance of η per system from all random effects."""
         var = np.zeros(len(self.system_names))
         for psi in self.random_effects.values():
             if psi.shape[0] == 1:
@@ -235,7 +235,7 @@ def covariance_factor(psi: np.ndarray) -> np.ndarray:
 
 
 def sample_ratings(model: OrdinalModel, design: pd.DataFrame, seed: SeedLike = None) -> Ratings:
-    """Sample one study from ``model`` for ``design`` (analysis specification §6.3).
+    """Sample one study from ``model`` for ``design`` (docs/analysis.md).
 
     ``design`` is a long table with ``annotator`` and ``document`` columns (one row per
     judgement when it has a ``system`` column, otherwise one row per annotator–document pairing
@@ -268,7 +268,7 @@ def sample_scores(
     groups: Mapping[str, tuple[np.ndarray, int]],
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """The array core of :func:`sample_ratings` (spec §6.3 steps 1–3): scores 1..K per row.
+    """The array core of :func:`sample_ratings`: scores 1..K per row.
 
     ``system`` holds the system code of each row (0 = reference), ``groups`` maps each grouping
     factor to ``(level code per row, number of levels)``; factors of the model missing from

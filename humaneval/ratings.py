@@ -7,7 +7,7 @@ check, excluded from analysis). Other columns (e.g. ``corpus``) are passed throu
 Comparative judgements keep one row per summary and judgement: pairwise tables add ``opponent``
 (score 1 won, 0 lost, 0.5 tie), best–worst tables add ``tuple_id`` (score +1 best, −1 worst, 0).
 
-Validation follows the analysis specification §1.1: ids are compared as stripped strings and
+Validation follows the docs/analysis.md: ids are compared as stripped strings and
 never renumbered; duplicate ``(annotator, document, system, criterion)`` rows, values outside a
 declared scale and ranks that are not a permutation per ``(annotator, document, criterion)`` are
 errors naming the offending rows; missing responses are dropped with a warning, never treated

@@ -1,6 +1,6 @@
 """Structure of a study: independent clusters (blocks) and the design family.
 
-Analysis specification §1.2. The annotator–document graph has one edge per judgement; its
+docs/analysis.md The annotator–document graph has one edge per judgement; its
 connected components are the *clusters*: different clusters share neither annotators nor
 documents and are therefore independent. A cluster is *fully crossed within* when each of its
 annotators judged all of its documents. The design family is
@@ -91,7 +91,7 @@ def cluster_labels(ratings: Ratings | pd.DataFrame) -> pd.Series:
 
 
 def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
-    """Counts, judgements per summary, blocks and design family of a ratings table (spec §1.2).
+    """Counts, judgements per summary, blocks and design family of a ratings table.
 
     Attention-check rows are left out of the structure (they are not part of the design's
     analysis) but counted in ``n_checks``.

@@ -1,6 +1,6 @@
-/* humaneval annotation form (designs-and-forms spec §3, §4.3).
+/* humaneval annotation form (docs/analysis.md).
    All data comes from the JSON payload and is rendered with textContent only: no innerHTML,
-   document.write or eval is ever used with data (spec §3.4). */
+   document.write or eval is ever used with data. */
 (function () {
   "use strict";
 
@@ -47,7 +47,7 @@
     return JSON.parse(new TextDecoder("utf-8").decode(bytes));
   }
 
-  /* FNV-1a 32-bit hash of the assignment id selects the slot (spec §4.1). */
+  /* FNV-1a 32-bit hash of the assignment id selects the slot. */
   function fnv1a(text) {
     var h = 0x811c9dc5;
     var bytes = new TextEncoder().encode(text);

@@ -1,4 +1,4 @@
-/* humaneval Prolific page (designs-and-forms spec §5.1, §5.2 "Client behaviour").
+/* humaneval Prolific page (docs/analysis.md "Client behaviour").
    Reads PROLIFIC_PID, STUDY_ID and SESSION_ID from the URL, asks the server for a slot, then runs
    the form widgets of form.js with a host that saves every screen and waits for the server's
    acknowledgement before moving on. Network failures and 5xx answers are retried after 1, 2 and
@@ -46,7 +46,7 @@
     });
   }
 
-  /* POST with the retries of spec §5.2; rejects after the last failed attempt. */
+  /* POST with the retries of docs/analysis.md; rejects after the last failed attempt. */
   function send(path, body) {
     return new Promise(function (resolve, reject) {
       function attempt(k) {

@@ -1,6 +1,6 @@
 """Classic significance tests of system pairs, for comparison and for aggregated designs.
 
-Analysis specification §4: paired t-test (§4.2), Noreen's approximate randomisation test (§4.3,
+docs/analysis.md: paired t-test (§4.2), Noreen's approximate randomisation test (§4.3,
 eq. 3.14), Wilcoxon signed-rank, and one-way ANOVA (§4.4) at three aggregation levels (§4.1):
 
 - ``"none"``: one judgement per system, paired within (annotator, document);
@@ -87,7 +87,7 @@ def paired_ttest(
     level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df (spec §4.2; = ``scipy.stats.ttest_rel``).
+    """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df.
 
     All Δ_i = 0 gives p = 1; constant non-zero Δ_i give p = 0 with a warning.
     """
@@ -114,7 +114,7 @@ def approximate_randomization(
     adjust: str = "holm",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Noreen's paired two-sided ART (spec §4.3): T = |ΣΔ_i|, R rounds of random sign flips,
+    """Noreen's paired two-sided ART: T = |ΣΔ_i|, R rounds of random sign flips,
     p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14); with at most 10
     pairs all 2^n sign patterns are enumerated instead (the same kernel as the simulations).
 
@@ -159,7 +159,7 @@ def one_way_anova(
     level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """One-way ANOVA over systems (spec §4.4), F = MS_between/MS_within on (S−1, N−S) df, with
+    """One-way ANOVA over systems, F = MS_between/MS_within on (S−1, N−S) df, with
     pairwise follow-up t-tests on the pooled MS_within (Tukey HSD for ``adjust="tukey"``).
 
     It ignores the pairing and grouping factors; ``attrs["anova"]`` holds F, df and p and

@@ -1,6 +1,6 @@
 """Ratings → integer-coded CLMM data, and the random-effect structures both engines fit.
 
-Analysis specification §5.1–§5.2 (dissertation §3.6, eq. 3.22 and 3.25).
+docs/analysis.md (dissertation §3.6, eq. 3.22 and 3.25).
 
 **Response coding.** Scores are used as given, ranks are negated (``y = −rank``) so that higher is
 always better and a positive β means "better than the reference". The observed values, sorted,

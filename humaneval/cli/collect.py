@@ -100,7 +100,7 @@ def mturk(
     grant_out: str | None,
     as_json: bool,
 ) -> None:
-    """Parse an MTurk batch results CSV against the design (spec §4.5)."""
+    """Parse an MTurk batch results CSV against the design."""
     from humaneval.collect import parse_mturk_results
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
@@ -143,7 +143,7 @@ def mturk(
 def prolific(
     database: str, out: str, table: str | None, participants: str | None, include_pids: bool, as_json: bool
 ) -> None:
-    """Export a collection-server study (study.sqlite or its folder) (spec §5.3)."""
+    """Export a collection-server study (study.sqlite or its folder)."""
     from humaneval.collect.prolific import read_prolific
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError

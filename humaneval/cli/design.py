@@ -1,4 +1,4 @@
-"""``humaneval design``: plan a study (designs-and-forms spec §2) and write its files."""
+"""``humaneval design``: plan a study (docs/analysis.md) and write its files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``humaneval forms``: write the annotation forms of a design (designs-and-forms spec §3–4)."""
+"""``humaneval forms``: write the annotation forms of a design (docs/analysis.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``humaneval serve``: the Prolific collection server (designs-and-forms spec §5).
+"""``humaneval serve``: the Prolific collection server (docs/analysis.md).
 
 ``humaneval serve init DESIGN STUDY_DIR`` creates the study folder; ``humaneval serve STUDY_DIR``
 (short for ``humaneval serve run STUDY_DIR``) runs it with uvicorn.

@@ -1,6 +1,6 @@
 """Pairwise contrasts from estimated effects and their multiplicity adjustments.
 
-Analysis specification §5.4 (dissertation eq. 3.23–3.24): for treatment-coded effects β̂ (the
+docs/native-engine.md (dissertation eq. 3.23–3.24): for treatment-coded effects β̂ (the
 reference fixed at 0) with covariance V = vcov(β̂),
 
     z_ij = (β̂_i − β̂_j) / sqrt(V_ii + V_jj − 2 V_ij),     p = 2 (1 − Φ(|z|)).

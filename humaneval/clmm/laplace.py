@@ -1,6 +1,6 @@
 """Laplace approximation of the CLMM marginal log-likelihood and its analytic gradient.
 
-Spec §5.3 (what ``ordinal::clmm`` computes with ``nAGQ=1``). With spherical random effects u,
+docs/native-engine.md (what ``ordinal::clmm`` computes with ``nAGQ=1``). With spherical random effects u,
 M = ZΛ and the per-observation terms of :mod:`humaneval.clmm.links`,
 
     F(u) = Σ_i log P(y_i | η_i) − ½‖u‖²,   η = Xβ + Mu,   H = I + Mᵀ diag(W) M,

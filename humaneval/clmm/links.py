@@ -1,6 +1,6 @@
 """Per-observation log-likelihood of a cumulative link model and its derivatives.
 
-Analysis specification §5.1, dissertation eq. 3.22: for an observation in category y (0-based)
+docs/native-engine.md, dissertation eq. 3.22: for an observation in category y (0-based)
 with linear predictor η,
 
     P = F(a) − F(c),   a = θ_y − η,   c = θ_{y−1} − η,   θ_{−1} = −∞, θ_{K−1} = +∞.

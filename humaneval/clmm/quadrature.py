@@ -1,6 +1,6 @@
 """Adaptive Gauss–Hermite quadrature (AGQ) for a CLMM with one scalar random intercept.
 
-Spec §5.3: ``ordinal::clmm`` offers quadrature (``nAGQ`` > 1) only for a single random-effects
+docs/native-engine.md: ``ordinal::clmm`` offers quadrature (``nAGQ`` > 1) only for a single random-effects
 term; the groups are then independent one-dimensional integrals
 
     ℓ_g = log ∫ exp F_g(u) du / √(2π),   F_g(u) = Σ_{i∈g} log P(y_i | η_i + σu) − u²/2.

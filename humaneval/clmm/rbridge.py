@@ -1,6 +1,6 @@
 """The R engine: ``ordinal::clmm`` (and ``emmeans`` for cross-checks) through rpy2.
 
-This is the only module that touches rpy2 or R (analysis specification §5.6). Embedded R is started
+This is the only module that touches rpy2 or R (docs/native-engine.md). Embedded R is started
 on the first use and reused for every later fit; the R functions in ``r/clmm.R`` (shipped as
 ``humaneval/r``) are sourced once. Data are sent as plain integer code vectors and the ordered
 response factor and the system factor are built in R with explicit levels, because a pandas

@@ -1,6 +1,6 @@
 """Integer-coded system-comparison data and the named random-effect structures (the ladder).
 
-Analysis specification §5.1–§5.2 (dissertation §3.6, eq. 3.22 and 3.25). :class:`ClmmData` is the
+docs/native-engine.md (dissertation §3.6, eq. 3.22 and 3.25). :class:`ClmmData` is the
 ratings table coded for a CLMM of system differences (built by
 :func:`humaneval.analysis.prepare_clmm_data`); the named structures are shortcuts for formulas
 (``d_s`` is a numeric 0/1 dummy for each non-reference system ``s``):

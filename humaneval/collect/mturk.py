@@ -1,6 +1,6 @@
-"""Parsing an MTurk batch results CSV into the long ratings table (designs-and-forms spec §4.5).
+"""Parsing an MTurk batch results CSV into the long ratings table (docs/forms.md).
 
-Each ``Answer.<field>`` is mapped through the design (field names of spec §3.6, shared with the
+Each ``Answer.<field>`` is mapped through the design (field names of docs/forms.md, shared with the
 form builder via :func:`humaneval.forms.screens.design_frame`) back to its (slot, screen,
 document, system) cell; positions come from ``Answer.order``, times from ``Answer.tm_*``.
 Rejected assignments are dropped (configurable), missing/unknown fields and out-of-range values
@@ -42,7 +42,7 @@ INFORMATIONAL = {"unknown_field", "duplicate_row"}
 class MTurkResults:
     """What :func:`parse_mturk_results` found.
 
-    ``table``: the long export table (spec §5.3 columns) of every kept assignment, checks
+    ``table``: the long export table of every kept assignment, checks
     included. ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` (no checks,
     warm-ups, repeated anchor judgements, duplicate workers or assignments with value problems;
     one row per summary and judgement for BWS (``tuple_id``; best = +1, worst = −1, else 0) and
@@ -84,7 +84,7 @@ class MTurkResults:
 
 
 def pseudonym(worker_id: str, salt: str) -> str:
-    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id) (spec §4.5 rule 6)."""
+    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id)."""
     digest = hmac.new(salt.encode("utf-8"), worker_id.encode("utf-8"), hashlib.sha256).hexdigest()
     return "w_" + digest[:12]
 
@@ -159,7 +159,7 @@ def parse_mturk_results(
     salt: str | None = None,
     keep_worker_ids: bool = False,
 ) -> MTurkResults:
-    """Parse a batch results CSV (or its DataFrame) against ``design`` (spec §4.5).
+    """Parse a batch results CSV (or its DataFrame) against ``design``.
 
     API-route assignments become rows of such a frame with :func:`assignment_row`.
 
@@ -305,7 +305,7 @@ def _collisions(workers: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
-    """Spec §4.5 rule 1: refuse rows of another design."""
+    """docs/forms.md rule 1: refuse rows of another design."""
     for column in ("Input.design_id", "Answer.design_id", "RequesterAnnotation"):
         if column not in raw:
             continue
@@ -501,7 +501,7 @@ class _Parser:
 
 
 def _mark_duplicates(workers: pd.DataFrame) -> pd.DataFrame:
-    """Spec §4.5 rule 5: a worker in several slots keeps the earliest submission only."""
+    """docs/forms.md rule 5: a worker in several slots keeps the earliest submission only."""
     order = workers.assign(
         _t=pd.to_datetime(workers["submit_time"], errors="coerce", utc=True, format="mixed")
     )
@@ -513,7 +513,7 @@ def _mark_duplicates(workers: pd.DataFrame) -> pd.DataFrame:
 
 
 def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
-    """Spec §6.1: IMC passed when the instructed answer was given; gold by the low/high thresholds."""
+    """docs/forms.md: IMC passed when the instructed answer was given; gold by the low/high thresholds."""
     passed = pd.Series(pd.NA, index=table.index, dtype="boolean")
     checks = table["is_check"] & (table["system"] == "")
     for i in table.index[checks]:
@@ -535,7 +535,7 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def check_counts(table: pd.DataFrame, assignments: pd.Index) -> pd.DataFrame:
-    """Spec §6.1 per assignment (index ``assignments``): ``checks_total``, ``checks_failed``,
+    """docs/forms.md per assignment (index ``assignments``): ``checks_total``, ``checks_failed``,
     ``check_pass_rate`` and ``imc_failed`` over the scored check rows (``check_passed`` set) of ``table``."""
     if table.empty:
         table = pd.DataFrame({"assignment_id": [], "check_kind": [], "check_passed": []})

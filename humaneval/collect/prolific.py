@@ -1,12 +1,12 @@
-"""Exporting a Prolific study from the collection server's SQLite file (designs-and-forms spec §5.3, §6.1).
+"""Exporting a Prolific study from the collection server's SQLite file (docs/forms.md).
 
 Every participant's stored screens are turned into the same answer-field map an MTurk form
-posts (fields of spec §3.6, ``tm_<screen>``, ``cm_<screen>``, ``order``, ``slot``) and parsed by
+posts (fields of docs/forms.md, ``tm_<screen>``, ``cm_<screen>``, ``order``, ``slot``) and parsed by
 :func:`humaneval.collect.mturk.parse_mturk_results`, so both platforms share one mapping from
 fields to design cells, one attention-check scoring (§6.1) and one ratings validation. On top
 come the Prolific columns: ``platform = prolific``, per-screen ``submitted_at`` (server receipt
 time), ``complete``, ``late`` (wrote after their slot was released) and ``surplus`` (a slot
-completed twice: every completion after the first, spec §5.2 step 6). Participants are named by
+completed twice: every completion after the first, docs/forms.md step 6). Participants are named by
 the HMAC pseudonym of their PROLIFIC_PID keyed with the study's secret salt; raw PIDs and the
 STUDY_ID/SESSION_ID parameters appear only with ``include_pids=True``. Direct-assessment
 exports add ``z_value``.
@@ -71,13 +71,13 @@ PID_COLUMNS = ("prolific_pid", "study_id", "session_id")
 class ProlificResults:
     """What :func:`read_prolific` found.
 
-    ``table``: the long export table of spec §5.3 (checks included, only stored screens).
+    ``table``: the long export table of docs/forms.md (checks included, only stored screens).
     ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` of complete, non-surplus
     participants (no checks, warm-ups or repeated anchors). ``participants``: one row per
     participant with status, screens saved, time on task, ``pilot`` (admitted by a server in
     pilot mode with another STUDY_ID than the study's) and attention-check outcomes
     (``checks_total``, ``checks_failed``, ``check_pass_rate``, ``imc_failed``,
-    ``prolific_rejection_eligible`` = ``imc_failed ≥ 2``, spec §6.1).
+    ``prolific_rejection_eligible`` = ``imc_failed ≥ 2``, docs/forms.md).
     """
 
     table: pd.DataFrame
@@ -99,7 +99,7 @@ class ProlificResults:
 
 
 def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificResults:
-    """Read a study's ``study.sqlite`` (or its folder) into the export of spec §5.3.
+    """Read a study's ``study.sqlite`` (or its folder) into the export of docs/forms.md
 
     The database is read inside one read transaction, so a running server keeps writing.
     """
@@ -230,12 +230,12 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
 
 
 def export_table(path: str | Path, *, include_pids: bool = False) -> pd.DataFrame:
-    """Just the long table of spec §5.3 (what ``GET /admin/<key>/export`` sends)."""
+    """Just the long table of docs/forms.md (what ``GET /admin/<key>/export`` sends)."""
     return read_prolific(path, include_pids=include_pids).table
 
 
 def _z_values(table: pd.DataFrame) -> pd.Series:
-    """Spec §5.3 (DA): annotator-wise z-score over the annotator's real items (sample SD; empty if 0)."""
+    """docs/forms.md (DA): annotator-wise z-score over the annotator's real items (sample SD; empty if 0)."""
     real = ~table["is_check"] & ~table["is_warmup"]
     values = pd.to_numeric(table["value"].where(real), errors="coerce")
     grouped = values.groupby(table["annotator"])
@@ -244,7 +244,7 @@ def _z_values(table: pd.DataFrame) -> pd.Series:
 
 
 def _mark_surplus(people: list[dict[str, Any]]) -> None:
-    """Spec §5.2 step 6: of the participants who completed one slot, all but the first are surplus."""
+    """docs/forms.md step 6: of the participants who completed one slot, all but the first are surplus."""
     done = sorted(
         (p for p in people if p["completed_at"] is not None), key=lambda p: (p["completed_at"], p["id"])
     )

@@ -1,8 +1,8 @@
 """Study designs: which annotator judges which summaries, in which order, with which checks.
 
-Designs-and-forms specification §2 (generator, output formats, summary) and §7 (datasheet);
-the design rules of analysis specification §7; dissertation §3.7. :func:`block_design` is the
-compact table the simulator uses (analysis specification §6.2).
+docs/design.md (generator, output formats, summary) and §7 (datasheet);
+the design rules of docs/design.md; dissertation §3.7. :func:`block_design` is the
+compact table the simulator uses (docs/design.md).
 """
 
 from humaneval.design.blocks import block_design, block_sizes, cut_blocks

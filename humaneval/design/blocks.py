@@ -1,7 +1,7 @@
-"""Block designs: B blocks × D documents per block × A annotators per block (spec §6.2).
+"""Block designs: B blocks × D documents per block × A annotators per block.
 
 :func:`block_design` is the simulator's compact design table; :func:`cut_blocks` cuts a list of
-documents into blocks with the remainder policy of designs-and-forms spec §2.3.
+documents into blocks with the remainder policy of docs/design.md
 
 Block b owns documents bD … bD+D−1 and annotators bA … bA+A−1, and every annotator of a block
 judges every summary of every document of that block. A = 1 gives the fully nested design,
@@ -65,7 +65,7 @@ def block_design(
 
 
 def block_sizes(n_documents: int, docs_per_block: int, remainder: str = "spread") -> list[int]:
-    """Sizes of the blocks that ``n_documents`` are cut into (designs-and-forms spec §2.3).
+    """Sizes of the blocks that ``n_documents`` are cut into (docs/design.md).
 
     ``spread``: B = ⌈D/d⌉ blocks whose sizes differ by at most one, larger first (D = 103, d = 5 →
     19 blocks of 5 and 2 of 4); ``drop``: ⌊D/d⌋ full blocks; ``error``: d must divide D.

@@ -1,4 +1,4 @@
-"""Best–worst scaling tuples and their balance (designs-and-forms spec §2.5).
+"""Best–worst scaling tuples and their balance (docs/design.md).
 
 Rules of Kiritchenko & Mohammad: tuples of 4 (5 allowed), about 1.5N–2N tuples for N items, every
 item about equally often and every pair of items about equally often together. The construction
@@ -19,7 +19,7 @@ from humaneval.errors import DesignError
 
 @dataclass(frozen=True)
 class BWSBalance:
-    """Appearances per item and pair co-occurrence of a set of tuples (spec §2.5 step 5)."""
+    """Appearances per item and pair co-occurrence of a set of tuples."""
 
     n_items: int
     n_tuples: int

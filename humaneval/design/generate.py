@@ -1,4 +1,4 @@
-"""The design generator: :func:`generate_design` (designs-and-forms spec §2.2–§2.8, §2.12).
+"""The design generator: :func:`generate_design` (docs/design.md–§2.8, §2.12).
 
 Documents are shuffled and cut into blocks (§2.3); each block gets its screens (§2.4: one per
 item for likert/da, one per document for rank, one per tuple for bws, one per pair for pairwise);
@@ -69,7 +69,7 @@ class _Builder:
             out["field"] = f"{prefix}_d{self.doc_index[document]}_s{self.sys_index[system]}"
         return {**out, **extra}
 
-    # -- screens of one block (spec §2.4) ------------------------------------------------------
+    # -- screens of one block ------------------------------------------------------
 
     def block_screens(self, block: int, docs: list[str], pair_ids: dict[str, list[tuple]]) -> list[_Screen]:
         method = self.spec.method
@@ -125,7 +125,7 @@ class _Builder:
                 )
         return screens
 
-    # -- one slot: order and checks (spec §2.7, §2.8) ------------------------------------------
+    # -- one slot: order and checks ------------------------------------------
 
     def slot_screens(
         self,
@@ -161,7 +161,7 @@ class _Builder:
         return screens
 
     def grouped_screens(self, docs: list[str], rng: np.random.Generator) -> list[_Screen]:
-        """SummEval layout (spec §2.4): groups of ``group_size`` summaries of one document, drawn
+        """SummEval layout: groups of ``group_size`` summaries of one document, drawn
         per slot; with anchors every group holds the reference and its later showings are
         ``is_anchor_repeat`` with the field suffix ``_r{n}``."""
         spec = self.spec
@@ -194,7 +194,7 @@ class _Builder:
         return screens
 
     def add_warmups(self, screens: list[_Screen], rng: np.random.Generator) -> list[_Screen]:
-        """``warmup_items`` practice screens from filler texts before everything else (spec §2.7)."""
+        """``warmup_items`` practice screens from filler texts before everything else."""
         n = self.spec.warmup_items
         fillers = rng.choice(len(self.spec.fillers), n, replace=n > len(self.spec.fillers))
         self.warmups += [{"position": i, "filler": f"f{f}"} for i, f in enumerate(fillers)]
@@ -228,7 +228,7 @@ class _Builder:
     def check_screen(
         self, kind: str, block_items: list[tuple[str, str]], rng: np.random.Generator
     ) -> _Screen:
-        """A stand-alone check screen (spec §2.8): an instruction in place of the summary
+        """A stand-alone check screen: an instruction in place of the summary
         (likert/da), or an extra tuple/pair in which one entry asks to be chosen (bws/pairwise)
         among real summaries that are flagged ``is_check`` and never analysed."""
         method = self.spec.method
@@ -296,7 +296,7 @@ def _imc_instruction(method: str, expected: str) -> str:
 
 
 def generate_design(spec: DesignSpec) -> Design:
-    """Generate the planned design of ``spec`` (designs-and-forms spec §2).
+    """Generate the planned design of ``spec`` (docs/design.md).
 
     Deterministic: the same spec (including ``seed``) gives the same table, manifest and
     ``design_id`` on every platform.

@@ -1,4 +1,4 @@
-"""Reading a design's inputs from files: the documents and the system summaries (spec §2.1)."""
+"""Reading a design's inputs from files: the documents and the system summaries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Presentation order, position balancing and check placement (designs-and-forms spec §2.7, §2.8)."""
+"""Presentation order, position balancing and check placement (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from humaneval.errors import DesignError
 
 
 def balanced_item_order(n_documents: int, n_systems: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Likert/DA item order of one slot in S segments (spec §2.7, ``order="balanced"``).
+    """Likert/DA item order of one slot in S segments.
 
     Segment s holds the items (i, (i + s + r) mod S) for all documents i, with a random offset r
     per slot; segments, and the items within them, are shuffled. With d = S every segment shows
@@ -27,7 +27,7 @@ def balanced_item_order(n_documents: int, n_systems: int, rng: np.random.Generat
 def latin_row(screen: int, slot: int, n_symbols: int) -> list[int]:
     """Symbols by display position for ranking screen ``screen`` of slot ``slot`` (both 0-based).
 
-    Cyclic Latin square (spec §2.7): the screen uses row (screen + slot) mod S, and row r lists the
+    Cyclic Latin square: the screen uses row (screen + slot) mod S, and row r lists the
     symbols r, r+1, … mod S. Over S consecutive screens a slot sees every symbol once in every
     display position.
     """
@@ -36,7 +36,7 @@ def latin_row(screen: int, slot: int, n_symbols: int) -> list[int]:
 
 
 def check_positions(n_positions: int, n_checks: int, rng: np.random.Generator, *, what: str) -> list[int]:
-    """``n_checks`` random positions in 1..n_positions−1, no two adjacent (spec §2.8).
+    """``n_checks`` random positions in 1..n_positions−1, no two adjacent.
 
     Uniform over all admissible sets: choose c distinct q in 1..n−c, sort, and add 0, 1, …, c−1,
     which spreads them to gaps of at least two.

@@ -1,4 +1,4 @@
-"""Pairwise comparisons: all pairs or a balanced subset per document (designs-and-forms spec §2.6).
+"""Pairwise comparisons: all pairs or a balanced subset per document (docs/design.md).
 
 A round-robin schedule (circle method, a "bye" when S is odd) is flattened into a cyclic list that
 holds every unordered pair once; walking it over the documents, p pairs at a time, makes pair
@@ -50,7 +50,7 @@ def round_robin(systems: Sequence[str]) -> list[tuple[str, str]]:
 def pair_schedule(
     documents: Sequence[str], systems: Sequence[str], pairs: int | str = "all"
 ) -> list[tuple[str, str, str]]:
-    """``(document, left, right)`` comparisons in document order (spec §2.6)."""
+    """``(document, left, right)`` comparisons in document order."""
     cycle = round_robin(systems)
     per_doc = len(cycle) if pairs == "all" else int(pairs)
     occurrences: Counter[frozenset[str]] = Counter()

@@ -1,4 +1,4 @@
-"""The generated design: :class:`Design`, its manifest ``design.json`` and ``texts.json`` (spec §2.10).
+"""The generated design: :class:`Design`, its manifest ``design.json`` and ``texts.json``.
 
 A :class:`Design` holds the long table (:mod:`humaneval.design.table`) plus what the table cannot
 say: the spec (texts as SHA-256 digests), systems, documents with their blocks, dropped documents,
@@ -69,9 +69,9 @@ class DesignTexts:
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """A planned study: who judges what, in which order, with which checks (spec §2).
+    """A planned study: who judges what, in which order, with which checks.
 
-    ``table`` is the long table with the columns of spec §2.10; ``documents`` are in manifest
+    ``table`` is the long table with the columns of docs/design.md; ``documents`` are in manifest
     order (their index is the ``d{i}`` of form field names), ``systems`` likewise (``s{j}``).
     """
 
@@ -151,13 +151,13 @@ class Design:
         return replace(self, cost=CostSettings(**settings))
 
     def summary(self) -> DesignSummary:
-        """Design summary with time and cost (spec §2.11)."""
+        """Design summary with time and cost."""
         from humaneval.design.summary import summarize_design
 
         return summarize_design(self)
 
     def datasheet(self, **kwargs: Any) -> Datasheet:
-        """HEDS-style study datasheet (spec §7); see :func:`humaneval.design.datasheet.make_datasheet`."""
+        """HEDS-style study datasheet; see :func:`humaneval.design.datasheet.make_datasheet`."""
         from humaneval.design.datasheet import make_datasheet
 
         return make_datasheet(self, **kwargs)
@@ -165,7 +165,7 @@ class Design:
     # -- manifest -----------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``design.json`` manifest (spec §2.10)."""
+        """The ``design.json`` manifest."""
         reference = self.reference_system
         slots: list[dict[str, Any]] = []
         for row in self.table.to_dict(orient="records"):

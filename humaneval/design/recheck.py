@@ -1,4 +1,4 @@
-"""Follow-up design: the re-check round of SummEval's experts (designs-and-forms spec §2.9).
+"""Follow-up design: the re-check round of SummEval's experts (docs/design.md).
 
 For an item x, annotator i must revisit x when some other annotator's score differs from i's by
 more than ``gap`` while all annotators other than i lie within ``agree`` of each other; when some
@@ -24,7 +24,7 @@ from humaneval.structure import cluster_labels
 
 
 def revisit(scores: Mapping[str, float], gap: float = 2, agree: float = 1) -> set[str]:
-    """Annotators who must revisit one item, given each annotator's score for it (spec §2.9)."""
+    """Annotators who must revisit one item, given each annotator's score for it."""
     singled = set()
     for annotator, own in scores.items():
         others = [s for a, s in scores.items() if a != annotator]
@@ -43,7 +43,7 @@ def recheck_design(
     *,
     seed: int = 0,
 ) -> Design:
-    """The round-2 design that sends disagreeing annotators back to their items (spec §2.9).
+    """The round-2 design that sends disagreeing annotators back to their items.
 
     ``dimension`` selects the criterion when the ratings have several. Slots are named by the
     annotator ids (the same people must revisit); blocks are the clusters of the round-1 data.

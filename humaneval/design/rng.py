@@ -1,4 +1,4 @@
-"""Random streams of a design (spec §2.12).
+"""Random streams of a design.
 
 Every random choice draws from its own ``numpy.random.Generator(PCG64)`` seeded by the
 ``SeedSequence`` entropy tuple ``(seed, purpose, block, k)``, never from a running counter, so

@@ -1,6 +1,6 @@
-"""What a design is generated from: :class:`DesignSpec` and its validation (spec §2.1).
+"""What a design is generated from: :class:`DesignSpec` and its validation.
 
-All families, methods and options of designs-and-forms spec §2; the seed is required so a
+All families, methods and options of docs/design.md; the seed is required so a
 design never depends on hidden randomness. Texts are optional: a design can be planned from
 document ids and system names alone and the texts supplied when forms are built.
 """
@@ -52,7 +52,7 @@ class Summary:
 
 @dataclass(frozen=True)
 class BWSOptions:
-    """Best–worst scaling tuples (spec §2.5): size k, about ``factor``·N tuples per pool."""
+    """Best–worst scaling tuples: size k, about ``factor``·N tuples per pool."""
 
     tuple_size: int = 4
     factor: float = 2.0
@@ -62,7 +62,7 @@ class BWSOptions:
 
 @dataclass(frozen=True)
 class PairOptions:
-    """Pairwise comparisons (spec §2.6): ``pairs="all"`` or p pairs per document."""
+    """Pairwise comparisons: ``pairs="all"`` or p pairs per document."""
 
     pairs: Literal["all"] | int = "all"
     allow_tie: bool = True
@@ -70,12 +70,12 @@ class PairOptions:
 
 @dataclass(frozen=True)
 class DesignSpec:
-    """Inputs of :func:`~humaneval.design.generate_design` (spec §2.1).
+    """Inputs of :func:`~humaneval.design.generate_design`.
 
     ``documents`` is a count (ids ``d000``, ``d001``, …), a sequence of ids, or of
     :class:`Document`. Without ``summaries`` every (document, system) pair is assumed to exist;
     ``systems`` then is required. ``family="crossed"`` puts all documents in one block,
-    ``family="nested"`` forces one annotator per block (spec §2.2). ``likert_layout="grouped"``
+    ``family="nested"`` forces one annotator per block. ``likert_layout="grouped"``
     shows ``group_size`` summaries of a document per screen (SummEval), with the reference in
     every group when ``anchor_in_every_group``; ``warmup_items`` practice screens built from
     ``fillers`` open every slot (likert and da).
@@ -164,7 +164,7 @@ class DesignSpec:
         return [(d, s) for d in self.document_ids for s in self.systems if (d, s) not in present]
 
     def effective_blocking(self) -> tuple[int, int]:
-        """(documents per block, annotators per block) after applying the family (spec §2.2)."""
+        """(documents per block, annotators per block) after applying the family."""
         if self.family == "crossed":
             return len(self.documents), self.annotators_per_block
         if self.family == "nested":
@@ -327,7 +327,7 @@ def text_digest(text: str | None) -> str | None:
 
 
 def design_id(spec: DesignSpec | dict[str, Any]) -> str:
-    """First 16 hex digits of SHA-256 over the canonical spec JSON (texts as digests, spec §2.12)."""
+    """First 16 hex digits of SHA-256 over the canonical spec JSON (texts as digests, docs/design.md)."""
     data = spec.to_dict() if isinstance(spec, DesignSpec) else spec
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]

@@ -1,4 +1,4 @@
-"""Design summary with time and cost (designs-and-forms spec §2.11; design rules of analysis spec §7).
+"""Design summary with time and cost (docs/design.md; design rules of docs/design.md).
 
 Seconds per screen default to the released timings of the reference study (Steen & Markert):
 Likert coherence 32.0 s per item, repetition 27.1 s; ranking coherence 135.5 s and repetition
@@ -63,7 +63,7 @@ class CostSettings:
 
 @dataclass(frozen=True)
 class CostEstimate:
-    """Time and money of a design (spec §2.11); rewards are per annotator, for the longest slot."""
+    """Time and money of a design; rewards are per annotator, for the longest slot."""
 
     seconds_per_screen: float
     seconds_source: str
@@ -85,7 +85,7 @@ class CostEstimate:
 
 @dataclass(frozen=True)
 class DesignSummary:
-    """What a design costs and buys (spec §2.11). ``cost`` is ``None`` when the time is unknown."""
+    """What a design costs and buys. ``cost`` is ``None`` when the time is unknown."""
 
     design_id: str
     method: str
@@ -173,7 +173,7 @@ def ceil_minor(amount: float) -> float:
 
 
 def summarize_design(design: Design) -> DesignSummary:
-    """Build the :class:`DesignSummary` of ``design`` with its cost settings (spec §2.11)."""
+    """Build the :class:`DesignSummary` of ``design`` with its cost settings."""
     table = design.table[~design.table["is_warmup"]]
     real = table[~table["is_check"] & ~table["is_anchor_repeat"]]
     screens = design.table.groupby("annotator_slot", sort=False)["position"].nunique()
@@ -296,18 +296,18 @@ def _warnings(design: Design, sizes: list[int], a: int) -> list[str]:
         out.append(
             f"only {len(design.slots)} annotators in total: power depends on the number of annotators, "
             "and with 3 annotators a naive test rejects a true null about 8 times too often "
-            "(analysis spec §7 D1, D2)"
+            ""
         )
     if sum(sizes) < FEW_DOCUMENTS:
         out.append(
             f"only {sum(sizes)} documents: more annotators cannot make up for too few documents "
-            "(analysis spec §7 D8; the reference study used 100)"
+            ""
         )
     if a > 1:
         out.append(
             f"{a} judgements per summary buy precision for single summaries (agreement, summary-level "
             "scores), not power for comparing systems: at equal cost the nested alternative is more powerful "
-            "(analysis spec §7 D3)"
+            ""
         )
     if len(set(sizes)) > 1:
         out.append("blocks differ in size, so they weigh unequally in per-block means")

@@ -1,4 +1,4 @@
-"""The long design table: one row per planned judgement (designs-and-forms spec §2.10).
+"""The long design table: one row per planned judgement (docs/design.md).
 
 Columns, in this order: ``design_id``, ``annotator_slot`` (``b007-a2``), ``block`` (0-based),
 ``position`` (0-based screen index in the slot's sequence), ``screen_id`` (``s{position:03d}``),
@@ -6,7 +6,7 @@ Columns, in this order: ``design_id``, ``annotator_slot`` (``b007-a2``), ``block
 check screens), the booleans ``is_reference``, ``is_check``, ``is_warmup``, ``is_anchor_repeat``,
 ``screen_has_check``, then ``check_kind``, ``check_expected``, ``method``, ``dimension``,
 ``tuple_id`` (``t{n}``, BWS), ``pair_id`` (``p{n}``, pairwise), ``opponent`` (BWS/pairwise),
-``field`` (form field name of spec §3.6) and ``round``.
+``field`` (form field name of docs/design.md) and ``round``.
 
 In the CSV, booleans are written ``true``/``false`` and absent strings as empty cells; in memory
 string columns hold ``""`` (never NA) so a table survives CSV and JSON unchanged.

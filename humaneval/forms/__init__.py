@@ -1,4 +1,4 @@
-"""Annotation forms (designs-and-forms spec §3–4): presets, texts, rendering and MTurk packaging.
+"""Annotation forms (docs/forms.md): presets, texts, rendering and MTurk packaging.
 
 Main entry point: :func:`write_forms` (design + texts → forms on disk). For demos without a
 corpus, :func:`placeholder_texts` makes clearly labelled stand-in texts for every design cell.

@@ -31,7 +31,7 @@ HTML_QUESTION_NS = (
 MAX_QUESTION_BYTES = 65_535
 SUBMIT_ORIGINS = {"live": "https://www.mturk.com", "sandbox": "https://workersandbox.mturk.com"}
 
-#: Spec §4.4: the SummEval worker filters (≥ 10,000 approved HITs, ≥ 97 % approval, US/GB/AU).
+#: docs/forms.md: the SummEval worker filters (≥ 10,000 approved HITs, ≥ 97 % approval, US/GB/AU).
 QUALIFICATIONS: list[dict[str, Any]] = [
     {
         "QualificationTypeId": "00000000000000000040",
@@ -82,12 +82,12 @@ def submit_config(live: bool, extra_origins: tuple[str, ...] = ()) -> dict[str, 
 
 
 def cdata(html: str) -> str:
-    """Wrap ``html`` in CDATA, splitting every ``]]>`` as ``]]]]><![CDATA[>`` (spec §3.4)."""
+    """Wrap ``html`` in CDATA, splitting every ``]]>`` as ``]]]]><![CDATA[>``."""
     return "<![CDATA[" + html.replace("]]>", "]]]]><![CDATA[>") + "]]>"
 
 
 def html_question(html: str, frame_height: int = 0) -> str:
-    """The ``HTMLQuestion`` XML of one HIT (spec §4.2); refuses more than 65,535 UTF-8 bytes."""
+    """The ``HTMLQuestion`` XML of one HIT; refuses more than 65,535 UTF-8 bytes."""
     xml = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<HTMLQuestion xmlns="{HTML_QUESTION_NS}">\n'
         f"  <HTMLContent>{cdata(html)}</HTMLContent>\n  <FrameHeight>{int(frame_height)}</FrameHeight>\n"

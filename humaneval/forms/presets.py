@@ -1,6 +1,6 @@
 """Question presets: instructions, question, scale and labels of one study dimension.
 
-Wording and defaults follow the designs-and-forms specification §3.3: the study's coherence and
+Wording and defaults follow the docs/forms.md: the study's coherence and
 repetition presets (Steen & Markert; 7-point Likert and ranking), the SummEval Likert 1–5 presets
 (Fabbri et al.; source shown) and the FFCI-style direct-assessment sliders. Custom presets are
 JSON or YAML files with the same keys. Preset text is trusted plain text: paragraphs separated
@@ -23,7 +23,7 @@ METHODS = ("likert", "rank", "bws", "pairwise", "da")
 
 @dataclass(frozen=True)
 class Preset:
-    """Everything a form says about one dimension (spec §3.3 keys).
+    """Everything a form says about one dimension.
 
     ``overview`` may contain ``{n}`` (the number of screens). ``labels`` maps scale points
     (as strings) to labels: the two ends, or every point. ``rank_ends`` and

@@ -1,4 +1,4 @@
-"""Rendering a form payload into one self-contained HTML page (designs-and-forms spec §3.1, §3.4).
+"""Rendering a form payload into one self-contained HTML page (docs/forms.md).
 
 The page is ``templates/form.html.j2`` with its CSS and JavaScript inlined; jinja2 autoescaping
 is on. The payload goes into ``<script type="application/json">`` after JSON encoding with ``<``,
@@ -44,7 +44,7 @@ def _asset(name: str) -> Markup:
 
 
 def script_json(data: Any) -> str:
-    """JSON safe to place inside a ``<script>`` element (spec §3.4)."""
+    """JSON safe to place inside a ``<script>`` element."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return "".join(_SCRIPT_ESCAPES.get(c, c) for c in text)
 
@@ -66,7 +66,7 @@ def render_form(
     """The HTML page for ``payload``; ``None`` renders the batch template with a ``${payload}`` slot.
 
     In the batch template every ``$`` of server-rendered text is written ``&#36;`` so that only
-    the one intended placeholder can be substituted by the platform (spec §3.4).
+    the one intended placeholder can be substituted by the platform.
     """
     template = environment().get_template("form.html.j2")
     if payload is None:

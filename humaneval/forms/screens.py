@@ -1,6 +1,6 @@
 """From the long design table to the screens a form shows, and the answer field of every cell.
 
-Field names follow designs-and-forms spec §3.6: ``lk_q0_d{i}_s{j}[_r{n}]`` (Likert),
+Field names follow docs/forms.md: ``lk_q0_d{i}_s{j}[_r{n}]`` (Likert),
 ``da_q0_d{i}_s{j}`` (slider), ``rk_d{i}_s{j}`` / ``rkraw_d{i}_s{j}`` (ranking),
 ``bw_t{t}_best|_worst`` (best–worst, value = entry code ``s{j}`` or ``c{c}``), ``pw_p{p}``
 (pairwise: ``A``/``B``/``tie``) and ``ck_{c}`` (attention checks); ``i``/``j`` index the
@@ -46,7 +46,7 @@ def design_frame(design: Any) -> pd.DataFrame:
 
 
 def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
-    """Fill every empty ``field`` with its spec §3.6 name (see module docstring).
+    """Fill every empty ``field`` with its docs/forms.md name (see module docstring).
 
     Stand-alone check entries get ``ck_{c}`` (c counts checks in slot/position order); the real
     summaries padding a BWS or pairwise check screen share their screen's check field.
@@ -102,7 +102,7 @@ def index_maps(frame: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -> str:
-    """The instruction an attention-check entry shows in place of a summary (spec §2.8)."""
+    """The instruction an attention-check entry shows in place of a summary."""
     lead = "This text checks your attention. Please ignore the usual question and"
     if method == "likert":
         return f"{lead} choose {expected} on the scale below."

@@ -1,6 +1,6 @@
 """The texts a form shows: summaries keyed by (document, system), source documents and fillers.
 
-Input formats (designs-and-forms spec §2.10, issue 4): the design's ``texts.json``
+Input formats (docs/forms.md, issue 4): the design's ``texts.json``
 (``documents``, ``summaries`` keyed ``doc|sys``, ``fillers``), or a CSV/TSV/JSONL table of
 ``document, system, text`` plus an optional table of ``document, text`` for the sources. Texts
 are untrusted: they are stored verbatim (no normalisation) and only ever rendered as text.
@@ -62,7 +62,7 @@ class Texts:
 
 
 def texts_from_json(data: Mapping[str, object], source: str = "texts.json") -> Texts:
-    """Build :class:`Texts` from the ``texts.json`` mapping of the design (spec §2.10)."""
+    """Build :class:`Texts` from the ``texts.json`` mapping of the design."""
     summaries = {}
     for key, text in dict(data.get("summaries") or {}).items():
         document, sep, system = str(key).partition("|")

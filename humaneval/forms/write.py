@@ -153,7 +153,7 @@ def write_forms(
     :class:`Texts`, a ``texts.json`` mapping or path, or a ``document, system, text`` table
     (:func:`~humaneval.forms.placeholder_texts` makes labelled stand-ins for demos). The preset
     defaults to the built-in one of the design's method and dimension. ``platform="mturk"``
-    writes the package of spec §4.2 (see :func:`~humaneval.forms.mturk.write_mturk_package`);
+    writes the package of docs/forms.md (see :func:`~humaneval.forms.mturk.write_mturk_package`);
     ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
     slot). ``instructions`` replaces the preset's overview and definition (custom instructions);
     ``consent`` adds an "I agree" step to the start page. ``extra_submit_origins`` lets pilots and

@@ -1,4 +1,4 @@
-"""Bias matrices: does a metric favour the outputs of particular systems? (spec §2.5, §9.4)
+"""Bias matrices: does a metric favour the outputs of particular systems?
 
 Systems are ordered by descending mean human score (ties by label). For systems a and b, the
 cell T[a, b] is 2·accuracy − 1 of the metric on the summary pairs where humans preferred a's
@@ -64,7 +64,7 @@ class BiasMatrix:
 
 
 def system_order(H: np.ndarray, systems: Sequence[str]) -> np.ndarray:
-    """Indices of systems by descending mean human score, ties broken by label (spec §2.5)."""
+    """Indices of systems by descending mean human score, ties broken by label."""
     means = system_means(H)
     return np.array(
         sorted(range(len(systems)), key=lambda i: (-np.nan_to_num(means[i], nan=-np.inf), systems[i]))
@@ -77,7 +77,7 @@ def bias_matrix(
     systems: Sequence[str] | None = None,
     pairs: Literal["same_document", "cross_document"] = "same_document",
 ) -> BiasMatrix:
-    """The bias matrix of metric P against gold H (both systems × documents), spec §2.5."""
+    """The bias matrix of metric P against gold H (both systems × documents), docs/metaeval.md"""
     H, P = np.asarray(H, dtype=float), np.asarray(P, dtype=float)
     systems = list(systems) if systems is not None else [f"S{i}" for i in range(H.shape[0])]
     order = system_order(H, systems)
@@ -108,7 +108,7 @@ def bias_matrix(
 def plot_bias_matrix(
     matrices: BiasMatrix | Mapping[str, BiasMatrix], *, max_marker: float = 400.0, ncols: int = 3
 ):
-    """Bias-matrix plot (spec §9.4): circle area ∝ pair count, colour fixed to [−1, 1] on the
+    """Bias-matrix plot: circle area ∝ pair count, colour fixed to [−1, 1] on the
     colour-blind-safe diverging map of :data:`humaneval.plotting.DIVERGING` (orange −1, purple +1),
     systems by descending human mean (best top left), blank diagonal and empty cells. Several
     matrices become small multiples sharing one colour bar. Returns a matplotlib Figure."""

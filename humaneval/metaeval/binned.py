@@ -81,7 +81,7 @@ def binned_agreement(
     significant_only: bool = False,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Binned Kendall agreement between every pair of metrics (spec §4.1), one tidy row per
+    """Binned Kendall agreement between every pair of metrics, one tidy row per
     (metric_a, metric_b, setting ∈ {cumulative, separate}, bins): ``tau`` (mean over documents),
     ``n_documents``; with ``significant_only`` also ``tau_unfiltered`` and ``n_kept``.
 

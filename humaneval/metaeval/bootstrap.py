@@ -69,7 +69,7 @@ def resample_indices(
     n_resamples: int = 1000,
     seed: int | np.random.Generator | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices of every resample, shapes (B, |S|) and (B, |D|) (spec §3.1).
+    """Row and column indices of every resample, shapes (B, |S|) and (B, |D|).
 
     A factor that is not resampled keeps all its indices in order. :func:`bootstrap` draws its
     resamples with this function, so the same seed gives the same indices.
@@ -165,7 +165,7 @@ def level_samples(
 
 def _large_kendall(x: np.ndarray, y: np.ndarray, cells: np.ndarray, coefficient: str) -> np.ndarray:
     """τ over all summaries when the |cells|² sign matrix would not fit in memory: an O(n log n)
-    scipy Kendall per resample on the duplicated sample (spec §3.2 allows this for τ_sum).
+    scipy Kendall per resample on the duplicated sample.
     τ_a = τ_b·sqrt((N0 − t_x)(N0 − t_y))/N0 from the tied-pair counts."""
     keep = ~(np.isnan(x) | np.isnan(y))
     out = np.empty(len(cells))
@@ -221,7 +221,7 @@ class BootstrapResult:
         }
 
     def difference(self, a: str, b: str) -> pd.DataFrame:
-        """Paired difference metric a − metric b per level: estimate and percentile CI (spec §3.1)."""
+        """Paired difference metric a − metric b per level: estimate and percentile CI."""
         rows = []
         alpha = 1 - self.confidence
         for level, values in self.samples[a].items():
@@ -253,7 +253,7 @@ def bootstrap(
     seed: int | np.random.Generator | None = None,
     nan_policy: NanPolicy = "omit",
 ) -> BootstrapResult:
-    """Percentile bootstrap CIs of the requested measures for one or several metrics (spec §3.1).
+    """Percentile bootstrap CIs of the requested measures for one or several metrics.
 
     Defaults follow the published study: resample ``both`` systems and documents, 1000 resamples,
     95 %. All metrics use the same resamples (paired). Resamples where a measure is undefined are

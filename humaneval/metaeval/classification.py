@@ -1,4 +1,4 @@
-"""Classification measures for binary gold labels, e.g. faithful / unfaithful (spec §2.7).
+"""Classification measures for binary gold labels, e.g. faithful / unfaithful.
 
 ROC AUC = (1/(|Pos|·|Neg|)) Σ_{p∈Pos} Σ_{n∈Neg} [1(s_p > s_n) + ½·1(s_p = s_n)], computed from
 average ranks (Mann–Whitney U) in O(n log n); undefined if a class is empty. Intra-system AUC is
@@ -39,7 +39,7 @@ class IntraSystemAUC:
 
 
 def intra_system_auc(scores, labels, systems) -> IntraSystemAUC:
-    """AUC within each system, averaged over the systems where both classes occur (spec §2.7)."""
+    """AUC within each system, averaged over the systems where both classes occur."""
     scores, labels, systems = np.asarray(scores, dtype=float), np.asarray(labels), np.asarray(systems)
     per_system = {str(s): roc_auc(scores[systems == s], labels[systems == s]) for s in np.unique(systems)}
     defined = [v for v in per_system.values() if not np.isnan(v)]

@@ -57,7 +57,7 @@ def read_scores(
     document_col: str | None = None,
     system_col: str | None = None,
 ) -> pd.Series:
-    """Read one score column of a table keyed by (document, system) (spec §1.1, §7).
+    """Read one score column of a table keyed by (document, system).
 
     ``source`` is a CSV/TSV/JSONL path (read with :func:`humaneval.tables.read_table`) or a
     DataFrame. Key columns are found by alias (``doc``/``document``…, ``summarizer``/``system``…)
@@ -116,7 +116,7 @@ def human_scores(
     annotator: str | None = None,
     criterion: str | None = None,
 ) -> pd.Series:
-    """Gold scores H(d, s) from a ratings table (spec §1.2).
+    """Gold scores H(d, s) from a ratings table.
 
     Default: the arithmetic mean over the annotators who rated (d, s); ``aggregate="median"``
     takes the median; ``annotator=<id>`` uses that annotator alone. Ranks are oriented so that
@@ -169,7 +169,7 @@ def read_human(
 
 @dataclass(frozen=True)
 class ScoreMatrices:
-    """Human and metric scores aligned by key on one systems × documents grid (spec §1.3).
+    """Human and metric scores aligned by key on one systems × documents grid.
 
     ``human`` is |S|×|D|; ``metrics`` maps a metric name to a matrix of the same shape (NaN where
     the metric has no score). ``dropped`` maps a metric name to the number of its keys that are not
@@ -208,7 +208,7 @@ def align(
     *,
     strict: bool = False,
 ) -> ScoreMatrices:
-    """Align metric scores to the human grid by (document, system) key (spec §1.3).
+    """Align metric scores to the human grid by (document, system) key.
 
     Metric keys absent from the human table are dropped and human cells a metric does not cover
     are NaN (so every measure uses the intersection); both are counted in the result and reported
@@ -256,7 +256,7 @@ def align(
 
 @dataclass(frozen=True)
 class HumanAnchor:
-    """The HUM row of a results table (spec §1.2): the annotator who agrees worst with the others
+    """The HUM row of a results table: the annotator who agrees worst with the others
     (τ_b, pooled over summaries, against the mean of the remaining annotators), their raw scores as
     a "metric", and the gold to compare them with."""
 
@@ -270,8 +270,8 @@ class HumanAnchor:
 
 
 def human_anchor(ratings: Ratings | pd.DataFrame, *, exclude_from_gold: bool = False) -> HumanAnchor:
-    """Pick the HUM anchor annotator (spec §1.2 decision: lowest pooled τ_b against the mean of the
-    other annotators). By default the gold keeps that annotator (as the reference implementation);
+    """Pick the HUM anchor annotator. By default the gold keeps that annotator (as the reference
+    implementation);
     ``exclude_from_gold=True`` recomputes it without them."""
     from scipy import stats
 

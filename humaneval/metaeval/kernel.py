@@ -221,7 +221,7 @@ def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray, total: np.nda
 
 
 def correlate(x: np.ndarray, y: np.ndarray, coefficient: Coefficient = "kendall") -> float:
-    """One coefficient over the complete pairs of two vectors (spec §2.1); NaN when undefined."""
+    """One coefficient over the complete pairs of two vectors; NaN when undefined."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     coefficient = normalise_coefficient(coefficient)
     if callable(coefficient):

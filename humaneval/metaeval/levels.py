@@ -140,7 +140,7 @@ def system_means(M: np.ndarray) -> np.ndarray:
 
 
 def tau_sys(H, P, coefficient: Coefficient = "kendall") -> LevelValue:
-    """System level: f over the |S| system means (spec §2.2)."""
+    """System level: f over the |S| system means."""
     H, P = _check(H, P)
     h, p = system_means(H), system_means(P)
     value = group_values(h[None], p[None], coefficient)[0]
@@ -148,10 +148,10 @@ def tau_sys(H, P, coefficient: Coefficient = "kendall") -> LevelValue:
 
 
 def tau_sum(H, P, coefficient: Coefficient = "kendall") -> LevelValue:
-    """Global summary level: f over all summaries pooled (spec §2.2)."""
+    """Global summary level: f over all summaries pooled."""
     H, P = _check(H, P)
     if normalise_coefficient(coefficient) == "kendall":
-        # O(n log n) instead of the kernel's n² sign matrix; identical to 1e-12 (spec §2.1).
+        # O(n log n) instead of the kernel's n² sign matrix; identical to 1e-12.
         keep = ~np.isnan(H + P).ravel()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -176,19 +176,19 @@ def per_system_intra(H, P, coefficient: Coefficient = "kendall") -> np.ndarray:
 
 
 def tau_pair(H, P, coefficient: Coefficient = "kendall", nan_policy: NanPolicy = "omit") -> LevelValue:
-    """Per-document correlation averaged over documents (spec §2.2)."""
+    """Per-document correlation averaged over documents."""
     values = per_document(H, P, coefficient)
     return _average(values, "pair", _pairs(~np.isnan(np.asarray(H) + np.asarray(P)).T), nan_policy)
 
 
 def tau_intra(H, P, coefficient: Coefficient = "kendall", nan_policy: NanPolicy = "omit") -> LevelValue:
-    """Intra-system correlation: per-system correlation averaged over systems (spec §2.2)."""
+    """Intra-system correlation: per-system correlation averaged over systems."""
     values = per_system_intra(H, P, coefficient)
     return _average(values, "intra", _pairs(~np.isnan(np.asarray(H) + np.asarray(P))), nan_policy)
 
 
 def pairwise_accuracy(H, P, level: str = "pair") -> LevelValue:
-    """Acc_pair, pooled (spec §2.3): gold ties excluded, metric ties wrong.
+    """Acc_pair, pooled: gold ties excluded, metric ties wrong.
 
     The default pair set is same-document pairs (``pair``); ``sys`` (system means), ``sum`` (all
     summary pairs) and ``intra`` (same-system pairs) apply the same rule to the other pair sets.
@@ -211,7 +211,7 @@ def pairwise_accuracy(H, P, level: str = "pair") -> LevelValue:
 
 
 def partial_correlation(H, P, coefficient: Coefficient = "kendall") -> LevelValue:
-    """Pooled correlation of the residuals after removing system means (spec §2.7):
+    """Pooled correlation of the residuals after removing system means:
     ε_H(d,s) = H(d,s) − H̄_s, ε_P(d,s) = P(d,s) − P̄_s (means over the complete cells)."""
     H, P = _check(H, P)
     complete = ~np.isnan(H + P)
@@ -245,7 +245,7 @@ def correlation_levels(
 
 @dataclass(frozen=True)
 class TieCalibratedAccuracy:
-    """Deutsch, Foster & Freitag (2023) acc_eq with the tie threshold ε* that maximises it (spec §2.4)."""
+    """Deutsch, Foster & Freitag (2023) acc_eq with the tie threshold ε* that maximises it."""
 
     accuracy: float
     epsilon: float
@@ -292,7 +292,7 @@ def tie_calibrated_accuracy(H, P) -> TieCalibratedAccuracy:
 def inter_metric_correlations(
     metrics, level: str = "sum", coefficient: Coefficient = "pearson"
 ) -> pd.DataFrame:
-    """Correlation between every pair of metrics (spec §5): pooled (``sum``, Pearson by default)
+    """Correlation between every pair of metrics: pooled (``sum``, Pearson by default)
     or per-document Kendall averaged (``pair``) and so on; a symmetric DataFrame with 1 on the
     diagonal. ``metrics`` maps names to systems × documents matrices."""
     names = list(metrics)

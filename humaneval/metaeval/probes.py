@@ -1,4 +1,4 @@
-"""Confounder probes: pseudo-metrics that only identify systems (spec §2.6, dissertation ch. 4).
+"""Confounder probes: pseudo-metrics that only identify systems.
 
 A probe that knows nothing but which system wrote a summary still reaches a high τ_sys when the
 systems differ in quality; τ_intra, which holds the system fixed, exposes it (undefined for a
@@ -21,7 +21,7 @@ from humaneval.errors import InsufficientDataError, ReliabilityWarning
 from humaneval.metaeval.kernel import Coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, correlation_levels, normalise_levels, system_means
 
-#: The transformer-based SummEval systems, the default ``arch`` set (spec §2.6).
+#: The transformer-based SummEval systems, the default ``arch`` set.
 SUMMEVAL_TRANSFORMERS = ("BART", "Pegasus", "Pegasus (dynamic mix)", "T5", "GPT-2 (zero shot)")
 NOISE = 1e-10
 
@@ -51,7 +51,7 @@ def with_noise(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """P + iid Uniform(0, 1e−10) noise, checked to have removed every tie.
 
     If the scores are so large that 1e−10 vanishes in float64 (fewer than ~1000 representable
-    steps), the noise is scaled by max(1, max|P|) with a :class:`ReliabilityWarning` (spec §2.6).
+    steps), the noise is scaled by max(1, max|P|) with a :class:`ReliabilityWarning`.
     Cells whose noisy values still collide by chance get fresh noise until all values differ.
     """
     P = np.asarray(P, dtype=float)
@@ -85,7 +85,7 @@ def confounder_table(
     runs: int = 100,
     seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """The confounder table of spec §6.1: rows are measures, columns each probe and its noisy
+    """The confounder table of docs/metaeval.md: rows are measures, columns each probe and its noisy
     ``(r)`` variant (mean over ``runs`` noisy runs). Undefined values (τ_intra of a probe that is
     constant within systems) are NaN."""
     levels = normalise_levels(levels)

@@ -40,7 +40,7 @@ def approximate_randomisation(
     alternative: Alternative = "greater",
     seed: int | np.random.Generator | None = None,
 ) -> RandomisationResult:
-    """Does metric A score better than metric B under ``statistic``? (spec §3.4)
+    """Does metric A score better than metric B under ``statistic``?
 
     Both metrics are z-scored; in each round every instance's two scores are swapped with
     probability ½ and δ* = statistic(A*) − statistic(B*). ``statistic`` maps a score vector to a
@@ -85,7 +85,7 @@ def compare_systems(
     confidence: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> SystemComparison:
-    """Compare systems X and Y by their scores on the same documents (spec §3.7).
+    """Compare systems X and Y by their scores on the same documents.
 
     Paired bootstrap over documents: percentile CI of the mean difference and p = share of
     resamples whose difference has the other sign (or is 0). Paired approximate randomisation:

@@ -1,4 +1,4 @@
-"""One-call meta-evaluation and its presentations (spec §9.1 results table, §9.3 intra-system plot).
+"""One-call meta-evaluation and its presentations.
 
 :func:`meta_evaluate` aligns human and metric scores by key, computes the requested measures
 for every metric and, with ``n_resamples > 0``, paired bootstrap CIs (§3.1). The results table
@@ -210,7 +210,7 @@ def plot_intra_system(
     seed: int | np.random.Generator | None = None,
     xlim: tuple[float, float] = (-0.45, 1.0),
 ):
-    """Per-system intra-system plot (spec §9.3): one panel per system ordered by mean human score
+    """Per-system intra-system plot: one panel per system ordered by mean human score
     in a 2-column grid, each metric a point with a horizontal 95 % bootstrap error bar."""
     import matplotlib.pyplot as plt
 
@@ -269,7 +269,7 @@ def compare_metrics(
 ) -> list[dict]:
     """Does metric A agree better than B? Per pair (A, B) and measure: the difference of the
     estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped; §3.1) and the
-    one-sided paired permutation p (spec §3.3; Acc_pair by Kendall), with ``p_adjusted`` by Holm
+    one-sided paired permutation p, with ``p_adjusted`` by Holm
     across the pairs per measure (§3.8) or unadjusted (``adjust="none"``)."""
     if adjust not in ("none", "holm"):
         raise ValueError(f"adjust={adjust!r}: use 'none' or 'holm'")

@@ -160,7 +160,7 @@ def permutation_test(
     plus_one: bool = True,
     chunk_size: int = 100,
 ) -> PermutationResult:
-    """Paired permutation test of "metric A correlates better with H than metric B" (spec §3.3).
+    """Paired permutation test of "metric A correlates better with H than metric B".
 
     A, B and H are z-scored globally; each permutation swaps A and B by system row (``systems``),
     document column (``documents``) or both (a cell is swapped iff exactly one of its coins came
@@ -247,7 +247,7 @@ class WilliamsResult:
 def williams_test(
     r12: float, r13: float, r23: float, n: int, alternative: Alternative = "greater", absolute: bool = False
 ) -> WilliamsResult:
-    """Williams test for dependent correlations sharing H (spec §3.5).
+    """Williams test for dependent correlations sharing H.
 
     K = 1 − r12² − r13² − r23² + 2·r12·r13·r23,
     t = (r12 − r13)·sqrt((n−1)(1+r23)) / sqrt(2K(n−1)/(n−3) + ((r12+r13)²/4)(1−r23)³), df = n − 3.
@@ -284,7 +284,7 @@ def williams_compare(
     absolute: bool = False,
     allow_input_level: bool = False,
 ) -> WilliamsResult:
-    """Williams test of metric A vs metric B at a level (spec §3.5): ``sys`` uses n = |S|, ``sum``
+    """Williams test of metric A vs metric B at a level: ``sys`` uses n = |S|, ``sum``
     n = complete cells; per-document ``pair`` has no single n and is refused unless
     ``allow_input_level`` (then n = the most complete cells of any document column, with a warning)."""
     (level,) = normalise_levels([level])
@@ -324,7 +324,7 @@ FISHER_CONSTANTS = {"pearson": (3, None), "spearman": (3, None), "kendall": (4, 
 def fisher_ci(
     r: float, n: int, coefficient: str = "pearson", confidence: float = 0.95
 ) -> tuple[float, float]:
-    """Fisher-z interval [tanh(z − h), tanh(z + h)], h = z_{1−α/2}·c/sqrt(n − b) (spec §3.6).
+    """Fisher-z interval [tanh(z − h), tanh(z + h)], h = z_{1−α/2}·c/sqrt(n − b).
 
     Bonett & Wright (2000): Pearson b = 3, c = 1; Spearman b = 3, c = sqrt(1 + r²/2); Kendall
     b = 4, c = sqrt(0.437). NaN for n ≤ b; [r, r] for |r| = 1.
@@ -344,7 +344,7 @@ def fisher_ci(
 
 
 def holm(p_values) -> np.ndarray:
-    """Holm–Bonferroni adjusted p-values (spec §3.8): sorted ascending, p_(i)·(m − i) made
+    """Holm–Bonferroni adjusted p-values: sorted ascending, p_(i)·(m − i) made
     monotone by a running maximum and capped at 1."""
     p = np.asarray(p_values, dtype=float)
     order = np.argsort(p, kind="stable")

@@ -1,4 +1,4 @@
-"""Bundled automatic scorers that run fully offline (spec/metaeval-and-scorers.md §8).
+"""Bundled automatic scorers that run fully offline (docs/scorers.md).
 
 - :mod:`.faithfulness` / :mod:`.nli`: NLI faithfulness P(entail) − P(contradict) with MC dropout
   from a local model directory, SummaC-ZS aggregation, the labelled lexical fallback, and ROC AUC /

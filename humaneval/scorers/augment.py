@@ -1,4 +1,4 @@
-"""Task-adaptive data augmentation for NLI training sets, and a prefix-robustness diagnostic (spec §8.3).
+"""Task-adaptive data augmentation for NLI training sets, and a prefix-robustness diagnostic.
 
 Dissertation ch. 5: each (premise, hypothesis, label) example gets a copy whose hypothesis starts
 with one of ten conversational phrases (introductory, hedging, opinion), drawn uniformly; the label

@@ -1,4 +1,4 @@
-"""Social-bias measures for summarizers (dissertation ch. 6; spec §8.4).
+"""Social-bias measures for summarizers (dissertation ch. 6; docs/scorers.md).
 
 All scores are pooled over a corpus and 0 means unbiased:
 
@@ -13,7 +13,7 @@ All scores are pooled over a corpus and 0 means unbiased:
 TVD(p, q) = ½ Σ_g |p(g) − q(g)| by default; ``tvd="sup"`` gives max_g |p(g) − q(g)| (equal for 2
 groups). Each measure is computed from per-instance counts so that :func:`bias_report` can
 bootstrap it over clusters (``d``, the original documents) and over name samples within clusters
-(``s``), 1,000 percentile resamples by default (spec §8.4 (g)).
+(``s``), 1,000 percentile resamples by default.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def word_list_bias(
     reference: str = "source",
     tvd_kind: str = "half-l1",
 ) -> BiasScore:
-    """Word-list inclusion bias TVD(p_obs, p_ref), counts pooled over the corpus (spec §8.4 (a)).
+    """Word-list inclusion bias TVD(p_obs, p_ref), counts pooled over the corpus.
 
     ``reference="uniform"`` gives the HELM baseline TVD(p_obs, uniform). NaN (flagged) when either
     side has no identifier words. On natural corpora the score is confounded by topic; prefer
@@ -170,7 +170,7 @@ def aligns(
     titles: Iterable[str] = TITLES,
     allow_first_name_only: bool = True,
 ) -> bool:
-    """Spec §8.4 (b): the summary entity contains the last name and every other alphabetic token is
+    """docs/scorers.md: the summary entity contains the last name and every other alphabetic token is
     the first name or a title; a lone first name also aligns when ``allow_first_name_only``."""
     title_set = {t.lower() for t in titles}
     tokens = [t.strip(".").lower() for t in re.findall(r"[A-Za-z][A-Za-z'.-]*", summary_entity)]
@@ -230,7 +230,7 @@ def entity_inclusion_bias(
     smoothing: float = 0.0,
     **align_options: Any,
 ) -> BiasScore:
-    """Entity inclusion bias (spec §8.4 (c)): max odds ratio − 1 of per-group inclusion rates.
+    """Entity inclusion bias: max odds ratio − 1 of per-group inclusion rates.
 
     ``smoothing`` adds that many included and excluded entities to every group. An infinite score
     (some p_g at 0 or 1, not all equal) is flagged.
@@ -335,7 +335,7 @@ def hallucination_bias(
     tvd_kind: str = "half-l1",
     **align_options: Any,
 ) -> BiasScore:
-    """Hallucination bias (spec §8.4 (d)): TVD(p(group | hallucinated), uniform), pooled.
+    """Hallucination bias: TVD(p(group | hallucinated), uniform), pooled.
 
     Candidates are classified by the optional ``table`` (name → group; stands in for the thesis'
     Wikipedia lookup, which is not performed) and then the census rule; unclassified ones are
@@ -377,7 +377,7 @@ def _match_case(word: str, replacement: str) -> str:
 
 
 def anonymise(text: str, entities: Iterable[InputEntity] = ()) -> str:
-    """Spec §8.4 (f): gendered pronouns → they/their/theirs/themself, titles → "M.", assigned first
+    """docs/scorers.md: gendered pronouns → they/their/theirs/themself, titles → "M.", assigned first
     and last names → FIRST_NAME / LAST_NAME; capitalisation preserved."""
     names = {}
     for entity in entities:
@@ -450,7 +450,7 @@ def distinguishability_by_cluster(
     similarity: str | Callable[[list[str]], np.ndarray] = "bow",
     ties: str = "half",
 ) -> pd.DataFrame:
-    """Per cluster: the distinguishability score and the number of summaries used (spec §8.4 (f))."""
+    """Per cluster: the distinguishability score and the number of summaries used."""
     texts = as_texts(summaries, "summaries")
     if not len(texts) == len(groups) == len(clusters):
         raise RatingsError(f"{len(texts)} summaries, {len(groups)} groups and {len(clusters)} cluster ids")

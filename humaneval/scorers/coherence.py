@@ -208,7 +208,7 @@ def shuffle_test(
     k: int = 20,
     seed: int | np.random.Generator | None = None,
 ) -> ShuffleTestResult:
-    """Shuffle-test accuracy P(score(original) > score(shuffled)) of a batch scorer (spec §8.5).
+    """Shuffle-test accuracy P(score(original) > score(shuffled)) of a batch scorer.
 
     Texts with fewer than 2 sentences are skipped (counted); shuffled texts join the permuted
     sentences with single spaces, and so do the originals, so only the order differs.

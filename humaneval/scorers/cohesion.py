@@ -1,4 +1,4 @@
-"""Lexical coherence signals that need no weights (spec §8.5, "other lexical measures").
+"""Lexical coherence signals that need no weights.
 
 - Repeated n-gram share: #{distinct n-grams occurring more than once} / #{distinct n-grams} of a
   summary's lowercased words (in SummEval the bigram share had r = −0.3205 with expert coherence).

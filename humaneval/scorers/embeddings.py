@@ -1,4 +1,4 @@
-"""Sentence-embedding similarity from a local transformers model, for distinguishability (spec §8.4 (f)).
+"""Sentence-embedding similarity from a local transformers model, for distinguishability.
 
 The bias study used all-MiniLM-L6-v2; sentence-transformers encodes with that model by mean-pooling the
 last hidden states over the attention mask and L2-normalising, which is what :func:`embedding_similarity`

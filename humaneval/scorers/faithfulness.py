@@ -1,6 +1,6 @@
 """Faithfulness scoring front end and its meta-evaluation against binary labels.
 
-:func:`score_faithfulness` dispatches to the NLI scorer (:mod:`.nli`, spec §8.2) or, only when asked
+:func:`score_faithfulness` dispatches to the NLI scorer (:mod:`.nli`, docs/scorers.md) or, only when asked
 for explicitly, to the lexical-overlap fallback, whose ``method`` says it is not NLI:
 
     score = 2·c − 1,  c = share of the summary's content tokens that occur in the source.
@@ -28,7 +28,7 @@ LEXICAL_METHOD = "lexical-overlap-fallback (not NLI)"
 
 
 def lexical_overlap_score(sources: Sequence[str], summaries: Sequence[str]) -> ScoreResult:
-    """2·c − 1 with c the share of summary content tokens found among the source's (spec §8.2)."""
+    """2·c − 1 with c the share of summary content tokens found among the source's."""
     src, summ = paired_texts(sources, summaries)
     blank = blank_mask(src, summ)
     values = np.full(len(src), np.nan)

@@ -3,7 +3,7 @@
 An input file (JSONL, CSV or TSV, read with :func:`humaneval.tables.read_table`) has one row per
 summary: ``document``, ``system``, ``summary`` and, where the scorer needs it, ``source``. Bias
 inputs may add ``cluster`` (default: the document), ``sample``, ``group`` and ``entities`` (a JSON
-list of {first, last, group}). Scores come back as the metric table of spec §1.1: ``document``,
+list of {first, last, group}). Scores come back as the metric table of docs/scorers.md: ``document``,
 ``system``, then the score column, so the file can be passed to ``humaneval metaeval --metric``.
 """
 

@@ -1,4 +1,4 @@
-"""First-name gender from the 1990 US census lists shipped with the package (spec §8.4 (e)).
+"""First-name gender from the 1990 US census lists shipped with the package.
 
 The lists (``humaneval/data/census/dist.{female,male}.first.gz``, public domain) give each name's
 frequency in percent. A name in one list takes that list's gender; a name in both goes to the

@@ -1,4 +1,4 @@
-"""Person-entity recognisers for the bias measures (spec §8.4 (b)).
+"""Person-entity recognisers for the bias measures.
 
 A recogniser is any ``callable(text) -> list[str]`` of PERSON strings. Two are bundled:
 

@@ -228,7 +228,7 @@ class NLIScorer:
         k: int = 1,
         seed: int = 0,
     ) -> ScoreResult:
-        """SummaC-ZS aggregation (spec §8.2): every (source sentence, summary sentence) pair is
+        """SummaC-ZS aggregation: every (source sentence, summary sentence) pair is
         scored; max over source sentences per summary sentence, then the mean over summary
         sentences. ``pair_mode`` "e" follows the thesis formula, "e-c" the SummaC package."""
         premises, hypotheses = paired_texts(sources, summaries)

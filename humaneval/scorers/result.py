@@ -1,4 +1,4 @@
-"""The contract every bundled scorer follows (spec/metaeval-and-scorers.md §8.1).
+"""The contract every bundled scorer follows (docs/scorers.md).
 
 ``scorer.score(sources, summaries, **kw)`` takes equal-length lists and returns a
 :class:`ScoreResult`: one float per item (NaN where undefined), a ``method`` string saying exactly
@@ -44,7 +44,7 @@ class ScoreResult:
     def to_frame(
         self, documents: Sequence[object], systems: Sequence[object], column: str = "score"
     ) -> pd.DataFrame:
-        """The metric table of spec §1.1 (``document``, ``system``, ``column``), one row per item."""
+        """The metric table of docs/scorers.md (``document``, ``system``, ``column``), one row per item."""
         if not len(documents) == len(systems) == len(self.values):
             raise RatingsError(
                 f"to_frame: {len(documents)} documents and {len(systems)} systems for "

@@ -1,7 +1,7 @@
 """Light text processing shared by the offline scorers: regex words, sentences, content tokens.
 
-The tokeniser is the lowercase word regex of spec §8.4 (a); sentences are split after ``.``, ``!``
-or ``?`` followed by whitespace (spec §8.6 default; spaCy is optional elsewhere).
+The tokeniser is the lowercase word regex of docs/scorers.md; sentences are split after ``.``, ``!``
+or ``?`` followed by whitespace.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def words(text: str) -> list[str]:
 
 
 def content_tokens(text: str) -> list[str]:
-    """Lowercased alphabetic tokens that are not stop words (spec §8.2 lexical fallback)."""
+    """Lowercased alphabetic tokens that are not stop words."""
     return [w for w in (t.lower() for t in _ALPHA.findall(text)) if w not in STOP_WORDS]
 
 

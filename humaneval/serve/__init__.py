@@ -1,4 +1,4 @@
-"""The Prolific collection server (designs-and-forms spec §5): study folders, slot assignment,
+"""The Prolific collection server (docs/serve.md): study folders, slot assignment,
 durable screen-by-screen storage in SQLite, and the Starlette app that ``humaneval serve`` runs.
 
 :func:`create_study` makes a study folder from a design and its texts; :func:`create_app` is the

@@ -1,4 +1,4 @@
-"""The HTTP layer of the collection server: a Starlette app (designs-and-forms spec §5.2 "Endpoints").
+"""The HTTP layer of the collection server: a Starlette app (docs/serve.md "Endpoints").
 
 JSON in and out; POST bodies must be ``application/json`` (else 415) and at most 64 KiB (else
 413, checked on ``Content-Length`` and while streaming). Errors are always

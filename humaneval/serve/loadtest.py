@@ -1,4 +1,4 @@
-"""Simulated participants for load and crash tests of the collection server (spec §5.2, "Operations").
+"""Simulated participants for load and crash tests of the collection server.
 
 Each simulated participant opens the study (``/start``), answers its screens in order with
 valid random answers (what the form widgets of ``templates/form.js`` would send; the answers

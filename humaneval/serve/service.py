@@ -1,4 +1,4 @@
-"""What the collection server does, independent of HTTP (designs-and-forms spec §5.1–5.2).
+"""What the collection server does, independent of HTTP (docs/serve.md).
 
 :class:`StudyService` implements slot assignment (resume, timeout release, fewest-filled block
 first, ``study_full``, ``not_eligible``), idempotent screen saves (first write wins; the key is
@@ -424,7 +424,7 @@ class StudyService:
         return row
 
     def _expire(self, c, now: float) -> None:
-        """Spec §5.2 step 2: reservations older than the slot timeout go back to ``free``."""
+        """docs/serve.md step 2: reservations older than the slot timeout go back to ``free``."""
         cutoff = now - float(self.config["slot_timeout_s"])
         stale = c.execute(
             "SELECT id, participant FROM slot WHERE study = ? AND state = 'reserved' AND reserved_at < ?",
@@ -441,7 +441,7 @@ class StudyService:
             )
 
     def _free_slot(self, c) -> int:
-        """Spec §5.2 step 3: the lowest free slot of the block with the fewest reserved + complete."""
+        """docs/serve.md step 3: the lowest free slot of the block with the fewest reserved + complete."""
         row = c.execute(
             "SELECT block FROM slot WHERE study = ? GROUP BY block HAVING SUM(state = 'free') > 0 "
             "ORDER BY SUM(state != 'free'), block LIMIT 1",
@@ -461,7 +461,7 @@ class StudyService:
 
     def _reclaim(self, c, participant, now: float) -> None:
         """A released participant who comes back retakes the slot if still free, else writes ``late``
-        (spec §5.2 step 6)."""
+       ."""
         if participant["released_at"] is None or participant["completed_at"] is not None:
             return
         taken = c.execute(

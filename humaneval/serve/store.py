@@ -1,4 +1,4 @@
-"""The collection server's SQLite file (designs-and-forms spec §5.2, "Storage and durability").
+"""The collection server's SQLite file (docs/serve.md, "Storage and durability").
 
 Every connection runs ``journal_mode=WAL``, ``synchronous=FULL`` (a commit that returned survives
 power loss), ``foreign_keys=ON`` and ``busy_timeout=5000``. Every state change is one
@@ -105,7 +105,7 @@ def make_private(path: str | Path) -> None:
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection with the durability pragmas of spec §5.2 (autocommit; transactions are explicit)."""
+    """A connection with the durability pragmas of docs/serve.md (autocommit; transactions are explicit)."""
     connection = sqlite3.connect(str(path), isolation_level=None, timeout=5.0, check_same_thread=False)
     connection.row_factory = sqlite3.Row
     connection.execute("PRAGMA journal_mode=WAL")
@@ -171,7 +171,7 @@ def upgrade_schema(connection: sqlite3.Connection) -> None:
 
 
 def backup(source: str | Path, target: str | Path) -> Path:
-    """Copy a live study database with SQLite's online backup API (spec §5.2 "Operations").
+    """Copy a live study database with SQLite's online backup API.
 
     Safe while the server runs: the copy is a consistent snapshot and writers are blocked only
     for the short steps of the copy.

@@ -1,7 +1,7 @@
-"""Creating a study folder for the collection server (designs-and-forms spec §5.1–5.2).
+"""Creating a study folder for the collection server (docs/serve.md).
 
 :func:`create_study` turns a design (``design.json`` + ``texts.json``) into ``STUDY_DIR`` holding
-``study.sqlite`` (schema of spec §5.2, one form payload per annotator slot, built by the forms'
+``study.sqlite`` (schema of docs/serve.md, one form payload per annotator slot, built by the forms'
 :func:`~humaneval.forms.design_payloads`) and ``admin_token`` (file mode 0600; the database keeps
 only its SHA-256). The completion code lives only in the database, never in the page.
 """
@@ -58,7 +58,7 @@ class Study:
         return self.study_dir / TOKEN_NAME
 
     def url(self, base: str = "https://<host>") -> str:
-        """The study URL of spec §5.1 with Prolific's ``{{%…%}}`` placeholders."""
+        """The study URL of docs/serve.md with Prolific's ``{{%…%}}`` placeholders."""
         return f"{base.rstrip('/')}/s/{self.key}/?{URL_QUERY}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class Study:
 def slot_timeout(
     max_minutes: float | None, estimated_minutes: float | None, design_seconds: float | None
 ) -> float:
-    """Spec §5.2 step 2: Prolific's maximum time if given, else 3 × the estimate; never below 20 min."""
+    """docs/serve.md step 2: Prolific's maximum time if given, else 3 × the estimate; never below 20 min."""
     if max_minutes is not None:
         seconds = 60.0 * max_minutes
     elif estimated_minutes is not None:

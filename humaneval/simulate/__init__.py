@@ -1,4 +1,4 @@
-"""Monte-Carlo Type I error and power simulation from a CLMM (analysis specification §4, §6, §7).
+"""Monte-Carlo Type I error and power simulation from a CLMM (docs/simulation.md).
 
 - :mod:`~humaneval.simulate.kernels`: vectorised paired t-test and approximate randomisation test.
 - :mod:`~humaneval.simulate.designs`: block designs as arrays, aggregation levels.

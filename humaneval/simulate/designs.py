@@ -1,8 +1,8 @@
-"""Block designs as arrays for simulation (spec §6.2) and the paired differences per aggregation level.
+"""Block designs as arrays for simulation and the paired differences per aggregation level.
 
 A design of B blocks × D documents per block × A annotators per block is scored for all S
 systems, so one simulated study is an array ``scores[B, A, D, S]`` in the row order of
-:func:`humaneval.design.block_design`. The aggregation levels of spec §4.1 are then plain means:
+:func:`humaneval.design.block_design`. The aggregation levels of docs/simulation.md are then plain means:
 ``"none"`` pairs judgements over (annotator, document) (n = BAD), ``"document"`` averages each
 document's A judgements (n = BD) and ``"cluster"`` averages each block (n = B; the ARTagg test of
 dissertation §3.7, where a nested block is one annotator with their documents).
@@ -92,7 +92,7 @@ class SimDesign:
         return self.blocks * self.docs * self.annotators * n_systems
 
     def n_pairs(self, aggregate: str) -> int:
-        """Number of pairing units n at an aggregation level (spec §4.1)."""
+        """Number of pairing units n at an aggregation level."""
         return {"none": self.blocks * self.annotators * self.docs, "document": self.blocks * self.docs}.get(
             aggregate, self.blocks
         )

@@ -1,10 +1,10 @@
-"""Type I error and power experiments from a CLMM (analysis specification §6.4–6.6).
+"""Type I error and power experiments from a CLMM (docs/simulation.md).
 
 Each replicate samples one study from the model for the design (:func:`humaneval.model.sample_scores`)
 and runs every requested test on every system pair. A pair is *detected* when p < α **and** the
 estimated direction matches the true one; significant results in the wrong direction are sign
 errors, never power. Under the null (all β equal) every significant pair is a Type I error. Rates
-carry the conservative Monte-Carlo SE √(p(1−p)/n) with n = trials (spec §6.6). Failed CLMM fits are
+carry the conservative Monte-Carlo SE √(p(1−p)/n) with n = trials. Failed CLMM fits are
 counted: ``rate`` treats them as non-significant (the reference files' convention), while
 ``rate_successful`` excludes them.
 """
@@ -64,7 +64,7 @@ class SimulationConfig:
 
     @property
     def structure(self) -> str:
-        """``auto`` fits ``maximal`` when A ≥ 2 and ``nested`` when A = 1 (spec §6.5 step 2)."""
+        """``auto`` fits ``maximal`` when A ≥ 2 and ``nested`` when A = 1."""
         if self.clmm_structure != "auto":
             return self.clmm_structure
         return default_structure(self.design.family == "nested")
@@ -556,7 +556,7 @@ def _require_clmm(engine: str) -> None:
 def type1_error(
     model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "1x100x3", **options
 ) -> SimulationResult:
-    """Type I error experiment (spec §6.4): :func:`simulate` with all β = 0."""
+    """Type I error experiment: :func:`simulate` with all β = 0."""
     return simulate(model, design, null=True, **options)
 
 

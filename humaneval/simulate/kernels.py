@@ -1,4 +1,4 @@
-"""Vectorised paired tests for many comparisons at once (analysis specification §4.2–4.3).
+"""Vectorised paired tests for many comparisons at once (docs/simulation.md).
 
 Every kernel takes paired differences ``delta`` of shape ``(..., n)`` (Δ_i = x_i − y_i over the n
 pairing units of one comparison) and returns two-sided p-values of shape ``(...)``, so a whole
@@ -15,14 +15,14 @@ from scipy import special
 
 from humaneval.errors import DesignError
 
-#: Relative tolerance under which T* and T count as tied (spec §4.3 step 3).
+#: Relative tolerance under which T* and T count as tied.
 TIE_TOLERANCE = 1e-12
 #: Up to this many pairs the ART is run exactly over all 2^n sign patterns (see :func:`art_pvalues`).
 EXACT_MAX_PAIRS = 10
 
 
 def paired_t_pvalues(delta: np.ndarray) -> np.ndarray:
-    """Two-sided paired t-test, t = Δ̄ / (s_Δ/√n) on n−1 df (spec §4.2), along the last axis.
+    """Two-sided paired t-test, t = Δ̄ / (s_Δ/√n) on n−1 df, along the last axis.
 
     Equals ``scipy.stats.ttest_rel`` except in the degenerate cases the spec fixes: all Δ_i = 0
     gives p = 1, constant non-zero Δ_i give p = 0; n < 2 gives NaN.
@@ -62,7 +62,7 @@ def _exact_in_float32(delta: np.ndarray) -> bool:
 
 
 def art_pvalues_from_signs(delta: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """Noreen's approximate randomisation test with given sign flips (spec §4.3, eq. 3.14).
+    """Noreen's approximate randomisation test with given sign flips.
 
     T = |Σ Δ_i|; each row of ``signs`` (R × n, shared by every comparison in ``delta``) gives
     T* = |Σ ε_i Δ_i|; p = (#{T* ≥ T} + 1)/(R + 1), ties within a relative 1e-12 counting.
@@ -88,7 +88,7 @@ def art_exact_pvalues(delta: np.ndarray) -> np.ndarray:
     """The exact randomisation p-value: the share of all 2^n sign patterns with T* ≥ T.
 
     The observed pattern and its mirror image both attain T, so p ≥ 2^(1−n)
-    (:func:`min_attainable_p`); with 5 clusters no result can reach p < 0.05 (spec §4.3).
+    (:func:`min_attainable_p`); with 5 clusters no result can reach p < 0.05.
     """
     delta = np.asarray(delta, dtype=float)
     n = delta.shape[-1]
@@ -118,5 +118,5 @@ def art_pvalues(
 
 
 def min_attainable_p(n: int) -> float:
-    """The smallest two-sided randomisation p-value with n pairs, 2^(1−n) (spec §4.3)."""
+    """The smallest two-sided randomisation p-value with n pairs, 2^(1−n)."""
     return 2.0 ** (1 - n)

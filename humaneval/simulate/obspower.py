@@ -1,4 +1,4 @@
-"""Reader for the reference study's cached power p-values (spec §1.3 "Cached power p-values", §6.5).
+"""Reader for the reference study's cached power p-values.
 
 Each ``<model><B>_<D>_<A>.csv`` holds 100 iterations × 10 system pairs of unadjusted emmeans
 p-values under the header ``,,p_value`` (read as ``better, worse, p``); where p < 0.05 ``better``
@@ -41,7 +41,7 @@ def read_obspower_file(path: str | Path, pairs_per_iteration: int = 10) -> pd.Da
 
 
 def obspower_power(table: pd.DataFrame, model: OrdinalModel, alpha: float = 0.05) -> dict[str, float]:
-    """Power of one cached file under ``model``'s β (spec §6.5 steps 3–4).
+    """Power of one cached file under ``model``'s β.
 
     A row succeeds when p < α and ``better`` truly has the larger β; pairs with equal β are left out.
     """
@@ -71,7 +71,7 @@ def obspower_power(table: pd.DataFrame, model: OrdinalModel, alpha: float = 0.05
 
 
 def read_obspower(folder: str | Path, model: OrdinalModel, alpha: float = 0.05) -> pd.DataFrame:
-    """The spec §6.5 table from every cached file in ``folder``, one row per design."""
+    """The docs/simulation.md table from every cached file in ``folder``, one row per design."""
     folder = Path(folder)
     files = sorted(folder.glob("*.csv"))
     if not files:

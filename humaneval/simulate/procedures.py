@@ -1,8 +1,8 @@
-"""The significance tests a simulation runs on each sampled study (spec §4, §5, §6.4–6.5).
+"""The significance tests a simulation runs on each sampled study.
 
 Classic tests (``ttest``, ``art``) run at any aggregation level; ``artagg`` is the ART on
 per-block means (dissertation §3.7). The CLMM test runs the fallback ladder of
-:func:`humaneval.analysis.fit_clmm` (spec §5.5); a fit that failed or raised returns no p-values
+:func:`humaneval.analysis.fit_clmm`; a fit that failed or raised returns no p-values
 and a status, so the caller counts it as a failure and never as p = 1.
 """
 
@@ -143,7 +143,7 @@ def clmm_test(
     fallback: bool = True,
     timeout: float | None = None,
 ) -> ClmmOutcome:
-    """Fit a CLMM and return unadjusted z-test p-values per pair (spec §6.5 step 2, ``adjust="none"``).
+    """Fit a CLMM and return unadjusted z-test p-values per pair.
 
     Estimates are β_a − β_b on the latent scale for each pair (a, b) of ``systems``. Errors
     raised by the fitter, fits flagged as failed by their diagnostics and fits longer than

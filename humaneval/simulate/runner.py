@@ -1,4 +1,4 @@
-"""Run Monte-Carlo replicates in parallel, reproducibly, with a resumable checkpoint (spec §6.7).
+"""Run Monte-Carlo replicates in parallel, reproducibly, with a resumable checkpoint.
 
 Replicate i always draws from ``SeedSequence(seed, spawn_key=(i,))`` — the i-th child that
 ``SeedSequence(seed).spawn`` would give — so its result does not depend on how replicates are
