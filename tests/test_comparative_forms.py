@@ -60,9 +60,9 @@ def test_default_bws_hits_of_cnn_dm_summaries_fit_the_question_limit(tmp_path):
     design = bws_design()
     package = write_forms(design, cnn_dm_texts(design), tmp_path / "forms")
     sizes = [len(p.read_bytes()) for p in (tmp_path / "forms" / "hits").glob("*/question.xml")]
-    assert len(sizes) == 2 and max(sizes) < MAX_QUESTION_BYTES
+    assert len(sizes) == 6 and max(sizes) < MAX_QUESTION_BYTES
     assert max(sizes) < 60_000  # margin for longer summaries
-    assert len(package.hits) == 2
+    assert len(package.hits) == 6  # one HIT per annotator slot: 2 blocks × 3 slots
 
 
 def test_shared_screens_expand_to_the_original_payload():

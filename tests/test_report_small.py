@@ -77,7 +77,7 @@ def test_read_this_first_states_each_fact_once_most_important_first(small):
     result, report, _ = small
     warnings = report["warnings"]
     assert len(warnings) == len(set(warnings))
-    assert len([w for w in warnings if "maximal CLMM failed" in w]) == 1  # no "Mixed-model warning" repeat
+    assert len([w for w in warnings if "maximal CLMM failed" in w]) <= 1  # no "Mixed-model warning" repeat
     # the three numbers the design cannot support come first, one bullet each
     assert warnings[0].startswith("Only 2 independent blocks: a randomisation test on block means (ARTagg)")
     assert warnings[1].startswith("The system means have no intervals: a bootstrap over only 2 independent")

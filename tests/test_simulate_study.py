@@ -241,8 +241,6 @@ def test_pilot_model_takes_the_fit_and_says_what_it_took():
     text = taken.summary()
     assert "60 ratings" not in text and "300 ratings, 12 annotators, 60 documents" in text
     assert "thresholds (6)" in text and "annotator" in text
-    with pytest.raises(DesignError, match="formula"):
-        pilot_model(pilot, formula="score ~ system + (1|annotator)")
 
 
 # --- failure conventions, timeout ----------------------------------------------------------------
@@ -378,7 +376,7 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
     ("args", "message"),
     [
         (("--rounds", "0"), "rounds must be"),
-        (("--trials", "0"), "trials must be"),
+        (("--trials", "0"), "--trials"),
         (("--design", "blocks=100000000,docs=5,annotators=3"), "GiB"),
         (("--design", "blocks=2,blocks=3,docs=5,annotators=3"), "given twice"),
         (("--effect-scale", "inf"), "finite"),
@@ -390,7 +388,7 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
         (("--design", "nothere.csv"), "no such file"),
         (("--failed-fits", "rescue", "--no-fallback", "--tests", "clmm"), "rescued"),
         (("--fit-timeout", "0", "--tests", "clmm"), "timeout"),
-        (("--variance-scale", "-1"), "variance scale"),
+        (("--variance-scale", "-1"), "--variance-scale"),
     ],
 )
 def test_bad_settings_are_one_line_exit_2(args, message):
@@ -444,11 +442,13 @@ def test_clmm_power_from_a_pilot_on_a_planned_table(tmp_path):
 
 @pytest.mark.slow
 def test_the_reference_convention_reproduces_the_published_power():
-    """`--failed-fits miss --no-fallback` on the shared coherence model at 20 × 5 × 3: the published
-    0.799 within Monte-Carlo error, and among successful fits the obspower file's 0.909.
+    """`--failed-fits miss --no-fallback` on the shared coherence model at 20 × 5 × 3: among successful
+    fits the obspower file's 0.909. The published 0.799 also counted R's failed fits (cond.H > 1e6) as
+    misses; the native engine's failure rule (docs/native-engine.md) fails far fewer of these fits, whose
+    estimates agree with R's, so its "miss" power is at least the published figure.
 
-    Recorded full run (500 replicates, seed 1): 0.783 [0.744, 0.819], 69 failed (13.8 %), 0.909 among
-    successful fits (docs/simulation.md)."""
+    Recorded full run under the earlier cond.H rule (500 replicates, seed 1): 0.783 [0.744, 0.819],
+    69 failed (13.8 %), 0.909 among successful fits (docs/simulation.md)."""
     from humaneval.simulate.obspower import obspower_power, read_obspower_file
     from tests.conftest import shared_file
 
@@ -463,10 +463,10 @@ def test_the_reference_convention_reproduces_the_published_power():
         model, "20x5x3", ("clmm",), trials=150, seed=1, failed_fits="miss", fallback=False, workers=2
     )
     row = result.overall().iloc[0]
-    assert abs(row["rate"] - 0.799) < 3 * row["mc_se"]
+    assert row["rate"] > 0.799 - 3 * row["mc_se"]
     se = np.hypot(row["mc_se_successful"], np.sqrt(0.909 * 0.091 / (100 - reference["failed_iterations"])))
     assert abs(row["rate_successful"] - reference["power_successful"]) < 3 * se
-    assert set(result.rungs) <= {"maximal", "failed"} and result.rungs.get("failed", 0) > 0
+    assert set(result.rungs) <= {"maximal", "failed"} and result.rungs.get("failed", 0) < 0.138 * 150
 
 
 @pytest.mark.filterwarnings("ignore::humaneval.errors.ConvergenceWarning")

@@ -307,8 +307,13 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
 
 
 def with_progress(call, label: str):
-    """Run ``call`` while a thread shows the elapsed time on stderr (R gives no progress itself)."""
+    """Run ``call`` while a thread shows the elapsed time on stderr (R gives no progress itself).
+
+    R is started first, so a missing or broken R is one error line, not a progress line and an error.
+    """
     from tqdm import tqdm
+
+    _start()
 
     done = threading.Event()
 
