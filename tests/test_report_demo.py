@@ -35,7 +35,7 @@ def test_demo_runs_the_whole_pipeline(tmp_path):
     # design: 6 blocks × 2 slots; forms carry labelled placeholder texts
     assert len(result.design.slots) == 12
     previews = list((tmp_path / "forms" / "preview").glob("*.html"))
-    assert len(previews) == 6 and "PLACEHOLDER" in previews[0].read_text()
+    assert len(previews) == 12 and "PLACEHOLDER" in previews[0].read_text()  # one HIT per slot
     # ratings: 30 documents × 5 systems × 2 judgements plus 2 checks per annotator, times from the forms
     data = pd.read_csv(result.files["ratings"])
     assert (~data["is_check"]).sum() == 300 and data["is_check"].sum() == 24
