@@ -64,33 +64,7 @@ humaneval_fit <- function(y, n_levels, system, systems, annotator, document, for
     return(list(error = conditionMessage(m), seconds = seconds, warnings = caught))
   }
   assign("model", m, envir = .humaneval)
-  nb <- length(m$beta)
-  vc <- tryCatch(vcov(m)[names(m$beta), names(m$beta), drop = FALSE], error = function(e) NULL)
-  if (is.null(vc)) {
-    vc <- matrix(NA_real_, nb, nb)
-    caught <- c(caught, "vcov(model) is not defined (singular Hessian)")
-  }
-  cond_h <- if (any(is.na(m$Hessian))) Inf else {
-    ev <- eigen(m$Hessian, only.values = TRUE)$values
-    abs(max(ev) / min(ev))
-  }
-  list(
-    alpha = unname(m$alpha),
-    beta = unname(m$beta),
-    beta_names = names(m$beta),
-    vcov = unname(vc),
-    random_effects = humaneval_random_effects(m),
-    code = as.integer(m$optRes$convergence),
-    message = as.character(m$optRes$message),
-    max_grad = max(abs(m$gradient)),
-    cond_h = cond_h,
-    n_iter = as.integer(m$neval),
-    loglik = as.numeric(m$logLik),
-    aic = AIC(m),
-    nobs = as.integer(m$dims$nobs),
-    seconds = seconds,
-    warnings = caught
-  )
+  humaneval_result(m, names(m$beta), caught, seconds)
 }
 
 # Any clmm formula on a data frame built from plain vectors: `columns` is a named list of numeric or
@@ -119,12 +93,28 @@ humaneval_fit_formula <- function(columns, levels, response, response_levels, fo
     return(list(error = conditionMessage(m), seconds = seconds, warnings = caught))
   }
   assign("model", m, envir = .humaneval)
-  na <- length(m$alpha)
-  nb <- length(m$beta)
-  keep <- c(names(m$alpha), names(m$beta))
+  humaneval_result(m, c(names(m$alpha), names(m$beta)), caught, seconds)
+}
+
+# emmeans pairwise contrasts of the most recent fit (used to cross-check the Python contrasts).
+humaneval_emmeans_pairs <- function(adjust) {
+  emm <- emmeans(get("model", envir = .humaneval), "system")
+  as.data.frame(pairs(emm, adjust = adjust, infer = c(TRUE, TRUE)))
+}
+
+humaneval_versions <- function() {
+  c(
+    R = paste(R.version$major, R.version$minor, sep = "."),
+    ordinal = as.character(packageVersion("ordinal")),
+    emmeans = as.character(packageVersion("emmeans"))
+  )
+}
+
+# The estimates and convergence facts of a fitted clmm `m`; `keep` names the parameters of vcov.
+humaneval_result <- function(m, keep, caught, seconds) {
   vc <- tryCatch(vcov(m)[keep, keep, drop = FALSE], error = function(e) NULL)
   if (is.null(vc)) {
-    vc <- matrix(NA_real_, na + nb, na + nb)
+    vc <- matrix(NA_real_, length(keep), length(keep))
     caught <- c(caught, "vcov(model) is not defined (singular Hessian)")
   }
   cond_h <- if (any(is.na(m$Hessian))) Inf else {
@@ -148,19 +138,5 @@ humaneval_fit_formula <- function(columns, levels, response, response_levels, fo
     nobs = as.integer(m$dims$nobs),
     seconds = seconds,
     warnings = caught
-  )
-}
-
-# emmeans pairwise contrasts of the most recent fit (used to cross-check the Python contrasts).
-humaneval_emmeans_pairs <- function(adjust) {
-  emm <- emmeans(get("model", envir = .humaneval), "system")
-  as.data.frame(pairs(emm, adjust = adjust, infer = c(TRUE, TRUE)))
-}
-
-humaneval_versions <- function() {
-  c(
-    R = paste(R.version$major, R.version$minor, sep = "."),
-    ordinal = as.character(packageVersion("ordinal")),
-    emmeans = as.character(packageVersion("emmeans"))
   )
 }

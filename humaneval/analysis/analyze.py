@@ -18,6 +18,7 @@ from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.errors import ModelSpecError
 from humaneval.ratings import Ratings
@@ -253,23 +254,7 @@ def _analyze_formula(
     )
     factors, _ = _fixed_columns(fit)
     factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
-    contrasts = pd.DataFrame(
-        columns=[
-            "system_a",
-            "system_b",
-            "estimate",
-            "se",
-            "statistic",
-            "df",
-            "p_unadj",
-            "p_adj",
-            "adjust",
-            "ci_low",
-            "ci_high",
-            "better",
-            "test",
-        ]
-    )
+    contrasts = pd.DataFrame(columns=list(CONTRAST_COLUMNS))
     emms = groups = omnibus = None
     by_cols = [by] if by else []
     if factor is not None:

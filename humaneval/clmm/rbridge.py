@@ -143,15 +143,9 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     vcov = np.atleast_2d(out["vcov"].astype(float))
     effects = _random_effects(out["random_effects"], structure, data)
     diagnostics = assess(
-        code=int(out["code"][0]),
-        message=str(out["message"][0]),
-        max_grad=float(out["max_grad"][0]),
-        cond_h=float(out["cond_h"][0]),
-        n_iter=int(out["n_iter"][0]),
-        fit_seconds=float(out["seconds"][0]),
+        **_r_diagnostics(out),
         vcov=vcov,
         random_effects=effects,
-        extra_warnings=tuple(str(w) for w in np.atleast_1d(out["warnings"])),
     )
     attempt = Attempt(
         engine="r", structure=structure, seconds=diagnostics.fit_seconds, diagnostics=diagnostics
@@ -261,15 +255,9 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
     beta = np.atleast_1d(out["beta"].astype(float))[order]
     effects = _formula_random_effects(out["random_effects"], spec, dummies)
     diagnostics = assess(
-        code=int(out["code"][0]),
-        message=str(out["message"][0]),
-        max_grad=float(out["max_grad"][0]),
-        cond_h=float(out["cond_h"][0]),
-        n_iter=int(out["n_iter"][0]),
-        fit_seconds=float(out["seconds"][0]),
+        **_r_diagnostics(out),
         vcov=vcov,
         random_effects=effects,
-        extra_warnings=tuple(str(w) for w in np.atleast_1d(out["warnings"])),
         beta=beta,
         thresholds=spec.jacobian @ alpha,
         beta_names=tuple(spec.beta_names),
@@ -304,6 +292,19 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
         n_params=int(out["n_params"][0]),
         spec=spec,
     )
+
+
+def _r_diagnostics(out) -> dict[str, object]:
+    """The convergence facts r/clmm.R reports, as keyword arguments of :func:`assess`."""
+    return {
+        "code": int(out["code"][0]),
+        "message": str(out["message"][0]),
+        "max_grad": float(out["max_grad"][0]),
+        "cond_h": float(out["cond_h"][0]),
+        "n_iter": int(out["n_iter"][0]),
+        "fit_seconds": float(out["seconds"][0]),
+        "extra_warnings": tuple(str(w) for w in np.atleast_1d(out["warnings"])),
+    }
 
 
 def with_progress(call, label: str):
