@@ -1,7 +1,7 @@
 """Classic significance tests of system pairs, for comparison and for aggregated designs.
 
-docs/analysis.md: paired t-test (§4.2), Noreen's approximate randomisation test (§4.3,
-eq. 3.14), Wilcoxon signed-rank, and one-way ANOVA (§4.4) at three aggregation levels (§4.1):
+docs/analysis.md#method-notes: paired t-test, Noreen's approximate randomisation test (dissertation
+§3.2.4, eq. 3.14), Wilcoxon signed-rank, and one-way ANOVA at three aggregation levels:
 
 - ``"none"``: one judgement per system, paired within (annotator, document);
 - ``"document"``: the mean over the document's annotators, paired within documents;
@@ -12,7 +12,7 @@ Pairs with a missing side are dropped and counted. Responses are oriented so tha
 returns the contrast table of :mod:`humaneval.analysis.contrasts` (``system_a − system_b``).
 
 All of them assume independent pairs; with ``aggregate`` other than ``"cluster"`` judgements that
-share an annotator or a document are correlated and the p-values come out too small (§4.5).
+share an annotator or a document are correlated and the p-values come out too small (dissertation §3.6.5).
 The table's ``attrs["independent"]`` says whether the units are independent clusters.
 """
 
@@ -44,7 +44,7 @@ TESTS = ("ttest", "art", "wilcoxon", "anova")
 
 
 def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.DataFrame:
-    """Oriented responses (higher = better) per pairing unit (rows) and system (columns), §4.1.
+    """Oriented responses (higher = better) per pairing unit (rows) and system (columns).
 
     Systems are ordered as in the CLMM: the reference first, then sorted.
     """

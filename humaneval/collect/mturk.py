@@ -4,8 +4,8 @@ Each ``Answer.<field>`` is mapped through the design (field names of docs/forms.
 form builder via :func:`humaneval.forms.screens.design_frame`) back to its (slot, screen,
 document, system) cell; positions come from ``Answer.order``, times from ``Answer.tm_*``.
 Rejected assignments are dropped (configurable), missing/unknown fields and out-of-range values
-are reported per assignment and never guessed, attention checks are scored per worker (spec
-§6.1), and a worker found in two slots keeps only the earliest submission (the others are flagged
+are reported per assignment and never guessed, attention checks are scored per worker (docs/forms.md,
+"Quality control"), and a worker found in two slots keeps only the earliest submission (the others are flagged
 ``duplicate_worker`` and listed for re-posting). Worker ids are pseudonymised with HMAC-SHA-256.
 """
 

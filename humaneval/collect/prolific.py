@@ -3,10 +3,10 @@
 Every participant's stored screens are turned into the same answer-field map an MTurk form
 posts (fields of docs/forms.md, ``tm_<screen>``, ``cm_<screen>``, ``order``, ``slot``) and parsed by
 :func:`humaneval.collect.mturk.parse_mturk_results`, so both platforms share one mapping from
-fields to design cells, one attention-check scoring (§6.1) and one ratings validation. On top
+fields to design cells, one attention-check scoring (docs/forms.md) and one ratings validation. On top
 come the Prolific columns: ``platform = prolific``, per-screen ``submitted_at`` (server receipt
 time), ``complete``, ``late`` (wrote after their slot was released) and ``surplus`` (a slot
-completed twice: every completion after the first, docs/forms.md step 6). Participants are named by
+completed twice: every completion after the first, docs/serve.md "Slot assignment"). Participants are named by
 the HMAC pseudonym of their PROLIFIC_PID keyed with the study's secret salt; raw PIDs and the
 STUDY_ID/SESSION_ID parameters appear only with ``include_pids=True``. Direct-assessment
 exports add ``z_value``.

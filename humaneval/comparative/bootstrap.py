@@ -89,7 +89,7 @@ def bootstrap_vcov(
     result is raised to at least ``floor`` in every direction: V + (floor − V)₊. Clustering can only
     add variance here (judgements of one annotator agree more, never less, than those of two), so a
     bootstrap variance below the independence variance is resampling noise, which the two-way
-    difference of three covariances amplifies when clusters are few (Angrist & Pischke 2009, §8.2
+    difference of three covariances amplifies when clusters are few (Angrist & Pischke 2009, ch. 8
     take the larger of the conventional and the robust standard error for the same reason).
     """
     if scheme not in SCHEMES:

@@ -1,6 +1,6 @@
 """Study designs: which annotator judges which summaries, in which order, with which checks.
 
-docs/design.md (generator, output formats, summary) and §7 (datasheet);
+docs/design.md (generator, output formats, summary, datasheet);
 the design rules of docs/design.md; dissertation §3.7. :func:`block_design` is the
 compact table the simulator uses (docs/design.md).
 """

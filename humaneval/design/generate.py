@@ -1,9 +1,9 @@
-"""The design generator: :func:`generate_design` (docs/design.md–§2.8, §2.12).
+"""The design generator: :func:`generate_design` (docs/design.md, "Method notes").
 
-Documents are shuffled and cut into blocks (§2.3); each block gets its screens (§2.4: one per
+Documents are shuffled and cut into blocks; each block gets its screens (one per
 item for likert/da, one per document for rank, one per tuple for bws, one per pair for pairwise);
-each annotator slot of the block sees them in its own order (§2.7) with attention checks at random
-positions, never first and never adjacent (§2.8). Every random choice has its own stream (§2.12).
+each annotator slot of the block sees them in its own order with attention checks at random
+positions, never first and never adjacent. Every random choice has its own stream.
 """
 
 from __future__ import annotations

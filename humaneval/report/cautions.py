@@ -4,8 +4,8 @@ One :class:`Caution` per fact, ranked so that the report lists the most importan
 numbers that are not estimates at all (too few blocks to resample, to split or to test), then the
 model, reliability, power, design advice and quality control. The rules follow Steen & Markert
 (EACL 2021) and Steen's dissertation (ch. 3): few annotators or clusters, repeated judgements and
-few documents (§3.6), classic tests on dependent units, CLMM fallbacks and boundary fits, α and
-split-half reliability, observed power; docs/report.md lists them with their thresholds.
+few documents (dissertation §3.6–§3.7), classic tests on dependent units, CLMM fallbacks and
+boundary fits, α and split-half reliability, observed power; docs/report.md lists them with their thresholds.
 """
 
 from __future__ import annotations
