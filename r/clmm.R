@@ -1,4 +1,4 @@
-# CLMM fits for humaneval (analysis specification §5.3, §5.5, §5.6).
+# CLMM fits for humaneval (estimation, diagnostics and the R bridge: docs/analysis.md, "Method notes").
 # Sourced once into the embedded R of humaneval/analysis/rbridge.py. Data arrive as plain integer
 # code vectors; the ordered response factor and the system factor are built here with explicit
 # levels, so neither pandas conversion nor R's locale-dependent sort is involved.
