@@ -1,4 +1,4 @@
-"""Meta-evaluation of automatic metrics against human judgements (spec ``metaeval-and-scorers.md``).
+"""Meta-evaluation of automatic metrics against human judgements (docs/metaeval.md).
 
 Correlation levels τ_sys / τ_sum / τ_pair / τ_intra and pairwise accuracy (:mod:`.levels`), bias
 matrices (:mod:`.bias`), confounder probes (:mod:`.probes`), Bhandari et al.'s binned inter-metric

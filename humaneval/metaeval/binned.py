@@ -1,8 +1,8 @@
 """Bhandari et al. (2020) binned inter-metric agreement: do metrics agree on the top summaries?
 
-Spec ``metaeval-and-scorers.md`` §4.1. Per document, the pool of candidate summaries (here: the
-systems) is scored by K metrics, each normalised to [0, 1] (per-document min–max by default,
-decision 11; a metric constant within a document gets 0.5 there and is flagged); μ = the mean
+See docs/metaeval.md. Per document, the pool of candidate summaries (here: the systems) is scored
+by K metrics, each normalised to [0, 1] (per-document min–max by default, our choice as the paper
+does not say; a metric constant within a document gets 0.5 there and is flagged); μ = the mean
 normalised score; the range [min μ, max μ] is split into B equal-width bins (L, M, T for B = 3;
 ``binning="quantile"`` gives equal counts). For every metric pair, Kendall τ_b over the summaries
 in a set is averaged over documents with at least ``n_min`` summaries in it, for the

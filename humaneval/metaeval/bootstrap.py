@@ -1,6 +1,6 @@
 """Vectorised bootstrap confidence intervals for every meta-evaluation measure.
 
-Spec ``metaeval-and-scorers.md`` §3.1–§3.2, after Deutsch, Dror & Roth (2021): each resample
+After Deutsch, Dror & Roth (2021); see docs/metaeval.md, "Bootstrap". Each resample
 draws |S| systems and/or |D| documents with replacement (mode ``systems``, ``documents`` or
 ``both``), evaluates the measure on H[rows][:, cols] and P[rows][:, cols], and the CI is the
 percentile interval of the defined values. Instead of materialising every resampled matrix, a

@@ -1,9 +1,9 @@
 """Loading human and metric scores and aligning them by key into system × document matrices.
 
-Spec ``metaeval-and-scorers.md`` §1: the public interface is long tables keyed by
+See docs/metaeval.md: the public interface is long tables keyed by
 ``(document, system)``; internally every measure works on matrices H and P of shape |S|×|D|
 (systems and documents sorted by label, NaN for a missing cell) that are aligned **by key**,
-never by row position (§1.3). Keys present on one side only are reported, not silently dropped.
+never by row position. Keys present on one side only are reported, not silently dropped.
 """
 
 from __future__ import annotations

@@ -1,20 +1,20 @@
 """Vectorised weighted correlation coefficients over many groups and many resamples at once.
 
-Every meta-evaluation measure (spec ``metaeval-and-scorers.md`` §2.2) correlates gold values
+Every meta-evaluation measure (docs/metaeval.md, "Levels") correlates gold values
 x and metric values y over the *units* of a *group*: systems within a document (τ_pair, Acc_pair),
 documents within a system (τ_intra), all summaries (τ_sum, one group) or systems (τ_sys). A
-bootstrap resample (§3.1) draws units with replacement, which is the same as giving unit u the
+bootstrap resample (Deutsch, Dror & Roth 2021) draws units with replacement, the same as giving unit u the
 integer weight w_u = number of times it was drawn: a duplicated unit forms pairs with its copy that
-are tied in both x and y and so drop out of τ_b's n_c and n_d (§3.1), exactly as with weights.
+are tied in both x and y and so drop out of τ_b's n_c and n_d, exactly as with weights.
 
-Kendall (§2.1, §3.2) from ordered-pair quadratic forms with K[u,v] = sign(x_u−x_v)·sign(y_u−y_v):
+Kendall's τ (b, a, c as in scipy) from ordered-pair quadratic forms with K[u,v] = sign(x_u−x_v)·sign(y_u−y_v):
 
     2(n_c − n_d) = wᵀKw,   2(N0 − t_x) = W² − Σ_c W_c²   (W_c = weight of tie class c of x)
     τ_b = wᵀKw / sqrt((W² − Σ W_xc²)(W² − Σ W_yc²)),   τ_a = wᵀKw / (W(W − 1)),
     τ_c = wᵀKw · m / (W²(m − 1)),  m = min(#x classes, #y classes) present
 
 so one matrix product per chunk of resamples replaces a scipy call per resample. Pairwise
-accuracy (§2.3) counts ordered pairs with sign products of +1: ½(wᵀKw + untied-in-both), over
+accuracy counts ordered pairs with sign products of +1: ½(wᵀKw + untied-in-both), over
 gold-untied pairs W² − Σ W_xc². Spearman uses the average rank of a tie class, (weight below) +
 (W_c + 1)/2, and Pearson weighted moments; both are Pearson's r of the duplicated sample.
 """
@@ -148,7 +148,7 @@ class PairKernel:
 
         ``w`` is (B, U) (the same unit weights in every group) or (B, G, U). NaN where undefined
         (fewer than 2 units, or a zero denominator). With ``accuracy`` also returns the ordered
-        counts ``correct`` and ``gold`` of §2.3 (gold ties excluded, metric ties wrong).
+        counts ``correct`` and ``gold`` of pairwise accuracy (gold ties excluded, metric ties wrong).
         """
         weff = self._weights(w.astype(float))
         out: dict[str, np.ndarray] = {}

@@ -1,4 +1,4 @@
-"""Validating one submitted screen against its form payload (docs/serve.md "Errors"; widgets: docs/forms.md "The page").
+"""Validating one submitted screen against its form payload (docs/serve.md "Errors", docs/forms.md).
 
 The expected answer fields are exactly those the form widgets record (``templates/form.js``):
 Likert/DA one value per entry (``lk_…``/``da_…``/``ck_…``/``wu_…``); ranking one rank per entry
