@@ -66,7 +66,7 @@ class Preset:
         return out
 
     def overview_text(self) -> str:
-        """The overview plus, for rankings, the ties sentence generated from ``allow_ties`` (docs/forms.md)."""
+        """The overview plus, for rankings, the ties sentence built from ``allow_ties`` (docs/forms.md)."""
         if self.method != "rank":
             return self.overview
         ties = (

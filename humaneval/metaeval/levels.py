@@ -1,6 +1,6 @@
 """The five standard meta-evaluation measures and tie-calibrated pairwise accuracy.
 
-Spec ``metaeval-and-scorers.md`` §2.2–§2.4 (Steen & Markert, COLING 2022; dissertation ch. 4).
+Steen & Markert (COLING 2022; dissertation ch. 4); tie calibration: Deutsch, Foster & Freitag (2023).
 H and P are |S|×|D| matrices (systems × documents, NaN = missing, aligned by key):
 
     τ_sys   = f(mean_d H(d,s), mean_d P(d,s))          over systems
@@ -9,7 +9,7 @@ H and P are |S|×|D| matrices (systems × documents, NaN = missing, aligned by k
     τ_intra = mean over systems s of f(H[s,:], P[s,:])
     Acc_pair = #{same-document pairs with a strict gold order that P orders the same way} / #strict
 
-Averages are unweighted over the groups whose value is defined (§1.4 decision) and report
+Averages are unweighted over the groups whose value is defined (our choice; docs/metaeval.md) and report
 ``n_groups_used``; ``nan_policy="propagate"`` returns NaN if any group is undefined.
 """
 

@@ -1,7 +1,7 @@
 """Instance-level randomisation tests and comparing two systems under one metric.
 
-Spec ``metaeval-and-scorers.md`` §3.4 (approximate randomisation for paired per-instance scores
-of two metrics, e.g. compared by ROC AUC; assumes independent instances) and §3.7 (paired
+Approximate randomisation (Noreen 1989) for paired per-instance scores
+of two metrics, e.g. compared by ROC AUC; assumes independent instances. Comparing systems (paired
 bootstrap and paired approximate randomisation of two systems' per-document scores, as in
 sacreBLEU; only per-document scores are resampled, so corpus-level metrics such as BLEU that are
 not means of per-document scores are out of scope).

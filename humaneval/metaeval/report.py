@@ -1,8 +1,8 @@
 """One-call meta-evaluation and its presentations.
 
 :func:`meta_evaluate` aligns human and metric scores by key, computes the requested measures
-for every metric and, with ``n_resamples > 0``, paired bootstrap CIs (§3.1). The results table
-follows dissertation Table 4.3: rows are metrics, columns τ_intra, τ_pair, τ_sum, τ_sys,
+for every metric and, with ``n_resamples > 0``, paired bootstrap CIs (Deutsch, Dror & Roth 2021).
+The results table follows dissertation Table 4.3: rows are metrics, columns τ_intra, τ_pair, τ_sum, τ_sys,
 Acc_pair, cells ``+0.26 (+0.19 +0.33)``, undefined cells ``-``, the best value per column
 (excluding a ``HUM`` row) in bold in Markdown and LaTeX.
 """
@@ -190,7 +190,7 @@ def per_system_intervals(
     confidence: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed (§3.1)."""
+    """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed."""
     _, cols = resample_indices(*H.shape, "documents", n_resamples, seed)
     samples = PairKernel(np.asarray(H, float), np.asarray(P, float)).evaluate(
         draw_counts(cols, H.shape[1]), coefficient
@@ -268,9 +268,9 @@ def compare_metrics(
     seed: int | np.random.Generator | None = None,
 ) -> list[dict]:
     """Does metric A agree better than B? Per pair (A, B) and measure: the difference of the
-    estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped; §3.1) and the
+    estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped) and the
     one-sided paired permutation p, with ``p_adjusted`` by Holm
-    across the pairs per measure (§3.8) or unadjusted (``adjust="none"``)."""
+    across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``)."""
     if adjust not in ("none", "holm"):
         raise ValueError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]

@@ -1,8 +1,8 @@
 """Does metric A agree with humans better than metric B? Paired permutation, Williams, Fisher z.
 
-Spec ``metaeval-and-scorers.md`` §3.3 (paired permutation test of Deutsch et al. 2021), §3.5
-(Williams 1959 test for dependent correlations) and §3.6 (Fisher-z intervals with the constants
-of Bonett & Wright 2000).
+The paired permutation test of Deutsch, Dror & Roth (2021), the Williams (1959) test for
+dependent correlations and Fisher-z intervals with the constants of Bonett & Wright (2000);
+see docs/metaeval.md.
 
 The permutation test is vectorised. For Kendall's τ and pairwise accuracy, swapping metric
 values cell by cell with indicator z (1 = swapped) gives A* = (1 − z)·A + z·B, and every pair
