@@ -17,7 +17,7 @@ class RatingsError(HumanEvalError, ValueError):
 
 
 DataValidationError = RatingsError
-"""Alias used in the analysis specification."""
+"""Alias of :class:`RatingsError` (bad ratings data)."""
 
 
 class InsufficientDataError(HumanEvalError, ValueError):

@@ -1,8 +1,8 @@
 """Best–worst scaling tuples and their balance (docs/design.md).
 
-Rules of Kiritchenko & Mohammad: tuples of 4 (5 allowed), about 1.5N–2N tuples for N items, every
+Rules of Kiritchenko & Mohammad (2017): tuples of 4 (5 allowed), about 1.5N–2N tuples for N items, every
 item about equally often and every pair of items about equally often together. The construction
-(ours, deterministic given the generator) is the spec's: all k-subsets when there are few, else
+(ours, deterministic given the generator): all k-subsets when there are few, else
 the best of ``iterations`` greedy "least-used items first" candidates.
 """
 
@@ -49,7 +49,7 @@ def bws_tuples(
     2. Otherwise each of ``iterations`` candidates fills every tuple with the k least-used items,
        which keeps item appearances within one of each other. Among tied items it takes, one by
        one, the item least often together with those already chosen (random tie-break; a package
-       refinement of the spec's purely random tie-break), re-drawn up to 20 times to avoid
+       refinement of a purely random tie-break), re-drawn up to 20 times to avoid
        repeating a tuple.
     3. The candidate minimising (max − min pair co-occurrence, never-together pairs, variance of
        co-occurrence) is kept.

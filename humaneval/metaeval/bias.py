@@ -6,7 +6,7 @@ summary over b's; with a above b in the order this is τ+ (consistent pairs, upp
 with a below b it is τ− (inverted pairs: the weaker system wrote the better summary, lower
 triangle). N holds the pair counts; an empty cell is NaN with count 0. Gold ties are skipped,
 metric ties count as wrong. Default pairs are same-document (the reference implementation's
-choice, spec decision 1); ``pairs="cross_document"`` compares every document pair.
+choice, kept as our default); ``pairs="cross_document"`` compares every document pair.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ probe constant within each system). Probes: ``cap`` (uppercase characters, needs
 ``arch`` (1 for a user-supplied set of systems), ``ub`` (the system's mean gold score), and
 their ``_r`` variants with iid Uniform(0, 1e−10) noise, which stops τ_b profiting from ties and
 Acc_pair being penalised for them. Noisy variants are averaged over R = 100 seeded runs (the
-reference script kept only the last run; spec decision 8).
+reference script kept only the last run).
 """
 
 from __future__ import annotations

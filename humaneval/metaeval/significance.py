@@ -164,7 +164,7 @@ def permutation_test(
 
     A, B and H are z-scored globally; each permutation swaps A and B by system row (``systems``),
     document column (``documents``) or both (a cell is swapped iff exactly one of its coins came
-    up). p = (1 + #{δ* ≥ δ})/(R + 1) (``plus_one``, spec decision 10), mirrored for ``less`` and
+    up). p = (1 + #{δ* ≥ δ})/(R + 1) (``plus_one``, our default), mirrored for ``less`` and
     with |δ| for ``two-sided``. Only cells where H, A and B are all present are used.
     """
     (level,) = normalise_levels([level])
@@ -215,7 +215,7 @@ def permutation_test(
 
 
 def resampling_p_value(deltas: np.ndarray, delta: float, alternative: str, plus_one: bool = True) -> float:
-    """(1 + #{δ* at least as extreme as δ})/(R + 1), or #/R without ``plus_one`` (spec decision 10):
+    """(1 + #{δ* at least as extreme as δ})/(R + 1), or #/R without ``plus_one`` (as nlpstats):
     δ* ≥ δ for ``greater``, δ* ≤ δ for ``less``, |δ*| ≥ |δ| for ``two-sided``."""
     if alternative == "greater":
         hits = np.sum(deltas >= delta - 1e-12)
@@ -252,7 +252,7 @@ def williams_test(
     K = 1 − r12² − r13² − r23² + 2·r12·r13·r23,
     t = (r12 − r13)·sqrt((n−1)(1+r23)) / sqrt(2K(n−1)/(n−3) + ((r12+r13)²/4)(1−r23)³), df = n − 3.
     Exact in theory for Pearson only; for Kendall and Spearman it is an approximation. Signed
-    correlations by default (decision 9); ``absolute=True`` uses |r|. NaN (with a warning) when
+    correlations by default (our choice); ``absolute=True`` uses |r|. NaN (with a warning) when
     n ≤ 3 or K < 0.
     """
     if absolute:
