@@ -30,9 +30,7 @@ SPEC_POINTER = re.compile(
 # One run of section numbers: "§3.6", "§3.6–§3.7", "§3.6.2 and §3.6.4", "§ 2".
 SECTIONS = re.compile(r"§\s?\d+(?:\.\d+)*(?:\s*(?:–|-|,|/|and|or|to)\s*§?\s?\d+(?:\.\d+)*\b)*")
 # What a run may follow: the dissertation (or thesis), or a work cited by author and year.
-CITED = re.compile(
-    r"(?:\b(?:dissertation|thesis)|\b[A-Z][\w&.'’ -]*\b(?:19|20)\d{2}[a-z]?\)?)\s*[,;:(]?\s*$"
-)
+CITED = re.compile(r"(?:\b(?:dissertation|thesis)|\b[A-Z][\w&.'’ -]*\b(?:19|20)\d{2}[a-z]?\)?)\s*[,;:(]?\s*$")
 
 
 def _context(text: str, start: int) -> str:
@@ -44,7 +42,8 @@ def _context(text: str, start: int) -> str:
 def problems(text: str) -> list[tuple[int, str]]:
     """(line, excerpt) of every spec pointer and uncited section number in ``text``."""
     found = [(m.start(), m.group()) for m in SPEC_POINTER.finditer(text)]
-    found += [(m.start(), m.group()) for m in SECTIONS.finditer(text) if not CITED.search(_context(text, m.start()))]
+    uncited = (m for m in SECTIONS.finditer(text) if not CITED.search(_context(text, m.start())))
+    found += [(m.start(), m.group()) for m in uncited]
     return sorted((text.count("\n", 0, start) + 1, excerpt) for start, excerpt in found)
 
 
