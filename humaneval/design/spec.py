@@ -121,7 +121,8 @@ class DesignSpec:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "method", ALIASES.get(self.method, self.method) if isinstance(self.method, str) else self.method)
+        if isinstance(self.method, str):
+            set_(self, "method", ALIASES.get(self.method, self.method))
         set_(self, "documents", _documents(self.documents))
         set_(self, "summaries", tuple(_summary(s) for s in self.summaries))
         if self.systems is None:

@@ -22,7 +22,8 @@ class Ranking(Method):
     def parse_value(self, value, points: int | None = None) -> float | None:
         """A rank from 1 to ``points`` (the screen's number of entries)."""
         number = parse_number(value)
-        if number is None or number != round(number) or number < 1 or (points is not None and number > points):
+        high = float("inf") if points is None else points
+        if number is None or number != round(number) or not 1 <= number <= high:
             return None
         return float(number)
 
