@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from humaneval.errors import DesignError
+from humaneval.methods import METHODS
 from humaneval.scales import Scale
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
@@ -252,7 +253,8 @@ def criteria_of(design: Any) -> tuple[Criterion, ...]:
         return ()
     if spec.get("criteria"):
         return tuple(get_criterion(c) for c in spec["criteria"])
-    if spec.get("method") not in ("likert", None):
+    method = spec.get("method")
+    if method is not None and not (method in METHODS and METHODS[method].criteria):
         return ()
     return (Criterion(name=str(spec.get("dimension", "coherence")), points=int(spec.get("scale_points", 7))),)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from humaneval.design.summary import span as _span
+from humaneval.methods import get_method
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
@@ -98,6 +99,7 @@ def make_datasheet(
     form, recruitment, qc = dict(form or {}), dict(recruitment or {}), dict(qc or {})
     summary = design.summary()
     spec = design.spec
+    method = get_method(design.method)
     cost = summary.cost
     todo: dict[str, dict[str, str]] = {key: {} for key, _ in SECTIONS}
 
@@ -197,11 +199,11 @@ def make_datasheet(
             "question": need(
                 "quality_criteria", "question", form.get("question"), "paste the verbatim question"
             ),
-            "scale_points": spec["scale_points"] if design.method == "likert" else form.get("points"),
+            "scale_points": spec["scale_points"] if method.criteria else form.get("points"),
             "scale_labels": form.get("labels"),
             **({"criteria": _criteria_text(spec["criteria"])} if spec.get("criteria") else {}),
             "source_shown": form.get("show_source", spec["show_source"]),
-            "ties_allowed": form.get("allow_ties", False) if design.method == "rank" else "not applicable",
+            "ties_allowed": form.get("allow_ties", False) if method.ties_option else "not applicable",
             "attention_checks": {
                 "kinds": spec["check_kinds"] if checks else [],
                 "per_annotator": checks,
@@ -258,5 +260,5 @@ def _criteria_text(criteria: list[dict[str, Any]]) -> str:
     parts = []
     for c in criteria:
         labels = ", ".join(f"{k} = {v}" for k, v in c.get("labels", {}).items())
-        parts.append(f"{c['name']}: \"{c['question']}\" (1–{c['points']}{'; ' + labels if labels else ''})")
+        parts.append(f'{c["name"]}: "{c["question"]}" (1–{c["points"]}{"; " + labels if labels else ""})')
     return "; ".join(parts)
