@@ -111,6 +111,9 @@ class Method:
         Allowed range of a preset's scale points, when the preset's points are the scale.
     study_seconds : mapping
         Published seconds per screen by dimension, where a study timed the method.
+    preset : str or None
+        Name of the built-in form preset of a dimension, ``{dimension}`` standing for it;
+        None means ``{dimension}-{name}``.
     """
 
     name: str
@@ -135,6 +138,7 @@ class Method:
     standardise: bool = False
     preset_points: tuple[int, int] | None = None
     study_seconds: Mapping[str, float] = field(default_factory=dict)
+    preset: str | None = None
 
     @property
     def is_comparative(self) -> bool:
@@ -145,6 +149,10 @@ class Method:
     def rates_items(self) -> bool:
         """Whether every screen rates one summary on a scale (balanced order and warm-ups apply)."""
         return self.unit == "item"
+
+    def preset_name(self, dimension: str) -> str:
+        """The name of the built-in form preset of ``dimension`` (``coherence-likert7``)."""
+        return (self.preset or "{dimension}-" + self.name).format(dimension=dimension)
 
     def value_range(self, points: int | None = None) -> tuple[float, float] | None:
         """``(low, high)`` of a valid value; ``points`` is the scale of a rating method.

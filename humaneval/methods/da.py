@@ -46,6 +46,7 @@ DA = DirectAssessment(
     analysis="clmm",
     widget="slider",
     check_placement="screen",
+    preset="da-{dimension}",
     field_prefix="da_q0_",
     integer=False,
     gold_checks=True,

@@ -42,6 +42,7 @@ LIKERT = Likert(
     analysis="clmm",
     widget="likert",
     check_placement="screen",
+    preset="{dimension}-likert7",
     field_prefix="lk_q0_",
     gold_checks=True,
     criteria=True,
