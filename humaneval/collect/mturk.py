@@ -24,14 +24,15 @@ import pandas as pd
 
 from humaneval.collect.values import parse_number
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
+from humaneval.design.load import DesignLike
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
+from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
 from humaneval.ratings import Ratings, validate_ratings
 from humaneval.scales import Scale
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
-DA_IMC_TOLERANCE = 5.0
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
 COLLISION_COLUMNS = ["annotator_slot", "block", "hit_id", "assignments", "assignment_ids"]
 #: Problem kinds that are reported but do not take an assignment out of the ratings.
@@ -151,7 +152,7 @@ def assignment_row(assignment: Mapping[str, Any]) -> dict[str, str]:
 
 def parse_mturk_results(
     results: str | Path | pd.DataFrame,
-    design: Any,
+    design: DesignLike,
     *,
     statuses: Sequence[str] = KEEP_STATUSES,
     points: int | None = None,
@@ -171,17 +172,17 @@ def parse_mturk_results(
     """
     frame = design_frame(design)
     design_id = frame["design_id"].iloc[0]
-    method = frame["method"].iloc[0]
+    method = get_method(frame["method"].iloc[0])
     spec = getattr(design, "spec", None) or {}
     points = points or int(spec.get("scale_points", 7))
     scales: tuple[Scale, ...] = ()
     points_of: dict[str, int] = {}
-    if method == "likert" and declares_criteria(design):
+    if method.criteria and declares_criteria(design):
         criteria = criteria_of(design)
         frame = expand_criteria(frame, criteria)
         points_of = {c.name: c.points for c in criteria}
         scales = scales_of(criteria)
-    elif method == "likert" and spec:
+    elif method.criteria and spec:
         scales = (Scale(str(frame["dimension"].iloc[0]), 1, points, points),)
     raw, label = _read_results(results)
     _check_design_id(raw, design_id, label)
@@ -329,7 +330,7 @@ class _Parser:
     def __init__(
         self,
         frame: pd.DataFrame,
-        method: str,
+        method: Method,
         points: int,
         allow_ties: bool,
         points_of: dict[str, int] | None = None,
@@ -433,15 +434,13 @@ class _Parser:
         fields = list(screen["field"])
         checks = screen["is_check"].to_numpy() & (screen["system"] == "").to_numpy()
         method = self.method
-        if method in ("likert", "da"):
+        if method.rates_items:
             out = []
             for name, criterion in zip(fields, screen["dimension"], strict=True):
-                high = self.points_of.get(criterion, self.points) if method == "likert" else 100
-                out.append(
-                    (self.number(answers, name, 1 if method == "likert" else 0, high, method == "likert"), "")
-                )
+                low, high = method.value_range(self.points_of.get(criterion, self.points))
+                out.append((self.number(answers, name, low, high, method.integer), ""))
             return out, set(fields)
-        if method == "rank":
+        if method.unit == "document":
             n_real = int((~checks).sum())
             out, used = [], set()
             for name, is_check in zip(fields, checks, strict=True):
@@ -449,11 +448,11 @@ class _Parser:
                 out.append((self.number(answers, name, 1, high, True), ""))
                 used.add(name)
                 if self.allow_ties and not is_check:
-                    raw_name = name.replace("rk_", "rkraw_", 1)
+                    raw_name = name.replace(method.field_prefix, method.raw_field_prefix, 1)
                     out[-1] = (out[-1][0], answers.get(raw_name, ""))
                     used.add(raw_name)
             return out, used
-        if method == "bws":
+        if method.unit == "tuple":
             return self.bws_values(screen, answers, checks)
         return self.pair_values(screen, answers, checks)
 
@@ -523,12 +522,8 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
             passed[i] = False
         elif row["check_kind"] == "gold":
             passed[i] = value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN
-        elif row["method"] == "da":
-            passed[i] = abs(float(value) - float(expected)) <= DA_IMC_TOLERANCE
-        elif row["method"] in ("likert", "rank"):
-            passed[i] = float(value) == float(expected)
         else:
-            passed[i] = str(value) == expected
+            passed[i] = get_method(row["method"]).check_passed(value, expected)
     table = table.copy()
     table["check_passed"] = passed
     return table
@@ -586,7 +581,7 @@ def _repost(workers: pd.DataFrame) -> pd.DataFrame:
 
 def _ratings(
     table: pd.DataFrame,
-    method: str,
+    method: Method,
     points: int,
     allow_ties: bool,
     bad: set[str],
@@ -619,15 +614,15 @@ def _ratings(
             }
         )
 
-    if method == "pairwise":
-        frame = base(use, opponent=use["opponent"], score=use["value"].astype(float))
-        return validate_ratings(frame, response="score", scale=(0.0, 1.0), source="MTurk results")
-    if method == "bws":
-        frame = base(use, tuple_id=use["tuple_id"], score=use["value"].astype("int64"))
-        return validate_ratings(frame, response="score", scale=(-1.0, 1.0), source="MTurk results")
-    if method == "rank":
+    if lower_is_better(method.response):
         frame = base(use, rank=use["value"].astype("int64"))
-        return validate_ratings(frame, response="rank", allow_ties=allow_ties, source="MTurk results")
+        return validate_ratings(frame, response=RANK, allow_ties=allow_ties, source="MTurk results")
+    if method.is_comparative:
+        # one row per summary and judgement, beside its tuple (bws) or its opponent (pairwise)
+        beside = "tuple_id" if method.screen_key == "tuple_id" else "opponent"
+        values = use["value"].astype("int64" if method.integer else float)
+        frame = base(use, **{beside: use[beside]}, score=values)
+        return validate_ratings(frame, response=SCORE, scale=method.value_range(), source="MTurk results")
     frame = base(use, score=use["value"].astype(float), is_check=False)
     checks = table[clean & table["is_check"] & (table["system"] == "") & table["value"].notna()]
     if len(checks):
@@ -639,7 +634,7 @@ def _ratings(
             check_passed=checks["check_passed"],
         )
         frame = pd.concat([frame, rows], ignore_index=True)
-    scale: Any = scales or ((1, points) if method == "likert" else (0, 100))
+    scale: Any = scales or method.value_range(points)
     return validate_ratings(
-        frame, response="score", scale=scale, continuous=method == "da", source="MTurk results"
+        frame, response=SCORE, scale=scale, continuous=not method.integer, source="MTurk results"
     )
