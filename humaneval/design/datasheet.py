@@ -34,11 +34,6 @@ _ORDER_TEXT = {
     "random": "each annotator slot sees its screens in its own uniformly random order",
     "balanced": "each annotator slot sees its items in shuffled segments that mix systems",
 }
-_BALANCE_TEXT = {
-    "rank": "summaries ordered on screen by a cyclic Latin square with a random system map per block",
-    "bws": "order inside each tuple shuffled per annotator",
-    "pairwise": "left/right position alternates with each occurrence of a pair",
-}
 
 
 @dataclass(frozen=True)
@@ -154,7 +149,7 @@ def make_datasheet(
             "independent_units": summary.independent_units,
             "assignment_rule": "no annotator in more than one block; a document's summaries share a block",
             "presentation_order": _ORDER_TEXT[spec["order"]],
-            "position_balancing": _BALANCE_TEXT.get(design.method, "one summary per screen"),
+            "position_balancing": method.position_balancing,
             "platform": spec["platform"],
             "recruitment_filters": need(
                 "sample_evaluators_design",

@@ -384,7 +384,7 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
     if unit == "tuple":
         stats = builder.bws_stats
         return {
-            "bws": {
+            builder.method.name: {
                 "pools": len(stats),
                 "n_tuples": sum(s.n_tuples for s in stats),
                 "tuples_per_pool_min": min(s.n_tuples for s in stats),
@@ -398,7 +398,7 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
             }
         }
     if unit == "pair":
-        return {"pairwise": pair_balance(builder.pairs, spec.systems).to_dict()}
+        return {builder.method.name: pair_balance(builder.pairs, spec.systems).to_dict()}
     if unit == "document":
         # order among the real summaries of a screen: an embedded check shifts the entries below it
         real = table[~table["is_check"]]

@@ -114,6 +114,8 @@ class Method:
     preset : str or None
         Name of the built-in form preset of a dimension, ``{dimension}`` standing for it;
         None means ``{dimension}-{name}``.
+    position_balancing : str
+        How the design balances positions on a screen, in the words of the datasheet.
     """
 
     name: str
@@ -139,6 +141,7 @@ class Method:
     preset_points: tuple[int, int] | None = None
     study_seconds: Mapping[str, float] = field(default_factory=dict)
     preset: str | None = None
+    position_balancing: str = "one summary per screen"
 
     @property
     def is_comparative(self) -> bool:

@@ -44,4 +44,5 @@ BWS = BestWorst(
     screen_key="tuple_id",
     entry_order="shuffled",
     entry_codes=True,
+    position_balancing="order inside each tuple shuffled per annotator",
 )

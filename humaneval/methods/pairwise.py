@@ -40,4 +40,5 @@ PAIRWISE = Pairwise(
     screen_field_prefix="pw_",
     screen_key="pair_id",
     integer=False,
+    position_balancing="left/right position alternates with each occurrence of a pair",
 )

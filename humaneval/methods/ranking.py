@@ -57,5 +57,8 @@ RANKING = Ranking(
     raw_field_prefix="rkraw_",
     entry_order="latin",
     ties_option=True,
+    position_balancing=(
+        "summaries ordered on screen by a cyclic Latin square with a random system map per block"
+    ),
     study_seconds=STUDY_SECONDS,
 )
