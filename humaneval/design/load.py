@@ -43,10 +43,10 @@ def load_design(design: DesignLike) -> Design | pd.DataFrame:
     Examples
     --------
     >>> from humaneval.design import DesignSpec, generate_design, load_design
-    >>> design = generate_design(DesignSpec(documents=4, systems=["A", "B"], seed=1,
-    ...                                     documents_per_block=2, checks_per_annotator=0))
-    >>> load_design(design) is design, len(load_design(design.table))
-    (True, 16)
+    >>> design = generate_design(DesignSpec(documents=4, systems=["A", "B"], seed=1, documents_per_block=2,
+    ...                                     checks_per_annotator=0, platform="standalone"))
+    >>> load_design(design) is design, len(load_design(design.table))  # 4 documents × 2 systems × 3
+    (True, 24)
     """
     if isinstance(design, Design):
         table, loaded = design.table, design
