@@ -169,8 +169,9 @@ def test_methods_without_a_published_timing_ask_for_a_pilot() -> None:
 # -- the registry drives the stages ------------------------------------------
 
 
-def _answered(method: str) -> tuple[Design, object]:
-    """A small design of ``method`` answered validly (checks as instructed) and parsed back."""
+def _answered(method: str, bad: str | None = None) -> tuple[Design, object]:
+    """A small design of ``method`` answered validly (checks as instructed) and parsed back; with
+    ``bad``, the first summary's answer of every assignment is replaced by it."""
     from humaneval.collect import parse_mturk_results, results_row
     from humaneval.forms import design_payloads
     from humaneval.serve.loadtest import valid_answers
@@ -199,6 +200,8 @@ def _answered(method: str) -> tuple[Design, object]:
             answers |= {f: expected[f] for f in answers if f in expected}
             assert screen_problems(payload["method"], payload["preset"], screen, answers) == []
             fields |= answers | {f"tm_{screen['id']}": "4,4,0"}
+        if bad is not None:
+            fields[next(f for f in fields if f.startswith(get_method(method).field_prefix))] = bad
         rows.append(results_row(fields, assignment_id=f"a-{slot}", worker_id=f"W{slot}"))
     return design, parse_mturk_results(pd.DataFrame(rows), design)
 
@@ -214,6 +217,22 @@ def test_collected_table_has_the_methods_kind_and_response(name: str) -> None:
     assert get_method(detect_kind(parsed.ratings)).table_kind == method.table_kind
     checks = parsed.table[parsed.table["is_check"] & (parsed.table["system"] == "")]
     assert len(checks) == 2 * len(design.slots) and checks["check_passed"].astype(bool).all()
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "detail"),
+    [
+        ("likert", "8", "'8' is not a whole number in 1..7"),
+        ("likert", "6.5", "'6.5' is not a whole number in 1..7"),
+        ("da", "100.5", "'100.5' is not a number in 0..100"),
+        ("rank", "5", "'5' is not a whole number in 1..4"),
+    ],
+)
+def test_a_value_outside_the_methods_range_is_reported_not_guessed(name: str, bad: str, detail: str) -> None:
+    design, parsed = _answered(name, bad)
+    assert set(parsed.problems["kind"]) == {"bad_value"}
+    assert set(parsed.problems["detail"]) == {detail}
+    assert len(parsed.problems) == len(design.slots)
 
 
 def test_design_spec_accepts_an_alias_and_keeps_the_design_id() -> None:

@@ -22,12 +22,13 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
-from humaneval.collect.values import parse_number
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.design.load import DesignLike
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
 from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
+from humaneval.methods.bws import CHOICES
+from humaneval.methods.pairwise import SIDES, WON
 from humaneval.ratings import Ratings, validate_ratings
 from humaneval.scales import Scale
 
@@ -418,16 +419,18 @@ class _Parser:
             return None
         return answers[name]
 
-    def number(self, answers: dict[str, str], name: str, low: float, high: float, integer: bool) -> float:
+    def number(self, answers: dict[str, str], name: str, points: int) -> float:
+        """The answer ``name`` read by the method's parser (``points``: the scale, or a screen's entries)."""
         text = self.get(answers, name)
         if text is None:
             return np.nan
-        value = parse_number(text)
-        if value is None or not low <= value <= high or (integer and value != round(value)):
-            kind = "whole number" if integer else "number"
+        value = self.method.parse_value(text, points)
+        if value is None:
+            low, high = self.method.value_range(points) or (1, points)
+            kind = "whole number" if self.method.integer else "number"
             self.problem("bad_value", name, f"{text!r} is not a {kind} in {low:g}..{high:g}")
             return np.nan
-        return float(value)
+        return value
 
     def screen_values(self, screen: pd.DataFrame, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
         """(value, raw_value) per design row of one screen, and the answer fields it used."""
@@ -437,15 +440,14 @@ class _Parser:
         if method.rates_items:
             out = []
             for name, criterion in zip(fields, screen["dimension"], strict=True):
-                low, high = method.value_range(self.points_of.get(criterion, self.points))
-                out.append((self.number(answers, name, low, high, method.integer), ""))
+                out.append((self.number(answers, name, self.points_of.get(criterion, self.points)), ""))
             return out, set(fields)
         if method.unit == "document":
             n_real = int((~checks).sum())
             out, used = [], set()
             for name, is_check in zip(fields, checks, strict=True):
                 high = len(fields) if is_check else n_real
-                out.append((self.number(answers, name, 1, high, True), ""))
+                out.append((self.number(answers, name, high), ""))
                 used.add(name)
                 if self.allow_ties and not is_check:
                     raw_name = name.replace(method.field_prefix, method.raw_field_prefix, 1)
@@ -463,7 +465,7 @@ class _Parser:
         if checks.any():
             name = rows[int(np.flatnonzero(checks)[0])].field
             choice = self.get(answers, name)
-            if choice is not None and choice not in ("best", "worst", "none"):
+            if choice is not None and choice not in CHOICES:
                 self.problem("bad_value", name, f"{choice!r} is not best, worst or none")
                 choice = None
             return [(choice if c else np.nan, "") for c in checks], {name}
@@ -488,14 +490,14 @@ class _Parser:
     ) -> tuple[list, set]:
         name = screen["field"].iloc[0]
         side = self.get(answers, name)
-        if side is not None and side not in ("A", "B", "tie"):
+        if side is not None and side not in SIDES:
             self.problem("bad_value", name, f"{side!r} is not A, B or tie")
             side = None
         if checks.any():
             return [(side if c else np.nan, "") for c in checks], {name}
         if side is None:
             return [(np.nan, "")] * len(screen), {name}
-        won = {"A": (1.0, 0.0), "B": (0.0, 1.0), "tie": (0.5, 0.5)}[side]
+        won = WON[side]
         return [(won[p], side) for p in screen["display_pos"]], {name}
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from humaneval.methods import get_method
+from humaneval.methods.pairwise import SIDES
 
 #: The Prolific STUDY_ID the simulated participants send; create load-test studies with it.
 LOAD_STUDY_ID = "LOAD"
@@ -54,7 +55,7 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
             screen["field"] + "_best": entries[best]["code"],
             screen["field"] + "_worst": entries[worst]["code"],
         }
-    sides = ["A", "B", "tie"] if preset.get("allow_tie", True) else ["A", "B"]
+    sides = list(SIDES) if preset.get("allow_tie", True) else list(SIDES[:2])
     return {screen["field"]: str(rng.choice(sides))}
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from humaneval.collect.values import parse_number
 from humaneval.methods import get_method
+from humaneval.methods.bws import CHOICES
+from humaneval.methods.pairwise import SIDES
 
 MAX_COMMENT = 2000
 TIMING_KEYS = ("shown_at", "answered_at", "seconds", "visible_seconds", "hidden_count")
@@ -112,10 +114,10 @@ def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> di
         return out
     if kind.unit == "tuple":
         if screen["field"].startswith("ck_"):
-            return {e["field"]: _choice(("best", "worst", "none")) for e in entries if e.get("check")}
+            return {e["field"]: _choice(CHOICES) for e in entries if e.get("check")}
         codes = tuple(e["code"] for e in entries)
         return {screen["field"] + "_best": _choice(codes), screen["field"] + "_worst": _choice(codes)}
-    sides = ("A", "B", "tie") if preset.get("allow_tie", True) else ("A", "B")
+    sides = SIDES if preset.get("allow_tie", True) else SIDES[:2]
     return {screen["field"]: _choice(sides)}
 
 
