@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import DataWarning, RatingsError, ReliabilityWarning
+from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table_lines, write_table
 
 ID_COLUMNS = ("annotator", "document", "system")
 OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
-RESPONSES = ("score", "rank")
 #: Columns that tell comparative judgements of one summary apart: a summary meets several opponents
 #: (pairwise) or appears in several best–worst tuples.
 COMPARATIVE_KEYS = ("opponent", "tuple_id")
@@ -69,7 +69,7 @@ class Ratings:
     data:
         The long table with canonical column names; ids are strings.
     response:
-        ``"score"`` (higher is better) or ``"rank"`` (lower is better).
+        ``"score"`` (higher means better) or ``"rank"`` (lower means better).
     scale:
         ``(low, high)`` of the rating scale, declared or inferred from the data.
     scale_declared:
@@ -109,7 +109,7 @@ class Ratings:
     def reported(self) -> pd.Series:
         """Responses as tables report them (float): scores as given, ranks shifted to 1 = best."""
         values = self.values.astype(float)
-        return values + (1 - (self.rank_base or 0)) if self.response == "rank" else values
+        return values + (1 - (self.rank_base or 0)) if lower_is_better(self.response) else values
 
     def oriented(self) -> pd.Series:
         """Responses oriented so that higher is better: scores as given, ranks negated."""
@@ -413,7 +413,7 @@ class _Validator:
         if not len(data):
             raise self.fail(f"every '{resp}' is missing")
         huge = numeric.abs() > MAX_WHOLE
-        if (resp == "rank" or not continuous) and huge.any():
+        if (lower_is_better(resp) or not continuous) and huge.any():
             bad = data.index[huge]
             raise self.fail(
                 f"{resp} {raw[bad[0]]} at {self.where(bad)} is too large to be a rating; fix the value"
@@ -421,11 +421,11 @@ class _Validator:
         fractional = numeric != np.round(numeric)
         # a pairwise table (``opponent`` column) stores a tie as 0.5 for each side
         ties = resp == "score" and "opponent" in data and bool(numeric.isin([0, 0.5, 1]).all())
-        if (resp == "rank" or not (continuous or ties)) and fractional.any():
+        if (lower_is_better(resp) or not (continuous or ties)) and fractional.any():
             bad = data.index[fractional]
             hint = (
                 "ranks must be whole numbers"
-                if resp == "rank"
+                if lower_is_better(resp)
                 else ("scale ratings must be whole numbers; pass --continuous for slider or metric scores")
             )
             raise self.fail(f"non-integer {resp} {numeric[bad[0]]} at {self.where(bad)}; {hint}")

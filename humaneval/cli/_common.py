@@ -22,7 +22,7 @@ def ratings_options(func: Callable) -> Callable:
     options = [
         click.option(
             "--response",
-            type=click.Choice(["score", "rank"]),
+            type=click.Choice(RESPONSES),
             default=None,
             help="Response column (default: whichever of score/rank exists).",
         ),

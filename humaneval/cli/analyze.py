@@ -12,6 +12,7 @@ from humaneval.cli._checks import NONNEG
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.errors import RatingsError
+from humaneval.methods import RANK, get_method, lower_is_better
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -63,7 +64,7 @@ def render(result) -> str:
         lines.append(f"{result.test} test, aggregate={result.aggregate}")
     if result.emms is not None:
         return "\n".join(lines + _render_emms(result))
-    unit = "mean rank (1 = best)" if result.response == "rank" else "mean score"
+    unit = "mean rank (1 = best)" if lower_is_better(result.response) else "mean score"
     lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
     for row in result.systems.itertuples():
         lines.append(f"{row.system:<20} {row.label:<22} {row.letters:<8} {_fmt(row.estimate)}")
@@ -230,9 +231,9 @@ def command(
 
     if not isinstance(table, pd.DataFrame) and (
         test == "plackett-luce"
-        or (test == "clmm" and formula is None and detect_kind(table) in ("pairwise", "bws"))
+        or (test == "clmm" and formula is None and get_method(detect_kind(table)).analysis == "comparative")
     ):
-        kind = "ranking" if test == "plackett-luce" else None
+        kind = {"plackett-luce": get_method(RANK).table_kind}.get(test)
         seed = 1 if seed is None else seed
         found = [
             analyze_comparative(table, kind=kind, criterion=name, adjust=adjust, seed=seed)

@@ -8,6 +8,7 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.methods import METHODS
 
 
 @click.command()
@@ -21,7 +22,7 @@ from humaneval.cli._common import InputFile, emit, json_option, read_text
 @click.option("--reference", default=None, help="The system that is the human reference.")
 @click.option(
     "--method",
-    type=click.Choice(["likert", "rank", "bws", "pairwise", "da"]),
+    type=click.Choice(sorted(METHODS)),
     default="likert",
     show_default=True,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.methods import lower_is_better
 from humaneval.structure import DesignStructure, describe_structure
 
 FAMILY_NAMES = {
@@ -17,7 +18,7 @@ FAMILY_NAMES = {
 
 def render_structure(source: str, s: DesignStructure, scales: tuple = ()) -> str:
     """The human-readable validation summary."""
-    if s.response == "rank":
+    if lower_is_better(s.response):
         response = f"rank ({s.rank_base} = best)"
     else:
         low, high = (f"{v:g}" for v in s.scale)

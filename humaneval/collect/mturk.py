@@ -22,16 +22,18 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
-from humaneval.collect.values import parse_number
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
+from humaneval.design.load import DesignLike
 from humaneval.errors import RatingsError
 from humaneval.forms.screens import design_frame, index_maps
+from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
+from humaneval.methods.bws import CHOICES
+from humaneval.methods.pairwise import SIDES, WON
 from humaneval.ratings import Ratings, validate_ratings
 from humaneval.scales import Scale
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
-DA_IMC_TOLERANCE = 5.0
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
 COLLISION_COLUMNS = ["annotator_slot", "block", "hit_id", "assignments", "assignment_ids"]
 #: Problem kinds that are reported but do not take an assignment out of the ratings.
@@ -151,7 +153,7 @@ def assignment_row(assignment: Mapping[str, Any]) -> dict[str, str]:
 
 def parse_mturk_results(
     results: str | Path | pd.DataFrame,
-    design: Any,
+    design: DesignLike,
     *,
     statuses: Sequence[str] = KEEP_STATUSES,
     points: int | None = None,
@@ -171,17 +173,17 @@ def parse_mturk_results(
     """
     frame = design_frame(design)
     design_id = frame["design_id"].iloc[0]
-    method = frame["method"].iloc[0]
+    method = get_method(frame["method"].iloc[0])
     spec = getattr(design, "spec", None) or {}
     points = points or int(spec.get("scale_points", 7))
     scales: tuple[Scale, ...] = ()
     points_of: dict[str, int] = {}
-    if method == "likert" and declares_criteria(design):
+    if method.criteria and declares_criteria(design):
         criteria = criteria_of(design)
         frame = expand_criteria(frame, criteria)
         points_of = {c.name: c.points for c in criteria}
         scales = scales_of(criteria)
-    elif method == "likert" and spec:
+    elif method.criteria and spec:
         scales = (Scale(str(frame["dimension"].iloc[0]), 1, points, points),)
     raw, label = _read_results(results)
     _check_design_id(raw, design_id, label)
@@ -329,7 +331,7 @@ class _Parser:
     def __init__(
         self,
         frame: pd.DataFrame,
-        method: str,
+        method: Method,
         points: int,
         allow_ties: bool,
         points_of: dict[str, int] | None = None,
@@ -417,43 +419,42 @@ class _Parser:
             return None
         return answers[name]
 
-    def number(self, answers: dict[str, str], name: str, low: float, high: float, integer: bool) -> float:
+    def number(self, answers: dict[str, str], name: str, points: int) -> float:
+        """The answer ``name`` read by the method's parser (``points``: the scale, or a screen's entries)."""
         text = self.get(answers, name)
         if text is None:
             return np.nan
-        value = parse_number(text)
-        if value is None or not low <= value <= high or (integer and value != round(value)):
-            kind = "whole number" if integer else "number"
+        value = self.method.parse_value(text, points)
+        if value is None:
+            low, high = self.method.value_range(points) or (1, points)
+            kind = "whole number" if self.method.integer else "number"
             self.problem("bad_value", name, f"{text!r} is not a {kind} in {low:g}..{high:g}")
             return np.nan
-        return float(value)
+        return value
 
     def screen_values(self, screen: pd.DataFrame, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
         """(value, raw_value) per design row of one screen, and the answer fields it used."""
         fields = list(screen["field"])
         checks = screen["is_check"].to_numpy() & (screen["system"] == "").to_numpy()
         method = self.method
-        if method in ("likert", "da"):
+        if method.rates_items:
             out = []
             for name, criterion in zip(fields, screen["dimension"], strict=True):
-                high = self.points_of.get(criterion, self.points) if method == "likert" else 100
-                out.append(
-                    (self.number(answers, name, 1 if method == "likert" else 0, high, method == "likert"), "")
-                )
+                out.append((self.number(answers, name, self.points_of.get(criterion, self.points)), ""))
             return out, set(fields)
-        if method == "rank":
+        if method.unit == "document":
             n_real = int((~checks).sum())
             out, used = [], set()
             for name, is_check in zip(fields, checks, strict=True):
                 high = len(fields) if is_check else n_real
-                out.append((self.number(answers, name, 1, high, True), ""))
+                out.append((self.number(answers, name, high), ""))
                 used.add(name)
                 if self.allow_ties and not is_check:
-                    raw_name = name.replace("rk_", "rkraw_", 1)
+                    raw_name = name.replace(method.field_prefix, method.raw_field_prefix, 1)
                     out[-1] = (out[-1][0], answers.get(raw_name, ""))
                     used.add(raw_name)
             return out, used
-        if method == "bws":
+        if method.unit == "tuple":
             return self.bws_values(screen, answers, checks)
         return self.pair_values(screen, answers, checks)
 
@@ -464,7 +465,7 @@ class _Parser:
         if checks.any():
             name = rows[int(np.flatnonzero(checks)[0])].field
             choice = self.get(answers, name)
-            if choice is not None and choice not in ("best", "worst", "none"):
+            if choice is not None and choice not in CHOICES:
                 self.problem("bad_value", name, f"{choice!r} is not best, worst or none")
                 choice = None
             return [(choice if c else np.nan, "") for c in checks], {name}
@@ -489,14 +490,14 @@ class _Parser:
     ) -> tuple[list, set]:
         name = screen["field"].iloc[0]
         side = self.get(answers, name)
-        if side is not None and side not in ("A", "B", "tie"):
+        if side is not None and side not in SIDES:
             self.problem("bad_value", name, f"{side!r} is not A, B or tie")
             side = None
         if checks.any():
             return [(side if c else np.nan, "") for c in checks], {name}
         if side is None:
             return [(np.nan, "")] * len(screen), {name}
-        won = {"A": (1.0, 0.0), "B": (0.0, 1.0), "tie": (0.5, 0.5)}[side]
+        won = WON[side]
         return [(won[p], side) for p in screen["display_pos"]], {name}
 
 
@@ -523,12 +524,8 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
             passed[i] = False
         elif row["check_kind"] == "gold":
             passed[i] = value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN
-        elif row["method"] == "da":
-            passed[i] = abs(float(value) - float(expected)) <= DA_IMC_TOLERANCE
-        elif row["method"] in ("likert", "rank"):
-            passed[i] = float(value) == float(expected)
         else:
-            passed[i] = str(value) == expected
+            passed[i] = get_method(row["method"]).check_passed(value, expected)
     table = table.copy()
     table["check_passed"] = passed
     return table
@@ -586,7 +583,7 @@ def _repost(workers: pd.DataFrame) -> pd.DataFrame:
 
 def _ratings(
     table: pd.DataFrame,
-    method: str,
+    method: Method,
     points: int,
     allow_ties: bool,
     bad: set[str],
@@ -619,15 +616,15 @@ def _ratings(
             }
         )
 
-    if method == "pairwise":
-        frame = base(use, opponent=use["opponent"], score=use["value"].astype(float))
-        return validate_ratings(frame, response="score", scale=(0.0, 1.0), source="MTurk results")
-    if method == "bws":
-        frame = base(use, tuple_id=use["tuple_id"], score=use["value"].astype("int64"))
-        return validate_ratings(frame, response="score", scale=(-1.0, 1.0), source="MTurk results")
-    if method == "rank":
+    if lower_is_better(method.response):
         frame = base(use, rank=use["value"].astype("int64"))
-        return validate_ratings(frame, response="rank", allow_ties=allow_ties, source="MTurk results")
+        return validate_ratings(frame, response=RANK, allow_ties=allow_ties, source="MTurk results")
+    if method.is_comparative:
+        # one row per summary and judgement, beside its tuple (bws) or its opponent (pairwise)
+        beside = "tuple_id" if method.screen_key == "tuple_id" else "opponent"
+        values = use["value"].astype("int64" if method.integer else float)
+        frame = base(use, **{beside: use[beside]}, score=values)
+        return validate_ratings(frame, response=SCORE, scale=method.value_range(), source="MTurk results")
     frame = base(use, score=use["value"].astype(float), is_check=False)
     checks = table[clean & table["is_check"] & (table["system"] == "") & table["value"].notna()]
     if len(checks):
@@ -639,7 +636,7 @@ def _ratings(
             check_passed=checks["check_passed"],
         )
         frame = pd.concat([frame, rows], ignore_index=True)
-    scale: Any = scales or ((1, points) if method == "likert" else (0, 100))
+    scale: Any = scales or method.value_range(points)
     return validate_ratings(
-        frame, response="score", scale=scale, continuous=method == "da", source="MTurk results"
+        frame, response=SCORE, scale=scale, continuous=not method.integer, source="MTurk results"
     )

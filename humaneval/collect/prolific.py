@@ -25,6 +25,7 @@ import pandas as pd
 
 from humaneval.collect.mturk import check_counts, parse_mturk_results, results_row
 from humaneval.errors import RatingsError
+from humaneval.methods import get_method
 from humaneval.qc import QCRules
 from humaneval.ratings import Ratings
 
@@ -215,7 +216,7 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
         ["block", "annotator_slot", "assignment_id", "position", "display_pos"], kind="stable"
     )
     columns = [*EXPORT_COLUMNS, *(PID_COLUMNS if include_pids else ())]
-    if design.method == "da":
+    if get_method(design.method).standardise:
         table["z_value"] = _z_values(table)
         columns.append("z_value")
     participants = _participants(parsed.workers, info, table, include_pids)

@@ -2,13 +2,15 @@
 
 docs/design.md (generator, output formats, summary, datasheet);
 the design rules of docs/design.md; dissertation §3.7. :func:`block_design` is the
-compact table the simulator uses (docs/design.md).
+compact table the simulator uses (docs/design.md). :func:`load_design` reads a design from a
+path, a table or a :class:`Design` for every later stage.
 """
 
 from humaneval.design.blocks import block_design, block_sizes, cut_blocks
 from humaneval.design.bws import BWSBalance, bws_balance, bws_tuples
 from humaneval.design.generate import generate_design
 from humaneval.design.inputs import read_documents, read_summaries
+from humaneval.design.load import DesignLike, load_design
 from humaneval.design.pairwise import PairBalance, pair_balance, pair_schedule, round_robin
 from humaneval.design.plan import Design, DesignTexts
 from humaneval.design.recheck import recheck_design, revisit
@@ -22,6 +24,7 @@ __all__ = [
     "BWSOptions",
     "CostSettings",
     "Design",
+    "DesignLike",
     "DesignSpec",
     "DesignSummary",
     "DesignTexts",
@@ -35,6 +38,7 @@ __all__ = [
     "bws_tuples",
     "cut_blocks",
     "generate_design",
+    "load_design",
     "pair_balance",
     "pair_schedule",
     "read_design_csv",

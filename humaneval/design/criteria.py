@@ -24,15 +24,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from humaneval.errors import DesignError
+from humaneval.methods import METHODS
 from humaneval.scales import Scale
+
+if TYPE_CHECKING:
+    from humaneval.design.load import DesignLike
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 
@@ -241,7 +245,7 @@ def _looks_like_file(value: str) -> bool:
     return value.lower().endswith((".yaml", ".yml", ".json")) or Path(value).is_file()
 
 
-def criteria_of(design: Any) -> tuple[Criterion, ...]:
+def criteria_of(design: DesignLike | Mapping[str, Any]) -> tuple[Criterion, ...]:
     """The criteria a design declares: its ``criteria``, else its one dimension on ``scale_points``.
 
     ``design`` is a :class:`~humaneval.design.Design`, its spec mapping or anything with a
@@ -252,12 +256,13 @@ def criteria_of(design: Any) -> tuple[Criterion, ...]:
         return ()
     if spec.get("criteria"):
         return tuple(get_criterion(c) for c in spec["criteria"])
-    if spec.get("method") not in ("likert", None):
+    method = spec.get("method")
+    if method is not None and not (method in METHODS and METHODS[method].criteria):
         return ()
     return (Criterion(name=str(spec.get("dimension", "coherence")), points=int(spec.get("scale_points", 7))),)
 
 
-def declares_criteria(design: Any) -> bool:
+def declares_criteria(design: DesignLike | Mapping[str, Any]) -> bool:
     """Whether the design was made with explicit criteria (``--criteria``): forms then ask their questions."""
     spec = design if isinstance(design, dict) else getattr(design, "spec", None)
     return isinstance(spec, dict) and bool(spec.get("criteria"))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from humaneval.design.summary import span as _span
+from humaneval.methods import get_method
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
@@ -32,11 +33,6 @@ SECTIONS = (
 _ORDER_TEXT = {
     "random": "each annotator slot sees its screens in its own uniformly random order",
     "balanced": "each annotator slot sees its items in shuffled segments that mix systems",
-}
-_BALANCE_TEXT = {
-    "rank": "summaries ordered on screen by a cyclic Latin square with a random system map per block",
-    "bws": "order inside each tuple shuffled per annotator",
-    "pairwise": "left/right position alternates with each occurrence of a pair",
 }
 
 
@@ -98,6 +94,7 @@ def make_datasheet(
     form, recruitment, qc = dict(form or {}), dict(recruitment or {}), dict(qc or {})
     summary = design.summary()
     spec = design.spec
+    method = get_method(design.method)
     cost = summary.cost
     todo: dict[str, dict[str, str]] = {key: {} for key, _ in SECTIONS}
 
@@ -152,7 +149,7 @@ def make_datasheet(
             "independent_units": summary.independent_units,
             "assignment_rule": "no annotator in more than one block; a document's summaries share a block",
             "presentation_order": _ORDER_TEXT[spec["order"]],
-            "position_balancing": _BALANCE_TEXT.get(design.method, "one summary per screen"),
+            "position_balancing": method.position_balancing,
             "platform": spec["platform"],
             "recruitment_filters": need(
                 "sample_evaluators_design",
@@ -197,11 +194,11 @@ def make_datasheet(
             "question": need(
                 "quality_criteria", "question", form.get("question"), "paste the verbatim question"
             ),
-            "scale_points": spec["scale_points"] if design.method == "likert" else form.get("points"),
+            "scale_points": spec["scale_points"] if method.criteria else form.get("points"),
             "scale_labels": form.get("labels"),
             **({"criteria": _criteria_text(spec["criteria"])} if spec.get("criteria") else {}),
             "source_shown": form.get("show_source", spec["show_source"]),
-            "ties_allowed": form.get("allow_ties", False) if design.method == "rank" else "not applicable",
+            "ties_allowed": form.get("allow_ties", False) if method.ties_option else "not applicable",
             "attention_checks": {
                 "kinds": spec["check_kinds"] if checks else [],
                 "per_annotator": checks,
@@ -258,5 +255,5 @@ def _criteria_text(criteria: list[dict[str, Any]]) -> str:
     parts = []
     for c in criteria:
         labels = ", ".join(f"{k} = {v}" for k, v in c.get("labels", {}).items())
-        parts.append(f"{c['name']}: \"{c['question']}\" (1–{c['points']}{'; ' + labels if labels else ''})")
+        parts.append(f'{c["name"]}: "{c["question"]}" (1–{c["points"]}{"; " + labels if labels else ""})')
     return "; ".join(parts)

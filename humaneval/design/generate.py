@@ -30,8 +30,8 @@ from humaneval.design.table import (
     slot_name,
 )
 from humaneval.errors import DesignError
+from humaneval.methods import Method, get_method
 
-_FIELD_PREFIX = {"likert": "lk_q0", "da": "da_q0", "rank": "rk"}
 _DEFAULTS: dict[str, Any] = {c: "" for c in STR_COLUMNS} | {c: False for c in BOOL_COLUMNS}
 
 
@@ -53,8 +53,10 @@ class _Builder:
     bws_stats: list[Any] = field(default_factory=list)
     pairs: list[tuple[str, str, str]] = field(default_factory=list)
     n_tuples: int = 0
+    method: Method = field(init=False)
 
     def __post_init__(self) -> None:
+        self.method = get_method(self.spec.method)
         self.doc_index = {d: i for i, d in enumerate(self.spec.document_ids)}
         self.sys_index = {s: j for j, s in enumerate(self.spec.systems)}
         self.present = self.spec.present_pairs()
@@ -64,20 +66,20 @@ class _Builder:
 
     def entry(self, document: str, system: str, **extra: Any) -> dict[str, Any]:
         out = {"document": document, "system": system, "is_reference": system == self.spec.reference_system}
-        prefix = _FIELD_PREFIX.get(self.spec.method)
+        prefix = self.method.field_prefix
         if prefix:
-            out["field"] = f"{prefix}_d{self.doc_index[document]}_s{self.sys_index[system]}"
+            out["field"] = f"{prefix}d{self.doc_index[document]}_s{self.sys_index[system]}"
         return {**out, **extra}
 
     # -- screens of one block ------------------------------------------------------
 
     def block_screens(self, block: int, docs: list[str], pair_ids: dict[str, list[tuple]]) -> list[_Screen]:
-        method = self.spec.method
-        if method in ("likert", "da"):
+        unit = self.method.unit
+        if unit == "item":
             return [_Screen([self.entry(d, s)], key=(d, s)) for d in docs for s in self.systems_of(d)]
-        if method == "rank":
+        if unit == "document":
             return [_Screen([self.entry(d, s) for s in self.systems_of(d)]) for d in docs]
-        if method == "pairwise":
+        if unit == "pair":
             return [
                 _Screen(
                     [
@@ -151,11 +153,11 @@ class _Builder:
         screens = []
         for j, screen in enumerate(ordered):
             entries = [dict(e) for e in screen.entries]
-            if spec.method == "rank":
+            if self.method.entry_order == "latin":
                 by_system = {e["system"]: e for e in entries}
                 names = [spec.systems[symbols[m]] for m in latin_row(j, slot, len(spec.systems))]
                 entries = [by_system[n] for n in names if n in by_system]
-            elif spec.method == "bws":
+            elif self.method.entry_order == "shuffled":
                 entries = [entries[i] for i in rng.permutation(len(entries))]
             screens.append(_Screen(entries))
         return screens
@@ -208,7 +210,7 @@ class _Builder:
     ) -> list[_Screen]:
         spec = self.spec
         n_checks = spec.checks_per_annotator
-        if spec.method == "rank":
+        if self.method.check_placement == "embedded":
             for position in check_positions(len(screens), n_checks, rng, what="ranking screens"):
                 screen = screens[position]
                 expected = str(len(screen.entries) + 1)
@@ -231,26 +233,24 @@ class _Builder:
         """A stand-alone check screen: an instruction in place of the summary
         (likert/da), or an extra tuple/pair in which one entry asks to be chosen (bws/pairwise)
         among real summaries that are flagged ``is_check`` and never analysed."""
-        method = self.spec.method
-        if method in ("likert", "da"):
+        method = self.method
+        if method.check_placement == "screen":
             if kind == "gold":
                 expected = "low" if rng.random() < 0.5 else "high"
-            elif method == "da":
-                expected = "0" if rng.random() < 0.5 else "100"
             else:
-                points = self.spec.scale_points
-                expected = str(int(rng.integers(2, points))) if points >= 3 else "1"
+                expected = method.draw_check_expected(rng, points=self.spec.scale_points, side="")
             return _Screen([self.check_entry(kind, expected, rng)], check_id=len(self.checks) - 1)
-        if method == "bws" and self.spec.bws.scope == "document":
+        tuples = method.unit == "tuple"
+        if tuples and self.spec.bws.scope == "document":
             # like the real tuples, a check tuple shows summaries of one document
             documents = sorted({d for d, _ in block_items})
             chosen = documents[int(rng.integers(len(documents)))]
             block_items = [item for item in block_items if item[0] == chosen]
-        n_others = min(self.spec.bws.tuple_size - 1 if method == "bws" else 1, len(block_items))
+        n_others = min(self.spec.bws.tuple_size - 1 if tuples else 1, len(block_items))
         picks = rng.choice(len(block_items), n_others, replace=False)
         at = int(rng.integers(n_others + 1))
         side = "A" if at == 0 else "B"
-        expected = ("best" if rng.random() < 0.5 else "worst") if method == "bws" else side
+        expected = method.draw_check_expected(rng, points=self.spec.scale_points, side=side)
         entry = self.check_entry(kind, expected, rng)
         entries = [
             self.entry(*block_items[p], is_check=True, check_kind=kind, field=entry["field"]) for p in picks
@@ -266,7 +266,7 @@ class _Builder:
             pair = [int(fillers[0]), int(fillers[1] if expected == "low" else fillers[0])]
             definition["fillers"] = [f"f{i}" for i in pair]
         else:
-            definition["instruction"] = _imc_instruction(self.spec.method, expected)
+            definition["instruction"] = self.method.imc_instruction(expected)
         self.checks.append(definition)
         return {
             "document": "",
@@ -282,17 +282,6 @@ def _others(items: list[tuple[str, str]], me: tuple[str, str]) -> str:
     if len({d for d, _ in items}) == 1:
         return ";".join(s for d, s in items if (d, s) != me)
     return ";".join(f"{d}|{s}" for d, s in items if (d, s) != me)
-
-
-def _imc_instruction(method: str, expected: str) -> str:
-    lead = "This text checks your attention. Please ignore the usual question and"
-    return {
-        "likert": f"{lead} choose {expected} on the scale below.",
-        "da": f"{lead} move the slider to {expected}.",
-        "rank": "This entry checks your attention. Please move it to the last position.",
-        "bws": f"This entry checks your attention. Please choose it as the {expected} one.",
-        "pairwise": "This text checks your attention. Please choose it.",
-    }[method]
 
 
 def generate_design(spec: DesignSpec) -> Design:
@@ -314,7 +303,7 @@ def generate_design(spec: DesignSpec) -> Design:
     blocks, dropped = cut_blocks(ids, docs_per_block, spec.remainder)
     builder = _Builder(spec)
     pair_ids: dict[str, list[tuple[str, str, str]]] = {d: [] for d in ids}
-    if spec.method == "pairwise":
+    if builder.method.unit == "pair":
         in_order = [d for docs in blocks for d in docs]
         for n, (d, left, right) in enumerate(
             c
@@ -334,7 +323,9 @@ def generate_design(spec: DesignSpec) -> Design:
         real = builder.block_screens(b, docs, pair_ids)
         items = [(d, s) for d in docs for s in builder.systems_of(d)]
         symbols = (
-            stream(spec.seed, "block", b).permutation(len(spec.systems)) if spec.method == "rank" else None
+            stream(spec.seed, "block", b).permutation(len(spec.systems))
+            if builder.method.entry_order == "latin"
+            else None
         )
         for k in range(1, annotators + 1):
             slot_rng = stream(spec.seed, "slot", b, k)
@@ -366,7 +357,7 @@ def generate_design(spec: DesignSpec) -> Design:
                         block=b,
                         position=position,
                         screen_id=screen_name(position),
-                        embedded=spec.method == "rank",
+                        embedded=builder.method.check_placement == "embedded",
                     )
     table = normalise_table(pd.DataFrame.from_records(rows, columns=list(DESIGN_COLUMNS)))
     kept = set(ids) - set(dropped)
@@ -389,10 +380,11 @@ def generate_design(spec: DesignSpec) -> Design:
 
 
 def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[str, Any]:
-    if spec.method == "bws":
+    unit = builder.method.unit
+    if unit == "tuple":
         stats = builder.bws_stats
         return {
-            "bws": {
+            builder.method.name: {
                 "pools": len(stats),
                 "n_tuples": sum(s.n_tuples for s in stats),
                 "tuples_per_pool_min": min(s.n_tuples for s in stats),
@@ -405,9 +397,9 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
                 "never_together": sum(s.never_together for s in stats),
             }
         }
-    if spec.method == "pairwise":
-        return {"pairwise": pair_balance(builder.pairs, spec.systems).to_dict()}
-    if spec.method == "rank":
+    if unit == "pair":
+        return {builder.method.name: pair_balance(builder.pairs, spec.systems).to_dict()}
+    if unit == "document":
         # order among the real summaries of a screen: an embedded check shifts the entries below it
         real = table[~table["is_check"]]
         real = real.assign(rank_pos=real.groupby(["annotator_slot", "position"]).cumcount())

@@ -16,9 +16,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from humaneval.errors import DesignError
+from humaneval.methods import ALIASES, get_method
+from humaneval.methods import METHODS as REGISTRY
 
 Method = Literal["likert", "rank", "bws", "pairwise", "da"]
-METHODS: tuple[str, ...] = ("likert", "rank", "bws", "pairwise", "da")
+METHODS: tuple[str, ...] = tuple(REGISTRY)
 FAMILIES: tuple[str, ...] = ("blocks", "crossed", "nested")
 REMAINDERS: tuple[str, ...] = ("spread", "drop", "error")
 ORDERS: tuple[str, ...] = ("random", "balanced")
@@ -119,6 +121,8 @@ class DesignSpec:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        if isinstance(self.method, str):
+            set_(self, "method", ALIASES.get(self.method, self.method))
         set_(self, "documents", _documents(self.documents))
         set_(self, "summaries", tuple(_summary(s) for s in self.summaries))
         if self.systems is None:
@@ -137,7 +141,7 @@ class DesignSpec:
             from humaneval.design.criteria import parse_criteria
 
             criteria = parse_criteria(self.criteria)
-            if self.method != "likert":
+            if not (self.method in REGISTRY and REGISTRY[self.method].criteria):
                 raise DesignError(
                     f"criteria (several questions per screen) apply to likert designs, not {self.method!r}; "
                     "make one design per criterion"
@@ -246,7 +250,8 @@ class DesignSpec:
                 f"documents_per_block={self.documents_per_block} exceeds the {len(self.documents)} "
                 f"documents; use at most {len(self.documents)} or family='crossed'"
             )
-        if self.method == "bws":
+        method = get_method(self.method)
+        if method.unit == "tuple":
             k, n = self.bws.tuple_size, self._bws_pool_size()
             if not 2 <= k < n:
                 raise DesignError(
@@ -255,7 +260,7 @@ class DesignSpec:
                 )
             if self.bws.factor <= 0 or self.bws.iterations < 1:
                 raise DesignError("BWS factor must be > 0 and iterations ≥ 1")
-        if self.method == "pairwise":
+        if method.unit == "pair":
             p = self.pairwise.pairs
             n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
             if p != "all" and (isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_pairs):
@@ -263,21 +268,21 @@ class DesignSpec:
                     f"pairs must be 'all' or a number of pairs per document in 1..{n_pairs}, not {p!r}"
                 )
         if "gold" in self.check_kinds and self.checks_per_annotator:
-            if self.method not in ("likert", "da"):
+            if not method.gold_checks:
                 raise DesignError(f"gold checks exist for likert and da, not {self.method!r}; use 'imc'")
             if len(self.fillers) < 2:
                 raise DesignError("gold checks are built from filler texts: give at least 2 fillers")
         grouped = self.likert_layout == "grouped"
-        if self.order == "balanced" and (self.method not in ("likert", "da") or grouped):
+        if self.order == "balanced" and (not method.rates_items or grouped):
             raise DesignError("order='balanced' applies to likert and da items in the single layout")
         _choice("likert_layout", self.likert_layout, ("single", "grouped"))
-        if grouped and self.method != "likert":
+        if grouped and not method.criteria:
             raise DesignError(f"likert_layout='grouped' applies to likert, not {self.method!r}")
         if grouped and self.anchor_in_every_group and (self.reference_system is None or self.group_size < 2):
             raise DesignError("anchor_in_every_group needs a reference_system and group_size ≥ 2")
         if isinstance(self.warmup_items, bool) or self.warmup_items < 0:
             raise DesignError(f"warmup_items must be ≥ 0, not {self.warmup_items!r}")
-        if self.warmup_items and (self.method not in ("likert", "da") or grouped):
+        if self.warmup_items and (not method.rates_items or grouped):
             raise DesignError("warm-up screens exist for likert and da items in the single layout")
         if self.warmup_items and not self.fillers:
             raise DesignError("warm-up screens are built from filler texts: give fillers")

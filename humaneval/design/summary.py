@@ -15,16 +15,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from humaneval.errors import PayBelowMinimumError
+from humaneval.methods import METHODS, get_method
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
 
 STUDY_SECONDS = {
-    ("likert", "coherence"): 32.0,
-    ("likert", "repetition"): 27.1,
-    ("rank", "coherence"): 135.5,
-    ("rank", "repetition"): 102.4,
+    (m.name, dimension): seconds for m in METHODS.values() for dimension, seconds in m.study_seconds.items()
 }
+"""Published seconds per screen by (method, dimension): each method's ``study_seconds``."""
 #: (default, minimum) hourly pay per platform and currency. Prolific publishes both ("Prolific's
 #: payment principles", researcher-help.prolific.com, checked November 2026): it recommends at least
 #: £9.00 / $12.00 per hour and allows no less than £6.00 / $8.00. MTurk publishes no minimum; the
@@ -154,17 +153,11 @@ class DesignSummary:
 def study_seconds_per_screen(
     method: str, dimension: str, n_systems: int, show_source: bool
 ) -> tuple[float, str]:
-    """Study seconds per screen and where they come from; ``nan`` when there is no study value."""
-    if method == "da":
-        return (30.0, "FFCI two-text minimum") if show_source else (18.0, "FFCI single-text minimum")
-    if method not in ("likert", "rank"):
-        return math.nan, f"no study timing for {method}; give seconds_per_screen from a pilot"
-    known = (method, dimension) in STUDY_SECONDS
-    seconds = STUDY_SECONDS[(method, dimension if known else "coherence")]
-    source = f"study value for {method} {dimension if known else 'coherence (assumed)'}"
-    if method == "rank":
-        return seconds * n_systems / 5, source + (f", scaled by {n_systems}/5" if n_systems != 5 else "")
-    return seconds, source
+    """Study seconds per screen and where they come from; ``nan`` when there is no study value.
+
+    Each method's :meth:`~humaneval.methods.Method.seconds_per_screen` holds its published timing.
+    """
+    return get_method(method).seconds_per_screen(dimension, n_systems, show_source)
 
 
 def ceil_minor(amount: float) -> float:
@@ -248,11 +241,12 @@ def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
     per_screen = table.assign(extra=extra).groupby(["annotator_slot", "position"], sort=False)
     per_screen = per_screen.agg(size=("extra", "size"), extra=("extra", "sum"))
     real_size = per_screen["size"] - per_screen["extra"]
-    if design.method == "rank":
+    unit = get_method(design.method).unit
+    if unit == "document":
         # a ranking screen's time scales with its number of real summaries; embedded checks add a fixed time
         screen_seconds = base * real_size / n_systems
         check_seconds = per_screen["extra"] * settings.seconds_per_check
-    elif design.method in ("likert", "da"):
+    elif unit == "item":
         # seconds per item; a grouped screen holds several items; check and warm-up screens cost one item
         screen_seconds = base * real_size
         check_seconds = base * (real_size == 0)
@@ -299,10 +293,7 @@ def _warnings(design: Design, sizes: list[int], a: int) -> list[str]:
             ""
         )
     if sum(sizes) < FEW_DOCUMENTS:
-        out.append(
-            f"only {sum(sizes)} documents: more annotators cannot make up for too few documents "
-            ""
-        )
+        out.append(f"only {sum(sizes)} documents: more annotators cannot make up for too few documents ")
     if a > 1:
         out.append(
             f"{a} judgements per summary buy precision for single summaries (agreement, summary-level "

@@ -17,8 +17,9 @@ from typing import Any
 
 from humaneval.design.criteria import SUMMEVAL_DEFINITIONS, Criterion
 from humaneval.errors import DesignError
+from humaneval.methods import METHODS as REGISTRY
 
-METHODS = ("likert", "rank", "bws", "pairwise", "da")
+METHODS = tuple(REGISTRY)
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,11 @@ class Preset:
             raise DesignError(
                 f"preset {self.name!r}: method {self.method!r} is not one of {', '.join(METHODS)}"
             )
-        if self.method == "likert" and not 2 <= self.points <= 11:
-            raise DesignError(f"preset {self.name!r}: points must be between 2 and 11, not {self.points}")
+        low, high = REGISTRY[self.method].preset_points or (self.points, self.points)
+        if not low <= self.points <= high:
+            raise DesignError(
+                f"preset {self.name!r}: points must be between {low} and {high}, not {self.points}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -67,7 +71,7 @@ class Preset:
 
     def overview_text(self) -> str:
         """The overview plus, for rankings, the ties sentence built from ``allow_ties`` (docs/forms.md)."""
-        if self.method != "rank":
+        if not REGISTRY[self.method].ties_option:
             return self.overview
         ties = (
             "If two summaries are equally good you may give them the same rank."

@@ -18,6 +18,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from humaneval.methods import METHODS
+
 _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 BATCH_PLACEHOLDER = "${payload}"
 
@@ -97,7 +99,8 @@ def shared_screens(payload: dict[str, Any]) -> dict[str, Any]:
     (``templates/form.js``). This keeps a 5-document × 5-system BWS HIT well under MTurk's
     64 KB question limit. Attention-check screens, which differ per slot, stay as they are.
     """
-    if payload.get("method") not in ("bws", "pairwise"):
+    method = METHODS.get(payload.get("method"))
+    if method is None or method.screen_field_prefix is None:
         return payload
     shared: dict[str, dict[str, Any]] = {}
     slots = []

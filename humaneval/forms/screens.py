@@ -17,29 +17,23 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.design.load import DesignLike, load_design
+from humaneval.design.plan import Design
 from humaneval.design.table import normalise_table, read_design_csv
 from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
+from humaneval.methods import get_method
 
 
-def design_frame(design: Any) -> pd.DataFrame:
-    """The canonical design table from a DataFrame, a ``design.csv`` path or a ``Design`` object."""
-    if isinstance(design, pd.DataFrame):
-        frame = normalise_table(design)
-    elif isinstance(design, str | Path):
-        frame = read_design_csv(design)
-    elif isinstance(getattr(design, "table", None), pd.DataFrame):
-        frame = normalise_table(design.table)
-    else:
-        raise DesignError(
-            f"cannot read a design from {type(design).__name__}; pass a Design, DataFrame or path"
-        )
-    if frame.empty:
-        raise DesignError("the design table has no rows; pass the design.csv written by 'humaneval design'")
-    methods = sorted(set(frame["method"]))
-    if len(methods) != 1:
-        raise DesignError(f"a form shows one method, but the design mixes {methods}; split the design")
+def design_frame(design: DesignLike) -> pd.DataFrame:
+    """The canonical design table, with every answer field, of a ``Design``, a table or a ``design.csv``.
+
+    The design is checked by :func:`~humaneval.design.load_design`; a path is read as the bare
+    CSV (fields index the sorted ids), a ``Design`` in its manifest order.
+    """
+    loaded = load_design(read_design_csv(design) if isinstance(design, str | Path) else design)
+    frame = normalise_table(loaded.table) if isinstance(loaded, Design) else loaded
     if hasattr(design, "documents") and hasattr(design, "systems"):
         frame.attrs["order"] = (tuple(design.documents), tuple(design.systems))
     return with_fields(frame)
@@ -55,8 +49,8 @@ def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
         drop=True
     )
     docs, systems = index_maps(frame)
-    method = frame["method"].iloc[0]
-    prefix = {"likert": "lk_q0_", "da": "da_q0_", "rank": "rk_"}.get(method)
+    method = get_method(frame["method"].iloc[0])
+    prefix = method.field_prefix
     fields = frame["field"].tolist()
     repeats: dict[tuple[str, str, str], int] = {}
     screen_check: dict[tuple[str, int], str] = {}
@@ -71,10 +65,8 @@ def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
             fields[k] = f"wu_{row.position}"
         elif row.is_check:
             fields[k] = screen_check.get((row.annotator_slot, row.position), "")
-        elif method == "bws":
-            fields[k] = f"bw_{row.tuple_id}"
-        elif method == "pairwise":
-            fields[k] = f"pw_{row.pair_id}"
+        elif method.screen_key:
+            fields[k] = f"{method.screen_field_prefix}{getattr(row, method.screen_key)}"
         else:
             key = (row.annotator_slot, row.document, row.system)
             repeats[key] = repeats.get(key, -1) + 1
@@ -102,25 +94,11 @@ def index_maps(frame: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def check_text(method: str, expected: str, preset: Preset, n_entries: int = 1) -> str:
-    """The instruction an attention-check entry shows in place of a summary."""
-    lead = "This text checks your attention. Please ignore the usual question and"
-    if method == "likert":
-        return f"{lead} choose {expected} on the scale below."
-    if method == "da":
-        end = "all the way to the right" if expected.strip() == "100" else "all the way to the left"
-        return f"{lead} move the slider {end}."
-    if method == "rank":
-        last = expected in {"", "last", str(n_entries)}
-        where = "the last position" if last else f"position {expected}"
-        return f"This entry checks your attention. Please move it to {where} of the list."
-    if method == "bws":
-        label = (
-            preset.best_worst_labels[1]
-            if expected.strip().lower() == "worst"
-            else preset.best_worst_labels[0]
-        )
-        return f"This entry checks your attention. Please choose it as '{label}'."
-    return "This text checks your attention. Please choose this one, whatever the question says."
+    """The instruction an attention-check entry shows in place of a summary (the method's
+    :meth:`~humaneval.methods.Method.check_text`)."""
+    return get_method(method).check_text(
+        expected, best_worst_labels=preset.best_worst_labels, n_entries=n_entries
+    )
 
 
 def block_payloads(
@@ -179,6 +157,7 @@ def _screen(
     checks: dict[str, dict[str, Any]],
     warmups: dict[tuple[str, int], str],
 ) -> dict[str, Any]:
+    kind = get_method(method)
     rows = rows.sort_values("display_pos", kind="stable")
     real_docs = sorted(set(rows["document"]) - {""})
     entries = []
@@ -214,24 +193,24 @@ def _screen(
             key = f"sum:{row.document}|{row.system}"
             store[key] = texts.summary(row.document, row.system)
         entry["text"] = key
-        if method == "rank" and preset.allow_ties and not entry.get("check"):
-            entry["raw_field"] = row.field.replace("rk_", "rkraw_", 1)
-        if method == "bws":
+        if kind.raw_field_prefix and preset.allow_ties and not entry.get("check"):
+            entry["raw_field"] = row.field.replace(kind.field_prefix, kind.raw_field_prefix, 1)
+        if kind.entry_codes:
             entry["code"] = entry_code(row, systems, docs, len(real_docs) > 1)
         entries.append(entry)
     first = rows.iloc[0]
     screen: dict[str, Any] = {"id": first["screen_id"], "entries": entries}
-    if method in ("bws", "pairwise"):
-        screen["field"] = _screen_field(method, rows)
+    if kind.screen_field_prefix:
+        screen["field"] = _screen_field(kind.screen_field_prefix, rows)
     if preset.show_source and len(real_docs) == 1:
         store[f"doc:{real_docs[0]}"] = texts.documents[real_docs[0]]
         screen["source"] = f"doc:{real_docs[0]}"
     return screen
 
 
-def _screen_field(method: str, rows: pd.DataFrame) -> str:
+def _screen_field(prefix: str, rows: pd.DataFrame) -> str:
     """The per-screen field of BWS (``bw_t{t}``) and pairwise (``pw_p{p}``) screens."""
-    fields = [f for f in rows["field"] if f.startswith("bw_" if method == "bws" else "pw_")]
+    fields = [f for f in rows["field"] if f.startswith(prefix)]
     if fields:
         return fields[0]
     return next(f for f in rows["field"] if f.startswith("ck_"))

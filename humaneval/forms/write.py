@@ -9,18 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
-from humaneval.errors import CostWarning, DesignError, HumanEvalError
+from humaneval.design.load import DesignLike
+from humaneval.design.load import load_design as read_design
+from humaneval.design.plan import Design
+from humaneval.errors import CostWarning, DesignError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
 from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame
 from humaneval.forms.texts import Texts, load_texts
+from humaneval.methods import get_method
 
 PLATFORMS = ("mturk", "standalone")
 
 
 def default_preset_name(method: str, dimension: str) -> str:
     """The built-in preset of a design's method and dimension (likert + coherence → coherence-likert7)."""
-    name = {"likert": f"{dimension}-likert7", "da": f"da-{dimension}"}.get(method, f"{dimension}-{method}")
+    name = get_method(method).preset_name(dimension)
     if name not in PRESETS:
         raise DesignError(
             f"no built-in preset for method {method!r} and dimension {dimension!r}; pass preset= one of "
@@ -30,7 +34,7 @@ def default_preset_name(method: str, dimension: str) -> str:
 
 
 def form_preset(
-    design: Any, frame: Any, preset: str | Path | Preset | None, *, allow_ties: bool | None = None
+    design: DesignLike, frame: Any, preset: str | Path | Preset | None, *, allow_ties: bool | None = None
 ) -> Preset:
     """The preset of a design's forms, refusing one whose scale differs from the design's.
 
@@ -50,7 +54,7 @@ def form_preset(
                 "custom instructions to change the overview"
             )
         return criteria_preset(criteria_of(design), show_source=bool(spec.get("show_source")))
-    declared = criteria_of(design) if method == "likert" else ()
+    declared = criteria_of(design) if get_method(method).criteria else ()
     if preset is None and declared:
         default = get_preset(default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties)
         if default.points == declared[0].points:
@@ -65,7 +69,7 @@ def form_preset(
     chosen = get_preset(
         preset or default_preset_name(method, frame["dimension"].iloc[0]), allow_ties=allow_ties
     )
-    if declared and chosen.method == "likert" and chosen.points != declared[0].points:
+    if declared and get_method(chosen.method).criteria and chosen.points != declared[0].points:
         raise DesignError(
             f"preset {chosen.name!r} has a {chosen.points}-point scale but the design declares "
             f"{declared[0].points} points (scale_points); choose a {declared[0].points}-point preset or "
@@ -75,7 +79,7 @@ def form_preset(
 
 
 def design_payloads(
-    design: Any,
+    design: DesignLike,
     texts: Texts | Mapping | str | Path | None,
     *,
     preset: str | Path | Preset | None = None,
@@ -115,7 +119,7 @@ def design_payloads(
     return chosen, payloads
 
 
-def design_texts(design: Any, texts: Texts | Mapping | str | Path | None) -> Texts:
+def design_texts(design: DesignLike, texts: Texts | Mapping | str | Path | None) -> Texts:
     """``texts`` as :class:`Texts`; ``None`` = the design's own texts (an error when it has none)."""
     if texts is None:
         texts = getattr(design, "texts", None)
@@ -130,7 +134,7 @@ def design_texts(design: Any, texts: Texts | Mapping | str | Path | None) -> Tex
 
 
 def write_forms(
-    design: Any,
+    design: DesignLike,
     texts: Texts | Mapping | str | Path | None,
     out_dir: str | Path,
     *,
@@ -198,7 +202,7 @@ def write_forms(
     return _pay_warning(package, design, platform)
 
 
-def _pay_warning(package: MTurkPackage, design: Any, platform: str) -> MTurkPackage:
+def _pay_warning(package: MTurkPackage, design: DesignLike, platform: str) -> MTurkPackage:
     """Warn when the design was costed for another platform than the forms are for."""
     costed = (getattr(design, "spec", None) or {}).get("platform")
     if platform != "mturk" or costed in (None, "mturk", "standalone"):
@@ -214,27 +218,11 @@ def _pay_warning(package: MTurkPackage, design: Any, platform: str) -> MTurkPack
     return replace(package, warnings=(*package.warnings, note))
 
 
-def load_design(path: str | Path) -> Any:
-    """A design from ``design.json`` (with ``<stem>.texts.json`` if present) or ``design.csv``.
+def load_design(path: DesignLike) -> Any:
+    """:func:`humaneval.design.load_design`, with a bare table's answer fields filled in.
 
-    A CSV whose manifest ``<stem>.json`` lies beside it is read through the manifest, which also
-    carries the check definitions and the spec (scale points); a lone CSV gives the bare table.
+    A ``design.json`` (or a CSV with its manifest beside it) gives the :class:`Design`; a lone
+    CSV or a table gives the design table of :func:`~humaneval.forms.screens.design_frame`.
     """
-    from humaneval.design.plan import Design
-
-    path = Path(path)
-    manifest = path if path.suffix.lower() == ".json" else path.with_suffix(".json")
-    if manifest.exists():
-        texts = manifest.with_name(manifest.stem + ".texts.json")
-        try:
-            return Design.from_json(manifest, texts if texts.exists() else None)
-        except HumanEvalError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise DesignError(
-                f"{manifest}: not a design manifest written by 'humaneval design' "
-                f"({type(exc).__name__}: {exc}); write it again with 'humaneval design'"
-            ) from None
-    if path.suffix.lower() == ".json":
-        raise DesignError(f"{path}: no such design manifest; check the path")
-    return design_frame(path)
+    loaded = read_design(path)
+    return loaded if isinstance(loaded, Design) else design_frame(loaded)

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.design.load import DesignLike
 from humaneval.errors import BackendUnavailableError, DesignError, PlatformError
 from humaneval.platforms.review import APPROVE, REJECT, decide, rejection_message
 from humaneval.qc import QCRules
@@ -224,7 +225,7 @@ def fetch_results(
 
 
 def review_plan(
-    results: pd.DataFrame, design: Any, *, rules: QCRules | None = None, **parse: Any
+    results: pd.DataFrame, design: DesignLike, *, rules: QCRules | None = None, **parse: Any
 ) -> pd.DataFrame:
     """Approve / reject / review for every ``Submitted`` assignment of ``results``.
 

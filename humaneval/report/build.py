@@ -24,7 +24,10 @@ from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.design.load import DesignLike, load_design
+from humaneval.design.plan import Design
 from humaneval.errors import HumanEvalError
+from humaneval.methods import get_method
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
@@ -178,7 +181,7 @@ class StudyReport:
 def build_report(
     ratings: Ratings | str | Path,
     *,
-    design: Any = None,
+    design: DesignLike | None = None,
     model: OrdinalModel | FitResult | str | Path | None = None,
     times: pd.Series | str | Path | None = None,
     form: Mapping[str, Any] | None = None,
@@ -272,7 +275,7 @@ def _criterion_report(
     label = f" [{criterion}]" if criterion is not None else ""
     from humaneval.comparative import analyze_comparative, detect_kind
 
-    if detect_kind(part) in ("pairwise", "bws"):
+    if get_method(detect_kind(part)).analysis == "comparative":
         say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
         means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
@@ -337,7 +340,7 @@ def _criterion_report(
     )
 
 
-def preset_form(preset: Any, design: Any) -> dict[str, Any]:
+def preset_form(preset: Any, design: Design) -> dict[str, Any]:
     """The datasheet's form settings from a forms preset (a :class:`~humaneval.forms.Preset`, a built-in
     name or a preset file), with ``{n}`` in the instructions replaced by the design's screens per
     annotator."""
@@ -361,12 +364,7 @@ def _ratings_seconds(ratings: Ratings) -> pd.Series | None:
     return ratings_annotator_times(ratings)
 
 
-def _load_design(design: Any):
+def _load_design(design: DesignLike) -> Design | None:
     """A :class:`~humaneval.design.Design`, or None for a bare design table without manifest."""
-    from humaneval.design import Design
-    from humaneval.forms import load_design
-
-    if isinstance(design, Design):
-        return design
     loaded = load_design(design)
     return loaded if isinstance(loaded, Design) else None

@@ -23,6 +23,7 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from humaneval.methods import lower_is_better
 from humaneval.plotting import BETTER, DIVERGING, LABEL_SIZE, NEUTRAL, TICK_SIZE, WORSE, save_figure
 from humaneval.ratings import Ratings
 
@@ -57,7 +58,7 @@ def score_distributions(ratings: Ratings, order: list[str], path: Path) -> Path:
     best first (top). Scores run from low (left, orange) to high (right, purple); ranks from last
     to first (rank 1 = best on the right), shown 1-based. Continuous scores are binned into 5."""
     values = ratings.reported()
-    rank = ratings.response == "rank"
+    rank = lower_is_better(ratings.response)
     if values.nunique() > MAX_CATEGORIES:
         low, high = ratings.scale
         values = pd.cut(values, np.linspace(low, high, 6), include_lowest=True)
@@ -129,7 +130,7 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
     ax.set_yticks(y)
     ax.set_yticklabels(table["system"])
     # the label sits right of the interval: its larger end, or its smaller one on the inverted rank axis
-    ends = mean - low if response == "rank" else mean + high
+    ends = mean - low if lower_is_better(response) else mean + high
     for yi, m, end, group in zip(y, mean, ends, table["rank_group"], strict=True):
         ax.annotate(
             f"{m:.2f} ({group})",
@@ -139,9 +140,9 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
             va="center",
             fontsize=TICK_SIZE - 1,
         )
-    ax.set_xlabel("mean rank (1 = best)" if response == "rank" else "mean score")
+    ax.set_xlabel("mean rank (1 = best)" if lower_is_better(response) else "mean score")
     ax.set_ylabel("system")
-    if response == "rank":
+    if lower_is_better(response):
         ax.invert_xaxis()
     ax.margins(x=0.18)
     _style(ax, grid="x")

@@ -16,6 +16,7 @@ import numpy as np
 
 from humaneval import __version__
 from humaneval.analysis.prepare import select_criterion
+from humaneval.methods import lower_is_better
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
 from humaneval.report.build import CriterionReport, StudyReport
@@ -186,7 +187,9 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "title": part.criterion or "",
         "response": analysis.response,
         "mean_unit": getattr(
-            analysis, "mean_unit", "mean rank (1 = best)" if analysis.response == "rank" else "mean score"
+            analysis,
+            "mean_unit",
+            "mean rank (1 = best)" if lower_is_better(analysis.response) else "mean score",
         ),
         "figures": {k: v.name for k, v in figs.items()},
         "widths": {k: figures.css_width(v) for k, v in figs.items()},

@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from humaneval.methods import get_method
+from humaneval.methods.pairwise import SIDES
+
 #: The Prolific STUDY_ID the simulated participants send; create load-test studies with it.
 LOAD_STUDY_ID = "LOAD"
 
@@ -30,10 +33,11 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
     """Random answers for ``screen`` that pass :func:`humaneval.serve.validate.screen_problems`."""
     rng = np.random.default_rng(seed)
     entries = screen["entries"]
-    if method in ("likert", "da"):
-        high = int(preset["points"]) if method == "likert" else 100
-        return {e["field"]: str(int(rng.integers(1 if method == "likert" else 0, high + 1))) for e in entries}
-    if method == "rank":
+    kind = get_method(method)
+    if kind.rates_items:
+        low, high = kind.value_range(int(preset["points"]))
+        return {e["field"]: str(int(rng.integers(int(low), int(high) + 1))) for e in entries}
+    if kind.unit == "document":
         order = rng.permutation(len(entries))
         real = [e for e in order if not entries[e].get("check")]
         out = {}
@@ -43,7 +47,7 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
             if entry.get("raw_field"):
                 out[entry["raw_field"]] = str(real.index(e) + 1)
         return out
-    if method == "bws":
+    if kind.unit == "tuple":
         if screen["field"].startswith("ck_"):
             return {e["field"]: "best" for e in entries if e.get("check")}
         best, worst = rng.choice(len(entries), size=2, replace=False)
@@ -51,7 +55,7 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
             screen["field"] + "_best": entries[best]["code"],
             screen["field"] + "_worst": entries[worst]["code"],
         }
-    sides = ["A", "B", "tie"] if preset.get("allow_tie", True) else ["A", "B"]
+    sides = list(SIDES) if preset.get("allow_tie", True) else list(SIDES[:2])
     return {screen["field"]: str(rng.choice(sides))}
 
 

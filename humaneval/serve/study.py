@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from humaneval.design.load import DesignLike, load_design
+from humaneval.design.plan import Design
 from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
-from humaneval.forms.write import design_payloads, design_texts, load_design
+from humaneval.forms.write import design_payloads, design_texts
 from humaneval.serve.store import connect, create_private, create_schema, is_database
 
 DB_NAME = "study.sqlite"
@@ -93,7 +95,7 @@ def slot_timeout(
 
 
 def create_study(
-    design: Any,
+    design: DesignLike,
     study_dir: str | Path,
     *,
     texts: Texts | Mapping | str | Path | None = None,
@@ -121,9 +123,8 @@ def create_study(
     study; the server admits only links carrying it (set it later with :func:`set_study_id`).
     The folder is created 0700 and ``study.sqlite`` 0600: it holds raw Prolific IDs.
     """
-    if isinstance(design, str | Path):
-        design = load_design(design)
-    if not hasattr(design, "to_json"):
+    design = load_design(design)
+    if not isinstance(design, Design):
         raise DesignError(
             "the collection server needs the design manifest (design.json), not a bare table; "
             "pass the Design or the path of its design.json"

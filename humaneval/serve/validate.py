@@ -15,6 +15,9 @@ import math
 from typing import Any
 
 from humaneval.collect.values import parse_number
+from humaneval.methods import get_method
+from humaneval.methods.bws import CHOICES
+from humaneval.methods.pairwise import SIDES
 
 MAX_COMMENT = 2000
 TIMING_KEYS = ("shown_at", "answered_at", "seconds", "visible_seconds", "hidden_count")
@@ -90,15 +93,18 @@ def _choice(options: tuple[str, ...]):
 
 def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> dict[str, Any]:
     entries = screen["entries"]
-    if method in ("likert", "da"):
-        check = _integer(1, int(preset["points"])) if method == "likert" else _integer(0, 100)
+    kind = get_method(method)
+    if kind.rates_items:
+        # the slider and the scale both send whole numbers
+        low, high = kind.value_range(int(preset["points"]))
+        check = _integer(int(low), int(high))
         out = {e["field"]: check for e in entries}
         for q, question in enumerate(preset.get("questions") or ()):  # several questions per summary
             for e in entries:
                 if not e.get("check") and e["field"].startswith("lk_q0_"):
                     out[e["field"].replace("lk_q0_", f"lk_q{q}_", 1)] = _integer(1, int(question["points"]))
         return out
-    if method == "rank":
+    if kind.unit == "document":
         n_real = sum(not e.get("check") for e in entries)
         out: dict[str, Any] = {}
         for e in entries:
@@ -106,12 +112,12 @@ def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> di
             if e.get("raw_field"):
                 out[e["raw_field"]] = _integer(1, len(entries))
         return out
-    if method == "bws":
+    if kind.unit == "tuple":
         if screen["field"].startswith("ck_"):
-            return {e["field"]: _choice(("best", "worst", "none")) for e in entries if e.get("check")}
+            return {e["field"]: _choice(CHOICES) for e in entries if e.get("check")}
         codes = tuple(e["code"] for e in entries)
         return {screen["field"] + "_best": _choice(codes), screen["field"] + "_worst": _choice(codes)}
-    sides = ("A", "B", "tie") if preset.get("allow_tie", True) else ("A", "B")
+    sides = SIDES if preset.get("allow_tie", True) else SIDES[:2]
     return {screen["field"]: _choice(sides)}
 
 
@@ -120,13 +126,14 @@ def _screen_rules(
 ) -> list[str]:
     """Rules across fields: a ranking is a permutation (or competition ranking with ties); best ≠ worst."""
     field = screen.get("field", "")
+    unit = get_method(method).unit
     if (
-        method == "bws"
+        unit == "tuple"
         and not field.startswith("ck_")
         and values[field + "_best"] == values[field + "_worst"]
     ):
         return ["best and worst must be different summaries"]
-    if method != "rank":
+    if unit != "document":
         return []
     entries = screen["entries"]
     real = sorted(values[e["field"]] for e in entries if not e.get("check"))
