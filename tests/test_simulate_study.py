@@ -249,7 +249,7 @@ def test_pilot_model_takes_the_fit_and_says_what_it_took():
 def _fake_fitter(monkeypatch, seen):
     class Fit:
         structure = "maximal"
-        diagnostics = type("D", (), {"failed": False, "reasons": ()})()
+        diagnostics = type("D", (), {"failed": False, "reasons": (), "cond_h": 2e6, "cond_tol": 1e6})()
 
         def contrasts(self, adjust):
             from humaneval.analysis.contrasts import pairwise_contrasts
@@ -305,6 +305,75 @@ def test_one_rescue_run_gives_all_three_conventions(monkeypatch):
     assert row["rate"] == row["rate_rescue"] == pytest.approx(4 * 0.9 / 8)
     assert row["rate_miss"] == pytest.approx(2 * 0.9 / 8)
     assert row["rate_exclude"] == pytest.approx(0.9)
+
+
+def _fit_with_cond(structure: str, cond_h: float, cond_fixed: float = 200.0):
+    """A fit of ``structure`` whose real Diagnostics (engine rules) have the given condition numbers."""
+    from humaneval.analysis.contrasts import pairwise_contrasts
+    from humaneval.clmm.result import assess
+
+    diagnostics = assess(
+        code=0, message="", max_grad=1e-5, cond_h=cond_h, cond_fixed=cond_fixed, n_iter=50, fit_seconds=0.1,
+        vcov=np.eye(4) * 0.04, random_effects={},
+    )  # fmt: skip
+    beta, vcov = np.array([-0.2, 1.4, 0.7, -1.2]), np.eye(4) * 0.04
+    fit = type("Fit", (), {})()
+    fit.structure, fit.diagnostics = structure, diagnostics
+    fit.contrasts = lambda adjust: pairwise_contrasts(default_model().system_names, beta, vcov, adjust=adjust)
+    return fit
+
+
+@pytest.mark.parametrize(
+    ("rule", "failed_fits", "fallback", "rate", "rungs"),
+    [
+        # cond.H of all parameters 3e6 but of (θ, β) 200: the engine keeps the fit ...
+        ("evidence", "miss", False, 0.9, {"maximal": 6}),
+        # ... the reference study's rule fails it: a miss, or rescued by the next rung
+        ("reference", "miss", False, 0.0, {"failed": 6}),
+        ("reference", "rescue", True, 0.9, {"uncorrelated": 6}),
+        ("reference", "exclude", False, float("nan"), {"failed": 6}),
+    ],
+)
+def test_failure_rule_decides_what_a_failed_fit_is(monkeypatch, rule, failed_fits, fallback, rate, rungs):
+    calls = []
+
+    def fit_by_rung(data, *, engine, structure, link, reference, fallback):
+        calls.append(structure)
+        return _fit_with_cond(structure, 3e6 if structure == "maximal" else 5e3)
+
+    monkeypatch.setattr(procedures_module, "fit_clmm", fit_by_rung)
+    result = simulate(
+        None,
+        "6x5x2",
+        ("clmm",),
+        trials=6,
+        seed=1,
+        failed_fits=failed_fits,
+        fallback=fallback,
+        failure_rule=rule,
+    )
+    row = result.overall().iloc[0]
+    assert result.rungs == rungs
+    np.testing.assert_allclose(row["rate"], rate)
+    assert calls.count("maximal") == 6 and calls.count("uncorrelated") == (
+        6 if rule == "reference" and fallback else 0
+    )
+    assert result.to_dict()["clmm"]["failure_rule"] == rule
+    if rule == "reference" and failed_fits == "rescue":  # the reference-rule miss power from the same run
+        assert row["rate_miss"] == 0.0 and np.isnan(row["rate_exclude"])
+
+
+def test_the_reference_rule_is_r_s_condition_number_of_all_parameters():
+    from humaneval.simulate.procedures import failure_reasons
+
+    kept = _fit_with_cond("maximal", 3e6).diagnostics
+    assert not kept.failed and failure_reasons(kept, "evidence") == ()
+    assert "cond.H of all parameters 3e+06 > 1e+06" in failure_reasons(kept, "reference")[0]
+    assert failure_reasons(_fit_with_cond("maximal", 9e5).diagnostics, "reference") == ()
+    assert failure_reasons(_fit_with_cond("maximal", float("inf")).diagnostics, "reference")
+    # a fit the engine fails keeps its own reasons under both rules
+    bad = _fit_with_cond("maximal", 5e3, cond_fixed=2e6).diagnostics
+    assert failure_reasons(bad, "reference") == failure_reasons(bad, "evidence") == bad.reasons != ()
 
 
 def test_rescue_without_fallback_is_refused():
@@ -388,6 +457,7 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
         (("--design", "nothere.csv"), "no such file"),
         (("--failed-fits", "rescue", "--no-fallback", "--tests", "clmm"), "rescued"),
         (("--fit-timeout", "0", "--tests", "clmm"), "timeout"),
+        (("--failure-rule", "strict", "--tests", "clmm"), "--failure-rule"),
         (("--variance-scale", "-1"), "--variance-scale"),
     ],
 )
