@@ -117,6 +117,10 @@ def test_power_note_is_the_simulation_of_the_observed_design():
     direct = simulate(model, "8x5x3", ("artagg",), trials=40, seed=5).results
     direct = direct[direct["pair"] != "all"].set_index("pair")
     assert np.allclose(note.pairs.set_index("pair")["artagg"], direct.loc[note.pairs["pair"], "rate"])
+    # the intervals are the simulation's own Clopper–Pearson ones, as `humaneval power` prints them
+    shown = note.pairs.set_index("pair")[["artagg_ci_low", "artagg_ci_high"]].to_numpy()
+    assert np.allclose(shown, direct.loc[note.pairs["pair"], ["ci_low", "ci_high"]].to_numpy())
+    assert note.pairs[["clmm", "clmm_ci_low", "clmm_ci_high"]].isna().all().all()
     assert note.smallest_pair == "__REFERENCE__ - abssentrw"
     assert note.smallest_difference == pytest.approx(0.2453, abs=1e-3)  # β of abssentrw
     # the search stops at the first design of each shape reaching the target

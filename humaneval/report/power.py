@@ -14,9 +14,9 @@ ARTagg's exact sign-flip test over B blocks has the smallest p-value :math:`2^{1
 fewer than :data:`ART_MIN_BLOCKS` blocks it can never reject at 0.05: its power on such a design is
 not simulated (NaN, ``artagg_can_reject`` false) and the design search starts at 6 blocks.
 
-Every simulated power carries its Monte-Carlo SE and a 95 % Wilson interval
-(:func:`power_interval`, statsmodels' ``proportion_confint``): the SE √(p(1−p)/n) is 0 when no
-(or every) simulated study rejected, the Wilson interval is not.
+Every simulated power carries its Monte-Carlo SE and its exact 95 % Clopper–Pearson interval
+(:func:`humaneval.simulate.experiment.clopper_pearson`, the interval ``humaneval power`` reports):
+the SE √(p(1−p)/n) is 0 when no (or every) simulated study rejected, the interval is not.
 """
 
 from __future__ import annotations
@@ -25,9 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from humaneval.model import OrdinalModel
 from humaneval.simulate import SimDesign, simulate
@@ -43,10 +41,11 @@ GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
 class PowerNote:
     """Per-pair power of the observed design and the design search for the smallest difference.
 
-    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` and the Wilson
-    bounds ``artagg_low, artagg_high, clmm_low, clmm_high`` (the CLMM columns are NaN when
-    ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family, judgements, power, mc_se,
-    low, high`` for every screened design; ``reaching`` is the one with the fewest
+    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` and the
+    Clopper–Pearson bounds ``artagg_ci_low, artagg_ci_high, clmm_ci_low, clmm_ci_high`` (the CLMM
+    columns are NaN when ``clmm_trials`` is 0, the ARTagg ones when it cannot reject). ``search``:
+    ``blocks, docs, annotators, family, judgements, power, mc_se, ci_low, ci_high`` for every
+    screened design; ``reaching`` is the one with the fewest
     judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
     """
 
@@ -87,17 +86,6 @@ class PowerNote:
             "reaching": self.reaching,
             "seconds": self.seconds,
         }
-
-
-def power_interval(rate, trials: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """95 % Wilson interval of a simulated rejection rate from ``trials`` studies (NaN stays NaN)."""
-    rate = np.asarray(rate, dtype=float)
-    if trials <= 0:
-        return np.full(rate.shape, np.nan), np.full(rate.shape, np.nan)
-    count = np.round(np.nan_to_num(rate) * trials)
-    low, high = proportion_confint(count, trials, alpha=1 - confidence, method="wilson")
-    missing = ~np.isfinite(rate)
-    return np.where(missing, np.nan, low), np.where(missing, np.nan, high)
 
 
 def observed_design(structure: DesignStructure) -> tuple[SimDesign, bool]:
@@ -149,7 +137,7 @@ def power_note(
         }
     )
     if design.blocks < ART_MIN_BLOCKS:
-        pairs[["artagg", "artagg_se"]] = float("nan")
+        pairs[["artagg", "artagg_se", "artagg_ci_low", "artagg_ci_high"]] = float("nan")
     rungs: dict[str, int] = {}
     if clmm_trials > 0:
         clmm = simulate(model, design, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
@@ -161,9 +149,8 @@ def power_note(
         pairs["clmm_failed"] = by_pair.loc[pairs["pair"], "n_failed"].to_numpy(dtype=int)
         rungs = clmm.rungs
     else:
-        pairs = pairs.assign(clmm=float("nan"), clmm_se=float("nan"), clmm_failed=0)
-    for test, n in (("artagg", trials), ("clmm", clmm_trials)):
-        pairs[f"{test}_low"], pairs[f"{test}_high"] = power_interval(pairs[test], n)
+        nan = float("nan")
+        pairs = pairs.assign(clmm=nan, clmm_se=nan, clmm_ci_low=nan, clmm_ci_high=nan, clmm_failed=0)
     nonzero = pairs[pairs["true_difference"].abs() > 1e-12]
     smallest = None if nonzero.empty else nonzero.loc[nonzero["true_difference"].abs().idxmin()]
     search = _search(model, design, smallest, trials, seed, target, workers)
@@ -195,7 +182,7 @@ def _search(
     workers: int,
 ) -> pd.DataFrame:
     """ARTagg power for ``smallest`` over growing designs of each shape, until ``target`` is reached."""
-    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se", "low", "high"]
+    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se", "ci_low", "ci_high"]
     if smallest is None:
         return pd.DataFrame(columns=columns)
     shapes = [(design.blocks, design.annotators)]
@@ -222,9 +209,8 @@ def _search(
                     "judgements": candidate.judgements(n_systems),
                     "power": float(row["rate"]),
                     "mc_se": float(row["mc_se"]),
-                    **dict(
-                        zip(("low", "high"), map(float, power_interval(row["rate"], trials)), strict=True)
-                    ),
+                    "ci_low": float(row["ci_low"]),
+                    "ci_high": float(row["ci_high"]),
                 }
             )
             if row["rate"] >= target:
