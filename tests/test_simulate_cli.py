@@ -54,6 +54,30 @@ def test_power_json_schema(tmp_path):
     assert json.loads(again.output)["results"] == rows
 
 
+def test_power_json_keys_are_the_result_columns_and_documented():
+    """JSON keys equal the result frame's columns, and docs/simulation.md lists them in that order."""
+    from pathlib import Path
+
+    api = simulate(None, "6x5x2", ("ttest",), aggregates=("document",), trials=5, seed=2, calibrate=True)
+    out = run("power", "--design", "6x5x2", "--tests", "ttest", "--aggregate", "document", "--trials", "5",
+              "--seed", "2", "--json")  # fmt: skip
+    payload = json.loads(out.output)
+    assert list(payload["results"][0]) == list(api.results.columns)
+    assert list(payload["calibration"]["results"][0]) == list(api.calibration.results.columns)
+    assert payload["results"][0]["rate"] == api.results["rate"].iloc[0]
+    assert set(payload["clmm"]) == {
+        "structure",
+        "engine",
+        "failed_fits",
+        "failure_rule",
+        "fallback",
+        "fit_timeout",
+        "rungs",
+    }
+    doc = " ".join((Path(__file__).resolve().parents[1] / "docs" / "simulation.md").read_text().split())
+    assert ", ".join(api.results.columns) in doc
+
+
 def test_power_null_text_output():
     result = run(
         "power", "--design", "3x10x3", "--tests", "ttest", "--trials", "30", "--null", "--no-progress"

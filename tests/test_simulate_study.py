@@ -114,6 +114,11 @@ def test_the_readme_steps_design_then_power(tmp_path):
         assert (tmp_path / "run" / f"power.{suffix}").stat().st_size > 1000
     text = run("power", "--design", str(design), "--tests", "ttest", "--trials", "20", "--no-progress")
     assert text.exit_code == 0 and "± 0.00" not in text.output and "[" in text.output
+    # 23 documents in blocks of 5 (the last of 3), 3 annotators each: 5 blocks, 15 annotators
+    assert text.output.startswith(
+        "power of the planned table design.csv, simulated row by row as planned (276 judgements, 5 blocks, "
+        "15 annotators, 23 documents; crossed_in_blocks), seed 1"
+    ), text.output
 
 
 def test_the_planned_scale_of_the_design_is_simulated(tmp_path):

@@ -13,6 +13,7 @@ from humaneval.cli.budget import grid_options, run_budget
 from humaneval.errors import DesignError
 from humaneval.simulate.experiment import FAILED_FITS
 from humaneval.simulate.procedures import FAILURE_RULES
+from humaneval.simulate.table_design import TableDesign
 
 #: The options of the budget planner that ``power --target`` (deprecated) passes on.
 GRID_KEYS = (
@@ -287,7 +288,8 @@ def _interval(rate: float, low: float, high: float) -> str:
 
 
 def render_curve(setup, curve) -> str:
-    lines = [f"power curve along {curve.along} ({setup.criterion or 'one criterion'})"]
+    """The text of a power curve: one line per break and test."""
+    lines = [f"power curve along {curve.along} of {_design_line(setup.design)}"]
     lines += [f"  {n}" for n in setup.notes]
     head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
     calibrated = "type1" in curve.table
@@ -303,11 +305,22 @@ def render_curve(setup, curve) -> str:
     return "\n".join(lines)
 
 
+def _design_line(design) -> str:
+    """What was simulated: the block design, or the planned table row by row."""
+    if isinstance(design, TableDesign):
+        return (
+            f"the planned table {design.label}, simulated row by row as planned ({design.judgements():,} "
+            f"judgements, {design.blocks} blocks, {design.total_annotators} annotators, "
+            f"{design.total_documents} documents; {design.family})"
+        )
+    return f"{design.label} (B×D×A, {design.family})"
+
+
 def render_result(result, notes=()) -> str:
+    """The text of one power (or Type I error) run: rates with intervals, Type I error, CLMM fits."""
     cfg = result.config
     kind = "Type I error" if cfg.null else "power"
-    shape = "B×D×A, " if hasattr(cfg.design, "docs") else ""
-    lines = [f"{kind} of {cfg.design.label} ({shape}{cfg.design.family}), seed {cfg.seed}"]
+    lines = [f"{kind} of {_design_line(cfg.design)}, seed {cfg.seed}"]
     lines += [f"  {n}" for n in notes]
     calibration = None if result.calibration is None else result.calibration.overall()
     lines.append(
