@@ -5,6 +5,9 @@ CLMM the analysis fitted), :func:`power_note` simulates the study's own block de
 documents × A annotators, read from the ratings' structure — with :func:`humaneval.simulate.simulate`
 and reports per system pair the power of ARTagg (the ART on independent block means, the cheap
 screening test of docs/simulation.md) and, with ``clmm_trials`` > 0, of the maximal CLMM (native engine),
+each with its Monte-Carlo SE. Given the planned design table (``planned``, a
+:class:`~humaneval.simulate.table_design.TableDesign` of the study's systems), the per-pair power is
+simulated on that table row by row instead,
 each with its Monte-Carlo SE. It then looks for the smallest design reaching ``target`` power for
 the pair with the smallest model difference |β_a − β_b|: more blocks of the same shape and, when
 blocks have several annotators, nested blocks (one annotator each), screened with ARTagg. Power
@@ -23,12 +26,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.simulate import SimDesign, simulate
+from humaneval.simulate.table_design import TableDesign, read_design_table
 from humaneval.structure import DesignStructure
 
 #: Fewest blocks with which ARTagg can reach p < 0.05 (its smallest p-value is 2^(1-B)).
@@ -47,6 +53,8 @@ class PowerNote:
     ``blocks, docs, annotators, family, judgements, power, mc_se, ci_low, ci_high`` for every
     screened design; ``reaching`` is the one with the fewest
     judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
+    ``planned``: the planned design table whose rows were simulated for ``pairs`` (None: the
+    observed block design ``design`` was).
     """
 
     design: SimDesign
@@ -62,16 +70,18 @@ class PowerNote:
     clmm_rungs: dict[str, int]
     seed: int
     seconds: float
+    planned: TableDesign | None = None
 
     @property
     def artagg_can_reject(self) -> bool:
-        """Whether ARTagg can reach p < 0.05 on the observed design at all."""
-        return self.design.blocks >= ART_MIN_BLOCKS
+        """Whether ARTagg can reach p < 0.05 on the simulated design at all."""
+        return (self.planned or self.design).blocks >= ART_MIN_BLOCKS
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "design": self.design.to_dict(),
             "approximate": self.approximate,
+            "planned": None if self.planned is None else self.planned.to_dict(),
             "test": "artagg",
             "artagg_can_reject": self.artagg_can_reject,
             "trials": self.trials,
@@ -113,15 +123,20 @@ def power_note(
     target: float = 0.8,
     seed: int = 1,
     workers: int = 1,
+    planned: TableDesign | None = None,
 ) -> PowerNote:
-    """Simulate the observed design under ``model`` and search a design reaching ``target`` power."""
+    """Simulate the observed design (or the ``planned`` table, when its systems are the model's) under
+    ``model`` and search a design reaching ``target`` power."""
     start = time.perf_counter()
     design, approximate = observed_design(structure)
+    if planned is not None and not set(planned.systems) <= set(model.system_names):
+        planned = None
+    simulated = planned or design
     base = simulate(
         model,
-        design,
+        simulated,
         ("artagg",),
-        trials=trials if design.blocks >= ART_MIN_BLOCKS else 1,
+        trials=trials if simulated.blocks >= ART_MIN_BLOCKS else 1,
         seed=seed,
         workers=workers,
     )
@@ -136,11 +151,11 @@ def power_note(
             "artagg_ci_high": rows["ci_high"].to_numpy(dtype=float),
         }
     )
-    if design.blocks < ART_MIN_BLOCKS:
+    if simulated.blocks < ART_MIN_BLOCKS:
         pairs[["artagg", "artagg_se", "artagg_ci_low", "artagg_ci_high"]] = float("nan")
     rungs: dict[str, int] = {}
     if clmm_trials > 0:
-        clmm = simulate(model, design, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
+        clmm = simulate(model, simulated, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
         by_pair = clmm.results.set_index("pair")
         pairs["clmm"] = by_pair.loc[pairs["pair"], "rate"].to_numpy(dtype=float)
         pairs["clmm_se"] = by_pair.loc[pairs["pair"], "mc_se"].to_numpy(dtype=float)
@@ -169,6 +184,7 @@ def power_note(
         clmm_rungs=rungs,
         seed=seed,
         seconds=time.perf_counter() - start,
+        planned=planned,
     )
 
 
@@ -216,3 +232,24 @@ def _search(
             if row["rate"] >= target:
                 break
     return pd.DataFrame(rows, columns=columns)
+
+
+def planned_tables(design: Any) -> dict[str, TableDesign]:
+    """The planned design table per criterion (``""`` for a single one) of a design path (CSV, or the
+    design.json manifest) or a :class:`~humaneval.design.Design`; empty when there is none or it
+    cannot be simulated (e.g. a comparative design)."""
+    name = "design"
+    try:
+        if isinstance(design, (str, Path)):
+            name = str(design)
+            if Path(design).suffix.lower() == ".csv":
+                return read_design_table(design)
+            from humaneval.forms import load_design
+
+            design = load_design(design)
+        table = getattr(design, "table", None)
+        if isinstance(table, pd.DataFrame):
+            return TableDesign.from_frame(table, name)
+    except HumanEvalError:
+        pass
+    return {}

@@ -257,9 +257,16 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
             f"{fmt_power(r['power'], r['ci_low'], r['ci_high'])} power (ARTagg) for {note.smallest_pair}"
         )
     rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
+    planned = note.planned
     return {
         "design": f"{note.design.blocks} × {note.design.docs} × {note.design.annotators}",
         "approximate": note.approximate,
+        "planned": None
+        if planned is None
+        else (
+            f"the planned table {planned.label}, simulated row by row as planned ({planned.judgements():,} "
+            f"judgements, {planned.blocks} blocks, {planned.total_annotators} annotators)"
+        ),
         "trials": note.trials,
         "clmm_trials": note.clmm_trials,
         "clmm_rungs": rungs,
@@ -271,7 +278,7 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         "reaching": reaching,
         "seconds": fmt(note.seconds, 0),
         "artagg_can_reject": art,
-        "blocks": note.design.blocks,
+        "blocks": (planned or note.design).blocks,
     }
 
 
@@ -444,7 +451,12 @@ def markdown(view: dict[str, Any]) -> str:
             lines += [
                 f"### Power{suffix}",
                 "",
-                f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
+                (
+                    f"Simulated {p['planned']}"
+                    if p["planned"]
+                    else f"Simulated design {p['design']} (blocks × documents × annotators)"
+                )
+                + f", {p['trials']} ARTagg and "
                 f"{p['clmm_trials']} CLMM studies; observed power (fitted "
                 "differences taken as true); brackets: 95 % Clopper–Pearson intervals."
                 + (
