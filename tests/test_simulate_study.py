@@ -440,6 +440,12 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert payload["kind"] == "power_curve" and [p["break"] for p in payload["points"]] == [2, 4]
+    # the documented columns of power_curve.csv, in order (docs/simulation.md)
+    assert ", ".join(payload["points"][0]) == (
+        "along, break, unit, design, judgements, test, aggregate, rate, ci_low, ci_high, n_trials, "
+        "n_failed, rungs"
+    )
+    assert list(pd.read_csv(tmp_path / "power_curve.csv").columns) == list(payload["points"][0])
     assert {p.rsplit(".", 1)[1] for p in payload["files"]} == {"csv", "png", "svg", "pdf"}
 
 
