@@ -70,8 +70,8 @@ GRID_KEYS = (
     type=click.Choice(FAILED_FITS),
     default="rescue",
     show_default=True,
-    help="How a failed CLMM fit counts: rescued down the fallback ladder, as not significant (the "
-    "reference study's convention), or excluded.",
+    help="How a failed CLMM fit counts: rescued down the fallback ladder, as not significant (with "
+    "--no-fallback --failure-rule reference: the reference study's convention), or excluded.",
 )
 @click.option(
     "--no-fallback", is_flag=True, help="Never walk the fallback ladder (with --failed-fits miss/exclude)."

@@ -398,7 +398,8 @@ def simulate(
         How a replicate whose CLMM fit failed counts: ``rescue`` (default) walks the fallback
         ladder and uses the simpler model's p-values, counting a replicate that fails on every
         rung as non-significant; ``miss`` counts a failed fit of the requested structure as
-        non-significant (the reference study's convention); ``exclude`` leaves failed replicates
+        non-significant (with ``fallback=False`` and ``failure_rule="reference"``, the reference
+        study's convention); ``exclude`` leaves failed replicates
         out of the denominator (power among successful fits).
     fallback:
         ``False`` never walks the ladder (only meaningful with ``miss`` or ``exclude``).
