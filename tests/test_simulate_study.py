@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from humaneval.cli import main
+from humaneval.cli.power import render_result
 from humaneval.errors import DesignError, FitFailedError
 from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.simulate import SimDesign, simulate
@@ -364,6 +365,9 @@ def test_failure_rule_decides_what_a_failed_fit_is(monkeypatch, rule, failed_fit
         6 if rule == "reference" and fallback else 0
     )
     assert result.to_dict()["clmm"]["failure_rule"] == rule
+    text = render_result(result)
+    assert f"CLMM fits (6 replicates): {', '.join(f'{k} {v}' for k, v in rungs.items())}" in text
+    assert ("cond.H of all parameters > 1e6" in text) == (rule == "reference")
     if rule == "reference" and failed_fits == "rescue":  # the reference-rule miss power from the same run
         assert row["rate_miss"] == 0.0 and np.isnan(row["rate_exclude"])
 

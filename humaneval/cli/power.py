@@ -337,9 +337,13 @@ def render_result(result, notes=()) -> str:
         total = sum(result.rungs.values())
         convention = {
             "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
-            "miss": "a failed fit counts as not significant (reference convention)",
+            "miss": "a failed fit counts as not significant",
             "exclude": "failed fits are left out of the power",
         }[cfg.failed_fits]
+        convention += {
+            "evidence": "; failed = the engine's diagnostics",
+            "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
+        }[cfg.failure_rule]
         lines.append(
             f"  CLMM fits ({total} replicates): "
             + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
