@@ -134,6 +134,8 @@ def test_power_target_is_a_deprecated_alias_of_budget(tmp_path):
         (("--target", "0.8", "--blocks", "6,x"), "whole numbers"),
         (("--target", "0.8", "--test", "anova"), "'--test'"),
         (("--blocks", "6"), "'--target'"),
+        (("--target", "0.8", "--wage", "nan"), "'--wage'"),
+        (("--target", "0.8", "--annotator-overhead", "-5"), "'--annotator-overhead'"),
     ],
 )
 def test_budget_errors_are_one_line(args, message):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.simulate.procedures import TESTS
 
@@ -53,18 +53,18 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
             help="Annotator time per judgement (the reference study's mean Likert screen).",
         ),
         click.option(
-            "--wage", type=float, default=15.0, show_default=True, hidden=hidden, help="Pay per hour."
+            "--wage", type=WAGE, default=15.0, show_default=True, hidden=hidden, help="Pay per hour."
         ),
         click.option(
             "--annotator-overhead",
-            type=float,
+            type=NONNEG_F,
             default=0.0,
             show_default=True,
             hidden=hidden,
             help="Seconds paid per annotator (recruiting, instructions).",
         ),
         click.option(
-            "--max-cost", type=float, default=None, hidden=hidden, help="Skip designs costing more."
+            "--max-cost", type=NONNEG_F, default=None, hidden=hidden, help="Skip designs costing more."
         ),
     ]
 
