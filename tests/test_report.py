@@ -117,6 +117,10 @@ def test_power_note_is_the_simulation_of_the_observed_design():
     direct = simulate(model, "8x5x3", ("artagg",), trials=40, seed=5).results
     direct = direct[direct["pair"] != "all"].set_index("pair")
     assert np.allclose(note.pairs.set_index("pair")["artagg"], direct.loc[note.pairs["pair"], "rate"])
+    # the intervals are the simulation's own Clopper–Pearson ones, as `humaneval power` prints them
+    shown = note.pairs.set_index("pair")[["artagg_ci_low", "artagg_ci_high"]].to_numpy()
+    assert np.allclose(shown, direct.loc[note.pairs["pair"], ["ci_low", "ci_high"]].to_numpy())
+    assert note.pairs[["clmm", "clmm_ci_low", "clmm_ci_high"]].isna().all().all()
     assert note.smallest_pair == "__REFERENCE__ - abssentrw"
     assert note.smallest_difference == pytest.approx(0.2453, abs=1e-3)  # β of abssentrw
     # the search stops at the first design of each shape reaching the target
@@ -125,6 +129,31 @@ def test_power_note_is_the_simulation_of_the_observed_design():
     if note.reaching is not None:
         assert note.reaching["power"] >= 0.8
         assert note.reaching["judgements"] == note.search.loc[note.search["power"] >= 0.8, "judgements"].min()
+
+
+def test_power_note_simulates_the_planned_table_when_given(tmp_path):
+    """With the planned design table the per-pair power is that table's, row by row, and the page says so."""
+    from humaneval.report.power import planned_tables
+    from humaneval.report.render import _power_view
+    from humaneval.simulate.table_design import TableDesign
+
+    model = default_model()
+    plan = block_design(8, 5, 3, model.system_names, seed=3)
+    plan = plan[~((plan["block"] == 7) & (plan["annotator"] == plan["annotator"].iloc[-1]))]  # one left
+    plan.to_csv(tmp_path / "plan.csv", index=False)
+    [(key, table)] = planned_tables(tmp_path / "plan.csv").items()
+    assert key == "" and isinstance(table, TableDesign) and table.judgements() == len(plan) == 575
+    assert planned_tables(tmp_path / "missing.csv") == {}
+    ratings = sample_ratings(model, plan, seed=3)
+    note = power_note(model, describe_structure(ratings), trials=40, clmm_trials=0, seed=5, planned=table)
+    direct = simulate(model, table, ("artagg",), trials=40, seed=5).results.set_index("pair")
+    assert np.allclose(note.pairs.set_index("pair")["artagg"], direct.loc[note.pairs["pair"], "rate"])
+    assert note.to_dict()["planned"]["judgements"] == 575
+    view = _power_view(type("Part", (), {"power": note})())
+    assert view["planned"] == (
+        "the planned table plan.csv, simulated row by row as planned "
+        "(575 judgements, 8 blocks, 23 annotators)"
+    )
 
 
 def test_mean_intervals_resample_blocks():

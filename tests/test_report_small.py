@@ -65,12 +65,11 @@ def test_artagg_cannot_reject_with_two_blocks(small):
     assert "its smallest p-value is 2^(1−B) = 0.500" in text
     assert "0.00 ± 0.00" not in text and "cannot reject" in text
     assert all(row["blocks"] >= 6 for row in power["search"])  # the search skips hopeless designs
-    # a simulated power of 0/20 has MC-SE 0 but a Wilson interval [0, z²/(n+z²)] = [0, 0.161]
+    # a simulated power of 0/20 has MC-SE 0 but a Clopper–Pearson interval [0, 1 − 0.025^(1/20)] = [0, 0.168]
     zero = [row for row in power["search"] if row["power"] == 0]
     assert zero and zero[0]["mc_se"] == 0
-    z2 = 1.959964**2
-    assert zero[0]["low"] == 0 and zero[0]["high"] == pytest.approx(z2 / (20 + z2), abs=1e-6)
-    assert "0.00 [0.00, 0.16]" in text
+    assert zero[0]["ci_low"] == 0 and zero[0]["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 20), abs=1e-9)
+    assert "0.00 [0.00, 0.17]" in text
 
 
 def test_read_this_first_states_each_fact_once_most_important_first(small):

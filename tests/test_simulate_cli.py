@@ -54,6 +54,30 @@ def test_power_json_schema(tmp_path):
     assert json.loads(again.output)["results"] == rows
 
 
+def test_power_json_keys_are_the_result_columns_and_documented():
+    """JSON keys equal the result frame's columns, and docs/simulation.md lists them in that order."""
+    from pathlib import Path
+
+    api = simulate(None, "6x5x2", ("ttest",), aggregates=("document",), trials=5, seed=2, calibrate=True)
+    out = run("power", "--design", "6x5x2", "--tests", "ttest", "--aggregate", "document", "--trials", "5",
+              "--seed", "2", "--json")  # fmt: skip
+    payload = json.loads(out.output)
+    assert list(payload["results"][0]) == list(api.results.columns)
+    assert list(payload["calibration"]["results"][0]) == list(api.calibration.results.columns)
+    assert payload["results"][0]["rate"] == api.results["rate"].iloc[0]
+    assert set(payload["clmm"]) == {
+        "structure",
+        "engine",
+        "failed_fits",
+        "failure_rule",
+        "fallback",
+        "fit_timeout",
+        "rungs",
+    }
+    doc = " ".join((Path(__file__).resolve().parents[1] / "docs" / "simulation.md").read_text().split())
+    assert ", ".join(api.results.columns) in doc
+
+
 def test_power_null_text_output():
     result = run(
         "power", "--design", "3x10x3", "--tests", "ttest", "--trials", "30", "--null", "--no-progress"
@@ -63,9 +87,9 @@ def test_power_null_text_output():
     assert "ttest  none" in result.output
 
 
-def test_budget_mode(tmp_path):
+def test_budget_command(tmp_path):
     result = run(
-        "power", "--target", "0.6", "--blocks", "6,12", "--docs", "5", "--annotators", "1",
+        "budget", "--target", "0.6", "--blocks", "6,12", "--docs", "5", "--annotators", "1",
         "--trials", "40", "--wage", "20", "--seconds-per-judgement", "36", "--out", str(tmp_path), "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -73,6 +97,51 @@ def test_budget_mode(tmp_path):
     costs = [c["cost"] for c in payload["candidates"]]
     assert costs == pytest.approx([6 * 5 * 5 * 36 / 3600 * 20, 12 * 5 * 5 * 36 / 3600 * 20])
     assert payload["test"] == "artagg" and (tmp_path / "budget.png").exists()
+    # ARTagg on 6 blocks is exact: it cannot reject below 2^(1-6) = 0.031, so it can reach 0.6 only at 12
+    assert (
+        payload["candidates"][0]["power"] < 0.6 <= payload["best"]["power"]
+        and payload["best"]["blocks"] == 12
+    )
+    text = run(
+        "budget", "--target", "0.6", "--blocks", "6,12", "--docs", "5", "--annotators", "1", "--trials", "40"
+    )
+    assert text.exit_code == 0 and "cheapest: 12 blocks × 5 docs × 1 annotators" in text.output
+
+
+def test_power_target_is_a_deprecated_alias_of_budget(tmp_path):
+    args = (
+        "--target", "0.6", "--blocks", "6,12", "--docs", "5", "--annotators", "1", "--trials", "40", "--json",
+    )  # fmt: skip
+    new = CliRunner().invoke(main, ["budget", *args])
+    old = CliRunner().invoke(main, ["power", *args])
+    assert old.exit_code == 0, old.output
+    assert json.loads(old.stdout) == json.loads(
+        new.output
+    )  # --tests ttest,art,artagg (power's default) → artagg
+    [warning] = old.stderr.strip().splitlines()
+    assert (
+        warning.startswith("warning: 'humaneval power --target' is deprecated")
+        and "humaneval budget" in warning
+    )
+    assert "--target" not in run("power", "--help").output  # hidden, the budget options too
+    assert "--wage" not in run("power", "--help").output and "--wage" in run("budget", "--help").output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--target", "1.5"), "target power"),
+        (("--target", "0.8", "--blocks", "6,x"), "whole numbers"),
+        (("--target", "0.8", "--test", "anova"), "'--test'"),
+        (("--blocks", "6"), "'--target'"),
+        (("--target", "0.8", "--wage", "nan"), "'--wage'"),
+        (("--target", "0.8", "--annotator-overhead", "-5"), "'--annotator-overhead'"),
+    ],
+)
+def test_budget_errors_are_one_line(args, message):
+    result = run("budget", "--trials", "2", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
 
 
 @pytest.mark.parametrize(
@@ -81,7 +150,6 @@ def test_budget_mode(tmp_path):
         (("--design", "blocks=2"), "lacks"),
         (("--tests", "anova"), "unknown test"),
         (("--model", "missing.json"), "no such file"),
-        (("--target", "1.5"), "target power"),
     ],
 )
 def test_power_errors_are_one_line(args, message):
@@ -96,7 +164,7 @@ def test_failed_fits_are_counted_never_p_one(monkeypatch):
 
     class Fit:
         structure = "maximal"
-        diagnostics = type("D", (), {"failed": False, "reasons": ()})()
+        diagnostics = type("D", (), {"failed": False, "reasons": (), "cond_h": 1e3, "cond_tol": 1e6})()
 
         def contrasts(self, adjust):
             from humaneval.analysis.contrasts import pairwise_contrasts

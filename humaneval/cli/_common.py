@@ -90,6 +90,7 @@ def emit(payload: dict[str, Any], as_json: bool, render: Callable[[], str]) -> N
 #: Where the ``--json`` schema of each command module (or ``module.function``) is documented.
 JSON_SCHEMA_DOCS = {
     "analyze": "docs/analysis.md",
+    "budget": "docs/simulation.md",
     "collect.mturk": "docs/forms.md",
     "collect.prolific": "docs/serve.md",
     "collect.summeval": "docs/forms.md",

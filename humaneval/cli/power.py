@@ -1,4 +1,4 @@
-"""``humaneval power``: Type I error / power simulation for one design, or the budget planner."""
+"""``humaneval power``: Type I error and power simulation of one study, at one size or along a curve."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ import numpy as np
 
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli.budget import grid_options, run_budget
 from humaneval.errors import DesignError
+from humaneval.simulate.experiment import FAILED_FITS
+from humaneval.simulate.procedures import FAILURE_RULES
+from humaneval.simulate.table_design import TableDesign
 
-
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: give whole numbers separated by commas, e.g. 5,10,20") from None
+#: The options of the budget planner that ``power --target`` (deprecated) passes on.
+GRID_KEYS = (
+    "blocks", "docs", "annotators", "seconds_per_judgement", "wage", "annotator_overhead", "max_cost",
+)  # fmt: skip
 
 
 @click.command()
@@ -65,14 +67,23 @@ def _ints(text: str) -> tuple[int, ...]:
 @click.option("--breaks", default=None, metavar="1,3,5,10", help="Sizes of the --along factor.")
 @click.option(
     "--failed-fits",
-    type=click.Choice(["rescue", "miss", "exclude"]),
+    type=click.Choice(FAILED_FITS),
     default="rescue",
     show_default=True,
-    help="A failed CLMM fit: rescued down the fallback ladder, counted as non-significant (reference "
-    "convention), or excluded.",
+    help="How a failed CLMM fit counts: rescued down the fallback ladder, as not significant (with "
+    "--no-fallback --failure-rule reference: the reference study's convention), or excluded.",
 )
 @click.option(
     "--no-fallback", is_flag=True, help="Never walk the fallback ladder (with --failed-fits miss/exclude)."
+)
+@click.option(
+    "--failure-rule",
+    type=click.Choice(FAILURE_RULES),
+    default="evidence",
+    show_default=True,
+    help="What makes a CLMM fit failed: the engine's diagnostics (evidence: cond.H of thresholds and "
+    "effects), or also cond.H > 1e6 over all parameters incl. variances (reference: R's rule in the "
+    "reference study; with --failed-fits miss --no-fallback it reproduces that study's power).",
 )
 @click.option(
     "--fit-timeout",
@@ -126,186 +137,159 @@ def _ints(text: str) -> tuple[int, ...]:
     "--out", type=OutputPath(folder=True), default=None, help="Folder for the checkpoint, CSV and figure."
 )
 @click.option("--resume", is_flag=True, help="Continue the checkpoint in --out.")
-@click.option(
-    "--target", type=float, default=None, help="Budget mode: find the cheapest design reaching this power."
-)
-@click.option("--blocks", default="6,10,15,20,30,45,60", show_default=True, help="Budget mode: candidate B.")
-@click.option("--docs", default="2,5,10", show_default=True, help="Budget mode: candidate D.")
-@click.option("--annotators", default="1,2,3", show_default=True, help="Budget mode: candidate A.")
-@click.option("--seconds-per-judgement", type=POS, default=32.0, show_default=True)
-@click.option("--wage", type=float, default=15.0, show_default=True, help="Budget mode: pay per hour.")
-@click.option(
-    "--annotator-overhead",
-    type=float,
-    default=0.0,
-    show_default=True,
-    help="Budget mode: seconds per annotator (recruiting, instructions).",
-)
-@click.option("--max-cost", type=float, default=None, help="Budget mode: skip designs costing more.")
+@click.option("--target", type=float, default=None, hidden=True, help="Deprecated: use 'humaneval budget'.")
+@grid_options(hidden=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @json_option
-def command(
-    model_path,
-    design,
-    pilot,
-    formula,
-    criterion,
-    effect,
-    effect_points,
-    variance_scale,
-    along,
-    breaks,
-    failed_fits,
-    no_fallback,
-    fit_timeout,
-    calibration,
-    calibration_trials,
-    tests,
-    aggregate,
-    trials,
-    null,
-    effect_scale,
-    seed,
-    rounds,
-    structure,
-    engine,
-    workers,
-    scheduler,
-    out,
-    resume,
-    target,
-    blocks,
-    docs,
-    annotators,
-    seconds_per_judgement,
-    wage,
-    annotator_overhead,
-    max_cost,
-    progress,
-    as_json,
-) -> None:
+def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
-    table, a block design or a pilot's fitted model, at one size or along a power curve; or with
-    --target find the cheapest block design reaching a power. See docs/simulation.md."""
-    test_names = tuple(t.strip() for t in tests.split(",") if t.strip())
-    out_dir = Path(out) if out else None
-    if target is not None:
-        from humaneval.simulate.budget import CostModel, plan_budget
-
-        plan = plan_budget(
-            model_path,
-            target,
-            cost_model=CostModel(seconds_per_judgement, wage, annotator_overhead),
-            blocks=_ints(blocks),
-            docs=_ints(docs),
-            annotators=_ints(annotators),
-            test=test_names[0] if len(test_names) == 1 else "artagg",
-            max_cost=max_cost,
-            trials=trials,
-            seed=seed,
-            effects=effect_scale,
-            workers=workers,
-        )
-        payload = plan.to_dict()
-        if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            plan.candidates.to_csv(out_dir / "budget.csv", index=False)
-            payload["figure"] = str(plan.plot(out_dir / "budget.png"))
-        emit(payload, as_json, lambda: _render_plan(plan))
+    table, a block design or a pilot's fitted model, at one size or along a power curve. The
+    cheapest design for a target power is 'humaneval budget'. See docs/simulation.md."""
+    if opts["target"] is not None:
+        _budget_alias(opts)
         return
-    from humaneval.simulate.study import plan_study
-
-    if (along is None) != (breaks is None):
+    if (opts["along"] is None) != (opts["breaks"] is None):
         raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")
-    setups, fitted = plan_study(
-        design,
-        model_path,
-        pilot,
-        effect=effect,
-        effect_points=effect_points,
-        effect_scale=effect_scale,
-        variance_scale=variance_scale,
-        structure=structure,
-        formula=formula,
-        criterion=criterion,
-    )
-    options = dict(
-        trials=trials,
-        null=null,
-        aggregates=tuple(a.strip() for a in aggregate.split(",") if a.strip()),
-        seed=seed,
-        rounds=rounds,
-        clmm_structure=structure,
-        clmm_engine=engine,
-        failed_fits=failed_fits,
-        fallback=not no_fallback,
-        fit_timeout=fit_timeout,
-        calibrate=calibration and not null,
-        calibration_trials=calibration_trials,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        progress=progress and not as_json,
-    )
-    payloads, texts = [], []
-    if fitted is not None and not as_json:
+    setups, fitted = _plan(opts)
+    tests = tuple(t.strip() for t in opts["tests"].split(",") if t.strip())
+    options = _simulation_options(opts)
+    out_dir = Path(opts["out"]) if opts["out"] else None
+    if fitted is not None and not opts["as_json"]:
         click.echo(fitted.summary())
+    runs = []
     for setup in setups:
         folder = out_dir / setup.criterion if out_dir is not None and setup.criterion else out_dir
-        if along is not None:
-            from humaneval.simulate.curve import power_curve
+        run = _curve if opts["along"] is not None else _point
+        runs.append(run(setup, tests, options, folder, opts))
+    _emit(runs, fitted, opts["as_json"])
 
-            curve = power_curve(
-                setup.model,
-                setup.design,
-                along,
-                breaks,
-                test_names,
-                checkpoint=folder / "checkpoints" if folder else None,
-                **options,
-            )
-            payload = {**setup.to_dict(), "kind": "power_curve", **curve.to_dict()}
-            if folder is not None:
-                folder.mkdir(parents=True, exist_ok=True)
-                curve.table.to_csv(folder / "power_curve.csv", index=False)
-                payload["files"] = [str(folder / "power_curve.csv")] + [
-                    str(p) for p in curve.plot(folder / "power_curve")
-                ]
-            payloads.append(payload)
-            texts.append(_render_curve(setup, curve))
-            continue
-        from humaneval.simulate.curve import plot_result
-        from humaneval.simulate.experiment import simulate
 
-        result = simulate(
-            setup.model,
-            setup.design,
-            test_names,
-            checkpoint=folder / "replicates.jsonl" if folder else None,
-            **options,
-        )
-        payload = {**setup.to_dict(), **result.to_dict()}
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            result.results.to_csv(folder / "results.csv", index=False)
-            payload["files"] = [str(folder / "results.csv")] + [
-                str(p) for p in plot_result(result, folder / "power")
-            ]
-        payloads.append(payload)
-        texts.append(_render_result(result, setup.notes))
+def _budget_alias(opts: dict) -> None:
+    """``power --target``: the budget planner under its old name, for one release."""
+    click.echo(
+        "warning: 'humaneval power --target' is deprecated and will be removed in the next release; "
+        "use 'humaneval budget --target' (same options)",
+        err=True,
+    )
+    tests = [t.strip() for t in opts["tests"].split(",") if t.strip()]
+    grid = {k: opts[k] for k in GRID_KEYS}
+    run_budget(
+        opts["target"],
+        opts["model_path"],
+        tests[0] if len(tests) == 1 else "artagg",
+        opts["trials"],
+        opts["effect_scale"],
+        opts["seed"],
+        opts["workers"],
+        opts["out"],
+        opts["as_json"],
+        **grid,
+    )
+
+
+def _plan(opts: dict):
+    """The model and design of each criterion to simulate, and the pilot fit if there is one."""
+    from humaneval.simulate.study import plan_study
+
+    return plan_study(
+        opts["design"],
+        opts["model_path"],
+        opts["pilot"],
+        effect=opts["effect"],
+        effect_points=opts["effect_points"],
+        effect_scale=opts["effect_scale"],
+        variance_scale=opts["variance_scale"],
+        structure=opts["structure"],
+        formula=opts["formula"],
+        criterion=opts["criterion"],
+    )
+
+
+def _simulation_options(opts: dict) -> dict:
+    """The keyword arguments of :func:`humaneval.simulate.simulate` the options ask for."""
+    return dict(
+        trials=opts["trials"],
+        null=opts["null"],
+        aggregates=tuple(a.strip() for a in opts["aggregate"].split(",") if a.strip()),
+        seed=opts["seed"],
+        rounds=opts["rounds"],
+        clmm_structure=opts["structure"],
+        clmm_engine=opts["engine"],
+        failed_fits=opts["failed_fits"],
+        fallback=not opts["no_fallback"],
+        fit_timeout=opts["fit_timeout"],
+        failure_rule=opts["failure_rule"],
+        calibrate=opts["calibration"] and not opts["null"],
+        calibration_trials=opts["calibration_trials"],
+        workers=opts["workers"],
+        scheduler=opts["scheduler"],
+        resume=opts["resume"],
+        progress=opts["progress"] and not opts["as_json"],
+    )
+
+
+def _curve(setup, tests, options, folder, opts) -> tuple[dict, str]:
+    """A power curve along ``--along`` at ``--breaks``: payload and text (table and figures in ``folder``)."""
+    from humaneval.simulate.curve import power_curve
+
+    curve = power_curve(
+        setup.model,
+        setup.design,
+        opts["along"],
+        opts["breaks"],
+        tests,
+        checkpoint=folder / "checkpoints" if folder else None,
+        **options,
+    )
+    payload = {**setup.to_dict(), "kind": "power_curve", **curve.to_dict()}
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        curve.table.to_csv(folder / "power_curve.csv", index=False)
+        payload["files"] = [str(folder / "power_curve.csv")] + [
+            str(p) for p in curve.plot(folder / "power_curve")
+        ]
+    return payload, render_curve(setup, curve)
+
+
+def _point(setup, tests, options, folder, opts) -> tuple[dict, str]:
+    """Power (or Type I error) at one design: payload and text (results and figures in ``folder``)."""
+    from humaneval.simulate.curve import plot_result
+    from humaneval.simulate.experiment import simulate
+
+    result = simulate(
+        setup.model,
+        setup.design,
+        tests,
+        checkpoint=folder / "replicates.jsonl" if folder else None,
+        **options,
+    )
+    payload = {**setup.to_dict(), **result.to_dict()}
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        result.results.to_csv(folder / "results.csv", index=False)
+        payload["files"] = [str(folder / "results.csv")] + [
+            str(p) for p in plot_result(result, folder / "power")
+        ]
+    return payload, render_result(result, setup.notes)
+
+
+def _emit(runs: list[tuple[dict, str]], fitted, as_json: bool) -> None:
+    """One payload, or ``{"criteria": [...]}`` for several; the pilot fit beside each."""
+    payloads = [payload for payload, _ in runs]
     if fitted is not None:
         for payload in payloads:
             payload["pilot"] = fitted.to_dict()
     single = payloads[0] if len(payloads) == 1 else {"criteria": payloads}
-    emit(single, as_json, lambda: "\n\n".join(texts))
+    emit(single, as_json, lambda: "\n\n".join(text for _, text in runs))
 
 
 def _interval(rate: float, low: float, high: float) -> str:
     return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def _render_curve(setup, curve) -> str:
-    lines = [f"power curve along {curve.along} ({setup.criterion or 'one criterion'})"]
+def render_curve(setup, curve) -> str:
+    """The text of a power curve: one line per break and test."""
+    lines = [f"power curve along {curve.along} of {_design_line(setup.design)}"]
     lines += [f"  {n}" for n in setup.notes]
     head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
     calibrated = "type1" in curve.table
@@ -321,11 +305,22 @@ def _render_curve(setup, curve) -> str:
     return "\n".join(lines)
 
 
-def _render_result(result, notes=()) -> str:
+def _design_line(design) -> str:
+    """What was simulated: the block design, or the planned table row by row."""
+    if isinstance(design, TableDesign):
+        return (
+            f"the planned table {design.label}, simulated row by row as planned ({design.judgements():,} "
+            f"judgements, {design.blocks} blocks, {design.total_annotators} annotators, "
+            f"{design.total_documents} documents; {design.family})"
+        )
+    return f"{design.label} (B×D×A, {design.family})"
+
+
+def render_result(result, notes=()) -> str:
+    """The text of one power (or Type I error) run: rates with intervals, Type I error, CLMM fits."""
     cfg = result.config
     kind = "Type I error" if cfg.null else "power"
-    shape = "B×D×A, " if hasattr(cfg.design, "docs") else ""
-    lines = [f"{kind} of {cfg.design.label} ({shape}{cfg.design.family}), seed {cfg.seed}"]
+    lines = [f"{kind} of {_design_line(cfg.design)}, seed {cfg.seed}"]
     lines += [f"  {n}" for n in notes]
     calibration = None if result.calibration is None else result.calibration.overall()
     lines.append(
@@ -342,9 +337,13 @@ def _render_result(result, notes=()) -> str:
         total = sum(result.rungs.values())
         convention = {
             "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
-            "miss": "a failed fit counts as not significant (reference convention)",
+            "miss": "a failed fit counts as not significant",
             "exclude": "failed fits are left out of the power",
         }[cfg.failed_fits]
+        convention += {
+            "evidence": "; failed = the engine's diagnostics",
+            "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
+        }[cfg.failure_rule]
         lines.append(
             f"  CLMM fits ({total} replicates): "
             + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
@@ -366,20 +365,4 @@ def _render_result(result, notes=()) -> str:
                 + ", ".join(f"{k} {v}" for k, v in sorted(result.calibration.rungs.items()))
             )
     lines += [f"  warning: {w}" for w in result.calibration_warnings()]
-    return "\n".join(lines)
-
-
-def _render_plan(plan) -> str:
-    lines = [
-        f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), "
-        f"target power {plan.target:g}"
-    ]
-    if plan.best is not None:
-        b = plan.best
-        lines.append(
-            f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
-            f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
-            f"power {_interval(b['power'], b['ci_low'], b['ci_high'])}"
-        )
-    lines += [f"note: {n}" for n in plan.notes]
     return "\n".join(lines)

@@ -44,9 +44,10 @@ from humaneval.report.cautions import (
     qc_cautions,
 )
 from humaneval.report.means import interval_of, mean_intervals
-from humaneval.report.power import PowerNote, power_note
+from humaneval.report.power import PowerNote, planned_tables, power_note
 from humaneval.resampling import ClusterInterval
 from humaneval.simulate.experiment import resolve_model
+from humaneval.simulate.table_design import TableDesign
 from humaneval.structure import DesignStructure, describe_structure
 
 Progress = Callable[[str], None]
@@ -213,8 +214,20 @@ def build_report(
         model = resolve_model(model)
     structure = describe_structure(ratings)
     seconds = times if times is not None else _ratings_seconds(ratings)
+    planned = planned_tables(design) if design is not None and settings.power_trials > 0 else {}
+    single = next(iter(planned.values())) if len(planned) == 1 else None
     parts = tuple(
-        _criterion_report(ratings, criterion, part, structure, seconds, model, settings, say)
+        _criterion_report(
+            ratings,
+            criterion,
+            part,
+            structure,
+            seconds,
+            model,
+            settings,
+            say,
+            planned.get(criterion or "", single),
+        )
         for criterion, part in ratings.by_criterion()
     )
     correlations = None
@@ -269,6 +282,7 @@ def _criterion_report(
     model: OrdinalModel | None,
     settings: ReportSettings,
     say: Progress,
+    planned: TableDesign | None = None,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
@@ -324,6 +338,7 @@ def _criterion_report(
                 clmm_trials=settings.clmm_power_trials,
                 target=settings.power_target,
                 seed=settings.seed,
+                planned=planned,
             )
         except HumanEvalError as exc:
             power_error = str(exc)

@@ -8,7 +8,7 @@
 - :func:`significance_matrix`: adjusted p-value of every pair, coloured by which system is better.
 - :func:`time_curve_figure`: r with the full-data system means against annotator time, 10-minute
   buckets with 95 % intervals — dissertation Fig. 3.5.
-- :func:`power_figure`: simulated power per pair with 95 % Wilson intervals and the target line.
+- :func:`power_figure`: simulated power per pair with 95 % Clopper–Pearson intervals and the target line.
 
 Every figure is written by :func:`humaneval.plotting.save_figure` (PNG for the page, SVG and PDF
 beside it for papers) in the colour-blind-safe colours of :mod:`humaneval.plotting`.
@@ -224,7 +224,8 @@ def time_curve_figure(buckets: list[dict[str, float]], path: Path) -> Path:
 
 
 def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
-    """Power per pair (ARTagg when it can reject, and the CLMM when simulated) with 95 % Wilson bars."""
+    """Power per pair (ARTagg when it can reject, and the CLMM when simulated) with 95 % Clopper–Pearson
+    bars."""
     tests = [("artagg", "ARTagg (block means)", "#b2abd2")] if pairs["artagg"].notna().any() else []
     if pairs["clmm"].notna().any():
         tests.append(("clmm", "CLMM", BETTER))
@@ -241,7 +242,9 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
             color=colour,
             label=label,
             xerr=np.clip(
-                [pairs[column] - pairs[f"{column}_low"], pairs[f"{column}_high"] - pairs[column]], 0, None
+                [pairs[column] - pairs[f"{column}_ci_low"], pairs[f"{column}_ci_high"] - pairs[column]],
+                0,
+                None,
             ),
             error_kw={"ecolor": "#555555", "capsize": 2, "lw": 0.8},
         )

@@ -5,6 +5,9 @@ CLMM the analysis fitted), :func:`power_note` simulates the study's own block de
 documents × A annotators, read from the ratings' structure — with :func:`humaneval.simulate.simulate`
 and reports per system pair the power of ARTagg (the ART on independent block means, the cheap
 screening test of docs/simulation.md) and, with ``clmm_trials`` > 0, of the maximal CLMM (native engine),
+each with its Monte-Carlo SE. Given the planned design table (``planned``, a
+:class:`~humaneval.simulate.table_design.TableDesign` of the study's systems), the per-pair power is
+simulated on that table row by row instead,
 each with its Monte-Carlo SE. It then looks for the smallest design reaching ``target`` power for
 the pair with the smallest model difference |β_a − β_b|: more blocks of the same shape and, when
 blocks have several annotators, nested blocks (one annotator each), screened with ARTagg. Power
@@ -14,23 +17,24 @@ ARTagg's exact sign-flip test over B blocks has the smallest p-value :math:`2^{1
 fewer than :data:`ART_MIN_BLOCKS` blocks it can never reject at 0.05: its power on such a design is
 not simulated (NaN, ``artagg_can_reject`` false) and the design search starts at 6 blocks.
 
-Every simulated power carries its Monte-Carlo SE and a 95 % Wilson interval
-(:func:`power_interval`, statsmodels' ``proportion_confint``): the SE √(p(1−p)/n) is 0 when no
-(or every) simulated study rejected, the Wilson interval is not.
+Every simulated power carries its Monte-Carlo SE and its exact 95 % Clopper–Pearson interval
+(:func:`humaneval.simulate.experiment.clopper_pearson`, the interval ``humaneval power`` reports):
+the SE √(p(1−p)/n) is 0 when no (or every) simulated study rejected, the interval is not.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
+from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.simulate import SimDesign, simulate
+from humaneval.simulate.table_design import TableDesign, read_design_table
 from humaneval.structure import DesignStructure
 
 #: Fewest blocks with which ARTagg can reach p < 0.05 (its smallest p-value is 2^(1-B)).
@@ -43,11 +47,14 @@ GROWTH = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16)
 class PowerNote:
     """Per-pair power of the observed design and the design search for the smallest difference.
 
-    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` and the Wilson
-    bounds ``artagg_low, artagg_high, clmm_low, clmm_high`` (the CLMM columns are NaN when
-    ``clmm_trials`` is 0). ``search``: ``blocks, docs, annotators, family, judgements, power, mc_se,
-    low, high`` for every screened design; ``reaching`` is the one with the fewest
+    ``pairs``: ``pair, true_difference, artagg, artagg_se, clmm, clmm_se, clmm_failed`` and the
+    Clopper–Pearson bounds ``artagg_ci_low, artagg_ci_high, clmm_ci_low, clmm_ci_high`` (the CLMM
+    columns are NaN when ``clmm_trials`` is 0, the ARTagg ones when it cannot reject). ``search``:
+    ``blocks, docs, annotators, family, judgements, power, mc_se, ci_low, ci_high`` for every
+    screened design; ``reaching`` is the one with the fewest
     judgements whose power for ``smallest_pair`` reaches ``target`` (None when none of them does).
+    ``planned``: the planned design table whose rows were simulated for ``pairs`` (None: the
+    observed block design ``design`` was).
     """
 
     design: SimDesign
@@ -63,16 +70,18 @@ class PowerNote:
     clmm_rungs: dict[str, int]
     seed: int
     seconds: float
+    planned: TableDesign | None = None
 
     @property
     def artagg_can_reject(self) -> bool:
-        """Whether ARTagg can reach p < 0.05 on the observed design at all."""
-        return self.design.blocks >= ART_MIN_BLOCKS
+        """Whether ARTagg can reach p < 0.05 on the simulated design at all."""
+        return (self.planned or self.design).blocks >= ART_MIN_BLOCKS
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "design": self.design.to_dict(),
             "approximate": self.approximate,
+            "planned": None if self.planned is None else self.planned.to_dict(),
             "test": "artagg",
             "artagg_can_reject": self.artagg_can_reject,
             "trials": self.trials,
@@ -87,17 +96,6 @@ class PowerNote:
             "reaching": self.reaching,
             "seconds": self.seconds,
         }
-
-
-def power_interval(rate, trials: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """95 % Wilson interval of a simulated rejection rate from ``trials`` studies (NaN stays NaN)."""
-    rate = np.asarray(rate, dtype=float)
-    if trials <= 0:
-        return np.full(rate.shape, np.nan), np.full(rate.shape, np.nan)
-    count = np.round(np.nan_to_num(rate) * trials)
-    low, high = proportion_confint(count, trials, alpha=1 - confidence, method="wilson")
-    missing = ~np.isfinite(rate)
-    return np.where(missing, np.nan, low), np.where(missing, np.nan, high)
 
 
 def observed_design(structure: DesignStructure) -> tuple[SimDesign, bool]:
@@ -125,15 +123,20 @@ def power_note(
     target: float = 0.8,
     seed: int = 1,
     workers: int = 1,
+    planned: TableDesign | None = None,
 ) -> PowerNote:
-    """Simulate the observed design under ``model`` and search a design reaching ``target`` power."""
+    """Simulate the observed design (or the ``planned`` table, when its systems are the model's) under
+    ``model`` and search a design reaching ``target`` power."""
     start = time.perf_counter()
     design, approximate = observed_design(structure)
+    if planned is not None and not set(planned.systems) <= set(model.system_names):
+        planned = None
+    simulated = planned or design
     base = simulate(
         model,
-        design,
+        simulated,
         ("artagg",),
-        trials=trials if design.blocks >= ART_MIN_BLOCKS else 1,
+        trials=trials if simulated.blocks >= ART_MIN_BLOCKS else 1,
         seed=seed,
         workers=workers,
     )
@@ -148,11 +151,11 @@ def power_note(
             "artagg_ci_high": rows["ci_high"].to_numpy(dtype=float),
         }
     )
-    if design.blocks < ART_MIN_BLOCKS:
-        pairs[["artagg", "artagg_se"]] = float("nan")
+    if simulated.blocks < ART_MIN_BLOCKS:
+        pairs[["artagg", "artagg_se", "artagg_ci_low", "artagg_ci_high"]] = float("nan")
     rungs: dict[str, int] = {}
     if clmm_trials > 0:
-        clmm = simulate(model, design, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
+        clmm = simulate(model, simulated, ("clmm",), trials=clmm_trials, seed=seed, workers=workers)
         by_pair = clmm.results.set_index("pair")
         pairs["clmm"] = by_pair.loc[pairs["pair"], "rate"].to_numpy(dtype=float)
         pairs["clmm_se"] = by_pair.loc[pairs["pair"], "mc_se"].to_numpy(dtype=float)
@@ -161,9 +164,8 @@ def power_note(
         pairs["clmm_failed"] = by_pair.loc[pairs["pair"], "n_failed"].to_numpy(dtype=int)
         rungs = clmm.rungs
     else:
-        pairs = pairs.assign(clmm=float("nan"), clmm_se=float("nan"), clmm_failed=0)
-    for test, n in (("artagg", trials), ("clmm", clmm_trials)):
-        pairs[f"{test}_low"], pairs[f"{test}_high"] = power_interval(pairs[test], n)
+        nan = float("nan")
+        pairs = pairs.assign(clmm=nan, clmm_se=nan, clmm_ci_low=nan, clmm_ci_high=nan, clmm_failed=0)
     nonzero = pairs[pairs["true_difference"].abs() > 1e-12]
     smallest = None if nonzero.empty else nonzero.loc[nonzero["true_difference"].abs().idxmin()]
     search = _search(model, design, smallest, trials, seed, target, workers)
@@ -182,6 +184,7 @@ def power_note(
         clmm_rungs=rungs,
         seed=seed,
         seconds=time.perf_counter() - start,
+        planned=planned,
     )
 
 
@@ -195,7 +198,7 @@ def _search(
     workers: int,
 ) -> pd.DataFrame:
     """ARTagg power for ``smallest`` over growing designs of each shape, until ``target`` is reached."""
-    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se", "low", "high"]
+    columns = ["blocks", "docs", "annotators", "family", "judgements", "power", "mc_se", "ci_low", "ci_high"]
     if smallest is None:
         return pd.DataFrame(columns=columns)
     shapes = [(design.blocks, design.annotators)]
@@ -222,11 +225,31 @@ def _search(
                     "judgements": candidate.judgements(n_systems),
                     "power": float(row["rate"]),
                     "mc_se": float(row["mc_se"]),
-                    **dict(
-                        zip(("low", "high"), map(float, power_interval(row["rate"], trials)), strict=True)
-                    ),
+                    "ci_low": float(row["ci_low"]),
+                    "ci_high": float(row["ci_high"]),
                 }
             )
             if row["rate"] >= target:
                 break
     return pd.DataFrame(rows, columns=columns)
+
+
+def planned_tables(design: Any) -> dict[str, TableDesign]:
+    """The planned design table per criterion (``""`` for a single one) of a design path (CSV, or the
+    design.json manifest) or a :class:`~humaneval.design.Design`; empty when there is none or it
+    cannot be simulated (e.g. a comparative design)."""
+    name = "design"
+    try:
+        if isinstance(design, (str, Path)):
+            name = str(design)
+            if Path(design).suffix.lower() == ".csv":
+                return read_design_table(design)
+            from humaneval.forms import load_design
+
+            design = load_design(design)
+        table = getattr(design, "table", None)
+        if isinstance(table, pd.DataFrame):
+            return TableDesign.from_frame(table, name)
+    except HumanEvalError:
+        pass
+    return {}

@@ -49,7 +49,7 @@ def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
 
 
 def fmt_power(rate: float, low: float, high: float) -> str:
-    """A simulated power with its 95 % Wilson interval, ``0.26 [0.21, 0.32]``."""
+    """A simulated power with its 95 % Clopper–Pearson interval, ``0.26 [0.21, 0.32]``."""
     if rate is None or not np.isfinite(rate):
         return "–"
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
@@ -236,8 +236,8 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         {
             "pair": r.pair,
             "difference": fmt(r.true_difference),
-            "artagg": fmt_power(r.artagg, r.artagg_low, r.artagg_high) if art else "cannot reject",
-            "clmm": fmt_power(r.clmm, r.clmm_low, r.clmm_high) if clmm else "–",
+            "artagg": fmt_power(r.artagg, r.artagg_ci_low, r.artagg_ci_high) if art else "cannot reject",
+            "clmm": fmt_power(r.clmm, r.clmm_ci_low, r.clmm_ci_high) if clmm else "–",
         }
         for r in note.pairs.itertuples()
     ]
@@ -246,7 +246,7 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
             "design": f"{int(r.blocks)} × {int(r.docs)} × {int(r.annotators)}",
             "family": r.family.replace("_", " "),
             "judgements": int(r.judgements),
-            "power": fmt_power(r.power, r.low, r.high),
+            "power": fmt_power(r.power, r.ci_low, r.ci_high),
         }
         for r in note.search.itertuples()
     ]
@@ -257,12 +257,19 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
             f"{int(r['blocks'])} blocks × {int(r['docs'])} documents × "
             f"{plural(int(r['annotators']), 'annotator')} per block ({int(r['judgements'])} judgements, "
             f"{int(r['blocks'] * r['docs'])} documents) reaches "
-            f"{fmt_power(r['power'], r['low'], r['high'])} power (ARTagg) for {note.smallest_pair}"
+            f"{fmt_power(r['power'], r['ci_low'], r['ci_high'])} power (ARTagg) for {note.smallest_pair}"
         )
     rungs = ", ".join(f"{k}: {v}" for k, v in note.clmm_rungs.items())
+    planned = note.planned
     return {
         "design": f"{note.design.blocks} × {note.design.docs} × {note.design.annotators}",
         "approximate": note.approximate,
+        "planned": None
+        if planned is None
+        else (
+            f"the planned table {planned.label}, simulated row by row as planned ({planned.judgements():,} "
+            f"judgements, {planned.blocks} blocks, {planned.total_annotators} annotators)"
+        ),
         "trials": note.trials,
         "clmm_trials": note.clmm_trials,
         "clmm_rungs": rungs,
@@ -274,7 +281,7 @@ def _power_view(part: CriterionReport) -> dict[str, Any] | None:
         "reaching": reaching,
         "seconds": fmt(note.seconds, 0),
         "artagg_can_reject": art,
-        "blocks": note.design.blocks,
+        "blocks": (planned or note.design).blocks,
     }
 
 
@@ -447,9 +454,14 @@ def markdown(view: dict[str, Any]) -> str:
             lines += [
                 f"### Power{suffix}",
                 "",
-                f"Simulated design {p['design']} (blocks × documents × annotators), {p['trials']} ARTagg and "
+                (
+                    f"Simulated {p['planned']}"
+                    if p["planned"]
+                    else f"Simulated design {p['design']} (blocks × documents × annotators)"
+                )
+                + f", {p['trials']} ARTagg and "
                 f"{p['clmm_trials']} CLMM studies; observed power (fitted "
-                "differences taken as true); brackets: 95 % Wilson intervals."
+                "differences taken as true); brackets: 95 % Clopper–Pearson intervals."
                 + (
                     ""
                     if p["artagg_can_reject"]

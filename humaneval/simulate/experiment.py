@@ -5,8 +5,8 @@ and runs every requested test on every system pair. A pair is *detected* when p 
 estimated direction matches the true one; significant results in the wrong direction are sign
 errors, never power. Under the null (all β equal) every significant pair is a Type I error. Rates
 carry the conservative Monte-Carlo SE √(p(1−p)/n) with n = trials. Failed CLMM fits are
-counted: ``rate`` treats them as non-significant (the reference files' convention), while
-``rate_successful`` excludes them.
+counted: ``rate`` treats them by the ``failed_fits`` convention, ``rate_successful`` excludes them;
+what counts as failed is the ``failure_rule``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,13 @@ from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, 
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
-from humaneval.simulate.procedures import Procedure, classic_pvalues, clmm_test, expand_procedures
+from humaneval.simulate.procedures import (
+    FAILURE_RULES,
+    Procedure,
+    classic_pvalues,
+    clmm_test,
+    expand_procedures,
+)
 from humaneval.simulate.runner import Record, replicate_seed, run_replicates
 from humaneval.simulate.table_design import TableDesign, clmm_data
 
@@ -56,6 +62,7 @@ class SimulationConfig:
     failed_fits: str = "rescue"
     fallback: bool = True
     fit_timeout: float | None = None
+    failure_rule: str = "evidence"
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -81,6 +88,7 @@ class SimulationConfig:
                 "structure": self.structure,
                 "engine": self.clmm_engine,
                 "failed_fits": self.failed_fits,
+                "failure_rule": self.failure_rule,
                 "fallback": self.fallback,
                 "fit_timeout": self.fit_timeout,
             },
@@ -133,6 +141,7 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
                 model.link,
                 fallback=config.fallback and config.failed_fits == "rescue",
                 timeout=config.fit_timeout,
+                failure_rule=config.failure_rule,
             )
             record["p"][proc.name] = outcome.pvalues
             record["estimate"][proc.name] = outcome.estimates
@@ -141,6 +150,7 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
                 "rung": outcome.rung,
                 "seconds": round(outcome.seconds, 3),
                 "message": outcome.message,
+                "cond_h": outcome.cond_h,
             }
             continue
         if isinstance(design, TableDesign):
@@ -218,6 +228,7 @@ class SimulationResult:
                 "structure": cfg.structure,
                 "engine": cfg.clmm_engine,
                 "failed_fits": cfg.failed_fits,
+                "failure_rule": cfg.failure_rule,
                 "fallback": cfg.fallback and cfg.failed_fits == "rescue",
                 "fit_timeout": cfg.fit_timeout,
                 "rungs": self.rungs,
@@ -359,6 +370,7 @@ def simulate(
     failed_fits: str = "rescue",
     fallback: bool = True,
     fit_timeout: float | None = None,
+    failure_rule: str = "evidence",
     calibrate: bool = False,
     calibration_trials: int | None = None,
     workers: int = 1,
@@ -386,12 +398,19 @@ def simulate(
         How a replicate whose CLMM fit failed counts: ``rescue`` (default) walks the fallback
         ladder and uses the simpler model's p-values, counting a replicate that fails on every
         rung as non-significant; ``miss`` counts a failed fit of the requested structure as
-        non-significant (the reference study's convention); ``exclude`` leaves failed replicates
+        non-significant (with ``fallback=False`` and ``failure_rule="reference"``, the reference
+        study's convention); ``exclude`` leaves failed replicates
         out of the denominator (power among successful fits).
     fallback:
         ``False`` never walks the ladder (only meaningful with ``miss`` or ``exclude``).
     fit_timeout:
         Seconds one CLMM fit may take; a longer fit counts as failed.
+    failure_rule:
+        What makes a CLMM fit failed (:data:`~humaneval.simulate.procedures.FAILURE_RULES`):
+        ``evidence`` (default) the engine's own diagnostics; ``reference`` also fails a fit whose
+        cond.H over all parameters, variance parameters included, exceeds 1e6 — R's rule in the
+        reference study. ``failed_fits="miss", fallback=False, failure_rule="reference"`` is that
+        study's power convention.
     calibrate:
         For a power run, also simulate the same tests on the same design under the null model
         (``calibration_trials``, default ``trials``); the result's ``calibration`` and
@@ -410,7 +429,9 @@ def simulate(
         model = model.with_effects(0.0)
     if isinstance(design, str):
         design = SimDesign.parse(design)
-    settings = (rounds, alpha, workers, aggregates, clmm_structure, failed_fits, fallback, fit_timeout)
+    settings = (
+        rounds, alpha, workers, aggregates, clmm_structure, failed_fits, fallback, fit_timeout, failure_rule,
+    )  # fmt: skip
     _check_settings(trials, *settings)
     if calibrate and calibration_trials is not None:
         _check_settings(calibration_trials, *settings)
@@ -430,6 +451,7 @@ def simulate(
         failed_fits=failed_fits,
         fallback=bool(fallback),
         fit_timeout=None if fit_timeout is None else float(fit_timeout),
+        failure_rule=failure_rule,
     )
     for proc in config.procedures:
         if proc.test == "ttest" and design.n_pairs(proc.aggregate) < 2:
@@ -475,6 +497,7 @@ def simulate(
         failed_fits=failed_fits,
         fallback=fallback,
         fit_timeout=fit_timeout,
+        failure_rule=failure_rule,
         workers=workers,
         scheduler=scheduler,
         checkpoint=null_checkpoint,
@@ -504,6 +527,7 @@ def _check_settings(
     failed_fits: str,
     fallback: bool,
     fit_timeout: float | None,
+    failure_rule: str = "evidence",
 ) -> None:
     """Refuse impossible settings in one line before any work starts."""
     for name, value in (("trials", trials), ("rounds", rounds), ("workers", workers)):
@@ -521,6 +545,8 @@ def _check_settings(
     if failed_fits not in FAILED_FITS:
         choices = ", ".join(FAILED_FITS)
         raise DesignError(f"unknown failed-fits convention {failed_fits!r}; use one of {choices}")
+    if failure_rule not in FAILURE_RULES:
+        raise DesignError(f"unknown failure rule {failure_rule!r}; use one of {', '.join(FAILURE_RULES)}")
     if failed_fits == "rescue" and not fallback:
         raise DesignError(
             "failed fits cannot be rescued without the fallback ladder; use --failed-fits miss or exclude "

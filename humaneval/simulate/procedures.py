@@ -3,7 +3,8 @@
 Classic tests (``ttest``, ``art``) run at any aggregation level; ``artagg`` is the ART on
 per-block means (dissertation §3.7). The CLMM test runs the fallback ladder of
 :func:`humaneval.analysis.fit_clmm`; a fit that failed or raised returns no p-values
-and a status, so the caller counts it as a failure and never as p = 1.
+and a status, so the caller counts it as a failure and never as p = 1. What counts as a failed
+fit is a :data:`FAILURE_RULES` choice (docs/simulation.md, "Intervals, failed fits, calibration").
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.analysis.fit import fit_clmm
+from humaneval.analysis.fit import fit_clmm, ladder
 from humaneval.analysis.prepare import ClmmData
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.ratings import Ratings
@@ -31,6 +32,11 @@ from humaneval.simulate.kernels import (
 )
 
 TESTS = ("ttest", "art", "artagg", "clmm")
+#: What makes a CLMM fit failed: ``evidence`` — the engine's own diagnostics (for the native engine
+#: cond.H of the thresholds and fixed effects, docs/native-engine.md); ``reference`` — also cond.H of
+#: *all* parameters above 1e6, variance parameters included, the rule of R's ``ordinal::clmm`` runs
+#: behind the reference study's power files (Steen & Markert 2021).
+FAILURE_RULES = ("evidence", "reference")
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,8 @@ def classic_pvalues(key: Procedure, delta: np.ndarray, rng: np.random.Generator,
 
 @dataclass(frozen=True)
 class ClmmOutcome:
-    """What one CLMM fit gave: p and estimate per pair (None when failed), rung and timing."""
+    """What one CLMM fit gave: p and estimate per pair (None when failed), rung, timing, and cond.H
+    of all parameters of the last fit (None when the fitter raised)."""
 
     pvalues: list[float] | None
     estimates: list[float] | None
@@ -83,6 +90,7 @@ class ClmmOutcome:
     rung: str | None
     seconds: float
     message: str = ""
+    cond_h: float | None = None
 
 
 def clmm_available(engine: str = "native") -> bool:
@@ -132,6 +140,23 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def failure_reasons(diagnostics, rule: str = "evidence") -> tuple[str, ...]:
+    """Why a fit counts as failed under ``rule`` (one of :data:`FAILURE_RULES`); empty if it does not.
+
+    ``evidence`` takes the fit's own :attr:`~humaneval.clmm.result.Diagnostics.reasons`.
+    ``reference`` adds R's rule: cond.H of the Hessian of all free parameters (variance parameters
+    included, ``Diagnostics.cond_h``) above ``cond_tol`` (1e6). The native engine reports that cond.H
+    as R does, so the reference convention can be reproduced without R; for R fits both rules agree.
+    """
+    reasons = tuple(diagnostics.reasons)
+    if rule == "reference" and not reasons and not diagnostics.cond_h <= diagnostics.cond_tol:
+        reasons = (
+            f"cond.H of all parameters {diagnostics.cond_h:.3g} > {diagnostics.cond_tol:g} "
+            "(the reference study's failure rule)",
+        )
+    return reasons
+
+
 def clmm_test(
     ratings: Ratings | ClmmData,
     systems: tuple[str, ...],
@@ -142,28 +167,37 @@ def clmm_test(
     *,
     fallback: bool = True,
     timeout: float | None = None,
+    failure_rule: str = "evidence",
 ) -> ClmmOutcome:
     """Fit a CLMM and return unadjusted z-test p-values per pair.
 
     Estimates are β_a − β_b on the latent scale for each pair (a, b) of ``systems``. Errors
-    raised by the fitter, fits flagged as failed by their diagnostics and fits longer than
-    ``timeout`` seconds become a ``failed`` outcome carrying the message; a missing engine
-    (:class:`BackendUnavailableError`) propagates. ``fallback=False`` fits only ``structure``
-    (no fallback ladder); ``rung`` is the structure whose fit was used.
+    raised by the fitter, fits that fail under ``failure_rule`` (:func:`failure_reasons`) and fits
+    longer than ``timeout`` seconds become a ``failed`` outcome carrying the message; a missing
+    engine (:class:`BackendUnavailableError`) propagates. ``fallback=False`` fits only ``structure``
+    (no fallback ladder); ``rung`` is the structure whose fit was used. Under the ``reference``
+    rule a fit the engine accepted but the rule fails moves down the ladder like any failed fit.
     """
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(), time_limit(timeout):
             # convergence warnings are tallied through the rungs and failures, not printed per replicate
             warnings.simplefilter("ignore")
-            fit = fit_clmm(
-                ratings,
-                engine=engine,
-                structure=structure,
-                link=link,
-                reference=systems[0],
-                fallback=fallback,
-            )
+            rungs, rejected = list(ladder(structure)), []
+            while True:
+                fit = fit_clmm(
+                    ratings,
+                    engine=engine,
+                    structure=rungs[0],
+                    link=link,
+                    reference=systems[0],
+                    fallback=fallback,
+                )
+                reasons = failure_reasons(fit.diagnostics, failure_rule)
+                rungs = rungs[rungs.index(fit.structure) + 1 :] if fit.structure in rungs else []
+                if not reasons or not (fallback and rungs):
+                    break
+                rejected.append(f"{fit.structure}: {'; '.join(reasons)}")
     except BackendUnavailableError:
         raise
     except Exception as exc:  # any fitter error is a counted failure, never a p-value
@@ -171,6 +205,7 @@ def clmm_test(
             None, None, "failed", None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
         )
     seconds = time.perf_counter() - start
+    cond_h = float(fit.diagnostics.cond_h)
     if timeout is not None and seconds > timeout:
         return ClmmOutcome(
             None,
@@ -180,9 +215,8 @@ def clmm_test(
             seconds,
             f"the fit took {seconds:.1f} s, over the limit of {timeout:g} s",
         )
-    if fit.diagnostics.failed:
-        reasons = "; ".join(fit.diagnostics.reasons) or fit.diagnostics.message
-        return ClmmOutcome(None, None, "failed", None, seconds, reasons)
+    if reasons:
+        return ClmmOutcome(None, None, "failed", None, seconds, "; ".join([*rejected, *reasons]), cond_h)
     table = fit.contrasts(adjust="none").set_index(["system_a", "system_b"])
     pvalues, estimates = [], []
     for i, j in pairs:
@@ -194,5 +228,7 @@ def clmm_test(
         pvalues.append(float(row["p_unadj"]))
         estimates.append(sign * float(row["estimate"]))
     if not np.all(np.isfinite(pvalues)):
-        return ClmmOutcome(None, None, "failed", None, seconds, "a contrast has no finite standard error")
-    return ClmmOutcome(pvalues, estimates, "ok", fit.structure, seconds)
+        return ClmmOutcome(
+            None, None, "failed", None, seconds, "a contrast has no finite standard error", cond_h
+        )
+    return ClmmOutcome(pvalues, estimates, "ok", fit.structure, seconds, "; ".join(rejected), cond_h)

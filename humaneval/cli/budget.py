@@ -1,0 +1,169 @@
+"""``humaneval budget``: the cheapest block design that reaches a target power (docs/simulation.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
+from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.simulate.procedures import TESTS
+
+
+def ints(text: str) -> tuple[int, ...]:
+    """``"5,10,20"`` as whole numbers; anything else is a one-line option error."""
+    try:
+        return tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give whole numbers separated by commas, e.g. 5,10,20") from None
+
+
+def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
+    """The candidate grid and cost model of the planner (shared with the deprecated ``power --target``)."""
+    options = [
+        click.option(
+            "--blocks",
+            default="6,10,15,20,30,45,60",
+            show_default=True,
+            hidden=hidden,
+            help="Candidate numbers of blocks B.",
+        ),
+        click.option(
+            "--docs",
+            default="2,5,10",
+            show_default=True,
+            hidden=hidden,
+            help="Candidate documents per block D.",
+        ),
+        click.option(
+            "--annotators",
+            default="1,2,3",
+            show_default=True,
+            hidden=hidden,
+            help="Candidate annotators per block A.",
+        ),
+        click.option(
+            "--seconds-per-judgement",
+            type=POS,
+            default=32.0,
+            show_default=True,
+            hidden=hidden,
+            help="Annotator time per judgement (the reference study's mean Likert screen).",
+        ),
+        click.option(
+            "--wage", type=WAGE, default=15.0, show_default=True, hidden=hidden, help="Pay per hour."
+        ),
+        click.option(
+            "--annotator-overhead",
+            type=NONNEG_F,
+            default=0.0,
+            show_default=True,
+            hidden=hidden,
+            help="Seconds paid per annotator (recruiting, instructions).",
+        ),
+        click.option(
+            "--max-cost", type=NONNEG_F, default=None, hidden=hidden, help="Skip designs costing more."
+        ),
+    ]
+
+    def decorate(func: Callable) -> Callable:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+@click.command()
+@click.option("--target", type=float, required=True, help="Power to reach, e.g. 0.8.")
+@click.option(
+    "--model",
+    "model_path",
+    type=InputFile(),
+    default=None,
+    help="CLMM JSON (default: built-in coherence model).",
+)
+@grid_options()
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="artagg",
+    show_default=True,
+    help="The screening test (artagg: the ART on independent block means).",
+)
+@click.option("--trials", type=COUNT, default=200, show_default=True, help="Replicates per candidate design.")
+@click.option("--effect-scale", type=FINITE, default=None, help="Multiply the model's effects.")
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
+@click.option("--workers", type=int, default=1, show_default=True, help="Local worker processes.")
+@click.option(
+    "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
+)
+@json_option
+def command(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid) -> None:
+    """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
+    reaches --target, screening a grid of candidates with one cheap test. See docs/simulation.md."""
+    run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid)
+
+
+def run_budget(
+    target: float,
+    model_path: str | None,
+    test: str,
+    trials: int,
+    effect_scale: float | None,
+    seed: int,
+    workers: int,
+    out: str | None,
+    as_json: bool,
+    *,
+    blocks: str,
+    docs: str,
+    annotators: str,
+    seconds_per_judgement: float,
+    wage: float,
+    annotator_overhead: float,
+    max_cost: float | None,
+) -> None:
+    """Screen the grid with :func:`~humaneval.simulate.budget.plan_budget` and print or write the plan."""
+    from humaneval.simulate.budget import CostModel, plan_budget
+
+    plan = plan_budget(
+        model_path,
+        target,
+        cost_model=CostModel(seconds_per_judgement, wage, annotator_overhead),
+        blocks=ints(blocks),
+        docs=ints(docs),
+        annotators=ints(annotators),
+        test=test,
+        max_cost=max_cost,
+        trials=trials,
+        seed=seed,
+        effects=effect_scale,
+        workers=workers,
+    )
+    payload = plan.to_dict()
+    if out is not None:
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        plan.candidates.to_csv(folder / "budget.csv", index=False)
+        payload["figure"] = str(plan.plot(folder / "budget.png"))
+    emit(payload, as_json, lambda: render_plan(plan))
+
+
+def render_plan(plan) -> str:
+    """The plan as text: how many designs were screened, the cheapest one reaching the target, notes."""
+    lines = [
+        f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), "
+        f"target power {plan.target:g}"
+    ]
+    if plan.best is not None:
+        b = plan.best
+        lines.append(
+            f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
+            f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
+            f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
+        )
+    lines += [f"note: {n}" for n in plan.notes]
+    return "\n".join(lines)
