@@ -29,6 +29,18 @@ from humaneval.errors import DataWarning, RatingsError, ReliabilityWarning
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table_lines, write_table
 
+__all__ = [
+    "ID_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "RESPONSES",
+    "Ratings",
+    "Response",
+    "as_ratings",
+    "load_ratings",
+    "parse_scale",
+    "validate_ratings",
+]
+
 ID_COLUMNS = ("annotator", "document", "system")
 OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
 RESPONSES = ("score", "rank")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from humaneval.analysis.analyze import analyze
+from humaneval.analysis import analyze
 from humaneval.analysis.criteria import analyze_criteria
 from humaneval.cli import main
 from humaneval.design import DesignSpec, generate_design

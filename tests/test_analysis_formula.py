@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.analysis import fit_clmm
-from humaneval.analysis.analyze import analyze
+from humaneval.analysis import analyze
 from humaneval.cli import main
 from humaneval.clmm.structures import structure_formula
 from humaneval.errors import FitFailedError, ModelSpecError

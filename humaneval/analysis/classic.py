@@ -35,9 +35,8 @@ from humaneval.analysis.contrasts import (
 )
 from humaneval.analysis.prepare import choose_reference, select_criterion
 from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
+from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
 from humaneval.ratings import Ratings, as_ratings
-from humaneval.simulate.designs import AGGREGATES
-from humaneval.simulate.kernels import art_pvalues, paired_t_pvalues
 from humaneval.structure import cluster_labels
 
 TESTS = ("ttest", "art", "wilcoxon", "anova")

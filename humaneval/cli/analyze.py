@@ -219,7 +219,7 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
-    from humaneval.analysis.analyze import analyze
+    from humaneval.analysis.workflow import analyze
 
     table = _load(ratings, formula, options)
     if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):

@@ -4,7 +4,7 @@
 pairwise judgements, MaxDiff for best–worst tuples, Plackett–Luce for rankings; see
 :mod:`humaneval.comparative.judgements`), estimates the covariance of the strengths with a
 two-way cluster bootstrap over annotators and documents (:mod:`humaneval.comparative.bootstrap`),
-and returns the same tables as the Likert path (:func:`humaneval.analysis.analyze.analyze`): a
+and returns the same tables as the Likert path (:func:`humaneval.analysis.workflow.analyze`): a
 system table with strengths, intervals, rank groups and compact letters, and a contrast table of
 log-odds differences with adjusted p-values and win probabilities. Strengths θ are on the logit
 scale and sum to zero; θ_a − θ_b is the log-odds that a is preferred to b, and

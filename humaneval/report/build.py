@@ -1,6 +1,6 @@
 """Collect one study report: every section comes from the package's own APIs, nothing is recomputed.
 
-Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~humaneval.analysis.analyze.
+Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~humaneval.analysis.workflow.
 analyze`, CLMM, same defaults) and ``humaneval reliability`` (:func:`~humaneval.reliability.report.
 reliability_report`, same defaults and seed) return, the system means with block-bootstrap intervals
 (:mod:`humaneval.report.means`) and the power note (:mod:`humaneval.report.power`); for the study,
@@ -20,10 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.analysis.workflow import Analysis, analyze
 from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
