@@ -12,10 +12,12 @@ dissertation "Holistic Evaluation of Text Summarization".
 from humaneval.errors import (
     BackendUnavailableError,
     ConvergenceWarning,
+    DataWarning,
     DesignError,
     FitFailedError,
     HumanEvalError,
     InsufficientDataError,
+    OptionError,
     RatingsError,
     ReliabilityWarning,
 )
@@ -27,11 +29,13 @@ __version__ = "0.1.0"
 __all__ = [
     "BackendUnavailableError",
     "ConvergenceWarning",
+    "DataWarning",
     "DesignError",
     "DesignStructure",
     "FitFailedError",
     "HumanEvalError",
     "InsufficientDataError",
+    "OptionError",
     "Ratings",
     "RatingsError",
     "ReliabilityWarning",

@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataWarning, RatingsError, ReliabilityWarning
+from humaneval.errors import DataWarning, RatingsError
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table_lines, write_table
 
@@ -416,7 +416,7 @@ class _Validator:
         if missing.any():
             warnings.warn(
                 f"{self.prefix}dropped {int(missing.sum())} rows with a missing {resp}",
-                ReliabilityWarning,
+                DataWarning,
                 stacklevel=4,
             )
         keep = ~missing

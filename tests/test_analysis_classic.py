@@ -17,7 +17,7 @@ from humaneval.analysis.classic import (
     unit_table,
     wilcoxon_test,
 )
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 from humaneval.ratings import load_ratings
 from humaneval.structure import cluster_labels
 
@@ -134,5 +134,5 @@ def test_missing_pairs_are_dropped_and_counted():
 
 
 def test_tukey_is_refused_for_paired_tests(likert):
-    with pytest.raises(ModelSpecError, match="holm"):
+    with pytest.raises(OptionError, match="holm"):
         classic_test(likert, "ttest", adjust="tukey")

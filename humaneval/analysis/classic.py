@@ -34,7 +34,7 @@ from humaneval.analysis.contrasts import (
     tukey_quantile,
 )
 from humaneval.analysis.prepare import choose_reference, select_criterion
-from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
+from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.structure import cluster_labels
@@ -48,7 +48,7 @@ def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.D
     Systems are ordered as in the CLMM: the reference first, then sorted.
     """
     if aggregate not in AGGREGATES:
-        raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+        raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
     table = select_criterion(ratings)
     df = table.data.assign(value=table.oriented().astype(float))
     if aggregate == "none":
@@ -98,7 +98,7 @@ def paired_ttest(
         p = float(paired_t_pvalues(delta))
         if se == 0 and mean != 0:
             warnings.warn(
-                f"{a} − {b}: every difference is {mean:g}; t is infinite", ReliabilityWarning, stacklevel=2
+                f"{a} − {b}: every difference is {mean:g}; t is infinite", DataWarning, stacklevel=2
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
@@ -121,7 +121,7 @@ def approximate_randomization(
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
     """
     if rounds < 1:
-        raise ModelSpecError(f"rounds must be positive, not {rounds}")
+        raise OptionError(f"rounds must be positive, not {rounds}")
     rng = np.random.default_rng(seed)
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
@@ -202,14 +202,12 @@ def classic_test(
     ``adjust`` defaults to ``tukey`` for the ANOVA and ``holm`` for the paired tests.
     """
     if test not in TESTS:
-        raise ModelSpecError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+        raise OptionError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     if test == "anova":
         return one_way_anova(ratings, aggregate, adjust or "tukey", alpha=alpha)
     adjust = adjust or "holm"
     if adjust == "tukey":
-        raise ModelSpecError(
-            f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm"
-        )
+        raise OptionError(f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm")
     if test == "ttest":
         return paired_ttest(ratings, aggregate, adjust, alpha=alpha)
     if test == "art":

@@ -26,7 +26,7 @@ from statsmodels.stats.multitest import multipletests
 
 from humaneval.analysis.contrasts import better_column, groupings
 from humaneval.analysis.workflow import Analysis, analyze
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 from humaneval.ratings import Ratings, as_ratings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -128,7 +128,7 @@ def analyze_criteria(
     >>> result.summary_table()  # doctest: +SKIP
     """
     if adjust_across_criteria is not None and adjust_across_criteria not in ACROSS_METHODS:
-        raise ModelSpecError(
+        raise OptionError(
             f"adjust_across_criteria {adjust_across_criteria!r} is unknown; "
             f"use one of {', '.join(ACROSS_METHODS)}"
         )

@@ -20,7 +20,7 @@ from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 from humaneval.ratings import Ratings
 
 
@@ -149,7 +149,7 @@ def analyze(
     """
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
-            raise ModelSpecError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
+            raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
         return _analyze_formula(
             ratings,
             formula,
@@ -167,9 +167,9 @@ def analyze(
             progress=progress,
         )
     if test not in ("clmm", *TESTS):
-        raise ModelSpecError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
+        raise OptionError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
     if aggregate not in AGGREGATES:
-        raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+        raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
     table = select_criterion(ratings, criterion)
     means = system_means(table)
     if test == "clmm":

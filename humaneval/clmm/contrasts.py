@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 
 ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")
 
@@ -62,9 +62,7 @@ def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
     if method == "none":
         return p.copy()
     if method not in ("holm", "bonferroni"):
-        raise ModelSpecError(
-            f"unknown adjustment {method!r} for these p-values; use holm, bonferroni or none"
-        )
+        raise OptionError(f"unknown adjustment {method!r} for these p-values; use holm, bonferroni or none")
     if p.size == 0:
         return p.copy()
     from statsmodels.stats.multitest import multipletests
@@ -88,7 +86,7 @@ def critical_value(adjust: str, n_means: int, n_pairs: int, level: float) -> flo
 
 def check_adjust(adjust: str) -> str:
     if adjust not in ADJUSTMENTS:
-        raise ModelSpecError(f"unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+        raise OptionError(f"unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     return adjust
 
 

@@ -35,7 +35,7 @@ from scipy import stats
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 
 MODES = ("latent", "mean.class", "prob")
 _STEP = 1e-6
@@ -170,7 +170,7 @@ def emmeans(
     1  warm   3.480  0.202   3.084    3.876
     """
     if mode not in MODES:
-        raise ModelSpecError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     cells, grid, weights, _, _ = _cells(fit, factor, by)
     params, vcov, jac = _params(fit)
     x = grid_design(fit, grid)

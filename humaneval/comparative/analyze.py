@@ -36,7 +36,7 @@ from humaneval.analysis.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 from humaneval.ratings import Ratings, as_ratings
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
@@ -360,9 +360,9 @@ def analyze_comparative(
     table = select_criterion(ratings, criterion) if "criterion" in ratings.data else ratings
     kind = kind or detect_kind(table)
     if kind not in COMPARATIVE_KINDS:
-        raise ModelSpecError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
+        raise OptionError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
     if inference not in INFERENCE:
-        raise ModelSpecError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
+        raise OptionError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
     adjust = check_adjust(adjust or "tukey")
     judgements = build_judgements(table, kind)
     check_estimable(judgements.beats, judgements.systems, MODEL_NAMES[judgements.model])

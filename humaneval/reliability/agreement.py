@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats import inter_rater
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
 
@@ -95,7 +95,7 @@ def two_coder_agreement(
     weighted = None
     if weights is not None:
         if weights not in ("linear", "quadratic"):
-            raise DataValidationError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
+            raise OptionError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
         weighted = _kappa(
             float(row @ col),
             lambda: inter_rater.cohens_kappa(table, weights=_points(cats), wt=weights, return_results=False),
@@ -145,7 +145,7 @@ def fleiss_kappa(
     m = np.bincount(rd.unit)
     m = m[m > 0]
     if m.min() != m.max() or m[0] < 2:
-        raise DataValidationError(
+        raise RatingsError(
             f"Fleiss' κ needs the same number (≥ 2) of ratings per unit, found {m.min()} to {m.max()}; "
             "use Krippendorff's α for unequal or missing ratings"
         )
@@ -175,7 +175,7 @@ def pairwise_agreement(
     """
     rd = as_reliability_data(data, unit=unit)
     if rd.coder is None:
-        raise DataValidationError("value counts carry no coder identities; pairwise agreement needs them")
+        raise RatingsError("value counts carry no coder identities; pairwise agreement needs them")
     wide = pd.DataFrame({"unit": rd.unit, "coder": rd.coder, "value": rd.value}).pivot(
         index="unit", columns="coder", values="value"
     )
@@ -204,7 +204,7 @@ def _paired(
     else:
         x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
         if x.shape != y.shape or x.ndim != 1:
-            raise DataValidationError(
+            raise RatingsError(
                 f"the two coders' ratings have shapes {x.shape} and {y.shape}; give one value per unit "
                 "for each coder (NaN for missing)"
             )
@@ -229,7 +229,7 @@ def _categories(observed: np.ndarray, categories: Sequence[object] | None) -> li
     cats = [convert(c) for c in categories]
     missing = [v for v in found if v not in set(cats)]
     if missing:
-        raise DataValidationError(f"value {missing[0]!r} is not among the categories {list(categories)}")
+        raise RatingsError(f"value {missing[0]!r} is not among the categories {list(categories)}")
     return cats
 
 

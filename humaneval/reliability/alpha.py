@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data, number
@@ -244,12 +244,12 @@ def prepare(rd: ReliabilityData, level: LevelArg, *, allow_large: bool = False) 
         )
     x = rd.value[keep]
     if metric.name == "ratio" and (x < 0).any():
-        raise DataValidationError(
+        raise RatingsError(
             f"negative value {x[x < 0][0]:g} at the ratio level; ratio data must be >= 0 (use interval)"
         )
     values, codes, counts = dis.distinct(x)
     if metric.matrix is not None and len(values) > MAX_CUSTOM_VALUES and not allow_large:
-        raise DataValidationError(
+        raise RatingsError(
             f"a custom distance over {len(values)} distinct values needs a {len(values)}² matrix; pass "
             "allow_large=True if that is intended"
         )
@@ -260,11 +260,11 @@ def resolve_level(rd: ReliabilityData, level: LevelArg, allow_large: bool) -> Me
     """The :class:`Metric` of a level name or custom distance, checked against the data."""
     if isinstance(level, str):
         if level not in dis.LEVELS:
-            raise DataValidationError(
+            raise OptionError(
                 f"level {level!r} is unknown; use one of {', '.join(dis.LEVELS)} or a distance function"
             )
         if level != "nominal" and not rd.ordered:
-            raise DataValidationError(
+            raise RatingsError(
                 f"the values are labels ({', '.join(map(str, (rd.labels or ())[:4]))}, ...); {level} α "
                 "needs an ordered value_domain=[...] listing them from lowest to highest"
             )
@@ -282,7 +282,7 @@ def _custom_matrix(rd: ReliabilityData, distance: Distance) -> Callable[[np.ndar
         else:
             full = np.asarray(distance, dtype=float)
             if rd.domain is None or full.shape != (len(rd.domain), len(rd.domain)):
-                raise DataValidationError(
+                raise RatingsError(
                     f"a distance matrix of shape {full.shape} needs value_domain= with one entry per row"
                 )
             if rd.labels is not None:
@@ -291,11 +291,11 @@ def _custom_matrix(rd: ReliabilityData, distance: Distance) -> Callable[[np.ndar
                 index = np.searchsorted(np.asarray(rd.domain, dtype=float), values)
             delta = full[np.ix_(index, index)]
         if delta.shape != (len(values), len(values)):
-            raise DataValidationError(
+            raise RatingsError(
                 f"the distance function returned shape {delta.shape}; expected {len(values)}×{len(values)}"
             )
         if not np.allclose(delta, delta.T) or np.any(np.diag(delta) != 0):
-            raise DataValidationError("the custom distance must be symmetric with a zero diagonal")
+            raise RatingsError("the custom distance must be symmetric with a zero diagonal")
         return delta
 
     return matrix
