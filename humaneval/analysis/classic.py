@@ -13,7 +13,7 @@ returns the contrast table of :mod:`humaneval.analysis.contrasts` (``system_a �
 
 All of them assume independent pairs; with ``aggregate`` other than ``"cluster"`` judgements that
 share an annotator or a document are correlated and the p-values come out too small (§4.5).
-The table's ``attrs["independent"]`` says whether the units are independent clusters.
+:func:`independent_units` says whether the units are independent clusters.
 """
 
 from __future__ import annotations
@@ -161,18 +161,12 @@ def one_way_anova(
     """One-way ANOVA over systems, F = MS_between/MS_within on (S−1, N−S) df, with
     pairwise follow-up t-tests on the pooled MS_within (Tukey HSD for ``adjust="tukey"``).
 
-    It ignores the pairing and grouping factors; ``attrs["anova"]`` holds F, df and p and
-    ``attrs["not_recommended"]`` is True.
+    It ignores the pairing and grouping factors (not recommended); :func:`anova_omnibus` gives
+    the omnibus F test.
     """
-    wide = unit_table(ratings, aggregate)
-    groups = [wide[s].dropna().to_numpy() for s in wide.columns]
+    wide, groups = _anova_groups(ratings, aggregate)
     sizes = np.array([g.size for g in groups])
     n_total, k = int(sizes.sum()), len(groups)
-    if n_total - k < 1 or np.any(sizes < 1):
-        raise InsufficientDataError(
-            f"one-way ANOVA needs more observations than systems (have {n_total} for {k})"
-        )
-    anova = stats.f_oneway(*groups)
     ms_within = sum(((g - g.mean()) ** 2).sum() for g in groups) / (n_total - k)
     dof = n_total - k
     rows = []
@@ -182,10 +176,26 @@ def one_way_anova(
         t = est / se if se > 0 else np.nan
         p = float(2 * stats.t.sf(abs(t), dof))
         rows.append(_row(a, b, est, se, t, dof, p, int(sizes[i] + sizes[j]), 0))
-    table = _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
-    table.attrs["anova"] = {"F": float(anova.statistic), "df1": k - 1, "df2": dof, "p": float(anova.pvalue)}
-    table.attrs["not_recommended"] = True
-    return table
+    return _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
+
+
+def anova_omnibus(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> dict[str, float]:
+    """The one-way ANOVA's omnibus test of equal system means: ``F``, ``df1``, ``df2`` and ``p``."""
+    _, groups = _anova_groups(ratings, aggregate)
+    n_total, k = sum(g.size for g in groups), len(groups)
+    anova = stats.f_oneway(*groups)
+    return {"F": float(anova.statistic), "df1": k - 1, "df2": n_total - k, "p": float(anova.pvalue)}
+
+
+def _anova_groups(ratings: Ratings | pd.DataFrame, aggregate: str) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    wide = unit_table(ratings, aggregate)
+    groups = [wide[s].dropna().to_numpy() for s in wide.columns]
+    n_total, k = sum(g.size for g in groups), len(groups)
+    if n_total - k < 1 or any(g.size < 1 for g in groups):
+        raise InsufficientDataError(
+            f"one-way ANOVA needs more observations than systems (have {n_total} for {k})"
+        )
+    return wide, groups
 
 
 def classic_test(
@@ -265,7 +275,5 @@ def _finish(
         table["ci_high"] = table["estimate"] + crit * table["se"]
     table["better"] = pd.Series(better_column(table, alpha), dtype=object)
     table["test"] = test
-    table.attrs["aggregate"] = aggregate
-    table.attrs["independent"] = independent_units(ratings, aggregate)
     columns = [*CONTRAST_COLUMNS, "n", "n_dropped"]
     return table[columns]

@@ -8,19 +8,21 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.classic import AGGREGATES, TESTS, classic_test, independent_units
+from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
-from humaneval.errors import ModelSpecError, OptionError
+from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
+from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.ratings import Ratings
 
 
@@ -47,6 +49,8 @@ class Analysis:
     emms: pd.DataFrame | None = None
     lr_test: dict[str, object] | None = None
     omnibus: dict[str, object] | None = None
+    by: tuple[str, ...] = ()
+    cautions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md)."""
@@ -114,7 +118,83 @@ class Analysis:
     @property
     def by_columns(self) -> list[str]:
         """The ``by`` columns of an EMM contrast table (empty otherwise)."""
-        return list(self.contrasts.attrs.get("by", []))
+        return list(self.by)
+
+    def summary(self) -> str:
+        """The system table with groupings and the contrast table, as ``humaneval analyze`` prints them."""
+        lines = (
+            self.fit.headline() if self.fit is not None else [f"{self.test} test, aggregate={self.aggregate}"]
+        )
+        if self.fit is not None and (self.fit.structure == "formula" or self.emms is not None):
+            lines += ["", f"{'term':<28} {'estimate':>9} {'SE':>7} {'z':>8} {'p':>8}"]
+            for row in self.fit.fixed_effects().itertuples():
+                lines.append(
+                    f"{row.term:<28} {row.estimate:>9.4f} {row.se:>7.4f} {row.z:>8.3f} {fmt_p(row.p):>8}"
+                )
+        if self.emms is not None:
+            return "\n".join(lines + self._emm_lines())
+        unit = "mean rank (1 = best)" if self.response == "rank" else "mean score"
+        lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
+        for row in self.systems.itertuples():
+            lines.append(f"{row.system:<20} {row.label:<22} {row.letters:<8} {fmt(row.estimate)}")
+        lines += ["", f"contrasts (adjust = {self.adjust}; positive = first system better)"]
+        lines.append(f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'stat':>8} {'p':>8} {'p adj':>8}  CI")
+        for row in self.contrasts.itertuples():
+            name = f"{row.system_a} - {row.system_b}"
+            ci = "" if is_missing(row.ci_low) else fmt_ci(row.ci_low, row.ci_high)
+            lines.append(
+                f"{name:<36} {fmt(row.estimate):>9} {fmt(row.se):>7} {fmt(row.statistic):>8} "
+                f"{fmt_p(row.p_unadj):>8} {fmt_p(row.p_adj):>8}  {ci}"
+            )
+        return "\n".join(lines)
+
+    def _emm_lines(self) -> list[str]:
+        """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
+        emms = self.emms
+        factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
+        lines = []
+        for mode, part in emms.groupby("mode", sort=False):
+            lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+            for row in part.itertuples(index=False):
+                label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
+                lines.append(
+                    f"  {label:<36} {row.emmean:>8.3f} {row.se:>7.3f}  {fmt_ci(row.ci_low, row.ci_high)}"
+                )
+        lines += ["", f"contrasts (adjust = {self.adjust}; latent scale; OR = odds ratio)"]
+        for row in self.contrasts.itertuples():
+            by = "".join(f" | {k}={getattr(row, k)}" for k in self.by_columns)
+            odds = getattr(row, "odds_ratio", None)
+            odds_text = f"  OR {odds:.3f} {fmt_ci(row.or_low, row.or_high)}" if not is_missing(odds) else ""
+            lines.append(
+                f"  {row.system_a} - {row.system_b}{by:<12} {row.estimate:>8.3f} {row.se:>7.3f} "
+                f"p {fmt_p(row.p_unadj)} p.adj {fmt_p(row.p_adj)}{odds_text}"
+            )
+        if self.omnibus:
+            o = self.omnibus
+            lines.append(
+                f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {p_is(o['p'])}"
+            )
+        if self.lr_test:
+            t = self.lr_test
+            lines.append(
+                f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
+                f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
+                f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        what = (
+            f"CLMM {self.fit.structure}, {self.fit.engine} engine" if self.fit is not None else f"{self.test}"
+        )
+        criterion = f" [{self.criterion}]" if self.criterion else ""
+        significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
+        return (
+            f"<Analysis{criterion} {what}: {len(self.systems)} systems, {len(self.contrasts)} contrasts "
+            f"({significant} significant at adjust={self.adjust})"
+            + (f", {len(self.cautions)} caution(s)" if self.cautions else "")
+            + ">"
+        )
 
 
 def analyze(
@@ -146,6 +226,10 @@ def analyze(
     then be any data frame); ``emm`` names the factor whose estimated marginal means are compared
     (default ``system`` when the formula has it), optionally within each level of ``by``;
     ``compare`` is a nested formula tested against ``formula`` by a likelihood-ratio test.
+
+    A classic test whose units are not independent, and the one-way ANOVA, come with cautions:
+    each is warned as an :class:`~humaneval.errors.AnalysisCaution` and kept in
+    ``Analysis.cautions``.
     """
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
@@ -198,6 +282,10 @@ def analyze(
     contrasts = classic_test(table, test, aggregate, adjust, rounds=rounds, seed=seed, alpha=alpha)
     oriented = table.oriented().astype(float).groupby(table.data["system"]).mean()
     estimates = oriented.reindex(list(dict.fromkeys([*contrasts["system_a"], *contrasts["system_b"]])))
+    independent = independent_units(table, aggregate)
+    cautions = classic_cautions(test, aggregate, independent)
+    for caution in cautions:
+        warnings.warn(caution, AnalysisCaution, stacklevel=2)
     return Analysis(
         test=test,
         aggregate=aggregate,
@@ -205,10 +293,27 @@ def analyze(
         response=table.response,
         systems=groupings(means, estimates, contrasts, alpha),
         contrasts=contrasts,
-        independent=independent_units(table, aggregate),
+        independent=independent,
         criterion=criterion,
-        extra={"anova": contrasts.attrs["anova"], "not_recommended": True} if test == "anova" else None,
+        extra={"anova": anova_omnibus(table, aggregate), "not_recommended": True}
+        if test == "anova"
+        else None,
+        cautions=cautions,
     )
+
+
+def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str, ...]:
+    """What a reader of a classic test's p-values must know: units that are not independent (the
+    p-values are too small) and the one-way ANOVA's ignoring of the pairing."""
+    out = []
+    if not independent:
+        out.append(
+            f"{test} treats the {aggregate}-level units as independent, but they share annotators or "
+            "documents; p-values are too small. Use the CLMM or --aggregate cluster."
+        )
+    if test == "anova":
+        out.append("one-way ANOVA ignores the pairing and grouping factors (not recommended)")
+    return tuple(out)
 
 
 def _analyze_formula(
@@ -262,7 +367,6 @@ def _analyze_formula(
         contrasts = table_c.rename(columns={"level_a": "system_a", "level_b": "system_b", "z": "statistic"})
         contrasts["df"] = np.inf
         contrasts["test"] = "z"
-        contrasts.attrs["by"] = by_cols
         latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
         mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
         emms = pd.concat([latent, mean_class], ignore_index=True)
@@ -300,6 +404,7 @@ def _analyze_formula(
         emms=emms,
         lr_test=lr,
         omnibus=omnibus,
+        by=tuple(by_cols),
     )
 
 
