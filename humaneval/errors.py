@@ -14,6 +14,17 @@ Which class says what happened:
 - :class:`ReliabilityWarning`: a reliability or agreement statistic is undefined or unstable;
   :class:`DataWarning`: the data are valid but degenerate (constant, a single category, a
   zero-variance difference), so a statistic computed from them says little.
+
+Examples
+--------
+>>> from humaneval.analysis import analyze
+>>> try:
+...     analyze(None, test="t-test")
+... except OptionError as error:
+...     print(error)
+unknown test 't-test'; use clmm or one of ttest, art, wilcoxon, anova
+>>> issubclass(OptionError, HumanEvalError) and issubclass(OptionError, ValueError)
+True
 """
 
 from __future__ import annotations

@@ -57,7 +57,15 @@ def tukey_quantile(n_means: int, level: float, dof: float = np.inf) -> float:
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
-    """Holm (step-down), Bonferroni or no adjustment of a family of p-values (statsmodels)."""
+    """Holm (step-down), Bonferroni or no adjustment of a family of p-values (statsmodels).
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni").round(4).tolist()
+    [0.03, 0.12, 0.09]
+    """
     p = np.asarray(p, dtype=float)
     if method == "none":
         return p.copy()

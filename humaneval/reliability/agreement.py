@@ -111,7 +111,13 @@ def two_coder_agreement(
 
 
 def observed_agreement(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -> float:
-    """:math:`P_o` (eq. 3.1) on the units both coders rated."""
+    """:math:`P_o` (eq. 3.1) on the units both coders rated.
+
+    Examples
+    --------
+    >>> observed_agreement([1, 2, 3, 3], [1, 2, 3, 1])
+    0.75
+    """
     x, y = _paired(a, b)
     return float(np.mean(x == y))
 
@@ -123,13 +129,32 @@ def cohen_kappa(
     weights: Weights = None,
     categories: Sequence[object] | None = None,
 ) -> float:
-    """Cohen's κ (eqs. 3.2–3.3), or weighted κ with ``weights="linear"|"quadratic"``."""
+    """Cohen's κ (eqs. 3.2–3.3), or weighted κ with ``weights="linear"|"quadratic"``.
+
+    Examples
+    --------
+    Krippendorff's binary example (published κ = 0.0909):
+
+    >>> from humaneval.datasets import binary_example
+    >>> a, b = binary_example()
+    >>> round(cohen_kappa(a, b), 4)
+    0.0909
+    >>> cohen_kappa([1, 2, 3, 4], [1, 2, 3, 4], weights="quadratic")
+    1.0
+    """
     result = two_coder_agreement(a, b, weights=weights, categories=categories)
     return result.cohen_kappa if weights is None else float(result.weighted_kappa)  # type: ignore[arg-type]
 
 
 def scott_pi(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -> float:
-    """Scott's π (eqs. 3.2, 3.4–3.5)."""
+    """Scott's π (eqs. 3.2, 3.4–3.5).
+
+    Examples
+    --------
+    >>> from humaneval.datasets import binary_example
+    >>> round(scott_pi(*binary_example()), 4)
+    0.0476
+    """
     return two_coder_agreement(a, b).scott_pi
 
 
@@ -140,7 +165,17 @@ def fleiss_kappa(
     orient: Orient | None = None,
 ) -> FleissKappa:
     """Fleiss' κ (eqs. 3.6–3.7); raters may differ between units, but every unit needs the same
-    number :math:`a\\ge2` of ratings (otherwise use Krippendorff's α)."""
+    number :math:`a\\ge2` of ratings (otherwise use Krippendorff's α).
+
+    Examples
+    --------
+    With two raters Fleiss' κ equals Scott's π (binary example: 0.0476, P_o = 0.6):
+
+    >>> from humaneval.datasets import binary_example
+    >>> result = fleiss_kappa(binary_example(), orient="annotators_x_units")
+    >>> round(result.kappa, 4), result.P_o, result.n_units
+    (0.0476, 0.6, 10)
+    """
     rd = as_reliability_data(data, unit=unit, orient=orient)
     m = np.bincount(rd.unit)
     m = m[m > 0]

@@ -40,7 +40,7 @@ from humaneval.report.cautions import (
     ordered,
     qc_cautions,
 )
-from humaneval.report.means import interval_of, mean_intervals
+from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, power_note
 from humaneval.resampling import ClusterInterval
 from humaneval.simulate.experiment import resolve_model
@@ -275,7 +275,7 @@ def _criterion_report(
     if detect_kind(part) in ("pairwise", "bws"):
         say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
-        means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
+        means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
         why = "agreement and power are not computed for comparative judgements yet"
         return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
     say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
@@ -304,7 +304,7 @@ def _criterion_report(
         reliability_error = str(exc)
         if structure.judgements_per_summary.max == 1:
             reliability_error = f"every summary was judged once, so there is no agreement to measure ({exc})"
-    means = mean_intervals(
+    means, means_interval = mean_intervals(
         select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
     )
     note = power_error = None
@@ -333,7 +333,7 @@ def _criterion_report(
         fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         power_error=power_error,
         reliability_error=reliability_error,
-        means_interval=interval_of(means),
+        means_interval=means_interval,
     )
 
 
