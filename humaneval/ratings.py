@@ -38,6 +38,7 @@ __all__ = [
     "as_ratings",
     "load_ratings",
     "parse_scale",
+    "select_criterion",
     "validate_ratings",
 ]
 
@@ -614,3 +615,24 @@ class _Validator:
                 f"duplicate rating for ({ident}) at {self.where(data.index[dup])}; each annotator "
                 "may rate each summary once per criterion — remove or merge the duplicates"
             )
+
+
+def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
+    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion)."""
+    table = as_ratings(ratings).without_checks()
+    if "criterion" not in table.data:
+        if criterion is not None:
+            raise RatingsError(f"criterion {criterion!r} given but the table has no criterion column")
+        return table
+    criteria = table.criteria
+    if criterion is None:
+        if len(criteria) == 1:
+            return table
+        raise RatingsError(
+            f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria))}); "
+            "analyse one at a time, e.g. --criterion coherence"
+        )
+    if criterion not in criteria:
+        choices = ", ".join(map(str, criteria))
+        raise RatingsError(f"criterion {criterion!r} is not in the table; choose one of {choices}")
+    return table.with_data(table.data[table.data["criterion"] == criterion])

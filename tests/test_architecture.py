@@ -7,6 +7,7 @@ import ast
 import importlib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import humaneval
@@ -120,6 +121,8 @@ def test_clmm_never_imports_analysis():
                 "wilcoxon_test",
                 "one_way_anova",
                 "fit_clmm",
+                "bws_scores",
+                "bradley_terry",
             ],
         ),
         ("humaneval.simulate", ["plan_budget", "CostModel", "power", "simulate", "SimulationResult"]),
@@ -145,3 +148,15 @@ def test_analyze_is_the_function_not_the_module():
     from humaneval.analysis.analyze import analyze as old
 
     assert old is analyze
+
+
+def test_bradley_terry_is_the_pairwise_comparative_analysis():
+    from humaneval.analysis import bradley_terry
+    from humaneval.comparative import analyze_comparative
+    from humaneval.comparative.simulate import simulate_pairwise_study
+
+    table = simulate_pairwise_study({"a": 0.0, "b": 0.8, "c": 1.6}, blocks=6, seed=3)
+    shortcut = bradley_terry(table, n_boot=200, seed=5)
+    full = analyze_comparative(table, kind="pairwise", n_boot=200, seed=5)
+    pd.testing.assert_frame_equal(shortcut.contrasts, full.contrasts)
+    assert shortcut.systems["system"].iloc[0] == "c"

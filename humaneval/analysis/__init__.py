@@ -7,7 +7,9 @@ here for compatibility. Nothing here starts R until an R fit is asked for.
 
 :func:`analyze` (module :mod:`humaneval.analysis.workflow`) is the one call from a ratings table to
 the system and contrast tables; the classic tests are :func:`paired_ttest`,
-:func:`approximate_randomization`, :func:`wilcoxon_test` and :func:`one_way_anova`.
+:func:`approximate_randomization`, :func:`wilcoxon_test` and :func:`one_way_anova`; pairwise and
+best–worst judgements have :func:`bradley_terry` and :func:`bws_scores` (the models live in
+:mod:`humaneval.comparative`).
 """
 
 import sys as _sys
@@ -31,7 +33,8 @@ from humaneval.analysis.criteria import adjust_across, analyze_criteria
 from humaneval.analysis.fit import fit_clmm, fit_formula
 from humaneval.analysis.prepare import ClmmData, choose_reference, prepare_clmm_data, random_terms
 from humaneval.analysis.result import Attempt, Diagnostics, FitResult
-from humaneval.analysis.workflow import Analysis, analyze, system_means
+from humaneval.analysis.workflow import Analysis, analyze, bradley_terry, system_means
+from humaneval.comparative import bws_scores
 
 # The module was called ``analyze`` before, which shadowed the function: old imports of
 # ``humaneval.analysis.analyze`` keep working for one release and get the module.
@@ -48,6 +51,8 @@ __all__ = [
     "analyze",
     "analyze_criteria",
     "approximate_randomization",
+    "bradley_terry",
+    "bws_scores",
     "choose_reference",
     "classic_test",
     "compact_letters",

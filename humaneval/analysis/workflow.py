@@ -21,6 +21,7 @@ from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
+from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.ratings import Ratings
@@ -314,6 +315,42 @@ def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str,
     if test == "anova":
         out.append("one-way ANOVA ignores the pairing and grouping factors (not recommended)")
     return tuple(out)
+
+
+def bradley_terry(
+    ratings: Ratings | pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    inference: str = "two-way",
+    adjust: str | None = None,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator | None = 1,
+    **options: object,
+) -> ComparativeAnalysis:
+    """Bradley–Terry strengths (Davidson's model when there are ties) of pairwise judgements, with
+    the cluster-bootstrap inference of :func:`humaneval.comparative.analyze_comparative` (``kind``
+    ``pairwise``; other ``options`` are passed on).
+
+    Returns
+    -------
+    ComparativeAnalysis
+        The system table with rank groups, the contrast table and the fit; ``summary()`` prints them.
+
+    References
+    ----------
+    Bradley, R. A., & Terry, M. E. (1952). Rank analysis of incomplete block designs: I. The method
+    of paired comparisons. Biometrika, 39(3/4), 324–345.
+    """
+    return analyze_comparative(
+        ratings,
+        kind="pairwise",
+        criterion=criterion,
+        inference=inference,
+        adjust=adjust,
+        n_boot=n_boot,
+        seed=seed,
+        **options,  # type: ignore[arg-type]
+    )
 
 
 def _analyze_formula(

@@ -22,22 +22,21 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval.analysis.contrasts import (
+from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
     check_adjust,
-    groupings,
     pairwise_contrasts,
     tukey_p,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import select_criterion
-from humaneval.analysis.result import Attempt, Diagnostics
+from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
 from humaneval.errors import ModelSpecError, OptionError
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.grouping import groupings
+from humaneval.ratings import Ratings, as_ratings, select_criterion
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
 #: (judgements independent), or a mixed model supplied as ``fit_mixed``.
