@@ -34,6 +34,7 @@ from humaneval.analysis.fit import fit_clmm, fit_formula
 from humaneval.analysis.prepare import ClmmData, choose_reference, prepare_clmm_data, random_terms
 from humaneval.analysis.result import Attempt, Diagnostics, FitResult
 from humaneval.analysis.workflow import Analysis, analyze, bradley_terry, system_means
+from humaneval.clmm.emmeans import emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.comparative import bws_scores
 
 # The module was called ``analyze`` before, which shadowed the function: old imports of
@@ -56,9 +57,12 @@ __all__ = [
     "choose_reference",
     "classic_test",
     "compact_letters",
+    "emm_contrasts",
+    "emmeans",
     "fit_clmm",
     "fit_formula",
     "groupings",
+    "lr_test",
     "one_way_anova",
     "paired_ttest",
     "pairwise_contrasts",
@@ -67,5 +71,6 @@ __all__ = [
     "rank_groups",
     "system_means",
     "tukey_p",
+    "wald_omnibus",
     "wilcoxon_test",
 ]
