@@ -144,3 +144,16 @@ def test_missing_pairs_are_dropped_and_counted():
 def test_tukey_is_refused_for_paired_tests(likert):
     with pytest.raises(OptionError, match="holm"):
         classic_test(likert, "ttest", adjust="tukey")
+
+
+def test_analyze_states_its_cautions_for_api_users(likert):
+    message = "ttest treats the document-level units as independent, but they share annotators or documents"
+    with pytest.warns(AnalysisCaution, match=message):
+        result = analyze(likert, "ttest", aggregate="document")
+    assert not result.independent and len(result.cautions) == 1
+    assert result.cautions[0].startswith(message)
+    assert result.to_dict()["cautions"] == list(result.cautions)
+    text = result.summary()
+    assert text.splitlines()[0] == "ttest test, aggregate=document"
+    assert "contrasts (adjust = holm; positive = first system better)" in text
+    assert repr(result).startswith("<Analysis ttest: 5 systems, 10 contrasts (")

@@ -113,6 +113,7 @@ class Analysis:
             "omnibus": self.omnibus,
             "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
+            "cautions": list(self.cautions),
             **(self.extra or {}),
         }
 
