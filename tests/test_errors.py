@@ -159,10 +159,18 @@ def test_degenerate_differences_are_a_data_warning_not_a_reliability_one():
         paired_ttest(load_ratings(constant))
 
 
-def test_the_cli_prints_one_line_and_exits_2(tmp_path):
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["reliability", "{path}", "--level", "cardinal"], "cardinal"),  # refused by click
+        (["analyze", "{path}", "--test", "ttest", "--adjust", "tukey"], "Tukey adjustment"),  # by the API
+    ],
+)
+def test_the_cli_prints_one_line_and_exits_2(tmp_path, args, fragment):
     path = tmp_path / "r.csv"
     FRAME.to_csv(path, index=False)
-    result = CliRunner().invoke(main, ["reliability", str(path), "--level", "cardinal"])
+    result = CliRunner().invoke(main, [a.format(path=path) for a in args])
     assert result.exit_code == 2, result.output
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], result.stderr
+    assert result.stdout == ""
