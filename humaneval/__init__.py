@@ -10,6 +10,7 @@ dissertation "Holistic Evaluation of Text Summarization".
 """
 
 from humaneval.errors import (
+    AnalysisCaution,
     BackendUnavailableError,
     ConvergenceWarning,
     DataWarning,
@@ -27,6 +28,7 @@ from humaneval.structure import DesignStructure, describe_structure
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnalysisCaution",
     "BackendUnavailableError",
     "ConvergenceWarning",
     "DataWarning",
