@@ -3,7 +3,9 @@ option and the choices), and the CLI turns it into one ``error:`` line with exit
 
 from __future__ import annotations
 
+import functools
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,8 @@ from humaneval.analysis import (
     analyze,
     approximate_randomization,
     classic_test,
+    emm_contrasts,
+    emmeans,
     fit_clmm,
     fit_formula,
     one_way_anova,
@@ -44,6 +48,7 @@ from humaneval.reliability import (
     split_half_reliability,
 )
 from humaneval.resampling import cluster_bootstrap
+from humaneval.scorers import entity_graph_score, score_faithfulness, tvd
 from humaneval.simulate import plan_budget, power, power_curve, simulate
 
 
@@ -76,6 +81,12 @@ CASES = [
     ("fit_clmm engine", lambda: fit_clmm(RATINGS, engine="sas")),
     ("fit_clmm structure", lambda: fit_clmm(RATINGS, structure="crossed")),
     ("fit_clmm link", lambda: fit_clmm(RATINGS, link="logistic")),
+    ("emmeans mode", lambda: emmeans(_wine_fit(), "temp", mode="odds")),
+    ("emm_contrasts adjust", lambda: emm_contrasts(_wine_fit(), "temp", adjust="sidak")),
+    ("FitResult.predict type", lambda: _wine_fit().predict(type="odds")),
+    ("tvd kind", lambda: tvd([0.5, 0.5], [0.2, 0.8], kind="l2")),
+    ("entity_graph_score weights", lambda: entity_graph_score([{"cat": "S"}], weights="tfidf")),
+    ("score_faithfulness backend", lambda: score_faithfulness(["a b"], ["a"], backend="bleu")),
     ("fit_formula threshold", lambda: fit_formula(FRAME, "score ~ system + (1|annotator)", threshold="odd")),
     ("classic_test name", lambda: classic_test(RATINGS, "sign")),
     ("paired_ttest aggregate", lambda: paired_ttest(RATINGS, "annotator")),
@@ -107,6 +118,12 @@ CASES = [
     ("comparative kind", lambda: analyze_comparative(RATINGS, kind="likert")),
     ("comparative inference", lambda: analyze_comparative(RATINGS, kind="pairwise", inference="jackknife")),
 ]
+
+
+@functools.cache
+def _wine_fit():
+    wine = pd.read_csv(Path(__file__).parent / "data" / "wine.csv")
+    return fit_clmm(wine, formula="rating ~ temp + contact + (1|judge)")
 
 
 def _series(matrix: np.ndarray) -> pd.Series:

@@ -9,6 +9,7 @@ import click
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import DesignError
+from humaneval.formatting import fmt_estimate_ci
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -300,7 +301,7 @@ def command(
 
 
 def _interval(rate: float, low: float, high: float) -> str:
-    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
+    return fmt_estimate_ci(rate, low, high)
 
 
 def _render_curve(setup, curve) -> str:
