@@ -28,7 +28,7 @@ EXACT_MAX_PAIRS = 10
 def paired_t_pvalues(delta: np.ndarray) -> np.ndarray:
     """Two-sided paired t-test, t = Δ̄ / (s_Δ/√n) on n−1 df, along the last axis.
 
-    Equals ``scipy.stats.ttest_rel`` except in the degenerate cases the spec fixes: all Δ_i = 0
+    Equals ``scipy.stats.ttest_rel`` except in the degenerate cases, fixed here: all Δ_i = 0
     gives p = 1, constant non-zero Δ_i give p = 0; n < 2 gives NaN.
 
     Examples
