@@ -11,6 +11,10 @@ Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg S
 Communication, University of Pennsylvania.
 Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard reliability measure
 for coding data. Communication Methods and Measures, 1(1), 77–89.
+Randall, J. H. (1989). The analysis of sensory data by generalised linear model. Biometrical
+Journal, 31(7), 781–793 (the ``wine`` data of R's ordinal package).
+Christensen, R. H. B. (2019). A tutorial on fitting cumulative link mixed models with clmm2 from
+the ordinal package.
 
 Examples
 --------
@@ -25,8 +29,9 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["binary_example", "hayes_krippendorff_2007", "krippendorff_2011", "textbook_example"]
+__all__ = ["binary_example", "hayes_krippendorff_2007", "krippendorff_2011", "textbook_example", "wine"]
 
 #: Orientation of every matrix here, as :func:`humaneval.reliability.krippendorff_alpha` names it.
 ORIENT = "annotators_x_units"
@@ -121,4 +126,43 @@ def hayes_krippendorff_2007() -> np.ndarray:
             "2..0001.2....3112..0.0..2.0..20.2.2222.1",
         ],
         sep=None,
+    )
+
+
+#: Randall's (1989) bitterness ratings, judge by judge (9 judges × bottles 1–8).
+_WINE_RATINGS = "233444551213235423325544323232532343333332322454112223232223333412323244"
+_WINE_RESPONSE = (
+    "36 48 47 67 77 60 83 90 17 22 14 50 30 51 90 70 36 50 42 23 80 81 73 62 46 27 48 32 57 37 84 58 "
+    "26 45 61 41 48 41 58 55 46 30 54 37 32 60 88 73 13 19 31 29 22 43 32 49 25 32 39 40 51 45 42 67 "
+    "12 29 47 28 47 38 72 65"
+)
+
+
+def wine() -> pd.DataFrame:
+    """Randall's (1989) wine data: 9 judges rate the bitterness of 8 wines (1–5) made at two
+    temperatures (``temp``) with or without skin contact (``contact``); ``response`` is the
+    underlying 0–100 score.
+
+    The CLMM ``rating ~ temp + contact + (1|judge)`` has logLik −81.57, AIC 177.13 and
+    coefficients tempwarm 3.063, contactyes 1.835 (Christensen 2019).
+
+    Examples
+    --------
+    >>> from humaneval.analysis import fit_clmm
+    >>> fit = fit_clmm(wine(), formula="rating ~ temp + contact + (1|judge)")
+    >>> round(fit.loglik, 2), round(fit.aic, 2)
+    (-81.57, 177.13)
+    >>> fit.fixed_effects().set_index("term")["estimate"].round(3).to_dict()
+    {'tempwarm': 3.063, 'contactyes': 1.835}
+    """
+    bottle = np.tile(np.arange(1, 9), 9)
+    return pd.DataFrame(
+        {
+            "response": [int(v) for v in _WINE_RESPONSE.split()],
+            "rating": [int(c) for c in _WINE_RATINGS],
+            "temp": np.where(bottle <= 4, "cold", "warm"),
+            "contact": np.where((bottle - 1) % 4 >= 2, "yes", "no"),
+            "bottle": bottle,
+            "judge": np.repeat(np.arange(1, 10), 8),
+        }
     )

@@ -191,12 +191,14 @@ class Analysis:
         )
         criterion = f" [{self.criterion}]" if self.criterion else ""
         significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
-        return (
-            f"<Analysis{criterion} {what}: {len(self.systems)} systems, {len(self.contrasts)} contrasts "
-            f"({significant} significant at adjust={self.adjust})"
-            + (f", {len(self.cautions)} caution(s)" if self.cautions else "")
-            + ">"
-        )
+        counts = f"{_count(len(self.systems), 'system')}, {_count(len(self.contrasts), 'contrast')}"
+        cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
+        tests = f"{significant} significant at adjust={self.adjust}"
+        return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def analyze(
@@ -232,6 +234,40 @@ def analyze(
     A classic test whose units are not independent, and the one-way ANOVA, come with cautions:
     each is warned as an :class:`~humaneval.errors.AnalysisCaution` and kept in
     ``Analysis.cautions``.
+
+    Returns
+    -------
+    Analysis
+        The system table with rank groups, the contrast table, the fit (CLMM) and the cautions;
+        ``summary()`` is the text of ``humaneval analyze``, ``to_dict()`` its ``--json``.
+
+    Raises
+    ------
+    OptionError
+        An unknown test, engine, structure, adjustment or aggregation, or formula options with a
+        classic test.
+    RatingsError
+        A malformed table or an unknown criterion.
+
+    References
+    ----------
+    Steen, J., & Markert, K. (2021). How to evaluate a summarizer: study design and statistical
+    analysis for manual linguistic quality evaluation. EACL 2021.
+
+    Examples
+    --------
+    Randall's wine data (``humaneval.datasets.wine``): warm wines are rated more bitter, by
+    3.063 on the latent scale (Christensen 2019):
+
+    >>> from humaneval.datasets import wine
+    >>> result = analyze(wine(), formula="rating ~ temp + contact + (1|judge)", emm="temp")
+    >>> result
+    <Analysis CLMM formula, native engine: 2 systems, 1 contrast (1 significant at adjust=tukey)>
+    >>> print(result.summary().splitlines()[0])  # doctest: +ELLIPSIS
+    CLMM formula (rating ~ temp + contact + (1 | judge)), logit link, flexible thresholds, ...; 72 ratings
+    >>> row = result.contrasts.iloc[0]
+    >>> row.system_a, row.system_b, float(round(row.estimate, 3))
+    ('cold', 'warm', -3.063)
     """
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
