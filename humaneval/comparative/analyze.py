@@ -229,6 +229,7 @@ class ComparativeAnalysis:
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
             "versions": dict(fit.versions),
             "warnings": list(self.warnings),
+            "cautions": list(self.warnings),
         }
 
     def summary(self) -> str:
