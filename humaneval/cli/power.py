@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import numpy as np
 
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import DesignError
-from humaneval.formatting import fmt_estimate_ci
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -292,7 +292,7 @@ def command(
                 str(p) for p in plot_result(result, folder / "power")
             ]
         payloads.append(payload)
-        texts.append(result.summary(setup.notes))
+        texts.append(_render_result(result, setup.notes))
     if fitted is not None:
         for payload in payloads:
             payload["pilot"] = fitted.to_dict()
@@ -301,7 +301,7 @@ def command(
 
 
 def _interval(rate: float, low: float, high: float) -> str:
-    return fmt_estimate_ci(rate, low, high)
+    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def _render_curve(setup, curve) -> str:
@@ -318,6 +318,54 @@ def _render_curve(setup, curve) -> str:
         if calibrated:
             line += "  " + _interval(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
         lines.append(line)
+    return "\n".join(lines)
+
+
+def _render_result(result, notes=()) -> str:
+    cfg = result.config
+    kind = "Type I error" if cfg.null else "power"
+    shape = "B×D×A, " if hasattr(cfg.design, "docs") else ""
+    lines = [f"{kind} of {cfg.design.label} ({shape}{cfg.design.family}), seed {cfg.seed}"]
+    lines += [f"  {n}" for n in notes]
+    calibration = None if result.calibration is None else result.calibration.overall()
+    lines.append(
+        f"  {'test':<6} {'level':<9} {kind + ' [95% CI]':<26}"
+        + ("  Type I [95% CI]" if calibration is not None else "")
+    )
+    for k, row in enumerate(result.overall().itertuples()):
+        line = f"  {row.test:<6} {row.aggregate:<9} {_interval(row.rate, row.ci_low, row.ci_high):<26}"
+        if calibration is not None:
+            cal = calibration.iloc[k]
+            line += "  " + _interval(cal["rate"], cal["ci_low"], cal["ci_high"])
+        lines.append(line)
+    if result.rungs:
+        total = sum(result.rungs.values())
+        convention = {
+            "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
+            "miss": "a failed fit counts as not significant (reference convention)",
+            "exclude": "failed fits are left out of the power",
+        }[cfg.failed_fits]
+        lines.append(
+            f"  CLMM fits ({total} replicates): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
+            + f"; {convention}"
+        )
+        clmm = result.overall()
+        clmm = clmm[clmm["test"] == "clmm"]
+        if not clmm.empty and not cfg.null:
+            row = clmm.iloc[0]
+            shown = [
+                f"{name} {row['rate_' + name]:.3f}"
+                for name in ("rescue", "miss", "exclude")
+                if np.isfinite(row["rate_" + name])
+            ]
+            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
+        if result.calibration is not None and result.calibration.rungs:
+            lines.append(
+                "  CLMM fits under the null: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(result.calibration.rungs.items()))
+            )
+    lines += [f"  warning: {w}" for w in result.calibration_warnings()]
     return "\n".join(lines)
 
 

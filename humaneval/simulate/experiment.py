@@ -212,8 +212,7 @@ class SimulationResult:
         line per ``notes`` entry and per calibration warning."""
         cfg = self.config
         kind = "Type I error" if cfg.null else "power"
-        shape = "B×D×A, " if hasattr(cfg.design, "docs") else ""
-        lines = [f"{kind} of {cfg.design.label} ({shape}{cfg.design.family}), seed {cfg.seed}"]
+        lines = [f"{kind} of {design_line(cfg.design)}, seed {cfg.seed}"]
         lines += [f"  {n}" for n in notes]
         calibration = None if self.calibration is None else self.calibration.overall()
         lines.append(
@@ -221,9 +220,8 @@ class SimulationResult:
             + ("  Type I [95% CI]" if calibration is not None else "")
         )
         for k, row in enumerate(self.overall().itertuples()):
-            line = (
-                f"  {row.test:<6} {row.aggregate:<9} {fmt_estimate_ci(row.rate, row.ci_low, row.ci_high):<26}"
-            )
+            rate = fmt_estimate_ci(row.rate, row.ci_low, row.ci_high)
+            line = f"  {row.test:<6} {row.aggregate:<9} {rate:<26}"
             if calibration is not None:
                 cal = calibration.iloc[k]
                 line += "  " + fmt_estimate_ci(cal["rate"], cal["ci_low"], cal["ci_high"])
@@ -238,9 +236,15 @@ class SimulationResult:
         total = sum(self.rungs.values())
         convention = {
             "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
-            "miss": "a failed fit counts as not significant (reference convention)",
+            "miss": "a failed fit counts as not significant",
             "exclude": "failed fits are left out of the power",
         }[cfg.failed_fits]
+        # the failure rule of the CLMM fits, once the configuration carries one
+        convention += {
+            None: "",
+            "evidence": "; failed = the engine's diagnostics",
+            "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
+        }[getattr(cfg, "failure_rule", None)]
         lines = [
             f"  CLMM fits ({total} replicates): "
             + ", ".join(f"{k} {v}" for k, v in sorted(self.rungs.items()))
@@ -299,6 +303,17 @@ class SimulationResult:
                 "warnings": self.calibration_warnings(),
             }
         return out
+
+
+def design_line(design: SimDesign | TableDesign) -> str:
+    """What was simulated: the block design, or the planned table row by row."""
+    if isinstance(design, TableDesign):
+        return (
+            f"the planned table {design.label}, simulated row by row as planned ({design.judgements():,} "
+            f"judgements, {design.blocks} blocks, {design.total_annotators} annotators, "
+            f"{design.total_documents} documents; {design.family})"
+        )
+    return f"{design.label} (B×D×A, {design.family})"
 
 
 def _se(rate: float, n: int) -> float:
