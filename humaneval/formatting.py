@@ -74,7 +74,7 @@ def fmt_estimate_ci(value: Any, low: Any, high: Any, digits: int = 3) -> str:
 
 
 def fmt_power(rate: Any, low: Any, high: Any) -> str:
-    """A simulated power with its 95 % Wilson interval, ``0.26 [0.21, 0.32]``."""
+    """A simulated power with its 95 % Clopper–Pearson interval, ``0.26 [0.21, 0.32]``."""
     if is_missing(rate):
         return MISSING
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
