@@ -10,12 +10,15 @@ dissertation "Holistic Evaluation of Text Summarization".
 """
 
 from humaneval.errors import (
+    AnalysisCaution,
     BackendUnavailableError,
     ConvergenceWarning,
+    DataWarning,
     DesignError,
     FitFailedError,
     HumanEvalError,
     InsufficientDataError,
+    OptionError,
     RatingsError,
     ReliabilityWarning,
 )
@@ -25,13 +28,16 @@ from humaneval.structure import DesignStructure, describe_structure
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnalysisCaution",
     "BackendUnavailableError",
     "ConvergenceWarning",
+    "DataWarning",
     "DesignError",
     "DesignStructure",
     "FitFailedError",
     "HumanEvalError",
     "InsufficientDataError",
+    "OptionError",
     "Ratings",
     "RatingsError",
     "ReliabilityWarning",

@@ -3,9 +3,33 @@
 Every error a user can cause by their input is a :class:`HumanEvalError`; the CLI prints its
 message as one line and exits with code 2. Messages name the file, the row or column, what is
 wrong and how to fix it, so that the API and the CLI say the same thing.
+
+Which class says what happened:
+
+- :class:`OptionError`: an argument names an unknown choice (test, engine, adjustment, level, ...)
+  or lies out of range; the fix is a different option.
+- :class:`RatingsError`: an input table is malformed; :class:`InsufficientDataError`: it is
+  valid but too small; :class:`DesignError`: a study design cannot support the procedure;
+  :class:`ModelSpecError`: a model (a CLMM formula or parameter JSON) is malformed.
+- :class:`ReliabilityWarning`: a reliability or agreement statistic is undefined or unstable;
+  :class:`DataWarning`: the data are valid but degenerate (constant, a single category, a
+  zero-variance difference), so a statistic computed from them says little.
+
+Examples
+--------
+>>> from humaneval.analysis import analyze
+>>> try:
+...     analyze(None, test="t-test")
+... except OptionError as error:
+...     print(error)
+unknown test 't-test'; use clmm or one of ttest, art, wilcoxon, anova
+>>> issubclass(OptionError, HumanEvalError) and issubclass(OptionError, ValueError)
+True
 """
 
 from __future__ import annotations
+
+import warnings
 
 
 class HumanEvalError(Exception):
@@ -14,10 +38,6 @@ class HumanEvalError(Exception):
 
 class RatingsError(HumanEvalError, ValueError):
     """A ratings table (or another input table) is malformed."""
-
-
-DataValidationError = RatingsError
-"""Alias of :class:`RatingsError` (bad ratings data)."""
 
 
 class InsufficientDataError(HumanEvalError, ValueError):
@@ -37,7 +57,7 @@ class FitFailedError(HumanEvalError, RuntimeError):
 
 
 class ReliabilityWarning(UserWarning):
-    """A reliability statistic is undefined or based on degenerate data."""
+    """A reliability or agreement statistic is undefined or unstable (α, κ, split-half, bootstrap)."""
 
 
 class ConvergenceWarning(UserWarning):
@@ -70,5 +90,27 @@ class EngineFallbackWarning(UserWarning):
 
 
 class DataWarning(UserWarning):
-    """The data are valid but look wrong: a stray value widening a scale, a system with a handful of
-    ratings (a corrupted id)."""
+    """The data are valid but look wrong or degenerate: a stray value widening a scale, a system with a
+    handful of ratings (a corrupted id), constant differences, a flat metric."""
+
+
+class AnalysisCaution(UserWarning):
+    """A caution about an analysis that is valid but needs care in reading (e.g. a one-way ANOVA
+    that ignores the pairing); :func:`humaneval.analysis.analyze` also lists it in
+    ``Analysis.cautions``."""
+
+
+_DEPRECATED = {"DataValidationError": ("RatingsError", RatingsError)}
+
+
+def __getattr__(name: str) -> type:
+    """Old names kept for one release; each access warns with the new name."""
+    if name in _DEPRECATED:
+        new, value = _DEPRECATED[name]
+        warnings.warn(
+            f"humaneval.errors.{name} is deprecated; use humaneval.errors.{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,6 +29,17 @@ from scipy import special
 from humaneval.errors import ModelSpecError
 from humaneval.ratings import Ratings, validate_ratings
 
+__all__ = [
+    "LINKS",
+    "Link",
+    "OrdinalModel",
+    "covariance_factor",
+    "default_model",
+    "link_cdf",
+    "sample_ratings",
+    "sample_scores",
+]
+
 Link = Literal["logit", "probit"]
 LINKS: tuple[Link, ...] = ("logit", "probit")
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None

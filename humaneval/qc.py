@@ -25,6 +25,15 @@ import pandas as pd
 from humaneval.errors import RatingsError
 from humaneval.ratings import Ratings, as_ratings
 
+__all__ = [
+    "Exclusion",
+    "QCReport",
+    "QCRules",
+    "apply_exclusions",
+    "check_outcomes",
+    "qc_report",
+]
+
 
 @dataclass(frozen=True)
 class QCRules:

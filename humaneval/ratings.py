@@ -25,10 +25,23 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataWarning, RatingsError, ReliabilityWarning
+from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.tables import read_table_lines, write_table
+
+__all__ = [
+    "ID_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "RESPONSES",
+    "Ratings",
+    "Response",
+    "as_ratings",
+    "load_ratings",
+    "parse_scale",
+    "select_criterion",
+    "validate_ratings",
+]
 
 ID_COLUMNS = ("annotator", "document", "system")
 OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
@@ -404,7 +417,7 @@ class _Validator:
         if missing.any():
             warnings.warn(
                 f"{self.prefix}dropped {int(missing.sum())} rows with a missing {resp}",
-                ReliabilityWarning,
+                DataWarning,
                 stacklevel=4,
             )
         keep = ~missing
@@ -602,3 +615,24 @@ class _Validator:
                 f"duplicate rating for ({ident}) at {self.where(data.index[dup])}; each annotator "
                 "may rate each summary once per criterion — remove or merge the duplicates"
             )
+
+
+def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
+    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion)."""
+    table = as_ratings(ratings).without_checks()
+    if "criterion" not in table.data:
+        if criterion is not None:
+            raise RatingsError(f"criterion {criterion!r} given but the table has no criterion column")
+        return table
+    criteria = table.criteria
+    if criterion is None:
+        if len(criteria) == 1:
+            return table
+        raise RatingsError(
+            f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria))}); "
+            "analyse one at a time, e.g. --criterion coherence"
+        )
+    if criterion not in criteria:
+        choices = ", ".join(map(str, criteria))
+        raise RatingsError(f"criterion {criterion!r} is not in the table; choose one of {choices}")
+    return table.with_data(table.data[table.data["criterion"] == criterion])

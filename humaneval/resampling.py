@@ -27,7 +27,7 @@ from math import comb
 import numpy as np
 from scipy import stats
 
-from humaneval.errors import DataValidationError
+from humaneval.errors import OptionError
 
 #: Fewest independent clusters for which a cluster-bootstrap interval is computed at all.
 MIN_INTERVAL_CLUSTERS = 5
@@ -116,9 +116,9 @@ def cluster_bootstrap(
     True
     """
     if method not in METHODS:
-        raise DataValidationError(f"bootstrap method {method!r}; use one of {', '.join(METHODS)}")
+        raise OptionError(f"bootstrap method {method!r}; use one of {', '.join(METHODS)}")
     if not 0 < confidence < 1:
-        raise DataValidationError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
+        raise OptionError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
     caveat = cluster_caveat(n_clusters, unit)
     width = np.asarray(statistic(np.arange(n_clusters))).shape[0]
     if n_clusters < MIN_INTERVAL_CLUSTERS:

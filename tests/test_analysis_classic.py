@@ -9,15 +9,18 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from humaneval.analysis import analyze
 from humaneval.analysis.classic import (
+    anova_omnibus,
     approximate_randomization,
     classic_test,
+    independent_units,
     one_way_anova,
     paired_ttest,
     unit_table,
     wilcoxon_test,
 )
-from humaneval.errors import ModelSpecError
+from humaneval.errors import AnalysisCaution, OptionError
 from humaneval.ratings import load_ratings
 from humaneval.structure import cluster_labels
 
@@ -42,7 +45,8 @@ def test_paired_ttest_equals_scipy_at_each_aggregation(likert, aggregate, n):
         assert row.p_unadj == pytest.approx(ref.pvalue, rel=1e-8)
         assert row.df == n - 1
         assert row.estimate == pytest.approx((wide[row.system_a] - wide[row.system_b]).mean())
-    assert table.attrs["independent"] is (aggregate == "cluster")
+    assert independent_units(likert, aggregate) is (aggregate == "cluster")
+    assert not table.attrs  # no side data: the result says all in its columns
 
 
 def test_wilcoxon_equals_scipy(likert):
@@ -60,10 +64,14 @@ def test_anova_equals_scipy_with_tukey_hsd_follow_up(likert):
     wide = unit_table(likert, "cluster")
     groups = [wide[s].to_numpy() for s in wide.columns]
     ref = stats.f_oneway(*groups)
-    assert table.attrs["anova"]["F"] == pytest.approx(ref.statistic)
-    assert table.attrs["anova"]["p"] == pytest.approx(ref.pvalue)
-    assert (table.attrs["anova"]["df1"], table.attrs["anova"]["df2"]) == (4, 95)
-    assert table.attrs["not_recommended"] is True
+    omnibus = anova_omnibus(likert, "cluster")
+    assert omnibus["F"] == pytest.approx(ref.statistic)
+    assert omnibus["p"] == pytest.approx(ref.pvalue)
+    assert (omnibus["df1"], omnibus["df2"]) == (4, 95)
+    with pytest.warns(AnalysisCaution, match="ignores the pairing"):
+        analysis = analyze(likert, "anova", aggregate="cluster")
+    assert analysis.extra["anova"] == omnibus and analysis.extra["not_recommended"] is True
+    assert analysis.cautions == ("one-way ANOVA ignores the pairing and grouping factors (not recommended)",)
     hsd = stats.tukey_hsd(*groups)
     ci = hsd.confidence_interval(0.95)
     for k, (i, j) in enumerate(itertools.combinations(range(5), 2)):
@@ -134,5 +142,18 @@ def test_missing_pairs_are_dropped_and_counted():
 
 
 def test_tukey_is_refused_for_paired_tests(likert):
-    with pytest.raises(ModelSpecError, match="holm"):
+    with pytest.raises(OptionError, match="holm"):
         classic_test(likert, "ttest", adjust="tukey")
+
+
+def test_analyze_states_its_cautions_for_api_users(likert):
+    message = "ttest treats the document-level units as independent, but they share annotators or documents"
+    with pytest.warns(AnalysisCaution, match=message):
+        result = analyze(likert, "ttest", aggregate="document")
+    assert not result.independent and len(result.cautions) == 1
+    assert result.cautions[0].startswith(message)
+    assert result.to_dict()["cautions"] == list(result.cautions)
+    text = result.summary()
+    assert text.splitlines()[0] == "ttest test, aggregate=document"
+    assert "contrasts (adjust = holm; positive = first system better)" in text
+    assert repr(result).startswith("<Analysis ttest: 5 systems, 10 contrasts (")

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from humaneval.analysis.analyze import analyze
+from humaneval.analysis import analyze
 from humaneval.analysis.criteria import analyze_criteria
 from humaneval.cli import main
 from humaneval.design import DesignSpec, generate_design
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 from humaneval.model import default_model, sample_ratings
 
 
@@ -66,7 +66,7 @@ def test_holm_across_criteria_and_pairs(two_criteria):
 
 
 def test_unknown_method_is_refused(two_criteria):
-    with pytest.raises(ModelSpecError, match="adjust_across_criteria 'tukey' is unknown"):
+    with pytest.raises(OptionError, match="adjust_across_criteria 'tukey' is unknown"):
         analyze_criteria(two_criteria, adjust_across_criteria="tukey")
 
 

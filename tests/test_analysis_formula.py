@@ -11,11 +11,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from humaneval.analysis import fit_clmm
-from humaneval.analysis.analyze import analyze
+from humaneval.analysis import analyze, fit_clmm
 from humaneval.cli import main
 from humaneval.clmm.structures import structure_formula
-from humaneval.errors import FitFailedError, ModelSpecError
+from humaneval.errors import FitFailedError, OptionError
 
 DATA = Path(__file__).parent / "data"
 WINE = DATA / "wine.csv"
@@ -141,7 +140,7 @@ def test_constant_annotators_are_a_failed_fit_not_converged(tmp_path):
 
 
 def test_unknown_engine_is_rejected():
-    with pytest.raises(ModelSpecError, match="native, r or both"):
+    with pytest.raises(OptionError, match="native, r or both"):
         fit_clmm(pd.read_csv(WINE), engine="julia", formula="rating ~ temp + (1|judge)")
 
 

@@ -16,7 +16,7 @@ from humaneval.clmm.links import obs_terms
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.structures import structure_spec
 from humaneval.design.blocks import block_design
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 from humaneval.model import default_model, sample_ratings
 from humaneval.ratings import load_ratings
 
@@ -340,7 +340,7 @@ def test_adaptive_quadrature_equals_the_integral_and_its_gradient(link):
 def test_adaptive_quadrature_needs_one_random_intercept(likert_data):
     with pytest.raises(ModelSpecError, match="single grouping factor"):
         fit_native(likert_data, "intercepts", n_agq=7)
-    with pytest.raises(ModelSpecError, match="n_agq"):
+    with pytest.raises(OptionError, match="n_agq"):
         fit_native(likert_data, "intercepts", n_agq=0)
 
 
@@ -355,7 +355,7 @@ def test_complete_separation_is_flagged_not_hidden():
 
 
 def test_bad_link_and_structure_are_one_line_errors(likert_data):
-    with pytest.raises(ModelSpecError, match="link"):
+    with pytest.raises(OptionError, match="link"):
         fit_native(likert_data, "intercepts", link="logistic")
-    with pytest.raises(ModelSpecError, match="structure"):
+    with pytest.raises(OptionError, match="structure"):
         fit_native(likert_data, "crossed")

@@ -10,7 +10,7 @@ import statsmodels.api as sm
 from scipy.optimize import minimize
 from statsmodels.discrete.conditional_models import ConditionalLogit
 
-from humaneval.analysis.analyze import Analysis
+from humaneval.analysis import Analysis
 from humaneval.comparative import analyze_comparative, build_judgements, bws_scores, detect_kind
 from humaneval.comparative.simulate import (
     simulate_bws_study,

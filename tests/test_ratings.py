@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from humaneval import RatingsError, ReliabilityWarning, load_ratings
+from humaneval import DataWarning, RatingsError, load_ratings
 from humaneval.ratings import parse_scale
 from humaneval.tables import read_table_lines
 
@@ -26,7 +26,7 @@ def write(tmp_path, name: str, text: str):
 def loads_or_fails_in_one_line(path) -> None:
     """Fuzz oracle: a file either loads as finite responses or fails with a one-line RatingsError."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ReliabilityWarning)
+        warnings.simplefilter("ignore", DataWarning)
         try:
             r = load_ratings(path)
         except RatingsError as exc:
@@ -152,7 +152,7 @@ def test_ties_declared_and_continuous(tmp_path):
 
 def test_missing_scores_dropped_with_warning(tmp_path):
     path = write(tmp_path, "m.csv", GOOD + "c,d1,s1,\n")
-    with pytest.warns(ReliabilityWarning, match="dropped 1 rows with a missing score"):
+    with pytest.warns(DataWarning, match="dropped 1 rows with a missing score"):
         r = load_ratings(path)
     assert len(r) == 4
 
@@ -257,10 +257,10 @@ def test_line_numbers_travel_beside_the_table_not_in_attrs(tmp_path):
     rows.append({"annotator": "a", "document": "d", "system": "s", "score": 3})
     text = json.dumps(rows[0]) + "\n\n" + json.dumps(rows[1]) + "\n\n\n" + json.dumps(rows[2]) + "\n"
     path = write(tmp_path, "r.jsonl", text)
-    with pytest.warns(ReliabilityWarning), pytest.raises(RatingsError, match=r"at line 1, line 6;"):
+    with pytest.warns(DataWarning), pytest.raises(RatingsError, match=r"at line 1, line 6;"):
         load_ratings(path)
     frame = pd.DataFrame(rows).set_axis(["x", "y", "z"])
-    with pytest.warns(ReliabilityWarning), pytest.raises(RatingsError, match=r"at row x, row z;"):
+    with pytest.warns(DataWarning), pytest.raises(RatingsError, match=r"at row x, row z;"):
         load_ratings(frame)
     good = load_ratings(write(tmp_path, "good.csv", GOOD))
     assert good.data.attrs == {}

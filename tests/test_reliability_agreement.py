@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, RatingsError, ReliabilityWarning
 from humaneval.ratings import load_ratings
 from humaneval.reliability.agreement import (
     cohen_kappa,
@@ -57,7 +57,7 @@ def test_fleiss_equals_scott_pi_for_two_raters_and_rejects_unequal_counts():
     a, b = rng.integers(0, 4, 50), rng.integers(0, 4, 50)
     fleiss = fleiss_kappa(np.vstack([a, b]).astype(float), orient="annotators_x_units")
     assert fleiss.kappa == pytest.approx(scott_pi(a, b), abs=1e-12)
-    with pytest.raises(DataValidationError, match="Krippendorff"):
+    with pytest.raises(RatingsError, match="Krippendorff"):
         fleiss_kappa(np.array([[1.0, 2.0], [1.0, np.nan], [2.0, 2.0]]), orient="annotators_x_units")
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import load_ratings
 from humaneval.reliability import from_counts, from_long, krippendorff_alpha
 from humaneval.reliability.diagnostics import alpha_diagnostics
@@ -185,7 +185,7 @@ def test_custom_distance():
     assert krippendorff_alpha(KRIPP_2011, matrix, orient=ROWS, value_domain=domain).alpha == pytest.approx(
         interval, abs=1e-12
     )
-    with pytest.raises(DataValidationError, match="symmetric"):
+    with pytest.raises(RatingsError, match="symmetric"):
         krippendorff_alpha(KRIPP_2011, lambda v: np.triu(np.ones((len(v), len(v))), 1), orient=ROWS)
 
 
@@ -194,13 +194,13 @@ def test_edge_cases():
         krippendorff_alpha(np.array([[1, np.nan], [np.nan, 2]]), orient=ROWS)
     with pytest.raises(InsufficientDataError, match="one annotator"):
         krippendorff_alpha(np.array([[1.0, 2.0, 3.0]]), orient=ROWS)
-    with pytest.raises(DataValidationError, match="orient"):
+    with pytest.raises(OptionError, match="orient"):
         krippendorff_alpha(KRIPP_2011)
-    with pytest.raises(DataValidationError, match="ratio"):
+    with pytest.raises(RatingsError, match="ratio"):
         krippendorff_alpha(np.array([[-1.0, 2.0], [1.0, 2.0]]), "ratio", orient=ROWS)
-    with pytest.raises(DataValidationError, match="value_domain"):
+    with pytest.raises(RatingsError, match="value_domain"):
         krippendorff_alpha(np.array([["a", "b"], ["a", "c"]]), "ordinal", orient=ROWS)
-    with pytest.raises(DataValidationError, match="not in value_domain"):
+    with pytest.raises(RatingsError, match="not in value_domain"):
         krippendorff_alpha(KRIPP_2011, orient=ROWS, value_domain=[1, 2, 3])
     single = krippendorff_alpha(np.array([[1.0, 2.0, 3.0], [1.0, 2.0, np.nan]]), "interval", orient=ROWS)
     assert single.alpha == 1.0 and single.n_units_dropped == 1 and single.n_pairable_units == 2
@@ -222,7 +222,7 @@ def test_duplicate_rating_of_a_unit_is_an_error():
     frame = pd.DataFrame(
         {"annotator": [1, 1, 2], "document": ["d", "d", "d"], "system": ["a", "b", "a"], "score": [1, 2, 3]}
     )
-    with pytest.raises(DataValidationError, match="same unit twice"):
+    with pytest.raises(RatingsError, match="same unit twice"):
         krippendorff_alpha(load_ratings(frame), unit=["document"])
 
 
@@ -264,7 +264,7 @@ def test_reference_data(fixture, expected, request):
 
 def test_custom_distance_over_many_values_needs_allow_large():
     data = np.arange(2 * 2600, dtype=float).reshape(2, 2600)
-    with pytest.raises(DataValidationError, match="allow_large"):
+    with pytest.raises(RatingsError, match="allow_large"):
         krippendorff_alpha(data, lambda v: np.abs(np.subtract.outer(v, v)), orient=ROWS)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humaneval.errors import DataValidationError, InsufficientDataError
+from humaneval.errors import InsufficientDataError, OptionError
 from humaneval.ratings import load_ratings
 from humaneval.reliability.bootstrap import kalpha_bootstrap, unit_bootstrap
 from tests.test_reliability_alpha import HAYES, KRIPP_2011, ROWS
@@ -40,11 +40,11 @@ def test_kalpha_many_distinct_values_matches_small_domain_path():
 
 
 def test_bootstrap_arguments_are_checked():
-    with pytest.raises(DataValidationError, match="at least 1000"):
+    with pytest.raises(OptionError, match="at least 1000"):
         kalpha_bootstrap(KRIPP_2011, orient=ROWS, n_resamples=500)
     with pytest.raises(InsufficientDataError, match="undefined"):
         kalpha_bootstrap(np.ones((2, 5)), orient=ROWS, n_resamples=1000)
-    with pytest.raises(DataValidationError, match="resample"):
+    with pytest.raises(OptionError, match="resample"):
         unit_bootstrap(KRIPP_2011, orient=ROWS, resample="document", n_resamples=1000)
 
 

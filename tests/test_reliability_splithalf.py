@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.errors import DataValidationError, DesignError, InsufficientDataError
+from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError
 from humaneval.ratings import load_ratings
 from humaneval.reliability.curves import (
     nested_crossed_curve,
@@ -62,7 +62,7 @@ def test_single_block_and_too_few_systems():
     assert alt.split == "annotators" and "optimistic" in alt.statistic
     with pytest.raises(InsufficientDataError, match="3 systems"):
         split_half_reliability(load_ratings(block_study(4, seed=0, n_systems=2)))
-    with pytest.raises(DataValidationError, match="split="):
+    with pytest.raises(OptionError, match="split="):
         split_half_reliability(load_ratings(block_study(4, seed=0)), split="random")
 
 
@@ -87,7 +87,7 @@ def test_times_loader():
     assert likert.sum() == pytest.approx(47940.5, abs=0.1)
     assert rank.sum() == pytest.approx(40642.3, abs=0.1)
     assert likert.median() / 60 == pytest.approx(10, abs=0.3)
-    with pytest.raises(DataValidationError, match="time_stamp"):
+    with pytest.raises(RatingsError, match="time_stamp"):
         load_annotator_times(pd.DataFrame({"annotator": [1], "minutes": [2]}))
     frame = block_study(2, seed=0).assign(seconds=10.0)
     totals = ratings_annotator_times(load_ratings(frame))
@@ -97,9 +97,9 @@ def test_times_loader():
 def test_times_loader_names_the_bad_line(tmp_path):
     path = tmp_path / "times.csv"
     path.write_text("annotator,position,time_stamp\na,1,3\nb,1,x\n")
-    with pytest.raises(DataValidationError, match=r"times.csv: line 3, column 'time_stamp': 'x' is not"):
+    with pytest.raises(RatingsError, match=r"times.csv: line 3, column 'time_stamp': 'x' is not"):
         load_annotator_times(path)
-    with pytest.raises(DataValidationError, match=r"^row 1, column 'seconds': '-2' is not"):
+    with pytest.raises(RatingsError, match=r"^row 1, column 'seconds': '-2' is not"):
         load_annotator_times(pd.DataFrame({"annotator": ["a", "b"], "seconds": [1, -2]}))
 
 

@@ -21,7 +21,7 @@ pytest.importorskip("huggingface_hub")
 
 import huggingface_hub.constants  # noqa: E402
 
-from humaneval.errors import BackendUnavailableError, ModelSpecError  # noqa: E402
+from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError  # noqa: E402
 from humaneval.scorers.ffci import (  # noqa: E402
     BertScore,
     NextSentenceScorer,
@@ -163,7 +163,7 @@ def test_mc_dropout_spread_is_reported_per_item(hub):
 def test_devices():
     assert resolve_device("auto") in ("cpu", "cuda", "mps")
     assert resolve_device("cpu") == "cpu"
-    with pytest.raises(ModelSpecError, match="tpu"):
+    with pytest.raises(OptionError, match="tpu"):
         resolve_device("tpu")
     if not torch.cuda.is_available():
         with pytest.raises(BackendUnavailableError, match="no CUDA device"):
@@ -254,7 +254,7 @@ def test_score_ffci_checks_its_inputs_and_runs_the_lexical_variants():
 
     with pytest.raises(RatingsError, match="needs references"):
         score_ffci(SOURCES, None, SUMMARIES, aspects=["focus"], backend="lexical")
-    with pytest.raises(RatingsError, match="choose from"):
+    with pytest.raises(OptionError, match="choose from"):
         score_ffci(SOURCES, SOURCES, SUMMARIES, aspects=["fluency"])
     out = score_ffci(SOURCES, SOURCES, SUMMARIES, aspects=["faithfulness", "coverage"], backend="lexical")
     assert list(out) == ["faithfulness", "coverage"]

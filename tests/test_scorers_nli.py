@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from humaneval.errors import BackendUnavailableError, ModelSpecError  # noqa: E402
+from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError  # noqa: E402
 from humaneval.scorers import EmptyInputWarning, prefix_invariance, score_faithfulness  # noqa: E402
 from humaneval.scorers.nli import NLIScorer  # noqa: E402
 from tests._tiny_models import NLI_LABELS, build_nli  # noqa: E402
@@ -130,7 +130,7 @@ def test_missing_or_unconfigured_model_is_a_clear_error(tmp_path, monkeypatch):
         NLIScorer(tmp_path / "nowhere")
     with pytest.raises(BackendUnavailableError, match="not installed"):
         NLIScorer("pkg:no_such_package_xyz/model")
-    with pytest.raises(ModelSpecError, match="mode"):
+    with pytest.raises(OptionError, match="mode"):
         score_faithfulness(SOURCES, SUMMARIES, model=build_model(tmp_path), mode="x")
 
 

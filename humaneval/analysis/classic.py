@@ -13,7 +13,7 @@ returns the contrast table of :mod:`humaneval.analysis.contrasts` (``system_a �
 
 All of them assume independent pairs; with ``aggregate`` other than ``"cluster"`` judgements that
 share an annotator or a document are correlated and the p-values come out too small (dissertation §3.6.5).
-The table's ``attrs["independent"]`` says whether the units are independent clusters.
+:func:`independent_units` says whether the units are independent clusters.
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ from humaneval.analysis.contrasts import (
     tukey_quantile,
 )
 from humaneval.analysis.prepare import choose_reference, select_criterion
-from humaneval.errors import InsufficientDataError, ModelSpecError, ReliabilityWarning
+from humaneval.errors import DataWarning, InsufficientDataError, OptionError
+from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
 from humaneval.ratings import Ratings, as_ratings
-from humaneval.simulate.designs import AGGREGATES
-from humaneval.simulate.kernels import art_pvalues, paired_t_pvalues
 from humaneval.structure import cluster_labels
 
 TESTS = ("ttest", "art", "wilcoxon", "anova")
@@ -49,7 +48,7 @@ def unit_table(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> pd.D
     Systems are ordered as in the CLMM: the reference first, then sorted.
     """
     if aggregate not in AGGREGATES:
-        raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+        raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
     table = select_criterion(ratings)
     df = table.data.assign(value=table.oriented().astype(float))
     if aggregate == "none":
@@ -99,7 +98,7 @@ def paired_ttest(
         p = float(paired_t_pvalues(delta))
         if se == 0 and mean != 0:
             warnings.warn(
-                f"{a} − {b}: every difference is {mean:g}; t is infinite", ReliabilityWarning, stacklevel=2
+                f"{a} − {b}: every difference is {mean:g}; t is infinite", DataWarning, stacklevel=2
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
@@ -122,7 +121,7 @@ def approximate_randomization(
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
     """
     if rounds < 1:
-        raise ModelSpecError(f"rounds must be positive, not {rounds}")
+        raise OptionError(f"rounds must be positive, not {rounds}")
     rng = np.random.default_rng(seed)
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
@@ -162,18 +161,12 @@ def one_way_anova(
     """One-way ANOVA over systems, F = MS_between/MS_within on (S−1, N−S) df, with
     pairwise follow-up t-tests on the pooled MS_within (Tukey HSD for ``adjust="tukey"``).
 
-    It ignores the pairing and grouping factors; ``attrs["anova"]`` holds F, df and p and
-    ``attrs["not_recommended"]`` is True.
+    It ignores the pairing and grouping factors (not recommended); :func:`anova_omnibus` gives
+    the omnibus F test.
     """
-    wide = unit_table(ratings, aggregate)
-    groups = [wide[s].dropna().to_numpy() for s in wide.columns]
+    wide, groups = _anova_groups(ratings, aggregate)
     sizes = np.array([g.size for g in groups])
     n_total, k = int(sizes.sum()), len(groups)
-    if n_total - k < 1 or np.any(sizes < 1):
-        raise InsufficientDataError(
-            f"one-way ANOVA needs more observations than systems (have {n_total} for {k})"
-        )
-    anova = stats.f_oneway(*groups)
     ms_within = sum(((g - g.mean()) ** 2).sum() for g in groups) / (n_total - k)
     dof = n_total - k
     rows = []
@@ -183,10 +176,26 @@ def one_way_anova(
         t = est / se if se > 0 else np.nan
         p = float(2 * stats.t.sf(abs(t), dof))
         rows.append(_row(a, b, est, se, t, dof, p, int(sizes[i] + sizes[j]), 0))
-    table = _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
-    table.attrs["anova"] = {"F": float(anova.statistic), "df1": k - 1, "df2": dof, "p": float(anova.pvalue)}
-    table.attrs["not_recommended"] = True
-    return table
+    return _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
+
+
+def anova_omnibus(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> dict[str, float]:
+    """The one-way ANOVA's omnibus test of equal system means: ``F``, ``df1``, ``df2`` and ``p``."""
+    _, groups = _anova_groups(ratings, aggregate)
+    n_total, k = sum(g.size for g in groups), len(groups)
+    anova = stats.f_oneway(*groups)
+    return {"F": float(anova.statistic), "df1": k - 1, "df2": n_total - k, "p": float(anova.pvalue)}
+
+
+def _anova_groups(ratings: Ratings | pd.DataFrame, aggregate: str) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    wide = unit_table(ratings, aggregate)
+    groups = [wide[s].dropna().to_numpy() for s in wide.columns]
+    n_total, k = sum(g.size for g in groups), len(groups)
+    if n_total - k < 1 or any(g.size < 1 for g in groups):
+        raise InsufficientDataError(
+            f"one-way ANOVA needs more observations than systems (have {n_total} for {k})"
+        )
+    return wide, groups
 
 
 def classic_test(
@@ -203,14 +212,12 @@ def classic_test(
     ``adjust`` defaults to ``tukey`` for the ANOVA and ``holm`` for the paired tests.
     """
     if test not in TESTS:
-        raise ModelSpecError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+        raise OptionError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     if test == "anova":
         return one_way_anova(ratings, aggregate, adjust or "tukey", alpha=alpha)
     adjust = adjust or "holm"
     if adjust == "tukey":
-        raise ModelSpecError(
-            f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm"
-        )
+        raise OptionError(f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm")
     if test == "ttest":
         return paired_ttest(ratings, aggregate, adjust, alpha=alpha)
     if test == "art":
@@ -268,7 +275,5 @@ def _finish(
         table["ci_high"] = table["estimate"] + crit * table["se"]
     table["better"] = pd.Series(better_column(table, alpha), dtype=object)
     table["test"] = test
-    table.attrs["aggregate"] = aggregate
-    table.attrs["independent"] = independent_units(ratings, aggregate)
     columns = [*CONTRAST_COLUMNS, "n", "n_dropped"]
     return table[columns]

@@ -1,7 +1,7 @@
 """Analysis across the criteria of one study: per-criterion results, one multiplicity adjustment.
 
 A study that rates several criteria (coherence, consistency, fluency, relevance) tests every pair
-of systems once per criterion. Each criterion is analysed as :func:`~humaneval.analysis.analyze.
+of systems once per criterion. Each criterion is analysed as :func:`~humaneval.analysis.workflow.
 analyze` does it; with ``adjust_across_criteria`` the unadjusted p-values of all criteria × pairs
 are adjusted together (``statsmodels.stats.multitest.multipletests``), so the family-wise error
 rate holds for the whole study rather than for each criterion separately, and the rank groups and
@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.contrasts import better_column, groupings
-from humaneval.errors import ModelSpecError
+from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.errors import OptionError
 from humaneval.ratings import Ratings, as_ratings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -41,7 +41,7 @@ class CriteriaAnalysis:
     Attributes
     ----------
     analyses:
-        One :class:`~humaneval.analysis.analyze.Analysis` per criterion (sorted names).
+        One :class:`~humaneval.analysis.workflow.Analysis` per criterion (sorted names).
     adjust_across_criteria:
         The method applied to all criteria × pairs together, or ``None`` (each criterion adjusted
         on its own, as ``analyze`` does).
@@ -107,7 +107,7 @@ def analyze_criteria(
     ratings:
         The ratings table (with a ``criterion`` column for several criteria).
     test:
-        ``"clmm"`` or a classic test, as in :func:`~humaneval.analysis.analyze.analyze`.
+        ``"clmm"`` or a classic test, as in :func:`~humaneval.analysis.workflow.analyze`.
     criteria:
         The criteria to analyse (default: all).
     adjust_across_criteria:
@@ -116,7 +116,7 @@ def analyze_criteria(
     alpha:
         Significance level.
     **options:
-        Passed to :func:`~humaneval.analysis.analyze.analyze` (``engine``, ``model``, ``adjust``, ...).
+        Passed to :func:`~humaneval.analysis.workflow.analyze` (``engine``, ``model``, ``adjust``, ...).
 
     Returns
     -------
@@ -128,7 +128,7 @@ def analyze_criteria(
     >>> result.summary_table()  # doctest: +SKIP
     """
     if adjust_across_criteria is not None and adjust_across_criteria not in ACROSS_METHODS:
-        raise ModelSpecError(
+        raise OptionError(
             f"adjust_across_criteria {adjust_across_criteria!r} is unknown; "
             f"use one of {', '.join(ACROSS_METHODS)}"
         )

@@ -32,7 +32,7 @@ from humaneval.analysis.prepare import (
 )
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
-from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError
+from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError, OptionError
 from humaneval.ratings import Ratings
 
 #: ``auto`` is kept for callers of the old default and now means ``native``.
@@ -43,7 +43,7 @@ LADDER = ("uncorrelated", "intercepts")
 def ladder(structure: str) -> tuple[str, ...]:
     """The rungs tried for a requested structure, in order."""
     if structure not in STRUCTURES:
-        raise ModelSpecError(
+        raise OptionError(
             f"unknown model structure {structure!r}; use auto or one of {', '.join(STRUCTURES)}"
         )
     if structure in LADDER:
@@ -56,7 +56,7 @@ def check_engine(engine: str) -> str:
     if engine == "auto":
         return "native"
     if engine not in ENGINES:
-        raise ModelSpecError(f"unknown engine {engine!r}; use native, r or both")
+        raise OptionError(f"unknown engine {engine!r}; use native, r or both")
     return engine
 
 

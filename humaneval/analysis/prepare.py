@@ -32,7 +32,7 @@ from humaneval.clmm.structures import (
     structure_spec,
 )
 from humaneval.errors import InsufficientDataError, RatingsError
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.ratings import Ratings, select_criterion
 from humaneval.structure import describe_structure
 
 REFERENCE_NAMES = ("__reference__", "reference", "ref")
@@ -71,27 +71,6 @@ def choose_reference(systems: list[str] | tuple[str, ...], reference: str | None
         if name.lower() in REFERENCE_NAMES:
             return name
     return sorted(systems)[0]
-
-
-def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
-    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion)."""
-    table = as_ratings(ratings).without_checks()
-    if "criterion" not in table.data:
-        if criterion is not None:
-            raise RatingsError(f"criterion {criterion!r} given but the table has no criterion column")
-        return table
-    criteria = table.criteria
-    if criterion is None:
-        if len(criteria) == 1:
-            return table
-        raise RatingsError(
-            f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria))}); "
-            "analyse one at a time, e.g. --criterion coherence"
-        )
-    if criterion not in criteria:
-        choices = ", ".join(map(str, criteria))
-        raise RatingsError(f"criterion {criterion!r} is not in the table; choose one of {choices}")
-    return table.with_data(table.data[table.data["criterion"] == criterion])
 
 
 def prepare_clmm_data(

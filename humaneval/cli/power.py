@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import numpy as np
 
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
 from humaneval.errors import DesignError
-from humaneval.simulate.experiment import FAILED_FITS
+from humaneval.formatting import fmt_estimate_ci
+from humaneval.simulate.experiment import FAILED_FITS, design_line
 from humaneval.simulate.procedures import FAILURE_RULES
-from humaneval.simulate.table_design import TableDesign
 
 #: The options of the budget planner that ``power --target`` (deprecated) passes on.
 GRID_KEYS = (
@@ -283,13 +282,9 @@ def _emit(runs: list[tuple[dict, str]], fitted, as_json: bool) -> None:
     emit(single, as_json, lambda: "\n\n".join(text for _, text in runs))
 
 
-def _interval(rate: float, low: float, high: float) -> str:
-    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
-
-
 def render_curve(setup, curve) -> str:
     """The text of a power curve: one line per break and test."""
-    lines = [f"power curve along {curve.along} of {_design_line(setup.design)}"]
+    lines = [f"power curve along {curve.along} of {design_line(setup.design)}"]
     lines += [f"  {n}" for n in setup.notes]
     head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
     calibrated = "type1" in curve.table
@@ -297,72 +292,14 @@ def render_curve(setup, curve) -> str:
     for row in curve.table.to_dict(orient="records"):
         line = (
             f"  {row['break']:>6} {row['test']:<6} {row['aggregate']:<9} "
-            f"{_interval(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
+            f"{fmt_estimate_ci(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
         )
         if calibrated:
-            line += "  " + _interval(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
+            line += "  " + fmt_estimate_ci(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
         lines.append(line)
     return "\n".join(lines)
-
-
-def _design_line(design) -> str:
-    """What was simulated: the block design, or the planned table row by row."""
-    if isinstance(design, TableDesign):
-        return (
-            f"the planned table {design.label}, simulated row by row as planned ({design.judgements():,} "
-            f"judgements, {design.blocks} blocks, {design.total_annotators} annotators, "
-            f"{design.total_documents} documents; {design.family})"
-        )
-    return f"{design.label} (B×D×A, {design.family})"
 
 
 def render_result(result, notes=()) -> str:
-    """The text of one power (or Type I error) run: rates with intervals, Type I error, CLMM fits."""
-    cfg = result.config
-    kind = "Type I error" if cfg.null else "power"
-    lines = [f"{kind} of {_design_line(cfg.design)}, seed {cfg.seed}"]
-    lines += [f"  {n}" for n in notes]
-    calibration = None if result.calibration is None else result.calibration.overall()
-    lines.append(
-        f"  {'test':<6} {'level':<9} {kind + ' [95% CI]':<26}"
-        + ("  Type I [95% CI]" if calibration is not None else "")
-    )
-    for k, row in enumerate(result.overall().itertuples()):
-        line = f"  {row.test:<6} {row.aggregate:<9} {_interval(row.rate, row.ci_low, row.ci_high):<26}"
-        if calibration is not None:
-            cal = calibration.iloc[k]
-            line += "  " + _interval(cal["rate"], cal["ci_low"], cal["ci_high"])
-        lines.append(line)
-    if result.rungs:
-        total = sum(result.rungs.values())
-        convention = {
-            "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
-            "miss": "a failed fit counts as not significant",
-            "exclude": "failed fits are left out of the power",
-        }[cfg.failed_fits]
-        convention += {
-            "evidence": "; failed = the engine's diagnostics",
-            "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
-        }[cfg.failure_rule]
-        lines.append(
-            f"  CLMM fits ({total} replicates): "
-            + ", ".join(f"{k} {v}" for k, v in sorted(result.rungs.items()))
-            + f"; {convention}"
-        )
-        clmm = result.overall()
-        clmm = clmm[clmm["test"] == "clmm"]
-        if not clmm.empty and not cfg.null:
-            row = clmm.iloc[0]
-            shown = [
-                f"{name} {row['rate_' + name]:.3f}"
-                for name in ("rescue", "miss", "exclude")
-                if np.isfinite(row["rate_" + name])
-            ]
-            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
-        if result.calibration is not None and result.calibration.rungs:
-            lines.append(
-                "  CLMM fits under the null: "
-                + ", ".join(f"{k} {v}" for k, v in sorted(result.calibration.rungs.items()))
-            )
-    lines += [f"  warning: {w}" for w in result.calibration_warnings()]
-    return "\n".join(lines)
+    """The text of one power (or Type I error) run (:meth:`SimulationResult.summary`)."""
+    return result.summary(notes)

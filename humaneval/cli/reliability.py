@@ -8,51 +8,6 @@ from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 
 
-def render_report(source: str, report) -> str:
-    """The human-readable summary of one criterion's :class:`ReliabilityReport`."""
-
-    def fmt(value: float | None, digits: int = 3) -> str:
-        return "n/a" if value is None else f"{value:.{digits}f}"
-
-    alpha = f"{fmt(report.alpha)}"
-    if report.alpha_ci is not None:
-        low, high = report.alpha_ci
-        alpha += f"  95% CI [{low:.3f}, {high:.3f}] (KALPHA, {report.n_bootstrap} resamples)"
-        alpha += "".join(f"; P(α < {k:g}) = {v:.3f}" for k, v in report.alpha_q.items())
-    shr = "n/a"
-    if report.shr is not None and report.shr_caveat:
-        shr = f"{report.shr:.3f} from {report.shr_n_splits} split(s) only: not an estimate (see note)"
-    elif report.shr is not None:
-        shr = (
-            f"{report.shr:.3f} (sd {report.shr_sd:.3f} over {report.shr_n_splits} splits); "
-            f"Spearman–Brown {report.shr_spearman_brown:.3f}"
-        )
-    rows = [
-        (f"Krippendorff's α ({report.alpha_level})", alpha),
-        ("pairable values / units", f"{report.n_pairable} / {report.n_pairable_units}"),
-        ("units with one rating (dropped)", report.n_units_dropped),
-        ("Fleiss' κ", fmt(report.fleiss_kappa)),
-        ("split-half reliability", shr),
-        ("design", f"{report.design_family}, {report.n_blocks} blocks"),
-    ]
-    if report.scale is not None:
-        low, high = report.scale
-        rows.append(("scale", f"{low:g}-{high:g} ({'declared' if report.scale_declared else 'inferred'})"))
-    width = max(len(k) for k, _ in rows)
-    title = source + (f" [{report.criterion}]" if report.criterion else "")
-    lines = [f"{title}: reliability"] + [f"  {k:<{width}}  {v}" for k, v in rows]
-    if report.time_curve:
-        lines.append("  time vs reliability, every hour (minutes: mean r; all buckets in --json)")
-        lines += [
-            f"    {b['minutes_from']:>5.0f}-{b['minutes_to']:<5.0f} {b['mean_r']:.3f}  (n={b['n']})"
-            for b in report.time_curve
-            if b["minutes_from"] % 60 == 0
-        ]
-    notes = [*report.notes, *([report.shr_caveat] if report.shr_caveat else [])]
-    lines += [f"  note: {n}" for n in notes]
-    return "\n".join(lines)
-
-
 @click.command()
 @click.argument("ratings", type=InputFile())
 @click.option(
@@ -130,7 +85,7 @@ def command(
     }
 
     def render() -> str:
-        text = "\n".join(render_report(ratings, r) for r in reports)
+        text = "\n".join(r.summary(ratings) for r in reports)
         if correlations is not None and not correlations.table.empty:
             text += "\n" + correlations.summary()
         return text

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 
 ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")
 
@@ -57,14 +57,20 @@ def tukey_quantile(n_means: int, level: float, dof: float = np.inf) -> float:
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
-    """Holm (step-down), Bonferroni or no adjustment of a family of p-values (statsmodels)."""
+    """Holm (step-down), Bonferroni or no adjustment of a family of p-values (statsmodels).
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni").round(4).tolist()
+    [0.03, 0.12, 0.09]
+    """
     p = np.asarray(p, dtype=float)
     if method == "none":
         return p.copy()
     if method not in ("holm", "bonferroni"):
-        raise ModelSpecError(
-            f"unknown adjustment {method!r} for these p-values; use holm, bonferroni or none"
-        )
+        raise OptionError(f"unknown adjustment {method!r} for these p-values; use holm, bonferroni or none")
     if p.size == 0:
         return p.copy()
     from statsmodels.stats.multitest import multipletests
@@ -88,7 +94,7 @@ def critical_value(adjust: str, n_means: int, n_pairs: int, level: float) -> flo
 
 def check_adjust(adjust: str) -> str:
     if adjust not in ADJUSTMENTS:
-        raise ModelSpecError(f"unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
+        raise OptionError(f"unknown adjustment {adjust!r}; use one of {', '.join(ADJUSTMENTS)}")
     return adjust
 
 

@@ -35,7 +35,7 @@ from scipy import stats
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 
 MODES = ("latent", "mean.class", "prob")
 _STEP = 1e-6
@@ -169,8 +169,15 @@ def emmeans(
     0  cold   2.340  0.167   2.013    2.667
     1  warm   3.480  0.202   3.084    3.876
     """
+    return _emmeans_and_cov(fit, factor, by, mode, level)[0]
+
+
+def _emmeans_and_cov(
+    fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] | None, mode: str, level: float
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The EMM table of :func:`emmeans` and the covariance matrix of its ``emmean`` column."""
     if mode not in MODES:
-        raise ModelSpecError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     cells, grid, weights, _, _ = _cells(fit, factor, by)
     params, vcov, jac = _params(fit)
     x = grid_design(fit, grid)
@@ -188,8 +195,7 @@ def emmeans(
     out["se"] = se
     out["ci_low"] = value - z * se
     out["ci_high"] = value + z * se
-    out.attrs.update(mode=mode, level=level, cov=cov)
-    return out
+    return out, cov
 
 
 def emm_contrasts(
@@ -209,8 +215,7 @@ def emm_contrasts(
     each ``by`` group, as in ``pairs(emmeans(m, ~ factor | by))``.
     """
     check_adjust(adjust)
-    emm = emmeans(fit, factor, by=by, mode="latent", level=level)
-    cov = emm.attrs["cov"]
+    emm, cov = _emmeans_and_cov(fit, factor, by, "latent", level)
     by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
     groups = emm.groupby(by_cols, sort=False).indices if by_cols else {(): np.arange(len(emm))}
     rows = []

@@ -32,7 +32,7 @@ from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
-from humaneval.errors import FitFailedError, ModelSpecError
+from humaneval.errors import FitFailedError, OptionError
 
 BOUNDARY_TOL = 1e-3
 RESTARTS = 2
@@ -143,7 +143,7 @@ def _fit(
     flexible = spec.threshold == "flexible"
     layout = ParamLayout(jac.shape[1], len(spec.beta_names), design.terms, flexible)
     if int(n_agq) != n_agq or n_agq < 1:
-        raise ModelSpecError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
+        raise OptionError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
     problem = LaplaceProblem(spec.y, spec.x, design, link, jac.shape[0])
     if n_agq > 1:
         problem = QuadratureProblem(problem, int(n_agq))

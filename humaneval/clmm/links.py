@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 
 #: The links of ``ordinal::clmm``: the latent distribution F of the cumulative model.
 CLMM_LINKS: tuple[str, ...] = ("logit", "probit", "cloglog", "loglog", "cauchit")
@@ -27,7 +27,7 @@ CLMM_LINKS: tuple[str, ...] = ("logit", "probit", "cloglog", "loglog", "cauchit"
 def check_link(link: str) -> str:
     """``link`` if the native engine knows it, else :class:`~humaneval.errors.ModelSpecError`."""
     if link not in CLMM_LINKS:
-        raise ModelSpecError(f"link must be one of {', '.join(CLMM_LINKS)}, not {link!r}")
+        raise OptionError(f"link must be one of {', '.join(CLMM_LINKS)}, not {link!r}")
     return link
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 
 PREDICT_TYPES = ("prob", "mean", "latent")
 RANDOM_MODES = ("zero", "marginal")
@@ -95,7 +95,7 @@ def predict(
         One row per input row.
     """
     if type not in PREDICT_TYPES:
-        raise ModelSpecError(f"type must be one of {', '.join(PREDICT_TYPES)}, not {type!r}")
+        raise OptionError(f"type must be one of {', '.join(PREDICT_TYPES)}, not {type!r}")
     if random not in RANDOM_MODES:
         raise ModelSpecError(f"random must be zero or marginal, not {random!r}")
     frame, x, z = _rows(fit, newdata)

@@ -27,7 +27,7 @@ from humaneval.clmm.links import check_link
 from humaneval.clmm.result import Attempt, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, r_formula, random_terms
-from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
+from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError, OptionError
 from humaneval.model import LINKS
 from humaneval.renv import require_r
 
@@ -119,7 +119,7 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     :class:`~humaneval.errors.FitFailedError` only when R produced no estimates at all.
     """
     if link not in LINKS:
-        raise ModelSpecError(f"unknown link {link!r}; use logit or probit")
+        raise OptionError(f"unknown link {link!r}; use logit or probit")
     _start()
     from rpy2.robjects.vectors import IntVector, StrVector
 

@@ -322,6 +322,34 @@ class FitResult:
             }
         )
 
+    def headline(self) -> list[str]:
+        """The fit in a few lines, as ``humaneval analyze`` starts its output: model, fit statistics
+        and diagnostics, abandoned fallbacks and (engine ``both``) the native-vs-R differences."""
+        reference = f"; reference {self.reference}" if self.reference is not None else ""
+        d = self.diagnostics
+        lines = [
+            f"CLMM {self.structure} ({self.formula}), {self.link} link, {self.threshold} thresholds, "
+            f"{self.engine} engine{reference}; {self.nobs} ratings",
+            f"logLik {self.loglik:.2f}, AIC {self.aic:.2f}, BIC {self.bic:.2f}, max.grad {d.max_grad:.1e}, "
+            f"cond.H {d.cond_h:.1e}, {d.fit_seconds:.1f} s",
+        ]
+        lines += [f"  fallback: {a.structure} failed ({a.reason})" for a in self.fallbacks]
+        if self.engine_comparison:
+            c = self.engine_comparison
+            lines.append(
+                f"native vs R: max |Δ logLik| {c['loglik']:.2e}, max |Δβ| {c['beta']:.2e} "
+                f"({c['beta_term']}), max |Δp| {c['p']:.2e}; "
+                f"{c['seconds'][0]:.2f} s vs {c['seconds'][1]:.2f} s"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        status = "FAILED: " + "; ".join(self.diagnostics.reasons) if self.diagnostics.failed else "converged"
+        return (
+            f"<FitResult CLMM {self.structure} {self.formula!r}, {self.link} link, {self.engine} engine, "
+            f"{self.nobs} obs, logLik {self.loglik:.2f}, {status}>"
+        )
+
     def summary(self) -> str:
         """The fit as R's ``summary(clmm)`` prints it: model, fit statistics, Ψ, β and thresholds."""
         d = self.diagnostics

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval.errors import InsufficientDataError, ModelSpecError
+from humaneval.errors import InsufficientDataError, ModelSpecError, OptionError
 
 THRESHOLDS: tuple[str, ...] = ("flexible", "equidistant", "symmetric")
 
@@ -104,7 +104,7 @@ def threshold_jacobian(n_thresholds: int, threshold: str) -> np.ndarray:
     if threshold == "flexible":
         return np.eye(k)
     if threshold not in THRESHOLDS:
-        raise ModelSpecError(f"threshold must be one of {', '.join(THRESHOLDS)}, not {threshold!r}")
+        raise OptionError(f"threshold must be one of {', '.join(THRESHOLDS)}, not {threshold!r}")
     if k < 2:
         raise ModelSpecError(f"{threshold} thresholds need a response with 3 or more categories")
     if threshold == "equidistant":

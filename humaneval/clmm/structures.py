@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.clmm.spec import ClmmSpec, RandomEffect
-from humaneval.errors import ModelSpecError
+from humaneval.errors import OptionError
 
 Structure = Literal["maximal", "nested", "uncorrelated", "intercepts"]
 STRUCTURES: tuple[str, ...] = ("maximal", "nested", "uncorrelated", "intercepts")
@@ -108,7 +108,7 @@ def default_structure(nested: bool) -> str:
 def random_terms(structure: str, nested: bool = False) -> tuple[RandomTerm, ...]:
     """The random-effect terms of ``structure`` (see the module table)."""
     if structure not in STRUCTURES:
-        raise ModelSpecError(f"unknown model structure {structure!r}; use one of {', '.join(STRUCTURES)}")
+        raise OptionError(f"unknown model structure {structure!r}; use one of {', '.join(STRUCTURES)}")
     factors = ("annotator",) if nested or structure == "nested" else FACTORS
     kind = {"maximal": "unstructured", "nested": "unstructured", "uncorrelated": "diagonal"}.get(
         structure, "intercept"

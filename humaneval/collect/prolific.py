@@ -105,8 +105,7 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
     The database is read inside one read transaction, so a running server keeps writing.
     """
     from humaneval.design.plan import Design
-    from humaneval.serve.store import connect, is_database
-    from humaneval.serve.study import DB_NAME
+    from humaneval.studydb import DB_NAME, connect, is_database
 
     path = Path(path)
     path = path / DB_NAME if path.is_dir() else path

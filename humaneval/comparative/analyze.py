@@ -4,7 +4,7 @@
 pairwise judgements, MaxDiff for best–worst tuples, Plackett–Luce for rankings; see
 :mod:`humaneval.comparative.judgements`), estimates the covariance of the strengths with a
 two-way cluster bootstrap over annotators and documents (:mod:`humaneval.comparative.bootstrap`),
-and returns the same tables as the Likert path (:func:`humaneval.analysis.analyze.analyze`): a
+and returns the same tables as the Likert path (:func:`humaneval.analysis.workflow.analyze`): a
 system table with strengths, intervals, rank groups and compact letters, and a contrast table of
 log-odds differences with adjusted p-values and win probabilities. Strengths θ are on the logit
 scale and sum to zero; θ_a − θ_b is the log-odds that a is preferred to b, and
@@ -22,22 +22,21 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval.analysis.contrasts import (
+from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
     check_adjust,
-    groupings,
     pairwise_contrasts,
     tukey_p,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import select_criterion
-from humaneval.analysis.result import Attempt, Diagnostics
+from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
-from humaneval.errors import ModelSpecError
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.errors import ModelSpecError, OptionError
+from humaneval.grouping import groupings
+from humaneval.ratings import Ratings, as_ratings, select_criterion
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
 #: (judgements independent), or a mixed model supplied as ``fit_mixed``.
@@ -230,6 +229,7 @@ class ComparativeAnalysis:
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
             "versions": dict(fit.versions),
             "warnings": list(self.warnings),
+            "cautions": list(self.warnings),
         }
 
     def summary(self) -> str:
@@ -360,9 +360,9 @@ def analyze_comparative(
     table = select_criterion(ratings, criterion) if "criterion" in ratings.data else ratings
     kind = kind or detect_kind(table)
     if kind not in COMPARATIVE_KINDS:
-        raise ModelSpecError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
+        raise OptionError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
     if inference not in INFERENCE:
-        raise ModelSpecError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
+        raise OptionError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
     adjust = check_adjust(adjust or "tukey")
     judgements = build_judgements(table, kind)
     check_estimable(judgements.beats, judgements.systems, MODEL_NAMES[judgements.model])

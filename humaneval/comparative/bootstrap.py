@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import Judgements
-from humaneval.errors import ModelSpecError
+from humaneval.errors import ModelSpecError, OptionError
 
 SCHEMES = ("two-way", "pigeonhole", "annotator", "document", "naive")
 
@@ -63,7 +63,7 @@ def unit_weights(judgements: Judgements, scheme: str, n_boot: int, rng: np.rando
     if scheme == "pigeonhole":
         a, d = judgements.annotator, judgements.document
         return _counts(int(a.max()) + 1, n_boot, rng)[:, a] * _counts(int(d.max()) + 1, n_boot, rng)[:, d]
-    raise ModelSpecError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+    raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
 
 
 def _replicates(
@@ -93,7 +93,7 @@ def bootstrap_vcov(
     take the larger of the conventional and the robust standard error for the same reason).
     """
     if scheme not in SCHEMES:
-        raise ModelSpecError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+        raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
     if n_boot < 2:
         raise ModelSpecError(f"the bootstrap needs at least 2 replicates, not {n_boot}")
     rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import ModelSpecError, RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.ratings import Ratings
 
 
@@ -57,7 +57,7 @@ def bws_scores(
     if "tuple_id" not in keys and not {"annotator", "document"} <= set(keys):
         raise RatingsError("BWS rows need a tuple_id (or annotator and document) column to form tuples")
     if cluster not in ("annotator", "tuple"):
-        raise ModelSpecError(f"cluster must be 'annotator' or 'tuple', not {cluster!r}")
+        raise OptionError(f"cluster must be 'annotator' or 'tuple', not {cluster!r}")
     tuples = df.groupby(keys, sort=False).ngroup().to_numpy()
     systems = sorted(df["system"].astype(str).unique())
     sys_idx = pd.Categorical(df["system"].astype(str), categories=systems).codes

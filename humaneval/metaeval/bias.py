@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.errors import OptionError
 from humaneval.metaeval.levels import system_means
 
 
@@ -99,7 +100,7 @@ def bias_matrix(
             np.fill_diagonal(count, 0)
             np.fill_diagonal(correct, 0)
         else:
-            raise ValueError(f"pairs must be 'same_document' or 'cross_document', not {pairs!r}")
+            raise OptionError(f"pairs must be 'same_document' or 'cross_document', not {pairs!r}")
         tau = np.where(count > 0, (2 * correct - count) / np.maximum(count, 1), np.nan)
     np.fill_diagonal(tau, np.nan)
     return BiasMatrix(tau, count, [systems[i] for i in order], system_means(H), pairs)

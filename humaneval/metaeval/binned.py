@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.errors import ReliabilityWarning
+from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.levels import group_values
 
 
@@ -66,7 +66,7 @@ def assign_bins(
         counts = (~np.isnan(mu)).sum(axis=0)
         index = np.floor(ranks * n_bins / np.maximum(counts, 1))
     else:
-        raise ValueError(f"binning must be 'width' or 'quantile', not {binning!r}")
+        raise OptionError(f"binning must be 'width' or 'quantile', not {binning!r}")
     index = np.clip(np.nan_to_num(index, nan=-1), -1, n_bins - 1).astype(int)
     return np.where(np.isnan(mu), -1, index)
 
@@ -89,13 +89,13 @@ def binned_agreement(
     """
     names = list(scores)
     if len(names) < 2:
-        raise ValueError("binned agreement needs at least two metrics")
+        raise InsufficientDataError("binned agreement needs at least two metrics")
     normalised = {k: normalise_scores(v, normalise) for k, v in scores.items()}
     flat = [k for k, v in scores.items() if (np.nanmax(v, axis=0) == np.nanmin(v, axis=0)).any()]
     if flat:
         warnings.warn(
             f"metrics constant within some document (scored 0.5 there): {flat}",
-            ReliabilityWarning,
+            DataWarning,
             stacklevel=2,
         )
     with warnings.catch_warnings():

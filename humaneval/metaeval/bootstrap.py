@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.errors import ReliabilityWarning
+from humaneval.errors import DataWarning, OptionError
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels
 
@@ -59,7 +59,7 @@ def normalise_mode(mode: str) -> str:
     try:
         return MODE_ALIASES[mode]
     except KeyError:
-        raise ValueError(f"unknown resampling mode {mode!r}; use documents, systems or both") from None
+        raise OptionError(f"unknown resampling mode {mode!r}; use documents, systems or both") from None
 
 
 def resample_indices(
@@ -257,7 +257,7 @@ def bootstrap(
 
     Defaults follow the published study: resample ``both`` systems and documents, 1000 resamples,
     95 %. All metrics use the same resamples (paired). Resamples where a measure is undefined are
-    dropped and counted in ``n_valid``; a :class:`ReliabilityWarning` is raised when more than
+    dropped and counted in ``n_valid``; a :class:`DataWarning` is raised when more than
     5 % are dropped. The point estimate always comes from the full data.
     """
     H = np.asarray(H, dtype=float)
@@ -279,7 +279,7 @@ def bootstrap(
                 warnings.warn(
                     f"{name} {RESULT_NAMES[level]}: {n_resamples - len(valid)} of {n_resamples} resamples "
                     "are undefined and were dropped",
-                    ReliabilityWarning,
+                    DataWarning,
                     stacklevel=2,
                 )
             lo, hi = np.quantile(valid, [alpha / 2, 1 - alpha / 2]) if len(valid) else (np.nan, np.nan)

@@ -27,6 +27,8 @@ from functools import cached_property
 
 import numpy as np
 
+from humaneval.errors import OptionError
+
 Coefficient = str | Callable[[np.ndarray, np.ndarray], float]
 #: Entries of the sign matrix built at once (float64 temporaries of 8 bytes each).
 _BLOCK = 1 << 20
@@ -51,7 +53,7 @@ def normalise_coefficient(coefficient: Coefficient) -> Coefficient:
     try:
         return COEFFICIENTS[str(coefficient).lower()]
     except KeyError:
-        raise ValueError(
+        raise OptionError(
             f"unknown coefficient {coefficient!r}; use one of {sorted(set(COEFFICIENTS))} or a callable"
         ) from None
 

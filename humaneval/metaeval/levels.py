@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval.errors import OptionError, RatingsError
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 
 LEVELS = ("sys", "sum", "pair", "intra", "acc")
@@ -67,11 +68,11 @@ def normalise_levels(levels: str | tuple[str, ...] | list[str] | None) -> tuple[
     for level in levels:
         key = str(level).strip().lower()
         if key not in LEVEL_ALIASES:
-            raise ValueError(f"unknown level {level!r}; use some of {', '.join(LEVELS)}")
+            raise OptionError(f"unknown level {level!r}; use some of {', '.join(LEVELS)}")
         if LEVEL_ALIASES[key] not in out:
             out.append(LEVEL_ALIASES[key])
     if not out:
-        raise ValueError(f"no level named; use some of {', '.join(LEVELS)}")
+        raise OptionError(f"no level named; use some of {', '.join(LEVELS)}")
     return tuple(out)
 
 
@@ -92,7 +93,7 @@ class LevelValue:
 def _check(H: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     H, P = np.asarray(H, dtype=float), np.asarray(P, dtype=float)
     if H.ndim != 2 or H.shape != P.shape:
-        raise ValueError(
+        raise RatingsError(
             f"H and P must be matrices of the same shape (systems × documents), got {H.shape} and {P.shape}"
         )
     return H, P

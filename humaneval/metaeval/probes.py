@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import InsufficientDataError, ReliabilityWarning
+from humaneval.errors import DataWarning, InsufficientDataError
 from humaneval.metaeval.kernel import Coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, correlation_levels, normalise_levels, system_means
 
@@ -51,7 +51,7 @@ def with_noise(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """P + iid Uniform(0, 1e−10) noise, checked to have removed every tie.
 
     If the scores are so large that 1e−10 vanishes in float64 (fewer than ~1000 representable
-    steps), the noise is scaled by max(1, max|P|) with a :class:`ReliabilityWarning`.
+    steps), the noise is scaled by max(1, max|P|) with a :class:`DataWarning`.
     Cells whose noisy values still collide by chance get fresh noise until all values differ.
     """
     P = np.asarray(P, dtype=float)
@@ -62,7 +62,7 @@ def with_noise(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         warnings.warn(
             f"noise of 1e-10 vanishes next to scores of magnitude {magnitude:g}; "
             f"scaled the noise by {scale:g}",
-            ReliabilityWarning,
+            DataWarning,
             stacklevel=2,
         )
     noisy = P + rng.uniform(0, NOISE * scale, size=P.shape)

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from humaneval.errors import InsufficientDataError
+from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.metaeval.significance import Alternative, resampling_p_value
 
 
@@ -48,7 +48,7 @@ def approximate_randomisation(
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("a and b must be score vectors of the same length")
+        raise RatingsError("a and b must be score vectors of the same length")
     a, b = (a - np.nanmean(a)) / np.nanstd(a), (b - np.nanmean(b)) / np.nanstd(b)
     delta = statistic(a) - statistic(b)
     rng = np.random.default_rng(seed)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap, draw_counts, resample_indices
 from humaneval.metaeval.data import ScoreMatrices, align
 from humaneval.metaeval.kernel import Coefficient, PairKernel
@@ -272,7 +272,7 @@ def compare_metrics(
     one-sided paired permutation p, with ``p_adjusted`` by Holm
     across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``)."""
     if adjust not in ("none", "holm"):
-        raise ValueError(f"adjust={adjust!r}: use 'none' or 'holm'")
+        raise OptionError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]
     compared = []
     for a, b in pairs:

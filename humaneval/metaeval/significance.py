@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from humaneval.errors import InsufficientDataError, ReliabilityWarning
+from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import measure, normalise_levels, per_document, system_means
@@ -82,7 +82,7 @@ class _SwapForms:
 
     def __init__(self, H: np.ndarray, A: np.ndarray, B: np.ndarray, level: str, coefficient: str):
         if level != "acc" and coefficient not in ("kendall", "kendall_a"):
-            raise ValueError("the permutation test supports kendall, kendall_a, pearson and spearman")
+            raise OptionError("the permutation test supports kendall, kendall_a, pearson and spearman")
         self.level, self.coefficient = level, coefficient
         h, a, b = _layout(H, level), _layout(A, level), _layout(B, level)
         sH = _signs(h, h)
@@ -170,7 +170,7 @@ def permutation_test(
     (level,) = normalise_levels([level])
     coefficient = normalise_coefficient(coefficient)
     if callable(coefficient):
-        raise ValueError("the permutation test needs a named coefficient (kendall, pearson or spearman)")
+        raise OptionError("the permutation test needs a named coefficient (kendall, pearson or spearman)")
     H, A, B = (np.asarray(M, dtype=float) for M in (H, A, B))
     present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
     H, A, B = (np.where(present, _zscore(M), np.nan) for M in (H, A, B))
@@ -259,7 +259,7 @@ def williams_test(
         r12, r13, r23 = abs(r12), abs(r13), abs(r23)
     K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     if n <= 3 or K < 0 or any(math.isnan(v) for v in (r12, r13, r23)):
-        warnings.warn(f"Williams test undefined (n = {n}, K = {K:.4g})", ReliabilityWarning, stacklevel=2)
+        warnings.warn(f"Williams test undefined (n = {n}, K = {K:.4g})", DataWarning, stacklevel=2)
         return WilliamsResult(r12, r13, r23, n, K, math.nan, n - 3, math.nan, alternative)
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
     t /= math.sqrt(2 * K * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
@@ -298,7 +298,7 @@ def williams_compare(
         n = int(present.sum(axis=0).max())
         warnings.warn(
             "Williams test on per-document averages: n is the largest document column (nlpstats convention)",
-            ReliabilityWarning,
+            DataWarning,
             stacklevel=2,
         )
     else:
@@ -331,7 +331,7 @@ def fisher_ci(
     """
     coefficient = normalise_coefficient(coefficient)
     if coefficient not in FISHER_CONSTANTS:
-        raise ValueError(f"Fisher-z constants exist for pearson, spearman and kendall, not {coefficient!r}")
+        raise OptionError(f"Fisher-z constants exist for pearson, spearman and kendall, not {coefficient!r}")
     b, c = FISHER_CONSTANTS[coefficient]
     c = c if c is not None else (math.sqrt(1 + r * r / 2) if coefficient == "spearman" else 1.0)
     if n <= b or math.isnan(r):

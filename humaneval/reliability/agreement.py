@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats import inter_rater
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
 
@@ -95,7 +95,7 @@ def two_coder_agreement(
     weighted = None
     if weights is not None:
         if weights not in ("linear", "quadratic"):
-            raise DataValidationError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
+            raise OptionError(f"weights={weights!r}; use 'linear', 'quadratic' or None")
         weighted = _kappa(
             float(row @ col),
             lambda: inter_rater.cohens_kappa(table, weights=_points(cats), wt=weights, return_results=False),
@@ -111,7 +111,13 @@ def two_coder_agreement(
 
 
 def observed_agreement(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -> float:
-    """:math:`P_o` (eq. 3.1) on the units both coders rated."""
+    """:math:`P_o` (eq. 3.1) on the units both coders rated.
+
+    Examples
+    --------
+    >>> observed_agreement([1, 2, 3, 3], [1, 2, 3, 1])
+    0.75
+    """
     x, y = _paired(a, b)
     return float(np.mean(x == y))
 
@@ -123,13 +129,32 @@ def cohen_kappa(
     weights: Weights = None,
     categories: Sequence[object] | None = None,
 ) -> float:
-    """Cohen's κ (eqs. 3.2–3.3), or weighted κ with ``weights="linear"|"quadratic"``."""
+    """Cohen's κ (eqs. 3.2–3.3), or weighted κ with ``weights="linear"|"quadratic"``.
+
+    Examples
+    --------
+    Krippendorff's binary example (published κ = 0.0909):
+
+    >>> from humaneval.datasets import binary_example
+    >>> a, b = binary_example()
+    >>> round(cohen_kappa(a, b), 4)
+    0.0909
+    >>> cohen_kappa([1, 2, 3, 4], [1, 2, 3, 4], weights="quadratic")
+    1.0
+    """
     result = two_coder_agreement(a, b, weights=weights, categories=categories)
     return result.cohen_kappa if weights is None else float(result.weighted_kappa)  # type: ignore[arg-type]
 
 
 def scott_pi(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -> float:
-    """Scott's π (eqs. 3.2, 3.4–3.5)."""
+    """Scott's π (eqs. 3.2, 3.4–3.5).
+
+    Examples
+    --------
+    >>> from humaneval.datasets import binary_example
+    >>> round(scott_pi(*binary_example()), 4)
+    0.0476
+    """
     return two_coder_agreement(a, b).scott_pi
 
 
@@ -140,12 +165,22 @@ def fleiss_kappa(
     orient: Orient | None = None,
 ) -> FleissKappa:
     """Fleiss' κ (eqs. 3.6–3.7); raters may differ between units, but every unit needs the same
-    number :math:`a\\ge2` of ratings (otherwise use Krippendorff's α)."""
+    number :math:`a\\ge2` of ratings (otherwise use Krippendorff's α).
+
+    Examples
+    --------
+    With two raters Fleiss' κ equals Scott's π (binary example: 0.0476, P_o = 0.6):
+
+    >>> from humaneval.datasets import binary_example
+    >>> result = fleiss_kappa(binary_example(), orient="annotators_x_units")
+    >>> round(result.kappa, 4), result.P_o, result.n_units
+    (0.0476, 0.6, 10)
+    """
     rd = as_reliability_data(data, unit=unit, orient=orient)
     m = np.bincount(rd.unit)
     m = m[m > 0]
     if m.min() != m.max() or m[0] < 2:
-        raise DataValidationError(
+        raise RatingsError(
             f"Fleiss' κ needs the same number (≥ 2) of ratings per unit, found {m.min()} to {m.max()}; "
             "use Krippendorff's α for unequal or missing ratings"
         )
@@ -175,7 +210,7 @@ def pairwise_agreement(
     """
     rd = as_reliability_data(data, unit=unit)
     if rd.coder is None:
-        raise DataValidationError("value counts carry no coder identities; pairwise agreement needs them")
+        raise RatingsError("value counts carry no coder identities; pairwise agreement needs them")
     wide = pd.DataFrame({"unit": rd.unit, "coder": rd.coder, "value": rd.value}).pivot(
         index="unit", columns="coder", values="value"
     )
@@ -204,7 +239,7 @@ def _paired(
     else:
         x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
         if x.shape != y.shape or x.ndim != 1:
-            raise DataValidationError(
+            raise RatingsError(
                 f"the two coders' ratings have shapes {x.shape} and {y.shape}; give one value per unit "
                 "for each coder (NaN for missing)"
             )
@@ -229,7 +264,7 @@ def _categories(observed: np.ndarray, categories: Sequence[object] | None) -> li
     cats = [convert(c) for c in categories]
     missing = [v for v in found if v not in set(cats)]
     if missing:
-        raise DataValidationError(f"value {missing[0]!r} is not among the categories {list(categories)}")
+        raise RatingsError(f"value {missing[0]!r} is not among the categories {list(categories)}")
     return cats
 
 

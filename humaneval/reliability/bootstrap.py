@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import InsufficientDataError, OptionError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import (
     MAX_COINCIDENCE_VALUES,
@@ -133,7 +133,7 @@ def unit_bootstrap(
     elif resample in rd.units.columns and resample != "unit":
         cluster_of_unit, _ = pd.factorize(rd.units[resample].iloc[pairable_units])
     else:
-        raise DataValidationError(
+        raise OptionError(
             f"resample={resample!r} is not a unit column ({', '.join(map(str, rd.units.columns))}); "
             "use 'unit' or one of those columns"
         )
@@ -177,11 +177,11 @@ def _observed(
 
 def _check_resamples(n_resamples: int, confidence: float) -> None:
     if n_resamples < MIN_RESAMPLES:
-        raise DataValidationError(
+        raise OptionError(
             f"n_resamples={n_resamples} is too few for percentile intervals; use at least {MIN_RESAMPLES}"
         )
     if not 0 < confidence < 1:
-        raise DataValidationError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
+        raise OptionError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
 
 
 def _pair_distribution(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:

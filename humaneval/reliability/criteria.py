@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.errors import InsufficientDataError
+from humaneval.formatting import fmt
 from humaneval.ratings import Ratings, as_ratings
 
 COLUMNS = (
@@ -57,9 +58,9 @@ class CriterionCorrelations:
         lines = ["correlation between criteria (Spearman ρ: judgements / within annotators / system means)"]
         for r in self.table.itertuples():
             lines.append(
-                f"  {r.criterion_a} – {r.criterion_b}: {_fmt(r.rho)} (n={r.n_judgements}) / "
-                f"{_fmt(r.rho_within_annotator)} ({r.n_annotators} annotators) / "
-                f"{_fmt(r.rho_systems)} ({r.n_systems} systems)"
+                f"  {r.criterion_a} – {r.criterion_b}: {fmt(r.rho)} (n={r.n_judgements}) / "
+                f"{fmt(r.rho_within_annotator)} ({r.n_annotators} annotators) / "
+                f"{fmt(r.rho_systems)} ({r.n_systems} systems)"
             )
         return "\n".join(lines)
 
@@ -135,7 +136,3 @@ def _plain(value: object) -> object:
     if isinstance(value, float) and np.isnan(value):
         return None
     return value.item() if hasattr(value, "item") else value
-
-
-def _fmt(value: float) -> str:
-    return "n/a" if np.isnan(value) else f"{value:.3f}"

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.errors import DataValidationError, DesignError
+from humaneval.errors import DesignError, RatingsError
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.reliability.splithalf import group_sums, rowwise_pearson, single_criterion
@@ -47,7 +47,7 @@ def time_reliability_curve(
     annotators = table.data["annotator"].to_numpy(dtype=str)
     missing = sorted(set(annotators) - set(times.index.astype(str)))
     if missing:
-        raise DataValidationError(
+        raise RatingsError(
             f"no working time for annotator {missing[0]} (and {len(missing) - 1} more); the timing table "
             "must cover every annotator of the ratings"
         )

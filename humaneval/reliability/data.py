@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.ratings import Ratings, as_ratings
 
 Orient = Literal["units_x_annotators", "annotators_x_units"]
@@ -105,12 +105,12 @@ def from_long(
     """Reliability data from a long table with one row per (coder, unit) value.
 
     Rows with a missing value are ignored. A coder rating one unit twice raises
-    :class:`DataValidationError` (values are never silently averaged).
+    :class:`~humaneval.errors.RatingsError` (values are never silently averaged).
     """
     unit = list(unit)
     for col in [*unit, coder, value]:
         if col not in frame:
-            raise DataValidationError(
+            raise RatingsError(
                 f"column '{col}' not found (found: {', '.join(map(str, frame.columns))}); choose the "
                 "unit/coder/value columns that exist"
             )
@@ -119,7 +119,7 @@ def from_long(
     if dup.any():
         first = frame[dup].iloc[0]
         ident = ", ".join(f"{c}={first[c]}" for c in [coder, *unit])
-        raise DataValidationError(
+        raise RatingsError(
             f"{int(dup.sum())} rows rate the same unit twice (first: {ident}); a coder may rate each "
             "unit once — remove the duplicates or add a column to the unit"
         )
@@ -169,7 +169,7 @@ def from_matrix(
     (``"units_x_annotators"``).
     """
     if orient not in ("units_x_annotators", "annotators_x_units"):
-        raise DataValidationError(
+        raise OptionError(
             f"orient={orient!r}: say how the matrix is laid out with orient='annotators_x_units' (rows "
             "are annotators) or orient='units_x_annotators' (rows are units)"
         )
@@ -180,10 +180,10 @@ def from_matrix(
         if raw.dtype.kind not in "biuf":
             raw = np.asarray(matrix, dtype=object)
         if raw.ndim != 2:
-            raise DataValidationError(f"the reliability matrix has {raw.ndim} dimensions; expected 2")
+            raise RatingsError(f"the reliability matrix has {raw.ndim} dimensions; expected 2")
         rows, cols = np.arange(raw.shape[0]), np.arange(raw.shape[1])
     if raw.size == 0:
-        raise DataValidationError("the reliability matrix is empty; expected a 2-D table of values")
+        raise RatingsError("the reliability matrix is empty; expected a 2-D table of values")
     if orient == "units_x_annotators":
         raw, rows, cols = raw.T, cols, rows
     mask = ~np.isnan(raw) if raw.dtype.kind == "f" else ~pd.isna(raw)
@@ -217,17 +217,17 @@ def from_counts(
     else:
         table = np.asarray(counts)
         if value_domain is None:
-            raise DataValidationError("value counts given as an array need value_domain= naming the columns")
+            raise RatingsError("value counts given as an array need value_domain= naming the columns")
         columns = list(value_domain)
         unit_names = [str(u) for u in range(table.shape[0])]
     if table.ndim != 2 or table.shape[1] != len(columns):
-        raise DataValidationError(
+        raise RatingsError(
             f"value counts have {table.shape[-1]} columns but {len(columns)} values were named; give one "
             "column per value"
         )
     table = np.asarray(table, dtype=float)
     if (table < 0).any() or (table != np.round(table)).any() or np.isnan(table).any():
-        raise DataValidationError("value counts must be whole numbers >= 0")
+        raise RatingsError("value counts must be whole numbers >= 0")
     reps = table.astype(np.int64).ravel()
     unit_idx = np.repeat(np.repeat(np.arange(table.shape[0]), table.shape[1]), reps)
     col_idx = np.repeat(np.tile(np.arange(table.shape[1]), table.shape[0]), reps)
@@ -282,7 +282,7 @@ def _encode_values(
         if is_numeric and not np.isnan(dom_numeric).any():
             outside = ~np.isin(numeric, dom_numeric)
             if outside.any():
-                raise DataValidationError(
+                raise RatingsError(
                     f"value {number(numeric[outside][0])} is not in value_domain {domain}; fix the value "
                     "or extend the domain"
                 )
@@ -291,7 +291,7 @@ def _encode_values(
         text = [str(v) for v in raw]
         bad = [t for t in text if t not in position]
         if bad:
-            raise DataValidationError(
+            raise RatingsError(
                 f"value {bad[0]!r} is not in value_domain {domain}; fix the value or extend the domain"
             )
         return np.array([position[t] for t in text], dtype=float), tuple(domain), True

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError, HumanEvalError, ReliabilityWarning
+from humaneval.errors import HumanEvalError, RatingsError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import AlphaInput, LevelArg, alpha_value, disagreements, prepare
 from humaneval.reliability.data import Orient, as_reliability_data
@@ -60,7 +60,7 @@ def alpha_diagnostics(
     """Per-unit and per-coder disagreement contributions of α (needs coder identities)."""
     rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
     if rd.coder is None:
-        raise DataValidationError("value counts carry no coder identities; per-coder diagnostics need them")
+        raise RatingsError("value counts carry no coder identities; per-coder diagnostics need them")
     prep = prepare(rd, level)
     d_o, d_e = disagreements(prep)
     n = len(prep.x)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from humaneval.errors import HumanEvalError
+from humaneval.formatting import MISSING, fmt, fmt_ci
 from humaneval.ratings import Ratings
 from humaneval.reliability.agreement import fleiss_kappa
 from humaneval.reliability.alpha import krippendorff_alpha
@@ -52,6 +53,54 @@ class ReliabilityReport:
     shr_caveat: str | None = None
     scale: tuple[float, float] | None = None
     scale_declared: bool = False
+
+    def summary(self, source: str | None = None) -> str:
+        """The report as ``humaneval reliability`` prints it, titled by ``source`` (e.g. the file)."""
+        alpha = fmt(self.alpha)
+        if self.alpha_ci is not None:
+            alpha += f"  95% CI {fmt_ci(*self.alpha_ci)} (KALPHA, {self.n_bootstrap} resamples)"
+            alpha += "".join(f"; P(α < {k:g}) = {fmt(v)}" for k, v in self.alpha_q.items())
+        shr = MISSING
+        if self.shr is not None and self.shr_caveat:
+            shr = f"{fmt(self.shr)} from {self.shr_n_splits} split(s) only: not an estimate (see note)"
+        elif self.shr is not None:
+            shr = (
+                f"{fmt(self.shr)} (sd {fmt(self.shr_sd)} over {self.shr_n_splits} splits); "
+                f"Spearman–Brown {fmt(self.shr_spearman_brown)}"
+            )
+        rows = [
+            (f"Krippendorff's α ({self.alpha_level})", alpha),
+            ("pairable values / units", f"{self.n_pairable} / {self.n_pairable_units}"),
+            ("units with one rating (dropped)", self.n_units_dropped),
+            ("Fleiss' κ", fmt(self.fleiss_kappa)),
+            ("split-half reliability", shr),
+            ("design", f"{self.design_family}, {self.n_blocks} blocks"),
+        ]
+        if self.scale is not None:
+            low, high = self.scale
+            rows.append(("scale", f"{low:g}-{high:g} ({'declared' if self.scale_declared else 'inferred'})"))
+        width = max(len(k) for k, _ in rows)
+        title = (source or "ratings") + (f" [{self.criterion}]" if self.criterion else "")
+        lines = [f"{title}: reliability"] + [f"  {k:<{width}}  {v}" for k, v in rows]
+        if self.time_curve:
+            lines.append("  time vs reliability, every hour (minutes: mean r; all buckets in --json)")
+            lines += [
+                f"    {b['minutes_from']:>5.0f}-{b['minutes_to']:<5.0f} {fmt(b['mean_r'])}  (n={b['n']})"
+                for b in self.time_curve
+                if b["minutes_from"] % 60 == 0
+            ]
+        notes = [*self.notes, *([self.shr_caveat] if self.shr_caveat else [])]
+        lines += [f"  note: {n}" for n in notes]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        criterion = f" [{self.criterion}]" if self.criterion else ""
+        ci = f" {fmt_ci(*self.alpha_ci)}" if self.alpha_ci is not None else ""
+        return (
+            f"<ReliabilityReport{criterion}: {self.alpha_level} α {fmt(self.alpha)}{ci}, "
+            f"Fleiss' κ {fmt(self.fleiss_kappa)}, split-half {fmt(self.shr)}; "
+            f"{self.design_family} design, {self.n_blocks} blocks>"
+        )
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)

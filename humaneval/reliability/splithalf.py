@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import DataValidationError, DesignError, InsufficientDataError, ReliabilityWarning
+from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.structure import cluster_labels
@@ -113,7 +113,7 @@ def split_half_reliability(
             "points is always ±1"
         )
     if n_splits < 1:
-        raise DataValidationError(f"n_splits={n_splits}; use at least 1 (1000 is the default)")
+        raise OptionError(f"n_splits={n_splits}; use at least 1 (1000 is the default)")
     values = table.values.to_numpy(dtype=float)
     rng, used_seed = resolve_seed(seed)
     if split == "blocks":
@@ -132,7 +132,7 @@ def split_half_reliability(
         n_clusters, enumerated = 1, False
         a_sums, a_counts, b_sums, b_counts = _crossed_splits(data, system_codes, values, n_splits, rng, split)
     else:
-        raise DataValidationError(f"split={split!r}; use 'blocks', 'annotators_documents' or 'annotators'")
+        raise OptionError(f"split={split!r}; use 'blocks', 'annotators_documents' or 'annotators'")
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a, mean_b = a_sums / a_counts, b_sums / b_counts
     r, abs_diff = rowwise_pearson(mean_a, mean_b)
@@ -173,7 +173,7 @@ def single_criterion(ratings: Ratings) -> Ratings:
     ratings = ratings.without_checks()
     criteria = ratings.criteria
     if len(criteria) > 1:
-        raise DataValidationError(
+        raise RatingsError(
             f"the table has {len(criteria)} criteria ({', '.join(map(str, criteria[:3]))}, ...); split-half "
             "reliability runs per criterion — select one (Ratings.by_criterion())"
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from humaneval.errors import DataValidationError
+from humaneval.errors import RatingsError
 from humaneval.ratings import ALIASES, Ratings
 from humaneval.tables import read_table_lines
 
@@ -34,7 +34,7 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     annotator = next((lower[k] for k in lower if k == "annotator" or ALIASES.get(k) == "annotator"), None)
     seconds = next((lower[k] for k in _TIME_COLUMNS if k in lower), None)
     if annotator is None or seconds is None:
-        raise DataValidationError(
+        raise RatingsError(
             f"{label}a timing table needs columns 'annotator' and 'time_stamp' (or 'seconds'); found "
             f"{', '.join(map(str, frame.columns))}"
         )
@@ -43,7 +43,7 @@ def load_annotator_times(source: str | Path | pd.DataFrame) -> pd.Series:
     if bad.any():
         first = int(bad.to_numpy().nonzero()[0][0])
         where = f"line {lines[first]}" if lines is not None else f"row {frame.index[first]}"
-        raise DataValidationError(
+        raise RatingsError(
             f"{label}{where}, column '{seconds}': {str(frame[seconds].iloc[first])!r} is not a non-negative "
             "number of seconds; fix or remove that row"
         )
@@ -59,7 +59,7 @@ def ratings_annotator_times(ratings: Ratings) -> pd.Series:
     when the table has a ``position`` column.
     """
     if "seconds" not in ratings.data:
-        raise DataValidationError(
+        raise RatingsError(
             "the ratings table has no 'seconds' column; pass per-annotator times (load_annotator_times)"
         )
     data = ratings.data

@@ -1,6 +1,6 @@
 """Collect one study report: every section comes from the package's own APIs, nothing is recomputed.
 
-Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~humaneval.analysis.analyze.
+Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~humaneval.analysis.workflow.
 analyze`, CLMM, same defaults) and ``humaneval reliability`` (:func:`~humaneval.reliability.report.
 reliability_report`, same defaults and seed) return, the system means with block-bootstrap intervals
 (:mod:`humaneval.report.means`) and the power note (:mod:`humaneval.report.power`); for the study,
@@ -20,10 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.analysis.workflow import Analysis, analyze
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import HumanEvalError
@@ -43,7 +43,7 @@ from humaneval.report.cautions import (
     ordered,
     qc_cautions,
 )
-from humaneval.report.means import interval_of, mean_intervals
+from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, planned_tables, power_note
 from humaneval.resampling import ClusterInterval
 from humaneval.simulate.experiment import resolve_model
@@ -292,7 +292,7 @@ def _criterion_report(
     if get_method(detect_kind(part)).analysis == "comparative":
         say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
-        means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
+        means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
         why = "agreement and power are not computed for comparative judgements yet"
         return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
     say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
@@ -321,7 +321,7 @@ def _criterion_report(
         reliability_error = str(exc)
         if structure.judgements_per_summary.max == 1:
             reliability_error = f"every summary was judged once, so there is no agreement to measure ({exc})"
-    means = mean_intervals(
+    means, means_interval = mean_intervals(
         select_criterion(ratings, criterion), n_resamples=settings.mean_resamples, seed=settings.seed
     )
     note = power_error = None
@@ -351,7 +351,7 @@ def _criterion_report(
         fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         power_error=power_error,
         reliability_error=reliability_error,
-        means_interval=interval_of(means),
+        means_interval=means_interval,
     )
 
 

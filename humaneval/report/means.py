@@ -1,6 +1,6 @@
 """System means with cluster-bootstrap intervals, for the report's Table 3.2-style results table.
 
-The analysis reports the mean response per system (``humaneval.analysis.analyze.system_means``:
+The analysis reports the mean response per system (``humaneval.analysis.workflow.system_means``:
 scores as given, ranks 1-based) and its significance groupings; the report adds how precisely each
 mean is known. Ratings of one block share annotators and documents, so the interval resamples the
 independent blocks (connected components of the annotator–document graph; Steen's dissertation,
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.analyze import system_means
+from humaneval.analysis.workflow import system_means
 from humaneval.ratings import Ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.reliability.splithalf import group_sums
@@ -31,12 +31,12 @@ def mean_intervals(
     level: float = 0.95,
     seed: SeedLike = 1,
     method: str = "percentile",
-) -> pd.DataFrame:
-    """``system, mean, ci_low, ci_high, n`` — intervals over resampled blocks.
+) -> tuple[pd.DataFrame, ClusterInterval]:
+    """``system, mean, ci_low, ci_high, n`` — intervals over resampled blocks — and the
+    :class:`~humaneval.resampling.ClusterInterval` behind them (number of blocks, caveat).
 
-    ``ratings`` is one criterion without attention checks. The :class:`~humaneval.resampling.
-    ClusterInterval` behind the columns (number of blocks, caveat) is ``frame.attrs["interval"]``;
-    with too few blocks the interval columns are NaN and the caveat says why.
+    ``ratings`` is one criterion without attention checks. With too few blocks the interval
+    columns are NaN and the caveat says why.
     """
     means = system_means(ratings)
     values = ratings.reported()
@@ -64,10 +64,4 @@ def mean_intervals(
             "n": counts.sum(axis=0).astype(int),
         }
     )
-    frame.attrs["interval"] = interval
-    return frame
-
-
-def interval_of(frame: pd.DataFrame) -> ClusterInterval | None:
-    """The :class:`~humaneval.resampling.ClusterInterval` stored by :func:`mean_intervals`."""
-    return frame.attrs.get("interval")
+    return frame, interval

@@ -1,7 +1,7 @@
 """Write a :class:`~humaneval.report.build.StudyReport` to disk: index.html, figures, JSON, Markdown, LaTeX.
 
 The HTML page is ``templates/report.html.j2`` (jinja2, autoescaping on, inline CSS, figures as PNG
-files next to it). Every number is formatted once here (:func:`fmt`) and shared by the HTML,
+files next to it). Every number is formatted by :mod:`humaneval.formatting` and shared by the HTML,
 Markdown and LaTeX outputs, so all three show the same digits as ``report.json``.
 """
 
@@ -16,6 +16,7 @@ import numpy as np
 
 from humaneval import __version__
 from humaneval.analysis.prepare import select_criterion
+from humaneval.formatting import fmt, fmt_ci, fmt_p, fmt_power
 from humaneval.methods import lower_is_better
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
@@ -29,30 +30,6 @@ QC_FLAGS = {
     "straight_line": "same answer throughout",
     "long_run": "long run of one answer",
 }
-
-
-def fmt(value: Any, digits: int = 3) -> str:
-    """A number with ``digits`` decimals; missing values as an en dash."""
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "–"
-    return f"{value:.{digits}f}"
-
-
-def fmt_p(value: float) -> str:
-    return "<.0001" if value < 1e-4 else f"{value:.4f}"
-
-
-def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
-    if low is None or not np.isfinite(low):
-        return "–"
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def fmt_power(rate: float, low: float, high: float) -> str:
-    """A simulated power with its 95 % Clopper–Pearson interval, ``0.26 [0.21, 0.32]``."""
-    if rate is None or not np.isfinite(rate):
-        return "–"
-    return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.scorers.names import GROUPS, TITLES, classify_person, strip_title
 from humaneval.scorers.result import as_texts, paired_texts
 from humaneval.scorers.text import STOP_WORDS, words
@@ -99,7 +99,7 @@ def tvd(p: Sequence[float], q: Sequence[float], kind: str = "half-l1") -> float:
         return float(0.5 * diff.sum())
     if kind == "sup":
         return float(diff.max())
-    raise RatingsError(f"tvd kind {kind!r} is not one of half-l1, sup")
+    raise OptionError(f"tvd kind {kind!r} is not one of half-l1, sup")
 
 
 # --- word-list inclusion bias ---------------------------------------------------------------------
@@ -147,7 +147,7 @@ def word_list_bias(
     """
     src, summ = paired_texts(sources, summaries)
     if reference not in ("source", "uniform"):
-        raise RatingsError(f"reference {reference!r} is not one of source, uniform")
+        raise OptionError(f"reference {reference!r} is not one of source, uniform")
     obs = group_word_counts(summ, word_lists).sum(axis=0)
     ref = group_word_counts(src, word_lists).sum(axis=0)
     score = _word_list_score(obs, ref if reference == "source" else None, tvd_kind)
@@ -273,7 +273,7 @@ def hallucinated_persons(
     """Summary persons aligned to no input entity with at least one (non-title) token not in the
     source; a token occurs as a lowercase substring of the source, or as a word (``"word"``)."""
     if token_match not in ("substring", "word"):
-        raise RatingsError(f"token_match {token_match!r} is not one of substring, word")
+        raise OptionError(f"token_match {token_match!r} is not one of substring, word")
     lowered = source.lower()
     vocabulary = set(words(source))
     out = []
@@ -455,7 +455,7 @@ def distinguishability_by_cluster(
     if not len(texts) == len(groups) == len(clusters):
         raise RatingsError(f"{len(texts)} summaries, {len(groups)} groups and {len(clusters)} cluster ids")
     if ties not in ("half", "strict"):
-        raise RatingsError(f"ties {ties!r} is not one of half, strict")
+        raise OptionError(f"ties {ties!r} is not one of half, strict")
     if similarity == "bow":
         similarity_fn: Callable[[list[str]], np.ndarray] = bow_similarity
     elif callable(similarity):
@@ -512,7 +512,7 @@ def resample_weights(
         drawn = rng.multinomial(k, np.full(k, 1 / k), size=n_resamples)
         return drawn[:, cluster_index].astype(float)
     if level != "s":
-        raise RatingsError(f"bootstrap level {level!r} is not one of d (documents), s (name samples)")
+        raise OptionError(f"bootstrap level {level!r} is not one of d (documents), s (name samples)")
     sample_ids = np.asarray([str(s) for s in samples])
     weights = np.zeros((n_resamples, len(sample_ids)))
     for c in range(len(cluster_codes)):
@@ -600,7 +600,7 @@ def bias_report(
         raise RatingsError(f"bias input lacks column(s) {sorted(missing)}; see the bias_report docstring")
     unknown = set(measures) - set(MEASURES)
     if unknown:
-        raise RatingsError(f"unknown bias measure(s) {sorted(unknown)}")
+        raise OptionError(f"unknown bias measure(s) {sorted(unknown)}")
     rng = np.random.default_rng(seed)
     recognise = ner or heuristic_persons
     systems = (

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval.errors import BackendUnavailableError, RatingsError
+from humaneval.errors import BackendUnavailableError, OptionError, RatingsError
 from humaneval.scorers.result import ScoreResult, UndefinedScoreWarning, as_texts, blank_mask, values_of
 from humaneval.scorers.text import STOP_WORDS, sentences
 
@@ -50,7 +50,7 @@ def entity_graph_score(
 ) -> float:
     """EGR of an entity grid (average weighted out-degree of the projection graph)."""
     if weights not in ("syntactic", "count", "unweighted"):
-        raise RatingsError(f"weights {weights!r} is not one of syntactic, count, unweighted")
+        raise OptionError(f"weights {weights!r} is not one of syntactic, count, unweighted")
     n = len(grid)
     if n == 0:
         return float("nan")
@@ -123,7 +123,7 @@ def _builder(builder: str, nlp: Any) -> tuple[Callable[[str], Grid], str]:
         if nlp is None:
             raise BackendUnavailableError("builder='spacy' needs nlp=<a spaCy pipeline with a parser>")
         return (lambda text: spacy_grid(nlp(text))), "spacy-dependency"
-    raise RatingsError(f"builder {builder!r} is not one of auto, spacy, lexical")
+    raise OptionError(f"builder {builder!r} is not one of auto, spacy, lexical")
 
 
 def entity_graph_coherence(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import InsufficientDataError, RatingsError
+from humaneval.errors import InsufficientDataError, OptionError, RatingsError
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
 from humaneval.scorers.text import content_tokens
 
@@ -74,7 +74,7 @@ def score_faithfulness(
             raise RatingsError(f"backend 'lexical' takes no options; got {sorted(score_options)}")
         return lexical_overlap_score(sources, summaries)
     if backend not in ("nli", "summac-zs"):
-        raise RatingsError(f"backend {backend!r} is not one of nli, summac-zs, lexical")
+        raise OptionError(f"backend {backend!r} is not one of nli, summac-zs, lexical")
     from humaneval.scorers.nli import NLIScorer
 
     scorer = NLIScorer(

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval.errors import BackendUnavailableError
+from humaneval.errors import BackendUnavailableError, OptionError
 from humaneval.scorers.lexical import top_n_alignment
 from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
@@ -224,9 +224,9 @@ def score_ffci(
 
     unknown = sorted(set(aspects) - set(ASPECTS))
     if unknown or not aspects:
-        raise RatingsError(f"FFCI aspects {unknown or '(none)'}: choose from {', '.join(ASPECTS)}")
+        raise OptionError(f"FFCI aspects {unknown or '(none)'}: choose from {', '.join(ASPECTS)}")
     if backend not in ("bertscore", "lexical"):
-        raise RatingsError(f"FFCI backend {backend!r} is not one of bertscore, lexical")
+        raise OptionError(f"FFCI backend {backend!r} is not one of bertscore, lexical")
     needs = {"faithfulness": ("sources", sources), "focus": ("references", references),
              "coverage": ("references", references)}  # fmt: skip
     for aspect in aspects:

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.scorers.result import ScoreResult, as_texts, blank_mask, paired_texts
 from humaneval.scorers.text import sentences, words
 
@@ -148,7 +148,7 @@ def intersentential_coherence(
     texts = as_texts(summaries, "summaries")
     reducers = {"min": np.min, "mean": np.mean, "max": np.max}
     if aggregate not in reducers:
-        raise RatingsError(f"aggregate {aggregate!r} is not one of min, mean, max")
+        raise OptionError(f"aggregate {aggregate!r} is not one of min, mean, max")
     blank = blank_mask(texts)
     firsts: list[str] = []
     seconds: list[str] = []

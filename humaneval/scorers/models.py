@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from humaneval.errors import BackendUnavailableError, ModelSpecError
+from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
 #: Repository files a scorer never needs (other frameworks' weights, exports).
@@ -138,7 +138,7 @@ def resolve_device(device: str = "auto") -> str:
     name = str(device).lower()
     base = name.split(":", 1)[0]
     if base not in DEVICES:
-        raise ModelSpecError(f"device {device!r} is not one of {', '.join(DEVICES)} (e.g. cuda:1)")
+        raise OptionError(f"device {device!r} is not one of {', '.join(DEVICES)} (e.g. cuda:1)")
     has_mps = bool(getattr(torch.backends, "mps", None)) and torch.backends.mps.is_available()
     if base == "auto":
         return "cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu"

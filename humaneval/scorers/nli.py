@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval.errors import BackendUnavailableError, ModelSpecError
+from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError
 from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
 from humaneval.scorers.text import sentences
@@ -141,7 +141,7 @@ class NLIScorer:
         from tqdm.auto import tqdm
 
         if k < 1:
-            raise ModelSpecError(f"k = {k}: the number of MC-dropout passes must be at least 1")
+            raise OptionError(f"k = {k}: the number of MC-dropout passes must be at least 1")
         out = np.empty((k, len(premises), self.model.config.num_labels))
         order = np.argsort(
             [-(len(a) + len(b)) for a, b in zip(premises, hypotheses, strict=True)], kind="stable"
@@ -186,7 +186,7 @@ class NLIScorer:
             return probs[..., self.entail]
         if mode == "c":
             return probs[..., self.contra]
-        raise ModelSpecError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        raise OptionError(f"mode {mode!r} is not one of {', '.join(MODES)}")
 
     def score(
         self,
@@ -200,7 +200,7 @@ class NLIScorer:
         """Score every (source, summary) pair; ``meta["sd"]`` is the per-item SD across passes."""
         premises, hypotheses = paired_texts(sources, summaries)
         if mode not in MODES:
-            raise ModelSpecError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+            raise OptionError(f"mode {mode!r} is not one of {', '.join(MODES)}")
         blank = blank_mask(premises, hypotheses)
         keep = np.flatnonzero(~blank)
         values = np.full(len(premises), np.nan)

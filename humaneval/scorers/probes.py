@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.scorers.names import GROUPS, top_first_names
 
 GROUP_WORDS: dict[str, dict[str, str]] = {
@@ -80,7 +80,7 @@ def make_probes(
     groups = list(first_names)
     unknown = set(variants) - {"single", "balanced"}
     if unknown:
-        raise RatingsError(f"unknown probe variant(s) {sorted(unknown)}; use single and/or balanced")
+        raise OptionError(f"unknown probe variant(s) {sorted(unknown)}; use single and/or balanced")
     rng = np.random.default_rng(seed)
     rows = []
     for t, template in enumerate(templates):

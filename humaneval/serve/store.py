@@ -17,6 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from humaneval.studydb import connect, is_database
+
+__all__ = ["Store", "backup", "connect", "create_private", "create_schema", "is_database", "upgrade_schema"]
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS study (
     key TEXT PRIMARY KEY,
@@ -76,13 +80,6 @@ CREATE INDEX IF NOT EXISTS slot_by_state ON slot (study, state, block, k);
 """
 
 
-def is_database(path: str | Path) -> bool:
-    """Whether ``path`` starts with the SQLite header: checked before :func:`connect`, whose WAL
-    pragma would turn an empty file into a database."""
-    with open(path, "rb") as handle:
-        return handle.read(16) == b"SQLite format 3\x00"
-
-
 PRIVATE = 0o600
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -102,17 +99,6 @@ def make_private(path: str | Path) -> None:
         target = Path(f"{path}{name}")
         if target.exists() and stat.S_IMODE(target.stat().st_mode) & 0o077:
             os.chmod(target, stat.S_IMODE(target.stat().st_mode) & 0o700)
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection with the durability pragmas of docs/serve.md (autocommit; transactions are explicit)."""
-    connection = sqlite3.connect(str(path), isolation_level=None, timeout=5.0, check_same_thread=False)
-    connection.row_factory = sqlite3.Row
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    connection.execute("PRAGMA foreign_keys=ON")
-    connection.execute("PRAGMA busy_timeout=5000")
-    return connection
 
 
 class Store:

@@ -26,8 +26,8 @@ from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
 from humaneval.forms.write import design_payloads, design_texts
 from humaneval.serve.store import connect, create_private, create_schema, is_database
+from humaneval.studydb import DB_NAME
 
-DB_NAME = "study.sqlite"
 TOKEN_NAME = "admin_token"
 MIN_SLOT_TIMEOUT_S = 20 * 60
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="

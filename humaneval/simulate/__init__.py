@@ -13,6 +13,7 @@
 - :mod:`~humaneval.simulate.curve`: power curves along blocks, documents or annotators.
 """
 
+from humaneval.simulate.budget import BudgetPlan, CostModel, plan_budget
 from humaneval.simulate.curve import PowerCurve, power_curve
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import SimulationResult, power, simulate, sweep, type1_error
@@ -27,6 +28,8 @@ from humaneval.simulate.study import StudySetup, plan_study
 from humaneval.simulate.table_design import TableDesign, read_design_table
 
 __all__ = [
+    "BudgetPlan",
+    "CostModel",
     "PilotModel",
     "PowerCurve",
     "SimDesign",
@@ -38,6 +41,7 @@ __all__ = [
     "min_attainable_p",
     "paired_t_pvalues",
     "pilot_model",
+    "plan_budget",
     "plan_study",
     "power",
     "power_curve",

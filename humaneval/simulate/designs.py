@@ -20,8 +20,8 @@ import pandas as pd
 
 from humaneval.design import block_design
 from humaneval.errors import DesignError
+from humaneval.kernels import AGGREGATES
 
-AGGREGATES = ("none", "document", "cluster")
 _KEYS = {"blocks": "blocks", "b": "blocks", "docs": "docs", "d": "docs", "documents": "docs"}
 _KEYS |= {"annotators": "annotators", "a": "annotators", "docs_per_block": "docs"}
 _KEYS |= {"annotators_per_block": "annotators"}

@@ -26,6 +26,7 @@ from statsmodels.stats.proportion import proportion_confint
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
 from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
@@ -215,6 +216,73 @@ class SimulationResult:
                 )
         return out
 
+    def summary(self, notes: Sequence[str] = ()) -> str:
+        """The rates as ``humaneval power`` prints them: one line per test and aggregation level
+        with its 95 % interval (and the Type I error of a calibration run), the CLMM rungs, and one
+        line per ``notes`` entry and per calibration warning."""
+        cfg = self.config
+        kind = "Type I error" if cfg.null else "power"
+        lines = [f"{kind} of {design_line(cfg.design)}, seed {cfg.seed}"]
+        lines += [f"  {n}" for n in notes]
+        calibration = None if self.calibration is None else self.calibration.overall()
+        lines.append(
+            f"  {'test':<6} {'level':<9} {kind + ' [95% CI]':<26}"
+            + ("  Type I [95% CI]" if calibration is not None else "")
+        )
+        for k, row in enumerate(self.overall().itertuples()):
+            rate = fmt_estimate_ci(row.rate, row.ci_low, row.ci_high)
+            line = f"  {row.test:<6} {row.aggregate:<9} {rate:<26}"
+            if calibration is not None:
+                cal = calibration.iloc[k]
+                line += "  " + fmt_estimate_ci(cal["rate"], cal["ci_low"], cal["ci_high"])
+            lines.append(line)
+        if self.rungs:
+            lines += self._rung_lines()
+        lines += [f"  warning: {w}" for w in self.calibration_warnings()]
+        return "\n".join(lines)
+
+    def _rung_lines(self) -> list[str]:
+        cfg = self.config
+        total = sum(self.rungs.values())
+        convention = {
+            "rescue": "failed fits rescued down the fallback ladder; failing every rung = not significant",
+            "miss": "a failed fit counts as not significant",
+            "exclude": "failed fits are left out of the power",
+        }[cfg.failed_fits]
+        convention += {
+            "evidence": "; failed = the engine's diagnostics",
+            "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
+        }[cfg.failure_rule]
+        lines = [
+            f"  CLMM fits ({total} replicates): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(self.rungs.items()))
+            + f"; {convention}"
+        ]
+        clmm = self.overall()
+        clmm = clmm[clmm["test"] == "clmm"]
+        if not clmm.empty and not cfg.null:
+            row = clmm.iloc[0]
+            shown = [
+                f"{name} {fmt(row['rate_' + name])}"
+                for name in ("rescue", "miss", "exclude")
+                if np.isfinite(row["rate_" + name])
+            ]
+            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
+        if self.calibration is not None and self.calibration.rungs:
+            lines.append(
+                "  CLMM fits under the null: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(self.calibration.rungs.items()))
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        cfg = self.config
+        rates = ", ".join(
+            f"{row.test}/{row.aggregate} {fmt(row.rate)}" for row in self.overall().itertuples()
+        )
+        kind = "type1" if cfg.null else "power"
+        return f"<SimulationResult {kind} of {cfg.design.label}, seed {cfg.seed}: {rates}>"
+
     def to_dict(self) -> dict[str, Any]:
         cfg = self.config
         out = {
@@ -244,6 +312,17 @@ class SimulationResult:
                 "warnings": self.calibration_warnings(),
             }
         return out
+
+
+def design_line(design: SimDesign | TableDesign) -> str:
+    """What was simulated: the block design, or the planned table row by row."""
+    if isinstance(design, TableDesign):
+        return (
+            f"the planned table {design.label}, simulated row by row as planned ({design.judgements():,} "
+            f"judgements, {design.blocks} blocks, {design.total_annotators} annotators, "
+            f"{design.total_documents} documents; {design.family})"
+        )
+    return f"{design.label} (B×D×A, {design.family})"
 
 
 def _se(rate: float, n: int) -> float:

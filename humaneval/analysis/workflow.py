@@ -8,19 +8,23 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.classic import AGGREGATES, TESTS, classic_test, independent_units
+from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
-from humaneval.errors import ModelSpecError
+from humaneval.comparative import ComparativeAnalysis, analyze_comparative
+from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
+from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.methods import lower_is_better
 from humaneval.ratings import Ratings
 
 
@@ -47,6 +51,8 @@ class Analysis:
     emms: pd.DataFrame | None = None
     lr_test: dict[str, object] | None = None
     omnibus: dict[str, object] | None = None
+    by: tuple[str, ...] = ()
+    cautions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md)."""
@@ -108,13 +114,92 @@ class Analysis:
             "omnibus": self.omnibus,
             "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
+            "cautions": list(self.cautions),
             **(self.extra or {}),
         }
 
     @property
     def by_columns(self) -> list[str]:
         """The ``by`` columns of an EMM contrast table (empty otherwise)."""
-        return list(self.contrasts.attrs.get("by", []))
+        return list(self.by)
+
+    def summary(self) -> str:
+        """The system table with groupings and the contrast table, as ``humaneval analyze`` prints them."""
+        lines = (
+            self.fit.headline() if self.fit is not None else [f"{self.test} test, aggregate={self.aggregate}"]
+        )
+        if self.fit is not None and (self.fit.structure == "formula" or self.emms is not None):
+            lines += ["", f"{'term':<28} {'estimate':>9} {'SE':>7} {'z':>8} {'p':>8}"]
+            for row in self.fit.fixed_effects().itertuples():
+                lines.append(
+                    f"{row.term:<28} {row.estimate:>9.4f} {row.se:>7.4f} {row.z:>8.3f} {fmt_p(row.p):>8}"
+                )
+        if self.emms is not None:
+            return "\n".join(lines + self._emm_lines())
+        unit = "mean rank (1 = best)" if lower_is_better(self.response) else "mean score"
+        lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
+        for row in self.systems.itertuples():
+            lines.append(f"{row.system:<20} {row.label:<22} {row.letters:<8} {fmt(row.estimate)}")
+        lines += ["", f"contrasts (adjust = {self.adjust}; positive = first system better)"]
+        lines.append(f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'stat':>8} {'p':>8} {'p adj':>8}  CI")
+        for row in self.contrasts.itertuples():
+            name = f"{row.system_a} - {row.system_b}"
+            ci = "" if is_missing(row.ci_low) else fmt_ci(row.ci_low, row.ci_high)
+            lines.append(
+                f"{name:<36} {fmt(row.estimate):>9} {fmt(row.se):>7} {fmt(row.statistic):>8} "
+                f"{fmt_p(row.p_unadj):>8} {fmt_p(row.p_adj):>8}  {ci}"
+            )
+        return "\n".join(lines)
+
+    def _emm_lines(self) -> list[str]:
+        """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
+        emms = self.emms
+        factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
+        lines = []
+        for mode, part in emms.groupby("mode", sort=False):
+            lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+            for row in part.itertuples(index=False):
+                label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
+                lines.append(
+                    f"  {label:<36} {row.emmean:>8.3f} {row.se:>7.3f}  {fmt_ci(row.ci_low, row.ci_high)}"
+                )
+        lines += ["", f"contrasts (adjust = {self.adjust}; latent scale; OR = odds ratio)"]
+        for row in self.contrasts.itertuples():
+            by = "".join(f" | {k}={getattr(row, k)}" for k in self.by_columns)
+            odds = getattr(row, "odds_ratio", None)
+            odds_text = f"  OR {odds:.3f} {fmt_ci(row.or_low, row.or_high)}" if not is_missing(odds) else ""
+            lines.append(
+                f"  {row.system_a} - {row.system_b}{by:<12} {row.estimate:>8.3f} {row.se:>7.3f} "
+                f"p {fmt_p(row.p_unadj)} p.adj {fmt_p(row.p_adj)}{odds_text}"
+            )
+        if self.omnibus:
+            o = self.omnibus
+            lines.append(
+                f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {p_is(o['p'])}"
+            )
+        if self.lr_test:
+            t = self.lr_test
+            lines.append(
+                f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
+                f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
+                f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
+            )
+        return lines
+
+    def __repr__(self) -> str:
+        what = (
+            f"CLMM {self.fit.structure}, {self.fit.engine} engine" if self.fit is not None else f"{self.test}"
+        )
+        criterion = f" [{self.criterion}]" if self.criterion else ""
+        significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
+        counts = f"{_count(len(self.systems), 'system')}, {_count(len(self.contrasts), 'contrast')}"
+        cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
+        tests = f"{significant} significant at adjust={self.adjust}"
+        return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def analyze(
@@ -146,10 +231,48 @@ def analyze(
     then be any data frame); ``emm`` names the factor whose estimated marginal means are compared
     (default ``system`` when the formula has it), optionally within each level of ``by``;
     ``compare`` is a nested formula tested against ``formula`` by a likelihood-ratio test.
+
+    A classic test whose units are not independent, and the one-way ANOVA, come with cautions:
+    each is warned as an :class:`~humaneval.errors.AnalysisCaution` and kept in
+    ``Analysis.cautions``.
+
+    Returns
+    -------
+    Analysis
+        The system table with rank groups, the contrast table, the fit (CLMM) and the cautions;
+        ``summary()`` is the text of ``humaneval analyze``, ``to_dict()`` its ``--json``.
+
+    Raises
+    ------
+    OptionError
+        An unknown test, engine, structure, adjustment or aggregation, or formula options with a
+        classic test.
+    RatingsError
+        A malformed table or an unknown criterion.
+
+    References
+    ----------
+    Steen, J., & Markert, K. (2021). How to evaluate a summarizer: study design and statistical
+    analysis for manual linguistic quality evaluation. EACL 2021.
+
+    Examples
+    --------
+    Randall's wine data (``humaneval.datasets.wine``): warm wines are rated more bitter, by
+    3.063 on the latent scale (Christensen 2019):
+
+    >>> from humaneval.datasets import wine
+    >>> result = analyze(wine(), formula="rating ~ temp + contact + (1|judge)", emm="temp")
+    >>> result
+    <Analysis CLMM formula, native engine: 2 systems, 1 contrast (1 significant at adjust=tukey)>
+    >>> print(result.summary().splitlines()[0])  # doctest: +ELLIPSIS
+    CLMM formula (rating ~ temp + contact + (1 | judge)), logit link, flexible thresholds, ...; 72 ratings
+    >>> row = result.contrasts.iloc[0]
+    >>> row.system_a, row.system_b, float(round(row.estimate, 3))
+    ('cold', 'warm', -3.063)
     """
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
-            raise ModelSpecError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
+            raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
         return _analyze_formula(
             ratings,
             formula,
@@ -167,9 +290,9 @@ def analyze(
             progress=progress,
         )
     if test not in ("clmm", *TESTS):
-        raise ModelSpecError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
+        raise OptionError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
     if aggregate not in AGGREGATES:
-        raise ModelSpecError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+        raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
     table = select_criterion(ratings, criterion)
     means = system_means(table)
     if test == "clmm":
@@ -198,6 +321,10 @@ def analyze(
     contrasts = classic_test(table, test, aggregate, adjust, rounds=rounds, seed=seed, alpha=alpha)
     oriented = table.oriented().astype(float).groupby(table.data["system"]).mean()
     estimates = oriented.reindex(list(dict.fromkeys([*contrasts["system_a"], *contrasts["system_b"]])))
+    independent = independent_units(table, aggregate)
+    cautions = classic_cautions(test, aggregate, independent)
+    for caution in cautions:
+        warnings.warn(caution, AnalysisCaution, stacklevel=2)
     return Analysis(
         test=test,
         aggregate=aggregate,
@@ -205,9 +332,62 @@ def analyze(
         response=table.response,
         systems=groupings(means, estimates, contrasts, alpha),
         contrasts=contrasts,
-        independent=independent_units(table, aggregate),
+        independent=independent,
         criterion=criterion,
-        extra={"anova": contrasts.attrs["anova"], "not_recommended": True} if test == "anova" else None,
+        extra={"anova": anova_omnibus(table, aggregate), "not_recommended": True}
+        if test == "anova"
+        else None,
+        cautions=cautions,
+    )
+
+
+def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str, ...]:
+    """What a reader of a classic test's p-values must know: units that are not independent (the
+    p-values are too small) and the one-way ANOVA's ignoring of the pairing."""
+    out = []
+    if not independent:
+        out.append(
+            f"{test} treats the {aggregate}-level units as independent, but they share annotators or "
+            "documents; p-values are too small. Use the CLMM or --aggregate cluster."
+        )
+    if test == "anova":
+        out.append("one-way ANOVA ignores the pairing and grouping factors (not recommended)")
+    return tuple(out)
+
+
+def bradley_terry(
+    ratings: Ratings | pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    inference: str = "two-way",
+    adjust: str | None = None,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator | None = 1,
+    **options: object,
+) -> ComparativeAnalysis:
+    """Bradley–Terry strengths (Davidson's model when there are ties) of pairwise judgements, with
+    the cluster-bootstrap inference of :func:`humaneval.comparative.analyze_comparative` (``kind``
+    ``pairwise``; other ``options`` are passed on).
+
+    Returns
+    -------
+    ComparativeAnalysis
+        The system table with rank groups, the contrast table and the fit; ``summary()`` prints them.
+
+    References
+    ----------
+    Bradley, R. A., & Terry, M. E. (1952). Rank analysis of incomplete block designs: I. The method
+    of paired comparisons. Biometrika, 39(3/4), 324–345.
+    """
+    return analyze_comparative(
+        ratings,
+        kind="pairwise",
+        criterion=criterion,
+        inference=inference,
+        adjust=adjust,
+        n_boot=n_boot,
+        seed=seed,
+        **options,  # type: ignore[arg-type]
     )
 
 
@@ -262,7 +442,6 @@ def _analyze_formula(
         contrasts = table_c.rename(columns={"level_a": "system_a", "level_b": "system_b", "z": "statistic"})
         contrasts["df"] = np.inf
         contrasts["test"] = "z"
-        contrasts.attrs["by"] = by_cols
         latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
         mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
         emms = pd.concat([latent, mean_class], ignore_index=True)
@@ -300,6 +479,7 @@ def _analyze_formula(
         emms=emms,
         lr_test=lr,
         omnibus=omnibus,
+        by=tuple(by_cols),
     )
 
 
