@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import DesignError
 
@@ -56,6 +56,12 @@ def _ints(text: str) -> tuple[int, ...]:
     help="As --effect, in points of expected score (solved with the random effects integrated out).",
 )
 @click.option("--variance-scale", type=POS, default=None, help="Multiply every random-effect variance.")
+@click.option(
+    "--annotator-sd",
+    type=NONNEG_F,
+    default=None,
+    help="Pairwise/BWS designs: SD of the annotator × system deviations (logit scale; default 0.5).",
+)
 @click.option(
     "--along",
     type=click.Choice(["blocks", "documents", "annotators"]),
@@ -153,6 +159,7 @@ def command(
     effect,
     effect_points,
     variance_scale,
+    annotator_sd,
     along,
     breaks,
     failed_fits,
@@ -213,6 +220,16 @@ def command(
             payload["figure"] = str(plan.plot(out_dir / "budget.png"))
         emit(payload, as_json, lambda: _render_plan(plan))
         return
+    if design is not None:
+        from humaneval.comparative.power import run_power
+
+        found = run_power(
+            design, effect=effect, annotator_sd=annotator_sd, null=null, trials=trials, seed=seed,
+            calibration=calibration, calibration_trials=calibration_trials, out=out_dir,
+            progress=progress and not as_json,
+        )
+        if found is not None:
+            return emit(found.to_dict(), as_json, found.summary)
     from humaneval.simulate.study import plan_study
 
     if (along is None) != (breaks is None):

@@ -339,7 +339,7 @@ def analyze_comparative(
     *,
     kind: str | None = None,
     criterion: str | None = None,
-    inference: str = "two-way",
+    inference: str | None = None,
     adjust: str | None = None,
     n_boot: int = 1000,
     level: float = 0.95,
@@ -360,7 +360,8 @@ def analyze_comparative(
     criterion:
         The criterion to analyse when the table has several.
     inference:
-        ``two-way`` (default: cluster bootstrap over annotators and documents), ``pigeonhole``,
+        Default :func:`default_inference` of the kind. ``two-way`` (cluster bootstrap over
+        annotators and documents), ``pigeonhole``,
         ``annotator``, ``document``, ``naive`` (judgements independent), ``model`` (observed
         information) or ``mixed`` (pairwise only: the mixed-effects Bradley–Terry model of
         :mod:`humaneval.comparative.mixed`; when its fit fails the two-way cluster bootstrap is
@@ -396,6 +397,7 @@ def analyze_comparative(
     kind = kind or detect_kind(table)
     if kind not in COMPARATIVE_KINDS:
         raise ModelSpecError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
+    inference = inference or default_inference(kind)
     if inference not in INFERENCE:
         raise ModelSpecError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
     adjust = check_adjust(adjust or "tukey")
@@ -487,6 +489,12 @@ def analyze_comparative(
         criterion=criterion,
         warnings=notes,
     )
+
+
+def default_inference(kind: str) -> str:
+    """``mixed`` (the mixed-effects Bradley–Terry model) for pairwise tables, ``two-way`` (cluster
+    bootstrap) for best–worst and ranking tables, which have no mixed model here."""
+    return "mixed" if kind == "pairwise" else "two-way"
 
 
 def _fit_mixed(judgements: Judgements, terms: tuple[str, ...]):
