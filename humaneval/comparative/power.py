@@ -67,7 +67,7 @@ class ComparativeDesign:
 
     @property
     def n_judgements(self) -> int:
-        return int(len(self.members))
+        return len(self.members)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, name: str = "design") -> ComparativeDesign:
@@ -330,7 +330,8 @@ class ComparativePower:
         for row in self.calibration.overall().itertuples():
             if not low <= row.rate <= high:
                 out.append(
-                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] "
+                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
+                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] "
                     f"of true null comparisons on this design (outside [{low:g}, {high:g}] at α = "
                     f"{self.alpha:g}); its power here is " + ("inflated" if row.rate > high else "deflated")
                 )
@@ -367,10 +368,12 @@ class ComparativePower:
     def summary(self) -> str:
         kind = "Type I error" if self.null else "power"
         d = self.design.to_dict()
+        shown = ", ".join(f"{s} {v:g}" for s, v in zip(self.design.systems, self.strengths, strict=True))
         lines = [
             f"{kind} of {self.design.label} ({d['judgements']} judgements, {d['annotators']} annotators, "
-            f"{d['documents']} documents), {self.overall()['n_trials'].iloc[0]} simulated studies, seed {self.seed}",
-            f"  strengths {', '.join(f'{s} {v:g}' for s, v in zip(self.design.systems, self.strengths, strict=True))}"
+            f"{d['documents']} documents), {self.overall()['n_trials'].iloc[0]} simulated studies, "
+            f"seed {self.seed}",
+            f"  strengths {shown}"
             f" (logit); annotator × system SD {self.annotator_sd:g}, document × system SD "
             f"{self.design.document_sd:g}" + (f", tie ν {self.tie:g}" if self.tie else ""),
             "  fits: " + ", ".join(f"{k} {v}" for k, v in sorted(self.fits.items())),
