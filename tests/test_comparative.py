@@ -143,9 +143,13 @@ def test_perfect_separation_and_disconnected_systems_are_refused_with_the_reason
 def test_an_ordinary_study_converges_without_a_prior():
     # 240 judgements of 5 systems, the size that needed prior > 0 before
     table = simulate_pairwise_study([0.3, 0.1, 0.0, -0.2, -0.4], blocks=4, docs_per_block=2, seed=11)
-    result = analyze_comparative(table, n_boot=200)
+    result = analyze_comparative(table, inference="two-way", n_boot=200)
     assert result.fit.nobs == 240 and result.fit.n_boot_failed == 0
     assert result.fit.diagnostics.converged and result.fit.diagnostics.max_grad < 1e-8
+    # the default for pairwise tables, the mixed-effects model, converges on it too
+    mixed = analyze_comparative(table)
+    assert mixed.fit.inference == "mixed" and not mixed.fit.diagnostics.failed
+    assert mixed.fit.diagnostics.max_grad < 1e-4
 
 
 # -- MaxDiff and Plackett–Luce against statsmodels' conditional logit ----------------------------
