@@ -24,6 +24,7 @@ from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
+from humaneval.comparative.agreement import ComparativeAgreement
 from humaneval.errors import HumanEvalError
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
@@ -80,6 +81,7 @@ class CriterionReport:
     power_error: str | None = None
     reliability_error: str | None = None
     means_interval: ClusterInterval | None = None
+    agreement: ComparativeAgreement | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -99,6 +101,7 @@ class CriterionReport:
             if self.reliability is None
             else {"file": source, **self.reliability.to_dict()},
             "reliability_error": self.reliability_error,
+            "agreement": None if self.agreement is None else self.agreement.to_dict(),
             "means": self.table.to_dict(orient="records"),
             "means_interval": None
             if self.means_interval is None
@@ -272,12 +275,29 @@ def _criterion_report(
     label = f" [{criterion}]" if criterion is not None else ""
     from humaneval.comparative import analyze_comparative, detect_kind
 
-    if detect_kind(part) in ("pairwise", "bws"):
-        say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
+    kind = detect_kind(part)
+    if kind in ("pairwise", "bws"):
+        from humaneval.comparative.agreement import comparative_agreement
+
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
+        say(f"analysis{label}: {kind} judgements, {comparative.fit.structure} ({comparative.fit.inference})")
         means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
-        why = "agreement and power are not computed for comparative judgements yet"
-        return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
+        say(
+            f"agreement{label}: Krippendorff's α (nominal) on the choices, "
+            f"{settings.n_bootstrap} KALPHA resamples"
+        )
+        agreement, why = None, None
+        try:
+            agreement = comparative_agreement(
+                part, kind, n_resamples=settings.n_bootstrap, seed=settings.seed
+            )
+        except HumanEvalError as exc:
+            why = str(exc)
+        return CriterionReport(
+            criterion, comparative, None, means, None,  # type: ignore[arg-type]
+            power_error="simulate it with 'humaneval power --design design.csv' (docs/analysis.md)",
+            reliability_error=why, agreement=agreement,
+        )  # fmt: skip
     say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -181,6 +181,18 @@ def _interval_cautions(part: CriterionReport) -> list[Caution]:
 
 def _reliability_cautions(part: CriterionReport) -> list[Caution]:
     rel = part.reliability
+    agreement = getattr(part, "agreement", None)
+    if rel is None and agreement is not None:
+        low = [c for c in agreement.choices if c.alpha == c.alpha and c.alpha < ALPHA_MIN]
+        return [
+            Caution(
+                RELIABILITY,
+                f"Annotators agree little on the {c.choice} of a comparison (nominal α = {c.alpha:.3f} < "
+                f"{ALPHA_MIN}); the system strengths average over their tastes, and the clustering-aware "
+                "intervals account for it.",
+            )
+            for c in low
+        ]
     if rel is None:
         return [Caution(RELIABILITY, f"Reliability was not computed: {part.reliability_error.rstrip('.')}.")]
     out = []

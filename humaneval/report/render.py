@@ -197,7 +197,30 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "model": model,
         "reliability": reliability,
         "reliability_error": part.reliability_error,
+        "agreement": _agreement_view(part),
         "power": _power_view(part),
+    }
+
+
+def _agreement_view(part: CriterionReport) -> dict[str, Any] | None:
+    """Agreement on comparative choices (pairwise winners, best and worst of a tuple), if computed."""
+    agreement = getattr(part, "agreement", None)
+    if agreement is None:
+        return None
+    return {
+        "n_resamples": agreement.n_resamples,
+        "choices": [
+            {
+                "choice": c.choice,
+                "alpha": fmt(c.alpha),
+                "ci": fmt_ci(*c.ci),
+                "observed": fmt(c.observed_agreement),
+                "majority": fmt(c.majority_share),
+                "n_units": c.n_units,
+                "n_judgements": c.n_judgements,
+            }
+            for c in agreement.choices
+        ],
     }
 
 
@@ -424,7 +447,16 @@ def markdown(view: dict[str, Any]) -> str:
         ]
         r = c["reliability"]
         lines += ["", f"![significance]({c['figures']['significance']})", "", f"### Reliability{suffix}", ""]
-        if r is None:
+        if r is None and c["agreement"] is not None:
+            lines += [
+                f"- agreement on the {a['choice']}: Krippendorff's α (nominal) {a['alpha']}, "
+                f"95% CI {a['ci']} (KALPHA, {c['agreement']['n_resamples']} resamples); "
+                f"pairs of annotators agreeing {a['observed']}, "
+                f"judgements with the majority {a['majority']} ({a['n_units']} comparisons "
+                f"made by several annotators, {a['n_judgements']} judgements)"
+                for a in c["agreement"]["choices"]
+            ] + [""]
+        elif r is None:
             lines += [f"Not computed: {md(c['reliability_error'])}", ""]
         else:
             lines += [
