@@ -27,10 +27,10 @@ def _identical_annotators(n: int = 6) -> pd.DataFrame:
 
 def test_zero_variance_fit_is_the_fixed_logit_on_plus_minus_one_columns():
     judgements = build_judgements(_identical_annotators())
-    fit = fit_mixed_bt(judgements)
+    fit = fit_mixed_bt(judgements, ("annotator",))
     assert not fit.failed
     assert fit.random_sd()["sd"].max() < 1e-4
-    spec = mixed_spec(mixed_design(judgements), judgements.systems)
+    spec = mixed_spec(mixed_design(judgements), judgements.systems, ("annotator",))
     # independent: statsmodels' logistic regression on the same ±1 columns with an intercept (−τ)
     logit = sm.Logit(spec.y, np.column_stack([np.ones(spec.nobs), spec.x])).fit(disp=0, tol=1e-12)
     np.testing.assert_allclose(fit.beta, logit.params[1:], atol=1e-4)
@@ -83,7 +83,10 @@ def test_recovers_the_sd_of_annotator_deviations(true_sd):
     )
     fit = fit_mixed_bt(build_judgements(table))
     assert not fit.failed
-    sd = fit.random_sd()["sd"].to_numpy()
+    sds = fit.random_sd()
+    sd = sds.loc[sds["factor"] == "annotator", "sd"].to_numpy()
+    # no document deviations were simulated
+    assert np.sqrt(np.mean(sds.loc[sds["factor"] == "document", "sd"] ** 2)) < 0.3
     if true_sd == 0:
         assert np.sqrt(np.mean(sd**2)) < 0.25
     else:
@@ -105,7 +108,7 @@ def test_analyze_with_mixed_inference_gives_the_tables_and_json_of_the_other_mod
     assert result.test == "mixed-bradley-terry" and fit.inference == "mixed" and fit.nobs == 240
     payload = result.to_dict()
     assert payload["inference"] == "mixed" and not payload["diagnostics"]["failed"]
-    assert [r["factor"] for r in payload["random_effects"]] == ["annotator"] * 5
+    assert [r["factor"] for r in payload["random_effects"]] == ["annotator"] * 5 + ["document"] * 5
     assert payload["thresholds"][0]["threshold"] == "first listed|won"
     # contrasts: θa − θb from β, normal reference (df ∞), win probability σ(estimate)
     row = result.contrasts.iloc[0]

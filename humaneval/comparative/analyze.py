@@ -108,7 +108,15 @@ class ComparativeFit:
 
     @property
     def formula(self) -> str:
-        return FORMULAS[self.model]
+        if self.model != "mixed-bradley-terry" or self.random_sd is None:
+            return FORMULAS[self.model]
+        document = "document" in set(self.random_sd["factor"])
+        shift = "θa − θb + u_ka − u_kb" + (" + v_da − v_db" if document else "")
+        given = "annotator k" + (", document d" if document else "")
+        sds = "u_ks ~ N(0, σs²)" + (", v_ds ~ N(0, ωs²)" if document else "")
+        if len(self.thresholds) == 2:
+            return f"P(outcome ≤ j | {given}) = σ(τj − ({shift})), lost < tie < won; {sds}"
+        return f"P(a ≻ b | {given}) = σ({shift} − τ); {sds}"
 
     @property
     def reference(self) -> str:
@@ -346,7 +354,7 @@ def analyze_comparative(
     alpha: float = 0.05,
     seed: int | np.random.Generator | None = 1,
     floor: bool = True,
-    mixed_terms: tuple[str, ...] = ("annotator",),
+    mixed_terms: tuple[str, ...] = ("annotator", "document"),
 ) -> ComparativeAnalysis:
     """Fit the comparative model of a pairwise, best–worst or ranking table and compare all systems.
 
@@ -375,8 +383,8 @@ def analyze_comparative(
         Never let a bootstrap covariance fall below the model-based one (see
         :func:`~humaneval.comparative.bootstrap.bootstrap_vcov`).
     mixed_terms:
-        Grouping factors with random system deviations in the mixed model: ``("annotator",)`` or
-        ``("annotator", "document")``.
+        Grouping factors with random system deviations in the mixed model: ``("annotator",
+        "document")`` (default) or ``("annotator",)``.
 
     Returns
     -------
