@@ -426,7 +426,7 @@ def analyze_comparative(
         if kind != "pairwise":
             raise ModelSpecError(
                 f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
-                "use the two-way cluster bootstrap (inference='two-way')"
+                "use the two-way cluster bootstrap (inference 'two-way')"
             )
         mixed, fallbacks, fallback_notes = _fit_mixed(judgements, mixed_terms)
         if mixed is None:
