@@ -89,6 +89,9 @@ class ComparativeFit:
 
     @property
     def structure(self) -> str:
+        if self.model == "mixed-bradley-terry" and self.random_sd is not None:
+            factors = " and ".join(dict.fromkeys(self.random_sd["factor"]))
+            return f"mixed-effects Bradley–Terry (random {factors} × system deviations)"
         return MODEL_NAMES[self.model]
 
     @property
