@@ -153,3 +153,14 @@ def test_mixed_inference_is_for_pairwise_tables_only():
     table = simulate_bws_study([0.5, 0.0, -0.5, -1.0], tuple_size=3, blocks=2, seed=1)
     with pytest.raises(ModelSpecError, match="pairwise judgements, not bws"):
         analyze_comparative(table, inference="mixed")
+
+
+def test_few_annotators_are_flagged_for_the_mixed_model():
+    table = simulate_pairwise_study(
+        [0.5, 0.0, -0.3], annotator_sd=0.8, seed=1, blocks=1, annotators_per_block=2
+    )
+    result = analyze_comparative(table)
+    assert result.fit.inference == "mixed"
+    assert any(
+        w.startswith("only 2 annotators and 5 document clusters: the variances") for w in result.warnings
+    )

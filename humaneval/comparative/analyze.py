@@ -616,6 +616,12 @@ def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int
             f"only {' and '.join(few)}: a cluster bootstrap needs about {MIN_CLUSTERS} or more clusters, so "
             "these standard errors are rough (too small as often as too large); collect more blocks"
         )
+    if inference == "mixed" and few:
+        out.append(
+            f"only {' and '.join(few)}: the variances of the mixed model's deviations are poorly "
+            f"determined from fewer than {MIN_CLUSTERS} groups, so its standard errors may be too small; "
+            "collect more blocks"
+        )
     if n_boot and n_failed > 0.01 * n_boot:
         out.append(
             f"{n_failed} of {n_boot} bootstrap replicates had no estimate (in them some system never lost "
