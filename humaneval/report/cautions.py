@@ -129,13 +129,17 @@ def criterion_cautions(part: CriterionReport) -> list[Caution]:
     fell_back = fit is not None and bool(fit.fallbacks)
     if fit is not None:
         for attempt in fit.fallbacks:
-            out.append(
-                Caution(
-                    MODEL,
-                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
-                    f"simpler '{fit.structure}' model, whose standard errors can be too small.",
+            if getattr(fit, "kind", None) in ("pairwise", "bws", "ranking"):
+                text = (
+                    f"The {attempt.structure} model failed ({attempt.reason}); the results come from the "
+                    f"{fit.structure} model with {fit.inference} cluster-bootstrap standard errors."
                 )
-            )
+            else:
+                text = (
+                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
+                    f"simpler '{fit.structure}' model, whose standard errors can be too small."
+                )
+            out.append(Caution(MODEL, text))
     for message in part.fit_warnings:
         if fell_back and "CLMM failed" in message:
             continue  # the fallback is stated above
