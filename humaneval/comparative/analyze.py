@@ -271,8 +271,6 @@ class ComparativeAnalysis:
         ]
         if fit.log_nu is not None:
             lines.append(f"tie parameter ν = {np.exp(fit.log_nu):.3f}")
-        for attempt in fit.fallbacks:
-            lines.append(f"fallback: {attempt.structure} failed ({attempt.error})")
         if fit.random_sd is not None:
             shown = ", ".join(
                 f"{r.system} {r.sd:.2f}" for r in fit.random_sd.itertuples() if r.factor == "annotator"
