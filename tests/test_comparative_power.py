@@ -104,3 +104,5 @@ def test_cli_power_of_a_pairwise_design_file(tmp_path):
     assert rows["all"]["n_trials"] == 30 and payload["calibration"]["results"][0]["n_trials"] == 30
     bad = runner.invoke(main, ["power", "--design", str(design), "--effect", "Z=1"])
     assert bad.exit_code == 2 and "unknown system 'Z'" in bad.output
+    bad = runner.invoke(main, ["power", "--design", str(design), "--along", "annotators", "--breaks", "1,2"])
+    assert bad.exit_code == 2 and "--along does not apply to a pairwise design" in bad.output

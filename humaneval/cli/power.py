@@ -227,7 +227,9 @@ def command(
             design, effect=effect, annotator_sd=annotator_sd, null=null, trials=trials, seed=seed,
             calibration=calibration, calibration_trials=calibration_trials, out=out_dir,
             progress=progress and not as_json,
-        )
+            unused={"--model": model_path, "--pilot": pilot, "--formula": formula, "--along": along,
+                    "--effect-points": effect_points, "--effect-scale": effect_scale, "--resume": resume},
+        )  # fmt: skip
         if found is not None:
             return emit(found.to_dict(), as_json, found.summary)
     from humaneval.simulate.study import plan_study

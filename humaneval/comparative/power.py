@@ -573,11 +573,21 @@ def run_power(
     seed: int = 1,
     out: Path | None = None,
     progress: bool = False,
+    unused: dict[str, Any] | None = None,
 ) -> ComparativePower | None:
-    """What ``humaneval power --design`` runs for a comparative design; None for any other design."""
+    """What ``humaneval power --design`` runs for a comparative design; None for any other design.
+
+    ``unused`` maps options of the Likert simulation to their values: any that is set is refused.
+    """
     design = parse_design(spec)
     if design is None:
         return None
+    given = [name for name, value in (unused or {}).items() if value not in (None, False)]
+    if given:
+        raise DesignError(
+            f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to a {design.kind} design; "
+            "its power is simulated from --effect, --annotator-sd and the design (docs/analysis.md)"
+        )
     result = comparative_power(
         design,
         parse_effects(effect, design.systems),
