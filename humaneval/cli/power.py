@@ -232,6 +232,8 @@ def command(
         )  # fmt: skip
         if found is not None:
             return emit(found.to_dict(), as_json, found.summary)
+    if annotator_sd is not None:
+        raise DesignError("--annotator-sd applies to pairwise and BWS designs; use --variance-scale for a CLMM")
     from humaneval.simulate.study import plan_study
 
     if (along is None) != (breaks is None):
