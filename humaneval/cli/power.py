@@ -233,7 +233,7 @@ def command(
         if found is not None:
             return emit(found.to_dict(), as_json, found.summary)
     if annotator_sd is not None:
-        raise DesignError("--annotator-sd applies to pairwise and BWS designs; use --variance-scale for a CLMM")
+        raise DesignError("--annotator-sd applies to pairwise and BWS designs; a CLMM has --variance-scale")
     from humaneval.simulate.study import plan_study
 
     if (along is None) != (breaks is None):
