@@ -164,3 +164,21 @@ def test_few_annotators_are_flagged_for_the_mixed_model():
     assert any(
         w.startswith("only 2 annotators and 5 document clusters: the variances") for w in result.warnings
     )
+
+
+def test_ties_model_matches_ordinal_clmm_on_the_same_design():
+    """Reference numbers from tests/r/mixed_bt_ties.R (ordinal::clmm, three categories)."""
+    d = pd.read_csv(DATA / "mixed_bt_ties_design.csv")
+    z = d[["z0", "z1", "z2"]].to_numpy()
+    term = RandomEffect("annotator", d["annotator"].to_numpy(), z, ("z0", "z1", "z2"), (1, 1, 1))
+    spec = ClmmSpec.from_matrices(
+        d["y"].to_numpy(), d[["x0", "x1"]].to_numpy(), [term], beta_names=["x0", "x1"]
+    )
+    fit = fit_spec(spec)
+    assert not fit.diagnostics.failed
+    assert fit.loglik == pytest.approx(-115.113964, abs=1e-4)
+    np.testing.assert_allclose(fit.beta, [-0.937481, -1.705836], atol=2e-4)
+    np.testing.assert_allclose(np.sqrt(np.diag(fit.vcov)), [0.628552, 0.505956], rtol=2e-3)
+    np.testing.assert_allclose(fit.thresholds, [-0.652866, 0.588879], atol=2e-4)
+    sd = np.sqrt(np.diag(fit.random_effects["annotator"]))
+    np.testing.assert_allclose(sd, [1.257785, 1.654340, 0.632535], atol=2e-3)
