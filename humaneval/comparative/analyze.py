@@ -396,9 +396,11 @@ def analyze_comparative(
     --------
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
     >>> table = simulate_pairwise_study([0.5, 0.0, -0.5], seed=1)
-    >>> result = analyze_comparative(table, n_boot=200)
+    >>> result = analyze_comparative(table)
     >>> result.test, list(result.systems["system"])
-    ('bradley-terry', ['s0', 's1', 's2'])
+    ('mixed-bradley-terry', ['s0', 's1', 's2'])
+    >>> analyze_comparative(table, inference="two-way", n_boot=200).test
+    'bradley-terry'
     """
     started = time.perf_counter()
     ratings = as_ratings(ratings)
