@@ -182,3 +182,20 @@ def test_ties_model_matches_ordinal_clmm_on_the_same_design():
     np.testing.assert_allclose(fit.thresholds, [-0.652866, 0.588879], atol=2e-4)
     sd = np.sqrt(np.diag(fit.random_effects["annotator"]))
     np.testing.assert_allclose(sd, [1.257785, 1.654340, 0.632535], atol=2e-3)
+
+
+def test_annotators_without_noise_make_a_degenerate_fit_that_is_not_shown():
+    """Each annotator ranks the systems consistently (separation within annotators): the variance runs off."""
+    orders = {"w0": "ABC", "w1": "BCA", "w2": "CAB", "w3": "ACB"}
+    rows = []
+    for annotator, order in orders.items():
+        for d in range(6):
+            for a, b in (("A", "B"), ("A", "C"), ("B", "C")):
+                won = float(order.index(a) < order.index(b))
+                rows += [(annotator, f"d{d}", a, b, won), (annotator, f"d{d}", b, a, 1 - won)]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score"])
+    result = analyze_comparative(table)
+    assert result.fit.inference == "two-way" and result.fit.random_sd is None
+    reason = result.to_dict()["fallbacks"][0]["reason"]
+    assert "degenerate fit" in reason and "random-effect variance above 400 for annotator" in reason
+    assert result.warnings[0].startswith("the mixed-effects Bradley–Terry fit failed (degenerate fit")
