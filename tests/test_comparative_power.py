@@ -105,4 +105,22 @@ def test_cli_power_of_a_pairwise_design_file(tmp_path):
     bad = runner.invoke(main, ["power", "--design", str(design), "--effect", "Z=1"])
     assert bad.exit_code == 2 and "unknown system 'Z'" in bad.output
     bad = runner.invoke(main, ["power", "--design", str(design), "--along", "annotators", "--breaks", "1,2"])
-    assert bad.exit_code == 2 and "--along does not apply to a pairwise design" in bad.output
+    assert bad.exit_code == 2 and "a power curve needs a block design" in bad.output
+    bad = runner.invoke(main, ["power", "--design", str(design), "--pilot", str(design)])
+    assert bad.exit_code == 2 and "--pilot does not apply to a pairwise design" in bad.output
+
+
+def test_cli_power_curve_of_a_block_design():
+    out = CliRunner().invoke(
+        main,
+        ["power", "--design", "pairwise:systems=3,blocks=6,docs=3", "--along", "annotators",
+         "--breaks", "1,4", "--effect", "0.6", "--trials", "40", "--no-calibration", "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert (
+        payload["kind"] == "power_curve" and payload["along"] == "annotators" and payload["breaks"] == [1, 4]
+    )
+    table = payload["table"]
+    assert [row["break"] for row in table] == [1, 4] and all(row["n_trials"] == 40 for row in table)
+    assert table[1]["rate"] > table[0]["rate"]  # 4 annotators per block detect more than 1

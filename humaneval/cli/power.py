@@ -227,8 +227,9 @@ def command(
             design, effect=effect, annotator_sd=annotator_sd, null=null, trials=trials, seed=seed,
             calibration=calibration, calibration_trials=calibration_trials, out=out_dir,
             progress=progress and not as_json,
-            unused={"--model": model_path, "--pilot": pilot, "--formula": formula, "--along": along,
+            unused={"--model": model_path, "--pilot": pilot, "--formula": formula,
                     "--effect-points": effect_points, "--effect-scale": effect_scale, "--resume": resume},
+            along=along, breaks=breaks,
         )  # fmt: skip
         if found is not None:
             return emit(found.to_dict(), as_json, found.summary)

@@ -64,6 +64,7 @@ class ComparativeDesign:
     annotators: tuple[str, ...] = ()
     documents: tuple[str, ...] = ()
     document_sd: float = 0.0
+    layout: dict[str, Any] | None = None
 
     @property
     def n_judgements(self) -> int:
@@ -161,7 +162,21 @@ class ComparativeDesign:
             members=np.array(members, dtype=int),
             label=label,
             document_sd=document_sd,
-        )
+            layout={
+                "kind": kind, "systems": names, "blocks": blocks, "docs": docs, "annotators": annotators,
+                "tuple_size": tuple_size, "bws_factor": bws_factor, "seed": seed, "document_sd": document_sd,
+            },
+        )  # fmt: skip
+
+    def resized(self, along: str, size: int) -> ComparativeDesign:
+        """The same block design with ``size`` blocks, documents per block or annotators per block."""
+        if self.layout is None:
+            raise DesignError(
+                f'{self.label}: a power curve needs a block design (--design "{self.kind}:blocks=…,docs=…,'
+                'annotators=…"); a design file has a fixed size'
+            )
+        key = {"blocks": "blocks", "documents": "docs", "annotators": "annotators"}[along]
+        return ComparativeDesign.from_blocks(**{**self.layout, key: int(size)})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -510,6 +525,63 @@ def comparative_power(
     )
 
 
+@dataclass(frozen=True, eq=False)
+class ComparativePowerCurve:
+    """Power (and Type I error) of a block design along blocks, documents or annotators per block.
+
+    ``table`` has one row per size (``break``): the ``all`` row of each :class:`ComparativePower`
+    (``test``, ``aggregate``, ``rate``, ``ci_low``, ``ci_high``, ``n_trials``, ``n_failed``) and,
+    with calibration, ``type1`` with its interval — the columns of the Likert power curve.
+    """
+
+    along: str
+    breaks: tuple[int, ...]
+    runs: tuple[ComparativePower, ...]
+
+    @property
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for size, run in zip(self.breaks, self.runs, strict=True):
+            row = run.overall().iloc[0].to_dict()
+            row = {"break": size, **{k: row[k] for k in ("test", "aggregate", "rate", "ci_low", "ci_high")},
+                   "n_trials": row["n_trials"], "n_failed": row["n_failed"]}  # fmt: skip
+            if run.calibration is not None:
+                cal = run.calibration.overall().iloc[0]
+                row.update(type1=cal["rate"], type1_ci_low=cal["ci_low"], type1_ci_high=cal["ci_high"])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.runs[0].to_dict()
+        return {
+            "kind": "power_curve",
+            "along": self.along,
+            "breaks": list(self.breaks),
+            "design": first["design"],
+            "model": first["model"],
+            "seed": first["seed"],
+            "alpha": first["alpha"],
+            "table": self.table.to_dict(orient="records"),
+        }
+
+    def summary(self) -> str:
+        run = self.runs[0]
+        lines = [
+            f"power curve of {run.design.kind} judgements along {self.along} (strengths "
+            + ", ".join(f"{s} {v:g}" for s, v in zip(run.design.systems, run.strengths, strict=True))
+            + f"; annotator × system SD {run.annotator_sd:g})",
+            f"  {'break':>6} {'model (inference)':<30} {'power [95% CI]':<24} failed  Type I [95% CI]",
+        ]
+        for row in self.table.to_dict(orient="records"):
+            interval = f"{row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+            model = f"{row['test']} ({row['aggregate']})"
+            line = f"  {row['break']:>6} {model:<30} {interval:<24} {row['n_failed']:>6}"
+            if "type1" in row:
+                line += f"  {row['type1']:.3f} [{row['type1_ci_low']:.3f}, {row['type1_ci_high']:.3f}]"
+            lines.append(line)
+        return "\n".join(lines)
+
+
 def _analyze(table, kind, inference, n_boot, rng):
     from humaneval.comparative.analyze import analyze_comparative
 
@@ -574,10 +646,14 @@ def run_power(
     out: Path | None = None,
     progress: bool = False,
     unused: dict[str, Any] | None = None,
-) -> ComparativePower | None:
+    along: str | None = None,
+    breaks: str | None = None,
+) -> ComparativePower | ComparativePowerCurve | None:
     """What ``humaneval power --design`` runs for a comparative design; None for any other design.
 
     ``unused`` maps options of the Likert simulation to their values: any that is set is refused.
+    ``along`` (blocks, documents, annotators) with ``breaks`` ("1,3,5") gives a power curve of a
+    block design.
     """
     design = parse_design(spec)
     if design is None:
@@ -588,9 +664,7 @@ def run_power(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to a {design.kind} design; "
             "its power is simulated from --effect, --annotator-sd and the design (docs/analysis.md)"
         )
-    result = comparative_power(
-        design,
-        parse_effects(effect, design.systems),
+    options = dict(
         annotator_sd=DEFAULT_ANNOTATOR_SD if annotator_sd is None else annotator_sd,
         trials=trials,
         null=null,
@@ -599,6 +673,23 @@ def run_power(
         seed=seed,
         progress=progress,
     )
+    strengths = parse_effects(effect, design.systems)
+    if (along is None) != (breaks is None):
+        raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5")
+    if along is not None:
+        try:
+            sizes = tuple(int(b) for b in str(breaks).split(",") if b.strip())
+        except ValueError:
+            raise DesignError(f"--breaks {breaks!r}: give whole numbers separated by commas") from None
+        if not sizes or min(sizes) < 1:
+            raise DesignError(f"--breaks {breaks!r}: give sizes of at least 1")
+        runs = tuple(comparative_power(design.resized(along, n), strengths, **options) for n in sizes)
+        curve = ComparativePowerCurve(along, sizes, runs)
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            curve.table.to_csv(out / "power_curve.csv", index=False)
+        return curve
+    result = comparative_power(design, strengths, **options)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         result.results.to_csv(out / "results.csv", index=False)
