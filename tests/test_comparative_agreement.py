@@ -90,3 +90,11 @@ def test_report_shows_agreement_for_a_pairwise_study(tmp_path):
     assert part["analysis"]["inference"] == "mixed"
     html = (tmp_path / "r" / "index.html").read_text()
     assert "Krippendorff’s α on the winner (nominal)" in html and "Not computed" not in html
+    # observed power on the study's own design: the fitted strengths taken as true
+    power = part["comparative_power"]
+    assert power["design"]["judgements"] == 4 * 5 * 3 * 3 and power["model"]["strengths"] == pytest.approx(
+        [g["estimate"] for g in sorted(part["analysis"]["groups"], key=lambda g: g["system"])]
+    )
+    rates = {r["pair"]: r["rate"] for r in power["results"]}
+    assert rates["s0 - s2"] > rates["s0 - s1"] and rates["s0 - s2"] > 0.9
+    assert 'id="cpower1"' in html

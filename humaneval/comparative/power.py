@@ -114,6 +114,42 @@ class ComparativeDesign:
         )
 
     @classmethod
+    def from_ratings(cls, ratings: Any, kind: str, name: str = "this study") -> ComparativeDesign:
+        """The judgements of a collected pairwise or best–worst table (who compared what), e.g. to
+        simulate the power of the study's own design."""
+        from humaneval.ratings import as_ratings
+
+        data = as_ratings(ratings).without_checks().data
+        systems = tuple(sorted(set(data["system"].astype(str))))
+        index = {s: i for i, s in enumerate(systems)}
+        if kind == "pairwise":
+            rows = data[data["system"].astype(str) < data["opponent"].astype(str)]
+            members = np.column_stack(
+                [rows["system"].astype(str).map(index), rows["opponent"].astype(str).map(index)]
+            )
+        elif kind == "bws":
+            keys = ["annotator", "document", "tuple_id"]
+            rows = data.groupby(keys, sort=False).first().reset_index()
+            shown = data.groupby(keys, sort=False)["system"].agg(lambda s: [index[str(v)] for v in s])
+            if shown.map(len).nunique() != 1:
+                raise DesignError(f"{name}: tuples of different sizes cannot be simulated together")
+            members = np.array(shown.tolist())
+        else:
+            raise DesignError(f"{name}: power of {kind} tables is simulated for pairwise and bws only")
+        annotator, annotators = pd.factorize(rows["annotator"].astype(str))
+        document, documents = pd.factorize(rows["document"].astype(str))
+        return cls(
+            kind=kind,
+            systems=systems,
+            annotator=np.asarray(annotator),
+            document=np.asarray(document),
+            members=np.asarray(members, dtype=int),
+            label=name,
+            annotators=tuple(annotators),
+            documents=tuple(documents),
+        )
+
+    @classmethod
     def from_blocks(
         cls,
         kind: str,

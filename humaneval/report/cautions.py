@@ -191,7 +191,7 @@ def _reliability_cautions(part: CriterionReport) -> list[Caution]:
         return [
             Caution(
                 RELIABILITY,
-                f"Annotators agree little on the {c.choice} of a comparison (nominal α = {c.alpha:.3f} < "
+                f"Annotators agree little on the {c.choice} of a judgement (nominal α = {c.alpha:.3f} < "
                 f"{ALPHA_MIN}); the system strengths average over their tastes, and the clustering-aware "
                 "intervals account for it.",
             )
@@ -234,6 +234,25 @@ def _reliability_cautions(part: CriterionReport) -> list[Caution]:
 
 def _power_cautions(part: CriterionReport) -> list[Caution]:
     note = part.power
+    simulated = getattr(part, "comparative_power", None)
+    if note is None and simulated is not None:
+        power = simulated.results.set_index("pair")["rate"]
+        weak = []
+        for row in part.analysis.contrasts.itertuples():
+            key = _pair_key(power.index, row.system_a, row.system_b)
+            if row.better is None and key is not None and power[key] < 0.8:
+                weak.append(f"{row.system_a} – {row.system_b}: {power[key]:.0%}")
+        if not weak:
+            return []
+        verb = "does" if len(weak) == 1 else "do"
+        return [
+            Caution(
+                POWER,
+                f"{plural(len(weak), 'pair')} {verb} not differ significantly, but this design had little "
+                f"power to detect differences of the estimated size ({'; '.join(weak)}): "
+                "'no significant difference' is not evidence that two systems are equally good.",
+            )
+        ]
     if note is None:
         return []
     out = []
