@@ -9,6 +9,12 @@ probability limit (see :mod:`humaneval.comparative.calibration`). Writes
 ``comparative_coverage.csv`` (per scenario and variant) and ``comparative_coverage.md``.
 
     python simulations/comparative_coverage.py --studies 400 --n-boot 300
+
+The mixed-effects Bradley–Terry columns (pairwise scenarios only; its target is the simulated
+θa − θb) come from
+
+    python simulations/comparative_coverage.py --studies 500 --variants "mixed,mixed, + document,naive" \
+        --kinds pairwise --out simulations/output/mixed
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from humaneval.comparative.calibration import Scenario, coverage, coverage_table
+from humaneval.comparative.calibration import VARIANTS, Scenario, coverage, coverage_table
 
 HERE = Path(__file__).resolve().parent
 PAIRWISE = (0.6, 0.2, 0.0, -0.8)
@@ -44,20 +50,34 @@ def main() -> None:
     args.add_argument("--seed", type=int, default=1)
     args.add_argument("--out", type=Path, default=HERE / "output")
     args.add_argument("--resume", action="store_true", help="keep scenarios finished by an earlier run")
+    args.add_argument(
+        "--variants",
+        default=None,
+        help="comma-separated variant names (default: all): " + ", ".join(v[0] for v in VARIANTS),
+    )
+    args.add_argument("--kinds", default="pairwise,bws", help="scenario kinds to run")
     opts = args.parse_args()
+    names = [v[0] for v in VARIANTS]
+    chosen = VARIANTS
+    if opts.variants:
+        wanted = _split_variants(opts.variants, names)
+        chosen = tuple(v for v in VARIANTS if v[0] in wanted)
     parts = opts.out / "checkpoints" / "comparative_coverage"
     parts.mkdir(parents=True, exist_ok=True)
     tables = []
-    for k, scenario in enumerate(SCENARIOS):
+    scenarios = [(k, s) for k, s in enumerate(SCENARIOS) if s.kind in opts.kinds.split(",")]
+    for k, scenario in scenarios:
         path = parts / f"scenario{k}.csv"
         if not (opts.resume and path.exists()):
-            results = coverage(scenario, opts.studies, opts.n_boot, seed=opts.seed + k, progress=True)
+            results = coverage(
+                scenario, opts.studies, opts.n_boot, seed=opts.seed + k, variants=chosen, progress=True
+            )
             coverage_table(results).reset_index().assign(scenario=label(scenario)).to_csv(path, index=False)
         tables.append(pd.read_csv(path))
     table = pd.concat(tables, ignore_index=True)
     table.to_csv(opts.out / "comparative_coverage.csv", index=False)
     wide = table.pivot(index="scenario", columns="variant", values="coverage")
-    wide = wide[[c for c in table["variant"].unique()]].reindex([label(s) for s in SCENARIOS])
+    wide = wide[[c for c in table["variant"].unique()]].reindex([label(s) for _, s in scenarios])
     lines = [
         f"Coverage of nominal 95 % intervals, {opts.studies} studies per scenario, "
         f"{opts.n_boot} bootstrap replicates (Monte-Carlo SE about "
@@ -69,6 +89,18 @@ def main() -> None:
     lines += [f"| {name} | " + " | ".join(f"{v:.3f}" for v in row) + " |" for name, row in wide.iterrows()]
     (opts.out / "comparative_coverage.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def _split_variants(text: str, names: list[str]) -> set[str]:
+    """Variant names from a comma-separated list (names may contain ", ": matched greedily)."""
+    found, rest = set(), text
+    while rest:
+        match = max((n for n in names if rest.startswith(n)), key=len, default=None)
+        if match is None:
+            raise SystemExit(f"unknown variant at {rest!r}; use {', '.join(names)}")
+        found.add(match)
+        rest = rest[len(match) :].lstrip(",").lstrip()
+    return found
 
 
 if __name__ == "__main__":

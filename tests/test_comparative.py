@@ -11,13 +11,13 @@ from scipy.optimize import minimize
 from statsmodels.discrete.conditional_models import ConditionalLogit
 
 from humaneval.analysis import Analysis
-from humaneval.comparative import analyze_comparative, build_judgements, bws_scores, detect_kind
+from humaneval.comparative import analyze_comparative, build_judgements, bws_scores, detect_kind, mixed_design
 from humaneval.comparative.simulate import (
     simulate_bws_study,
     simulate_pairwise_study,
     simulate_ranking_study,
 )
-from humaneval.errors import InsufficientDataError, ModelSpecError, RatingsError
+from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ratings import load_ratings
 
 
@@ -143,9 +143,13 @@ def test_perfect_separation_and_disconnected_systems_are_refused_with_the_reason
 def test_an_ordinary_study_converges_without_a_prior():
     # 240 judgements of 5 systems, the size that needed prior > 0 before
     table = simulate_pairwise_study([0.3, 0.1, 0.0, -0.2, -0.4], blocks=4, docs_per_block=2, seed=11)
-    result = analyze_comparative(table, n_boot=200)
+    result = analyze_comparative(table, inference="two-way", n_boot=200)
     assert result.fit.nobs == 240 and result.fit.n_boot_failed == 0
     assert result.fit.diagnostics.converged and result.fit.diagnostics.max_grad < 1e-8
+    # the default for pairwise tables, the mixed-effects model, converges on it too
+    mixed = analyze_comparative(table)
+    assert mixed.fit.inference == "mixed" and not mixed.fit.diagnostics.failed
+    assert mixed.fit.diagnostics.max_grad < 1e-4
 
 
 # -- MaxDiff and Plackett–Luce against statsmodels' conditional logit ----------------------------
@@ -213,24 +217,12 @@ def test_two_way_cluster_bootstrap_widens_intervals_only_when_annotators_differ(
     assert np.median(ratios[1.0]) > 1.5
 
 
-def test_mixed_fitter_hook_receives_the_plus_minus_one_design():
+def test_mixed_design_has_plus_minus_one_columns_per_comparison():
     table = pairwise_table(worked_example(), annotators=3)
-    seen = {}
-
-    def fit_mixed(frame, systems):
-        seen["frame"], seen["systems"] = frame, systems
-        glm = sm.GLM(frame["outcome"], frame[list(systems[1:])], family=sm.families.Binomial()).fit()
-        return glm.params.to_numpy(), glm.cov_params().to_numpy()
-
-    result = analyze_comparative(table, inference="mixed", fit_mixed=fit_mixed)
-    frame = seen["frame"]
+    frame = mixed_design(build_judgements(table))
     assert list(frame.columns) == ["annotator", "document", "outcome", "B", "C"] and len(frame) == 12
     assert set(frame["annotator"]) == {0, 1, 2}
     assert frame[["B", "C"]].abs().sum(axis=1).between(1, 2).all()
-    plain = analyze_comparative(table, inference="model")
-    np.testing.assert_allclose(result.fit.beta, plain.fit.beta, atol=1e-7)
-    with pytest.raises(ModelSpecError, match="fit_mixed"):
-        analyze_comparative(table, inference="mixed")
 
 
 def test_json_has_every_key_of_the_likert_analysis():

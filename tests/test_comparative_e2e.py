@@ -78,13 +78,23 @@ def test_pairwise_study_end_to_end(tmp_path):
     # one row per summary and comparison, checks left out by collect: 4 blocks × 3 slots × 5 docs × 6 pairs
     assert {"opponent", "score"} <= set(table.columns) and len(table) == 2 * 4 * 3 * 5 * 6
     assert set(table["score"]) == {0.0, 0.5, 1.0}
+    # default: the mixed-effects Bradley–Terry model, ties as a middle category
     payload = json.loads(run("analyze", str(ratings), "--json"))["criteria"][0]
-    assert payload["test"] == "davidson" and payload["kind"] == "pairwise"
-    assert payload["thresholds"][0]["threshold"] == "log_nu"
-    check_analysis(payload, systems)
+    assert payload["test"] == "mixed-bradley-terry" and payload["kind"] == "pairwise"
+    assert payload["inference"] == "mixed" and not payload["diagnostics"]["failed"]
+    assert [t["threshold"] for t in payload["thresholds"]] == ["lost|tie", "tie|won"]
+    assert {r["term_a"] for r in payload["random_effects"]} == set(systems)
+    groups = pd.DataFrame(payload["groups"]).set_index("system")
+    assert groups.index[0] == "A" and groups.index[-1] == "D"
+    assert groups.loc["A", "rank_group"].split("/")[0] == "1" and groups.iloc[-1]["letters"] != "a"
     text = run("analyze", str(ratings))
-    assert "Davidson" in text and "P(a ≻ b)" in text
-    check_report(tmp_path, ratings, "Davidson")
+    assert "mixed-effects Bradley–Terry" in text and "annotator deviation SD" in text
+    # the two-way cluster bootstrap of the Davidson model on request
+    payload = json.loads(run("analyze", str(ratings), "--inference", "two-way", "--json"))["criteria"][0]
+    assert payload["test"] == "davidson" and payload["thresholds"][0]["threshold"] == "log_nu"
+    check_analysis(payload, systems)
+    assert "Davidson" in run("analyze", str(ratings), "--inference", "two-way")
+    check_report(tmp_path, ratings, "mixed-effects Bradley–Terry")
 
 
 def test_bws_study_end_to_end(tmp_path):

@@ -359,15 +359,17 @@ def bradley_terry(
     ratings: Ratings | pd.DataFrame,
     *,
     criterion: str | None = None,
-    inference: str = "two-way",
+    inference: str | None = None,
     adjust: str | None = None,
     n_boot: int = 1000,
     seed: int | np.random.Generator | None = 1,
     **options: object,
 ) -> ComparativeAnalysis:
-    """Bradley–Terry strengths (Davidson's model when there are ties) of pairwise judgements, with
-    the cluster-bootstrap inference of :func:`humaneval.comparative.analyze_comparative` (``kind``
-    ``pairwise``; other ``options`` are passed on).
+    """Bradley–Terry strengths of pairwise judgements through
+    :func:`humaneval.comparative.analyze_comparative` (``kind`` ``pairwise``; other ``options`` are
+    passed on). The default ``inference`` is the mixed-effects Bradley–Terry model (annotator and
+    document deviations as random effects); ``"two-way"`` is the Davidson/Bradley–Terry fit with a
+    two-way cluster bootstrap over annotators and documents.
 
     Returns
     -------

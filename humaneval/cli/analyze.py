@@ -87,6 +87,14 @@ from humaneval.methods import RANK, get_method
     default=None,
     help="Adjust the p-values of all criteria × pairs together (replaces each criterion's own adjustment).",
 )
+@click.option(
+    "--inference",
+    type=click.Choice(["mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"]),
+    default=None,
+    help="Pairwise/BWS/ranking tables: standard errors from the mixed-effects Bradley–Terry model "
+    "(default for pairwise), a cluster bootstrap (two-way: default for BWS and ranking), or treating "
+    "judgements as independent (naive, model). See docs/analysis.md.",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
 @click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
@@ -107,6 +115,7 @@ def command(
     aggregate: str,
     criterion: str | None,
     adjust_across_criteria: str | None,
+    inference: str | None,
     no_fallback: bool,
     rounds: int,
     seed: int | None,
@@ -130,7 +139,9 @@ def command(
         kind = {"plackett-luce": get_method(RANK).table_kind}.get(test)
         seed = 1 if seed is None else seed
         found = [
-            analyze_comparative(table, kind=kind, criterion=name, adjust=adjust, seed=seed)
+            analyze_comparative(
+                table, kind=kind, criterion=name, adjust=adjust, seed=seed, inference=inference
+            )
             for name in criteria
         ]
         payload = {"file": ratings, "criteria": [r.to_dict() for r in found]}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import COUNT, FINITE, NONNEG, POS, OutputPath, names
+from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
 from humaneval.errors import DesignError
@@ -57,6 +57,12 @@ GRID_KEYS = (
     help="As --effect, in points of expected score (solved with the random effects integrated out).",
 )
 @click.option("--variance-scale", type=POS, default=None, help="Multiply every random-effect variance.")
+@click.option(
+    "--annotator-sd",
+    type=NONNEG_F,
+    default=None,
+    help="Pairwise/BWS designs: SD of the annotator × system deviations (logit scale; default 0.5).",
+)
 @click.option(
     "--along",
     type=click.Choice(["blocks", "documents", "annotators"]),
@@ -149,6 +155,10 @@ def command(**opts) -> None:
         return
     if (opts["along"] is None) != (opts["breaks"] is None):
         raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")
+    if opts["design"] is not None and _comparative(opts):
+        return
+    if opts["annotator_sd"] is not None:
+        raise DesignError("--annotator-sd applies to pairwise and BWS designs; a CLMM has --variance-scale")
     setups, fitted = _plan(opts)
     tests = tuple(t.strip() for t in opts["tests"].split(",") if t.strip())
     options = _simulation_options(opts)
@@ -161,6 +171,40 @@ def command(**opts) -> None:
         run = _curve if opts["along"] is not None else _point
         runs.append(run(setup, tests, options, folder, opts))
     _emit(runs, fitted, opts["as_json"])
+
+
+def _comparative(opts: dict) -> bool:
+    """Power of a pairwise or BWS design (:mod:`humaneval.comparative.power`); False for others."""
+    from humaneval.comparative.power import run_power
+
+    out = Path(opts["out"]) if opts["out"] else None
+    unused = {
+        "--model": opts["model_path"],
+        "--pilot": opts["pilot"],
+        "--formula": opts["formula"],
+        "--effect-points": opts["effect_points"],
+        "--effect-scale": opts["effect_scale"],
+        "--resume": opts["resume"],
+    }
+    found = run_power(
+        opts["design"],
+        effect=opts["effect"],
+        annotator_sd=opts["annotator_sd"],
+        null=opts["null"],
+        trials=opts["trials"],
+        seed=opts["seed"],
+        calibration=opts["calibration"],
+        calibration_trials=opts["calibration_trials"],
+        out=out,
+        progress=opts["progress"] and not opts["as_json"],
+        unused=unused,
+        along=opts["along"],
+        breaks=opts["breaks"],
+    )
+    if found is None:
+        return False
+    emit(found.to_dict(), opts["as_json"], found.summary)
+    return True
 
 
 def _budget_alias(opts: dict) -> None:

@@ -14,8 +14,7 @@ scale and sum to zero; θ_a − θ_b is the log-odds that a is preferred to b, a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -34,12 +33,12 @@ from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
-from humaneval.errors import ModelSpecError, OptionError
+from humaneval.errors import HumanEvalError, ModelSpecError, OptionError
 from humaneval.grouping import groupings
 from humaneval.ratings import Ratings, as_ratings, select_criterion
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
-#: (judgements independent), or a mixed model supplied as ``fit_mixed``.
+#: (judgements independent), or the mixed-effects Bradley–Terry model (pairwise tables only).
 INFERENCE = (*SCHEMES, "model", "mixed")
 
 MODEL_NAMES = {
@@ -47,20 +46,18 @@ MODEL_NAMES = {
     "davidson": "Davidson (Bradley–Terry with ties)",
     "maxdiff": "MaxDiff (best–worst multinomial logit)",
     "plackett-luce": "Plackett–Luce (rank-ordered logit)",
+    "mixed-bradley-terry": "mixed-effects Bradley–Terry (random annotator × system deviations)",
 }
 FORMULAS = {
     "bradley-terry": "P(a ≻ b) = σ(θa − θb)",
     "davidson": "P(a ≻ b) ∝ πa, P(b ≻ a) ∝ πb, P(tie) ∝ ν√(πa πb), π = exp θ",
     "maxdiff": "P(i best, j worst | tuple) ∝ exp(θi − θj)",
     "plackett-luce": "P(ranking) = Π_r exp(θ_(r)) / Σ_{s ranked ≥ r} exp(θs)",
+    "mixed-bradley-terry": "P(a ≻ b | annotator k) = σ(θa + u_ka − θb − u_kb − τ), u_ks ~ N(0, σs²)",
 }
 #: Fewer annotators or document clusters than this make cluster-bootstrap standard errors unreliable.
 MIN_CLUSTERS = 10
 MEANS = {"pairwise": "win rate", "bws": "best–worst score", "ranking": "mean rank (1 = best)"}
-
-#: ``fit_mixed(frame, systems) -> (beta, vcov)``: a mixed-effects fit of the ±1 design of
-#: :func:`mixed_design` (random annotator × system deviations), β against ``systems[0]``.
-MixedFitter = Callable[[pd.DataFrame, tuple[str, ...]], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,9 +82,15 @@ class ComparativeFit:
     link: str = "logit"
     fallbacks: tuple[Attempt, ...] = ()
     versions: dict[str, str] = field(default_factory=dict)
+    thresholds: tuple[tuple[str, float], ...] = ()
+    random_sd: pd.DataFrame | None = None
+    n_params: int | None = None
 
     @property
     def structure(self) -> str:
+        if self.model == "mixed-bradley-terry" and self.random_sd is not None:
+            factors = " and ".join(dict.fromkeys(self.random_sd["factor"]))
+            return f"mixed-effects Bradley–Terry (random {factors} × system deviations)"
         return MODEL_NAMES[self.model]
 
     @property
@@ -107,7 +110,15 @@ class ComparativeFit:
 
     @property
     def formula(self) -> str:
-        return FORMULAS[self.model]
+        if self.model != "mixed-bradley-terry" or self.random_sd is None:
+            return FORMULAS[self.model]
+        document = "document" in set(self.random_sd["factor"])
+        shift = "θa − θb + u_ka − u_kb" + (" + v_da − v_db" if document else "")
+        given = "annotator k" + (", document d" if document else "")
+        sds = "u_ks ~ N(0, σs²)" + (", v_ds ~ N(0, ωs²)" if document else "")
+        if len(self.thresholds) == 2:
+            return f"P(outcome ≤ j | {given}) = σ(τj − ({shift})), lost < tie < won; {sds}"
+        return f"P(a ≻ b | {given}) = σ({shift} − τ); {sds}"
 
     @property
     def reference(self) -> str:
@@ -115,7 +126,8 @@ class ComparativeFit:
 
     @property
     def aic(self) -> float:
-        return -2 * self.loglik + 2 * (len(self.systems) - 1 + (self.log_nu is not None))
+        n_params = self.n_params or len(self.systems) - 1 + (self.log_nu is not None)
+        return -2 * self.loglik + 2 * n_params
 
     def estimates(self) -> pd.Series:
         """Strengths θ (logit scale, sum to zero; higher = better)."""
@@ -145,13 +157,28 @@ class ComparativeFit:
         )
 
     def thresholds_frame(self) -> pd.DataFrame:
-        """Davidson's tie parameter log ν (the only non-strength parameter), else empty."""
+        """Davidson's tie parameter log ν, or the mixed model's thresholds τ; else empty."""
+        if self.thresholds:
+            return pd.DataFrame(list(self.thresholds), columns=["threshold", "estimate"])
         if self.log_nu is None:
             return pd.DataFrame(columns=["threshold", "estimate"])
         return pd.DataFrame({"threshold": ["log_nu"], "estimate": [self.log_nu]})
 
     def random_effects_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(columns=["factor", "term_a", "term_b", "covariance", "correlation"])
+        """Variances of the mixed model's annotator (and document) deviations per system (diagonal Ψ)."""
+        columns = ["factor", "term_a", "term_b", "covariance", "correlation"]
+        if self.random_sd is None:
+            return pd.DataFrame(columns=columns)
+        sd = self.random_sd
+        return pd.DataFrame(
+            {
+                "factor": sd["factor"],
+                "term_a": sd["system"],
+                "term_b": sd["system"],
+                "covariance": sd["sd"] ** 2,
+                "correlation": 1.0,
+            }
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -220,10 +247,12 @@ class ComparativeAnalysis:
             "inference": fit.inference,
             "n_boot": fit.n_boot,
             "n_boot_failed": fit.n_boot_failed,
-            "fallbacks": [],
+            "fallbacks": [
+                {"structure": a.structure, "engine": a.engine, "reason": a.error} for a in fit.fallbacks
+            ],
             "fixed_effects": fit.fixed_effects().to_dict(orient="records"),
             "thresholds": fit.thresholds_frame().to_dict(orient="records"),
-            "random_effects": [],
+            "random_effects": fit.random_effects_frame().to_dict(orient="records"),
             "contrasts": contrasts,
             "groups": self.systems.to_dict(orient="records"),
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
@@ -242,6 +271,15 @@ class ComparativeAnalysis:
         ]
         if fit.log_nu is not None:
             lines.append(f"tie parameter ν = {np.exp(fit.log_nu):.3f}")
+        if fit.random_sd is not None:
+            shown = ", ".join(
+                f"{r.system} {r.sd:.2f}" for r in fit.random_sd.itertuples() if r.factor == "annotator"
+            )
+            lines.append(f"annotator deviation SD per system (logit scale): {shown}")
+            documents = fit.random_sd[fit.random_sd["factor"] == "document"]
+            if len(documents):
+                shown = ", ".join(f"{r.system} {r.sd:.2f}" for r in documents.itertuples())
+                lines.append(f"document deviation SD per system (logit scale): {shown}")
         lines += [f"warning: {w}" for w in self.warnings]
         unit = MEANS[self.kind]
         lines += ["", f"{'system':<20} {unit:<22} letters  strength [95% CI]"]
@@ -270,7 +308,11 @@ def _inference_text(fit: ComparativeFit) -> str:
     if fit.inference == "model":
         return "standard errors from the observed information (judgements treated as independent)"
     if fit.inference == "mixed":
-        return "standard errors from the mixed-effects fit"
+        d = fit.diagnostics
+        return (
+            f"standard errors from the mixed-effects fit (native CLMM engine, Laplace; max.grad "
+            f"{d.max_grad:.1e}, cond.H {d.cond_h:.1e})"
+        )
     failed = f", {fit.n_boot_failed} without an estimate" if fit.n_boot_failed else ""
     what = "judgements" if fit.inference == "naive" else f"{fit.inference} clusters"
     return f"standard errors from {fit.n_boot} bootstrap replicates over {what}{failed}"
@@ -306,14 +348,14 @@ def analyze_comparative(
     *,
     kind: str | None = None,
     criterion: str | None = None,
-    inference: str = "two-way",
+    inference: str | None = None,
     adjust: str | None = None,
     n_boot: int = 1000,
     level: float = 0.95,
     alpha: float = 0.05,
     seed: int | np.random.Generator | None = 1,
     floor: bool = True,
-    fit_mixed: MixedFitter | None = None,
+    mixed_terms: tuple[str, ...] = ("annotator", "document"),
 ) -> ComparativeAnalysis:
     """Fit the comparative model of a pairwise, best–worst or ranking table and compare all systems.
 
@@ -327,9 +369,12 @@ def analyze_comparative(
     criterion:
         The criterion to analyse when the table has several.
     inference:
-        ``two-way`` (default: cluster bootstrap over annotators and documents), ``pigeonhole``,
+        Default :func:`default_inference` of the kind. ``two-way`` (cluster bootstrap over
+        annotators and documents), ``pigeonhole``,
         ``annotator``, ``document``, ``naive`` (judgements independent), ``model`` (observed
-        information) or ``mixed`` (needs ``fit_mixed``).
+        information) or ``mixed`` (pairwise only: the mixed-effects Bradley–Terry model of
+        :mod:`humaneval.comparative.mixed`; when its fit fails the two-way cluster bootstrap is
+        used instead, with the reason in ``fit.fallbacks`` and the warnings).
     adjust:
         Multiplicity adjustment of the contrasts: ``tukey`` (default), ``holm``, ``bonferroni``,
         ``none``.
@@ -338,9 +383,9 @@ def analyze_comparative(
     floor:
         Never let a bootstrap covariance fall below the model-based one (see
         :func:`~humaneval.comparative.bootstrap.bootstrap_vcov`).
-    fit_mixed:
-        A mixed-effects fitter of the :func:`mixed_design` frame returning (β, vcov) against the
-        first system, e.g. the native engine's binary mixed model.
+    mixed_terms:
+        Grouping factors with random system deviations in the mixed model: ``("annotator",
+        "document")`` (default) or ``("annotator",)``.
 
     Returns
     -------
@@ -351,9 +396,11 @@ def analyze_comparative(
     --------
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
     >>> table = simulate_pairwise_study([0.5, 0.0, -0.5], seed=1)
-    >>> result = analyze_comparative(table, n_boot=200)
+    >>> result = analyze_comparative(table)
     >>> result.test, list(result.systems["system"])
-    ('bradley-terry', ['s0', 's1', 's2'])
+    ('mixed-bradley-terry', ['s0', 's1', 's2'])
+    >>> analyze_comparative(table, inference="two-way", n_boot=200).test
+    'bradley-terry'
     """
     started = time.perf_counter()
     ratings = as_ratings(ratings)
@@ -361,6 +408,7 @@ def analyze_comparative(
     kind = kind or detect_kind(table)
     if kind not in COMPARATIVE_KINDS:
         raise OptionError(f"{kind!r} is not a comparative kind; use one of {', '.join(COMPARATIVE_KINDS)}")
+    inference = inference or default_inference(kind)
     if inference not in INFERENCE:
         raise OptionError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
     adjust = check_adjust(adjust or "tukey")
@@ -376,57 +424,64 @@ def analyze_comparative(
     n_sys = len(judgements.systems)
     model_vcov = np.linalg.inv(info)
     n_boot_done = n_failed = 0
+    mixed, fallbacks, fallback_notes = None, (), ()
+    if inference == "mixed":
+        if kind != "pairwise":
+            raise ModelSpecError(
+                f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
+                "use the two-way cluster bootstrap (inference 'two-way')"
+            )
+        mixed, fallbacks, fallback_notes = _fit_mixed(judgements, mixed_terms)
+        if mixed is None:
+            inference = "two-way"
     if inference == "model":
         vcov = model_vcov
     elif inference == "mixed":
-        if fit_mixed is None:
-            raise ModelSpecError(
-                "inference='mixed' needs fit_mixed, a mixed-effects fitter of the ±1 design "
-                "(mixed_design); use the two-way cluster bootstrap meanwhile"
-            )
-        mixed_beta, vcov = fit_mixed(mixed_design(judgements), judgements.systems)
-        beta = np.r_[np.asarray(mixed_beta, float), beta[n_sys - 1 :]]
-        vcov = np.asarray(vcov, float)
+        vcov = mixed.vcov
     else:
         boot = bootstrap_vcov(judgements, inference, n_boot, seed, floor=model_vcov if floor else None)
         vcov, n_boot_done, n_failed = boot.vcov, boot.n_boot, boot.n_failed
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
-    notes = _warnings(judgements, inference, n_boot_done, n_failed)
-    eigen = np.linalg.eigvalsh(info)
-    diagnostics = Diagnostics(
-        converged=bool(fit.ok[0]),
-        code=0 if fit.ok[0] else 1,
-        message="" if fit.ok[0] else "Newton iterations did not converge",
-        max_grad=float(fit.max_grad[0]),
-        cond_h=float(eigen.max() / eigen.min()) if eigen.min() > 0 else float("inf"),
-        n_iter=fit.n_iter,
-        singular=False,
-        fit_seconds=time.perf_counter() - started,
-        vcov_ok=bool(np.all(np.isfinite(strengths_vcov)) and np.all(np.diag(strengths_vcov) > 0)),
-    )
-    result = ComparativeFit(
-        model=judgements.model,
-        kind=kind,
-        systems=judgements.systems,
-        beta=beta[: n_sys - 1],
-        vcov=strengths_vcov,
-        model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
-        loglik=float(fit.loglik[0]),
-        nobs=judgements.n_judgements,
-        n_rows=judgements.n_rows,
-        diagnostics=diagnostics,
-        inference=inference,
-        n_boot=n_boot_done,
-        n_boot_failed=n_failed,
-        log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
-        versions=_versions(),
-    )
+    notes = fallback_notes + _warnings(judgements, inference, n_boot_done, n_failed)
+    if mixed is not None:
+        result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
+    else:
+        eigen = np.linalg.eigvalsh(info)
+        diagnostics = Diagnostics(
+            converged=bool(fit.ok[0]),
+            code=0 if fit.ok[0] else 1,
+            message="" if fit.ok[0] else "Newton iterations did not converge",
+            max_grad=float(fit.max_grad[0]),
+            cond_h=float(eigen.max() / eigen.min()) if eigen.min() > 0 else float("inf"),
+            n_iter=fit.n_iter,
+            singular=False,
+            fit_seconds=time.perf_counter() - started,
+            vcov_ok=bool(np.all(np.isfinite(strengths_vcov)) and np.all(np.diag(strengths_vcov) > 0)),
+        )
+        result = ComparativeFit(
+            model=judgements.model,
+            kind=kind,
+            systems=judgements.systems,
+            beta=beta[: n_sys - 1],
+            vcov=strengths_vcov,
+            model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
+            loglik=float(fit.loglik[0]),
+            nobs=judgements.n_judgements,
+            n_rows=judgements.n_rows,
+            diagnostics=diagnostics,
+            inference=inference,
+            n_boot=n_boot_done,
+            n_boot_failed=n_failed,
+            log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
+            fallbacks=fallbacks,
+            versions=_versions(),
+        )
     dof = cluster_dof(judgements, inference)
     contrasts = t_contrasts(judgements.systems, result.beta, result.vcov, adjust, level, alpha, dof)
     contrasts["win_probability"] = expit(contrasts["estimate"])
     contrasts["win_probability_low"] = expit(contrasts["ci_low"])
     contrasts["win_probability_high"] = expit(contrasts["ci_high"])
-    contrasts["test"] = judgements.model
+    contrasts["test"] = result.model
     estimates = result.estimates()
     systems = groupings(judgements.means, estimates, contrasts, alpha)
     se = pd.Series(result.strength_se(), index=estimates.index).reindex(systems["system"]).to_numpy()
@@ -436,7 +491,7 @@ def analyze_comparative(
     systems.insert(5, "estimate_ci_high", systems["estimate"] + half)
     return ComparativeAnalysis(
         kind=kind,
-        test=judgements.model,
+        test=result.model,
         adjust=adjust,
         response="rank" if kind == "ranking" else "score",
         systems=systems,
@@ -444,6 +499,64 @@ def analyze_comparative(
         fit=result,
         criterion=criterion,
         warnings=notes,
+    )
+
+
+def default_inference(kind: str) -> str:
+    """``mixed`` (the mixed-effects Bradley–Terry model) for pairwise tables, ``two-way`` (cluster
+    bootstrap) for best–worst and ranking tables, which have no mixed model here."""
+    return "mixed" if kind == "pairwise" else "two-way"
+
+
+def _fit_mixed(judgements: Judgements, terms: tuple[str, ...]):
+    """The mixed-effects fit, or (None, the failed attempt, a warning) when it failed."""
+    from humaneval.comparative.mixed import fit_mixed_bt
+
+    clock = time.perf_counter()
+    try:
+        mixed = fit_mixed_bt(judgements, tuple(terms))
+    except HumanEvalError as error:
+        reason = str(error)
+    else:
+        if not mixed.failed:
+            return mixed, (), ()
+        reason = "; ".join(mixed.reasons)
+    attempt = Attempt(
+        engine="native",
+        structure="mixed-effects Bradley–Terry",
+        seconds=time.perf_counter() - clock,
+        error=reason,
+    )
+    note = (
+        f"the mixed-effects Bradley–Terry fit failed ({reason}); its estimates are not shown and the "
+        "two-way cluster bootstrap of the Bradley–Terry model is used instead"
+    )
+    return None, (attempt,), (note,)
+
+
+def _mixed_result(mixed, judgements: Judgements, kind: str, model_vcov: np.ndarray, seconds: float):
+    """A :class:`ComparativeFit` holding the mixed-effects estimates and the CLMM diagnostics."""
+    clmm = mixed.clmm
+    n_sys = len(judgements.systems)
+    names = ("first listed|won",) if len(clmm.thresholds) == 1 else ("lost|tie", "tie|won")
+    return ComparativeFit(
+        model="mixed-bradley-terry",
+        kind=kind,
+        systems=judgements.systems,
+        beta=mixed.beta,
+        vcov=mixed.vcov,
+        model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
+        loglik=clmm.loglik,
+        nobs=clmm.nobs,
+        n_rows=judgements.n_rows,
+        diagnostics=replace(clmm.diagnostics, fit_seconds=seconds),
+        inference="mixed",
+        engine="native",
+        link=clmm.link,
+        versions=dict(clmm.versions),
+        thresholds=tuple(zip(names, map(float, clmm.thresholds), strict=True)),
+        random_sd=mixed.random_sd(),
+        n_params=clmm.n_params,
     )
 
 
@@ -502,6 +615,12 @@ def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int
         out.append(
             f"only {' and '.join(few)}: a cluster bootstrap needs about {MIN_CLUSTERS} or more clusters, so "
             "these standard errors are rough (too small as often as too large); collect more blocks"
+        )
+    if inference == "mixed" and few:
+        out.append(
+            f"only {' and '.join(few)}: the variances of the mixed model's deviations are poorly "
+            f"determined from fewer than {MIN_CLUSTERS} groups, so its standard errors may be too small; "
+            "collect more blocks"
         )
     if n_boot and n_failed > 0.01 * n_boot:
         out.append(

@@ -10,7 +10,11 @@ observed information.
 The target is the difference the pooled model estimates: with annotator-specific deviations the
 population-averaged preference is weaker than the annotator-level θ_a − θ_b (logit attenuation), so
 the target is the probability limit of the pooled fit, computed once per scenario from a very large
-simulated study (``population_blocks`` blocks).
+simulated study (``population_blocks`` blocks). The mixed-effects Bradley–Terry model (pairwise
+studies; variants ``mixed`` with annotator deviations, ``mixed, + document`` with document
+deviations too) estimates the annotator-level difference itself, so its target is the simulated
+θ_a − θ_b; its intervals are Wald intervals with normal quantiles, as the CLMM's, and a failed fit
+counts as a study without coverage (``covered`` False, ``se`` NaN).
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.comparative.analyze import analyze_comparative, cluster_dof
-from humaneval.comparative.bootstrap import bootstrap_vcov
+from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import build_judgements
+from humaneval.comparative.mixed import fit_mixed_bt
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
 
 #: Standard-error schemes compared: (name, bootstrap scheme or "model", floor at the model vcov).
@@ -35,7 +40,11 @@ VARIANTS = (
     ("pigeonhole", "pigeonhole", False),
     ("naive", "naive", False),
     ("model", "model", False),
+    ("mixed", "mixed", False),
+    ("mixed, + document", "mixed+document", False),
 )
+#: Random-effect terms of the mixed variants.
+MIXED_VARIANTS = {"mixed": ("annotator",), "mixed+document": ("annotator", "document")}
 
 
 @dataclass(frozen=True)
@@ -107,26 +116,34 @@ def coverage(
 
         iterator = tqdm(iterator, desc=f"{scenario.kind} sd={scenario.annotator_sd}")
     n_sys = len(scenario.strengths)
+    true_differences = _differences(np.asarray(scenario.strengths[1:]) - scenario.strengths[0], n_sys)
     pairs = [f"s{a}-s{b}" for a, b in zip(*np.triu_indices(n_sys, 1), strict=True)]
     for study in iterator:
         judgements = build_judgements(scenario.simulate(rng), scenario.kind)
         fit = fit_events(judgements.features, judgements.mask, judgements.chosen, judgements.event_counts)
         if not fit.ok[0]:
             continue
-        estimate = _differences(fit.beta[0], n_sys)
+        pooled = _differences(fit.beta[0], n_sys)
         model_vcov = np.linalg.inv(fit.hessian[0])
         for name, scheme, floor in variants:
-            if scheme == "model":
+            estimate, truth = pooled, target
+            if scheme in MIXED_VARIANTS:
+                if scenario.kind != "pairwise":
+                    continue
+                mixed = fit_mixed_bt(judgements, MIXED_VARIANTS[scheme])
+                estimate, truth = _differences(mixed.beta, n_sys), true_differences
+                vcov = np.full_like(mixed.vcov, np.nan) if mixed.failed else mixed.vcov
+            elif scheme == "model":
                 vcov = model_vcov
             else:
                 floored = model_vcov if floor else None
                 vcov = bootstrap_vcov(judgements, scheme, n_boot, rng, floor=floored).vcov
             se = _contrast_se(vcov, n_sys)
-            dof = cluster_dof(judgements, scheme) if scheme != "model" else np.inf
-            covered = np.abs(estimate - target) <= stats.t.ppf(0.5 + level / 2, dof) * se
+            dof = cluster_dof(judgements, scheme) if scheme in SCHEMES else np.inf
+            covered = np.abs(estimate - truth) <= stats.t.ppf(0.5 + level / 2, dof) * se
             rows += [
                 (study, pair, name, t, e, s, bool(c))
-                for pair, t, e, s, c in zip(pairs, target, estimate, se, covered, strict=True)
+                for pair, t, e, s, c in zip(pairs, truth, estimate, se, covered, strict=True)
             ]
     return pd.DataFrame(rows, columns=["study", "pair", "variant", "target", "estimate", "se", "covered"])
 
@@ -143,6 +160,7 @@ def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
         }
     )
     table["mc_se"] = np.sqrt(table["coverage"] * (1 - table["coverage"]) / table["studies"])
+    table["failed"] = results["se"].isna().groupby(results["variant"]).mean()
     order = [name for name, _, _ in VARIANTS if name in table.index]
     return table.reindex(order)
 

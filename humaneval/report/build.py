@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.comparative.agreement import ComparativeAgreement
+from humaneval.comparative.power import ComparativePower
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import HumanEvalError
@@ -84,6 +87,8 @@ class CriterionReport:
     power_error: str | None = None
     reliability_error: str | None = None
     means_interval: ClusterInterval | None = None
+    agreement: ComparativeAgreement | None = None
+    comparative_power: ComparativePower | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -103,6 +108,8 @@ class CriterionReport:
             if self.reliability is None
             else {"file": source, **self.reliability.to_dict()},
             "reliability_error": self.reliability_error,
+            "agreement": None if self.agreement is None else self.agreement.to_dict(),
+            "comparative_power": None if self.comparative_power is None else self.comparative_power.to_dict(),
             "means": self.table.to_dict(orient="records"),
             "means_interval": None
             if self.means_interval is None
@@ -273,6 +280,45 @@ def build_report(
     )
 
 
+def _comparative_report(criterion, kind, comparative, part, settings, say) -> CriterionReport:
+    """Means, agreement on the choices and observed power of a pairwise or best–worst criterion."""
+    from humaneval.comparative.agreement import comparative_agreement
+    from humaneval.comparative.power import DEFAULT_ANNOTATOR_SD, ComparativeDesign, comparative_power
+
+    label = f" [{criterion}]" if criterion is not None else ""
+    fit = comparative.fit
+    say(f"analysis{label}: {kind} judgements, {fit.structure} ({fit.inference})")
+    means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
+    say(
+        f"agreement{label}: Krippendorff's α (nominal) on the choices, "
+        f"{settings.n_bootstrap} KALPHA resamples"
+    )
+    agreement = why = power = power_error = None
+    try:
+        agreement = comparative_agreement(part, kind, n_resamples=settings.n_bootstrap, seed=settings.seed)
+    except HumanEvalError as exc:
+        why = str(exc)
+    if settings.power_trials > 0:
+        say(f"power{label}: {settings.power_trials} simulated studies of this design")
+        sd = DEFAULT_ANNOTATOR_SD
+        if fit.random_sd is not None:  # the mixed model's annotator deviations, as fitted
+            annotator = fit.random_sd.loc[fit.random_sd["factor"] == "annotator", "sd"]
+            sd = float(np.sqrt(np.mean(annotator**2)))
+        try:
+            design = ComparativeDesign.from_ratings(part, kind)
+            strengths = fit.estimates().reindex(design.systems).to_numpy()
+            power = comparative_power(
+                design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
+                n_boot=100, seed=settings.seed or 1,
+            )  # fmt: skip
+        except HumanEvalError as exc:
+            power_error = str(exc)
+    return CriterionReport(
+        criterion, comparative, None, means, None,  # type: ignore[arg-type]
+        power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
+    )  # fmt: skip
+
+
 def _criterion_report(
     ratings: Ratings,
     criterion: str | None,
@@ -289,12 +335,10 @@ def _criterion_report(
     label = f" [{criterion}]" if criterion is not None else ""
     from humaneval.comparative import analyze_comparative, detect_kind
 
-    if get_method(detect_kind(part)).analysis == "comparative":
-        say(f"analysis{label}: {detect_kind(part)} judgements, two-way cluster bootstrap")
+    kind = detect_kind(part)
+    if get_method(kind).analysis == "comparative" and get_method(kind).unit != "document":
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
-        means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
-        why = "agreement and power are not computed for comparative judgements yet"
-        return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
+        return _comparative_report(criterion, kind, comparative, part, settings, say)
     say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

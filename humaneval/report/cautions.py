@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from humaneval.comparative.judgements import COMPARATIVE_KINDS
 from humaneval.report.power import ART_MIN_BLOCKS
 from humaneval.resampling import FEW_CLUSTERS, MIN_INTERVAL_CLUSTERS, distinct_resamples
 from humaneval.structure import DesignStructure
@@ -129,13 +130,17 @@ def criterion_cautions(part: CriterionReport) -> list[Caution]:
     fell_back = fit is not None and bool(fit.fallbacks)
     if fit is not None:
         for attempt in fit.fallbacks:
-            out.append(
-                Caution(
-                    MODEL,
-                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
-                    f"simpler '{fit.structure}' model, whose standard errors can be too small.",
+            if getattr(fit, "kind", None) in COMPARATIVE_KINDS:
+                text = (
+                    f"The {attempt.structure} model failed ({attempt.reason}); the results come from the "
+                    f"{fit.structure} model with {fit.inference} cluster-bootstrap standard errors."
                 )
-            )
+            else:
+                text = (
+                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
+                    f"simpler '{fit.structure}' model, whose standard errors can be too small."
+                )
+            out.append(Caution(MODEL, text))
     for message in part.fit_warnings:
         if fell_back and "CLMM failed" in message:
             continue  # the fallback is stated above
@@ -181,6 +186,18 @@ def _interval_cautions(part: CriterionReport) -> list[Caution]:
 
 def _reliability_cautions(part: CriterionReport) -> list[Caution]:
     rel = part.reliability
+    agreement = getattr(part, "agreement", None)
+    if rel is None and agreement is not None:
+        low = [c for c in agreement.choices if c.alpha == c.alpha and c.alpha < ALPHA_MIN]
+        return [
+            Caution(
+                RELIABILITY,
+                f"Annotators agree little on the {c.choice} of a judgement (nominal α = {c.alpha:.3f} < "
+                f"{ALPHA_MIN}); the system strengths average over their tastes, and the clustering-aware "
+                "intervals account for it.",
+            )
+            for c in low
+        ]
     if rel is None:
         return [Caution(RELIABILITY, f"Reliability was not computed: {part.reliability_error.rstrip('.')}.")]
     out = []
@@ -218,6 +235,25 @@ def _reliability_cautions(part: CriterionReport) -> list[Caution]:
 
 def _power_cautions(part: CriterionReport) -> list[Caution]:
     note = part.power
+    simulated = getattr(part, "comparative_power", None)
+    if note is None and simulated is not None:
+        power = simulated.results.set_index("pair")["rate"]
+        weak = []
+        for row in part.analysis.contrasts.itertuples():
+            key = _pair_key(power.index, row.system_a, row.system_b)
+            if row.better is None and key is not None and power[key] < 0.8:
+                weak.append(f"{row.system_a} – {row.system_b}: {power[key]:.0%}")
+        if not weak:
+            return []
+        verb = "does" if len(weak) == 1 else "do"
+        return [
+            Caution(
+                POWER,
+                f"{plural(len(weak), 'pair')} {verb} not differ significantly, but this design had little "
+                f"power to detect differences of the estimated size ({'; '.join(weak)}): "
+                "'no significant difference' is not evidence that two systems are equally good.",
+            )
+        ]
     if note is None:
         return []
     out = []

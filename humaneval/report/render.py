@@ -177,7 +177,55 @@ def _criterion_view(report: StudyReport, part: CriterionReport, out: Path, files
         "model": model,
         "reliability": reliability,
         "reliability_error": part.reliability_error,
+        "agreement": _agreement_view(part),
+        "comparative_power": _comparative_power_view(part),
         "power": _power_view(part),
+    }
+
+
+def _agreement_view(part: CriterionReport) -> dict[str, Any] | None:
+    """Agreement on comparative choices (pairwise winners, best and worst of a tuple), if computed."""
+    agreement = getattr(part, "agreement", None)
+    if agreement is None:
+        return None
+    return {
+        "n_resamples": agreement.n_resamples,
+        "choices": [
+            {
+                "choice": c.choice,
+                "alpha": fmt(c.alpha),
+                "ci": fmt_ci(*c.ci),
+                "observed": fmt(c.observed_agreement),
+                "majority": fmt(c.majority_share),
+                "n_units": c.n_units,
+                "n_judgements": c.n_judgements,
+            }
+            for c in agreement.choices
+        ],
+    }
+
+
+def _comparative_power_view(part: CriterionReport) -> dict[str, Any] | None:
+    """Observed power of a pairwise or best–worst study's own design, if simulated."""
+    power = getattr(part, "comparative_power", None)
+    if power is None:
+        return None
+    overall = power.overall().iloc[0]
+    d = power.design.to_dict()
+    return {
+        "design": f"{d['judgements']} judgements by {d['annotators']} annotators",
+        "trials": int(overall["n_trials"]),
+        "model": f"{overall['test']} ({overall['aggregate']})",
+        "annotator_sd": f"{power.annotator_sd:.2f}",
+        "pairs": [
+            {
+                "pair": r.pair,
+                "difference": fmt(r.true_difference),
+                "power": fmt_power(r.rate, r.ci_low, r.ci_high),
+            }
+            for r in power.results.itertuples()
+            if r.pair != "all"
+        ],
     }
 
 
@@ -411,7 +459,16 @@ def markdown(view: dict[str, Any]) -> str:
         ]
         r = c["reliability"]
         lines += ["", f"![significance]({c['figures']['significance']})", "", f"### Reliability{suffix}", ""]
-        if r is None:
+        if r is None and c["agreement"] is not None:
+            lines += [
+                f"- agreement on the {a['choice']}: Krippendorff's α (nominal) {a['alpha']}, "
+                f"95% CI {a['ci']} (KALPHA, {c['agreement']['n_resamples']} resamples); "
+                f"pairs of annotators agreeing {a['observed']}, "
+                f"judgements with the majority {a['majority']} ({a['n_units']} comparisons "
+                f"made by several annotators, {a['n_judgements']} judgements)"
+                for a in c["agreement"]["choices"]
+            ] + [""]
+        elif r is None:
             lines += [f"Not computed: {md(c['reliability_error'])}", ""]
         else:
             lines += [
@@ -426,6 +483,21 @@ def markdown(view: dict[str, Any]) -> str:
             ]
         if "time_curve" in c["figures"]:
             lines += [f"![time vs reliability]({c['figures']['time_curve']})", ""]
+        q = c["comparative_power"]
+        if q is not None:
+            lines += [
+                f"### Power{suffix}",
+                "",
+                f"{q['trials']} studies simulated on this study's design ({q['design']}) with the "
+                f"fitted strengths and annotator × system deviations of SD {q['annotator_sd']}, analysed "
+                f"by {q['model']}; observed power (fitted differences taken as true); brackets: 95 % "
+                "Clopper–Pearson intervals.",
+                "",
+                "| pair | Δ log-odds | power |",
+                "|---|---|---|",
+            ]
+            lines += [f"| {md(r['pair'])} | {r['difference']} | {r['power']} |" for r in q["pairs"]]
+            lines += [""]
         p = c["power"]
         if p is not None:
             lines += [

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
+from humaneval.proportions import clopper_pearson
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
     FAILURE_RULES,
@@ -327,19 +327,6 @@ def design_line(design: SimDesign | TableDesign) -> str:
 
 def _se(rate: float, n: int) -> float:
     return float(np.sqrt(rate * (1 - rate) / n)) if n > 0 and np.isfinite(rate) else float("nan")
-
-
-def clopper_pearson(rate: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper–Pearson) interval of a rate from ``n`` trials.
-
-    ``statsmodels.stats.proportion.proportion_confint(method="beta")`` on ``rate · n`` successes:
-    for an "all pairs" rate (a mean over the pairs of each trial) this is the conservative
-    interval with n = trials, the same n as ``mc_se``. NaN for n = 0.
-    """
-    if n <= 0 or not np.isfinite(rate):
-        return float("nan"), float("nan")
-    low, high = proportion_confint(rate * n, n, alpha=1 - level, method="beta")
-    return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
 
 
 def summarise(config: SimulationConfig, records: Sequence[Record], seconds: float = 0.0) -> SimulationResult:

@@ -1,0 +1,732 @@
+"""Power (and Type I error) of pairwise and best–worst studies, simulated with the comparative models.
+
+A :class:`ComparativeDesign` holds who judges what: one row per judgement (annotator, document, the
+systems shown), read from a design made by ``humaneval design --method pairwise|bws`` (attention
+checks and warm-ups left out) or laid out in blocks as in :mod:`humaneval.comparative.simulate`.
+Each simulated study draws annotator × system deviations α_as ~ N(0, annotator_sd²) and document
+× system deviations δ_ds ~ N(0, document_sd²), answers every judgement from the Davidson
+(Bradley–Terry when ``tie`` = 0) or MaxDiff model on the utilities θ_s + α_as + δ_ds, and is
+analysed by :func:`~humaneval.comparative.analyze_comparative` with the model a researcher would
+use (the default inference of its kind). A pair counts as detected when its unadjusted p-value is
+below α and the estimate has the sign of the true difference; the rates carry Monte-Carlo SEs and
+Clopper–Pearson intervals, and a power run reports the same analysis's Type I error on the same
+design beside it, as the Likert power simulation does (docs/simulation.md).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humaneval.comparative.simulate import davidson_probabilities
+from humaneval.errors import DesignError, HumanEvalError
+
+#: Design methods simulated here, and the kind of table they give.
+METHODS = {"pairwise": "pairwise", "bws": "bws"}
+#: Defaults of a block design given as ``pairwise:…`` or ``bws:…``.
+BLOCK_DEFAULTS = {"systems": 4, "blocks": 10, "docs": 5, "annotators": 3, "tuple_size": 4, "bws_factor": 2.0}
+DEFAULT_EFFECT = 0.5
+DEFAULT_ANNOTATOR_SD = 0.5
+CALIBRATION_RANGE = (0.03, 0.08)
+
+
+@dataclass(frozen=True, eq=False)
+class ComparativeDesign:
+    """Who judges which systems on which document: one row per judgement.
+
+    Attributes
+    ----------
+    kind:
+        ``pairwise`` or ``bws``.
+    systems:
+        System names (the first is the reference of ``--effect``).
+    annotator, document:
+        (J,) codes of each judgement's annotator and document.
+    members:
+        (J, k) system indices shown in each judgement (k = 2 for pairwise).
+    label:
+        A name for reports (the design file or the block layout).
+    """
+
+    kind: str
+    systems: tuple[str, ...]
+    annotator: np.ndarray
+    document: np.ndarray
+    members: np.ndarray
+    label: str
+    annotators: tuple[str, ...] = ()
+    documents: tuple[str, ...] = ()
+    document_sd: float = 0.0
+    layout: dict[str, Any] | None = None
+
+    @property
+    def n_judgements(self) -> int:
+        return len(self.members)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, name: str = "design") -> ComparativeDesign:
+        """The judgements of a ``humaneval design --method pairwise|bws`` table (checks left out)."""
+        method = str(frame["method"].iloc[0]) if "method" in frame and len(frame) else ""
+        if method not in METHODS:
+            raise DesignError(f"{name}: method {method!r}; comparative power covers pairwise and bws designs")
+        keep = np.ones(len(frame), dtype=bool)
+        for flag in ("is_check", "is_warmup", "is_anchor_repeat"):
+            if flag in frame:
+                keep &= ~frame[flag].astype(str).str.strip().str.lower().isin(("true", "1"))
+        rows = frame[keep & frame["system"].notna() & (frame["system"].astype(str) != "")]
+        missing = [c for c in ("annotator_slot", "screen_id", "document", "system") if c not in rows]
+        if missing:
+            raise DesignError(f"{name}: a design table needs the column(s) {', '.join(missing)}")
+        if rows.empty:
+            raise DesignError(f"{name}: no judgements left after leaving out attention checks")
+        systems = tuple(sorted(rows["system"].astype(str).unique()))
+        index = {s: i for i, s in enumerate(systems)}
+        screens = rows.sort_values(
+            ["annotator_slot", "position", "display_pos"]
+            if "position" in rows
+            else ["annotator_slot", "screen_id"]
+        )
+        grouped = screens.groupby(["annotator_slot", "screen_id"], sort=False)
+        members = [tuple(index[s] for s in part["system"].astype(str)) for _, part in grouped]
+        sizes = {len(m) for m in members}
+        if len(sizes) != 1 or (method == "pairwise" and sizes != {2}):
+            raise DesignError(f"{name}: every {method} screen must show the same number of summaries")
+        keys = grouped.size().index.to_frame(index=False)
+        docs = grouped["document"].first().to_numpy()
+        annotator, annotators = pd.factorize(keys["annotator_slot"].astype(str))
+        document, documents = pd.factorize(pd.Series(docs).astype(str))
+        return cls(
+            kind=METHODS[method],
+            systems=systems,
+            annotator=annotator,
+            document=document,
+            members=np.array(members, dtype=int),
+            label=Path(name).name,
+            annotators=tuple(annotators),
+            documents=tuple(documents),
+        )
+
+    @classmethod
+    def from_ratings(cls, ratings: Any, kind: str, name: str = "this study") -> ComparativeDesign:
+        """The judgements of a collected pairwise or best–worst table (who compared what), e.g. to
+        simulate the power of the study's own design."""
+        from humaneval.ratings import as_ratings
+
+        data = as_ratings(ratings).without_checks().data
+        systems = tuple(sorted(set(data["system"].astype(str))))
+        index = {s: i for i, s in enumerate(systems)}
+        if kind == "pairwise":
+            rows = data[data["system"].astype(str) < data["opponent"].astype(str)]
+            members = np.column_stack(
+                [rows["system"].astype(str).map(index), rows["opponent"].astype(str).map(index)]
+            )
+        elif kind == "bws":
+            keys = ["annotator", "document", "tuple_id"]
+            rows = data.groupby(keys, sort=False).first().reset_index()
+            shown = data.groupby(keys, sort=False)["system"].agg(lambda s: [index[str(v)] for v in s])
+            if shown.map(len).nunique() != 1:
+                raise DesignError(f"{name}: tuples of different sizes cannot be simulated together")
+            members = np.array(shown.tolist())
+        else:
+            raise DesignError(f"{name}: power of {kind} tables is simulated for pairwise and bws only")
+        annotator, annotators = pd.factorize(rows["annotator"].astype(str))
+        document, documents = pd.factorize(rows["document"].astype(str))
+        return cls(
+            kind=kind,
+            systems=systems,
+            annotator=np.asarray(annotator),
+            document=np.asarray(document),
+            members=np.asarray(members, dtype=int),
+            label=name,
+            annotators=tuple(annotators),
+            documents=tuple(documents),
+        )
+
+    @classmethod
+    def from_blocks(
+        cls,
+        kind: str,
+        systems: int | tuple[str, ...] = 4,
+        blocks: int = 10,
+        docs: int = 5,
+        annotators: int = 3,
+        tuple_size: int = 4,
+        bws_factor: float = 2.0,
+        seed: int = 1,
+        document_sd: float = 0.0,
+    ) -> ComparativeDesign:
+        """Blocks of ``docs`` documents judged by their own ``annotators``: every pair per document
+        (pairwise) or ⌈``bws_factor`` · S⌉ balanced tuples of ``tuple_size`` per document (bws)."""
+        from humaneval.design.bws import bws_tuples
+
+        names = tuple(f"s{i}" for i in range(systems)) if isinstance(systems, int) else tuple(systems)
+        if kind not in METHODS or len(names) < 2 or min(blocks, docs, annotators) < 1:
+            raise DesignError(
+                f"a {kind} block design needs 2 or more systems and at least 1 block, document and annotator"
+            )
+        if kind == "bws" and not 2 <= tuple_size < len(names):
+            raise DesignError(f"bws tuple_size must be between 2 and {len(names) - 1}")
+        rng = np.random.default_rng(seed)
+        ann, doc, members = [], [], []
+        for b in range(blocks):
+            for d in range(b * docs, (b + 1) * docs):
+                shown = (
+                    list(combinations(range(len(names)), 2))
+                    if kind == "pairwise"
+                    else [
+                        tuple(t)
+                        for t in bws_tuples(len(names), tuple_size, bws_factor, iterations=20, rng=rng)
+                    ]
+                )
+                for a in range(b * annotators, (b + 1) * annotators):
+                    ann += [a] * len(shown)
+                    doc += [d] * len(shown)
+                    members += shown
+        label = f"{kind} {blocks} blocks × {docs} docs × {annotators} annotators, {len(names)} systems"
+        return cls(
+            kind=kind,
+            systems=names,
+            annotator=np.array(ann),
+            document=np.array(doc),
+            members=np.array(members, dtype=int),
+            label=label,
+            document_sd=document_sd,
+            layout={
+                "kind": kind, "systems": names, "blocks": blocks, "docs": docs, "annotators": annotators,
+                "tuple_size": tuple_size, "bws_factor": bws_factor, "seed": seed, "document_sd": document_sd,
+            },
+        )  # fmt: skip
+
+    def resized(self, along: str, size: int) -> ComparativeDesign:
+        """The same block design with ``size`` blocks, documents per block or annotators per block."""
+        if self.layout is None:
+            raise DesignError(
+                f'{self.label}: a power curve needs a block design (--design "{self.kind}:blocks=…,docs=…,'
+                'annotators=…"); a design file has a fixed size'
+            )
+        key = {"blocks": "blocks", "documents": "docs", "annotators": "annotators"}[along]
+        return ComparativeDesign.from_blocks(**{**self.layout, key: int(size)})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "kind": self.kind,
+            "systems": list(self.systems),
+            "judgements": self.n_judgements,
+            "annotators": int(self.annotator.max()) + 1,
+            "documents": int(self.document.max()) + 1,
+            "per_judgement": int(self.members.shape[1]),
+        }
+
+    def sample(
+        self,
+        strengths: np.ndarray,
+        rng: np.random.Generator,
+        annotator_sd: float = DEFAULT_ANNOTATOR_SD,
+        tie: float = 0.0,
+    ) -> pd.DataFrame:
+        """One simulated study as a table :func:`~humaneval.comparative.analyze_comparative` reads."""
+        n_sys = len(self.systems)
+        alpha = rng.normal(0.0, annotator_sd, size=(int(self.annotator.max()) + 1, n_sys))
+        delta = rng.normal(0.0, self.document_sd, size=(int(self.document.max()) + 1, n_sys))
+        utility = np.asarray(strengths, float)[None, :] + alpha[self.annotator] + delta[self.document]
+        u = np.take_along_axis(utility, self.members, axis=1)
+        names = np.array(self.systems)
+        annotators = np.char.add("a", self.annotator.astype(str))
+        documents = np.char.add("d", self.document.astype(str))
+        if self.kind == "pairwise":
+            p_first = np.array([davidson_probabilities(x, y, tie) for x, y in u]) if tie else None
+            draw = rng.random(len(u))
+            if p_first is None:
+                score = (draw < 1 / (1 + np.exp(u[:, 1] - u[:, 0]))).astype(float)
+            else:
+                score = np.select(
+                    [draw < p_first[:, 0], draw < p_first[:, 0] + p_first[:, 1]], [1.0, 0.0], 0.5
+                )
+            first, second = names[self.members[:, 0]], names[self.members[:, 1]]
+            return pd.DataFrame(
+                {
+                    "annotator": np.r_[annotators, annotators],
+                    "document": np.r_[documents, documents],
+                    "system": np.r_[first, second],
+                    "opponent": np.r_[second, first],
+                    "score": np.r_[score, 1.0 - score],
+                }
+            )
+        k = u.shape[1]
+        weights = np.exp(u[:, :, None] - u[:, None, :])
+        weights[:, np.arange(k), np.arange(k)] = 0.0
+        flat = weights.reshape(len(u), -1)
+        cumulative = np.cumsum(flat / flat.sum(axis=1, keepdims=True), axis=1)
+        pick = np.minimum((cumulative < rng.random(len(u))[:, None]).sum(axis=1), k * k - 1)
+        best, worst = np.divmod(pick, k)
+        score = np.zeros((len(u), k), dtype=int)
+        score[np.arange(len(u)), best] = 1
+        score[np.arange(len(u)), worst] = -1
+        return pd.DataFrame(
+            {
+                "annotator": np.repeat(annotators, k),
+                "document": np.repeat(documents, k),
+                "tuple_id": np.repeat(np.char.add("t", np.arange(len(u)).astype(str)), k),
+                "system": names[self.members].ravel(),
+                "score": score.ravel(),
+            }
+        )
+
+
+def parse_design(spec: str) -> ComparativeDesign | None:
+    """A comparative design from ``--design``: a design CSV of method pairwise/bws, or
+    ``pairwise:systems=4,blocks=10,docs=5,annotators=3`` (bws: also ``tuple_size``, ``bws_factor``;
+    both: ``document_sd``, ``seed``). None when ``spec`` is neither (a Likert design)."""
+    match = re.fullmatch(r"\s*(pairwise|bws)\s*(?::\s*(.*))?", spec)
+    if match:
+        kind, rest = match.group(1), match.group(2) or ""
+        values: dict[str, Any] = dict(BLOCK_DEFAULTS)
+        extra = {"document_sd": 0.0, "seed": 1}
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            key, _, value = part.partition("=")
+            key = key.strip().replace("-", "_")
+            if key not in values and key not in extra:
+                raise DesignError(
+                    f"--design {spec!r}: unknown key {key!r}; use {', '.join([*values, *extra])}"
+                )
+            try:
+                parsed = float(value) if key in ("bws_factor", "document_sd") else int(value)
+            except ValueError:
+                raise DesignError(f"--design {spec!r}: {key} must be a number, not {value!r}") from None
+            (values if key in values else extra)[key] = parsed
+        return ComparativeDesign.from_blocks(kind, **values, **extra)
+    path = Path(spec)
+    if path.suffix.lower() not in (".csv", ".tsv") or not path.is_file():
+        return None
+    head = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", nrows=5)
+    if "method" not in head or str(head["method"].iloc[0]) not in METHODS:
+        return None
+    return ComparativeDesign.from_frame(
+        pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ","), spec
+    )
+
+
+def parse_effects(effect: str | None, systems: tuple[str, ...]) -> np.ndarray:
+    """Strengths θ from ``--effect``: a bare V (every system V above the reference, the first),
+    ``S=V`` or ``S-reference=V`` per system (logit scale); default 0.5 for every system."""
+    theta = np.zeros(len(systems))
+    if effect is None or not effect.strip():
+        theta[1:] = DEFAULT_EFFECT
+        return theta
+    try:
+        theta[1:] = float(effect)
+        return theta
+    except ValueError:
+        pass
+    index = {s: i for i, s in enumerate(systems)}
+    for part in filter(None, (p.strip() for p in effect.split(","))):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if "-" in name and name not in index:
+            name, _, base = name.partition("-")
+            if base.strip() != systems[0]:
+                raise DesignError(
+                    f"--effect {part!r}: comparative effects are given against the reference "
+                    f"{systems[0]!r} (S={value} or S-{systems[0]}={value})"
+                )
+        if name.strip() not in index:
+            raise DesignError(
+                f"--effect {part!r}: unknown system {name!r}; the design has {', '.join(systems)}"
+            )
+        try:
+            theta[index[name.strip()]] = float(value)
+        except ValueError:
+            raise DesignError(f"--effect {part!r}: {value!r} is not a number") from None
+    return theta
+
+
+@dataclass(frozen=True, eq=False)
+class ComparativePower:
+    """Rates per pair of a comparative power simulation, shaped like the Likert ``SimulationResult``.
+
+    ``results`` has one row per pair plus a ``pair == "all"`` row: ``test`` (the model),
+    ``aggregate`` (the inference), ``rate``, ``mc_se``, Clopper–Pearson ``ci_low``–``ci_high``,
+    ``n_trials``, ``n_failed`` (no estimate at all, counted as not significant),
+    ``rate_successful``, ``sign_error_rate`` and ``true_difference``.
+    """
+
+    design: ComparativeDesign
+    strengths: np.ndarray
+    annotator_sd: float
+    tie: float
+    null: bool
+    seed: int
+    alpha: float
+    results: pd.DataFrame
+    fits: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    calibration: ComparativePower | None = None
+
+    def overall(self) -> pd.DataFrame:
+        return self.results[self.results["pair"] == "all"].reset_index(drop=True)
+
+    def calibration_warnings(self) -> list[str]:
+        if self.calibration is None:
+            return []
+        low, high = CALIBRATION_RANGE
+        out = []
+        for row in self.calibration.overall().itertuples():
+            if not low <= row.rate <= high:
+                out.append(
+                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
+                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] "
+                    f"of true null comparisons on this design (outside [{low:g}, {high:g}] at α = "
+                    f"{self.alpha:g}); its power here is " + ("inflated" if row.rate > high else "deflated")
+                )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``humaneval power --json`` payload: the keys of the Likert power result."""
+        out: dict[str, Any] = {
+            "kind": "type1" if self.null else "power",
+            "design": self.design.to_dict(),
+            "model": {
+                "kind": self.design.kind,
+                "systems": list(self.design.systems),
+                "strengths": self.strengths.tolist(),
+                "annotator_sd": self.annotator_sd,
+                "document_sd": self.design.document_sd,
+                "tie": self.tie,
+            },
+            "seed": self.seed,
+            "alpha": self.alpha,
+            "fits": dict(self.fits),
+            "seconds": self.seconds,
+            "results": self.results.to_dict(orient="records"),
+        }
+        if self.calibration is not None:
+            out["calibration"] = {
+                "range": list(CALIBRATION_RANGE),
+                "results": self.calibration.overall().to_dict(orient="records"),
+                "fits": dict(self.calibration.fits),
+                "warnings": self.calibration_warnings(),
+            }
+        return out
+
+    def summary(self) -> str:
+        kind = "Type I error" if self.null else "power"
+        d = self.design.to_dict()
+        shown = ", ".join(f"{s} {v:g}" for s, v in zip(self.design.systems, self.strengths, strict=True))
+        lines = [
+            f"{kind} of {self.design.label} ({d['judgements']} judgements, {d['annotators']} annotators, "
+            f"{d['documents']} documents), {self.overall()['n_trials'].iloc[0]} simulated studies, "
+            f"seed {self.seed}",
+            f"  strengths {shown}"
+            f" (logit); annotator × system SD {self.annotator_sd:g}, document × system SD "
+            f"{self.design.document_sd:g}" + (f", tie ν {self.tie:g}" if self.tie else ""),
+            "  fits: " + ", ".join(f"{k} {v}" for k, v in sorted(self.fits.items())),
+        ]
+        calibration = None if self.calibration is None else self.calibration.overall()
+        head = f"  {'pair':<14} {'model (inference)':<30} {kind + ' [95% CI]':<26}"
+        lines.append(head + ("  Type I [95% CI]" if calibration is not None else ""))
+        for row in self.results.itertuples():
+            line = f"  {row.pair:<14} {row.test + ' (' + row.aggregate + ')':<30} "
+            line += f"{row.rate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]".ljust(26)
+            if calibration is not None and row.pair == "all":
+                cal = calibration.iloc[0]
+                line += f"  {cal['rate']:.3f} [{cal['ci_low']:.3f}, {cal['ci_high']:.3f}]"
+            lines.append(line)
+        lines += [f"  warning: {w}" for w in self.calibration_warnings()]
+        return "\n".join(lines)
+
+
+def comparative_power(
+    design: ComparativeDesign,
+    strengths: np.ndarray | None = None,
+    *,
+    annotator_sd: float = DEFAULT_ANNOTATOR_SD,
+    tie: float = 0.0,
+    inference: str | None = None,
+    trials: int = 200,
+    alpha: float = 0.05,
+    null: bool = False,
+    calibrate: bool = True,
+    calibration_trials: int | None = None,
+    n_boot: int = 200,
+    seed: int = 1,
+    progress: bool = False,
+) -> ComparativePower:
+    """Simulate ``trials`` studies of ``design`` and the share in which each pair is detected.
+
+    Parameters
+    ----------
+    design:
+        From :func:`parse_design` or :class:`ComparativeDesign`.
+    strengths:
+        θ per system (logit scale); default 0.5 above the reference for every other system.
+    annotator_sd:
+        SD of the annotator × system deviations (logit scale).
+    tie:
+        Davidson's ν of the simulated pairwise answers (0: no ties).
+    inference:
+        How the simulated studies are analysed; default that of
+        :func:`~humaneval.comparative.analyze_comparative` for the kind.
+    null:
+        Set every strength to 0 (the rate is then the Type I error).
+    calibrate:
+        With a power run, also simulate ``calibration_trials`` null studies (Type I error beside power).
+    n_boot:
+        Bootstrap replicates per study when the inference is a cluster bootstrap.
+
+    Returns
+    -------
+    ComparativePower
+
+    Examples
+    --------
+    >>> design = ComparativeDesign.from_blocks("pairwise", 3, blocks=4)
+    >>> result = comparative_power(design, trials=20, calibrate=False)  # doctest: +SKIP
+    >>> result.overall()["rate"].iloc[0]  # doctest: +SKIP
+    0.55
+    """
+    from humaneval.comparative.analyze import default_inference
+
+    theta = (
+        np.zeros(len(design.systems))
+        if null
+        else (parse_effects(None, design.systems) if strengths is None else np.asarray(strengths, float))
+    )
+    if theta.shape != (len(design.systems),):
+        raise DesignError(f"give one strength per system ({len(design.systems)}), not {theta.shape}")
+    inference = inference or default_inference(design.kind)
+    clock = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    pairs = list(combinations(range(len(design.systems)), 2))
+    truth = np.array([theta[i] - theta[j] for i, j in pairs])
+    p = np.full((trials, len(pairs)), np.nan)
+    est = np.full((trials, len(pairs)), np.nan)
+    fits: dict[str, int] = {}
+    model = None
+    iterator = range(trials)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, desc="Type I error" if null else "power")
+    for t in iterator:
+        table = design.sample(theta, rng, annotator_sd, tie)
+        try:
+            result = _analyze(table, design.kind, inference, n_boot, rng)
+        except HumanEvalError:
+            fits["failed"] = fits.get("failed", 0) + 1
+            continue
+        key = result.fit.inference if not result.fit.fallbacks else f"{result.fit.inference} (fallback)"
+        fits[key] = fits.get(key, 0) + 1
+        model = model or result.test
+        by_pair = result.contrasts.set_index(["system_a", "system_b"])
+        for k, (i, j) in enumerate(pairs):
+            row = by_pair.loc[(design.systems[i], design.systems[j])]
+            p[t, k], est[t, k] = row["p_unadj"], row["estimate"]
+    results = _rates(design, pairs, truth, p, est, alpha, null, model or "none", inference)
+    calibration = None
+    if calibrate and not null:
+        calibration = comparative_power(
+            design,
+            theta,
+            annotator_sd=annotator_sd,
+            tie=tie,
+            inference=inference,
+            trials=calibration_trials or trials,
+            alpha=alpha,
+            null=True,
+            calibrate=False,
+            n_boot=n_boot,
+            seed=seed + 1,
+            progress=progress,
+        )
+    return ComparativePower(
+        design=design,
+        strengths=theta,
+        annotator_sd=annotator_sd,
+        tie=tie,
+        null=null,
+        seed=seed,
+        alpha=alpha,
+        results=results,
+        fits=fits,
+        seconds=time.perf_counter() - clock,
+        calibration=calibration,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ComparativePowerCurve:
+    """Power (and Type I error) of a block design along blocks, documents or annotators per block.
+
+    ``table`` has one row per size (``break``): the ``all`` row of each :class:`ComparativePower`
+    (``test``, ``aggregate``, ``rate``, ``ci_low``, ``ci_high``, ``n_trials``, ``n_failed``) and,
+    with calibration, ``type1`` with its interval — the columns of the Likert power curve.
+    """
+
+    along: str
+    breaks: tuple[int, ...]
+    runs: tuple[ComparativePower, ...]
+
+    @property
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for size, run in zip(self.breaks, self.runs, strict=True):
+            row = run.overall().iloc[0].to_dict()
+            row = {"break": size, **{k: row[k] for k in ("test", "aggregate", "rate", "ci_low", "ci_high")},
+                   "n_trials": row["n_trials"], "n_failed": row["n_failed"]}  # fmt: skip
+            if run.calibration is not None:
+                cal = run.calibration.overall().iloc[0]
+                row.update(type1=cal["rate"], type1_ci_low=cal["ci_low"], type1_ci_high=cal["ci_high"])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.runs[0].to_dict()
+        return {
+            "kind": "power_curve",
+            "along": self.along,
+            "breaks": list(self.breaks),
+            "design": first["design"],
+            "model": first["model"],
+            "seed": first["seed"],
+            "alpha": first["alpha"],
+            "table": self.table.to_dict(orient="records"),
+        }
+
+    def summary(self) -> str:
+        run = self.runs[0]
+        lines = [
+            f"power curve of {run.design.kind} judgements along {self.along} (strengths "
+            + ", ".join(f"{s} {v:g}" for s, v in zip(run.design.systems, run.strengths, strict=True))
+            + f"; annotator × system SD {run.annotator_sd:g})",
+            f"  {'break':>6} {'model (inference)':<30} {'power [95% CI]':<24} failed  Type I [95% CI]",
+        ]
+        for row in self.table.to_dict(orient="records"):
+            interval = f"{row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+            model = f"{row['test']} ({row['aggregate']})"
+            line = f"  {row['break']:>6} {model:<30} {interval:<24} {row['n_failed']:>6}"
+            if "type1" in row:
+                line += f"  {row['type1']:.3f} [{row['type1_ci_low']:.3f}, {row['type1_ci_high']:.3f}]"
+            lines.append(line)
+        return "\n".join(lines)
+
+
+def _analyze(table, kind, inference, n_boot, rng):
+    from humaneval.comparative.analyze import analyze_comparative
+
+    return analyze_comparative(table, kind=kind, inference=inference, n_boot=n_boot, seed=rng, adjust="none")
+
+
+def _rates(design, pairs, truth, p, est, alpha, null, model, inference) -> pd.DataFrame:
+    from humaneval.proportions import clopper_pearson
+
+    ok = ~np.isnan(p).all(axis=1)
+    significant = np.nan_to_num(p, nan=1.0) < alpha
+    sign = np.sign(np.where(np.abs(truth) < 1e-12, 0.0, truth))
+    hit = np.where(sign == 0, significant, significant & (np.sign(est) == sign))
+    wrong = significant & (sign != 0) & (np.sign(est) == -sign)
+    scope = sign == 0 if null or not np.any(sign != 0) else sign != 0
+    columns = [("all", float("nan"), hit[:, scope].mean(axis=1), wrong[:, scope].mean(axis=1))]
+    columns += [
+        (
+            f"{design.systems[i]} - {design.systems[j]}",
+            truth[k],
+            hit[:, k].astype(float),
+            wrong[:, k].astype(float),
+        )
+        for k, (i, j) in enumerate(pairs)
+    ]
+    n, n_ok = len(p), int(ok.sum())
+    rows = []
+    for pair, diff, hits, wrongs in columns:
+        rate = float(hits.mean())
+        rate_ok = float(hits[ok].mean()) if n_ok else float("nan")
+        low, high = clopper_pearson(rate, n)
+        rows.append(
+            {
+                "test": model,
+                "aggregate": inference,
+                "pair": pair,
+                "true_difference": diff,
+                "rate": rate,
+                "mc_se": float(np.sqrt(rate * (1 - rate) / n)),
+                "ci_low": low,
+                "ci_high": high,
+                "n_trials": n,
+                "n_failed": n - n_ok,
+                "rate_successful": rate_ok,
+                "mc_se_successful": float(np.sqrt(rate_ok * (1 - rate_ok) / n_ok)) if n_ok else float("nan"),
+                "sign_error_rate": float(wrongs.mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def run_power(
+    spec: str,
+    *,
+    effect: str | None = None,
+    annotator_sd: float | None = None,
+    null: bool = False,
+    trials: int = 200,
+    calibration: bool = True,
+    calibration_trials: int | None = None,
+    seed: int = 1,
+    out: Path | None = None,
+    progress: bool = False,
+    unused: dict[str, Any] | None = None,
+    along: str | None = None,
+    breaks: str | None = None,
+) -> ComparativePower | ComparativePowerCurve | None:
+    """What ``humaneval power --design`` runs for a comparative design; None for any other design.
+
+    ``unused`` maps options of the Likert simulation to their values: any that is set is refused.
+    ``along`` (blocks, documents, annotators) with ``breaks`` ("1,3,5") gives a power curve of a
+    block design.
+    """
+    design = parse_design(spec)
+    if design is None:
+        return None
+    given = [name for name, value in (unused or {}).items() if value not in (None, False)]
+    if given:
+        raise DesignError(
+            f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to a {design.kind} design; "
+            "its power is simulated from --effect, --annotator-sd and the design (docs/analysis.md)"
+        )
+    options = dict(
+        annotator_sd=DEFAULT_ANNOTATOR_SD if annotator_sd is None else annotator_sd,
+        trials=trials,
+        null=null,
+        calibrate=calibration,
+        calibration_trials=calibration_trials,
+        seed=seed,
+        progress=progress,
+    )
+    strengths = parse_effects(effect, design.systems)
+    if (along is None) != (breaks is None):
+        raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5")
+    if along is not None:
+        try:
+            sizes = tuple(int(b) for b in str(breaks).split(",") if b.strip())
+        except ValueError:
+            raise DesignError(f"--breaks {breaks!r}: give whole numbers separated by commas") from None
+        if not sizes or min(sizes) < 1:
+            raise DesignError(f"--breaks {breaks!r}: give sizes of at least 1")
+        runs = tuple(comparative_power(design.resized(along, n), strengths, **options) for n in sizes)
+        curve = ComparativePowerCurve(along, sizes, runs)
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            curve.table.to_csv(out / "power_curve.csv", index=False)
+        return curve
+    result = comparative_power(design, strengths, **options)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        result.results.to_csv(out / "results.csv", index=False)
+    return result

@@ -1,0 +1,126 @@
+"""Power of pairwise and best–worst designs (humaneval.comparative.power) against exact computations."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+from scipy.special import expit, logit
+
+from humaneval.cli import main
+from humaneval.comparative.power import ComparativeDesign, comparative_power, parse_design, parse_effects
+from humaneval.errors import DesignError
+
+
+def exact_wald_power(n: int, theta: float, alpha: float = 0.05) -> float:
+    """Power of the Wald test of one Bradley–Terry difference from n independent comparisons.
+
+    With two systems the MLE is logit(k/n) with SE 1/√(n p̂(1 − p̂)) for k wins of the first; k = 0 or
+    n has no estimate (counted as not significant). Summed over the binomial distribution of k.
+    """
+    k = np.arange(1, n)
+    p_hat = k / n
+    z = logit(p_hat) * np.sqrt(n * p_hat * (1 - p_hat))
+    # the first system is the reference: the contrast s0 − s1 = −θ is detected when z < −1.96 (θ > 0)
+    detected = z < -stats.norm.ppf(1 - alpha / 2)
+    return float(stats.binom.pmf(k[detected], n, expit(-theta)).sum())
+
+
+def test_two_systems_without_annotator_deviations_match_the_binomial_computation():
+    design = ComparativeDesign.from_blocks("pairwise", 2, blocks=4, docs=5, annotators=3)
+    assert design.n_judgements == 60
+    result = comparative_power(
+        design, np.array([0.0, 0.6]), annotator_sd=0.0, inference="model", trials=400, calibrate=False, seed=3
+    )
+    row = result.overall().iloc[0]
+    exact = exact_wald_power(60, 0.6)
+    assert exact == pytest.approx(0.6353, abs=1e-4)
+    assert row["ci_low"] <= exact <= row["ci_high"]
+    assert abs(row["rate"] - exact) < 3 * np.sqrt(exact * (1 - exact) / 400)
+
+
+def test_type1_error_of_the_default_models_is_near_the_nominal_level():
+    pairwise = ComparativeDesign.from_blocks("pairwise", 4, blocks=6, docs=4, annotators=3)
+    result = comparative_power(pairwise, annotator_sd=1.0, null=True, trials=200, seed=5)
+    row = result.overall().iloc[0]
+    assert row["test"] == "mixed-bradley-terry" and row["aggregate"] == "mixed"
+    assert 0.02 <= row["rate"] <= 0.085 and result.fits == {"mixed": 200}
+    bws = ComparativeDesign.from_blocks("bws", 5, blocks=6, docs=4, annotators=3)
+    result = comparative_power(bws, annotator_sd=1.0, null=True, trials=80, n_boot=150, seed=6)
+    row = result.overall().iloc[0]
+    assert row["test"] == "maxdiff" and row["aggregate"] == "two-way"
+    assert 0.01 <= row["rate"] <= 0.10
+
+
+def test_power_rises_with_annotators():
+    rates = []
+    for annotators in (1, 4):
+        design = ComparativeDesign.from_blocks("pairwise", 3, blocks=6, docs=3, annotators=annotators)
+        result = comparative_power(
+            design, np.array([0.0, 0.4, 0.8]), annotator_sd=0.5, trials=100, calibrate=False, seed=7
+        )
+        rates.append(result.overall()["rate"].iloc[0])
+    assert rates[1] > rates[0] + 0.15
+
+
+def test_effects_and_block_specs_are_parsed_with_one_line_errors():
+    design = parse_design("bws:systems=5,blocks=2,docs=3,annotators=2,tuple_size=3,bws_factor=1")
+    assert design.kind == "bws" and design.members.shape == (2 * 3 * 2 * 5, 3)
+    assert parse_effects("0.3", design.systems).tolist() == [0.0, 0.3, 0.3, 0.3, 0.3]
+    assert parse_effects("s2=1,s3-s0=-1", design.systems).tolist() == [0.0, 0.0, 1.0, -1.0, 0.0]
+    with pytest.raises(DesignError, match="against the reference 's0'"):
+        parse_effects("s2-s3=1", design.systems)
+    with pytest.raises(DesignError, match="unknown key 'doc'"):
+        parse_design("pairwise:doc=3")
+    assert parse_design("blocks=3,docs=2,annotators=1") is None  # a Likert block design
+
+
+def test_cli_power_of_a_pairwise_design_file(tmp_path):
+    runner = CliRunner()
+    design = tmp_path / "design.csv"
+    made = runner.invoke(
+        main,
+        ["design", "--documents", "8", "--systems", "A,B,C", "--method", "pairwise", "--out", str(design)],
+    )
+    assert made.exit_code == 0, made.output
+    found = parse_design(str(design))
+    # attention checks left out: 8 documents × 3 pairs × 3 annotator slots per block
+    assert found.kind == "pairwise" and found.n_judgements == 8 * 3 * 3
+    out = runner.invoke(
+        main,
+        ["power", "--design", str(design), "--effect", "B=0.8,C=0.4", "--annotator-sd", "0.8",
+         "--trials", "30", "--no-progress", "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert {"kind", "design", "model", "seed", "alpha", "results", "calibration"} <= set(payload)
+    assert payload["kind"] == "power" and payload["model"]["strengths"] == [0.0, 0.8, 0.4]
+    assert payload["model"]["annotator_sd"] == 0.8
+    rows = {r["pair"]: r for r in payload["results"]}
+    assert set(rows) == {"all", "A - B", "A - C", "B - C"} and rows["A - B"]["true_difference"] == -0.8
+    assert rows["all"]["n_trials"] == 30 and payload["calibration"]["results"][0]["n_trials"] == 30
+    bad = runner.invoke(main, ["power", "--design", str(design), "--effect", "Z=1"])
+    assert bad.exit_code == 2 and "unknown system 'Z'" in bad.output
+    bad = runner.invoke(main, ["power", "--design", str(design), "--along", "annotators", "--breaks", "1,2"])
+    assert bad.exit_code == 2 and "a power curve needs a block design" in bad.output
+    bad = runner.invoke(main, ["power", "--design", str(design), "--pilot", str(design)])
+    assert bad.exit_code == 2 and "--pilot does not apply to a pairwise design" in bad.output
+
+
+def test_cli_power_curve_of_a_block_design():
+    out = CliRunner().invoke(
+        main,
+        ["power", "--design", "pairwise:systems=3,blocks=6,docs=3", "--along", "annotators",
+         "--breaks", "1,4", "--effect", "0.6", "--trials", "40", "--no-calibration", "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert (
+        payload["kind"] == "power_curve" and payload["along"] == "annotators" and payload["breaks"] == [1, 4]
+    )
+    table = payload["table"]
+    assert [row["break"] for row in table] == [1, 4] and all(row["n_trials"] == 40 for row in table)
+    assert table[1]["rate"] > table[0]["rate"]  # 4 annotators per block detect more than 1
