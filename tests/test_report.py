@@ -87,7 +87,7 @@ def test_report_shows_the_numbers_of_analyze_and_reliability(likert_report):
     assert f"{rel['alpha']:.3f}" in text and f"[{rel['alpha_ci'][0]:.3f}, {rel['alpha_ci'][1]:.3f}]" in text
     assert f"{rel['shr']:.3f}" in text and f"{rel['fleiss_kappa']:.3f}" in text
     for c in analysis["contrasts"]:
-        row = f"{c['a']} − {c['b']} {c['estimate']:.3f} {c['se']:.3f} {c['z']:.2f}"
+        row = f"{c['system_a']} − {c['system_b']} {c['estimate']:.3f} {c['se']:.3f} {c['z']:.2f}"
         assert row in text, row
         assert f"[{c['ci_low']:.3f}, {c['ci_high']:.3f}]" in text
     for g in analysis["groups"]:
@@ -265,7 +265,7 @@ def test_report_with_the_r_engine(tmp_path, likert_path):
     )  # fmt: skip
     part = json.loads((tmp_path / "report.json").read_text())["criteria"][0]
     analysis = part["analysis"]
-    assert analysis["engine"] == "r" and analysis["model_used"] == "intercepts"
+    assert analysis["engine"] == "r" and analysis["structure"] == "intercepts"
     assert analysis["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)  # spec §5.7
     beta = {f["system"]: f["estimate"] for f in analysis["fixed_effects"]}
     assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.classic import AGGREGATES, TESTS, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -49,37 +50,17 @@ class Analysis:
     omnibus: dict[str, object] | None = None
 
     def to_dict(self) -> dict[str, object]:
-        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md)."""
+        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
+
+        ``contrasts`` holds the rows of :attr:`contrasts` with its column names as keys.
+        """
         fit = self.fit
-        contrasts = [
-            {
-                "a": row.system_a,
-                "b": row.system_b,
-                "estimate": row.estimate,
-                "se": row.se,
-                "z": row.statistic if self.test == "clmm" else None,
-                "statistic": row.statistic,
-                "df": row.df,
-                "p": row.p_unadj,
-                "p_adjusted": row.p_adj,
-                "adjust": row.adjust,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
-                "better": row.better,
-                "odds_ratio": getattr(row, "odds_ratio", None),
-                "odds_ratio_ci": (
-                    [row.or_low, row.or_high] if getattr(row, "odds_ratio", None) is not None else None
-                ),
-                **({"by": {k: getattr(row, k) for k in self.by_columns}} if self.by_columns else {}),
-            }
-            for row in self.contrasts.itertuples()
-        ]
         return {
             "test": self.test,
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine if fit else None,
-            "model_used": fit.structure if fit else self.test,
+            "structure": fit.structure if fit else self.test,
             "link": fit.link if fit else None,
             "reference": fit.reference if fit else None,
             "aggregate": self.aggregate,
@@ -88,7 +69,7 @@ class Analysis:
             "fixed_effects": fit.fixed_effects().to_dict(orient="records") if fit else [],
             "thresholds": fit.thresholds_frame().to_dict(orient="records") if fit else [],
             "random_effects": fit.random_effects_frame().to_dict(orient="records") if fit else [],
-            "contrasts": contrasts,
+            "contrasts": self.contrasts.to_dict(orient="records"),
             "groups": self.systems.to_dict(orient="records"),
             "diagnostics": (
                 {
@@ -117,12 +98,13 @@ class Analysis:
         return list(self.contrasts.attrs.get("by", []))
 
 
+@renamed(model="structure")
 def analyze(
     ratings: Ratings | pd.DataFrame,
     test: str = "clmm",
     *,
     engine: str = "native",
-    model: str = "auto",
+    structure: str = "auto",
     link: str = "logit",
     reference: str | None = None,
     adjust: str | None = None,
@@ -154,7 +136,7 @@ def analyze(
             ratings,
             formula,
             engine=engine,
-            model=model,
+            structure=structure,
             link=link,
             reference=reference,
             adjust=adjust or "tukey",
@@ -176,7 +158,7 @@ def analyze(
         fit = fit_clmm(
             table,
             engine=engine,
-            structure=model,
+            structure=structure,
             link=link,
             reference=reference,
             fallback=fallback,
@@ -216,7 +198,7 @@ def _analyze_formula(
     formula: str | None,
     *,
     engine: str,
-    model: str,
+    structure: str,
     link: str,
     reference: str | None,
     adjust: str,
@@ -241,7 +223,7 @@ def _analyze_formula(
         from humaneval.structure import describe_structure
 
         nested = describe_structure(table).family == "nested"
-        chosen = model if model != "auto" else ("nested" if nested else "maximal")
+        chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
         formula = structure_formula(chosen, nested, response or "score")
     fit = fit_clmm(
         frame,

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
@@ -80,11 +81,12 @@ def _pairs(wide: pd.DataFrame):
         yield a, b, (both[a] - both[b]).to_numpy(), dropped
 
 
+@renamed(level="confidence_level")
 def paired_ttest(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
     adjust: str = "holm",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df.
@@ -103,7 +105,7 @@ def paired_ttest(
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
-    return _finish(rows, adjust, level, alpha, "t", ratings, aggregate)
+    return _finish(rows, adjust, confidence_level, alpha, "t", ratings, aggregate)
 
 
 def approximate_randomization(
@@ -152,11 +154,12 @@ def wilcoxon_test(
     return _finish(rows, adjust, None, alpha, "wilcoxon", ratings, aggregate)
 
 
+@renamed(level="confidence_level")
 def one_way_anova(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
     adjust: str = "tukey",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """One-way ANOVA over systems, F = MS_between/MS_within on (S−1, N−S) df, with
@@ -183,7 +186,7 @@ def one_way_anova(
         t = est / se if se > 0 else np.nan
         p = float(2 * stats.t.sf(abs(t), dof))
         rows.append(_row(a, b, est, se, t, dof, p, int(sizes[i] + sizes[j]), 0))
-    table = _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
+    table = _finish(rows, adjust, confidence_level, alpha, "anova", ratings, aggregate, n_means=k)
     table.attrs["anova"] = {"F": float(anova.statistic), "df1": k - 1, "df2": dof, "p": float(anova.pvalue)}
     table.attrs["not_recommended"] = True
     return table
@@ -240,7 +243,7 @@ def _row(a, b, estimate, se, statistic, dof, p, n, dropped) -> dict[str, object]
 def _finish(
     rows: list[dict[str, object]],
     adjust: str,
-    level: float | None,
+    confidence_level: float | None,
     alpha: float,
     test: str,
     ratings: Ratings | pd.DataFrame,
@@ -255,14 +258,14 @@ def _finish(
     else:
         table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(dtype=float), adjust)
     table["adjust"] = adjust
-    if level is None:
+    if confidence_level is None:
         table["ci_low"] = table["ci_high"] = np.nan
     else:
         dof = table["df"].to_numpy(dtype=float)
         if adjust == "tukey":
-            crit = tukey_quantile(n_means, level, float(dof[0])) / np.sqrt(2.0)
+            crit = tukey_quantile(n_means, confidence_level, float(dof[0])) / np.sqrt(2.0)
         else:
-            tail = (1 - level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
+            tail = (1 - confidence_level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
             crit = stats.t.ppf(1 - tail / 2, dof)
         table["ci_low"] = table["estimate"] - crit * table["se"]
         table["ci_high"] = table["estimate"] + crit * table["se"]

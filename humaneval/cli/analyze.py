@@ -8,9 +8,16 @@ from pathlib import Path
 import click
 import pandas as pd
 
+from humaneval._deprecation import renamed_option
+from humaneval.analysis.classic import AGGREGATES, TESTS
+from humaneval.analysis.criteria import ACROSS_METHODS
+from humaneval.analysis.fit import ENGINES
 from humaneval.cli._checks import NONNEG
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
+from humaneval.clmm.spec import THRESHOLDS
+from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
 from humaneval.methods import RANK, get_method, lower_is_better
 
@@ -122,25 +129,26 @@ def _render_emms(result) -> list[str]:
 
 
 @click.command()
+@renamed_option("--model", "--structure", type=click.Choice(["auto", *STRUCTURES]))
 @click.argument("ratings", type=InputFile())
 @ratings_options
 @click.option(
     "--test",
-    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova", "plackett-luce"]),
+    type=click.Choice(["clmm", *TESTS, "plackett-luce"]),
     default="clmm",
     show_default=True,
     help="CLMM (recommended) or a classic test; pairwise and best-worst tables get their own models.",
 )
 @click.option(
     "--engine",
-    type=click.Choice(["native", "r", "both"]),
+    type=click.Choice([e for e in ENGINES if e != "auto"]),
     default="native",
     show_default=True,
     help="native (fast), r (ordinal::clmm) or both (fit with both and report the largest differences).",
 )
 @click.option(
-    "--model",
-    type=click.Choice(["auto", "maximal", "nested", "uncorrelated", "intercepts"]),
+    "--structure",
+    type=click.Choice(["auto", *STRUCTURES]),
     default="auto",
     show_default=True,
     help="Named random-effect structure, a shortcut for a formula "
@@ -155,7 +163,7 @@ def _render_emms(result) -> list[str]:
 @click.option("--link", type=click.Choice(CLMM_LINKS), default="logit", show_default=True)
 @click.option(
     "--threshold",
-    type=click.Choice(["flexible", "equidistant", "symmetric"]),
+    type=click.Choice(THRESHOLDS),
     default="flexible",
     show_default=True,
     help="Threshold structure of the CLMM.",
@@ -175,13 +183,13 @@ def _render_emms(result) -> list[str]:
 @click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
 @click.option(
     "--adjust",
-    type=click.Choice(["tukey", "holm", "bonferroni", "none"]),
+    type=click.Choice(ADJUSTMENTS),
     default=None,
     help="Multiplicity adjustment (default: tukey for clmm/anova, holm for paired tests).",
 )
 @click.option(
     "--aggregate",
-    type=click.Choice(["none", "document", "cluster"]),
+    type=click.Choice(AGGREGATES),
     default="none",
     show_default=True,
     help="Aggregation level of classic tests.",
@@ -189,7 +197,7 @@ def _render_emms(result) -> list[str]:
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
 @click.option(
     "--adjust-across-criteria",
-    type=click.Choice(["holm", "bonferroni", "fdr_bh"]),
+    type=click.Choice(ACROSS_METHODS),
     default=None,
     help="Adjust the p-values of all criteria × pairs together (replaces each criterion's own adjustment).",
 )
@@ -201,7 +209,7 @@ def command(
     ratings: str,
     test: str,
     engine: str,
-    model: str,
+    structure: str,
     formula: str | None,
     link: str,
     threshold: str,
@@ -252,7 +260,7 @@ def command(
                 table,
                 test,
                 engine=engine,
-                model=model,
+                structure=structure,
                 link=link,
                 reference=reference,
                 adjust=adjust,
