@@ -64,7 +64,10 @@ def test_renamed_both_names_is_one_line_option_error():
 
     with pytest.raises(OptionError) as info:
         f(n_boot=3, n_resamples=4)
-    assert str(info.value) == "f() got both n_boot= and n_resamples=; use n_resamples= only (n_boot= is deprecated)"
+    assert (
+        str(info.value)
+        == "f() got both n_boot= and n_resamples=; use n_resamples= only (n_boot= is deprecated)"
+    )
 
 
 # ------------------------------------------------------------------ analysis
@@ -138,7 +141,10 @@ def test_analyze_cli_model_is_a_hidden_deprecated_alias(ratings_csv):
     old = _json("analyze", ratings_csv, "--model", "intercepts", "--json")
     assert new.exit_code == old.exit_code == 0, old.output
     assert json.loads(old.stdout)["criteria"][0]["structure"] == "intercepts"
-    assert json.loads(old.stdout)["criteria"][0]["contrasts"] == json.loads(new.stdout)["criteria"][0]["contrasts"]
+    assert (
+        json.loads(old.stdout)["criteria"][0]["contrasts"]
+        == json.loads(new.stdout)["criteria"][0]["contrasts"]
+    )
     assert old.stderr.splitlines() == ["warning: --model is deprecated and will be removed; use --structure"]
     both = _json("analyze", ratings_csv, "--model", "intercepts", "--structure", "maximal")
     assert both.exit_code == 2
