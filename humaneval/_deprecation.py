@@ -46,6 +46,9 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
     """
 
     def decorator(func: F) -> F:
+        name = func.__name__ if "<locals>" in func.__qualname__ else func.__qualname__
+        name = name.removesuffix(".__init__")
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             for old, new in old_to_new.items():
@@ -53,11 +56,10 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
                     continue
                 if new in kwargs:
                     raise OptionError(
-                        f"{func.__name__}() got both {old}= and {new}=; use {new}= only "
-                        f"({old}= is deprecated)"
+                        f"{name}() got both {old}= and {new}=; use {new}= only ({old}= is deprecated)"
                     )
                 warnings.warn(
-                    f"{func.__name__}(): {old}= is deprecated and will be removed; use {new}=",
+                    f"{name}(): {old}= is deprecated and will be removed; use {new}=",
                     DeprecationWarning,
                     stacklevel=2,
                 )
@@ -110,3 +112,24 @@ def renamed_option(old: str, new: str, dest: str | None = None, **option: Any) -
         return click.option(old, alias, default=None, hidden=True, **option)(wrapper)  # type: ignore[return-value]
 
     return decorator
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only attribute ``old`` of a result class that returns ``new`` with a deprecation warning.
+
+    Examples
+    --------
+    >>> class Result:
+    ...     confidence_level = 0.95
+    ...     confidence = renamed_attribute("confidence", "confidence_level")
+    """
+
+    def get(self: Any) -> Any:
+        warnings.warn(
+            f"{type(self).__name__}.{old} is deprecated and will be removed; use .{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated alias of :attr:`{new}`.")

@@ -276,9 +276,9 @@ CORPUS = [
      ["'--overrecruit'"]),
     (["forms", "{design}", "--placeholder-texts", "--minutes", "1e308", "--out", "{root}/f1"],
      ["'--minutes'"]),
-    (["reliability", "{ratings}", "--bootstrap", "99999999999999999999"], ["'--bootstrap'"]),
-    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bootstrap", "99999999999999999999"],
-     ["'--bootstrap'"]),
+    (["reliability", "{ratings}", "--resamples", "99999999999999999999"], ["'--resamples'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--resamples", "99999999999999999999"],
+     ["'--resamples'"]),
     (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--levels", ""],
      ["--levels ''", "no level"]),
     (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bias-matrix", "{root}/plot.5"],
@@ -564,7 +564,7 @@ def test_mutated_likert_reliability_and_metaeval(likert_text, tmp_path, seed):
     data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
-    check_mutant(run("reliability", path, "--bootstrap", 0, "--splits", 10), path, data, "reliability")
+    check_mutant(run("reliability", path, "--resamples", 0, "--splits", 10), path, data, "reliability")
     metric = tmp_path / "metric.csv"
     frame = (
         pd.read_csv(io.StringIO(likert_text)).groupby(["document", "system"], as_index=False)["score"].mean()

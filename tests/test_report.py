@@ -207,7 +207,7 @@ def test_nested_design_reports_without_agreement(tmp_path):
 
     model = default_model()
     ratings = sample_ratings(model, block_design(30, 5, 1, model.system_names, seed=4), seed=4)
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=100, power_trials=0)
     report = build_report(ratings, settings=settings)
     files = write_report(report, tmp_path)
     [part] = report.criteria
@@ -228,7 +228,7 @@ def test_one_results_section_per_criterion(tmp_path):
         for name, scale in (("coherence", 1.0), ("repetition", 0.5))
     ]
     ratings = load_ratings(pd.concat(parts, ignore_index=True))
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=100, power_trials=0)
     report = build_report(ratings, settings=settings)
     files = write_report(report, tmp_path)
     assert [c.criterion for c in report.criteria] == ["coherence", "repetition"]
@@ -248,7 +248,7 @@ def test_system_names_are_escaped_in_html_and_latex(tmp_path):
     ratings = sample_ratings(model, block_design(6, 5, 2, model.system_names, seed=8), seed=8)
     hostile = {"BART": "<script>alert(1)</script>", "seneca": "R&D_100%"}
     data = ratings.data.assign(system=ratings.data["system"].replace(hostile))
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=50, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=50, power_trials=0)
     files = write_report(build_report(load_ratings(data), settings=settings), tmp_path)
     html = files["html"].read_text()
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -278,7 +278,7 @@ def test_report_with_the_r_engine(tmp_path, likert_path):
 def test_bad_inputs_are_one_line_errors(tmp_path, likert_path):
     for args in (
         ["report", str(tmp_path)],
-        ["report", str(likert_path), "--model", str(tmp_path / "no.json")],
+        ["report", str(likert_path), "--model-file", str(tmp_path / "no.json")],
     ):
         result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
         assert result.exit_code == 2

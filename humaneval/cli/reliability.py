@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.reliability.disagreement import LEVELS
 
 
 def render_report(source: str, report) -> str:
@@ -17,7 +19,7 @@ def render_report(source: str, report) -> str:
     alpha = f"{fmt(report.alpha)}"
     if report.alpha_ci is not None:
         low, high = report.alpha_ci
-        alpha += f"  95% CI [{low:.3f}, {high:.3f}] (KALPHA, {report.n_bootstrap} resamples)"
+        alpha += f"  95% CI [{low:.3f}, {high:.3f}] (KALPHA, {report.n_resamples} resamples)"
         alpha += "".join(f"; P(α < {k:g}) = {v:.3f}" for k, v in report.alpha_q.items())
     shr = "n/a"
     if report.shr is not None and report.shr_caveat:
@@ -28,7 +30,7 @@ def render_report(source: str, report) -> str:
             f"Spearman–Brown {report.shr_spearman_brown:.3f}"
         )
     rows = [
-        (f"Krippendorff's α ({report.alpha_level})", alpha),
+        (f"Krippendorff's α ({report.level_of_measurement})", alpha),
         ("pairable values / units", f"{report.n_pairable} / {report.n_pairable_units}"),
         ("units with one rating (dropped)", report.n_units_dropped),
         ("Fleiss' κ", fmt(report.fleiss_kappa)),
@@ -54,17 +56,19 @@ def render_report(source: str, report) -> str:
 
 
 @click.command()
+@renamed_option("--level", "--level-of-measurement", type=click.Choice(LEVELS))
+@renamed_option("--bootstrap", "--resamples", dest="n_resamples", type=RESAMPLES)
 @click.argument("ratings", type=InputFile())
 @click.option(
-    "--level",
-    type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
+    "--level-of-measurement",
+    type=click.Choice(LEVELS),
     default="ordinal",
     show_default=True,
     help="Level of measurement of Krippendorff's α.",
 )
 @click.option(
-    "--bootstrap",
-    "n_bootstrap",
+    "--resamples",
+    "n_resamples",
     type=RESAMPLES,
     default=5000,
     show_default=True,
@@ -93,8 +97,8 @@ def render_report(source: str, report) -> str:
 @json_option
 def command(
     ratings: str,
-    level: str,
-    n_bootstrap: int,
+    level_of_measurement: str,
+    n_resamples: int,
     alpha_min: tuple[float, ...],
     n_splits: int,
     seed: int,
@@ -112,8 +116,8 @@ def command(
     reports = [
         reliability_report(
             part,
-            level=level,
-            n_bootstrap=n_bootstrap,
+            level_of_measurement=level_of_measurement,
+            n_resamples=n_resamples,
             alpha_min=alpha_min,
             n_splits=n_splits,
             seed=seed,

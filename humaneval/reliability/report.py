@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import HumanEvalError
 from humaneval.ratings import Ratings
 from humaneval.reliability.agreement import fleiss_kappa
@@ -30,11 +31,11 @@ class ReliabilityReport:
 
     criterion: str | None
     alpha: float
-    alpha_level: str
+    level_of_measurement: str
     alpha_ci: tuple[float, float] | None
     alpha_ci_method: str | None
     alpha_q: dict[float, float]
-    n_bootstrap: int
+    n_resamples: int
     n_pairable: int
     n_pairable_units: int
     n_units_dropped: int
@@ -53,17 +54,21 @@ class ReliabilityReport:
     scale: tuple[float, float] | None = None
     scale_declared: bool = False
 
+    alpha_level = renamed_attribute("alpha_level", "level_of_measurement")
+    n_bootstrap = renamed_attribute("n_bootstrap", "n_resamples")
+
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
         out["alpha_q"] = {str(k): v for k, v in self.alpha_q.items()}
         return out
 
 
+@renamed(level="level_of_measurement", n_bootstrap="n_resamples")
 def reliability_report(
     ratings: Ratings,
     *,
-    level: str = "ordinal",
-    n_bootstrap: int = 5000,
+    level_of_measurement: str = "ordinal",
+    n_resamples: int = 5000,
     alpha_min: Sequence[float] = (0.667,),
     n_splits: int = 1000,
     seed: int | None = None,
@@ -72,11 +77,13 @@ def reliability_report(
 ) -> ReliabilityReport:
     """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings."""
     notes: list[str] = []
-    alpha = krippendorff_alpha(ratings, level)
+    alpha = krippendorff_alpha(ratings, level_of_measurement)
     ci = ci_method = None
     q: dict[float, float] = {}
-    if n_bootstrap:
-        boot = kalpha_bootstrap(ratings, level, n_resamples=n_bootstrap, alpha_min=alpha_min, seed=seed)
+    if n_resamples:
+        boot = kalpha_bootstrap(
+            ratings, level_of_measurement, n_resamples=n_resamples, alpha_min=alpha_min, seed=seed
+        )
         ci, ci_method, q = boot.ci, "kalpha", boot.q
     kappa = _or_note(lambda: fleiss_kappa(ratings).kappa, "Fleiss' κ", notes)
     shr = _or_note(lambda: split_half_reliability(ratings, n_splits=n_splits, seed=seed), "SHR", notes)
@@ -89,11 +96,11 @@ def reliability_report(
     return ReliabilityReport(
         criterion=criterion,
         alpha=alpha.alpha,
-        alpha_level=alpha.level,
+        level_of_measurement=alpha.level_of_measurement,
         alpha_ci=ci,
         alpha_ci_method=ci_method,
         alpha_q=q,
-        n_bootstrap=n_bootstrap,
+        n_resamples=n_resamples,
         n_pairable=alpha.n_pairable_values,
         n_pairable_units=alpha.n_pairable_units,
         n_units_dropped=alpha.n_units_dropped,

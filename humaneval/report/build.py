@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.analyze import Analysis, analyze
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
@@ -57,9 +58,9 @@ class ReportSettings:
     """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
 
     engine: str = "auto"
-    analysis_model: str = "auto"
+    structure: str = "auto"
     seed: int = 1
-    n_bootstrap: int = 5000
+    n_resamples: int = 5000
     n_splits: int = 1000
     mean_resamples: int = 2000
     power_trials: int = 200
@@ -68,6 +69,11 @@ class ReportSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+ReportSettings.__init__ = renamed(analysis_model="structure", n_bootstrap="n_resamples")(  # type: ignore[method-assign]
+    ReportSettings.__init__
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -281,23 +287,23 @@ def _criterion_report(
         means = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
         why = "agreement and power are not computed for comparative judgements yet"
         return CriterionReport(criterion, comparative, None, means, None, reliability_error=why)  # type: ignore[arg-type]
-    say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
+    say(f"analysis{label}: CLMM (engine {settings.engine}, structure {settings.structure})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         analysis = analyze(
-            ratings, "clmm", engine=settings.engine, model=settings.analysis_model, criterion=criterion
+            ratings, "clmm", engine=settings.engine, structure=settings.structure, criterion=criterion
         )
     fit = analysis.fit
     say(
         f"  fitted the {fit.structure} model with the {fit.engine} engine "
         f"in {fit.diagnostics.fit_seconds:.1f} s"
     )
-    say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
+    say(f"reliability{label}: α with {settings.n_resamples} KALPHA resamples, {settings.n_splits} splits")
     reliability = reliability_error = None
     try:
         reliability = reliability_report(
             part,
-            n_bootstrap=settings.n_bootstrap,
+            n_resamples=settings.n_resamples,
             n_splits=settings.n_splits,
             seed=settings.seed,
             times=seconds,
