@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
@@ -232,6 +233,7 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
 
 
 @command.command("bias")
+@renamed_option("--bootstrap", "--resamples", dest="n_resamples", type=click.IntRange(1, 1_000_000))
 @click.argument("input_path", type=InputFile())
 @click.option(
     "--measure",
@@ -249,7 +251,7 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
 @click.option(
-    "--bootstrap", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
+    "--resamples", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
 )
 @click.option("--seed", type=NONNEG, default=0, show_default=True)
 @_out_option

@@ -113,7 +113,7 @@ class CriterionReport:
             if self.means_interval is None
             else {
                 "method": self.means_interval.method,
-                "confidence": self.means_interval.confidence,
+                "confidence_level": self.means_interval.confidence_level,
                 "n_blocks": self.means_interval.n_clusters,
                 "computed": self.means_interval.computed,
                 "caveat": self.means_interval.caveat,
