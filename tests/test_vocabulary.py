@@ -153,3 +153,150 @@ def test_analyze_cli_model_is_a_hidden_deprecated_alias(ratings_csv):
     ]
     help_text = _json("analyze", "--help").output
     assert "--structure" in help_text and "--model" not in help_text
+
+
+def test_analyze_rounds_is_a_deprecated_alias_of_n_permutations(ratings_frame, ratings_csv):
+    new = analyze(ratings_frame, "art", n_permutations=200, seed=4).contrasts
+    with pytest.warns(DeprecationWarning, match="use n_permutations="):
+        old = analyze(ratings_frame, "art", rounds=200, seed=4).contrasts
+    pd.testing.assert_frame_equal(new, old)
+    # the p-value of the randomisation test is (#{T* ≥ T} + 1)/(R + 1): a multiple of 1/201
+    assert np.allclose(new["p_unadj"] * 201, np.round(new["p_unadj"] * 201))
+    cli = _json("analyze", ratings_csv, "--test", "art", "--rounds", "200", "--seed", "4", "--json")
+    assert cli.exit_code == 0, cli.output
+    assert (
+        cli.stderr.splitlines()[0]
+        == "warning: --rounds is deprecated and will be removed; use --permutations"
+    )
+    p = [row["p_unadj"] for row in json.loads(cli.stdout)["criteria"][0]["contrasts"]]
+    assert p == pytest.approx(new["p_unadj"].tolist(), rel=1e-12)
+
+
+# ------------------------------------------------------------------ reliability
+
+
+def _interval_alpha(frame: pd.DataFrame) -> float:
+    """Krippendorff's interval α from its definition (units = document × system), independent of humaneval."""
+    units = [g.to_numpy(float) for _, g in frame.groupby(["document", "system"])["score"] if len(g) >= 2]
+    values = np.concatenate(units)
+    n = values.size
+    d_o = sum(((u[:, None] - u[None, :]) ** 2).sum() / (u.size - 1) for u in units) / n
+    d_e = ((values[:, None] - values[None, :]) ** 2).sum() / (n * (n - 1))
+    return 1 - d_o / d_e
+
+
+def test_reliability_cli_new_and_old_options_and_json_keys(ratings_frame, ratings_csv):
+    from dataclasses import fields
+
+    from humaneval.reliability.report import ReliabilityReport
+
+    new = _json(
+        "reliability", ratings_csv, "--level-of-measurement", "interval", "--resamples", "0",
+        "--splits", "20", "--json",
+    )  # fmt: skip
+    old = _json(
+        "reliability", ratings_csv, "--level", "interval", "--bootstrap", "0", "--splits", "20", "--json"
+    )
+    assert new.exit_code == old.exit_code == 0, old.output
+    assert new.stderr == ""
+    assert sorted(old.stderr.splitlines()) == [
+        "warning: --bootstrap is deprecated and will be removed; use --resamples",
+        "warning: --level is deprecated and will be removed; use --level-of-measurement",
+    ]
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    [part] = json.loads(new.stdout)["criteria"]
+    assert list(part) == [f.name for f in fields(ReliabilityReport)]
+    assert part["level_of_measurement"] == "interval" and part["n_resamples"] == 0
+    assert part["alpha"] == pytest.approx(_interval_alpha(ratings_frame), rel=1e-12)
+    both = _json("reliability", ratings_csv, "--bootstrap", "0", "--resamples", "0")
+    assert both.exit_code == 2 and both.stderr.splitlines() == [
+        "error: --bootstrap and --resamples both given; use --resamples only (--bootstrap is deprecated)"
+    ]
+
+
+def test_reliability_api_old_names_warn(ratings_frame):
+    from humaneval.reliability import kalpha_bootstrap, krippendorff_alpha
+    from humaneval.reliability.report import reliability_report
+
+    table = as_ratings(ratings_frame)
+    with pytest.warns(DeprecationWarning, match="use level_of_measurement="):
+        old = krippendorff_alpha(table, level="interval")
+    assert old.alpha == pytest.approx(_interval_alpha(ratings_frame), rel=1e-12)
+    with pytest.warns(DeprecationWarning, match=r"AlphaResult\.level is deprecated"):
+        assert old.level == "interval"
+    with pytest.warns(DeprecationWarning, match="use n_resamples="):
+        report = reliability_report(
+            table, level_of_measurement="interval", n_bootstrap=0, n_splits=20, seed=1
+        )
+    assert report.n_resamples == 0 and report.level_of_measurement == "interval"
+    with pytest.warns(DeprecationWarning, match="use .n_resamples"):
+        assert report.n_bootstrap == 0
+    boot = kalpha_bootstrap(table, "interval", n_resamples=1000, confidence_level=0.9, seed=2)
+    with pytest.warns(DeprecationWarning, match="use confidence_level="):
+        again = kalpha_bootstrap(table, "interval", n_resamples=1000, confidence=0.9, seed=2)
+    assert boot.ci == again.ci and boot.confidence_level == 0.9
+    # a 90 % percentile interval of the stored resamples
+    assert boot.ci == pytest.approx(tuple(np.quantile(boot.samples, [0.05, 0.95])), rel=1e-12)
+    with pytest.raises(OptionError, match="both level= and level_of_measurement="):
+        krippendorff_alpha(table, level="interval", level_of_measurement="ordinal")
+
+
+# ------------------------------------------------------------------ metaeval
+
+
+@pytest.fixture(scope="module")
+def metaeval_files(tmp_path_factory):
+    rng = np.random.default_rng(11)
+    keys = pd.MultiIndex.from_product([[f"d{i}" for i in range(12)], ["A", "B", "C", "D"]])
+    human = pd.DataFrame({"document": keys.get_level_values(0), "system": keys.get_level_values(1)})
+    human["score"] = rng.normal(size=len(human)) + human["system"].map({"A": 0, "B": 0.5, "C": 1, "D": 1.5})
+    metric = human.assign(score=human["score"] + rng.normal(scale=0.8, size=len(human)))
+    root = tmp_path_factory.mktemp("metaeval")
+    human.to_csv(root / "human.csv", index=False)
+    metric.to_csv(root / "metric.csv", index=False)
+    return root, human, metric
+
+
+def test_metaeval_cli_new_and_old_options_and_json_keys(metaeval_files):
+    from humaneval.metaeval.levels import RESULT_NAMES
+    from humaneval.metaeval.report import meta_evaluate
+
+    root, human, metric = metaeval_files
+    base = ["metaeval", "--human", root / "human.csv", "--metric", f"M={root / 'metric.csv'}", "--seed", "5"]
+    new = _json(*base, "--resamples", "200", "--confidence-level", "0.9", "--json")
+    old = _json(*base, "--bootstrap", "200", "--confidence", "0.9", "--json")
+    assert new.exit_code == old.exit_code == 0, old.output
+    assert sorted(old.stderr.splitlines()) == [
+        "warning: --bootstrap is deprecated and will be removed; use --resamples",
+        "warning: --confidence is deprecated and will be removed; use --confidence-level",
+    ]
+    payload = json.loads(new.stdout)
+    assert payload == json.loads(old.stdout)
+    assert payload["bootstrap"] == {"mode": "both", "n_resamples": 200, "confidence_level": 0.9}
+    index = ["document", "system"]
+    table = meta_evaluate(
+        human.set_index(index)["score"], {"M": metric.set_index(index)["score"]},
+        n_resamples=200, confidence_level=0.9, seed=5,
+    ).table  # fmt: skip
+    level_of = {v: k for k, v in RESULT_NAMES.items()}
+    for name, entry in payload["metrics"]["M"].items():
+        assert set(entry) <= set(table.columns)
+        assert entry["estimate"] == pytest.approx(table.set_index("level").loc[level_of[name], "estimate"])
+    # τ_sys independently: Kendall's τ of the system means
+    means_h, means_m = human.groupby("system")["score"].mean(), metric.groupby("system")["score"].mean()
+    tau = stats.kendalltau(means_h, means_m).statistic
+    assert payload["metrics"]["M"]["tau_sys"]["estimate"] == pytest.approx(tau, abs=1e-12)
+
+
+# ------------------------------------------------------------------ report settings
+
+
+def test_report_settings_old_names():
+    from humaneval.report.build import ReportSettings
+
+    with pytest.warns(DeprecationWarning, match=r"ReportSettings\(\): analysis_model= is deprecated"):
+        settings = ReportSettings(analysis_model="nested", n_bootstrap=1000)
+    assert settings == ReportSettings(structure="nested", n_resamples=1000)
+    assert {"structure", "n_resamples"} <= set(settings.to_dict())
+    with pytest.raises(OptionError, match=r"^ReportSettings\(\) got both n_bootstrap= and n_resamples="):
+        ReportSettings(n_bootstrap=1, n_resamples=2)

@@ -98,7 +98,7 @@ class Analysis:
         return list(self.contrasts.attrs.get("by", []))
 
 
-@renamed(model="structure")
+@renamed(model="structure", rounds="n_permutations")
 def analyze(
     ratings: Ratings | pd.DataFrame,
     test: str = "clmm",
@@ -111,7 +111,7 @@ def analyze(
     aggregate: str = "none",
     criterion: str | None = None,
     fallback: bool = True,
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     alpha: float = 0.05,
     formula: str | None = None,
@@ -177,7 +177,9 @@ def analyze(
             fit=fit,
             criterion=criterion,
         )
-    contrasts = classic_test(table, test, aggregate, adjust, rounds=rounds, seed=seed, alpha=alpha)
+    contrasts = classic_test(
+        table, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha
+    )
     oriented = table.oriented().astype(float).groupby(table.data["system"]).mean()
     estimates = oriented.reindex(list(dict.fromkeys([*contrasts["system_a"], *contrasts["system_b"]])))
     return Analysis(

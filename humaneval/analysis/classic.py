@@ -108,30 +108,31 @@ def paired_ttest(
     return _finish(rows, adjust, confidence_level, alpha, "t", ratings, aggregate)
 
 
+@renamed(rounds="n_permutations")
 def approximate_randomization(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     adjust: str = "holm",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Noreen's paired two-sided ART: T = |ΣΔ_i|, R rounds of random sign flips,
+    """Noreen's paired two-sided ART: T = |ΣΔ_i|, R = ``n_permutations`` random sign flips,
     p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14); with at most 10
     pairs all 2^n sign patterns are enumerated instead (the same kernel as the simulations).
 
     The statistic column holds T; the p-value is never below 1/(R+1) and, with n pairs, never
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
     """
-    if rounds < 1:
-        raise ModelSpecError(f"rounds must be positive, not {rounds}")
+    if n_permutations < 1:
+        raise ModelSpecError(f"n_permutations must be positive, not {n_permutations}")
     rng = np.random.default_rng(seed)
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
         n = delta.size
         _require_pairs(n, a, b)
         observed = abs(float(delta.sum()))
-        p = float(art_pvalues(delta, rounds, rng))
+        p = float(art_pvalues(delta, n_permutations, rng))
         rows.append(_row(a, b, float(delta.mean()), np.nan, observed, np.nan, p, n, dropped))
     return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
 
@@ -192,12 +193,13 @@ def one_way_anova(
     return table
 
 
+@renamed(rounds="n_permutations")
 def classic_test(
     ratings: Ratings | pd.DataFrame,
     test: str = "ttest",
     aggregate: str = "none",
     adjust: str | None = None,
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
@@ -217,7 +219,7 @@ def classic_test(
     if test == "ttest":
         return paired_ttest(ratings, aggregate, adjust, alpha=alpha)
     if test == "art":
-        return approximate_randomization(ratings, aggregate, rounds, seed, adjust, alpha)
+        return approximate_randomization(ratings, aggregate, n_permutations, seed, adjust, alpha)
     return wilcoxon_test(ratings, aggregate, adjust, alpha)
 
 

@@ -130,6 +130,7 @@ def _render_emms(result) -> list[str]:
 
 @click.command()
 @renamed_option("--model", "--structure", type=click.Choice(["auto", *STRUCTURES]))
+@renamed_option("--rounds", "--permutations", dest="n_permutations", type=click.IntRange(1, 1_000_000))
 @click.argument("ratings", type=InputFile())
 @ratings_options
 @click.option(
@@ -202,7 +203,14 @@ def _render_emms(result) -> list[str]:
     help="Adjust the p-values of all criteria × pairs together (replaces each criterion's own adjustment).",
 )
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
-@click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
+@click.option(
+    "--permutations",
+    "n_permutations",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Random sign flips of the randomisation test (art).",
+)
 @click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
 @json_option
 def command(
@@ -222,7 +230,7 @@ def command(
     criterion: str | None,
     adjust_across_criteria: str | None,
     no_fallback: bool,
-    rounds: int,
+    n_permutations: int,
     seed: int | None,
     as_json: bool,
     **options,
@@ -267,7 +275,7 @@ def command(
                 aggregate=aggregate,
                 criterion=name,
                 fallback=not no_fallback,
-                rounds=rounds,
+                n_permutations=n_permutations,
                 seed=seed,
                 formula=formula,
                 threshold=threshold,
