@@ -294,8 +294,12 @@ def test_metaeval_cli_new_and_old_options_and_json_keys(metaeval_files):
 def test_report_settings_old_names():
     from humaneval.report.build import ReportSettings
 
-    with pytest.warns(DeprecationWarning, match=r"ReportSettings\(\): analysis_model= is deprecated"):
+    with pytest.warns(DeprecationWarning) as caught:
         settings = ReportSettings(analysis_model="nested", n_bootstrap=1000)
+    assert [str(w.message) for w in caught] == [
+        "ReportSettings(): analysis_model= is deprecated and will be removed; use structure=",
+        "ReportSettings(): n_bootstrap= is deprecated and will be removed; use n_resamples=",
+    ]
     assert settings == ReportSettings(structure="nested", n_resamples=1000)
     assert {"structure", "n_resamples"} <= set(settings.to_dict())
     with pytest.raises(OptionError, match=r"^ReportSettings\(\) got both n_bootstrap= and n_resamples="):

@@ -18,6 +18,7 @@ from humaneval.scorers.ffci import (
     FOCUS_MODEL,
     NSP_MODEL,
 )
+from humaneval.scorers.nli import MODES as NLI_MODES
 
 
 def _out_option(func):
@@ -81,7 +82,7 @@ def command() -> None:
 @click.option(
     "--k", type=click.IntRange(min=1), default=15, show_default=True, help="MC-dropout passes (1 = off)."
 )
-@click.option("--mode", type=click.Choice(["e-c", "e", "c"]), default="e-c", show_default=True)
+@click.option("--mode", type=click.Choice(NLI_MODES), default="e-c", show_default=True)
 @click.option(
     "--pair-mode", type=click.Choice(["e", "e-c"]), default="e", show_default=True, help="summac-zs only."
 )
