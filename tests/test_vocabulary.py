@@ -304,3 +304,20 @@ def test_report_settings_old_names():
     assert {"structure", "n_resamples"} <= set(settings.to_dict())
     with pytest.raises(OptionError, match=r"^ReportSettings\(\) got both n_bootstrap= and n_resamples="):
         ReportSettings(n_bootstrap=1, n_resamples=2)
+
+
+def test_emm_contrast_json_keys_are_the_frame_columns_with_by():
+    from pathlib import Path
+
+    wine = Path(__file__).parent / "data" / "wine.csv"
+    formula = "rating ~ temp * contact + (1|judge)"
+    result = _json("analyze", wine, "--formula", formula, "--emmeans", "temp", "--by", "contact", "--json")
+    assert result.exit_code == 0, result.output
+    [part] = json.loads(result.stdout)["criteria"]
+    frame = analyze(pd.read_csv(wine), formula=formula, emm="temp", by="contact").contrasts
+    assert list(frame.columns[:3]) == ["contact", "system_a", "system_b"]
+    assert [list(row) for row in part["contrasts"]] == [_frame_keys(frame)] * 2
+    assert [row["contact"] for row in part["contrasts"]] == ["no", "yes"]
+    # the odds ratio is exp(estimate) of the latent contrast
+    for row in part["contrasts"]:
+        assert row["odds_ratio"] == pytest.approx(np.exp(row["estimate"]), rel=1e-12)
