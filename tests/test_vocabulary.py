@@ -130,6 +130,7 @@ def test_analyze_json_contrast_keys_are_the_frame_columns(ratings_frame, ratings
     kwargs = {"structure": "intercepts"} if test == "clmm" else {}
     frame = analyze(ratings_frame, test, **kwargs).contrasts
     assert part["test"] == test and len(part["contrasts"]) == 3
+    assert part["structure"] == ("intercepts" if test == "clmm" else None)
     for row in part["contrasts"]:
         assert list(row) == _frame_keys(frame)
     assert [r["p_adj"] for r in part["contrasts"]] == pytest.approx(frame["p_adj"].tolist(), rel=1e-12)

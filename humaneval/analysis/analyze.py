@@ -60,7 +60,7 @@ class Analysis:
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine if fit else None,
-            "structure": fit.structure if fit else self.test,
+            "structure": fit.structure if fit else None,
             "link": fit.link if fit else None,
             "reference": fit.reference if fit else None,
             "aggregate": self.aggregate,
