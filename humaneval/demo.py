@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.collect import parse_mturk_results
 from humaneval.collect.mturk import results_row
 from humaneval.design import Design, DesignSpec, generate_design
@@ -61,11 +62,14 @@ class DemoSettings:
     checks_per_annotator: int = 2
     careless: int = 2
     engine: str = "native"
-    n_bootstrap: int = 5000
+    n_resamples: int = 5000
     n_splits: int = 1000
     power_trials: int = 200
     clmm_power_trials: int = 20
     criteria: tuple[Any, ...] = ()
+
+
+DemoSettings.__init__ = renamed(n_bootstrap="n_resamples")(DemoSettings.__init__)  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +150,7 @@ def run_demo(
         settings=ReportSettings(
             engine=settings.engine,
             seed=seed,
-            n_bootstrap=settings.n_bootstrap,
+            n_resamples=settings.n_resamples,
             n_splits=settings.n_splits,
             power_trials=settings.power_trials,
             clmm_power_trials=settings.clmm_power_trials,

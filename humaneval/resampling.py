@@ -27,6 +27,7 @@ from math import comb
 import numpy as np
 from scipy import stats
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import OptionError
 
 #: Fewest independent clusters for which a cluster-bootstrap interval is computed at all.
@@ -46,8 +47,10 @@ class ClusterInterval:
     distribution: np.ndarray
     n_clusters: int
     method: str
-    confidence: float
+    confidence_level: float
     caveat: str | None
+
+    confidence = renamed_attribute("confidence", "confidence_level")
 
     @property
     def computed(self) -> bool:
@@ -73,12 +76,13 @@ def cluster_caveat(n_clusters: int, unit: str = "block") -> str | None:
     return None
 
 
+@renamed(confidence="confidence_level")
 def cluster_bootstrap(
     statistic: Callable[[np.ndarray], np.ndarray],
     n_clusters: int,
     *,
     n_resamples: int = 2000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     method: str = "percentile",
     rng: np.random.Generator | None = None,
     unit: str = "block",
@@ -117,21 +121,21 @@ def cluster_bootstrap(
     """
     if method not in METHODS:
         raise OptionError(f"bootstrap method {method!r}; use one of {', '.join(METHODS)}")
-    if not 0 < confidence < 1:
-        raise OptionError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
+    if not 0 < confidence_level < 1:
+        raise OptionError(f"confidence_level={confidence_level} must lie between 0 and 1, e.g. 0.95")
     caveat = cluster_caveat(n_clusters, unit)
     width = np.asarray(statistic(np.arange(n_clusters))).shape[0]
     if n_clusters < MIN_INTERVAL_CLUSTERS:
         empty = np.full(width, np.nan)
         return ClusterInterval(
-            empty, empty.copy(), np.empty((width, 0)), n_clusters, method, confidence, caveat
+            empty, empty.copy(), np.empty((width, 0)), n_clusters, method, confidence_level, caveat
         )
     result = stats.bootstrap(
         (np.arange(n_clusters),),
         lambda idx, axis=-1: statistic(idx),
         n_resamples=n_resamples,
         vectorized=True,
-        confidence_level=confidence,
+        confidence_level=confidence_level,
         method="BCa" if method == "bca" else "percentile",
         rng=rng,
     )
@@ -139,15 +143,16 @@ def cluster_bootstrap(
     low = np.atleast_1d(np.asarray(result.confidence_interval.low, dtype=float))
     high = np.atleast_1d(np.asarray(result.confidence_interval.high, dtype=float))
     if method == "percentile" and np.isnan(dist).any():
-        low, high = percentile_interval(dist, confidence, axis=-1)
-    return ClusterInterval(low, high, dist, n_clusters, method, confidence, caveat)
+        low, high = percentile_interval(dist, confidence_level, axis=-1)
+    return ClusterInterval(low, high, dist, n_clusters, method, confidence_level, caveat)
 
 
+@renamed(confidence="confidence_level")
 def percentile_interval(
-    samples: np.ndarray, confidence: float = 0.95, axis: int = 0
+    samples: np.ndarray, confidence_level: float = 0.95, axis: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """The percentile interval of a bootstrap distribution along ``axis`` (NaN resamples left out)."""
-    tail = (1.0 - confidence) / 2.0
+    tail = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore"):
         low, high = np.nanquantile(np.asarray(samples, dtype=float), [tail, 1.0 - tail], axis=axis)
     return low, high

@@ -108,21 +108,23 @@ def test_art_matches_exact_enumeration_and_never_reaches_zero():
     delta = [1, 2, -1, 3, 1]
     exact = np.mean([abs(np.dot(s, delta)) >= abs(sum(delta)) for s in itertools.product((1, -1), repeat=5)])
     assert exact == 0.25  # 8 of the 32 sign patterns reach |ΣΔ| ≥ 6
-    table = approximate_randomization(load_ratings(_paired(delta)), rounds=40_000, seed=3, adjust="none")
+    table = approximate_randomization(
+        load_ratings(_paired(delta)), n_permutations=40_000, seed=3, adjust="none"
+    )
     row = table.iloc[0]
     assert row.statistic == sum(delta)
     assert row.p_unadj == pytest.approx(exact, abs=0.006)  # 3 Monte-Carlo SEs
-    strong = approximate_randomization(load_ratings(_paired([1.0] * 20)), rounds=999, seed=1)
+    strong = approximate_randomization(load_ratings(_paired([1.0] * 20)), n_permutations=999, seed=1)
     assert strong.loc[0, "p_unadj"] == pytest.approx(1 / 1000)  # (0 + 1)/(R + 1)
 
 
 def test_art_is_seeded_and_counts_ties():
     data = load_ratings(_paired([1, -1, 1, -1, 2, -2]))  # T = 0: every round ties
-    table = approximate_randomization(data, rounds=500, seed=7)
+    table = approximate_randomization(data, n_permutations=500, seed=7)
     assert table.loc[0, "p_unadj"] == 1.0
     other = load_ratings(_paired([1, 2, 0, 1, -1, 1, 2]))
-    p1 = approximate_randomization(other, rounds=300, seed=11).loc[0, "p_unadj"]
-    p2 = approximate_randomization(other, rounds=300, seed=11).loc[0, "p_unadj"]
+    p1 = approximate_randomization(other, n_permutations=300, seed=11).loc[0, "p_unadj"]
+    p2 = approximate_randomization(other, n_permutations=300, seed=11).loc[0, "p_unadj"]
     assert p1 == p2
 
 

@@ -98,7 +98,9 @@ def test_simultaneous_intervals_use_the_studentized_range_multiplier():
     table = pairwise_contrasts(LIKERT_SYSTEMS, LIKERT_BETA, LIKERT_VCOV, adjust="tukey")
     half = (table["ci_high"] - table["ci_low"]) / 2
     np.testing.assert_allclose(half / table["se"], 2.7278, atol=1e-4)
-    bonf = pairwise_contrasts(LIKERT_SYSTEMS, LIKERT_BETA, LIKERT_VCOV, adjust="bonferroni", level=0.95)
+    bonf = pairwise_contrasts(
+        LIKERT_SYSTEMS, LIKERT_BETA, LIKERT_VCOV, adjust="bonferroni", confidence_level=0.95
+    )
     np.testing.assert_allclose(
         (bonf["ci_high"] - bonf["estimate"]) / bonf["se"], stats.norm.ppf(1 - 0.025 / 10)
     )

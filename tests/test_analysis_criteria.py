@@ -78,7 +78,7 @@ def test_cli_option(two_criteria, tmp_path):
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     assert payload["adjust_across_criteria"] == "holm"
-    p = [c["p_adjusted"] for part in payload["criteria"] for c in part["contrasts"]]
+    p = [c["p_adj"] for part in payload["criteria"] for c in part["contrasts"]]
     plain = json.loads(CliRunner().invoke(main, args).stdout)
-    raw = np.array([c["p"] for part in plain["criteria"] for c in part["contrasts"]])
+    raw = np.array([c["p_unadj"] for part in plain["criteria"] for c in part["contrasts"]])
     np.testing.assert_allclose(p, holm(raw), rtol=1e-9)

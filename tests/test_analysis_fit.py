@@ -214,13 +214,13 @@ def test_native_engine_dispatch_and_cli(likert_path):
     from humaneval.cli import main
 
     result = CliRunner().invoke(
-        main, ["analyze", str(likert_path), "--engine", "native", "--model", "intercepts", "--json"]
+        main, ["analyze", str(likert_path), "--engine", "native", "--structure", "intercepts", "--json"]
     )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert set(document) == {"file", "criteria"} and len(document["criteria"]) == 1
     payload = document["criteria"][0]
-    assert payload["engine"] == "native" and payload["model_used"] == "intercepts"
+    assert payload["engine"] == "native" and payload["structure"] == "intercepts"
     beta = {row["system"]: row["estimate"] for row in payload["fixed_effects"]}
     assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(
         [-0.2268, 1.1858, 0.6246, -1.0316], abs=1e-3

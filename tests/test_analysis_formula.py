@@ -40,7 +40,7 @@ def test_cli_fits_a_plain_csv_by_formula():
     }
     # the first factor of the fixed part is compared: temp, with its odds ratio
     [contrast] = part["contrasts"]
-    assert (contrast["a"], contrast["b"]) == ("cold", "warm")
+    assert (contrast["system_a"], contrast["system_b"]) == ("cold", "warm")
     assert contrast["odds_ratio"] == pytest.approx(np.exp(-3.0630), rel=3e-3)
     assert {e["mode"] for e in part["emmeans"]} == {"latent", "mean.class"}
 
@@ -120,7 +120,7 @@ def test_formula_intercepts_equal_the_named_structure(likert_path):
 def test_three_row_file_is_a_failed_fit_with_a_reason(tmp_path):
     path = tmp_path / "three.csv"
     path.write_text("annotator,document,system,score\na1,d1,s1,1\na1,d1,s2,5\na2,d2,s1,3\n")
-    result = _run(path, "--model", "intercepts")
+    result = _run(path, "--structure", "intercepts")
     assert result.exit_code == 2
     assert "degenerate fit (separation or non-identifiable): systems2" in result.output
 

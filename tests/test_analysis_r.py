@@ -83,11 +83,21 @@ def test_cli_reports_the_fit(intercepts, likert, monkeypatch):
     result = CliRunner().invoke(main, ["analyze", path, "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)["criteria"][0]
-    for key in ("engine", "model_used", "fallbacks", "fixed_effects", "thresholds", "random_effects"):
+    for key in ("engine", "structure", "fallbacks", "fixed_effects", "thresholds", "random_effects"):
         assert key in payload
-    assert payload["engine"] == "r" and payload["model_used"] == "intercepts"
+    assert payload["engine"] == "r" and payload["structure"] == "intercepts"
     contrast = payload["contrasts"][0]
-    assert set(contrast) >= {"a", "b", "estimate", "se", "z", "p", "p_adjusted", "ci_low", "ci_high"}
+    assert set(contrast) >= {
+        "system_a",
+        "system_b",
+        "estimate",
+        "se",
+        "z",
+        "p_unadj",
+        "p_adj",
+        "ci_low",
+        "ci_high",
+    }
     labels = {g["system"]: g["label"] for g in payload["groups"]}
     assert labels["BART"] == "5.25 (1)" and labels["seneca"] == "3.52 (5)"
     assert payload["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)

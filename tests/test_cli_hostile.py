@@ -276,9 +276,9 @@ CORPUS = [
      ["'--overrecruit'"]),
     (["forms", "{design}", "--placeholder-texts", "--minutes", "1e308", "--out", "{root}/f1"],
      ["'--minutes'"]),
-    (["reliability", "{ratings}", "--bootstrap", "99999999999999999999"], ["'--bootstrap'"]),
-    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bootstrap", "99999999999999999999"],
-     ["'--bootstrap'"]),
+    (["reliability", "{ratings}", "--resamples", "99999999999999999999"], ["'--resamples'"]),
+    (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--resamples", "99999999999999999999"],
+     ["'--resamples'"]),
     (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--levels", ""],
      ["--levels ''", "no level"]),
     (["metaeval", "--human", "{human}", "--metric", "M={metric}", "--bias-matrix", "{root}/plot.5"],
@@ -554,7 +554,7 @@ def test_mutated_likert_analyze(likert_text, tmp_path, seed):
     data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
-    result = run("analyze", path, "--engine", "native", "--model", "intercepts", "--json")
+    result = run("analyze", path, "--engine", "native", "--structure", "intercepts", "--json")
     check_mutant(result, path, data, "analyze")
 
 
@@ -564,7 +564,7 @@ def test_mutated_likert_reliability_and_metaeval(likert_text, tmp_path, seed):
     data, _ = mutate(likert_text, random.Random(seed))
     path = tmp_path / f"mutant{seed}.csv"
     path.write_bytes(data)
-    check_mutant(run("reliability", path, "--bootstrap", 0, "--splits", 10), path, data, "reliability")
+    check_mutant(run("reliability", path, "--resamples", 0, "--splits", 10), path, data, "reliability")
     metric = tmp_path / "metric.csv"
     frame = (
         pd.read_csv(io.StringIO(likert_text)).groupby(["document", "system"], as_index=False)["score"].mean()
@@ -614,7 +614,7 @@ def test_broken_r_gives_the_hint_or_the_native_fallback(inputs, env, reason):
     (line,) = strict.stderr.splitlines()
     assert line.startswith("error: R engine unavailable: ") and reason in line and "apt-get install" in line
     problem = line.removeprefix("error: R engine unavailable: ").split("; install R with")[0]
-    auto = go("analyze", inputs["ratings"], "--model", "intercepts")
+    auto = go("analyze", inputs["ratings"], "--structure", "intercepts")
     assert auto.returncode == 0, auto.stderr
     said = auto.stderr.splitlines()  # the default engine is native: R is not even looked for
     assert problem and all(line.startswith("warning: ") for line in said) and "R engine" not in auto.stderr

@@ -20,7 +20,7 @@ def demo(tmp_path_factory):
     settings = DemoSettings(
         documents=20,
         criteria=parse_criteria("coherence,fluency:7"),
-        n_bootstrap=0,
+        n_resamples=0,
         n_splits=50,
         power_trials=0,
     )

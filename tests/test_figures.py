@@ -22,7 +22,7 @@ def report_files(tmp_path_factory):
     model = default_model()
     ratings = sample_ratings(model, block_design(8, 5, 2, model.system_names, seed=6), seed=6)
     settings = ReportSettings(
-        engine="native", n_bootstrap=1000, n_splits=100, power_trials=30, clmm_power_trials=0
+        engine="native", n_resamples=1000, n_splits=100, power_trials=30, clmm_power_trials=0
     )
     out = tmp_path_factory.mktemp("figures")
     return out, write_report(build_report(ratings, settings=settings), out)

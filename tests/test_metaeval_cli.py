@@ -37,7 +37,7 @@ def test_cli_json_with_bootstrap(root):
         "--human", str(root / "human.csv"),
         "--metric", f"BAS={root / 'bartscore.csv'}:0",
         "--metric", f"GRN={root / 'gruen.csv'}:Qgruen",
-        "--bootstrap", "100", "--seed", "3", "--json",
+        "--resamples", "100", "--seed", "3", "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
@@ -48,7 +48,7 @@ def test_cli_json_with_bootstrap(root):
     for entry in bas.values():
         assert entry["ci_low"] <= entry["estimate"] <= entry["ci_high"] and entry["n_valid"] == 100
     assert bas["tau_pair"]["n_pairs"] == 13_600
-    assert payload["bootstrap"] == {"mode": "both", "n_resamples": 100, "confidence": 0.95}
+    assert payload["bootstrap"] == {"mode": "both", "n_resamples": 100, "confidence_level": 0.95}
     assert payload["alignment"]["n_systems"] == 17 and payload["alignment"]["dropped"] == {"BAS": 0, "GRN": 0}
 
 

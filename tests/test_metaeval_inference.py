@@ -189,21 +189,21 @@ def test_compare_systems_and_approximate_randomisation():
     rng = np.random.default_rng(5)
     x = rng.normal(size=200)
     y = x - 0.3 + rng.normal(scale=0.5, size=200)
-    result = compare_systems(x, y, seed=1, n_rounds=2000)
+    result = compare_systems(x, y, seed=1, n_permutations=2000)
     d = x - y
     assert result.difference == pytest.approx(d.mean())
     assert result.ci_low < d.mean() < result.ci_high
     half = 1.96 * d.std(ddof=1) / np.sqrt(200)  # the bootstrap CI is close to the normal one
     assert result.ci_high - result.ci_low == pytest.approx(2 * half, rel=0.15)
     assert result.p_bootstrap == 0.0 and result.p_randomisation == pytest.approx(1 / 2001)
-    same = compare_systems(x, x + rng.normal(scale=1e-3, size=200), seed=1, n_rounds=2000)
+    same = compare_systems(x, x + rng.normal(scale=1e-3, size=200), seed=1, n_permutations=2000)
     assert same.p_randomisation > 0.01
     labels = rng.random(300) < 0.5
     good, bad = labels + rng.normal(size=300), rng.normal(size=300)
-    test = approximate_randomisation(good, bad, lambda s: roc_auc(s, labels), n_rounds=300, seed=0)
+    test = approximate_randomisation(good, bad, lambda s: roc_auc(s, labels), n_permutations=300, seed=0)
     assert test.delta == pytest.approx(roc_auc(good, labels) - roc_auc(bad, labels))
     assert test.p_value == pytest.approx(1 / 301)
-    reverse = approximate_randomisation(bad, good, lambda s: roc_auc(s, labels), n_rounds=300, seed=0)
+    reverse = approximate_randomisation(bad, good, lambda s: roc_auc(s, labels), n_permutations=300, seed=0)
     assert reverse.p_value > 0.9
 
 

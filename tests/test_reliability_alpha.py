@@ -178,7 +178,7 @@ def test_input_forms_agree():
 def test_custom_distance():
     interval = krippendorff_alpha(KRIPP_2011, "interval", orient=ROWS).alpha
     as_callable = krippendorff_alpha(KRIPP_2011, lambda v: (v[:, None] - v[None, :]) ** 2, orient=ROWS)
-    assert as_callable.level == "custom"
+    assert as_callable.level_of_measurement == "custom"
     assert as_callable.alpha == pytest.approx(interval, abs=1e-12)
     domain = [1, 2, 3, 4, 5]
     matrix = (np.subtract.outer(domain, domain) ** 2).astype(float)

@@ -23,7 +23,7 @@ def test_json_on_likert_reference(likert_path):
     assert result.exit_code == 0, result.output
     [payload] = json.loads(result.output)["criteria"]
     assert payload["alpha"] == pytest.approx(0.2211, abs=5e-4)
-    assert payload["alpha_level"] == "ordinal"
+    assert payload["level_of_measurement"] == "ordinal"
     assert payload["alpha_ci"] == pytest.approx([0.17, 0.27], abs=0.015)
     assert payload["alpha_q"] == {"0.667": 1.0}
     assert 0.95 <= payload["shr"] <= 0.965
@@ -37,7 +37,16 @@ def test_json_on_likert_reference(likert_path):
 
 
 def test_text_output_and_options(rank_path):
-    result = run("reliability", str(rank_path), "--level", "interval", "--bootstrap", "0", "--splits", "200")
+    result = run(
+        "reliability",
+        str(rank_path),
+        "--level-of-measurement",
+        "interval",
+        "--resamples",
+        "0",
+        "--splits",
+        "200",
+    )
     assert result.exit_code == 0, result.output
     assert any(line.split()[-1] == "0.434" for line in result.output.splitlines() if "α (interval)" in line)
     assert "over 200 splits" in result.output and "CI" not in result.output
@@ -56,7 +65,7 @@ def test_criteria_and_unsplittable_design(tmp_path):
     pd.DataFrame(rows, columns=["annotator", "document", "system", "criterion", "score"]).to_csv(
         path, index=False
     )
-    payload = json.loads(run("reliability", str(path), "--json", "--bootstrap", "1000").output)
+    payload = json.loads(run("reliability", str(path), "--json", "--resamples", "1000").output)
     assert [c["criterion"] for c in payload["criteria"]] == ["coherence", "fluency"]
     first = payload["criteria"][0]
     assert first["shr"] is None and first["design_family"] == "fully_crossed"
@@ -72,7 +81,7 @@ def test_errors_are_one_line(tmp_path):
     result = run("reliability", str(path))
     assert result.exit_code == 2
     assert "one annotator" in result.output and len(result.output.strip().splitlines()) == 1
-    result = run("reliability", str(path), "--bootstrap", "10")
+    result = run("reliability", str(path), "--resamples", "10")
     assert result.exit_code == 2
     for args, message in [
         ([str(tmp_path)], "is a folder"),

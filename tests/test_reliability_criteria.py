@@ -52,17 +52,17 @@ def test_json_has_one_shape(tmp_path):
     path = tmp_path / "r.csv"
     halo_table().to_csv(path, index=False)
     runner = CliRunner()
-    both = json.loads(runner.invoke(main, ["reliability", str(path), "--json", "--bootstrap", "0"]).output)
+    both = json.loads(runner.invoke(main, ["reliability", str(path), "--json", "--resamples", "0"]).output)
     assert set(both) == {"file", "criteria", "correlations"}
     assert [c["criterion"] for c in both["criteria"]] == ["coherence", "fluency"]
     assert both["correlations"][0]["rho"] == pytest.approx(0.75)
     one = tmp_path / "one.csv"
     halo_table().query("criterion == 'coherence'").drop(columns="criterion").to_csv(one, index=False)
-    single = json.loads(runner.invoke(main, ["reliability", str(one), "--json", "--bootstrap", "0"]).output)
+    single = json.loads(runner.invoke(main, ["reliability", str(one), "--json", "--resamples", "0"]).output)
     assert set(single) == {"file", "criteria", "correlations"}
     assert len(single["criteria"]) == 1 and single["criteria"][0]["criterion"] is None
     assert single["correlations"] == []
-    text = runner.invoke(main, ["reliability", str(path), "--bootstrap", "0"]).output
+    text = runner.invoke(main, ["reliability", str(path), "--resamples", "0"]).output
     assert "coherence – fluency: 0.750 (n=6) / 0.750 (2 annotators) / 0.866 (3 systems)" in text
 
 
@@ -73,15 +73,15 @@ def test_each_criterion_reports_its_declared_scale(tmp_path):
     halo_table().to_csv(path, index=False)
     write_scales(tmp_path / "r.scale.json", (Scale("coherence", 1, 5, 5), Scale("fluency", 1, 7, 7)))
     runner = CliRunner()
-    payload = json.loads(runner.invoke(main, ["reliability", str(path), "--json", "--bootstrap", "0"]).output)
+    payload = json.loads(runner.invoke(main, ["reliability", str(path), "--json", "--resamples", "0"]).output)
     assert [(c["scale"], c["scale_declared"]) for c in payload["criteria"]] == [
         ([1, 5], True),
         ([1, 7], True),
     ]
-    text = runner.invoke(main, ["reliability", str(path), "--bootstrap", "0"]).output
+    text = runner.invoke(main, ["reliability", str(path), "--resamples", "0"]).output
     assert "scale                            1-7 (declared)" in text
     (tmp_path / "r.scale.json").unlink()
     inferred = json.loads(
-        runner.invoke(main, ["reliability", str(path), "--json", "--bootstrap", "0"]).output
+        runner.invoke(main, ["reliability", str(path), "--json", "--resamples", "0"]).output
     )
     assert [(c["scale"], c["scale_declared"]) for c in inferred["criteria"]] == [([1, 3], False)] * 2

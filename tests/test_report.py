@@ -87,7 +87,7 @@ def test_report_shows_the_numbers_of_analyze_and_reliability(likert_report):
     assert f"{rel['alpha']:.3f}" in text and f"[{rel['alpha_ci'][0]:.3f}, {rel['alpha_ci'][1]:.3f}]" in text
     assert f"{rel['shr']:.3f}" in text and f"{rel['fleiss_kappa']:.3f}" in text
     for c in analysis["contrasts"]:
-        row = f"{c['a']} − {c['b']} {c['estimate']:.3f} {c['se']:.3f} {c['z']:.2f}"
+        row = f"{c['system_a']} − {c['system_b']} {c['estimate']:.3f} {c['se']:.3f} {c['z']:.2f}"
         assert row in text, row
         assert f"[{c['ci_low']:.3f}, {c['ci_high']:.3f}]" in text
     for g in analysis["groups"]:
@@ -236,7 +236,7 @@ def test_nested_design_reports_without_agreement(tmp_path):
 
     model = default_model()
     ratings = sample_ratings(model, block_design(30, 5, 1, model.system_names, seed=4), seed=4)
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=100, power_trials=0)
     report = build_report(ratings, settings=settings)
     files = write_report(report, tmp_path)
     [part] = report.criteria
@@ -257,7 +257,7 @@ def test_one_results_section_per_criterion(tmp_path):
         for name, scale in (("coherence", 1.0), ("repetition", 0.5))
     ]
     ratings = load_ratings(pd.concat(parts, ignore_index=True))
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=100, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=100, power_trials=0)
     report = build_report(ratings, settings=settings)
     files = write_report(report, tmp_path)
     assert [c.criterion for c in report.criteria] == ["coherence", "repetition"]
@@ -277,7 +277,7 @@ def test_system_names_are_escaped_in_html_and_latex(tmp_path):
     ratings = sample_ratings(model, block_design(6, 5, 2, model.system_names, seed=8), seed=8)
     hostile = {"BART": "<script>alert(1)</script>", "seneca": "R&D_100%"}
     data = ratings.data.assign(system=ratings.data["system"].replace(hostile))
-    settings = ReportSettings(engine="native", n_bootstrap=1000, n_splits=50, power_trials=0)
+    settings = ReportSettings(engine="native", n_resamples=1000, n_splits=50, power_trials=0)
     files = write_report(build_report(load_ratings(data), settings=settings), tmp_path)
     html = files["html"].read_text()
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -294,7 +294,7 @@ def test_report_with_the_r_engine(tmp_path, likert_path):
     )  # fmt: skip
     part = json.loads((tmp_path / "report.json").read_text())["criteria"][0]
     analysis = part["analysis"]
-    assert analysis["engine"] == "r" and analysis["model_used"] == "intercepts"
+    assert analysis["engine"] == "r" and analysis["structure"] == "intercepts"
     assert analysis["diagnostics"]["loglik"] == pytest.approx(-2577.45, abs=0.05)  # spec §5.7
     beta = {f["system"]: f["estimate"] for f in analysis["fixed_effects"]}
     assert [beta[s] for s in ("abssentrw", "BART", "onmt_pg", "seneca")] == pytest.approx(
@@ -307,7 +307,7 @@ def test_report_with_the_r_engine(tmp_path, likert_path):
 def test_bad_inputs_are_one_line_errors(tmp_path, likert_path):
     for args in (
         ["report", str(tmp_path)],
-        ["report", str(likert_path), "--model", str(tmp_path / "no.json")],
+        ["report", str(likert_path), "--model-file", str(tmp_path / "no.json")],
     ):
         result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
         assert result.exit_code == 2

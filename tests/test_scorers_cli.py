@@ -105,7 +105,7 @@ def test_bias_report_on_probes(tmp_path):
         system="first-sentence", summary=[s.split(". ")[0] + "." for s in probes["source"]]
     )
     path = write_table(probes, tmp_path / "probes.jsonl")
-    result = run("score", "bias", path, "--bootstrap", "50", "--smoothing", "0.5", "--json")
+    result = run("score", "bias", path, "--resamples", "50", "--smoothing", "0.5", "--json")
     assert result.exit_code == 0, result.output
     rows = {r["measure"]: r for r in json.loads(result.output)["rows"]}
     assert set(rows) == {"word_list_inclusion", "entity_inclusion", "hallucination"}

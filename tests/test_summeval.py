@@ -111,7 +111,7 @@ def test_cli_then_reliability_per_criterion(annotations, tmp_path):
     assert result.exit_code == 0, result.output
     assert "wrote 48 ratings (2 documents × 2 systems, 3 annotators" in result.output
     assert (tmp_path / "summeval.scale.json").is_file()
-    payload = json.loads(runner.invoke(main, ["reliability", str(out), "--json", "--bootstrap", "0"]).output)
+    payload = json.loads(runner.invoke(main, ["reliability", str(out), "--json", "--resamples", "0"]).output)
     alphas = {c["criterion"]: c["alpha"] for c in payload["criteria"]}
     assert alphas["fluency"] == pytest.approx(1.0)  # the experts agree perfectly on fluency
     assert len(payload["correlations"]) == 6

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
@@ -79,11 +80,12 @@ def _pairs(wide: pd.DataFrame):
         yield a, b, (both[a] - both[b]).to_numpy(), dropped
 
 
+@renamed(level="confidence_level")
 def paired_ttest(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
     adjust: str = "holm",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df.
@@ -102,33 +104,34 @@ def paired_ttest(
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
-    return _finish(rows, adjust, level, alpha, "t", ratings, aggregate)
+    return _finish(rows, adjust, confidence_level, alpha, "t", ratings, aggregate)
 
 
+@renamed(rounds="n_permutations")
 def approximate_randomization(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     adjust: str = "holm",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Noreen's paired two-sided ART: T = |ΣΔ_i|, R rounds of random sign flips,
+    """Noreen's paired two-sided ART: T = |ΣΔ_i|, R = ``n_permutations`` random sign flips,
     p = (#{T* ≥ T} + 1)/(R + 1) with ties within a relative 1e-12 (eq. 3.14); with at most 10
     pairs all 2^n sign patterns are enumerated instead (the same kernel as the simulations).
 
     The statistic column holds T; the p-value is never below 1/(R+1) and, with n pairs, never
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
     """
-    if rounds < 1:
-        raise OptionError(f"rounds must be positive, not {rounds}")
+    if n_permutations < 1:
+        raise OptionError(f"n_permutations must be positive, not {n_permutations}")
     rng = np.random.default_rng(seed)
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
         n = delta.size
         _require_pairs(n, a, b)
         observed = abs(float(delta.sum()))
-        p = float(art_pvalues(delta, rounds, rng))
+        p = float(art_pvalues(delta, n_permutations, rng))
         rows.append(_row(a, b, float(delta.mean()), np.nan, observed, np.nan, p, n, dropped))
     return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
 
@@ -151,11 +154,12 @@ def wilcoxon_test(
     return _finish(rows, adjust, None, alpha, "wilcoxon", ratings, aggregate)
 
 
+@renamed(level="confidence_level")
 def one_way_anova(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
     adjust: str = "tukey",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """One-way ANOVA over systems, F = MS_between/MS_within on (S−1, N−S) df, with
@@ -176,7 +180,7 @@ def one_way_anova(
         t = est / se if se > 0 else np.nan
         p = float(2 * stats.t.sf(abs(t), dof))
         rows.append(_row(a, b, est, se, t, dof, p, int(sizes[i] + sizes[j]), 0))
-    return _finish(rows, adjust, level, alpha, "anova", ratings, aggregate, n_means=k)
+    return _finish(rows, adjust, confidence_level, alpha, "anova", ratings, aggregate, n_means=k)
 
 
 def anova_omnibus(ratings: Ratings | pd.DataFrame, aggregate: str = "none") -> dict[str, float]:
@@ -198,12 +202,13 @@ def _anova_groups(ratings: Ratings | pd.DataFrame, aggregate: str) -> tuple[pd.D
     return wide, groups
 
 
+@renamed(rounds="n_permutations")
 def classic_test(
     ratings: Ratings | pd.DataFrame,
     test: str = "ttest",
     aggregate: str = "none",
     adjust: str | None = None,
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
@@ -221,7 +226,7 @@ def classic_test(
     if test == "ttest":
         return paired_ttest(ratings, aggregate, adjust, alpha=alpha)
     if test == "art":
-        return approximate_randomization(ratings, aggregate, rounds, seed, adjust, alpha)
+        return approximate_randomization(ratings, aggregate, n_permutations, seed, adjust, alpha)
     return wilcoxon_test(ratings, aggregate, adjust, alpha)
 
 
@@ -247,7 +252,7 @@ def _row(a, b, estimate, se, statistic, dof, p, n, dropped) -> dict[str, object]
 def _finish(
     rows: list[dict[str, object]],
     adjust: str,
-    level: float | None,
+    confidence_level: float | None,
     alpha: float,
     test: str,
     ratings: Ratings | pd.DataFrame,
@@ -262,14 +267,14 @@ def _finish(
     else:
         table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(dtype=float), adjust)
     table["adjust"] = adjust
-    if level is None:
+    if confidence_level is None:
         table["ci_low"] = table["ci_high"] = np.nan
     else:
         dof = table["df"].to_numpy(dtype=float)
         if adjust == "tukey":
-            crit = tukey_quantile(n_means, level, float(dof[0])) / np.sqrt(2.0)
+            crit = tukey_quantile(n_means, confidence_level, float(dof[0])) / np.sqrt(2.0)
         else:
-            tail = (1 - level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
+            tail = (1 - confidence_level) / (len(table) if adjust in ("holm", "bonferroni") else 1)
             crit = stats.t.ppf(1 - tail / 2, dof)
         table["ci_low"] = table["estimate"] - crit * table["se"]
         table["ci_high"] = table["estimate"] + crit * table["se"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -55,37 +56,17 @@ class Analysis:
     cautions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md)."""
+        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
+
+        ``contrasts`` holds the rows of :attr:`contrasts` with its column names as keys.
+        """
         fit = self.fit
-        contrasts = [
-            {
-                "a": row.system_a,
-                "b": row.system_b,
-                "estimate": row.estimate,
-                "se": row.se,
-                "z": row.statistic if self.test == "clmm" else None,
-                "statistic": row.statistic,
-                "df": row.df,
-                "p": row.p_unadj,
-                "p_adjusted": row.p_adj,
-                "adjust": row.adjust,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
-                "better": row.better,
-                "odds_ratio": getattr(row, "odds_ratio", None),
-                "odds_ratio_ci": (
-                    [row.or_low, row.or_high] if getattr(row, "odds_ratio", None) is not None else None
-                ),
-                **({"by": {k: getattr(row, k) for k in self.by_columns}} if self.by_columns else {}),
-            }
-            for row in self.contrasts.itertuples()
-        ]
         return {
             "test": self.test,
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine if fit else None,
-            "model_used": fit.structure if fit else self.test,
+            "structure": fit.structure if fit else None,
             "link": fit.link if fit else None,
             "reference": fit.reference if fit else None,
             "aggregate": self.aggregate,
@@ -94,7 +75,7 @@ class Analysis:
             "fixed_effects": fit.fixed_effects().to_dict(orient="records") if fit else [],
             "thresholds": fit.thresholds_frame().to_dict(orient="records") if fit else [],
             "random_effects": fit.random_effects_frame().to_dict(orient="records") if fit else [],
-            "contrasts": contrasts,
+            "contrasts": self.contrasts.to_dict(orient="records"),
             "groups": self.systems.to_dict(orient="records"),
             "diagnostics": (
                 {
@@ -202,19 +183,20 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+@renamed(model="structure", rounds="n_permutations")
 def analyze(
     ratings: Ratings | pd.DataFrame,
     test: str = "clmm",
     *,
     engine: str = "native",
-    model: str = "auto",
+    structure: str = "auto",
     link: str = "logit",
     reference: str | None = None,
     adjust: str | None = None,
     aggregate: str = "none",
     criterion: str | None = None,
     fallback: bool = True,
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     seed: int | np.random.Generator | None = None,
     alpha: float = 0.05,
     formula: str | None = None,
@@ -277,7 +259,7 @@ def analyze(
             ratings,
             formula,
             engine=engine,
-            model=model,
+            structure=structure,
             link=link,
             reference=reference,
             adjust=adjust or "tukey",
@@ -299,7 +281,7 @@ def analyze(
         fit = fit_clmm(
             table,
             engine=engine,
-            structure=model,
+            structure=structure,
             link=link,
             reference=reference,
             fallback=fallback,
@@ -318,7 +300,9 @@ def analyze(
             fit=fit,
             criterion=criterion,
         )
-    contrasts = classic_test(table, test, aggregate, adjust, rounds=rounds, seed=seed, alpha=alpha)
+    contrasts = classic_test(
+        table, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha
+    )
     oriented = table.oriented().astype(float).groupby(table.data["system"]).mean()
     estimates = oriented.reindex(list(dict.fromkeys([*contrasts["system_a"], *contrasts["system_b"]])))
     independent = independent_units(table, aggregate)
@@ -398,7 +382,7 @@ def _analyze_formula(
     formula: str | None,
     *,
     engine: str,
-    model: str,
+    structure: str,
     link: str,
     reference: str | None,
     adjust: str,
@@ -423,7 +407,7 @@ def _analyze_formula(
         from humaneval.structure import describe_structure
 
         nested = describe_structure(table).family == "nested"
-        chosen = model if model != "auto" else ("nested" if nested else "maximal")
+        chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
         formula = structure_formula(chosen, nested, response or "score")
     fit = fit_clmm(
         frame,

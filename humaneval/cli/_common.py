@@ -87,7 +87,8 @@ def emit(payload: dict[str, Any], as_json: bool, render: Callable[[], str]) -> N
         click.echo(render())
 
 
-#: Where the ``--json`` schema of each command module (or ``module.function``) is documented.
+#: Where the ``--json`` schema of each command module (or ``module.function``) is documented. The keys
+#: follow docs/vocabulary.md: one name per concept, and a table's rows are keyed by its DataFrame's columns.
 JSON_SCHEMA_DOCS = {
     "analyze": "docs/analysis.md",
     "budget": "docs/simulation.md",

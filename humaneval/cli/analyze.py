@@ -8,33 +8,42 @@ from pathlib import Path
 import click
 import pandas as pd
 
+from humaneval._deprecation import renamed_option
+from humaneval.analysis.classic import AGGREGATES, TESTS
+from humaneval.analysis.criteria import ACROSS_METHODS
+from humaneval.analysis.fit import ENGINES
 from humaneval.cli._checks import NONNEG
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
+from humaneval.clmm.spec import THRESHOLDS
+from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
 from humaneval.methods import RANK, get_method
 
 
 @click.command()
+@renamed_option("--model", "--structure", type=click.Choice(["auto", *STRUCTURES]))
+@renamed_option("--rounds", "--permutations", dest="n_permutations", type=click.IntRange(1, 1_000_000))
 @click.argument("ratings", type=InputFile())
 @ratings_options
 @click.option(
     "--test",
-    type=click.Choice(["clmm", "ttest", "art", "wilcoxon", "anova", "plackett-luce"]),
+    type=click.Choice(["clmm", *TESTS, "plackett-luce"]),
     default="clmm",
     show_default=True,
     help="CLMM (recommended) or a classic test; pairwise and best-worst tables get their own models.",
 )
 @click.option(
     "--engine",
-    type=click.Choice(["native", "r", "both"]),
+    type=click.Choice([e for e in ENGINES if e != "auto"]),
     default="native",
     show_default=True,
     help="native (fast), r (ordinal::clmm) or both (fit with both and report the largest differences).",
 )
 @click.option(
-    "--model",
-    type=click.Choice(["auto", "maximal", "nested", "uncorrelated", "intercepts"]),
+    "--structure",
+    type=click.Choice(["auto", *STRUCTURES]),
     default="auto",
     show_default=True,
     help="Named random-effect structure, a shortcut for a formula "
@@ -49,7 +58,7 @@ from humaneval.methods import RANK, get_method
 @click.option("--link", type=click.Choice(CLMM_LINKS), default="logit", show_default=True)
 @click.option(
     "--threshold",
-    type=click.Choice(["flexible", "equidistant", "symmetric"]),
+    type=click.Choice(THRESHOLDS),
     default="flexible",
     show_default=True,
     help="Threshold structure of the CLMM.",
@@ -69,13 +78,13 @@ from humaneval.methods import RANK, get_method
 @click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
 @click.option(
     "--adjust",
-    type=click.Choice(["tukey", "holm", "bonferroni", "none"]),
+    type=click.Choice(ADJUSTMENTS),
     default=None,
     help="Multiplicity adjustment (default: tukey for clmm/anova, holm for paired tests).",
 )
 @click.option(
     "--aggregate",
-    type=click.Choice(["none", "document", "cluster"]),
+    type=click.Choice(AGGREGATES),
     default="none",
     show_default=True,
     help="Aggregation level of classic tests.",
@@ -83,7 +92,7 @@ from humaneval.methods import RANK, get_method
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
 @click.option(
     "--adjust-across-criteria",
-    type=click.Choice(["holm", "bonferroni", "fdr_bh"]),
+    type=click.Choice(ACROSS_METHODS),
     default=None,
     help="Adjust the p-values of all criteria × pairs together (replaces each criterion's own adjustment).",
 )
@@ -96,14 +105,21 @@ from humaneval.methods import RANK, get_method
     "judgements as independent (naive, model). See docs/analysis.md.",
 )
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
-@click.option("--rounds", type=int, default=1000, show_default=True, help="Rounds of the randomisation test.")
+@click.option(
+    "--permutations",
+    "n_permutations",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Random sign flips of the randomisation test (art).",
+)
 @click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
 @json_option
 def command(
     ratings: str,
     test: str,
     engine: str,
-    model: str,
+    structure: str,
     formula: str | None,
     link: str,
     threshold: str,
@@ -117,7 +133,7 @@ def command(
     adjust_across_criteria: str | None,
     inference: str | None,
     no_fallback: bool,
-    rounds: int,
+    n_permutations: int,
     seed: int | None,
     as_json: bool,
     **options,
@@ -157,14 +173,14 @@ def command(
                 table,
                 test,
                 engine=engine,
-                model=model,
+                structure=structure,
                 link=link,
                 reference=reference,
                 adjust=adjust,
                 aggregate=aggregate,
                 criterion=name,
                 fallback=not no_fallback,
-                rounds=rounds,
+                n_permutations=n_permutations,
                 seed=seed,
                 formula=formula,
                 threshold=threshold,

@@ -8,6 +8,7 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, PLATFORMS, REMAINDERS
 from humaneval.methods import METHODS
 
 
@@ -26,18 +27,14 @@ from humaneval.methods import METHODS
     default="likert",
     show_default=True,
 )
-@click.option(
-    "--family", type=click.Choice(["blocks", "crossed", "nested"]), default="blocks", show_default=True
-)
+@click.option("--family", type=click.Choice(FAMILIES), default="blocks", show_default=True)
 @click.option("--docs-per-block", type=COUNT, default=5, show_default=True)
 @click.option("--annotators-per-block", type=COUNT, default=3, show_default=True)
-@click.option(
-    "--remainder", type=click.Choice(["spread", "drop", "error"]), default="spread", show_default=True
-)
-@click.option("--order", type=click.Choice(["random", "balanced"]), default="random", show_default=True)
+@click.option("--remainder", type=click.Choice(REMAINDERS), default="spread", show_default=True)
+@click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True)
 @click.option("--attention-checks", type=NONNEG, default=2, show_default=True, help="Checks per annotator.")
 @click.option(
-    "--check-kind", type=click.Choice(["imc", "gold"]), multiple=True, default=["imc"], show_default=True
+    "--check-kind", type=click.Choice(CHECK_KINDS), multiple=True, default=["imc"], show_default=True
 )
 @click.option(
     "--fillers",
@@ -66,7 +63,7 @@ from humaneval.methods import METHODS
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
     "--platform",
-    type=click.Choice(["prolific", "mturk", "standalone"]),
+    type=click.Choice(PLATFORMS),
     default="prolific",
     show_default=True,
 )

@@ -7,9 +7,15 @@ from pathlib import Path
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import IMAGE, NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
+from humaneval.metaeval.bootstrap import MODE_ALIASES
+from humaneval.metaeval.kernel import COEFFICIENTS
+from humaneval.metaeval.report import ADJUSTMENTS
+
+CONFIDENCE = click.FloatRange(0, 1, min_open=True, max_open=True)
 
 
 def parse_metric(spec: str) -> tuple[str, str, str | None]:
@@ -26,6 +32,8 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 
 
 @click.command()
+@renamed_option("--bootstrap", "--resamples", dest="n_resamples", type=RESAMPLES)
+@renamed_option("--confidence", "--confidence-level", type=CONFIDENCE)
 @click.option(
     "--human",
     "human_path",
@@ -57,12 +65,12 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 )
 @click.option(
     "--coefficient",
-    type=click.Choice(["kendall", "kendall_a", "kendall_c", "pearson", "spearman"]),
+    type=click.Choice(sorted(set(COEFFICIENTS.values()))),
     default="kendall",
     show_default=True,
 )
 @click.option(
-    "--bootstrap",
+    "--resamples",
     "n_resamples",
     type=RESAMPLES,
     default=0,
@@ -71,13 +79,13 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 )
 @click.option(
     "--mode",
-    type=click.Choice(["both", "documents", "systems"]),
+    type=click.Choice(sorted(set(MODE_ALIASES.values()))),
     default="both",
     show_default=True,
     help="What the bootstrap resamples.",
 )
 @click.option(
-    "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
+    "--confidence-level", type=CONFIDENCE, default=0.95, show_default=True, help="Of the bootstrap CIs."
 )
 @click.option("--seed", type=NONNEG, default=None, help="Random seed for bootstrap and permutation test.")
 @click.option(
@@ -89,7 +97,7 @@ def parse_metric(spec: str) -> tuple[str, str, str | None]:
 )
 @click.option(
     "--adjust",
-    type=click.Choice(["none", "holm"]),
+    type=click.Choice(ADJUSTMENTS),
     default="none",
     show_default=True,
     help="Multiple-comparison correction of the --compare p-values, per measure across the pairs.",
@@ -134,7 +142,7 @@ def command(
     coefficient: str,
     n_resamples: int,
     mode: str,
-    confidence: float,
+    confidence_level: float,
     seed: int | None,
     comparisons: tuple[str, ...],
     adjust: str,
@@ -182,7 +190,7 @@ def command(
             coefficient=coefficient,
             n_resamples=n_resamples,
             mode=mode,
-            confidence=confidence,
+            confidence_level=confidence_level,
             seed=seed,
             strict=strict,
         )
@@ -201,7 +209,7 @@ def command(
 
     def render() -> str:
         caption = f"{result.coefficient}; " + (
-            f"{int(confidence * 100)} % bootstrap CI, {mode}, {n_resamples} resamples"
+            f"{int(confidence_level * 100)} % bootstrap CI, {mode}, {n_resamples} resamples"
             if n_resamples
             else "no bootstrap"
         )

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.reliability.disagreement import LEVELS
 
 
 @click.command()
+@renamed_option("--level", "--level-of-measurement", type=click.Choice(LEVELS))
+@renamed_option("--bootstrap", "--resamples", dest="n_resamples", type=RESAMPLES)
 @click.argument("ratings", type=InputFile())
 @click.option(
-    "--level",
-    type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
+    "--level-of-measurement",
+    type=click.Choice(LEVELS),
     default="ordinal",
     show_default=True,
     help="Level of measurement of Krippendorff's α.",
 )
 @click.option(
-    "--bootstrap",
-    "n_bootstrap",
+    "--resamples",
+    "n_resamples",
     type=RESAMPLES,
     default=5000,
     show_default=True,
@@ -48,8 +52,8 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 @json_option
 def command(
     ratings: str,
-    level: str,
-    n_bootstrap: int,
+    level_of_measurement: str,
+    n_resamples: int,
     alpha_min: tuple[float, ...],
     n_splits: int,
     seed: int,
@@ -67,8 +71,8 @@ def command(
     reports = [
         reliability_report(
             part,
-            level=level,
-            n_bootstrap=n_bootstrap,
+            level_of_measurement=level_of_measurement,
+            n_resamples=n_resamples,
             alpha_min=alpha_min,
             n_splits=n_splits,
             seed=seed,

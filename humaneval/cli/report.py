@@ -6,11 +6,15 @@ from pathlib import Path
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.clmm.structures import STRUCTURES
 
 
 @click.command()
+@renamed_option("--model", "--model-file", type=InputFile())
+@renamed_option("--analysis-model", "--structure", type=click.Choice(["auto", *STRUCTURES]))
 @click.argument("ratings", type=InputFile())
 @click.option(
     "--design",
@@ -20,7 +24,7 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
     help="Planned design (design.csv or design.json): adds the design summary and the datasheet.",
 )
 @click.option(
-    "--model",
+    "--model-file",
     type=InputFile(),
     default=None,
     help="CLMM JSON to simulate power from (default: the model the analysis fits).",
@@ -40,8 +44,8 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
     help="CLMM engine of the analysis (auto: R when installed).",
 )
 @click.option(
-    "--analysis-model",
-    type=click.Choice(["auto", "maximal", "nested", "uncorrelated", "intercepts"]),
+    "--structure",
+    type=click.Choice(["auto", *STRUCTURES]),
     default="auto",
     show_default=True,
     help="Random-effect structure of the CLMM.",
@@ -86,10 +90,10 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 def command(
     ratings: str,
     design: str | None,
-    model: str | None,
+    model_file: str | None,
     times: str | None,
     engine: str,
-    analysis_model: str,
+    structure: str,
     preset: str | None,
     seed: int,
     power_trials: int,
@@ -104,7 +108,7 @@ def command(
     table = load_from_options(ratings, **options)
     settings = ReportSettings(
         engine=engine,
-        analysis_model=analysis_model,
+        structure=structure,
         seed=seed,
         power_trials=power_trials,
         clmm_power_trials=clmm_power_trials,
@@ -113,7 +117,7 @@ def command(
     report = build_report(
         table,
         design=design,
-        model=model,
+        model=model_file,
         times=times,
         preset=preset,
         settings=settings,

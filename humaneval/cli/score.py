@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.errors import RatingsError
@@ -17,6 +18,7 @@ from humaneval.scorers.ffci import (
     FOCUS_MODEL,
     NSP_MODEL,
 )
+from humaneval.scorers.nli import MODES as NLI_MODES
 
 
 def _out_option(func):
@@ -80,7 +82,7 @@ def command() -> None:
 @click.option(
     "--k", type=click.IntRange(min=1), default=15, show_default=True, help="MC-dropout passes (1 = off)."
 )
-@click.option("--mode", type=click.Choice(["e-c", "e", "c"]), default="e-c", show_default=True)
+@click.option("--mode", type=click.Choice(NLI_MODES), default="e-c", show_default=True)
 @click.option(
     "--pair-mode", type=click.Choice(["e", "e-c"]), default="e", show_default=True, help="summac-zs only."
 )
@@ -232,6 +234,7 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
 
 
 @command.command("bias")
+@renamed_option("--bootstrap", "--resamples", dest="n_resamples", type=click.IntRange(1, 1_000_000))
 @click.argument("input_path", type=InputFile())
 @click.option(
     "--measure",
@@ -249,7 +252,7 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
 @click.option("--smoothing", type=click.FloatRange(min=0), default=0.0, show_default=True)
 @click.option("--name-table", type=InputFile(), default=None, help="Table with columns name, group.")
 @click.option(
-    "--bootstrap", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
+    "--resamples", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
 )
 @click.option("--seed", type=NONNEG, default=0, show_default=True)
 @_out_option

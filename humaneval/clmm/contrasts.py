@@ -7,7 +7,7 @@ reference fixed at 0) with covariance V = vcov(β̂),
 
 This is what ``emmeans(model, "system")`` + ``pairs(...)`` computes on the latent scale of a CLMM
 (``df = Inf``). Adjustments: ``tukey`` (studentized range with k = S means and infinite df:
-p = Pr(Q_{S,∞} ≥ √2 |z|), simultaneous CIs est ± q_{S,∞,level} SE / √2), ``holm``, ``bonferroni``
+p = Pr(Q_{S,∞} ≥ √2 |z|), simultaneous CIs est ± q_{S,∞,confidence_level} SE / √2), ``holm``, ``bonferroni``
 and ``none``. As in emmeans, Holm intervals fall back to Bonferroni intervals.
 Holm and Bonferroni p-values come from ``statsmodels.stats.multitest.multipletests``.
 """
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.errors import OptionError
 
 ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")
@@ -51,9 +52,9 @@ def tukey_p(z: np.ndarray | float, n_means: int, dof: np.ndarray | float = np.in
 
 
 @cache
-def tukey_quantile(n_means: int, level: float, dof: float = np.inf) -> float:
-    """q_{k,df,level}: the studentized-range quantile (3.8577 for k = 5, level 0.95, df = ∞)."""
-    return float(stats.studentized_range.ppf(level, n_means, dof))
+def tukey_quantile(n_means: int, confidence_level: float, dof: float = np.inf) -> float:
+    """q_{k,df,1−α}: the studentized-range quantile (3.8577 for k = 5, confidence level 0.95, df = ∞)."""
+    return float(stats.studentized_range.ppf(confidence_level, n_means, dof))
 
 
 def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
@@ -82,11 +83,11 @@ def adjust_pvalues(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
     return out
 
 
-def critical_value(adjust: str, n_means: int, n_pairs: int, level: float) -> float:
+def critical_value(adjust: str, n_means: int, n_pairs: int, confidence_level: float) -> float:
     """Multiplier of the SE for (simultaneous) confidence intervals under ``adjust``."""
     if adjust == "tukey":
-        return tukey_quantile(n_means, level) / np.sqrt(2.0)
-    alpha = 1.0 - level
+        return tukey_quantile(n_means, confidence_level) / np.sqrt(2.0)
+    alpha = 1.0 - confidence_level
     if adjust in ("holm", "bonferroni"):
         alpha /= n_pairs
     return float(stats.norm.ppf(1.0 - alpha / 2.0))
@@ -98,12 +99,13 @@ def check_adjust(adjust: str) -> str:
     return adjust
 
 
+@renamed(level="confidence_level")
 def pairwise_contrasts(
     systems: Sequence[str],
     beta: np.ndarray,
     vcov: np.ndarray,
     adjust: str = "tukey",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """All pairwise contrasts ``system_a − system_b`` from treatment-coded effects (docs/analysis.md).
@@ -125,7 +127,7 @@ def pairwise_contrasts(
     z = est / se
     p_unadj = 2.0 * stats.norm.sf(np.abs(z))
     p_adj = tukey_p(z, n_sys) if adjust == "tukey" else adjust_pvalues(p_unadj, adjust)
-    half = critical_value(adjust, n_sys, len(pairs), level) * se
+    half = critical_value(adjust, n_sys, len(pairs), confidence_level) * se
     table = pd.DataFrame(
         {
             "system_a": [systems[k] for k in i],

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
@@ -149,18 +150,19 @@ def _cells(fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] 
     return cells[specs + by_cols], grid, weights, by_cols, specs
 
 
+@renamed(level="confidence_level")
 def emmeans(
     fit: FitResult,
     factor: str | Sequence[str],
     *,
     by: str | Sequence[str] | None = None,
     mode: str = "latent",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Estimated marginal means of ``factor`` (within each level of ``by``) on the ``mode`` scale.
 
     Returns one row per level (``prob``: per level and category) with ``emmean``, ``se``,
-    ``ci_low``, ``ci_high`` (Wald, ``level``) and the factor / by / category columns.
+    ``ci_low``, ``ci_high`` (Wald, ``confidence_level``) and the factor / by / category columns.
 
     Examples
     --------
@@ -169,11 +171,15 @@ def emmeans(
     0  cold   2.340  0.167   2.013    2.667
     1  warm   3.480  0.202   3.084    3.876
     """
-    return _emmeans_and_cov(fit, factor, by, mode, level)[0]
+    return _emmeans_and_cov(fit, factor, by, mode, confidence_level)[0]
 
 
 def _emmeans_and_cov(
-    fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] | None, mode: str, level: float
+    fit: FitResult,
+    factor: str | Sequence[str],
+    by: str | Sequence[str] | None,
+    mode: str,
+    confidence_level: float,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The EMM table of :func:`emmeans` and the covariance matrix of its ``emmean`` column."""
     if mode not in MODES:
@@ -183,7 +189,7 @@ def _emmeans_and_cov(
     x = grid_design(fit, grid)
     value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode))
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
     if mode == "prob":
         k = len(fit.levels)
         cells = cells.loc[cells.index.repeat(k)].reset_index(drop=True)
@@ -198,13 +204,14 @@ def _emmeans_and_cov(
     return out, cov
 
 
+@renamed(level="confidence_level")
 def emm_contrasts(
     fit: FitResult,
     factor: str,
     *,
     by: str | Sequence[str] | None = None,
     adjust: str = "tukey",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """All pairwise contrasts ``a − b`` of the latent EMMs of ``factor`` (within each ``by`` level).
@@ -215,7 +222,7 @@ def emm_contrasts(
     each ``by`` group, as in ``pairs(emmeans(m, ~ factor | by))``.
     """
     check_adjust(adjust)
-    emm, cov = _emmeans_and_cov(fit, factor, by, "latent", level)
+    emm, cov = _emmeans_and_cov(fit, factor, by, "latent", confidence_level)
     by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
     groups = emm.groupby(by_cols, sort=False).indices if by_cols else {(): np.arange(len(emm))}
     rows = []
@@ -231,7 +238,7 @@ def emm_contrasts(
         z = est / se
         p = 2 * stats.norm.sf(np.abs(z))
         p_adj = tukey_p(z, idx.size) if adjust == "tukey" else adjust_pvalues(p, adjust)
-        half = critical_value(adjust, idx.size, len(pairs), level) * se
+        half = critical_value(adjust, idx.size, len(pairs), confidence_level) * se
         key = key if isinstance(key, tuple) else (key,)
         for n in range(len(pairs)):
             row = dict(zip(by_cols, key, strict=True))

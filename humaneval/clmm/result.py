@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.model import OrdinalModel
 
@@ -432,9 +433,14 @@ class FitResult:
         frame["aic"] = [np.nan] * (len(frame) - 1) + [self.aic]
         return frame
 
-    def contrasts(self, adjust: str = "tukey", level: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+    @renamed(level="confidence_level")
+    def contrasts(
+        self, adjust: str = "tukey", confidence_level: float = 0.95, alpha: float = 0.05
+    ) -> pd.DataFrame:
         """All pairwise contrasts on the latent scale as emmeans computes them (docs/analysis.md)."""
-        return pairwise_contrasts(self.systems, self.beta, self.vcov, adjust=adjust, level=level, alpha=alpha)
+        return pairwise_contrasts(
+            self.systems, self.beta, self.vcov, adjust=adjust, confidence_level=confidence_level, alpha=alpha
+        )
 
     def estimates(self) -> pd.Series:
         """β per system including the reference at 0 (higher = better)."""

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.metaeval.significance import Alternative, resampling_p_value
 
@@ -25,18 +26,21 @@ class RandomisationResult:
     delta: float
     p_value: float
     alternative: str
-    n_rounds: int
+    n_permutations: int
+
+    n_rounds = renamed_attribute("n_rounds", "n_permutations")
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
+@renamed(n_rounds="n_permutations")
 def approximate_randomisation(
     a,
     b,
     statistic: Callable[[np.ndarray], float],
     *,
-    n_rounds: int = 10_000,
+    n_permutations: int = 10_000,
     alternative: Alternative = "greater",
     seed: int | np.random.Generator | None = None,
 ) -> RandomisationResult:
@@ -52,12 +56,12 @@ def approximate_randomisation(
     a, b = (a - np.nanmean(a)) / np.nanstd(a), (b - np.nanmean(b)) / np.nanstd(b)
     delta = statistic(a) - statistic(b)
     rng = np.random.default_rng(seed)
-    deltas = np.empty(n_rounds)
-    for r in range(n_rounds):
+    deltas = np.empty(n_permutations)
+    for r in range(n_permutations):
         swap = rng.random(len(a)) < 0.5
         deltas[r] = statistic(np.where(swap, b, a)) - statistic(np.where(swap, a, b))
     return RandomisationResult(
-        float(delta), resampling_p_value(deltas, delta, alternative), alternative, n_rounds
+        float(delta), resampling_p_value(deltas, delta, alternative), alternative, n_permutations
     )
 
 
@@ -76,13 +80,14 @@ class SystemComparison:
         return asdict(self)
 
 
+@renamed(n_rounds="n_permutations", confidence="confidence_level")
 def compare_systems(
     x,
     y,
     *,
     n_resamples: int = 1000,
-    n_rounds: int = 10_000,
-    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> SystemComparison:
     """Compare systems X and Y by their scores on the same documents.
@@ -99,9 +104,9 @@ def compare_systems(
     rng = np.random.default_rng(seed)
     delta = float(d.mean())
     boot = d[rng.integers(0, len(d), size=(n_resamples, len(d)))].mean(axis=1)
-    alpha = 1 - confidence
+    alpha = 1 - confidence_level
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     flipped = float(np.mean(np.sign(boot) != np.sign(delta))) if delta != 0 else 1.0
-    signs = np.where(rng.random((n_rounds, len(d))) < 0.5, -1.0, 1.0)
+    signs = np.where(rng.random((n_permutations, len(d))) < 0.5, -1.0, 1.0)
     p_ar = resampling_p_value((signs * d).mean(axis=1), delta, "two-sided")
     return SystemComparison(delta, float(lo), float(hi), flipped, p_ar, len(d))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.errors import OptionError, RatingsError
 from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap, draw_counts, resample_indices
 from humaneval.metaeval.data import ScoreMatrices, align
@@ -23,6 +24,8 @@ from humaneval.metaeval.kernel import Coefficient, PairKernel
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
 from humaneval.metaeval.significance import holm, permutation_test
 
+#: Adjustments of :func:`compare_metrics` (across the compared pairs, per measure).
+ADJUSTMENTS = ("none", "holm")
 COLUMN_ORDER = ("intra", "pair", "sum", "sys", "acc")
 HEADERS = {"intra": "τ_intra", "pair": "τ_pair", "sum": "τ_sum", "sys": "τ_sys", "acc": "Acc_pair"}
 
@@ -56,7 +59,7 @@ class MetaEvalResult:
             out["bootstrap"] = {
                 "mode": self.bootstrap.mode,
                 "n_resamples": self.bootstrap.n_resamples,
-                "confidence": self.bootstrap.confidence,
+                "confidence_level": self.bootstrap.confidence,
             }
         out["metrics"] = metrics
         return out
@@ -65,6 +68,7 @@ class MetaEvalResult:
         return results_table(self.table, digits)
 
 
+@renamed(confidence="confidence_level")
 def meta_evaluate(
     human: pd.Series,
     metrics: Mapping[str, pd.Series],
@@ -73,7 +77,7 @@ def meta_evaluate(
     coefficient: Coefficient = "kendall",
     n_resamples: int = 0,
     mode: str = "both",
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = None,
     nan_policy: NanPolicy = "omit",
     strict: bool = False,
@@ -105,7 +109,7 @@ def meta_evaluate(
             coefficient=coefficient,
             mode=mode,
             n_resamples=n_resamples,
-            confidence=confidence,
+            confidence=confidence_level,
             seed=seed,
             nan_policy=nan_policy,
         )
@@ -181,13 +185,14 @@ def to_latex(table: pd.DataFrame, digits: int = 2, caption: str | None = None) -
     return "\n".join(lines)
 
 
+@renamed(confidence="confidence_level")
 def per_system_intervals(
     H: np.ndarray,
     P: np.ndarray,
     *,
     coefficient: Coefficient = "kendall",
     n_resamples: int = 1000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed."""
@@ -195,7 +200,7 @@ def per_system_intervals(
     samples = PairKernel(np.asarray(H, float), np.asarray(P, float)).evaluate(
         draw_counts(cols, H.shape[1]), coefficient
     )["value"]
-    alpha = 1 - confidence
+    alpha = 1 - confidence_level
     lo = np.nanquantile(samples, alpha / 2, axis=0)
     hi = np.nanquantile(samples, 1 - alpha / 2, axis=0)
     return pd.DataFrame({"estimate": per_system_intra(H, P, coefficient), "ci_low": lo, "ci_high": hi})
@@ -271,7 +276,7 @@ def compare_metrics(
     estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped) and the
     one-sided paired permutation p, with ``p_adjusted`` by Holm
     across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``)."""
-    if adjust not in ("none", "holm"):
+    if adjust not in ADJUSTMENTS:
         raise OptionError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]
     compared = []

@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability import disagreement as dis
@@ -58,7 +59,7 @@ class AlphaResult:
     """
 
     alpha: float
-    level: str
+    level_of_measurement: str
     D_o: float
     D_e: float
     n_pairable_values: int
@@ -69,10 +70,12 @@ class AlphaResult:
     coincidence: pd.DataFrame | None
     degenerate: bool = False
 
+    level = renamed_attribute("level", "level_of_measurement")
+
     def to_dict(self) -> dict[str, object]:
         return {
             "alpha": self.alpha,
-            "level": self.level,
+            "level_of_measurement": self.level_of_measurement,
             "D_o": self.D_o,
             "D_e": self.D_e,
             "n_pairable_values": self.n_pairable_values,
@@ -100,9 +103,10 @@ class Prepared:
     n_units_dropped: int
 
 
+@renamed(level="level_of_measurement")
 def krippendorff_alpha(
     data: AlphaInput,
-    level: LevelArg = "ordinal",
+    level_of_measurement: LevelArg = "ordinal",
     *,
     unit: Sequence[str] | None = None,
     orient: Orient | None = None,
@@ -119,7 +123,7 @@ def krippendorff_alpha(
         A ratings table (unit = ``(document, system[, criterion])`` unless ``unit`` names other
         columns), a wide matrix with an explicit ``orient``, or :class:`ReliabilityData` (e.g.
         from :func:`~humaneval.reliability.data.from_counts`).
-    level:
+    level_of_measurement:
         ``"nominal"``, ``"ordinal"`` (rank-based δ of eq. 3.12), ``"interval"``, ``"ratio"``, or
         a custom distance: a callable mapping the sorted distinct values to a V×V matrix, or a
         V×V matrix over ``value_domain``.
@@ -164,6 +168,7 @@ def krippendorff_alpha(
     >>> result.n_pairable_units, result.n_pairable_values, result.n_units_dropped
     (11, 40, 1)
     """
+    level = level_of_measurement
     wide = _wide_profiles(data, level, orient, value_domain) if method == "auto" else None
     if wide is not None:
         pc, values, coders_present = wide
@@ -187,7 +192,7 @@ def krippendorff_alpha(
         counts, n_units = prep.counts, int(prep.unit.max()) + 1
     return AlphaResult(
         alpha=alpha_value(d_o, d_e, strict),
-        level=level if isinstance(level, str) else "custom",
+        level_of_measurement=level if isinstance(level, str) else "custom",
         D_o=float(d_o),
         D_e=float(d_e),
         n_pairable_values=int(counts.sum()),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, OptionError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import (
@@ -54,10 +55,10 @@ class AlphaBootstrap:
     """
 
     alpha: float
-    level: str
+    level_of_measurement: str
     method: str
     ci: tuple[float, float]
-    confidence: float
+    confidence_level: float
     q: dict[float, float]
     n_resamples: int
     n_draws: int | None
@@ -65,13 +66,16 @@ class AlphaBootstrap:
     seed: int | None
     samples: np.ndarray
 
+    level = renamed_attribute("level", "level_of_measurement")
+    confidence = renamed_attribute("confidence", "confidence_level")
+
     def to_dict(self) -> dict[str, object]:
         return {
             "alpha": self.alpha,
-            "level": self.level,
+            "level_of_measurement": self.level_of_measurement,
             "method": self.method,
             "ci": list(self.ci),
-            "confidence": self.confidence,
+            "confidence_level": self.confidence_level,
             "q": {str(k): v for k, v in self.q.items()},
             "n_resamples": self.n_resamples,
             "n_draws": self.n_draws,
@@ -80,12 +84,13 @@ class AlphaBootstrap:
         }
 
 
+@renamed(level="level_of_measurement", confidence="confidence_level")
 def kalpha_bootstrap(
     data: AlphaInput,
-    level: LevelArg = "ordinal",
+    level_of_measurement: LevelArg = "ordinal",
     *,
     n_resamples: int = 5000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alpha_min: Sequence[float] = DEFAULT_ALPHA_MIN,
     max_draws: int | None = None,
     seed: SeedLike = None,
@@ -94,8 +99,8 @@ def kalpha_bootstrap(
     value_domain: Sequence[object] | None = None,
 ) -> AlphaBootstrap:
     """Krippendorff's bootstrap of α with fixed :math:`D_e`."""
-    _check_resamples(n_resamples, confidence)
-    prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
+    _check_resamples(n_resamples, confidence_level)
+    prep, d_o, d_e = _observed(data, level_of_measurement, unit, orient, value_domain)
     n = len(prep.x)
     n_units = int(prep.unit.max()) + 1
     draws = round(n * (n / n_units - 1) / 2)
@@ -105,16 +110,19 @@ def kalpha_bootstrap(
     rng, used_seed = resolve_seed(seed)
     d_star = _draw_mean_distance(rng, distances, probs, draws, n_resamples)
     samples = np.maximum(1.0 - d_star / d_e, -1.0)
-    return _summarise(1.0 - d_o / d_e, prep, "kalpha", samples, confidence, alpha_min, draws, 0, used_seed)
+    return _summarise(
+        1.0 - d_o / d_e, prep, "kalpha", samples, confidence_level, alpha_min, draws, 0, used_seed
+    )
 
 
+@renamed(level="level_of_measurement", confidence="confidence_level")
 def unit_bootstrap(
     data: AlphaInput,
-    level: LevelArg = "ordinal",
+    level_of_measurement: LevelArg = "ordinal",
     *,
     resample: str = "document",
     n_resamples: int = 2000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     alpha_min: Sequence[float] = DEFAULT_ALPHA_MIN,
     seed: SeedLike = None,
     unit: Sequence[str] | None = None,
@@ -124,8 +132,8 @@ def unit_bootstrap(
     """Cluster bootstrap of α: resample ``resample`` clusters with replacement and
     recompute α, :math:`D_e` included. ``resample`` is ``"unit"`` or a unit column such as
     ``"document"`` (the default: summaries of one document are dependent)."""
-    _check_resamples(n_resamples, confidence)
-    prep, d_o, d_e = _observed(data, level, unit, orient, value_domain)
+    _check_resamples(n_resamples, confidence_level)
+    prep, d_o, d_e = _observed(data, level_of_measurement, unit, orient, value_domain)
     rd = prep.data
     pairable_units = np.flatnonzero(np.bincount(rd.unit) >= 2)
     if resample == "unit":
@@ -151,7 +159,7 @@ def unit_bootstrap(
         prep,
         resample,
         defined,
-        confidence,
+        confidence_level,
         alpha_min,
         None,
         len(samples) - len(defined),
@@ -175,13 +183,13 @@ def _observed(
     return prep, d_o, d_e
 
 
-def _check_resamples(n_resamples: int, confidence: float) -> None:
+def _check_resamples(n_resamples: int, confidence_level: float) -> None:
     if n_resamples < MIN_RESAMPLES:
         raise OptionError(
             f"n_resamples={n_resamples} is too few for percentile intervals; use at least {MIN_RESAMPLES}"
         )
-    if not 0 < confidence < 1:
-        raise OptionError(f"confidence={confidence} must lie between 0 and 1, e.g. 0.95")
+    if not 0 < confidence_level < 1:
+        raise OptionError(f"confidence_level={confidence_level} must lie between 0 and 1, e.g. 0.95")
 
 
 def _pair_distribution(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
@@ -280,19 +288,19 @@ def _summarise(
     prep: Prepared,
     method: str,
     samples: np.ndarray,
-    confidence: float,
+    confidence_level: float,
     alpha_min: Sequence[float],
     draws: int | None,
     n_undefined: int,
     seed: int | None,
 ) -> AlphaBootstrap:
-    low, high = percentile_interval(samples, confidence)
+    low, high = percentile_interval(samples, confidence_level)
     return AlphaBootstrap(
         alpha=alpha,
-        level=prep.metric.name,
+        level_of_measurement=prep.metric.name,
         method=method,
         ci=(float(low), float(high)),
-        confidence=confidence,
+        confidence_level=confidence_level,
         q={float(a): float(np.mean(samples < a)) for a in alpha_min},
         n_resamples=len(samples) + n_undefined,
         n_draws=draws,

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.errors import DesignError, RatingsError
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
@@ -69,14 +70,17 @@ def time_reliability_curve(
     return pd.concat(frames, ignore_index=True)
 
 
-def time_buckets(curve: pd.DataFrame, width: float = 10.0, confidence: float = 0.95) -> pd.DataFrame:
+@renamed(confidence="confidence_level")
+def time_buckets(curve: pd.DataFrame, width: float = 10.0, confidence_level: float = 0.95) -> pd.DataFrame:
     """Mean r per ``width``-minute bucket with a t-interval: ``minutes_from, minutes_to, n, mean_r,
     ci_low, ci_high``."""
     valid = curve.dropna(subset=["r"])
     start = np.floor(valid["minutes"].to_numpy() / width) * width
     grouped = valid.groupby(start)["r"]
     out = grouped.agg(n="size", mean_r="mean", sd="std").reset_index(names="minutes_from")
-    half = stats.t.ppf(0.5 + confidence / 2, np.maximum(out["n"] - 1, 1)) * out["sd"] / np.sqrt(out["n"])
+    half = (
+        stats.t.ppf(0.5 + confidence_level / 2, np.maximum(out["n"] - 1, 1)) * out["sd"] / np.sqrt(out["n"])
+    )
     out["minutes_to"] = out["minutes_from"] + width
     out["ci_low"], out["ci_high"] = out["mean_r"] - half, out["mean_r"] + half
     return out[["minutes_from", "minutes_to", "n", "mean_r", "ci_low", "ci_high"]]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import HumanEvalError, RatingsError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import AlphaInput, LevelArg, alpha_value, disagreements, prepare
@@ -32,16 +33,18 @@ class AlphaDiagnostics:
     """
 
     alpha: float
-    level: str
+    level_of_measurement: str
     D_o: float
     D_e: float
     units: pd.DataFrame
     coders: pd.DataFrame
 
+    level = renamed_attribute("level", "level_of_measurement")
+
     def to_dict(self) -> dict[str, object]:
         return {
             "alpha": self.alpha,
-            "level": self.level,
+            "level_of_measurement": self.level_of_measurement,
             "D_o": self.D_o,
             "D_e": self.D_e,
             "units": self.units.to_dict(orient="records"),
@@ -49,15 +52,17 @@ class AlphaDiagnostics:
         }
 
 
+@renamed(level="level_of_measurement")
 def alpha_diagnostics(
     data: AlphaInput,
-    level: LevelArg = "ordinal",
+    level_of_measurement: LevelArg = "ordinal",
     *,
     unit: Sequence[str] | None = None,
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaDiagnostics:
     """Per-unit and per-coder disagreement contributions of α (needs coder identities)."""
+    level = level_of_measurement
     rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
     if rd.coder is None:
         raise RatingsError("value counts carry no coder identities; per-coder diagnostics need them")
@@ -100,7 +105,7 @@ def alpha_diagnostics(
     )
     return AlphaDiagnostics(
         alpha=alpha_value(d_o, d_e),
-        level=prep.metric.name,
+        level_of_measurement=prep.metric.name,
         D_o=d_o,
         D_e=d_e,
         units=units,

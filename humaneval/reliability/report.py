@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import HumanEvalError
 from humaneval.formatting import MISSING, fmt, fmt_ci
 from humaneval.ratings import Ratings
@@ -31,11 +32,11 @@ class ReliabilityReport:
 
     criterion: str | None
     alpha: float
-    alpha_level: str
+    level_of_measurement: str
     alpha_ci: tuple[float, float] | None
     alpha_ci_method: str | None
     alpha_q: dict[float, float]
-    n_bootstrap: int
+    n_resamples: int
     n_pairable: int
     n_pairable_units: int
     n_units_dropped: int
@@ -58,7 +59,7 @@ class ReliabilityReport:
         """The report as ``humaneval reliability`` prints it, titled by ``source`` (e.g. the file)."""
         alpha = fmt(self.alpha)
         if self.alpha_ci is not None:
-            alpha += f"  95% CI {fmt_ci(*self.alpha_ci)} (KALPHA, {self.n_bootstrap} resamples)"
+            alpha += f"  95% CI {fmt_ci(*self.alpha_ci)} (KALPHA, {self.n_resamples} resamples)"
             alpha += "".join(f"; P(α < {k:g}) = {fmt(v)}" for k, v in self.alpha_q.items())
         shr = MISSING
         if self.shr is not None and self.shr_caveat:
@@ -69,7 +70,7 @@ class ReliabilityReport:
                 f"Spearman–Brown {fmt(self.shr_spearman_brown)}"
             )
         rows = [
-            (f"Krippendorff's α ({self.alpha_level})", alpha),
+            (f"Krippendorff's α ({self.level_of_measurement})", alpha),
             ("pairable values / units", f"{self.n_pairable} / {self.n_pairable_units}"),
             ("units with one rating (dropped)", self.n_units_dropped),
             ("Fleiss' κ", fmt(self.fleiss_kappa)),
@@ -97,10 +98,13 @@ class ReliabilityReport:
         criterion = f" [{self.criterion}]" if self.criterion else ""
         ci = f" {fmt_ci(*self.alpha_ci)}" if self.alpha_ci is not None else ""
         return (
-            f"<ReliabilityReport{criterion}: {self.alpha_level} α {fmt(self.alpha)}{ci}, "
+            f"<ReliabilityReport{criterion}: {self.level_of_measurement} α {fmt(self.alpha)}{ci}, "
             f"Fleiss' κ {fmt(self.fleiss_kappa)}, split-half {fmt(self.shr)}; "
             f"{self.design_family} design, {self.n_blocks} blocks>"
         )
+
+    alpha_level = renamed_attribute("alpha_level", "level_of_measurement")
+    n_bootstrap = renamed_attribute("n_bootstrap", "n_resamples")
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self)
@@ -108,11 +112,12 @@ class ReliabilityReport:
         return out
 
 
+@renamed(level="level_of_measurement", n_bootstrap="n_resamples")
 def reliability_report(
     ratings: Ratings,
     *,
-    level: str = "ordinal",
-    n_bootstrap: int = 5000,
+    level_of_measurement: str = "ordinal",
+    n_resamples: int = 5000,
     alpha_min: Sequence[float] = (0.667,),
     n_splits: int = 1000,
     seed: int | None = None,
@@ -121,11 +126,13 @@ def reliability_report(
 ) -> ReliabilityReport:
     """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings."""
     notes: list[str] = []
-    alpha = krippendorff_alpha(ratings, level)
+    alpha = krippendorff_alpha(ratings, level_of_measurement)
     ci = ci_method = None
     q: dict[float, float] = {}
-    if n_bootstrap:
-        boot = kalpha_bootstrap(ratings, level, n_resamples=n_bootstrap, alpha_min=alpha_min, seed=seed)
+    if n_resamples:
+        boot = kalpha_bootstrap(
+            ratings, level_of_measurement, n_resamples=n_resamples, alpha_min=alpha_min, seed=seed
+        )
         ci, ci_method, q = boot.ci, "kalpha", boot.q
     kappa = _or_note(lambda: fleiss_kappa(ratings).kappa, "Fleiss' κ", notes)
     shr = _or_note(lambda: split_half_reliability(ratings, n_splits=n_splits, seed=seed), "SHR", notes)
@@ -138,11 +145,11 @@ def reliability_report(
     return ReliabilityReport(
         criterion=criterion,
         alpha=alpha.alpha,
-        alpha_level=alpha.level,
+        level_of_measurement=alpha.level_of_measurement,
         alpha_ci=ci,
         alpha_ci_method=ci_method,
         alpha_q=q,
-        n_bootstrap=n_bootstrap,
+        n_resamples=n_resamples,
         n_pairable=alpha.n_pairable_values,
         n_pairable_units=alpha.n_pairable_units,
         n_units_dropped=alpha.n_units_dropped,

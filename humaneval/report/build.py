@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
@@ -61,9 +62,9 @@ class ReportSettings:
     """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
 
     engine: str = "auto"
-    analysis_model: str = "auto"
+    structure: str = "auto"
     seed: int = 1
-    n_bootstrap: int = 5000
+    n_resamples: int = 5000
     n_splits: int = 1000
     mean_resamples: int = 2000
     power_trials: int = 200
@@ -72,6 +73,11 @@ class ReportSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+ReportSettings.__init__ = renamed(analysis_model="structure", n_bootstrap="n_resamples")(  # type: ignore[method-assign]
+    ReportSettings.__init__
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +121,7 @@ class CriterionReport:
             if self.means_interval is None
             else {
                 "method": self.means_interval.method,
-                "confidence": self.means_interval.confidence,
+                "confidence_level": self.means_interval.confidence_level,
                 "n_blocks": self.means_interval.n_clusters,
                 "computed": self.means_interval.computed,
                 "caveat": self.means_interval.caveat,
@@ -339,23 +345,23 @@ def _criterion_report(
     if get_method(kind).analysis == "comparative" and get_method(kind).unit != "document":
         comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
         return _comparative_report(criterion, kind, comparative, part, settings, say)
-    say(f"analysis{label}: CLMM (engine {settings.engine}, model {settings.analysis_model})")
+    say(f"analysis{label}: CLMM (engine {settings.engine}, structure {settings.structure})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         analysis = analyze(
-            ratings, "clmm", engine=settings.engine, model=settings.analysis_model, criterion=criterion
+            ratings, "clmm", engine=settings.engine, structure=settings.structure, criterion=criterion
         )
     fit = analysis.fit
     say(
         f"  fitted the {fit.structure} model with the {fit.engine} engine "
         f"in {fit.diagnostics.fit_seconds:.1f} s"
     )
-    say(f"reliability{label}: α with {settings.n_bootstrap} KALPHA resamples, {settings.n_splits} splits")
+    say(f"reliability{label}: α with {settings.n_resamples} KALPHA resamples, {settings.n_splits} splits")
     reliability = reliability_error = None
     try:
         reliability = reliability_report(
             part,
-            n_bootstrap=settings.n_bootstrap,
+            n_resamples=settings.n_resamples,
             n_splits=settings.n_splits,
             seed=settings.seed,
             times=seconds,

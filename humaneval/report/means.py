@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.analysis.workflow import system_means
 from humaneval.ratings import Ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
@@ -24,11 +25,12 @@ from humaneval.resampling import ClusterInterval, cluster_bootstrap
 from humaneval.structure import cluster_labels
 
 
+@renamed(level="confidence_level")
 def mean_intervals(
     ratings: Ratings,
     *,
     n_resamples: int = 2000,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     seed: SeedLike = 1,
     method: str = "percentile",
 ) -> tuple[pd.DataFrame, ClusterInterval]:
@@ -53,7 +55,12 @@ def mean_intervals(
 
     rng, _ = resolve_seed(seed)
     interval = cluster_bootstrap(
-        pooled_means, n_clusters, n_resamples=n_resamples, confidence=level, method=method, rng=rng
+        pooled_means,
+        n_clusters,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
     )
     frame = pd.DataFrame(
         {

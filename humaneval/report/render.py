@@ -233,9 +233,9 @@ def _reliability_view(rel: ReliabilityReport) -> dict[str, Any]:
     """The reliability numbers as the page shows them."""
     return {
         "alpha": fmt(rel.alpha),
-        "alpha_level": rel.alpha_level,
+        "level_of_measurement": rel.level_of_measurement,
         "alpha_ci": fmt_ci(*rel.alpha_ci) if rel.alpha_ci else "–",
-        "n_bootstrap": rel.n_bootstrap,
+        "n_resamples": rel.n_resamples,
         "alpha_q": [{"min": f"{k:g}", "p": fmt(v)} for k, v in rel.alpha_q.items()],
         "fleiss_kappa": fmt(rel.fleiss_kappa),
         "shr": fmt(rel.shr),
@@ -472,8 +472,8 @@ def markdown(view: dict[str, Any]) -> str:
             lines += [f"Not computed: {md(c['reliability_error'])}", ""]
         else:
             lines += [
-                f"- Krippendorff's α ({r['alpha_level']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
-                f"(KALPHA, {r['n_bootstrap']} resamples)",
+                f"- Krippendorff's α ({r['level_of_measurement']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
+                f"(KALPHA, {r['n_resamples']} resamples)",
                 f"- Fleiss' κ: {r['fleiss_kappa']}",
                 f"- split-half reliability: {r['shr']} — not an estimate: {md(r['shr_caveat'])}"
                 if r["shr_caveat"]

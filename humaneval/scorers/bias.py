@@ -497,7 +497,7 @@ def distinguishability(
 def resample_weights(
     clusters: Sequence[object],
     samples: Sequence[object],
-    level: str,
+    scheme: str,
     n_resamples: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
@@ -507,12 +507,12 @@ def resample_weights(
     ``s``: within each cluster its sample ids drawn with replacement, clusters kept.
     """
     cluster_codes, cluster_index = np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)
-    if level == "d":
+    if scheme == "d":
         k = len(cluster_codes)
         drawn = rng.multinomial(k, np.full(k, 1 / k), size=n_resamples)
         return drawn[:, cluster_index].astype(float)
-    if level != "s":
-        raise OptionError(f"bootstrap level {level!r} is not one of d (documents), s (name samples)")
+    if scheme != "s":
+        raise OptionError(f"bootstrap scheme {scheme!r} is not one of d (documents), s (name samples)")
     sample_ids = np.asarray([str(s) for s in samples])
     weights = np.zeros((n_resamples, len(sample_ids)))
     for c in range(len(cluster_codes)):
@@ -586,7 +586,7 @@ def bias_report(
     distinguishability). ``measures`` default to :func:`supported_measures` of the columns. ``ner``
     finds summary persons (default :func:`.ner.heuristic_persons`).
     Returns one row per (system, measure): score, lower_d, upper_d, lower_s, upper_s (NaN where a
-    level does not apply), n_valid_d, n_valid_s, biased (the d-CI, or the s-CI when d is not
+    scheme does not apply), n_valid_d, n_valid_s, biased (the d-CI, or the s-CI when d is not
     available, excludes 0) and flag.
     """
     from humaneval.scorers.ner import heuristic_persons
@@ -622,14 +622,14 @@ def bias_report(
             measures, src, summ, persons, entities, word_lists, groups, smoothing, table, strict, tvd_kind
         )
         weights = {
-            level: resample_weights(clusters, samples, level, n_resamples, rng) for level in ("d", "s")
+            scheme: resample_weights(clusters, samples, scheme, n_resamples, rng) for scheme in ("d", "s")
         }
         for name, (counts, score_fn, flag) in stats.items():
             row = {"system": system, "measure": name, "score": score_fn(counts.sum(axis=0))}
-            for level in ("d", "s"):
-                boot = np.array([score_fn(w @ counts) for w in weights[level]])
-                row[f"lower_{level}"], row[f"upper_{level}"], row[f"n_valid_{level}"] = percentile_interval(
-                    boot, alpha
+            for scheme in ("d", "s"):
+                boot = np.array([score_fn(w @ counts) for w in weights[scheme]])
+                row[f"lower_{scheme}"], row[f"upper_{scheme}"], row[f"n_valid_{scheme}"] = (
+                    percentile_interval(boot, alpha)
                 )
             row["flag"] = flag(row["score"])
             rows.append(row)
@@ -699,7 +699,7 @@ def _distinguishability_row(
     alpha: float,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """Distinguishability with its document-level bootstrap (clusters resampled; no ``s`` level).
+    """Distinguishability with its document-level bootstrap (clusters resampled; no ``s`` scheme).
 
     Only rows whose ``group`` is one of ``groups`` take part (e.g. "mixed" probe variants do not)."""
     in_groups = part["group"].astype(str).isin(groups).to_numpy()
