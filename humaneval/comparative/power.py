@@ -306,8 +306,11 @@ def parse_design(spec: str) -> ComparativeDesign | None:
     path = Path(spec)
     if path.suffix.lower() not in (".csv", ".tsv") or not path.is_file():
         return None
-    head = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", nrows=5)
-    if "method" not in head or str(head["method"].iloc[0]) not in METHODS:
+    try:
+        head = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", nrows=5)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+        return None  # not a comparative design; the Likert reader reports what is wrong
+    if "method" not in head or head.empty or str(head["method"].iloc[0]) not in METHODS:
         return None
     return ComparativeDesign.from_frame(
         pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ","), spec
