@@ -161,13 +161,19 @@ class _SortedCounts:
     once and cut into blocks of about β at changes of value, a tie class longer than β forming a
     block of its own. Pairs in different blocks are ordered by their blocks, so they count through
     per-block tallies of the selected values by gold class; pairs within a block through a β × β
-    sign matrix. Everything is an exact integer count.
+    sign matrix. A candidate is selected with indicator s = [A side] ± z of its cell, so the tallies
+    are one sparse product with the swap indicators, and the within-block selections one gather.
+    Everything is an exact integer count.
     """
 
-    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, block: int = 32):
+    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, cells: np.ndarray, block: int = 32):
+        n = len(h)
         values, gold = np.concatenate([a, b]), np.concatenate([h, h])
-        self.order = np.argsort(values, kind="stable")
-        v, g = values[self.order], gold[self.order]
+        order = np.argsort(values, kind="stable")
+        v, g = values[order], gold[order]
+        side_a = order < n
+        cell = np.asarray(cells)[order % n]
+        sign = np.where(side_a, -1.0, 1.0)  # s = [A side] + sign·z
         starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
         sizes = np.diff(np.r_[starts, len(v)])
         blocks, regular, current = [], [], []
@@ -190,37 +196,37 @@ class _SortedCounts:
         classes, cls = np.unique(g, return_inverse=True)
         block_of = np.repeat(np.arange(len(blocks)), [hi - lo for lo, hi in blocks])
         k = len(classes)
-        # columns grouped by (block, gold class): the tallies are sums over contiguous segments
         segment = block_of * k + cls
-        self.by_segment = self.order[np.argsort(segment, kind="stable")]
-        starts = np.searchsorted(np.sort(segment), np.arange(len(blocks) * k))
-        self.empty = np.diff(np.r_[starts, len(v)]) == 0
-        self.segment_starts = np.minimum(starts, len(v) - 1)
+        width_all = int(np.max(cells)) + 1 if len(cells) else 0
+        shape = (len(blocks) * k, width_all)
+        self.tally = sparse.csr_matrix((sign.astype(np.float32), (segment, cell)), shape=shape)
+        self.tally_const = np.bincount(segment, side_a.astype(float), minlength=len(blocks) * k)
+        self.tally_const = self.tally_const.reshape(len(blocks), k, 1)
         self.shape = (len(blocks), k)
         self.sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
         inner = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
         width = max((hi - lo for lo, hi in inner), default=1)
-        self.order = np.r_[self.order, len(v)]  # the last column is an always-unselected padding slot
-        self.slots = np.full((len(inner), width), len(v))
+        self.slot_cell = np.full((len(inner), width), width_all)  # padding: a row of zeros
+        slot_sign = np.zeros((len(inner), width), dtype=np.float32)
+        slot_const = np.zeros((len(inner), width), dtype=np.float32)
         self.within = np.zeros((len(inner), width, width), dtype=np.float32)
         for i, (lo, hi) in enumerate(inner):
-            self.slots[i, : hi - lo] = np.arange(lo, hi)
+            self.slot_cell[i, : hi - lo] = cell[lo:hi]
+            slot_sign[i, : hi - lo] = sign[lo:hi]
+            slot_const[i, : hi - lo] = side_a[lo:hi]
             gv, vv = g[lo:hi], v[lo:hi]
             self.within[i, : hi - lo, : hi - lo] = np.sign(gv[:, None] - gv[None, :]) * np.sign(
                 vv[:, None] - vv[None, :]
             )
-        self.slot_rows = self.order[self.slots]
+        self.slot_sign, self.slot_const = slot_sign[:, :, None], slot_const[:, :, None]
 
-    def __call__(self, z: np.ndarray) -> np.ndarray:
-        """F(A*) for swap indicators z (R, n) of the group's cells (one row of candidates per value)."""
-        zt = np.ascontiguousarray(z.T)
-        both = np.concatenate([1 - zt, zt, np.zeros((1, len(z)), zt.dtype)])  # (2n + 1, R) selected in A*
-        sums = np.add.reduceat(both[self.by_segment], self.segment_starts, axis=0)
-        sums[self.empty] = 0
-        tallies = sums.reshape(*self.shape, len(z)).astype(float)  # (blocks, classes, R)
+    def __call__(self, zt: np.ndarray) -> np.ndarray:
+        """F(A*) for float32 swap indicators ``zt`` (cells + 1, R), one column per round, the last row 0."""
+        R = zt.shape[1]
+        tallies = (self.tally @ zt[:-1]).reshape(*self.shape, R) + self.tally_const  # (blocks, classes, R)
         before = np.cumsum(tallies, axis=0) - tallies
         cross = 2 * (tallies * np.matmul(self.sign, before)).sum(axis=(0, 1))
-        mb = both[self.slot_rows]  # (blocks, width, R)
+        mb = zt[self.slot_cell] * self.slot_sign + self.slot_const  # (blocks, width, R), float32
         within = (np.matmul(self.within, mb) * mb).sum(axis=(0, 1))  # integers < 2**24: exact in float32
         return cross + within.astype(float)
 
@@ -280,7 +286,7 @@ class SwapDifference:
         kappa = np.zeros(G)
         if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
             keep = present[0]
-            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep])
+            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep], np.flatnonzero(keep))
         else:
             if G == 1:
                 keep = present[0]
@@ -326,23 +332,28 @@ class SwapDifference:
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
         """δ* for swap indicators z (R, S, D)."""
-        zl = layout(z, self.level).astype(np.float32)
+        zl = layout(z, self.level)
         if self.ties is None:
+            zl = zl.astype(np.float32)
             return self.linear.sum() - 2 * (zl * self.linear).sum(axis=(1, 2), dtype=float)
         t = self.ties
-        diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
+        R, G, U = zl.shape
+        zt = np.empty((G * U + 1, R), dtype=np.float32)  # one column per round; the last row pads slots
+        zt[:-1] = np.ascontiguousarray(zl.reshape(R, -1).T)  # transpose the bytes, then widen
+        zt[-1] = 0
+        cells = zt[:-1].reshape(G, U, R)
+        diff = self.linear.sum(axis=1) - 2 * np.einsum("gu,gur->rg", self.linear, cells)
         form = t["form"]
         if isinstance(form, _SortedCounts):
-            f_a = form(zl[:, 0][:, t["present"][0]])[:, None]
-            total = 2 * f_a - diff
+            total = 2 * form(zt)[:, None] - diff
         else:
-            zeta = (1 - 2 * zl) * t["present"]
+            zeta = ((1 - 2 * zl) * t["present"]).astype(np.float32)
             if isinstance(form, _BandedForm):
                 total = t["kappa"] + form(zeta[:, 0, t["present"][0]])[:, None] / 2
             else:
                 zg = zeta.transpose(1, 0, 2)
                 total = t["kappa"] + (np.matmul(zg, form).astype(float) * zg).sum(axis=2).T / 2
-        moved = (t["swing"] @ zl.reshape(len(zl), -1).T).T
+        moved = (t["swing"] @ zt[:-1]).T
         values = []
         for side, f in ((0, (total + diff) / 2), (1, (total - diff) / 2)):
             k = t["fixed"][side] + (moved if side == 0 else -moved)
