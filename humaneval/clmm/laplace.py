@@ -193,14 +193,12 @@ class LaplaceProblem:
             sf, sj = self.design.slices[f], self.design.slices[j]
             units = inverse[piece.target].ravel()[piece.flat]
             units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
-            if piece.bin_pattern is None:
-                cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[
-                    piece.key
-                ]
+            if piece.bin_pattern is None:  # batched matmul: (unit, a, b) @ (b, pattern)
+                per_unit = np.matmul(units, rows[j].T).transpose(0, 2, 1)
+                cm[:, sf] += per_unit.reshape(-1, sf.stop - sf.start)[piece.key]
                 if piece.mirror:
-                    cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
-                        piece.key
-                    ]
+                    per_unit = np.matmul(units.transpose(0, 2, 1), rows[f].T).transpose(0, 2, 1)
+                    cm[:, sj] += per_unit.reshape(-1, sj.stop - sj.start)[piece.key]
             else:
                 per_bin = units[piece.bin_unit]
                 cm[:, sf] += np.einsum("nab,nb->na", per_bin, rows[j][piece.bin_pattern])[piece.key]
