@@ -240,10 +240,12 @@ def breakdown(likert: Path, seed: int = 2021) -> None:
     for name, data in cases:
         fit, seconds, calls, n_hess = _counted_fit(data)
         d = fit.diagnostics
+        hess_seconds = sum(calls[len(calls) - n_hess :]) if n_hess else 0.0  # the Hessian runs last
         print(
             f"{name} ({data.nobs} ratings, {fit.n_params} parameters): {seconds[1]:.3f} s CPU, "
             f"{len(calls)} evaluations ({n_hess} for the Hessian) × {statistics.mean(calls) * 1000:.2f} ms "
-            f"= {sum(calls):.3f} s in the likelihood ({sum(calls) / seconds[1]:.0%}), "
+            f"= {sum(calls):.3f} s in the likelihood ({sum(calls) / seconds[1]:.0%}); the Hessian "
+            f"{hess_seconds:.3f} s ({hess_seconds / seconds[1]:.0%}); "
             f"logLik {fit.loglik:.4f}, max.grad {d.max_grad:.1e}, cond.H {d.cond_h:.1e}",
             flush=True,
         )

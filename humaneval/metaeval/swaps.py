@@ -22,6 +22,7 @@ tie class from the swaps.
 
 from __future__ import annotations
 
+import bisect
 import warnings
 
 import numpy as np
@@ -174,25 +175,21 @@ class _SortedCounts:
         side_a = order < n
         cell = np.asarray(cells)[order % n]
         sign = np.where(side_a, -1.0, 1.0)  # s = [A side] + sign·z
-        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-        sizes = np.diff(np.r_[starts, len(v)])
-        blocks, regular, current = [], [], []
-        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
-            if size > block or (current and current[1] - current[0] + size > block):
-                if current:
-                    blocks.append(tuple(current))
-                    regular.append(True)
-                current = []
-            if size > block:
-                blocks.append((start, start + size))
+        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]]).tolist()
+        ends = [*starts[1:], len(v)]
+        blocks, regular = [], []
+        i = 0
+        while i < len(starts):  # greedy: as many whole tie classes as fit in β; a longer class alone
+            lo = starts[i]
+            if ends[i] - lo > block:
+                blocks.append((lo, ends[i]))
                 regular.append(False)
-            elif current:
-                current[1] = start + size
-            else:
-                current = [start, start + size]
-        if current:
-            blocks.append(tuple(current))
+                i += 1
+                continue
+            j = bisect.bisect_right(ends, lo + block) - 1
+            blocks.append((lo, ends[j]))
             regular.append(True)
+            i = j + 1
         classes, cls = np.unique(g, return_inverse=True)
         block_of = np.repeat(np.arange(len(blocks)), [hi - lo for lo, hi in blocks])
         k = len(classes)
