@@ -327,6 +327,12 @@ class SwapDifference:
             "present": present,
         }
 
+    @property
+    def by_columns(self) -> bool:
+        """Whether the swaps are best passed as a (S, D, R) array seen as (R, S, D): the pooled
+        τ_b with tied values reads one contiguous column of cells per round."""
+        return self.ties is not None and isinstance(self.ties["form"], _SortedCounts)
+
     def __call__(self, z: np.ndarray) -> np.ndarray:
         """δ* for swap indicators z (R, S, D)."""
         zl = layout(z, self.level)
@@ -334,23 +340,25 @@ class SwapDifference:
             zl = zl.astype(np.float32)
             return self.linear.sum() - 2 * (zl * self.linear).sum(axis=(1, 2), dtype=float)
         t = self.ties
-        R, G, U = zl.shape
-        zt = np.empty((G * U + 1, R), dtype=np.float32)  # one column per round; the last row pads slots
-        zt[:-1] = np.ascontiguousarray(zl.reshape(R, -1).T)  # transpose the bytes, then widen
-        zt[-1] = 0
-        cells = zt[:-1].reshape(G, U, R)
-        diff = self.linear.sum(axis=1) - 2 * np.einsum("gu,gur->rg", self.linear, cells)
-        form = t["form"]
-        if isinstance(form, _SortedCounts):
-            total = 2 * form(zt)[:, None] - diff
+        if self.by_columns:
+            R, _, U = zl.shape  # one group: the pooled summaries
+            zt = np.empty((U + 1, R), dtype=np.float32)  # one column per round; the last row pads
+            zt[:-1] = np.ascontiguousarray(zl.reshape(R, -1).T)  # transpose the bytes, then widen
+            zt[-1] = 0
+            diff = self.linear.sum(axis=1) - 2 * (zt[:-1].T @ self.linear[0])[:, None]
+            total = 2 * t["form"](zt)[:, None] - diff
+            moved = (t["swing"] @ zt[:-1]).T
         else:
-            zeta = ((1 - 2 * zl) * t["present"]).astype(np.float32)
+            zl = zl.astype(np.float32)
+            diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
+            zeta = (1 - 2 * zl) * t["present"]
+            form = t["form"]
             if isinstance(form, _BandedForm):
                 total = t["kappa"] + form(zeta[:, 0, t["present"][0]])[:, None] / 2
             else:
                 zg = zeta.transpose(1, 0, 2)
                 total = t["kappa"] + (np.matmul(zg, form).astype(float) * zg).sum(axis=2).T / 2
-        moved = (t["swing"] @ zt[:-1]).T
+            moved = (t["swing"] @ zl.reshape(len(zl), -1).T).T
         values = []
         for side, f in ((0, (total + diff) / 2), (1, (total - diff) / 2)):
             k = t["fixed"][side] + (moved if side == 0 else -moved)
