@@ -167,7 +167,9 @@ class _SortedCounts:
     Everything is an exact integer count.
     """
 
-    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, cells: np.ndarray, block: int = 32):
+    def __init__(
+        self, h: np.ndarray, a: np.ndarray, b: np.ndarray, cells: np.ndarray, n_cells: int, block: int = 32
+    ):
         n = len(h)
         values, gold = np.concatenate([a, b]), np.concatenate([h, h])
         order = np.argsort(values, kind="stable")
@@ -194,7 +196,7 @@ class _SortedCounts:
         block_of = np.repeat(np.arange(len(blocks)), [hi - lo for lo, hi in blocks])
         k = len(classes)
         segment = block_of * k + cls
-        width_all = int(np.max(cells)) + 1 if len(cells) else 0
+        width_all = int(n_cells)  # the group's cells, present or not; ``cells`` are the present ones
         shape = (len(blocks) * k, width_all)
         self.tally = sparse.csr_matrix((sign.astype(np.float32), (segment, cell)), shape=shape)
         self.tally_const = np.bincount(segment, side_a.astype(float), minlength=len(blocks) * k)
@@ -283,7 +285,7 @@ class SwapDifference:
         kappa = np.zeros(G)
         if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
             keep = present[0]
-            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep], np.flatnonzero(keep))
+            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep], np.flatnonzero(keep), U)
         else:
             if G == 1:
                 keep = present[0]
