@@ -309,11 +309,11 @@ class SwapDifference:
         unit = col[big] % U
         side_b = col[big] >= U
         flat = g[big] * U + unit
-        swing = np.zeros((G * U, T))
         fixed_a, fixed_b = np.zeros(T), np.zeros(T)
         is_same = same[g[big], unit] & ~side_b
-        np.add.at(swing, (flat[~is_same & side_b], inverse[~is_same & side_b]), 1.0)
-        np.add.at(swing, (flat[~is_same & ~side_b], inverse[~is_same & ~side_b]), -1.0)
+        moving = ~is_same  # a swap moves the cell's A value out of its class and its B value in
+        entries = np.where(side_b[moving], 1.0, -1.0).astype(np.float32)  # exact small counts
+        swing = sparse.csr_matrix((entries, (inverse[moving], flat[moving])), shape=(T, G * U))
         np.add.at(fixed_a, inverse[is_same | ~side_b], 1.0)
         np.add.at(fixed_b, inverse[is_same | side_b], 1.0)
         class_group = np.zeros((T, G))
@@ -321,7 +321,7 @@ class SwapDifference:
         self.ties = {
             "form": form,
             "kappa": kappa,
-            "swing": sparse.csr_matrix(swing.T),
+            "swing": swing,
             "fixed": (fixed_a, fixed_b),
             "class_group": class_group,
             "pairs": pairs,
