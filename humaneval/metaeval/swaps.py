@@ -203,21 +203,21 @@ class _SortedCounts:
         self.tally_const = self.tally_const.reshape(len(blocks), k, 1)
         self.shape = (len(blocks), k)
         self.sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
-        inner = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
-        width = max((hi - lo for lo, hi in inner), default=1)
-        self.slot_cell = np.full((len(inner), width), width_all)  # padding: a row of zeros
-        slot_sign = np.zeros((len(inner), width), dtype=np.float32)
-        slot_const = np.zeros((len(inner), width), dtype=np.float32)
-        self.within = np.zeros((len(inner), width, width), dtype=np.float32)
-        for i, (lo, hi) in enumerate(inner):
-            self.slot_cell[i, : hi - lo] = cell[lo:hi]
-            slot_sign[i, : hi - lo] = sign[lo:hi]
-            slot_const[i, : hi - lo] = side_a[lo:hi]
-            gv, vv = g[lo:hi], v[lo:hi]
-            self.within[i, : hi - lo, : hi - lo] = np.sign(gv[:, None] - gv[None, :]) * np.sign(
-                vv[:, None] - vv[None, :]
-            )
-        self.slot_sign, self.slot_const = slot_sign[:, :, None], slot_const[:, :, None]
+        kept = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
+        inner = np.array(kept, dtype=np.int64).reshape(-1, 2)
+        lengths = inner[:, 1] - inner[:, 0]
+        width = int(lengths.max(initial=1))
+        # every block's members padded to ``width`` slots: position of slot j of block i, or −1
+        pos = inner[:, :1] + np.arange(width)[None, :]
+        pos = np.where(np.arange(width)[None, :] < lengths[:, None], pos, -1)
+        filled = pos >= 0
+        self.slot_cell = np.where(filled, cell[pos], width_all)  # padding: a row of zeros
+        self.slot_sign = np.where(filled, sign[pos], 0.0).astype(np.float32)[:, :, None]
+        self.slot_const = np.where(filled, side_a[pos], 0.0).astype(np.float32)[:, :, None]
+        gp, vp = np.where(filled, g[pos], np.nan), np.where(filled, v[pos], np.nan)
+        with np.errstate(invalid="ignore"):
+            within = np.sign(gp[:, :, None] - gp[:, None, :]) * np.sign(vp[:, :, None] - vp[:, None, :])
+        self.within = np.nan_to_num(within).astype(np.float32)
 
     def __call__(self, zt: np.ndarray) -> np.ndarray:
         """F(A*) for float32 swap indicators ``zt`` (cells + 1, R), one column per round, the last row 0."""
