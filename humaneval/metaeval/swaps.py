@@ -70,11 +70,13 @@ def cross_signs(h: np.ndarray, t: np.ndarray, w: np.ndarray) -> np.ndarray:
     classes, code = np.unique(h, return_inverse=True)
     out = np.zeros(len(h))
     if len(classes) * 16 <= len(h):
+        order = np.argsort(t, kind="stable")
+        ts = t[order]  # sorted queries: each binary search walks the pool in order
         for c, value in enumerate(classes):
             pool = np.sort(w[code == c].ravel())
-            below = np.searchsorted(pool, t, "left")
-            above = len(pool) - np.searchsorted(pool, t, "right")
-            out += np.sign(h - value) * (below - above)
+            below = np.searchsorted(pool, ts, "left")
+            above = len(pool) - np.searchsorted(pool, ts, "right")
+            out[order] += np.sign(h[order] - value) * (below - above)
         return out
     step = max(1, BROADCAST // (len(h) * w.shape[1]))
     for lo in range(0, len(h), step):
