@@ -349,7 +349,9 @@ class SwapDifference:
             zt = np.empty((U + 1, R), dtype=np.float32)  # one column per round; the last row pads
             zt[:-1] = np.ascontiguousarray(zl.reshape(R, -1).T)  # transpose the bytes, then widen
             zt[-1] = 0
-            diff = self.linear.sum(axis=1) - 2 * (zt[:-1].T @ self.linear[0])[:, None]
+            c = self.linear[0]  # integer counts: exact in float32 while Σ|c_u| < 2**24
+            c = c.astype(np.float32) if np.abs(c).sum() < 2**24 else c
+            diff = self.linear.sum(axis=1) - 2 * (zt[:-1].T @ c).astype(float)[:, None]
             total = 2 * t["form"](zt)[:, None] - diff
             moved = (t["swing"] @ zt[:-1]).T
         else:
