@@ -90,6 +90,19 @@ def _simulated(blocks: int, docs: int, annotators: int, seed: int, drop: float =
 # ---------------------------------------------------------------------------- likelihood pieces
 
 
+@pytest.mark.parametrize("eta", [-16.8879866482902, -25.98558924089062, -30.0])
+def test_logit_terms_stay_accurate_far_in_the_tails(eta):
+    """The top category far below η: P = S(c), so g = F(c) and W = F(c)·S(c) > 0 exactly (issue 25:
+    with the density computed as F(1 − F) W lost every digit there and came out negative, −1.4e-9 at
+    the first η)."""
+    theta_ext = np.r_[-np.inf, np.linspace(-2.0, 2.0, 6), np.inf]
+    t = obs_terms(theta_ext, np.array([6]), np.array([eta]), "logit", 3)
+    c = theta_ext[6] - eta
+    assert t.g[0] == pytest.approx(special.expit(c), rel=1e-12)
+    assert t.w[0] == pytest.approx(special.expit(c) * special.expit(-c), rel=1e-9)
+    assert t.loglik[0] == pytest.approx(np.log(special.expit(-c)), rel=1e-12)
+
+
 @pytest.mark.parametrize("link", ["logit", "probit"])
 def test_observation_terms_match_direct_differentiation(link):
     cdf = special.expit if link == "logit" else special.ndtr
