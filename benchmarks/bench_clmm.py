@@ -18,7 +18,8 @@ maximal fit (optimiser and Hessian) and their mean CPU cost, on the Likert study
 20×5×3 studies with 6 and 20 systems. ``--shapes`` instead validates the default structure (maximal, or
 nested for nested designs) against live R on simulated studies of several shapes (issue 8: logLik ≥
 R − 0.05, β within 0.03, SEs within 5 %, the same Tukey decisions); these R fits take minutes, hence not
-in the tests.
+in the tests. The reference data come from ``shared/data`` next to the repository (or
+``$HUMANEVAL_SHARED``); without them the data-bound modes stop with one line instead of guessing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import setting, shared_data
 
 from humaneval.analysis.prepare import default_structure, prepare_clmm_data
 from humaneval.clmm import fit_native
@@ -36,12 +38,15 @@ from humaneval.design.blocks import block_design
 from humaneval.model import default_model, sample_ratings
 from humaneval.ratings import load_ratings
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/steen2021/likert_coherence_cnn_dm.csv"
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="ratings CSV (default: the reference Likert study in shared/data)",
+    )
     parser.add_argument("--structures", default="intercepts,maximal")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-r", action="store_true", help="time the native engine only")
@@ -51,17 +56,20 @@ def main() -> None:
     parser.add_argument("--sizes", default="1500,6000,24000,96000", help="ratings for --scaling")
     parser.add_argument("--breakdown", action="store_true", help="fit cost against its evaluation floor")
     args = parser.parse_args()
-    if args.breakdown:
-        breakdown(args.data)
-        return
+    print(setting(), flush=True)
     if args.shapes:
         validate_shapes()
         return
-    if args.formulas:
-        compare_formulas(args.data, args.repeats, use_r=not args.no_r)
-        return
     if args.scaling:
         scaling([int(n) for n in args.sizes.split(",")])
+        return
+    if args.data is None:
+        args.data = shared_data("steen2021", "likert_coherence_cnn_dm.csv")
+    if args.breakdown:
+        breakdown(args.data)
+        return
+    if args.formulas:
+        compare_formulas(args.data, args.repeats, use_r=not args.no_r)
         return
 
     data = prepare_clmm_data(load_ratings(args.data))
@@ -147,13 +155,12 @@ def formula_cases(likert: Path) -> list[tuple[str, str, object]]:
         ("soup", "SURENESS ~ PROD + (1|RESP) + (1|RESP:PROD)", soup),
         ("soup", "SURENESS ~ PROD + DAY + (1|RESP/PROD)", soup),
     ]
-    if likert.exists():
-        frame = pd.read_csv(likert)
-        frame["position"] = frame.groupby("annotator").cumcount() / 10
-        cases += [
-            ("likert", "score ~ system + position + (1|annotator) + (1|document)", frame),
-            ("likert", "score ~ system + (1 + system|annotator) + (1 + system|document)", frame),
-        ]
+    frame = pd.read_csv(likert)
+    frame["position"] = frame.groupby("annotator").cumcount() / 10
+    cases += [
+        ("likert", "score ~ system + position + (1|annotator) + (1|document)", frame),
+        ("likert", "score ~ system + (1 + system|annotator) + (1 + system|document)", frame),
+    ]
     return cases
 
 
@@ -233,10 +240,12 @@ def breakdown(likert: Path, seed: int = 2021) -> None:
     for name, data in cases:
         fit, seconds, calls, n_hess = _counted_fit(data)
         d = fit.diagnostics
+        hess_seconds = sum(calls[len(calls) - n_hess :]) if n_hess else 0.0  # the Hessian runs last
         print(
             f"{name} ({data.nobs} ratings, {fit.n_params} parameters): {seconds[1]:.3f} s CPU, "
             f"{len(calls)} evaluations ({n_hess} for the Hessian) × {statistics.mean(calls) * 1000:.2f} ms "
-            f"= {sum(calls):.3f} s in the likelihood ({sum(calls) / seconds[1]:.0%}), "
+            f"= {sum(calls):.3f} s in the likelihood ({sum(calls) / seconds[1]:.0%}); the Hessian "
+            f"{hess_seconds:.3f} s ({hess_seconds / seconds[1]:.0%}); "
             f"logLik {fit.loglik:.4f}, max.grad {d.max_grad:.1e}, cond.H {d.cond_h:.1e}",
             flush=True,
         )

@@ -8,8 +8,9 @@ Run: ``python benchmarks/bench_metaeval.py`` (needs the reference data and
    resamples per level and is **extrapolated** to 1000 (it would take minutes).
 2. The paired permutation test (1000 ``both`` permutations, Kendall τ_b) at the summary and
    document levels against ``nlpstats.correlations.permutation_test`` with the same number of
-   permutations, for a pair of metrics with tied values (BARTScore vs GRUEN: one quadratic form
-   per permutation) and a tie-free pair (random vs UniEval: a linear form).
+   permutations, for a pair of metrics with tied values (BARTScore vs GRUEN: τ_b's normaliser moves
+   with the swaps, F(A*) from sorted block tallies) and a tie-free pair (random vs UniEval: a linear
+   form). ``--sum-repeats`` sets the timed calls per side at the summary level (default 3).
 3. The τ_sum bootstrap curve: 1000 resamples over pools of 1,700 to 13,600 summaries (SummEval
    with its documents repeated and the metric jittered) — ours (the path chosen by the cost
    model), one ``scipy.stats.kendalltau`` per resample, and ``nlpstats.correlations.bootstrap``.
@@ -79,14 +80,14 @@ def bootstrap_vs_loop(H, P, resamples: int, loop_resamples: int) -> None:
         )
 
 
-def permutations_vs_nlpstats(scores, permutations: int) -> None:
+def permutations_vs_nlpstats(scores, permutations: int, sum_repeats: int = 3) -> None:
     from nlpstats.correlations.permutation import permutation_test as nlp_permutation
 
     H = scores.human
     print(f"\n2. permutation test, {permutations} 'both' permutations, Kendall tau_b")
     for a, b in (("bartscore", "gruen"), ("random", "unified-cnndm")):
         A, B = scores.metrics[a], scores.metrics[b]
-        for level, nlp_level, repeats in (("sum", "global", 3), ("pair", "input", 1)):
+        for level, nlp_level, repeats in (("sum", "global", sum_repeats), ("pair", "input", 1)):
             ours = timed(
                 partial(permutation_test, H, A, B, level, n_permutations=permutations, seed=0), repeats
             )
@@ -149,6 +150,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--loop-resamples", type=int, default=20)
+    parser.add_argument(
+        "--sum-repeats", type=int, default=3, help="timed calls per side of the tau_sum permutation test"
+    )
     parser.add_argument("--skip", nargs="*", default=(), choices=("bootstrap", "permutation", "curve"))
     args = parser.parse_args()
     require("nlpstats")
@@ -161,7 +165,7 @@ def main() -> None:
         if "bootstrap" not in args.skip:
             bootstrap_vs_loop(H, P, args.resamples, args.loop_resamples)
         if "permutation" not in args.skip:
-            permutations_vs_nlpstats(scores, args.resamples)
+            permutations_vs_nlpstats(scores, args.resamples, args.sum_repeats)
         if "curve" not in args.skip:
             tau_sum_curve(H, P, args.resamples)
 

@@ -14,15 +14,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import setting, shared_data
+
 from humaneval.demo import run_demo
 from humaneval.ratings import load_ratings
 from humaneval.report import ReportSettings, build_report, write_report
 
-LIKERT = Path(__file__).resolve().parents[2] / "shared" / "data" / "steen2021" / "likert_coherence_cnn_dm.csv"
 TARGET_SECONDS = 180.0
 
 
 def main() -> None:
+    likert = shared_data("steen2021", "likert_coherence_cnn_dm.csv")  # stop before the demo when absent
+    print(setting(), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         stages: list[tuple[float, str]] = []
@@ -36,9 +39,7 @@ def main() -> None:
             print(f"  +{at - previous:5.1f} s  {msg[:90]}")
             previous = at
         print(f"  +{time.perf_counter() - start - (previous - start):5.1f} s  (writing the report)")
-        if not LIKERT.exists():
-            return
-        ratings = load_ratings(LIKERT)
+        ratings = load_ratings(likert)
         for label, settings in [
             ("no power note", ReportSettings(engine="native", power_trials=0)),
             ("ARTagg power only", ReportSettings(engine="native", clmm_power_trials=0)),

@@ -314,3 +314,46 @@ def test_tau_sum_path_follows_the_measured_costs():
     assert sum_by_pair_matrix(2500, 1000) and not sum_by_pair_matrix(2500, 20)
     assert not sum_by_pair_matrix(5000, 1000)
     assert not sum_by_pair_matrix(MAX_PAIR_MATRIX + 1, 10**6)
+
+
+def test_tied_tau_sum_permutations_equal_scipy_on_the_swapped_matrices(scores):
+    """The tied τ_sum path (sparse tallies + within-block forms) against the plain definition:
+    scipy's τ_b of each explicitly swapped matrix, on SummEval with a missing cell (issue 25)."""
+    from humaneval.metaeval.swaps import SwapDifference, _SortedCounts
+
+    H = scores.human.copy()
+    H[3, 5] = H[-1, -1] = np.nan  # the last cell too: the form still spans every cell
+    H, A, B = _zscored(H, scores.metrics["bartscore"], scores.metrics["gruen"])
+    shortcut = SwapDifference.build(H, A, B, "sum", "kendall")
+    assert shortcut.by_columns and isinstance(shortcut.ties["form"], _SortedCounts)
+    rng = np.random.default_rng(3)
+    z = (rng.random((25, 17, 1)) < 0.5) ^ (rng.random((25, 1, 100)) < 0.5)
+    keep = ~np.isnan(H)
+    reference = [
+        stats.kendalltau(H[keep], np.where(zr, B, A)[keep]).statistic
+        - stats.kendalltau(H[keep], np.where(zr, A, B)[keep]).statistic
+        for zr in z
+    ]
+    np.testing.assert_allclose(shortcut(z), reference, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("block", [2, 4, 32])
+def test_sorted_counts_equal_the_direct_pair_count(block):
+    """F(A*) = Σ sign(h_u − h_v)·sign(A*_u − A*_v) over ordered pairs, exactly, for heavy ties in
+    gold and metric values (tie classes longer than the block form blocks of their own)."""
+    from humaneval.metaeval.swaps import _SortedCounts
+
+    rng = np.random.default_rng(block)
+    n = 60
+    h = rng.integers(0, 4, n).astype(float)
+    a, b = rng.integers(0, 9, n).astype(float), rng.integers(0, 9, n).astype(float)
+    b[:5] = a[:5]  # cells where both metrics agree
+    cells = np.sort(rng.choice(80, n, replace=False))  # the group's cells inside a larger layout
+    form = _SortedCounts(h, a, b, cells, 80, block=block)
+    z = rng.random((7, n)) < 0.5
+    zt = np.zeros((81, 7), dtype=np.float32)
+    zt[cells] = z.T
+    expected = [
+        (np.sign(h[:, None] - h[None]) * np.sign(x[:, None] - x[None])).sum() for x in np.where(z, b, a)
+    ]
+    np.testing.assert_array_equal(form(zt), expected)

@@ -30,6 +30,7 @@ from humaneval.clmm.schur import SchurFactor
 
 NEWTON_TOL = 1e-9
 NEWTON_MAX_ITER = 50
+CHORD_RATE = 0.1
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,8 @@ class LaplaceProblem:
             "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
         }
 
-        def terms_at(u_try, order=2):
-            eta = eta_fix + np.einsum("ij,ij->i", vals, u_try[bucket.block[:, None], bucket.cols])
-            return obs_terms(theta_ext, y, eta, self.link, order)
+        def eta_at(u_try):
+            return eta_fix + np.einsum("ij,ij->i", vals, u_try.reshape(-1)[bucket.flat_g])
 
         def factorise(w) -> SchurFactor:
             parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
@@ -132,45 +132,52 @@ class LaplaceProblem:
             d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
             return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
 
-        t = terms_at(u)
+        eta = eta_at(u)
+        t = obs_terms(theta_ext, y, eta, self.link)
         value = t.loglik.sum() - 0.5 * np.sum(u * u)
         if not np.isfinite(value):
             u = np.zeros_like(u)
-            t = terms_at(u)
+            eta = eta_at(u)
+            t = obs_terms(theta_ext, y, eta, self.link)
             value = t.loglik.sum()
             if not np.isfinite(value):
                 return None
-        # the first step reuses the last evaluation's factorisation of H (a chord step: H moves
-        # little between nearby parameters, and the warm-start error is first order in their
-        # distance); if that full step does not raise F, it is redone with H at u
+        # chord steps reuse the last evaluation's factorisation of H (H moves little between nearby
+        # parameters, and the warm-start error is first order in their distance) while they raise F
+        # and shrink the gradient at least CHORD_RATE-fold; otherwise Newton steps with H at u
         chord = self._factors[k]
+        last = np.inf
         try:
             for _ in range(NEWTON_MAX_ITER):
                 grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
                 grad = grad.reshape(nb, m) - u
-                if np.max(np.abs(grad)) < NEWTON_TOL:
+                size = np.max(np.abs(grad))
+                if size < NEWTON_TOL:
                     break
-                if chord is not None:
+                if chord is not None and size <= CHORD_RATE * last:
+                    last = size
                     u_try = u + chord.solve(grad)
-                    chord = None
-                    t_try = terms_at(u_try)
+                    eta_try = eta_at(u_try)
+                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
                     value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
                     if value_try >= value:
-                        u, t, value = u_try, t_try, value_try
+                        u, eta, t, value = u_try, eta_try, t_try, value_try
                         continue
+                chord = None
                 step = factorise(t.w).solve(grad)
                 factor = 1.0
                 while True:
                     u_try = u + factor * step
-                    t_try = terms_at(u_try)
+                    eta_try = eta_at(u_try)
+                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
                     value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
                     if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
                         break
                     factor /= 2
-                u, t, value = u_try, t_try, value_try
+                u, eta, t, value = u_try, eta_try, t_try, value_try
             self._modes[k] = u
             if gradient:
-                t = terms_at(u, order=3)
+                t = obs_terms(theta_ext, y, eta, self.link, order=3)
             chol = factorise(t.w)
             self._factors[k] = chol
         except np.linalg.LinAlgError:
@@ -186,14 +193,12 @@ class LaplaceProblem:
             sf, sj = self.design.slices[f], self.design.slices[j]
             units = inverse[piece.target].ravel()[piece.flat]
             units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
-            if piece.bin_pattern is None:
-                cm[:, sf] += np.einsum("uab,sb->usa", units, rows[j]).reshape(-1, sf.stop - sf.start)[
-                    piece.key
-                ]
+            if piece.bin_pattern is None:  # batched matmul: (unit, a, b) @ (b, pattern)
+                per_unit = np.matmul(units, rows[j].T).transpose(0, 2, 1)
+                cm[:, sf] += per_unit.reshape(-1, sf.stop - sf.start)[piece.key]
                 if piece.mirror:
-                    cm[:, sj] += np.einsum("uab,sa->usb", units, rows[f]).reshape(-1, sj.stop - sj.start)[
-                        piece.key
-                    ]
+                    per_unit = np.matmul(units.transpose(0, 2, 1), rows[f].T).transpose(0, 2, 1)
+                    cm[:, sj] += per_unit.reshape(-1, sj.stop - sj.start)[piece.key]
             else:
                 per_bin = units[piece.bin_unit]
                 cm[:, sf] += np.einsum("nab,nb->na", per_bin, rows[j][piece.bin_pattern])[piece.key]
@@ -202,10 +207,10 @@ class LaplaceProblem:
         h = np.einsum("ij,ij->i", vals, cm)
         r = np.bincount(bucket.flat_g.ravel(), ((t.dw * h)[:, None] * vals).ravel(), minlength=nb * m)
         v = chol.solve(r.reshape(nb, m))
-        v_obs = v[bucket.block[:, None], bucket.cols]
+        v_obs = v.reshape(-1)[bucket.flat_g]
         mv = np.einsum("ij,ij->i", vals, v_obs)
         kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
-        u_obs = u[bucket.block[:, None], bucket.cols]
+        u_obs = u.reshape(-1)[bucket.flat_g]
         bracket = kappa[:, None] * u_obs - t.w[:, None] * cm - 0.5 * t.g[:, None] * v_obs
         return total, (t, h, mv, kappa, bracket)
 

@@ -99,6 +99,20 @@ def _density_terms(x: np.ndarray, link: str, order: int) -> tuple[np.ndarray, np
     return f, f1, np.where(finite, f2, 0.0) if f2 is not None else None
 
 
+def _logit_terms(upper: np.ndarray, lower: np.ndarray, order: int):
+    """:func:`interval_probability` and :func:`_density_terms` of both bounds for the logit link from
+    four ``expit`` calls (f = F(1 − F), f′ = f(1 − 2F), f″ = f(1 − 6F(1 − F)), each F and 1 − F
+    evaluated directly so that neither tail cancels)."""
+    terms = []
+    for x in (upper, lower):
+        cdf_x, surv_x = special.expit(x), special.expit(-x)
+        f = cdf_x * surv_x
+        terms.append((cdf_x, surv_x, (f, f * (surv_x - cdf_x), f * (1.0 - 6.0 * f) if order > 2 else None)))
+    (fu, su, upper_terms), (fl, sl, lower_terms) = terms
+    prob = np.where(lower > 0, sl - su, fu - fl)
+    return prob, upper_terms, lower_terms
+
+
 def interval_probability(upper: np.ndarray, lower: np.ndarray, link: str) -> np.ndarray:
     """F(upper) − F(lower), evaluated in the tail where it does not cancel."""
     flip = lower > 0
@@ -136,9 +150,12 @@ def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, 
     a = theta_ext[y + 1] - eta
     c = theta_ext[y] - eta
     with np.errstate(divide="ignore", invalid="ignore"):
-        prob = interval_probability(a, c, link)
-        fa, fa1, fa2 = _density_terms(a, link, order)
-        fc, fc1, fc2 = _density_terms(c, link, order)
+        if link == "logit":  # F and 1 − F once per bound serve P and the density terms alike
+            prob, (fa, fa1, fa2), (fc, fc1, fc2) = _logit_terms(a, c, order)
+        else:
+            prob = interval_probability(a, c, link)
+            fa, fa1, fa2 = _density_terms(a, link, order)
+            fc, fc1, fc2 = _density_terms(c, link, order)
         la = fa / prob
         lc = -fc / prob
         ra = fa1 / prob

@@ -197,7 +197,10 @@ def permutation_test(
         R = min(chunk_size, n_permutations - start)
         rows = rng.random((R, S, 1)) < 0.5 if method in ("systems", "both") else np.zeros((R, S, 1), bool)
         cols = rng.random((R, 1, D)) < 0.5 if method in ("documents", "both") else np.zeros((R, 1, D), bool)
-        z = rows ^ cols
+        if shortcut is not None and shortcut.by_columns:  # stored (S, D, R): one column per round
+            z = (rows[:, :, 0].T[:, None, :] ^ cols[:, 0, :].T[None, :, :]).transpose(2, 0, 1)
+        else:
+            z = rows ^ cols
         if shortcut is not None:
             deltas[start : start + R] = shortcut(z)
             continue

@@ -22,6 +22,7 @@ tie class from the swaps.
 
 from __future__ import annotations
 
+import bisect
 import warnings
 
 import numpy as np
@@ -69,11 +70,13 @@ def cross_signs(h: np.ndarray, t: np.ndarray, w: np.ndarray) -> np.ndarray:
     classes, code = np.unique(h, return_inverse=True)
     out = np.zeros(len(h))
     if len(classes) * 16 <= len(h):
+        order = np.argsort(t, kind="stable")
+        ts = t[order]  # sorted queries: each binary search walks the pool in order
         for c, value in enumerate(classes):
             pool = np.sort(w[code == c].ravel())
-            below = np.searchsorted(pool, t, "left")
-            above = len(pool) - np.searchsorted(pool, t, "right")
-            out += np.sign(h - value) * (below - above)
+            below = np.searchsorted(pool, ts, "left")
+            above = len(pool) - np.searchsorted(pool, ts, "right")
+            out[order] += np.sign(h[order] - value) * (below - above)
         return out
     step = max(1, BROADCAST // (len(h) * w.shape[1]))
     for lo in range(0, len(h), step):
@@ -161,66 +164,70 @@ class _SortedCounts:
     once and cut into blocks of about β at changes of value, a tie class longer than β forming a
     block of its own. Pairs in different blocks are ordered by their blocks, so they count through
     per-block tallies of the selected values by gold class; pairs within a block through a β × β
-    sign matrix. Everything is an exact integer count.
+    sign matrix. A candidate is selected with indicator s = [A side] ± z of its cell, so the tallies
+    are one sparse product with the swap indicators, and the within-block selections one gather.
+    Everything is an exact integer count.
     """
 
-    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray, block: int = 32):
+    def __init__(
+        self, h: np.ndarray, a: np.ndarray, b: np.ndarray, cells: np.ndarray, n_cells: int, block: int = 32
+    ):
+        n = len(h)
         values, gold = np.concatenate([a, b]), np.concatenate([h, h])
-        self.order = np.argsort(values, kind="stable")
-        v, g = values[self.order], gold[self.order]
-        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
-        sizes = np.diff(np.r_[starts, len(v)])
-        blocks, regular, current = [], [], []
-        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
-            if size > block or (current and current[1] - current[0] + size > block):
-                if current:
-                    blocks.append(tuple(current))
-                    regular.append(True)
-                current = []
-            if size > block:
-                blocks.append((start, start + size))
+        order = np.argsort(values, kind="stable")
+        v, g = values[order], gold[order]
+        side_a = order < n
+        cell = np.asarray(cells)[order % n]
+        sign = np.where(side_a, -1.0, 1.0)  # s = [A side] + sign·z
+        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]]).tolist()
+        ends = [*starts[1:], len(v)]
+        blocks, regular = [], []
+        i = 0
+        while i < len(starts):  # greedy: as many whole tie classes as fit in β; a longer class alone
+            lo = starts[i]
+            if ends[i] - lo > block:
+                blocks.append((lo, ends[i]))
                 regular.append(False)
-            elif current:
-                current[1] = start + size
-            else:
-                current = [start, start + size]
-        if current:
-            blocks.append(tuple(current))
+                i += 1
+                continue
+            j = bisect.bisect_right(ends, lo + block) - 1
+            blocks.append((lo, ends[j]))
             regular.append(True)
+            i = j + 1
         classes, cls = np.unique(g, return_inverse=True)
         block_of = np.repeat(np.arange(len(blocks)), [hi - lo for lo, hi in blocks])
         k = len(classes)
-        # columns grouped by (block, gold class): the tallies are sums over contiguous segments
         segment = block_of * k + cls
-        self.by_segment = self.order[np.argsort(segment, kind="stable")]
-        starts = np.searchsorted(np.sort(segment), np.arange(len(blocks) * k))
-        self.empty = np.diff(np.r_[starts, len(v)]) == 0
-        self.segment_starts = np.minimum(starts, len(v) - 1)
+        width_all = int(n_cells)  # the group's cells, present or not; ``cells`` are the present ones
+        shape = (len(blocks) * k, width_all)
+        self.tally = sparse.csr_matrix((sign.astype(np.float32), (segment, cell)), shape=shape)
+        self.tally_const = np.bincount(segment, side_a.astype(float), minlength=len(blocks) * k)
+        self.tally_const = self.tally_const.reshape(len(blocks), k, 1)
         self.shape = (len(blocks), k)
         self.sign = np.sign(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(float)
-        inner = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
-        width = max((hi - lo for lo, hi in inner), default=1)
-        self.order = np.r_[self.order, len(v)]  # the last column is an always-unselected padding slot
-        self.slots = np.full((len(inner), width), len(v))
-        self.within = np.zeros((len(inner), width, width), dtype=np.float32)
-        for i, (lo, hi) in enumerate(inner):
-            self.slots[i, : hi - lo] = np.arange(lo, hi)
-            gv, vv = g[lo:hi], v[lo:hi]
-            self.within[i, : hi - lo, : hi - lo] = np.sign(gv[:, None] - gv[None, :]) * np.sign(
-                vv[:, None] - vv[None, :]
-            )
-        self.slot_rows = self.order[self.slots]
+        kept = [blk for blk, keep in zip(blocks, regular, strict=True) if keep and blk[1] - blk[0] > 1]
+        inner = np.array(kept, dtype=np.int64).reshape(-1, 2)
+        lengths = inner[:, 1] - inner[:, 0]
+        width = int(lengths.max(initial=1))
+        # every block's members padded to ``width`` slots: position of slot j of block i, or −1
+        pos = inner[:, :1] + np.arange(width)[None, :]
+        pos = np.where(np.arange(width)[None, :] < lengths[:, None], pos, -1)
+        filled = pos >= 0
+        self.slot_cell = np.where(filled, cell[pos], width_all)  # padding: a row of zeros
+        self.slot_sign = np.where(filled, sign[pos], 0.0).astype(np.float32)[:, :, None]
+        self.slot_const = np.where(filled, side_a[pos], 0.0).astype(np.float32)[:, :, None]
+        gp, vp = np.where(filled, g[pos], np.nan), np.where(filled, v[pos], np.nan)
+        with np.errstate(invalid="ignore"):
+            within = np.sign(gp[:, :, None] - gp[:, None, :]) * np.sign(vp[:, :, None] - vp[:, None, :])
+        self.within = np.nan_to_num(within).astype(np.float32)
 
-    def __call__(self, z: np.ndarray) -> np.ndarray:
-        """F(A*) for swap indicators z (R, n) of the group's cells (one row of candidates per value)."""
-        zt = np.ascontiguousarray(z.T)
-        both = np.concatenate([1 - zt, zt, np.zeros((1, len(z)), zt.dtype)])  # (2n + 1, R) selected in A*
-        sums = np.add.reduceat(both[self.by_segment], self.segment_starts, axis=0)
-        sums[self.empty] = 0
-        tallies = sums.reshape(*self.shape, len(z)).astype(float)  # (blocks, classes, R)
+    def __call__(self, zt: np.ndarray) -> np.ndarray:
+        """F(A*) for float32 swap indicators ``zt`` (cells + 1, R), one column per round, the last row 0."""
+        R = zt.shape[1]
+        tallies = (self.tally @ zt[:-1]).reshape(*self.shape, R) + self.tally_const  # (blocks, classes, R)
         before = np.cumsum(tallies, axis=0) - tallies
         cross = 2 * (tallies * np.matmul(self.sign, before)).sum(axis=(0, 1))
-        mb = both[self.slot_rows]  # (blocks, width, R)
+        mb = zt[self.slot_cell] * self.slot_sign + self.slot_const  # (blocks, width, R), float32
         within = (np.matmul(self.within, mb) * mb).sum(axis=(0, 1))  # integers < 2**24: exact in float32
         return cross + within.astype(float)
 
@@ -280,7 +287,7 @@ class SwapDifference:
         kappa = np.zeros(G)
         if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
             keep = present[0]
-            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep])
+            form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep], np.flatnonzero(keep), U)
         else:
             if G == 1:
                 keep = present[0]
@@ -304,11 +311,11 @@ class SwapDifference:
         unit = col[big] % U
         side_b = col[big] >= U
         flat = g[big] * U + unit
-        swing = np.zeros((G * U, T))
         fixed_a, fixed_b = np.zeros(T), np.zeros(T)
         is_same = same[g[big], unit] & ~side_b
-        np.add.at(swing, (flat[~is_same & side_b], inverse[~is_same & side_b]), 1.0)
-        np.add.at(swing, (flat[~is_same & ~side_b], inverse[~is_same & ~side_b]), -1.0)
+        moving = ~is_same  # a swap moves the cell's A value out of its class and its B value in
+        entries = np.where(side_b[moving], 1.0, -1.0).astype(np.float32)  # exact small counts
+        swing = sparse.csr_matrix((entries, (inverse[moving], flat[moving])), shape=(T, G * U))
         np.add.at(fixed_a, inverse[is_same | ~side_b], 1.0)
         np.add.at(fixed_b, inverse[is_same | side_b], 1.0)
         class_group = np.zeros((T, G))
@@ -316,7 +323,7 @@ class SwapDifference:
         self.ties = {
             "form": form,
             "kappa": kappa,
-            "swing": sparse.csr_matrix(swing.T),
+            "swing": swing,
             "fixed": (fixed_a, fixed_b),
             "class_group": class_group,
             "pairs": pairs,
@@ -324,25 +331,40 @@ class SwapDifference:
             "present": present,
         }
 
+    @property
+    def by_columns(self) -> bool:
+        """Whether the swaps are best passed as a (S, D, R) array seen as (R, S, D): the pooled
+        τ_b with tied values reads one contiguous column of cells per round."""
+        return self.ties is not None and isinstance(self.ties["form"], _SortedCounts)
+
     def __call__(self, z: np.ndarray) -> np.ndarray:
         """δ* for swap indicators z (R, S, D)."""
-        zl = layout(z, self.level).astype(np.float32)
+        zl = layout(z, self.level)
         if self.ties is None:
+            zl = zl.astype(np.float32)
             return self.linear.sum() - 2 * (zl * self.linear).sum(axis=(1, 2), dtype=float)
         t = self.ties
-        diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
-        form = t["form"]
-        if isinstance(form, _SortedCounts):
-            f_a = form(zl[:, 0][:, t["present"][0]])[:, None]
-            total = 2 * f_a - diff
+        if self.by_columns:
+            R, _, U = zl.shape  # one group: the pooled summaries
+            zt = np.empty((U + 1, R), dtype=np.float32)  # one column per round; the last row pads
+            zt[:-1] = np.ascontiguousarray(zl.reshape(R, -1).T)  # transpose the bytes, then widen
+            zt[-1] = 0
+            c = self.linear[0]  # integer counts: exact in float32 while Σ|c_u| < 2**24
+            c = c.astype(np.float32) if np.abs(c).sum() < 2**24 else c
+            diff = self.linear.sum(axis=1) - 2 * (zt[:-1].T @ c).astype(float)[:, None]
+            total = 2 * t["form"](zt)[:, None] - diff
+            moved = (t["swing"] @ zt[:-1]).T
         else:
+            zl = zl.astype(np.float32)
+            diff = self.linear.sum(axis=1) - 2 * (zl * self.linear).sum(axis=2, dtype=float)
             zeta = (1 - 2 * zl) * t["present"]
+            form = t["form"]
             if isinstance(form, _BandedForm):
                 total = t["kappa"] + form(zeta[:, 0, t["present"][0]])[:, None] / 2
             else:
                 zg = zeta.transpose(1, 0, 2)
                 total = t["kappa"] + (np.matmul(zg, form).astype(float) * zg).sum(axis=2).T / 2
-        moved = (t["swing"] @ zl.reshape(len(zl), -1).T).T
+            moved = (t["swing"] @ zl.reshape(len(zl), -1).T).T
         values = []
         for side, f in ((0, (total + diff) / 2), (1, (total - diff) / 2)):
             k = t["fixed"][side] + (moved if side == 0 else -moved)
