@@ -297,11 +297,11 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
     means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
     say(
         f"agreement{label}: Krippendorff's α (nominal) on the choices, "
-        f"{settings.n_bootstrap} KALPHA resamples"
+        f"{settings.n_resamples} KALPHA resamples"
     )
     agreement = why = power = power_error = None
     try:
-        agreement = comparative_agreement(part, kind, n_resamples=settings.n_bootstrap, seed=settings.seed)
+        agreement = comparative_agreement(part, kind, n_resamples=settings.n_resamples, seed=settings.seed)
     except HumanEvalError as exc:
         why = str(exc)
     if settings.power_trials > 0:
@@ -315,7 +315,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
             strengths = fit.estimates().reindex(design.systems).to_numpy()
             power = comparative_power(
                 design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
-                n_boot=100, seed=settings.seed or 1,
+                n_resamples=100, seed=settings.seed or 1,
             )  # fmt: skip
         except HumanEvalError as exc:
             power_error = str(exc)
