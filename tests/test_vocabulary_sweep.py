@@ -16,7 +16,7 @@ from scipy import stats
 from humaneval.cli import main
 from humaneval.comparative import analyze_comparative, bws_scores
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
-from humaneval.errors import OptionError
+from humaneval.errors import DesignError, OptionError
 from humaneval.kernels import art_pvalues
 from humaneval.metaeval import bootstrap, fisher_ci
 from humaneval.simulate import simulate
@@ -202,3 +202,20 @@ def test_metaeval_confidence_is_a_deprecated_alias_of_confidence_level():
     assert fisher_ci(0.5, 100, confidence_level=0.9) == pytest.approx(expected, abs=1e-12)
     with pytest.warns(DeprecationWarning, match=r"fisher_ci\(\): confidence="):
         assert fisher_ci(0.5, 100, confidence=0.9) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_checkpoint_written_with_rounds_still_resumes(tmp_path):
+    """Checkpoints from before the rename carry ``rounds`` in their header; --resume keeps them."""
+    checkpoint = tmp_path / "replicates.jsonl"
+    options = dict(trials=3, seed=2, tests=("art",), aggregates=("none",), n_permutations=200)
+    first = simulate(None, "2x30x1", checkpoint=checkpoint, **options)
+    lines = checkpoint.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["header"]["rounds"] = header["header"].pop("n_permutations")
+    checkpoint.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    resumed = simulate(None, "2x30x1", checkpoint=checkpoint, resume=True, **options)
+    pd.testing.assert_frame_equal(resumed.results, first.results)
+    header["header"]["rounds"] = 100  # another experiment: refused
+    checkpoint.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(DesignError, match="different experiment"):
+        simulate(None, "2x30x1", checkpoint=checkpoint, resume=True, **options)
