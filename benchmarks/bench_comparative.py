@@ -64,7 +64,7 @@ def main() -> None:
     ]
     for name, table in studies:
         start = time.perf_counter()
-        analyze_comparative(table, n_boot=1000)
+        analyze_comparative(table, n_resamples=1000)
         print(f"analyze_comparative, {name}, two-way bootstrap 3 x 1000: {time.perf_counter() - start:.2f} s")
 
 

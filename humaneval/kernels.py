@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 from scipy import special
 
+from humaneval._deprecation import renamed
 from humaneval.errors import DesignError
 
 #: Aggregation levels of the paired units (ratings, documents or clusters of documents).
@@ -56,18 +57,18 @@ def paired_t_pvalues(delta: np.ndarray) -> np.ndarray:
     return p
 
 
-def random_signs(rng: np.random.Generator, rounds: int, n: int) -> np.ndarray:
-    """A ``rounds × n`` matrix of independent fair ±1 signs (float32), unpacked from random bytes.
+def random_signs(rng: np.random.Generator, n_permutations: int, n: int) -> np.ndarray:
+    """A ``n_permutations × n`` matrix of independent fair ±1 signs (float32), unpacked from random bytes.
 
-    It is the transpose of a C-contiguous ``n × rounds`` array, the layout BLAS wants in
+    It is the transpose of a C-contiguous ``n × n_permutations`` array, the layout BLAS wants in
     :func:`art_pvalues_from_signs`.
     """
-    n_bytes = -(-rounds * n // 8)
-    bits = np.unpackbits(np.frombuffer(rng.bytes(n_bytes), dtype=np.uint8), count=rounds * n)
+    n_bytes = -(-n_permutations * n // 8)
+    bits = np.unpackbits(np.frombuffer(rng.bytes(n_bytes), dtype=np.uint8), count=n_permutations * n)
     signs = bits.astype(np.float32)
     signs *= 2
     signs -= 1
-    return signs.reshape(n, rounds).T
+    return signs.reshape(n, n_permutations).T
 
 
 def _exact_in_float32(delta: np.ndarray) -> bool:
@@ -126,17 +127,19 @@ def art_exact_pvalues(delta: np.ndarray) -> np.ndarray:
     return count / float(patterns.shape[0])
 
 
+@renamed(rounds="n_permutations")
 def art_pvalues(
-    delta: np.ndarray, rounds: int = 1000, seed: int | np.random.Generator | None = None
+    delta: np.ndarray, n_permutations: int = 1000, seed: int | np.random.Generator | None = None
 ) -> np.ndarray:
     """Two-sided paired ART along the last axis: exact for n ≤ :data:`EXACT_MAX_PAIRS` pairs
-    (2^n patterns cost no more than the R rounds and avoid Monte-Carlo rejections below the
-    floor 2^(1−n)), otherwise R Monte-Carlo rounds with one sign matrix for the whole batch."""
+    (2^n patterns cost no more than ``n_permutations`` random ones and avoid Monte-Carlo rejections
+    below the floor 2^(1−n)), otherwise ``n_permutations`` Monte-Carlo sign patterns (formerly
+    ``rounds``) with one sign matrix for the whole batch."""
     delta = np.asarray(delta, dtype=float)
     n = delta.shape[-1]
     if n <= EXACT_MAX_PAIRS:
         return art_exact_pvalues(delta)
-    return art_pvalues_from_signs(delta, random_signs(np.random.default_rng(seed), rounds, n))
+    return art_pvalues_from_signs(delta, random_signs(np.random.default_rng(seed), n_permutations, n))
 
 
 def min_attainable_p(n: int) -> float:

@@ -156,7 +156,7 @@ def test_bradley_terry_is_the_pairwise_comparative_analysis():
     from humaneval.comparative.simulate import simulate_pairwise_study
 
     table = simulate_pairwise_study({"a": 0.0, "b": 0.8, "c": 1.6}, blocks=6, seed=3)
-    shortcut = bradley_terry(table, n_boot=200, seed=5)
-    full = analyze_comparative(table, kind="pairwise", n_boot=200, seed=5)
+    shortcut = bradley_terry(table, n_resamples=200, seed=5)
+    full = analyze_comparative(table, kind="pairwise", n_resamples=200, seed=5)
     pd.testing.assert_frame_equal(shortcut.contrasts, full.contrasts)
     assert shortcut.systems["system"].iloc[0] == "c"

@@ -258,7 +258,7 @@ CORPUS = [
     (["demo", "--seed", "-1", "--out", "{root}/demo"], ["'--seed'", "x>=0"]),
     (["power", "--target", "0.8", "--seconds-per-judgement", "0"], ["'--seconds-per-judgement'"]),
     (["power", "--trials", "0"], ["'--trials'", "x>=1"]),
-    (["power", "--model", "{binary}"], ["binary.json"]),
+    (["power", "--model-file", "{binary}"], ["binary.json"]),
     (["power", "--design", "garbage"], ["garbage"]),
     (["power", "--tests", ""], ["--tests ''", "name at least one"]),
     (["power", "--aggregate", " , "], ["--aggregate ' , '", "name at least one"]),
@@ -726,14 +726,14 @@ def test_damaged_design_manifest(inputs, tmp_path, damage):
     ids=["nan-covariance", "inf-coefficient", "text-threshold", "no-thresholds"],
 )
 def test_damaged_model_json(model_json_path, tmp_path, damage, fragment):
-    """power --model: NaN/inf or text in a model JSON (json.loads accepts NaN and Infinity) is one line;
+    """power --model-file: NaN/inf or text in a model JSON (json.loads accepts NaN and Infinity) is one line;
     a NaN covariance used to end in numpy's LinAlgError."""
     model = json.loads(model_json_path.read_text())
     damage(model)
     path = tmp_path / "model.json"
     path.write_text(json.dumps(model))
     assert_one_line_error(
-        run("power", "--model", path, "--tests", "ttest", "--trials", 2), "model.json", fragment
+        run("power", "--model-file", path, "--tests", "ttest", "--trials", 2), "model.json", fragment
     )
 
 

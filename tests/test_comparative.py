@@ -143,8 +143,8 @@ def test_perfect_separation_and_disconnected_systems_are_refused_with_the_reason
 def test_an_ordinary_study_converges_without_a_prior():
     # 240 judgements of 5 systems, the size that needed prior > 0 before
     table = simulate_pairwise_study([0.3, 0.1, 0.0, -0.2, -0.4], blocks=4, docs_per_block=2, seed=11)
-    result = analyze_comparative(table, inference="two-way", n_boot=200)
-    assert result.fit.nobs == 240 and result.fit.n_boot_failed == 0
+    result = analyze_comparative(table, inference="two-way", n_resamples=200)
+    assert result.fit.nobs == 240 and result.fit.n_resamples_failed == 0
     assert result.fit.diagnostics.converged and result.fit.diagnostics.max_grad < 1e-8
     # the default for pairwise tables, the mixed-effects model, converges on it too
     mixed = analyze_comparative(table)
@@ -210,7 +210,7 @@ def test_two_way_cluster_bootstrap_widens_intervals_only_when_annotators_differ(
     for sd in (0.0, 1.0):
         table = simulate_pairwise_study([0.5, 0.0, -0.2, -0.5], annotator_sd=sd, seed=5)
         model = analyze_comparative(table, inference="model").contrasts["se"]
-        clustered = analyze_comparative(table, n_boot=500, seed=3).contrasts["se"]
+        clustered = analyze_comparative(table, n_resamples=500, seed=3).contrasts["se"]
         ratios[sd] = (clustered / model).to_numpy()
     # floored at the model-based SE; close to it without heterogeneity, far above it with SD 1
     assert ratios[0.0].min() >= 1.0 - 1e-9 and np.median(ratios[0.0]) < 1.2
@@ -229,10 +229,10 @@ def test_json_has_every_key_of_the_likert_analysis():
     empty = pd.DataFrame()
     likert_keys = set(Analysis("ttest", "none", "holm", "score", empty, empty).to_dict())
     table = simulate_bws_study([0.5, 0.0, -0.5, -1.0], tuple_size=3, blocks=2, seed=1)
-    payload = analyze_comparative(table, n_boot=100).to_dict()
+    payload = analyze_comparative(table, n_resamples=100).to_dict()
     assert likert_keys <= set(payload)
     contrast = payload["contrasts"][0]
-    assert {"estimate", "ci_low", "ci_high", "p_adjusted", "win_probability"} <= set(contrast)
+    assert {"estimate", "ci_low", "ci_high", "p_adj", "win_probability"} <= set(contrast)
     assert {"rank_group", "letters", "estimate_ci_low", "se", "label"} <= set(payload["groups"][0])
 
 
@@ -255,7 +255,7 @@ def bws_example() -> pd.DataFrame:
 
 
 def test_bws_counting_scores_of_the_worked_example():
-    table = bws_scores(bws_example(), n_boot=300, seed=0, cluster="tuple").set_index("system")
+    table = bws_scores(bws_example(), n_resamples=300, seed=0, cluster="tuple").set_index("system")
     np.testing.assert_allclose(
         table.loc[["a", "b", "c", "d", "e"], "score"], [0.5, 2 / 3, 0.0, -1.0, -0.5], atol=1e-12
     )
@@ -263,7 +263,7 @@ def test_bws_counting_scores_of_the_worked_example():
     assert table.loc["d", ["ci_low", "ci_high"]].tolist() == [-1.0, -1.0]
     assert table.loc["c", ["ci_low", "ci_high"]].tolist() == [0.0, 0.0]
     # with one annotator, resampling annotators cannot vary anything
-    by_annotator = bws_scores(bws_example(), n_boot=50, seed=0).set_index("system")
+    by_annotator = bws_scores(bws_example(), n_resamples=50, seed=0).set_index("system")
     assert (by_annotator["ci_low"] == by_annotator["score"]).all()
     with pytest.raises(RatingsError, match="BWS values"):
         bws_scores(bws_example().assign(score=2))
@@ -272,7 +272,7 @@ def test_bws_counting_scores_of_the_worked_example():
 def test_power_of_a_pairwise_design():
     from humaneval.comparative.calibration import Scenario, power
 
-    table = power(Scenario("pairwise", (1.0, 1.0, -1.0), 0.5), studies=30, n_boot=100, seed=2)
+    table = power(Scenario("pairwise", (1.0, 1.0, -1.0), 0.5), studies=30, n_resamples=100, seed=2)
     by_pair = table.set_index(["system_a", "system_b"])
     assert by_pair.loc[("s0", "s2"), "true_difference"] == 2.0
     assert by_pair.loc[("s0", "s2"), "power"] >= 0.9 and by_pair.loc[("s1", "s2"), "power"] >= 0.9

@@ -25,7 +25,9 @@ VARIANTS = (("two-way", "two-way", True), ("naive", "naive", False))
     ],
 )
 def test_two_way_intervals_cover_when_annotators_differ(scenario, naive_max):
-    results = coverage(scenario, studies=150, n_boot=200, seed=3, variants=VARIANTS, population_blocks=400)
+    results = coverage(
+        scenario, studies=150, n_resamples=200, seed=3, variants=VARIANTS, population_blocks=400
+    )
     table = coverage_table(results)["coverage"]
     # 150 studies × all pairs: Monte-Carlo SE about 1.5 points
     assert 0.91 <= table["two-way"] <= 0.985
@@ -37,7 +39,9 @@ def test_two_way_intervals_cover_when_annotators_differ(scenario, naive_max):
 def test_mixed_model_intervals_cover_the_annotator_level_difference(document_sd):
     scenario = Scenario("pairwise", (0.6, 0.2, 0.0, -0.8), 1.0, document_sd=document_sd)
     variants = (("mixed, + document", "mixed+document", False), ("naive", "naive", False))
-    results = coverage(scenario, studies=150, n_boot=100, seed=4, variants=variants, population_blocks=300)
+    results = coverage(
+        scenario, studies=150, n_resamples=100, seed=4, variants=variants, population_blocks=300
+    )
     table = coverage_table(results)
     # the mixed model's target is the simulated θa − θb, not the attenuated pooled difference
     mixed = results[results["variant"] == "mixed, + document"]

@@ -53,11 +53,11 @@ def check_analysis(payload: dict, systems: list[str]) -> None:
     assert (groups["estimate_ci_low"] < groups["estimate"]).all()
     contrasts = pd.DataFrame(payload["contrasts"])
     assert len(contrasts) == len(systems) * (len(systems) - 1) // 2
-    top = contrasts[(contrasts["a"] == "A") & (contrasts["b"] == systems[-1])].iloc[0]
-    assert top["better"] == "A" and top["p_adjusted"] < 0.01 and top["win_probability"] > 0.75
+    top = contrasts[(contrasts["system_a"] == "A") & (contrasts["system_b"] == systems[-1])].iloc[0]
+    assert top["better"] == "A" and top["p_adj"] < 0.01 and top["win_probability"] > 0.75
     assert top["df"] == 11  # t reference with min(12 annotators, 20 documents) − 1 degrees of freedom
-    assert payload["inference"] == "two-way" and payload["n_boot"] == 3000
-    for key in ("test", "response", "engine", "model_used", "fixed_effects", "diagnostics", "groups"):
+    assert payload["inference"] == "two-way" and payload["n_resamples"] == 3000
+    for key in ("test", "response", "engine", "structure", "fixed_effects", "diagnostics", "groups"):
         assert key in payload
 
 
@@ -65,7 +65,7 @@ def check_report(tmp: Path, ratings: Path, model: str) -> None:
     run("report", str(ratings), "--out", str(tmp / "report"))
     report = json.loads((tmp / "report" / "report.json").read_text())
     analysis = report["criteria"][0]["analysis"]
-    assert analysis["model_used"].startswith(model)
+    assert analysis["structure"].startswith(model)
     assert report["criteria"][0]["means"][0]["system"] == "A"
     html = (tmp / "report" / "index.html").read_text()
     assert model in html and "cumulative link" not in html

@@ -142,10 +142,10 @@ def test_a_failed_mixed_fit_is_not_shown_and_the_bootstrap_is_used(monkeypatch):
         return replace(fit, clmm=replace(fit.clmm, diagnostics=broken))
 
     monkeypatch.setattr(mixed, "fit_mixed_bt", failing)
-    result = analyze_comparative(table, inference="mixed", n_boot=100)
+    result = analyze_comparative(table, inference="mixed", n_resamples=100)
     assert result.fit.inference == "two-way" and result.test == "bradley-terry"
     assert result.fit.fallbacks[0].error == "convergence code 1: iteration limit"
-    assert any("mixed-effects Bradley–Terry fit failed" in w for w in result.warnings)
+    assert any("mixed-effects Bradley–Terry fit failed" in w for w in result.cautions)
     assert result.to_dict()["fallbacks"][0]["reason"] == "convergence code 1: iteration limit"
 
 
@@ -162,7 +162,7 @@ def test_few_annotators_are_flagged_for_the_mixed_model():
     result = analyze_comparative(table)
     assert result.fit.inference == "mixed"
     assert any(
-        w.startswith("only 2 annotators and 5 document clusters: the variances") for w in result.warnings
+        w.startswith("only 2 annotators and 5 document clusters: the variances") for w in result.cautions
     )
 
 
@@ -198,4 +198,4 @@ def test_annotators_without_noise_make_a_degenerate_fit_that_is_not_shown():
     assert result.fit.inference == "two-way" and result.fit.random_sd is None
     reason = result.to_dict()["fallbacks"][0]["reason"]
     assert "degenerate fit" in reason and "random-effect variance above 400 for annotator" in reason
-    assert result.warnings[0].startswith("the mixed-effects Bradley–Terry fit failed (degenerate fit")
+    assert result.cautions[0].startswith("the mixed-effects Bradley–Terry fit failed (degenerate fit")

@@ -49,7 +49,7 @@ def test_type1_error_of_the_default_models_is_near_the_nominal_level():
     assert row["test"] == "mixed-bradley-terry" and row["aggregate"] == "mixed"
     assert 0.02 <= row["rate"] <= 0.085 and result.fits == {"mixed": 200}
     bws = ComparativeDesign.from_blocks("bws", 5, blocks=6, docs=4, annotators=3)
-    result = comparative_power(bws, annotator_sd=1.0, null=True, trials=80, n_boot=150, seed=6)
+    result = comparative_power(bws, annotator_sd=1.0, null=True, trials=80, n_resamples=150, seed=6)
     row = result.overall().iloc[0]
     assert row["test"] == "maxdiff" and row["aggregate"] == "two-way"
     assert 0.01 <= row["rate"] <= 0.10

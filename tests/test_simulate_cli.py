@@ -22,7 +22,7 @@ def run(*args: str):
 def test_power_json_schema(tmp_path):
     model = default_model().to_json(tmp_path / "m.json")
     result = run(
-        "power", "--model", str(model), "--design", "blocks=6,docs=5,annotators=2",
+        "power", "--model-file", str(model), "--design", "blocks=6,docs=5,annotators=2",
         "--tests", "ttest,artagg", "--trials", "40", "--seed", "3", "--out", str(tmp_path / "run"), "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -48,7 +48,7 @@ def test_power_json_schema(tmp_path):
     assert (tmp_path / "run" / "results.csv").exists()
     assert len((tmp_path / "run" / "replicates.jsonl").read_text().splitlines()) == 41
     again = run(
-        "power", "--model", str(model), "--design", "6x5x2", "--tests", "ttest,artagg",
+        "power", "--model-file", str(model), "--design", "6x5x2", "--tests", "ttest,artagg",
         "--trials", "40", "--seed", "3", "--out", str(tmp_path / "run"), "--resume", "--json",
     )  # fmt: skip
     assert json.loads(again.output)["results"] == rows
@@ -149,7 +149,7 @@ def test_budget_errors_are_one_line(args, message):
     [
         (("--design", "blocks=2"), "lacks"),
         (("--tests", "anova"), "unknown test"),
-        (("--model", "missing.json"), "no such file"),
+        (("--model-file", "missing.json"), "no such file"),
     ],
 )
 def test_power_errors_are_one_line(args, message):

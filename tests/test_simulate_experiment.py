@@ -149,7 +149,7 @@ def test_bad_inputs_raise_one_line_errors():
     with pytest.raises(DesignError, match="trials"):
         simulate(None, "6x5x1", ("ttest",), trials=0)
     with pytest.raises(DesignError, match="unknown CLMM structure 'maximl'"):
-        simulate(None, "6x5x2", ("clmm",), trials=2, clmm_structure="maximl")
+        simulate(None, "6x5x2", ("clmm",), trials=2, structure="maximl")
     with pytest.raises(DesignError, match="unknown CLMM engine 'R'"):
         simulate(None, "6x5x2", ("clmm",), trials=2, clmm_engine="R")
     assert SimDesign.parse("B=20, D=5, A=3") == SimDesign.parse("20x5x3") == SimDesign(20, 5, 3)

@@ -89,14 +89,14 @@ def test_art_floor_with_five_clusters_never_rejects():
     assert p[:2].tolist() == [0.0625, 0.0625]
     assert p.min() == 0.0625
     # art_pvalues switches to exact enumeration for so few pairs, so Monte-Carlo noise cannot dip below
-    assert art_pvalues(random, rounds=1000, seed=1).min() == 0.0625
+    assert art_pvalues(random, n_permutations=1000, seed=1).min() == 0.0625
 
 
 def test_monte_carlo_art_is_close_to_exact():
     rng = np.random.default_rng(2)
     delta = rng.normal(0.3, 1, size=(3, 14))
     exact = art_exact_pvalues(delta)
-    mc = art_pvalues(delta, rounds=20000, seed=4)
+    mc = art_pvalues(delta, n_permutations=20000, seed=4)
     np.testing.assert_allclose(mc, exact, atol=4 * np.sqrt(0.25 / 20000))
 
 

@@ -305,7 +305,7 @@ def test_one_rescue_run_gives_all_three_conventions(monkeypatch):
         return fit
 
     monkeypatch.setattr(procedures_module, "fit_clmm", fit_on_rungs)
-    result = simulate(None, "6x5x1", ("clmm",), trials=8, seed=1, clmm_structure="maximal")
+    result = simulate(None, "6x5x1", ("clmm",), trials=8, seed=1, structure="maximal")
     row = result.overall().iloc[0]
     assert result.rungs == {"maximal": 2, "uncorrelated": 2, "failed": 4}
     assert row["rate"] == row["rate_rescue"] == pytest.approx(4 * 0.9 / 8)
@@ -459,7 +459,7 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--rounds", "0"), "rounds must be"),
+        (("--permutations", "0"), "--permutations"),
         (("--trials", "0"), "--trials"),
         (("--design", "blocks=100000000,docs=5,annotators=3"), "GiB"),
         (("--design", "blocks=2,blocks=3,docs=5,annotators=3"), "given twice"),

@@ -339,13 +339,14 @@ def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str,
     return tuple(out)
 
 
+@renamed(n_boot="n_resamples")
 def bradley_terry(
     ratings: Ratings | pd.DataFrame,
     *,
     criterion: str | None = None,
     inference: str | None = None,
     adjust: str | None = None,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     seed: int | np.random.Generator | None = 1,
     **options: object,
 ) -> ComparativeAnalysis:
@@ -371,7 +372,7 @@ def bradley_terry(
         criterion=criterion,
         inference=inference,
         adjust=adjust,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
         seed=seed,
         **options,  # type: ignore[arg-type]
     )

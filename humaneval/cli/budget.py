@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.simulate.procedures import TESTS
@@ -78,12 +79,13 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 
 @click.command()
 @click.option("--target", type=float, required=True, help="Power to reach, e.g. 0.8.")
+@renamed_option("--model", "--model-file", dest="model_path", type=InputFile())
 @click.option(
-    "--model",
+    "--model-file",
     "model_path",
     type=InputFile(),
     default=None,
-    help="CLMM JSON (default: built-in coherence model).",
+    help="CLMM parameter file (JSON) to simulate from (default: built-in coherence model).",
 )
 @grid_options()
 @click.option(

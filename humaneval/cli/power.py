@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
+from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import DesignError
 from humaneval.formatting import fmt_estimate_ci
+from humaneval.simulate.curve import ALONG
 from humaneval.simulate.experiment import FAILED_FITS, design_line
-from humaneval.simulate.procedures import FAILURE_RULES
+from humaneval.simulate.procedures import ENGINES, FAILURE_RULES
 
 #: The options of the budget planner that ``power --target`` (deprecated) passes on.
 GRID_KEYS = (
@@ -21,12 +24,14 @@ GRID_KEYS = (
 
 
 @click.command()
+@renamed_option("--model", "--model-file", dest="model_path", type=InputFile())
+@renamed_option("--rounds", "--permutations", dest="n_permutations", type=COUNT)
 @click.option(
-    "--model",
+    "--model-file",
     "model_path",
     type=InputFile(),
     default=None,
-    help="CLMM JSON (default: built-in coherence model).",
+    help="CLMM parameter file (JSON) to simulate from (default: built-in coherence model).",
 )
 @click.option(
     "--design",
@@ -65,7 +70,7 @@ GRID_KEYS = (
 )
 @click.option(
     "--along",
-    type=click.Choice(["blocks", "documents", "annotators"]),
+    type=click.Choice(ALONG),
     default=None,
     help="Power curve along this factor (with --breaks).",
 )
@@ -127,12 +132,23 @@ GRID_KEYS = (
     help="Multiply the model's effects (e.g. 0.5 for half-size effects).",
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
-@click.option("--rounds", type=int, default=1000, show_default=True, help="ART randomisation rounds.")
 @click.option(
-    "--structure", default="auto", show_default=True, help="CLMM structure (auto: maximal, nested if A=1)."
+    "--permutations",
+    "n_permutations",
+    type=COUNT,
+    default=1000,
+    show_default=True,
+    help="Monte-Carlo sign patterns of the ART when a study has more than 10 pairs (else exact).",
 )
 @click.option(
-    "--engine", type=click.Choice(["native", "r"]), default="native", show_default=True, help="CLMM engine."
+    "--structure",
+    type=click.Choice(["auto", *STRUCTURES]),
+    default="auto",
+    show_default=True,
+    help="CLMM structure (auto: maximal, nested if A=1).",
+)
+@click.option(
+    "--engine", type=click.Choice(ENGINES), default="native", show_default=True, help="CLMM engine."
 )
 @click.option("--workers", type=int, default=1, show_default=True, help="Local worker processes.")
 @click.option(
@@ -179,7 +195,7 @@ def _comparative(opts: dict) -> bool:
 
     out = Path(opts["out"]) if opts["out"] else None
     unused = {
-        "--model": opts["model_path"],
+        "--model-file": opts["model_path"],
         "--pilot": opts["pilot"],
         "--formula": opts["formula"],
         "--effect-points": opts["effect_points"],
@@ -255,8 +271,8 @@ def _simulation_options(opts: dict) -> dict:
         null=opts["null"],
         aggregates=tuple(a.strip() for a in opts["aggregate"].split(",") if a.strip()),
         seed=opts["seed"],
-        rounds=opts["rounds"],
-        clmm_structure=opts["structure"],
+        n_permutations=opts["n_permutations"],
+        structure=opts["structure"],
         clmm_engine=opts["engine"],
         failed_fits=opts["failed_fits"],
         fallback=not opts["no_fallback"],

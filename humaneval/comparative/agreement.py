@@ -66,7 +66,7 @@ class ComparativeAgreement:
     def to_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind,
-            "level": "nominal",
+            "level_of_measurement": "nominal",
             "choices": [c.to_dict() for c in self.choices],
             "n_resamples": self.n_resamples,
             "seed": self.seed,

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
@@ -75,8 +76,8 @@ class ComparativeFit:
     n_rows: int
     diagnostics: Diagnostics
     inference: str
-    n_boot: int = 0
-    n_boot_failed: int = 0
+    n_resamples: int = 0
+    n_resamples_failed: int = 0
     log_nu: float | None = None
     engine: str = "native"
     link: str = "logit"
@@ -85,6 +86,9 @@ class ComparativeFit:
     thresholds: tuple[tuple[str, float], ...] = ()
     random_sd: pd.DataFrame | None = None
     n_params: int | None = None
+
+    n_boot = renamed_attribute("n_boot", "n_resamples")
+    n_boot_failed = renamed_attribute("n_boot_failed", "n_resamples_failed")
 
     @property
     def structure(self) -> str:
@@ -183,7 +187,11 @@ class ComparativeFit:
 
 @dataclass(frozen=True, eq=False)
 class ComparativeAnalysis:
-    """The outcome of :func:`analyze_comparative`; ``to_dict()`` has the keys of the Likert analysis."""
+    """The outcome of :func:`analyze_comparative`; ``to_dict()`` has the keys of the Likert analysis.
+
+    ``cautions`` are the notes on the standard errors (few clusters, failed bootstrap replicates, a
+    failed mixed-model fit), as in :class:`humaneval.analysis.Analysis`.
+    """
 
     kind: str
     test: str
@@ -193,9 +201,11 @@ class ComparativeAnalysis:
     contrasts: pd.DataFrame
     fit: ComparativeFit
     criterion: str | None = None
-    warnings: tuple[str, ...] = ()
+    cautions: tuple[str, ...] = ()
     aggregate: str | None = None
     independent: bool = False
+
+    warnings = renamed_attribute("warnings", "cautions")
 
     @property
     def mean_unit(self) -> str:
@@ -203,29 +213,11 @@ class ComparativeAnalysis:
         return MEANS[self.kind]
 
     def to_dict(self) -> dict[str, object]:
-        """The ``--json`` schema of ``humaneval analyze`` for comparative tables (docs/analysis.md)."""
+        """The ``--json`` schema of ``humaneval analyze`` for comparative tables (docs/analysis.md).
+
+        ``contrasts`` holds the rows of :attr:`contrasts` with its column names as keys.
+        """
         fit = self.fit
-        contrasts = [
-            {
-                "a": r.system_a,
-                "b": r.system_b,
-                "estimate": r.estimate,
-                "se": r.se,
-                "z": r.statistic,
-                "statistic": r.statistic,
-                "df": r.df,
-                "p": r.p_unadj,
-                "p_adjusted": r.p_adj,
-                "adjust": r.adjust,
-                "ci_low": r.ci_low,
-                "ci_high": r.ci_high,
-                "better": r.better,
-                "win_probability": r.win_probability,
-                "win_probability_low": r.win_probability_low,
-                "win_probability_high": r.win_probability_high,
-            }
-            for r in self.contrasts.itertuples()
-        ]
         d = fit.diagnostics
         return {
             "test": self.test,
@@ -233,7 +225,7 @@ class ComparativeAnalysis:
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine,
-            "model_used": fit.structure,
+            "structure": fit.structure,
             "link": fit.link,
             "reference": fit.reference,
             "formula": None,
@@ -245,20 +237,19 @@ class ComparativeAnalysis:
             "aggregate": None,
             "independent_units": False,
             "inference": fit.inference,
-            "n_boot": fit.n_boot,
-            "n_boot_failed": fit.n_boot_failed,
+            "n_resamples": fit.n_resamples,
+            "n_resamples_failed": fit.n_resamples_failed,
             "fallbacks": [
                 {"structure": a.structure, "engine": a.engine, "reason": a.error} for a in fit.fallbacks
             ],
             "fixed_effects": fit.fixed_effects().to_dict(orient="records"),
             "thresholds": fit.thresholds_frame().to_dict(orient="records"),
             "random_effects": fit.random_effects_frame().to_dict(orient="records"),
-            "contrasts": contrasts,
+            "contrasts": self.contrasts.to_dict(orient="records"),
             "groups": self.systems.to_dict(orient="records"),
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
             "versions": dict(fit.versions),
-            "warnings": list(self.warnings),
-            "cautions": list(self.warnings),
+            "cautions": list(self.cautions),
         }
 
     def summary(self) -> str:
@@ -280,7 +271,7 @@ class ComparativeAnalysis:
             if len(documents):
                 shown = ", ".join(f"{r.system} {r.sd:.2f}" for r in documents.itertuples())
                 lines.append(f"document deviation SD per system (logit scale): {shown}")
-        lines += [f"warning: {w}" for w in self.warnings]
+        lines += [f"warning: {w}" for w in self.cautions]
         unit = MEANS[self.kind]
         lines += ["", f"{'system':<20} {unit:<22} letters  strength [95% CI]"]
         for r in self.systems.itertuples():
@@ -313,9 +304,9 @@ def _inference_text(fit: ComparativeFit) -> str:
             f"standard errors from the mixed-effects fit (native CLMM engine, Laplace; max.grad "
             f"{d.max_grad:.1e}, cond.H {d.cond_h:.1e})"
         )
-    failed = f", {fit.n_boot_failed} without an estimate" if fit.n_boot_failed else ""
+    failed = f", {fit.n_resamples_failed} without an estimate" if fit.n_resamples_failed else ""
     what = "judgements" if fit.inference == "naive" else f"{fit.inference} clusters"
-    return f"standard errors from {fit.n_boot} bootstrap replicates over {what}{failed}"
+    return f"standard errors from {fit.n_resamples} bootstrap replicates over {what}{failed}"
 
 
 def mixed_design(judgements: Judgements) -> pd.DataFrame:
@@ -343,6 +334,7 @@ def mixed_design(judgements: Judgements) -> pd.DataFrame:
     return frame
 
 
+@renamed(n_boot="n_resamples", level="confidence_level")
 def analyze_comparative(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -350,8 +342,8 @@ def analyze_comparative(
     criterion: str | None = None,
     inference: str | None = None,
     adjust: str | None = None,
-    n_boot: int = 1000,
-    level: float = 0.95,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
     seed: int | np.random.Generator | None = 1,
     floor: bool = True,
@@ -374,12 +366,14 @@ def analyze_comparative(
         ``annotator``, ``document``, ``naive`` (judgements independent), ``model`` (observed
         information) or ``mixed`` (pairwise only: the mixed-effects Bradley–Terry model of
         :mod:`humaneval.comparative.mixed`; when its fit fails the two-way cluster bootstrap is
-        used instead, with the reason in ``fit.fallbacks`` and the warnings).
+        used instead, with the reason in ``fit.fallbacks`` and the cautions).
     adjust:
         Multiplicity adjustment of the contrasts: ``tukey`` (default), ``holm``, ``bonferroni``,
         ``none``.
-    n_boot:
-        Bootstrap replicates (per one-way part of the two-way scheme).
+    n_resamples:
+        Bootstrap replicates (per one-way part of the two-way scheme); formerly ``n_boot``.
+    confidence_level:
+        Of the strength intervals and the contrast intervals (default 0.95); formerly ``level``.
     floor:
         Never let a bootstrap covariance fall below the model-based one (see
         :func:`~humaneval.comparative.bootstrap.bootstrap_vcov`).
@@ -399,7 +393,7 @@ def analyze_comparative(
     >>> result = analyze_comparative(table)
     >>> result.test, list(result.systems["system"])
     ('mixed-bradley-terry', ['s0', 's1', 's2'])
-    >>> analyze_comparative(table, inference="two-way", n_boot=200).test
+    >>> analyze_comparative(table, inference="two-way", n_resamples=200).test
     'bradley-terry'
     """
     started = time.perf_counter()
@@ -423,7 +417,7 @@ def analyze_comparative(
     beta, info = fit.beta[0], fit.hessian[0]
     n_sys = len(judgements.systems)
     model_vcov = np.linalg.inv(info)
-    n_boot_done = n_failed = 0
+    n_done = n_failed = 0
     mixed, fallbacks, fallback_notes = None, (), ()
     if inference == "mixed":
         if kind != "pairwise":
@@ -439,10 +433,10 @@ def analyze_comparative(
     elif inference == "mixed":
         vcov = mixed.vcov
     else:
-        boot = bootstrap_vcov(judgements, inference, n_boot, seed, floor=model_vcov if floor else None)
-        vcov, n_boot_done, n_failed = boot.vcov, boot.n_boot, boot.n_failed
+        boot = bootstrap_vcov(judgements, inference, n_resamples, seed, floor=model_vcov if floor else None)
+        vcov, n_done, n_failed = boot.vcov, boot.n_resamples, boot.n_failed
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
-    notes = fallback_notes + _warnings(judgements, inference, n_boot_done, n_failed)
+    notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
     if mixed is not None:
         result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
     else:
@@ -470,14 +464,16 @@ def analyze_comparative(
             n_rows=judgements.n_rows,
             diagnostics=diagnostics,
             inference=inference,
-            n_boot=n_boot_done,
-            n_boot_failed=n_failed,
+            n_resamples=n_done,
+            n_resamples_failed=n_failed,
             log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
             fallbacks=fallbacks,
             versions=_versions(),
         )
     dof = cluster_dof(judgements, inference)
-    contrasts = t_contrasts(judgements.systems, result.beta, result.vcov, adjust, level, alpha, dof)
+    contrasts = t_contrasts(
+        judgements.systems, result.beta, result.vcov, adjust, confidence_level, alpha, dof
+    )
     contrasts["win_probability"] = expit(contrasts["estimate"])
     contrasts["win_probability_low"] = expit(contrasts["ci_low"])
     contrasts["win_probability_high"] = expit(contrasts["ci_high"])
@@ -485,7 +481,7 @@ def analyze_comparative(
     estimates = result.estimates()
     systems = groupings(judgements.means, estimates, contrasts, alpha)
     se = pd.Series(result.strength_se(), index=estimates.index).reindex(systems["system"]).to_numpy()
-    half = stats.t.ppf(0.5 + level / 2, dof) * se
+    half = stats.t.ppf(0.5 + confidence_level / 2, dof) * se
     systems.insert(3, "se", se)
     systems.insert(4, "estimate_ci_low", systems["estimate"] - half)
     systems.insert(5, "estimate_ci_high", systems["estimate"] + half)
@@ -498,7 +494,7 @@ def analyze_comparative(
         contrasts=contrasts,
         fit=result,
         criterion=criterion,
-        warnings=notes,
+        cautions=notes,
     )
 
 
@@ -578,13 +574,15 @@ def t_contrasts(
     beta: np.ndarray,
     vcov: np.ndarray,
     adjust: str,
-    level: float,
+    confidence_level: float,
     alpha: float,
     dof: float,
 ) -> pd.DataFrame:
     """:func:`~humaneval.analysis.contrasts.pairwise_contrasts` with t(``dof``) instead of normal
     reference distributions: with G clusters a cluster-robust z statistic is closer to t(G − 1)."""
-    table = pairwise_contrasts(systems, beta, vcov, adjust=adjust, level=level, alpha=alpha)
+    table = pairwise_contrasts(
+        systems, beta, vcov, adjust=adjust, confidence_level=confidence_level, alpha=alpha
+    )
     if not np.isfinite(dof):
         return table
     z, n_pairs = table["statistic"].to_numpy(), len(table)
@@ -592,10 +590,10 @@ def t_contrasts(
     table["p_unadj"] = 2 * stats.t.sf(np.abs(z), dof)
     if adjust == "tukey":
         table["p_adj"] = tukey_p(z, len(systems), dof)
-        critical = tukey_quantile(len(systems), level, dof) / np.sqrt(2.0)
+        critical = tukey_quantile(len(systems), confidence_level, dof) / np.sqrt(2.0)
     else:
         table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(), adjust)
-        tail = (1 - level) / (2 * (n_pairs if adjust in ("holm", "bonferroni") else 1))
+        tail = (1 - confidence_level) / (2 * (n_pairs if adjust in ("holm", "bonferroni") else 1))
         critical = stats.t.ppf(1 - tail, dof)
     table["ci_low"] = table["estimate"] - critical * table["se"]
     table["ci_high"] = table["estimate"] + critical * table["se"]
@@ -604,7 +602,7 @@ def t_contrasts(
     return table
 
 
-def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int) -> tuple[str, ...]:
+def _cautions(judgements: Judgements, inference: str, n_resamples: int, n_failed: int) -> tuple[str, ...]:
     out = []
     clusters = {
         "annotators": int(judgements.annotator.max()) + 1,
@@ -622,11 +620,11 @@ def _warnings(judgements: Judgements, inference: str, n_boot: int, n_failed: int
             f"determined from fewer than {MIN_CLUSTERS} groups, so its standard errors may be too small; "
             "collect more blocks"
         )
-    if n_boot and n_failed > 0.01 * n_boot:
+    if n_resamples and n_failed > 0.01 * n_resamples:
         out.append(
-            f"{n_failed} of {n_boot} bootstrap replicates had no estimate (in them some system never lost "
-            "or never won) and were left out, which makes the standard errors too small; collect more "
-            "judgements"
+            f"{n_failed} of {n_resamples} bootstrap replicates had no estimate (in them some system "
+            "never lost or never won) and were left out, which makes the standard errors too small; "
+            "collect more judgements"
         )
     return tuple(out)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import Judgements
 from humaneval.errors import ModelSpecError, OptionError
@@ -43,42 +44,50 @@ class BootstrapVcov:
 
     scheme: str
     vcov: np.ndarray
-    n_boot: int
+    n_resamples: int
     n_failed: int
 
+    n_boot = renamed_attribute("n_boot", "n_resamples")
 
-def _counts(n_clusters: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+
+def _counts(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(B, G) multiplicities of G clusters drawn with replacement."""
-    draws = rng.integers(0, n_clusters, size=(n_boot, n_clusters))
+    draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     return np.stack([np.bincount(d, minlength=n_clusters) for d in draws]).astype(float)
 
 
-def unit_weights(judgements: Judgements, scheme: str, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def unit_weights(
+    judgements: Judgements, scheme: str, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     """(B, U) bootstrap weights of the judgements under a one-way or pigeonhole ``scheme``."""
     if scheme == "naive":
-        return _counts(judgements.n_judgements, n_boot, rng)
+        return _counts(judgements.n_judgements, n_resamples, rng)
     if scheme in ("annotator", "document", "cell"):
         codes = getattr(judgements, scheme)
-        return _counts(int(codes.max()) + 1, n_boot, rng)[:, codes]
+        return _counts(int(codes.max()) + 1, n_resamples, rng)[:, codes]
     if scheme == "pigeonhole":
         a, d = judgements.annotator, judgements.document
-        return _counts(int(a.max()) + 1, n_boot, rng)[:, a] * _counts(int(d.max()) + 1, n_boot, rng)[:, d]
+        return (
+            _counts(int(a.max()) + 1, n_resamples, rng)[:, a]
+            * _counts(int(d.max()) + 1, n_resamples, rng)[:, d]
+        )
     raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
 
 
 def _replicates(
-    judgements: Judgements, scheme: str, n_boot: int, rng: np.random.Generator
+    judgements: Judgements, scheme: str, n_resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, int]:
-    weights = unit_weights(judgements, scheme, n_boot, rng) @ judgements.incidence
+    weights = unit_weights(judgements, scheme, n_resamples, rng) @ judgements.incidence
     fit = fit_events(judgements.features, judgements.mask, judgements.chosen, weights)
     ok = fit.ok
     return fit.beta[ok], int((~ok).sum())
 
 
+@renamed(n_boot="n_resamples")
 def bootstrap_vcov(
     judgements: Judgements,
     scheme: str = "two-way",
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     seed: int | np.random.Generator | None = None,
     floor: np.ndarray | None = None,
 ) -> BootstrapVcov:
@@ -94,21 +103,21 @@ def bootstrap_vcov(
     """
     if scheme not in SCHEMES:
         raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
-    if n_boot < 2:
-        raise ModelSpecError(f"the bootstrap needs at least 2 replicates, not {n_boot}")
+    if n_resamples < 2:
+        raise ModelSpecError(f"the bootstrap needs at least 2 replicates, not {n_resamples}")
     rng = np.random.default_rng(seed)
     parts = ("annotator", "document", "cell") if scheme == "two-way" else (scheme,)
     covs, failed = [], 0
     for part in parts:
         with threadpool_limits(1):  # many tiny matrix products: threads only contend
-            beta, bad = _replicates(judgements, part, n_boot, rng)
+            beta, bad = _replicates(judgements, part, n_resamples, rng)
         failed += bad
         cov = np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params)
         covs.append(cov * _small_sample(judgements, part))
     vcov = _positive_part(covs[0] + covs[1] - covs[2]) if scheme == "two-way" else covs[0]
     if floor is not None:
         vcov = vcov + _positive_part(np.asarray(floor, dtype=float) - vcov)
-    return BootstrapVcov(scheme, vcov, n_boot * len(parts), failed)
+    return BootstrapVcov(scheme, vcov, n_resamples * len(parts), failed)
 
 
 def _small_sample(judgements: Judgements, scheme: str) -> float:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.comparative.analyze import analyze_comparative, cluster_dof
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import fit_events
@@ -93,11 +94,12 @@ def population_differences(scenario: Scenario, blocks: int = 1000, seed: int = 0
     return _differences(fit.beta[0], len(judgements.systems))
 
 
+@renamed(n_boot="n_resamples", level="confidence_level")
 def coverage(
     scenario: Scenario,
     studies: int = 500,
-    n_boot: int = 400,
-    level: float = 0.95,
+    n_resamples: int = 400,
+    confidence_level: float = 0.95,
     seed: int = 1,
     variants: Sequence[tuple[str, str, bool]] = VARIANTS,
     population_blocks: int = 1000,
@@ -137,10 +139,10 @@ def coverage(
                 vcov = model_vcov
             else:
                 floored = model_vcov if floor else None
-                vcov = bootstrap_vcov(judgements, scheme, n_boot, rng, floor=floored).vcov
+                vcov = bootstrap_vcov(judgements, scheme, n_resamples, rng, floor=floored).vcov
             se = _contrast_se(vcov, n_sys)
             dof = cluster_dof(judgements, scheme) if scheme in SCHEMES else np.inf
-            covered = np.abs(estimate - truth) <= stats.t.ppf(0.5 + level / 2, dof) * se
+            covered = np.abs(estimate - truth) <= stats.t.ppf(0.5 + confidence_level / 2, dof) * se
             rows += [
                 (study, pair, name, t, e, s, bool(c))
                 for pair, t, e, s, c in zip(pairs, truth, estimate, se, covered, strict=True)
@@ -165,10 +167,11 @@ def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.reindex(order)
 
 
+@renamed(n_boot="n_resamples")
 def power(
     scenario: Scenario,
     studies: int = 200,
-    n_boot: int = 200,
+    n_resamples: int = 200,
     adjust: str = "tukey",
     alpha: float = 0.05,
     seed: int = 1,
@@ -183,7 +186,7 @@ def power(
     significant = []
     for _ in range(studies):
         result = analyze_comparative(
-            scenario.simulate(rng), n_boot=n_boot, adjust=adjust, alpha=alpha, seed=rng
+            scenario.simulate(rng), n_resamples=n_resamples, adjust=adjust, alpha=alpha, seed=rng
         )
         significant.append((result.contrasts["p_adj"] < alpha).to_numpy())
     table = result.contrasts[["system_a", "system_b"]].copy()

@@ -15,14 +15,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.errors import OptionError, RatingsError
 from humaneval.ratings import Ratings
 
 
+@renamed(n_boot="n_resamples", level="confidence_level")
 def bws_scores(
     ratings: Ratings | pd.DataFrame,
-    n_boot: int = 1000,
-    level: float = 0.95,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = None,
     cluster: str = "annotator",
 ) -> pd.DataFrame:
@@ -33,6 +35,10 @@ def bws_scores(
     ratings:
         One row per shown summary: ``system``, ``score`` (+1 best, −1 worst, 0 other) and
         ``tuple_id`` (with ``annotator``); attention-check rows of a :class:`Ratings` are left out.
+    n_resamples:
+        Bootstrap resamples (0: no intervals); formerly ``n_boot``.
+    confidence_level:
+        Of the percentile intervals; formerly ``level``.
     cluster:
         ``annotator`` (resample annotators with all their tuples) or ``tuple``.
 
@@ -46,7 +52,7 @@ def bws_scores(
     >>> import pandas as pd
     >>> table = pd.DataFrame({"annotator": "w", "tuple_id": [0, 0, 0], "system": ["a", "b", "c"],
     ...                       "score": [1, 0, -1]})
-    >>> bws_scores(table, n_boot=0)["score"].tolist()
+    >>> bws_scores(table, n_resamples=0)["score"].tolist()
     [1.0, 0.0, -1.0]
     """
     df = ratings.without_checks().data if isinstance(ratings, Ratings) else ratings
@@ -73,15 +79,17 @@ def bws_scores(
     best, worst = per_group((values == 1).to_numpy(float)), per_group((values == -1).to_numpy(float))
     shown = per_group(np.ones(len(df)))
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_groups, size=(n_boot, n_groups))
+    draws = rng.integers(0, n_groups, size=(n_resamples, n_groups))
     counts = (
-        np.stack([np.bincount(d, minlength=n_groups) for d in draws]) if n_boot else np.zeros((0, n_groups))
+        np.stack([np.bincount(d, minlength=n_groups) for d in draws])
+        if n_resamples
+        else np.zeros((0, n_groups))
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         score = (best.sum(0) - worst.sum(0)) / shown.sum(0)
         boot = (counts @ (best - worst)) / (counts @ shown)
-    tail = (1 - level) / 2
-    if n_boot:
+    tail = (1 - confidence_level) / 2
+    if n_resamples:
         low, high = (np.nanquantile(boot, q, axis=0) for q in (tail, 1 - tail))
     else:
         low = high = np.full(n_sys, np.nan)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed
 from humaneval.comparative.simulate import davidson_probabilities
 from humaneval.errors import DesignError, HumanEvalError
 
@@ -446,6 +447,7 @@ class ComparativePower:
         return "\n".join(lines)
 
 
+@renamed(n_boot="n_resamples")
 def comparative_power(
     design: ComparativeDesign,
     strengths: np.ndarray | None = None,
@@ -458,7 +460,7 @@ def comparative_power(
     null: bool = False,
     calibrate: bool = True,
     calibration_trials: int | None = None,
-    n_boot: int = 200,
+    n_resamples: int = 200,
     seed: int = 1,
     progress: bool = False,
 ) -> ComparativePower:
@@ -481,8 +483,8 @@ def comparative_power(
         Set every strength to 0 (the rate is then the Type I error).
     calibrate:
         With a power run, also simulate ``calibration_trials`` null studies (Type I error beside power).
-    n_boot:
-        Bootstrap replicates per study when the inference is a cluster bootstrap.
+    n_resamples:
+        Bootstrap replicates per study (formerly ``n_boot``) when the inference is a cluster bootstrap.
 
     Returns
     -------
@@ -521,7 +523,7 @@ def comparative_power(
     for t in iterator:
         table = design.sample(theta, rng, annotator_sd, tie)
         try:
-            result = _analyze(table, design.kind, inference, n_boot, rng)
+            result = _analyze(table, design.kind, inference, n_resamples, rng)
         except HumanEvalError:
             fits["failed"] = fits.get("failed", 0) + 1
             continue
@@ -545,7 +547,7 @@ def comparative_power(
             alpha=alpha,
             null=True,
             calibrate=False,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             seed=seed + 1,
             progress=progress,
         )
@@ -621,10 +623,12 @@ class ComparativePowerCurve:
         return "\n".join(lines)
 
 
-def _analyze(table, kind, inference, n_boot, rng):
+def _analyze(table, kind, inference, n_resamples, rng):
     from humaneval.comparative.analyze import analyze_comparative
 
-    return analyze_comparative(table, kind=kind, inference=inference, n_boot=n_boot, seed=rng, adjust="none")
+    return analyze_comparative(
+        table, kind=kind, inference=inference, n_resamples=n_resamples, seed=rng, adjust="none"
+    )
 
 
 def _rates(design, pairs, truth, p, est, alpha, null, model, inference) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.errors import DataWarning, OptionError
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels
@@ -208,14 +209,16 @@ class BootstrapResult:
     samples: dict[str, dict[str, np.ndarray]] = field(repr=False)
     mode: str
     n_resamples: int
-    confidence: float
+    confidence_level: float
     coefficient: str
+
+    confidence = renamed_attribute("confidence", "confidence_level")
 
     def to_dict(self) -> dict:
         return {
             "mode": self.mode,
             "n_resamples": self.n_resamples,
-            "confidence": self.confidence,
+            "confidence_level": self.confidence_level,
             "coefficient": self.coefficient,
             "results": self.table.to_dict(orient="records"),
         }
@@ -223,7 +226,7 @@ class BootstrapResult:
     def difference(self, a: str, b: str) -> pd.DataFrame:
         """Paired difference metric a − metric b per level: estimate and percentile CI."""
         rows = []
-        alpha = 1 - self.confidence
+        alpha = 1 - self.confidence_level
         for level, values in self.samples[a].items():
             diff = values - self.samples[b][level]
             valid = diff[~np.isnan(diff)]
@@ -241,6 +244,7 @@ class BootstrapResult:
         return pd.DataFrame(rows)
 
 
+@renamed(confidence="confidence_level")
 def bootstrap(
     H: np.ndarray,
     metrics: Mapping[str, np.ndarray] | np.ndarray,
@@ -249,16 +253,17 @@ def bootstrap(
     coefficient: Coefficient = "kendall",
     mode: Mode = "both",
     n_resamples: int = 1000,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = None,
     nan_policy: NanPolicy = "omit",
 ) -> BootstrapResult:
     """Percentile bootstrap CIs of the requested measures for one or several metrics.
 
     Defaults follow the published study: resample ``both`` systems and documents, 1000 resamples,
-    95 %. All metrics use the same resamples (paired). Resamples where a measure is undefined are
-    dropped and counted in ``n_valid``; a :class:`DataWarning` is raised when more than
-    5 % are dropped. The point estimate always comes from the full data.
+    ``confidence_level`` 0.95 (formerly ``confidence``). All metrics use the same resamples
+    (paired). Resamples where a measure is undefined are dropped and counted in ``n_valid``; a
+    :class:`DataWarning` is raised when more than 5 % are dropped. The point estimate always comes
+    from the full data.
     """
     H = np.asarray(H, dtype=float)
     if isinstance(metrics, np.ndarray):
@@ -267,7 +272,7 @@ def bootstrap(
     mode = normalise_mode(mode)
     rows, cols = resample_indices(*H.shape, mode, n_resamples, seed)
     n, m = draw_counts(rows, H.shape[0]), draw_counts(cols, H.shape[1])
-    alpha = 1 - confidence
+    alpha = 1 - confidence_level
     records, samples = [], {}
     for name, P in metrics.items():
         P = np.asarray(P, dtype=float)
@@ -294,4 +299,4 @@ def bootstrap(
                 }
             )
     name = coefficient if isinstance(coefficient, str) else getattr(coefficient, "__name__", "callable")
-    return BootstrapResult(pd.DataFrame(records), samples, mode, n_resamples, confidence, str(name))
+    return BootstrapResult(pd.DataFrame(records), samples, mode, n_resamples, confidence_level, str(name))

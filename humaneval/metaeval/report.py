@@ -59,7 +59,7 @@ class MetaEvalResult:
             out["bootstrap"] = {
                 "mode": self.bootstrap.mode,
                 "n_resamples": self.bootstrap.n_resamples,
-                "confidence_level": self.bootstrap.confidence,
+                "confidence_level": self.bootstrap.confidence_level,
             }
         out["metrics"] = metrics
         return out
@@ -109,7 +109,7 @@ def meta_evaluate(
             coefficient=coefficient,
             mode=mode,
             n_resamples=n_resamples,
-            confidence=confidence_level,
+            confidence_level=confidence_level,
             seed=seed,
             nan_policy=nan_policy,
         )

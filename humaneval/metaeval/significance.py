@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from humaneval._deprecation import renamed
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
@@ -324,8 +325,9 @@ def williams_compare(
 FISHER_CONSTANTS = {"pearson": (3, None), "spearman": (3, None), "kendall": (4, math.sqrt(0.437))}
 
 
+@renamed(confidence="confidence_level")
 def fisher_ci(
-    r: float, n: int, coefficient: str = "pearson", confidence: float = 0.95
+    r: float, n: int, coefficient: str = "pearson", confidence_level: float = 0.95
 ) -> tuple[float, float]:
     """Fisher-z interval [tanh(z − h), tanh(z + h)], h = z_{1−α/2}·c/sqrt(n − b).
 
@@ -341,7 +343,7 @@ def fisher_ci(
         return math.nan, math.nan
     if abs(r) >= 1:
         return float(r), float(r)
-    half = stats.norm.ppf(1 - (1 - confidence) / 2) * c / math.sqrt(n - b)
+    half = stats.norm.ppf(1 - (1 - confidence_level) / 2) * c / math.sqrt(n - b)
     z = math.atanh(r)
     return math.tanh(z - half), math.tanh(z + half)
 

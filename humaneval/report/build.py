@@ -315,7 +315,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
             strengths = fit.estimates().reindex(design.systems).to_numpy()
             power = comparative_power(
                 design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
-                n_boot=100, seed=settings.seed or 1,
+                n_resamples=100, seed=settings.seed or 1,
             )  # fmt: skip
         except HumanEvalError as exc:
             power_error = str(exc)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
 from humaneval.errors import BackendUnavailableError, DesignError
@@ -55,10 +56,10 @@ class SimulationConfig:
     design: SimDesign | TableDesign
     procedures: tuple[Procedure, ...]
     seed: int = 1
-    rounds: int = 1000
+    n_permutations: int = 1000
     alpha: float = 0.05
     null: bool = False
-    clmm_structure: str = "auto"
+    requested_structure: str = "auto"
     clmm_engine: str = "native"
     failed_fits: str = "rescue"
     fallback: bool = True
@@ -66,15 +67,19 @@ class SimulationConfig:
     failure_rule: str = "evidence"
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
+    rounds = renamed_attribute("rounds", "n_permutations")
+    clmm_structure = renamed_attribute("clmm_structure", "requested_structure")
+
     @property
     def pairs(self) -> list[tuple[int, int]]:
         return system_pairs(len(self.model.system_names))
 
     @property
     def structure(self) -> str:
-        """``auto`` fits ``maximal`` when A ≥ 2 and ``nested`` when A = 1."""
-        if self.clmm_structure != "auto":
-            return self.clmm_structure
+        """The structure fitted: ``requested_structure``, where ``auto`` fits ``maximal`` when A ≥ 2
+        and ``nested`` when A = 1."""
+        if self.requested_structure != "auto":
+            return self.requested_structure
         return default_structure(self.design.family == "nested")
 
     def header(self) -> dict[str, Any]:
@@ -83,7 +88,7 @@ class SimulationConfig:
             "design": self.design.to_dict(),
             "procedures": [p.name for p in self.procedures],
             "seed": self.seed,
-            "rounds": self.rounds,
+            "n_permutations": self.n_permutations,
             "null": self.null,
             "clmm": {
                 "structure": self.structure,
@@ -157,13 +162,13 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
         if isinstance(design, TableDesign):
             deltas = design.pair_differences(flat, system, n_sys, proc.aggregate, config.pairs)
             record["p"][proc.name] = [
-                float(classic_pvalues(proc, d[None, :], rng, config.rounds)[0]) for d in deltas
+                float(classic_pvalues(proc, d[None, :], rng, config.n_permutations)[0]) for d in deltas
             ]
             record["estimate"][proc.name] = [float(d.mean()) if d.size else float("nan") for d in deltas]
             continue
         scores = flat.reshape(design.blocks, design.annotators, design.docs, n_sys)
         delta = pair_differences(scores, proc.aggregate, config.pairs, totals=True)
-        record["p"][proc.name] = classic_pvalues(proc, delta, rng, config.rounds).tolist()
+        record["p"][proc.name] = classic_pvalues(proc, delta, rng, config.n_permutations).tolist()
         record["estimate"][proc.name] = (delta.mean(axis=-1) / design.unit_size(proc.aggregate)).tolist()
     return record
 
@@ -291,7 +296,7 @@ class SimulationResult:
             "model": cfg.model.to_dict(),
             "seed": cfg.seed,
             "alpha": cfg.alpha,
-            "rounds": cfg.rounds,
+            "n_permutations": cfg.n_permutations,
             "clmm": {
                 "structure": cfg.structure,
                 "engine": cfg.clmm_engine,
@@ -419,6 +424,7 @@ def resolve_model(model: Any) -> OrdinalModel:
     return OrdinalModel.from_json(model)
 
 
+@renamed(rounds="n_permutations", clmm_structure="structure")
 def simulate(
     model: OrdinalModel | str | Path | None = None,
     design: SimDesign | TableDesign | str = "20x5x3",
@@ -429,9 +435,9 @@ def simulate(
     effects: Sequence[float] | dict[str, float] | float | None = None,
     aggregates: Sequence[str] = ("none", "document"),
     seed: int = 1,
-    rounds: int = 1000,
+    n_permutations: int = 1000,
     alpha: float = 0.05,
-    clmm_structure: str = "auto",
+    structure: str = "auto",
     clmm_engine: str = "native",
     failed_fits: str = "rescue",
     fallback: bool = True,
@@ -460,6 +466,14 @@ def simulate(
     effects:
         Replaces β (a vector, a {system: β} mapping, or a factor scaling the model's β) for
         prospective power with a smallest effect of interest.
+    n_permutations:
+        Monte-Carlo sign patterns of the ART when a study has more pairs than
+        :data:`~humaneval.kernels.EXACT_MAX_PAIRS` (formerly ``rounds``).
+    structure:
+        Random-effect structure of the CLMM test (``auto``: maximal, nested when A = 1; formerly
+        ``clmm_structure``).
+    clmm_engine:
+        ``native`` or ``r`` (:data:`~humaneval.simulate.procedures.ENGINES`).
     failed_fits:
         How a replicate whose CLMM fit failed counts: ``rescue`` (default) walks the fallback
         ladder and uses the simpler model's p-values, counting a replicate that fails on every
@@ -496,7 +510,8 @@ def simulate(
     if isinstance(design, str):
         design = SimDesign.parse(design)
     settings = (
-        rounds, alpha, workers, aggregates, clmm_structure, failed_fits, fallback, fit_timeout, failure_rule,
+        n_permutations, alpha, workers, aggregates, structure, failed_fits, fallback, fit_timeout,
+        failure_rule,
     )  # fmt: skip
     _check_settings(trials, *settings)
     if calibrate and calibration_trials is not None:
@@ -509,10 +524,10 @@ def simulate(
         design=design,
         procedures=expand_procedures(tuple(tests), tuple(aggregates)),
         seed=int(seed),
-        rounds=int(rounds),
+        n_permutations=int(n_permutations),
         alpha=float(alpha),
         null=bool(null),
-        clmm_structure=clmm_structure,
+        requested_structure=structure,
         clmm_engine=clmm_engine,
         failed_fits=failed_fits,
         fallback=bool(fallback),
@@ -556,9 +571,9 @@ def simulate(
         null=True,
         aggregates=aggregates,
         seed=seed,
-        rounds=rounds,
+        n_permutations=n_permutations,
         alpha=alpha,
-        clmm_structure=clmm_structure,
+        structure=structure,
         clmm_engine=clmm_engine,
         failed_fits=failed_fits,
         fallback=fallback,
@@ -585,18 +600,18 @@ def _check_effects(effects: Any) -> None:
 
 def _check_settings(
     trials: int,
-    rounds: int,
+    n_permutations: int,
     alpha: float,
     workers: int,
     aggregates: Sequence[str],
-    clmm_structure: str,
+    structure: str,
     failed_fits: str,
     fallback: bool,
     fit_timeout: float | None,
     failure_rule: str = "evidence",
 ) -> None:
     """Refuse impossible settings in one line before any work starts."""
-    for name, value in (("trials", trials), ("rounds", rounds), ("workers", workers)):
+    for name, value in (("trials", trials), ("n_permutations", n_permutations), ("workers", workers)):
         if isinstance(value, bool) or int(value) != value or value < 1:
             raise DesignError(f"{name} must be a whole number of at least 1, not {value!r}")
     bad = [a for a in aggregates if a not in AGGREGATES]
@@ -604,10 +619,8 @@ def _check_settings(
         raise DesignError(f"unknown aggregation level(s) {bad}; use any of {', '.join(AGGREGATES)}")
     if not 0 < alpha < 1:
         raise DesignError(f"alpha must lie in (0, 1), not {alpha}")
-    if clmm_structure != "auto" and clmm_structure not in STRUCTURES:
-        raise DesignError(
-            f"unknown CLMM structure {clmm_structure!r}; use auto or one of {', '.join(STRUCTURES)}"
-        )
+    if structure != "auto" and structure not in STRUCTURES:
+        raise DesignError(f"unknown CLMM structure {structure!r}; use auto or one of {', '.join(STRUCTURES)}")
     if failed_fits not in FAILED_FITS:
         choices = ", ".join(FAILED_FITS)
         raise DesignError(f"unknown failed-fits convention {failed_fits!r}; use one of {choices}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from humaneval.analysis.fit import ENGINES as FIT_ENGINES
 from humaneval.analysis.fit import fit_clmm, ladder
 from humaneval.analysis.prepare import ClmmData
 from humaneval.errors import BackendUnavailableError, DesignError
@@ -37,6 +38,9 @@ TESTS = ("ttest", "art", "artagg", "clmm")
 #: *all* parameters above 1e6, variance parameters included, the rule of R's ``ordinal::clmm`` runs
 #: behind the reference study's power files (Steen & Markert 2021).
 FAILURE_RULES = ("evidence", "reference")
+#: The CLMM engines of ``humaneval power --engine``: one engine per replicate (no ``both``; ``auto``
+#: of the fitter is ``native``).
+ENGINES = tuple(e for e in FIT_ENGINES if e not in ("both", "auto"))
 
 
 @dataclass(frozen=True)
@@ -65,18 +69,20 @@ def expand_procedures(tests: tuple[str, ...], aggregates: tuple[str, ...]) -> tu
     return tuple(dict.fromkeys(keys))
 
 
-def classic_pvalues(key: Procedure, delta: np.ndarray, rng: np.random.Generator, rounds: int) -> np.ndarray:
+def classic_pvalues(
+    key: Procedure, delta: np.ndarray, rng: np.random.Generator, n_permutations: int
+) -> np.ndarray:
     """p-values of one classic test for every system pair; ``delta`` is ``(pairs, n)``.
 
     The ART is exact over all sign patterns for n ≤ :data:`EXACT_MAX_PAIRS` (so the floor
-    2^(1−n) holds exactly), otherwise it uses ``rounds`` sign rows drawn from ``rng`` and shared
+    2^(1−n) holds exactly), otherwise it uses ``n_permutations`` sign rows drawn from ``rng`` and shared
     by the pairs of the study.
     """
     if key.test == "ttest":
         return paired_t_pvalues(delta)
     if delta.shape[-1] <= EXACT_MAX_PAIRS:
         return art_exact_pvalues(delta)
-    return art_pvalues_from_signs(delta, random_signs(rng, rounds, delta.shape[-1]))
+    return art_pvalues_from_signs(delta, random_signs(rng, n_permutations, delta.shape[-1]))
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,9 @@ def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:
 
 
 def _comparable(header: Record) -> Record:
-    return {k: v for k, v in header.items() if k != "trials"}
+    # checkpoints written before the rename of ``rounds`` to ``n_permutations`` still resume
+    renamed = {"rounds": "n_permutations"}
+    return {renamed.get(k, k): v for k, v in header.items() if k != "trials"}
 
 
 def _chunks(indices: list[int], size: int) -> Iterator[list[int]]:
