@@ -23,9 +23,6 @@ from humaneval.methods import ALIASES, METHODS, RANK, SCORE, Method, get_method,
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = re.compile(r"""['"](likert|da|rank|ranking|bws|pairwise)['"]""")
 COMPARISON = re.compile(r"==|!=| in |\bis\b")
-# Follow-up of issue 23 (registry sweep after merging): these packages were being edited by other
-# developers when the registry landed; the lead replaces their comparisons (see docs/methods.md).
-NOT_YET_SWEPT = ("humaneval/comparative/", "humaneval/simulate/", "humaneval/cli/power.py")
 
 
 def _comparisons() -> list[str]:
@@ -43,7 +40,7 @@ def test_method_names_are_compared_only_inside_the_registry() -> None:
     outside = [
         hit
         for hit in _comparisons()
-        if not hit.startswith("humaneval/methods/") and not hit.startswith(NOT_YET_SWEPT)
+        if not hit.startswith("humaneval/methods/")
     ]
     assert outside == []
 

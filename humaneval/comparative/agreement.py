@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import InsufficientDataError
+from humaneval.methods import get_method
 from humaneval.ratings import Ratings, as_ratings
 
 
@@ -91,7 +92,7 @@ def choice_table(ratings: Ratings | pd.DataFrame, kind: str) -> pd.DataFrame:
     """One row per judgement: ``annotator``, ``unit`` and one column per choice (``winner``, or
     ``best`` and ``worst``)."""
     data = as_ratings(ratings).without_checks().data
-    if kind == "pairwise":
+    if get_method(kind).unit == "pair":
         score = pd.to_numeric(data["score"])
         system, opponent = data["system"].astype(str), data["opponent"].astype(str)
         first = system < opponent
@@ -103,7 +104,7 @@ def choice_table(ratings: Ratings | pd.DataFrame, kind: str) -> pd.DataFrame:
         return pd.DataFrame(
             {"annotator": rows["annotator"].to_numpy(), "unit": unit.to_numpy(), "winner": winner}
         )
-    if kind == "bws":
+    if get_method(kind).unit == "tuple":
         keys = ["annotator", "document", "tuple_id"]
         frame = data.assign(system=data["system"].astype(str), score=pd.to_numeric(data["score"]))
         grouped = frame.groupby(keys, sort=False)
@@ -142,7 +143,7 @@ def comparative_agreement(
 
     table = choice_table(ratings, kind)
     found = []
-    for choice in ("winner",) if kind == "pairwise" else ("best", "worst"):
+    for choice in ("winner",) if get_method(kind).unit == "pair" else ("best", "worst"):
         part = table[["annotator", "unit", choice]].dropna()
         sizes = part.groupby("unit")["annotator"].transform("size")
         paired = part[sizes >= 2]

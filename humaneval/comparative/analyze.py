@@ -36,6 +36,7 @@ from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
 from humaneval.errors import HumanEvalError, ModelSpecError, OptionError
 from humaneval.grouping import groupings
+from humaneval.methods import get_method
 from humaneval.ratings import Ratings, as_ratings, select_criterion
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
@@ -318,7 +319,7 @@ def mixed_design(judgements: Judgements) -> pd.DataFrame:
     three-category ordinal) mixed model without intercept and with random annotator slopes on these
     columns is the mixed-effects Bradley–Terry model.
     """
-    if judgements.kind != "pairwise":
+    if get_method(judgements.kind).unit != "pair":
         raise ModelSpecError("the ±1 mixed-model design is defined for pairwise judgements")
     n_sys = len(judgements.systems)
     events = judgements.incidence.tocoo()
@@ -420,7 +421,7 @@ def analyze_comparative(
     n_done = n_failed = 0
     mixed, fallbacks, fallback_notes = None, (), ()
     if inference == "mixed":
-        if kind != "pairwise":
+        if get_method(kind).unit != "pair":
             raise ModelSpecError(
                 f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
                 "use the two-way cluster bootstrap (inference 'two-way')"
@@ -489,7 +490,7 @@ def analyze_comparative(
         kind=kind,
         test=result.model,
         adjust=adjust,
-        response="rank" if kind == "ranking" else "score",
+        response=get_method(kind).response,
         systems=systems,
         contrasts=contrasts,
         fit=result,
@@ -501,7 +502,7 @@ def analyze_comparative(
 def default_inference(kind: str) -> str:
     """``mixed`` (the mixed-effects Bradley–Terry model) for pairwise tables, ``two-way`` (cluster
     bootstrap) for best–worst and ranking tables, which have no mixed model here."""
-    return "mixed" if kind == "pairwise" else "two-way"
+    return "mixed" if get_method(kind).unit == "pair" else "two-way"
 
 
 def _fit_mixed(judgements: Judgements, terms: tuple[str, ...]):

@@ -33,6 +33,7 @@ from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import build_judgements
 from humaneval.comparative.mixed import fit_mixed_bt
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
+from humaneval.methods import get_method
 
 #: Standard-error schemes compared: (name, bootstrap scheme or "model", floor at the model vcov).
 VARIANTS = (
@@ -69,7 +70,7 @@ class Scenario:
             "document_sd": self.document_sd,
             "seed": seed,
         }
-        if self.kind == "pairwise":
+        if get_method(self.kind).unit == "pair":
             return simulate_pairwise_study(list(self.strengths), **size)
         return simulate_bws_study(list(self.strengths), **size)
 
@@ -130,7 +131,7 @@ def coverage(
         for name, scheme, floor in variants:
             estimate, truth = pooled, target
             if scheme in MIXED_VARIANTS:
-                if scenario.kind != "pairwise":
+                if get_method(scenario.kind).unit != "pair":
                     continue
                 mixed = fit_mixed_bt(judgements, MIXED_VARIANTS[scheme])
                 estimate, truth = _differences(mixed.beta, n_sys), true_differences

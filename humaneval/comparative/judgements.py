@@ -29,6 +29,7 @@ import pandas as pd
 from scipy.sparse import coo_matrix, csr_matrix
 
 from humaneval.errors import RatingsError
+from humaneval.methods import RANK, SCORE, get_method, lower_is_better
 from humaneval.ratings import Ratings, as_ratings
 
 Kind = Literal["likert", "pairwise", "bws", "ranking"]
@@ -54,9 +55,9 @@ def detect_kind(ratings: Ratings | pd.DataFrame) -> Kind:
     if isinstance(ratings, Ratings):
         response = ratings.response
     else:
-        response = "rank" if "rank" in data and "score" not in data else "score"
-    if response == "rank":
-        return "ranking"
+        response = RANK if RANK in data and SCORE not in data else SCORE
+    if lower_is_better(response):
+        return get_method(RANK).table_kind
     if "score" not in data:
         return "likert"
     score = pd.to_numeric(data["score"], errors="coerce").dropna()
@@ -130,12 +131,13 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
     kind = kind or detect_kind(ratings)
     table = ratings.without_checks()
     data = table.data
-    if kind == "pairwise":
+    unit = get_method(kind).unit
+    if unit == "pair":
         return _pairwise(data)
-    if kind == "bws":
+    if unit == "tuple":
         return _bws(data)
-    if kind == "ranking":
-        if table.response != "rank":
+    if unit == "document":
+        if not lower_is_better(table.response):
             raise RatingsError("a Plackett–Luce analysis needs a 'rank' column (lower = better)")
         return _ranking(data, table.reported())
     raise RatingsError(

@@ -28,6 +28,7 @@ import pandas as pd
 from humaneval._deprecation import renamed
 from humaneval.comparative.simulate import davidson_probabilities
 from humaneval.errors import DesignError, HumanEvalError
+from humaneval.methods import get_method
 
 #: Design methods simulated here, and the kind of table they give.
 METHODS = {"pairwise": "pairwise", "bws": "bws"}
@@ -97,7 +98,7 @@ class ComparativeDesign:
         grouped = screens.groupby(["annotator_slot", "screen_id"], sort=False)
         members = [tuple(index[s] for s in part["system"].astype(str)) for _, part in grouped]
         sizes = {len(m) for m in members}
-        if len(sizes) != 1 or (method == "pairwise" and sizes != {2}):
+        if len(sizes) != 1 or (get_method(method).unit == "pair" and sizes != {2}):
             raise DesignError(f"{name}: every {method} screen must show the same number of summaries")
         keys = grouped.size().index.to_frame(index=False)
         docs = grouped["document"].first().to_numpy()
@@ -123,12 +124,12 @@ class ComparativeDesign:
         data = as_ratings(ratings).without_checks().data
         systems = tuple(sorted(set(data["system"].astype(str))))
         index = {s: i for i, s in enumerate(systems)}
-        if kind == "pairwise":
+        if get_method(kind).unit == "pair":
             rows = data[data["system"].astype(str) < data["opponent"].astype(str)]
             members = np.column_stack(
                 [rows["system"].astype(str).map(index), rows["opponent"].astype(str).map(index)]
             )
-        elif kind == "bws":
+        elif get_method(kind).unit == "tuple":
             keys = ["annotator", "document", "tuple_id"]
             rows = data.groupby(keys, sort=False).first().reset_index()
             shown = data.groupby(keys, sort=False)["system"].agg(lambda s: [index[str(v)] for v in s])
@@ -172,7 +173,7 @@ class ComparativeDesign:
             raise DesignError(
                 f"a {kind} block design needs 2 or more systems and at least 1 block, document and annotator"
             )
-        if kind == "bws" and not 2 <= tuple_size < len(names):
+        if get_method(kind).unit == "tuple" and not 2 <= tuple_size < len(names):
             raise DesignError(f"bws tuple_size must be between 2 and {len(names) - 1}")
         rng = np.random.default_rng(seed)
         ann, doc, members = [], [], []
@@ -180,7 +181,7 @@ class ComparativeDesign:
             for d in range(b * docs, (b + 1) * docs):
                 shown = (
                     list(combinations(range(len(names)), 2))
-                    if kind == "pairwise"
+                    if get_method(kind).unit == "pair"
                     else [
                         tuple(t)
                         for t in bws_tuples(len(names), tuple_size, bws_factor, iterations=20, rng=rng)
@@ -242,7 +243,7 @@ class ComparativeDesign:
         names = np.array(self.systems)
         annotators = np.char.add("a", self.annotator.astype(str))
         documents = np.char.add("d", self.document.astype(str))
-        if self.kind == "pairwise":
+        if get_method(self.kind).unit == "pair":
             p_first = np.array([davidson_probabilities(x, y, tie) for x, y in u]) if tie else None
             draw = rng.random(len(u))
             if p_first is None:

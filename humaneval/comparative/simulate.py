@@ -25,6 +25,7 @@ import pandas as pd
 
 from humaneval.design.bws import bws_tuples
 from humaneval.errors import DesignError
+from humaneval.methods import get_method
 
 
 def _strengths(strengths: Sequence[float] | dict[str, float]) -> tuple[list[str], np.ndarray]:
@@ -195,7 +196,7 @@ def simulate_answers(
     rng = np.random.default_rng(seed)
     frame = design_frame(design)
     method = frame["method"].iloc[0]
-    if method not in ("pairwise", "bws", "rank"):
+    if not get_method(method).is_comparative:
         raise DesignError(f"simulate_answers fills in pairwise, bws or rank designs, not {method!r}")
     docs, systems = index_maps(frame)
     design_id = frame["design_id"].iloc[0]
@@ -232,7 +233,7 @@ def _screen_answer(method, screen, taste, tie, rng, failing, docs, systems, entr
     entries = list(screen.itertuples(index=False))
     check = [e for e in entries if e.is_check and not e.system]
     real = [e for e in entries if not e.is_check]
-    if method == "rank":
+    if get_method(method).unit == "document":
         order = plackett_luce_order(np.array([taste[e.system] for e in real]), rng)
         answers = {real[m].field: rank for rank, m in enumerate(order, start=1)}
         if check:
@@ -242,7 +243,7 @@ def _screen_answer(method, screen, taste, tie, rng, failing, docs, systems, entr
         expected = check[0].check_expected
         wrong = {"A": "B", "B": "A", "best": "worst", "worst": "best"}
         return {check[0].field: wrong.get(expected, "none") if failing else expected}
-    if method == "pairwise":
+    if get_method(method).unit == "pair":
         left, right = sorted(entries, key=lambda e: e.display_pos)
         p = davidson_probabilities(taste[left.system], taste[right.system], tie)
         return {left.field: ("A", "B", "tie")[rng.choice(3, p=p)]}

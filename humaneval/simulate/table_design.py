@@ -20,10 +20,12 @@ import pandas as pd
 
 from humaneval.analysis.prepare import ClmmData
 from humaneval.errors import DesignError
+from humaneval.methods import METHODS
 from humaneval.structure import cluster_labels, describe_structure
 
-#: Design methods whose judgements are ratings of single summaries (simulated from a CLMM).
-RATING_METHODS = ("likert", "")
+#: Design methods whose judgements are whole-number ratings of single summaries (simulated from a
+#: CLMM); "" is a table without a method.
+RATING_METHODS = (*(m.name for m in METHODS.values() if m.rates_items and m.integer), "")
 _AGGREGATE_UNITS = {"none": ("annotator", "document"), "document": ("document",), "cluster": ("block",)}
 
 
