@@ -12,7 +12,8 @@ from humaneval.clmm.spec import ClmmSpec, RandomEffect
 from humaneval.comparative import analyze_comparative, build_judgements, mixed_design
 from humaneval.comparative.mixed import fit_mixed_bt, mixed_spec
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
-from humaneval.errors import ModelSpecError
+from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
+from humaneval.report.cautions import model_cautions
 
 DATA = Path(__file__).parent / "data"
 
@@ -151,7 +152,7 @@ def test_a_failed_mixed_fit_is_not_shown_and_the_bootstrap_is_used(monkeypatch):
 
 def test_mixed_inference_is_for_pairwise_tables_only():
     table = simulate_bws_study([0.5, 0.0, -0.5, -1.0], tuple_size=3, blocks=2, seed=1)
-    with pytest.raises(ModelSpecError, match="pairwise judgements, not bws"):
+    with pytest.raises(OptionError, match="pairwise judgements, not bws"):
         analyze_comparative(table, inference="mixed")
 
 
@@ -159,11 +160,17 @@ def test_few_annotators_are_flagged_for_the_mixed_model():
     table = simulate_pairwise_study(
         [0.5, 0.0, -0.3], annotator_sd=0.8, seed=1, blocks=1, annotators_per_block=2
     )
-    result = analyze_comparative(table)
+    with pytest.warns(AnalysisCaution, match="only 2 annotators and 5 document clusters") as caught:
+        result = analyze_comparative(table)
     assert result.fit.inference == "mixed"
     assert any(
         w.startswith("only 2 annotators and 5 document clusters: the variances") for w in result.cautions
     )
+    # API users see the same cautions as warnings, and the report states them as sentences
+    assert [str(w.message) for w in caught if w.category is AnalysisCaution] == list(result.cautions)
+    texts = [c.text for c in model_cautions(result)]
+    assert texts[0].startswith("Only 2 annotators and 5 document clusters: the variances")
+    assert texts[0].endswith(".") and len(texts) == len(result.cautions)
 
 
 def test_ties_model_matches_ordinal_clmm_on_the_same_design():

@@ -14,6 +14,7 @@ scale and sum to zero; θ_a − θ_b is the log-odds that a is preferred to b, a
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -34,7 +35,7 @@ from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
-from humaneval.errors import HumanEvalError, ModelSpecError, OptionError
+from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
 from humaneval.grouping import groupings
 from humaneval.methods import get_method
 from humaneval.ratings import Ratings, as_ratings, select_criterion
@@ -191,7 +192,8 @@ class ComparativeAnalysis:
     """The outcome of :func:`analyze_comparative`; ``to_dict()`` has the keys of the Likert analysis.
 
     ``cautions`` are the notes on the standard errors (few clusters, failed bootstrap replicates, a
-    failed mixed-model fit), as in :class:`humaneval.analysis.Analysis`.
+    failed mixed-model fit), as in :class:`humaneval.analysis.Analysis`; :func:`analyze_comparative`
+    also warns each as an :class:`~humaneval.errors.AnalysisCaution`.
     """
 
     kind: str
@@ -422,7 +424,7 @@ def analyze_comparative(
     mixed, fallbacks, fallback_notes = None, (), ()
     if inference == "mixed":
         if get_method(kind).unit != "pair":
-            raise ModelSpecError(
+            raise OptionError(
                 f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
                 "use the two-way cluster bootstrap (inference 'two-way')"
             )
@@ -438,6 +440,8 @@ def analyze_comparative(
         vcov, n_done, n_failed = boot.vcov, boot.n_resamples, boot.n_failed
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
     notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
+    for note in notes:
+        warnings.warn(note, AnalysisCaution, stacklevel=2)
     if mixed is not None:
         result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
     else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -126,22 +126,29 @@ def design_cautions(structure: DesignStructure) -> list[Caution]:
 def criterion_cautions(part: CriterionReport) -> list[Caution]:
     """Cautions about one criterion's mean intervals, analysis, reliability and power."""
     out = _interval_cautions(part)
-    fit = part.analysis.fit
+    out += model_cautions(part.analysis, part.fit_warnings)
+    out += _reliability_cautions(part)
+    out += _power_cautions(part)
+    if part.power_error:
+        out.append(Caution(NOTE, f"Power note not computed: {part.power_error}"))
+    return out
+
+
+def model_cautions(analysis: Any, fit_warnings: Iterable[str] = ()) -> list[Caution]:
+    """Cautions about the model of one analysis: a comparative analysis's own cautions (fallbacks,
+    few clusters, failed bootstrap replicates), or the CLMM's fallbacks and fit warnings."""
+    fit = analysis.fit
+    if getattr(fit, "kind", None) in COMPARATIVE_KINDS:
+        return [Caution(MODEL, _sentence(text)) for text in analysis.cautions]
+    out = []
     fell_back = fit is not None and bool(fit.fallbacks)
-    if fit is not None:
-        for attempt in fit.fallbacks:
-            if getattr(fit, "kind", None) in COMPARATIVE_KINDS:
-                text = (
-                    f"The {attempt.structure} model failed ({attempt.reason}); the results come from the "
-                    f"{fit.structure} model with {fit.inference} cluster-bootstrap standard errors."
-                )
-            else:
-                text = (
-                    f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
-                    f"simpler '{fit.structure}' model, whose standard errors can be too small."
-                )
-            out.append(Caution(MODEL, text))
-    for message in part.fit_warnings:
+    for attempt in fit.fallbacks if fit is not None else ():
+        text = (
+            f"The {attempt.structure} CLMM failed ({attempt.reason}); the results come from the "
+            f"simpler '{fit.structure}' model, whose standard errors can be too small."
+        )
+        out.append(Caution(MODEL, text))
+    for message in fit_warnings:
         if fell_back and "CLMM failed" in message:
             continue  # the fallback is stated above
         out.append(
@@ -151,11 +158,13 @@ def criterion_cautions(part: CriterionReport) -> list[Caution]:
                 "not a failure: the contrasts stand (see docs/analysis.md).",
             )
         )
-    out += _reliability_cautions(part)
-    out += _power_cautions(part)
-    if part.power_error:
-        out.append(Caution(NOTE, f"Power note not computed: {part.power_error}"))
     return out
+
+
+def _sentence(text: str) -> str:
+    """``text`` with a capital first letter and a full stop, as the report's cautions read."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _interval_cautions(part: CriterionReport) -> list[Caution]:
