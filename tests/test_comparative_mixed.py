@@ -12,7 +12,7 @@ from humaneval.clmm.spec import ClmmSpec, RandomEffect
 from humaneval.comparative import analyze_comparative, build_judgements, mixed_design
 from humaneval.comparative.mixed import fit_mixed_bt, mixed_spec
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
-from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
+from humaneval.errors import AnalysisCaution, OptionError
 from humaneval.report.cautions import model_cautions
 
 DATA = Path(__file__).parent / "data"
