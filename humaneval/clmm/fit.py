@@ -1,4 +1,4 @@
-"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (issue 8, docs/native-engine.md).
+"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (docs/native-engine.md).
 
 The Laplace log-likelihood (:mod:`humaneval.clmm.laplace`) is maximised over thresholds, β and
 the Cholesky factors L_f with L-BFGS-B on analytic gradients (diagonals of L_f bounded below by 0,
