@@ -160,3 +160,26 @@ def test_bradley_terry_is_the_pairwise_comparative_analysis():
     full = analyze_comparative(table, kind="pairwise", n_resamples=200, seed=5)
     pd.testing.assert_frame_equal(shortcut.contrasts, full.contrasts)
     assert shortcut.systems["system"].iloc[0] == "c"
+
+
+def _attrs_uses(source: str) -> list[int]:
+    """Lines of ``source`` touching an ``.attrs`` attribute in code (not docstrings or comments)."""
+    return [
+        n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Attribute) and n.attr == "attrs"
+    ]
+
+
+def test_the_attrs_scan_sees_code_but_not_docstrings_or_comments():
+    source = '"""frame.attrs in a docstring"""\n# frame.attrs in a comment\nx = frame.attrs["order"]\n'
+    assert _attrs_uses(source) == [3]
+
+
+def test_no_side_data_in_dataframe_attrs():
+    """Nothing in the package reads or writes ``DataFrame.attrs`` (pandas copies them unpredictably):
+    side data such as a design's manifest order travels as an explicit argument instead."""
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line in _attrs_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

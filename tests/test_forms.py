@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import dataclasses
 import json
 import re
 import warnings
@@ -100,6 +101,30 @@ def test_fields_follow_spec_naming_for_hand_made_tables():
     assert fields == ["lk_q0_d1_s0", "lk_q0_d0_s1", "lk_q0_d0_s0", "ck_0"]
 
 
+def test_forms_of_a_design_index_its_manifest_order():
+    # manifest order differs from sorted order: d{i}_s{j} index the manifest, not the sorted ids
+    from humaneval.forms.screens import design_order, index_maps
+    from humaneval.forms.write import design_payloads
+
+    systems, documents = ["zeta", "B", "alpha", "ref", "mid"], ["d9", "d1", "d5", "d3"]
+    likert = small_design("likert", systems=systems, documents=documents)
+    assert design_order(likert) == (tuple(documents), tuple(systems))
+    assert design_order(likert.table) is None
+    blank = likert.table.assign(field=[f if f.startswith("ck_") else "" for f in likert.table["field"]])
+    derived = design_frame(dataclasses.replace(likert, table=blank))
+    row = derived[(derived["document"] == "d5") & (derived["system"] == "alpha")].iloc[0]
+    assert row["field"] == "lk_q0_d2_s2"
+    # a bare table has no manifest: its indices count the sorted ids (d5 → 2, alpha → 1)
+    bare = design_frame(blank)
+    assert bare[(bare["document"] == "d5") & (bare["system"] == "alpha")]["field"].iloc[0] == "lk_q0_d2_s1"
+    assert index_maps(bare)[1] == {"B": 0, "alpha": 1, "mid": 2, "ref": 3, "zeta": 4}
+    bws = small_design("bws", systems=systems, documents=documents)
+    _, payloads = design_payloads(bws, placeholder_texts(bws.table))
+    entries = [e for p in payloads.values() for s in p["slots"] for sc in s["screens"] for e in sc["entries"]]
+    codes = {e["text"].split("|")[1]: e["code"] for e in entries if e["text"].startswith("sum:")}
+    assert codes == {"zeta": "s0", "B": "s1", "alpha": "s2", "ref": "s3", "mid": "s4"}
+
+
 def test_design_fields_are_kept_and_payload_holds_every_screen():
     design = small_design("rank")
     pkg_payload = payload_of(render_form(_payload(design)))
@@ -117,13 +142,18 @@ def test_design_fields_are_kept_and_payload_holds_every_screen():
 def _payload(design, texts=None):
     from humaneval.forms import block_payloads
     from humaneval.forms.mturk import submit_config
+    from humaneval.forms.screens import design_order
 
     frame = design_frame(design)
     preset = get_preset(
         f"{design.dimension}-{design.method}" if design.method != "likert" else "coherence-likert7"
     )
     return block_payloads(
-        frame, texts or placeholder_texts(frame), preset, extra={"submit": submit_config(False)}
+        frame,
+        texts or placeholder_texts(frame),
+        preset,
+        extra={"submit": submit_config(False)},
+        order=design_order(design),
     )["b000"]
 
 

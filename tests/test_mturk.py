@@ -86,6 +86,25 @@ def synthesize(design, rng: np.random.Generator, fail_checks: bool = False):
     return pd.DataFrame(rows), frame
 
 
+def test_bws_codes_index_the_manifest_order_not_the_sorted_ids():
+    # the manifest lists systems zeta, B, alpha, ref, mid: "s0" is zeta, not the sorted-first "B"
+    design = small_design(
+        "bws", systems=["zeta", "B", "alpha", "ref", "mid"], documents=["d9", "d1", "d5", "d3"]
+    )
+    assert list(design.systems) != sorted(design.systems)
+    results, expected = synthesize(design, np.random.default_rng(11))
+    parsed = parse_mturk_results(results, design)
+    assert parsed.problems.empty, parsed.problems
+    data = parsed.ratings.without_checks().data
+    best = data[data[parsed.ratings.response].astype(float) == 1.0]
+    want = expected[expected["value"] == 1.0]
+    key = ["slot", "document", "position"]
+    got = best[["annotator_slot", "document", "position", "system"]].set_axis([*key, "system"], axis=1)
+    merged = want.merge(got.astype({"position": int}), on=key, suffixes=("", "_parsed"))
+    assert len(merged) == len(want) > 0
+    assert (merged["system"] == merged["system_parsed"]).all()
+
+
 @pytest.mark.parametrize("method", ["likert", "rank", "bws", "pairwise", "da"])
 def test_round_trip_reproduces_the_entered_ratings(method):
     design = small_design(method)

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from humaneval.cli import main
 from humaneval.collect.prolific import EXPORT_COLUMNS, read_prolific
 from humaneval.forms import get_preset
-from humaneval.forms.screens import block_payloads, design_frame
+from humaneval.forms.screens import block_payloads, design_frame, design_order
 from humaneval.forms.write import default_preset_name
 from humaneval.serve import create_app, create_study, slot_timeout
 from humaneval.serve.limits import StartLimit
@@ -366,7 +366,11 @@ def test_screen_rules_of_each_widget(method, spec, bad, message):
     design = make_design(method, checks_per_annotator=0, **spec)
     preset = get_preset(default_preset_name(method, "coherence"))
     payload = next(
-        iter(block_payloads(design_frame(design), cell_texts(design), preset, per_slot=True).values())
+        iter(
+            block_payloads(
+                design_frame(design), cell_texts(design), preset, per_slot=True, order=design_order(design)
+            ).values()
+        )
     )
     screen = payload["slots"][0]["screens"][0]
     ok = valid_answers(method, preset.to_dict(), screen, 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +15,11 @@ from humaneval.errors import RatingsError
 from humaneval.metaeval.bootstrap import MODE_ALIASES
 from humaneval.metaeval.kernel import COEFFICIENTS
 from humaneval.metaeval.report import ADJUSTMENTS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from humaneval.metaeval.report import MetaEvalResult
 
 CONFIDENCE = click.FloatRange(0, 1, min_open=True, max_open=True)
 
@@ -157,45 +163,21 @@ def command(
 ) -> None:
     """Meta-evaluate automatic metrics against human scores: τ_sys, τ_sum, τ_pair, τ_intra and
     pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices."""
-    from humaneval.metaeval import AlignmentWarning, read_human, read_scores
-    from humaneval.metaeval.levels import normalise_levels
-    from humaneval.metaeval.report import (
-        compare_metrics,
-        meta_evaluate,
-        results_table,
-        to_latex,
-        to_markdown,
-    )
+    from humaneval.metaeval.report import compare_metrics
 
     keys = {"document_col": document_col, "system_col": system_col}
-    human = read_human(human_path, human_column, criterion=criterion, **keys)
-    metrics = {}
-    for spec in metric_specs:
-        name, path, column = parse_metric(spec)
-        if name in metrics:
-            raise RatingsError(
-                f"--metric {spec!r}: the name {name!r} is used twice; give each metric its own name"
-            )
-        metrics[name] = read_scores(path, column, **keys)
-    try:
-        level_names = normalise_levels(levels)
-    except ValueError as exc:
-        raise RatingsError(f"--levels {levels!r}: {exc}") from None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", AlignmentWarning)
-        result = meta_evaluate(
-            human,
-            metrics,
-            level_names,
-            coefficient=coefficient,
-            n_resamples=n_resamples,
-            mode=mode,
-            confidence_level=confidence_level,
-            seed=seed,
-            strict=strict,
-        )
-    for warning in caught:
-        click.echo(f"note: {warning.message}", err=True)
+    human, metrics = _read_inputs(human_path, human_column, criterion, metric_specs, keys)
+    result = _evaluate(
+        human,
+        metrics,
+        _level_names(levels),
+        coefficient=coefficient,
+        n_resamples=n_resamples,
+        mode=mode,
+        confidence_level=confidence_level,
+        seed=seed,
+        strict=strict,
+    )
     payload = result.to_dict()
     compared = compare_metrics(
         result, [_pair(pair) for pair in comparisons], n_permutations=permutations, adjust=adjust, seed=seed
@@ -206,30 +188,95 @@ def command(
         payload["bias_matrix"] = _bias_plot(result, bias_path)
     if intra_path:
         payload["intra_plot"] = _intra_plot(result, intra_path, coefficient, seed)
+    caption = f"{result.coefficient}; " + (
+        f"{int(confidence_level * 100)} % bootstrap CI, {mode}, {n_resamples} resamples"
+        if n_resamples
+        else "no bootstrap"
+    )
+    emit(payload, as_json, lambda: _render(result, payload, compared, caption, fmt, adjust))
 
-    def render() -> str:
-        caption = f"{result.coefficient}; " + (
-            f"{int(confidence_level * 100)} % bootstrap CI, {mode}, {n_resamples} resamples"
-            if n_resamples
-            else "no bootstrap"
-        )
-        if fmt == "markdown":
-            text = to_markdown(result.table, caption=caption)
-        elif fmt == "latex":
-            text = to_latex(result.table, caption=caption)
-        else:
-            text = f"{caption}\n{results_table(result.table).to_string()}"
-        for c in compared:
-            text += f"\n\n{c['a']} vs {c['b']} (A − B; permutation p, {c['alternative']}, adjust {adjust}):"
-            for row in c["levels"]:
-                ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
-                text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adjusted']:.4f}"
-        for key in ("bias_matrix", "intra_plot"):
-            if key in payload:
-                text += f"\n{key.replace('_', ' ')}: {payload[key]}"
-        return text
 
-    emit(payload, as_json, render)
+def _read_inputs(
+    human_path: str,
+    human_column: str | None,
+    criterion: str | None,
+    metric_specs: tuple[str, ...],
+    keys: dict[str, str | None],
+) -> tuple[pd.Series, dict[str, pd.Series]]:
+    """The human scores and each ``--metric``'s scores by name (a name given twice is an error)."""
+    from humaneval.metaeval import read_human, read_scores
+
+    human = read_human(human_path, human_column, criterion=criterion, **keys)
+    metrics = {}
+    for spec in metric_specs:
+        name, path, column = parse_metric(spec)
+        if name in metrics:
+            raise RatingsError(
+                f"--metric {spec!r}: the name {name!r} is used twice; give each metric its own name"
+            )
+        metrics[name] = read_scores(path, column, **keys)
+    return human, metrics
+
+
+def _level_names(levels: str) -> tuple[str, ...]:
+    """``--levels`` as measure names, or one error line."""
+    from humaneval.metaeval.levels import normalise_levels
+
+    try:
+        return normalise_levels(levels)
+    except ValueError as exc:
+        raise RatingsError(f"--levels {levels!r}: {exc}") from None
+
+
+def _evaluate(
+    human: pd.Series, metrics: dict[str, pd.Series], levels: tuple[str, ...], **options: Any
+) -> MetaEvalResult:
+    """:func:`~humaneval.metaeval.report.meta_evaluate`, its alignment warnings printed as notes."""
+    from humaneval.metaeval import AlignmentWarning
+    from humaneval.metaeval.report import meta_evaluate
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AlignmentWarning)
+        result = meta_evaluate(human, metrics, levels, **options)
+    for warning in caught:
+        click.echo(f"note: {warning.message}", err=True)
+    return result
+
+
+def _render(
+    result: MetaEvalResult,
+    payload: dict[str, Any],
+    compared: list[dict[str, Any]],
+    caption: str,
+    fmt: str,
+    adjust: str,
+) -> str:
+    """The results table in ``fmt`` (text, markdown, latex), then the comparisons and plot paths."""
+    from humaneval.metaeval.report import results_table, to_latex, to_markdown
+
+    if fmt == "markdown":
+        text = to_markdown(result.table, caption=caption)
+    elif fmt == "latex":
+        text = to_latex(result.table, caption=caption)
+    else:
+        text = f"{caption}\n{results_table(result.table).to_string()}"
+    text += "".join(_comparison_text(c, adjust) for c in compared)
+    for key in ("bias_matrix", "intra_plot"):
+        if key in payload:
+            text += f"\n{key.replace('_', ' ')}: {payload[key]}"
+    return text
+
+
+def _comparison_text(compared: dict[str, Any], adjust: str) -> str:
+    """One ``--compare`` pair: the difference A − B per measure, its CI and (adjusted) p-value."""
+    text = (
+        f"\n\n{compared['a']} vs {compared['b']} "
+        f"(A − B; permutation p, {compared['alternative']}, adjust {adjust}):"
+    )
+    for row in compared["levels"]:
+        ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
+        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adjusted']:.4f}"
+    return text
 
 
 def _pair(pair: str) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (issue 8, docs/native-engine.md).
+"""``fit_native``: one rung of the CLMM ladder fitted in numpy/scipy (docs/native-engine.md).
 
 The Laplace log-likelihood (:mod:`humaneval.clmm.laplace`) is maximised over thresholds, β and
 the Cholesky factors L_f with L-BFGS-B on analytic gradients (diagonals of L_f bounded below by 0,
@@ -15,8 +15,10 @@ rules (docs/native-engine.md).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 import scipy
@@ -24,7 +26,7 @@ from scipy import optimize
 from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
-from humaneval.clmm.design import random_design
+from humaneval.clmm.design import RandomDesign, random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import check_link, quantile
 from humaneval.clmm.params import ParamLayout
@@ -138,88 +140,176 @@ def _fit(
 ) -> FitResult:
     check_link(link)
     clock = time.perf_counter()
-    design = random_design(spec.terms)
-    jac = spec.jacobian
-    flexible = spec.threshold == "flexible"
-    layout = ParamLayout(jac.shape[1], len(spec.beta_names), design.terms, flexible)
-    if int(n_agq) != n_agq or n_agq < 1:
-        raise OptionError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
-    problem = LaplaceProblem(spec.y, spec.x, design, link, jac.shape[0])
-    if n_agq > 1:
-        problem = QuadratureProblem(problem, int(n_agq))
-    diag = layout.diagonal_mask()
+    model = _likelihood(spec, link, n_agq)
+    best, check = _maximise(model, spec, link, start, max_iter)
+    hess = _hessian(model.loglik_and_grad, best.x, best.free, _laplace(model.problem).modes)
+    return _fit_result(spec, link, n_agq, grad_tol, model, best, check, hess, clock)
 
-    def loglik_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
+
+@dataclass(frozen=True)
+class _Likelihood:
+    """The Laplace (or quadrature) log-likelihood of one spec over the flat parameter vector."""
+
+    problem: LaplaceProblem | QuadratureProblem
+    layout: ParamLayout
+    jac: np.ndarray
+    design: RandomDesign
+
+    def loglik_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """ℓ and its gradient at the natural-scale vector ``x`` (−∞ and zeros where ℓ is not finite)."""
+        layout = self.layout
         tau, beta, factors = layout.split(x)
-        value = problem.evaluate(jac @ tau, beta, factors)
+        value = self.problem.evaluate(self.jac @ tau, beta, factors)
         if not np.isfinite(value.loglik):
             return -np.inf, np.zeros(layout.size)
-        return value.loglik, layout.flatten(jac.T @ value.grad_theta, value.grad_beta, value.grad_factors)
+        return value.loglik, layout.flatten(
+            self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors
+        )
 
-    def objective(z: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = loglik_and_grad(layout.from_optimizer(z))
+    def objective(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        """−ℓ and its gradient at the optimiser-scale vector ``z`` (what L-BFGS-B minimises)."""
+        value, grad = self.loglik_and_grad(self.layout.from_optimizer(z))
         if not np.isfinite(value):
             return np.inf, np.zeros_like(z)
-        return -value, -layout.gradient_to_optimizer(z, grad)
+        return -value, -self.layout.gradient_to_optimizer(z, grad)
 
-    z = layout.to_optimizer(_start_vector(spec, layout, link, start))
+
+class _Optimum(NamedTuple):
+    """What one optimiser run (:func:`_optimise`, :func:`_escape`) reached."""
+
+    z: np.ndarray
+    x: np.ndarray
+    loglik: float
+    max_grad: float
+    free: np.ndarray
+    code: int
+    message: str
+    n_iter: int
+
+    def then(self, found: _Optimum) -> _Optimum:
+        """``found``, a later and better run, counting the iterations of both."""
+        return found._replace(n_iter=self.n_iter + found.n_iter)
+
+
+def _likelihood(spec: ClmmSpec, link: str, n_agq: int) -> _Likelihood:
+    design = random_design(spec.terms)
+    jac = spec.jacobian
+    layout = ParamLayout(jac.shape[1], len(spec.beta_names), design.terms, spec.threshold == "flexible")
+    if int(n_agq) != n_agq or n_agq < 1:
+        raise OptionError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
+    problem: LaplaceProblem | QuadratureProblem = LaplaceProblem(spec.y, spec.x, design, link, jac.shape[0])
+    if n_agq > 1:
+        problem = QuadratureProblem(problem, int(n_agq))
+    return _Likelihood(problem, layout, jac, design)
+
+
+def _maximise(
+    model: _Likelihood, spec: ClmmSpec, link: str, start: FitResult | None, max_iter: int
+) -> tuple[_Optimum, tuple[str, ...]]:
+    """The best point found from the start, a boundary probe and escapes from saddles of a singular Ψ,
+    and the warning when logLik still rises along a covariance direction there."""
+    layout = model.layout
+    diag = layout.diagonal_mask()
     bounds = [(0.0, None) if d else (None, None) for d in diag]
-    z, x, loglik, max_grad, free, code, message, n_iter = _optimise(
-        objective, loglik_and_grad, layout, z, bounds, diag, max_iter, spec.formula
-    )
-    # L = 0 is a stationary point of the Laplace likelihood (it is even in each column of L), so a
-    # variance can stick at the boundary although a small positive one is better: probe and re-run
-    probe = layout.to_optimizer(np.where(diag & (x < BOUNDARY_TOL), BOUNDARY_PROBE, x))
-    if np.any(diag & (x < BOUNDARY_TOL)) and loglik_and_grad(layout.from_optimizer(probe))[0] > loglik:
-        found = _optimise(objective, loglik_and_grad, layout, probe, bounds, diag, max_iter, spec.formula)
-        if found[2] > loglik:
-            z, x, loglik, max_grad, free, code, message = found[:7]
-            n_iter += found[7]
-        else:
-            loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
 
+    def run(z: np.ndarray) -> _Optimum:
+        return _Optimum(
+            *_optimise(
+                model.objective, model.loglik_and_grad, layout, z, bounds, diag, max_iter, spec.formula
+            )
+        )
+
+    best = run(layout.to_optimizer(_start_vector(spec, layout, link, start)))
+    best = _probe_boundary(model, best, diag, run)
+    best, ascent = _escape_saddles(model, best, bounds, diag, max_iter, spec.formula)
+    if ascent is None:
+        return best, ()
+    # re-optimising along the direction found nothing higher: flag, do not fail
+    term, _, slope = ascent
+    model.loglik_and_grad(best.x)
+    return best, (
+        f"optimum check: logLik rises along a direction of the {term} covariance (slope {slope:.3g} "
+        "per unit variance) but re-optimising from there found no higher logLik; the fit may depend "
+        "on its start",
+    )
+
+
+def _probe_boundary(
+    model: _Likelihood, best: _Optimum, diag: np.ndarray, run: Callable[[np.ndarray], _Optimum]
+) -> _Optimum:
+    """Re-run from small positive variances when a diagonal of L sits at 0 and that is better.
+
+    L = 0 is a stationary point of the Laplace likelihood (it is even in each column of L), so a
+    variance can stick at the boundary although a small positive one is better.
+    """
+    layout, x = model.layout, best.x
+    probe = layout.to_optimizer(np.where(diag & (x < BOUNDARY_TOL), BOUNDARY_PROBE, x))
+    if (
+        np.any(diag & (x < BOUNDARY_TOL))
+        and model.loglik_and_grad(layout.from_optimizer(probe))[0] > best.loglik
+    ):
+        found = run(probe)
+        if found.loglik > best.loglik:
+            return best.then(found)
+        model.loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
+    return best
+
+
+def _escape_saddles(
+    model: _Likelihood, best: _Optimum, bounds: list, diag: np.ndarray, max_iter: int, formula: str
+) -> tuple[_Optimum, tuple | None]:
+    """Up to ``ESCAPES`` re-optimisations along an ascent direction of a singular Ψ; the best point
+    and the ascent still found there (``None`` when it passes the optimality check)."""
     for _ in range(ESCAPES):
-        ascent = _ascent_on_boundary(problem, layout, jac, x)
+        ascent = _ascent_on_boundary(model.problem, model.layout, model.jac, best.x)
         if ascent is None:
             break
-        found = _escape(objective, loglik_and_grad, layout, x, ascent, bounds, diag, max_iter, spec.formula)
-        if found is None or found[2] <= loglik + 1e-8:
-            loglik_and_grad(x)
-            break
-        z, x, loglik, max_grad, free, code, message = found[:7]
-        n_iter += found[7]
-    else:
-        ascent = _ascent_on_boundary(problem, layout, jac, x)
-    check = ()
-    if ascent is not None:  # re-optimising along the direction found nothing higher: flag, do not fail
-        term, _, slope = ascent
-        check = (
-            f"optimum check: logLik rises along a direction of the {term} covariance (slope {slope:.3g} "
-            "per unit variance) but re-optimising from there found no higher logLik; the fit may depend "
-            "on its start",
+        found = _escape(
+            model.objective,
+            model.loglik_and_grad,
+            model.layout,
+            best.x,
+            ascent,
+            bounds,
+            diag,
+            max_iter,
+            formula,
         )
-        loglik_and_grad(x)
+        if found is None or found[2] <= best.loglik + 1e-8:
+            model.loglik_and_grad(best.x)
+            break
+        best = best.then(_Optimum(*found))
+    else:
+        ascent = _ascent_on_boundary(model.problem, model.layout, model.jac, best.x)
+    return best, ascent
 
-    hess = _hessian(loglik_and_grad, x, free, _laplace(problem).modes)
 
-    tau, beta, factors = layout.split(x)
-    info = -hess  # observed information of the free parameters
-    eig = np.linalg.eigvalsh(info) if info.size else np.array([1.0])
-    cond_h = float(eig.max() / eig.min()) if eig.min() > 0 else np.inf
-    n_tb = layout.n_thresholds + layout.n_beta  # τ and β are never on a boundary: the first free ones
-    vcov_tb, cond_fixed = _fixed_vcov(info, n_tb)
+def _fit_result(
+    spec: ClmmSpec,
+    link: str,
+    n_agq: int,
+    grad_tol: float,
+    model: _Likelihood,
+    best: _Optimum,
+    check: tuple[str, ...],
+    hess: np.ndarray,
+    clock: float,
+) -> FitResult:
+    """The :class:`FitResult` at ``best``: covariances from the Hessian ``hess`` and the diagnostics."""
+    layout, jac, design = model.layout, model.jac, model.design
+    tau, beta, factors = layout.split(best.x)
+    cond_h, cond_fixed, vcov_tb = _covariance(hess, layout)
     vcov = vcov_tb[layout.n_thresholds :, layout.n_thresholds :]
     random_effects = {t.factor: f @ f.T for t, f in zip(design.terms, factors, strict=True)}
-    seconds = time.perf_counter() - clock
     diagnostics = assess(
         extra_warnings=check,
-        code=code,
-        message=message,
-        max_grad=max_grad,
+        code=best.code,
+        message=best.message,
+        max_grad=best.max_grad,
         cond_h=cond_h,
         cond_fixed=cond_fixed,
-        n_iter=n_iter,
-        fit_seconds=seconds,
+        n_iter=best.n_iter,
+        fit_seconds=time.perf_counter() - clock,
         vcov=vcov,
         random_effects=random_effects,
         grad_tol=grad_tol,
@@ -227,7 +317,6 @@ def _fit(
         thresholds=jac @ tau,
         beta_names=tuple(spec.beta_names),
     )
-    formula = spec.formula + (f", nAGQ = {n_agq}" if n_agq > 1 else "")
     return FitResult(
         engine="native",
         structure="formula",
@@ -239,12 +328,12 @@ def _fit(
         beta=np.asarray(beta, dtype=float).copy(),
         vcov=vcov,
         random_effects=random_effects,
-        loglik=float(loglik),
-        aic=float(-2.0 * loglik + 2.0 * layout.size),
+        loglik=float(best.loglik),
+        aic=float(-2.0 * best.loglik + 2.0 * layout.size),
         nobs=spec.nobs,
         diagnostics=diagnostics,
         versions={"humaneval": __version__, "numpy": np.__version__, "scipy": scipy.__version__},
-        formula=formula,
+        formula=spec.formula + (f", nAGQ = {n_agq}" if n_agq > 1 else ""),
         beta_names=tuple(spec.beta_names),
         threshold=spec.threshold,
         tau=np.asarray(tau, dtype=float).copy(),
@@ -253,6 +342,16 @@ def _fit(
         n_params=layout.size,
         spec=spec,
     )
+
+
+def _covariance(hess: np.ndarray, layout: ParamLayout) -> tuple[float, float, np.ndarray]:
+    """cond.H of the free parameters' information, and the condition number and vcov of (τ, β)."""
+    info = -hess  # observed information of the free parameters
+    eig = np.linalg.eigvalsh(info) if info.size else np.array([1.0])
+    cond_h = float(eig.max() / eig.min()) if eig.min() > 0 else np.inf
+    n_tb = layout.n_thresholds + layout.n_beta  # τ and β are never on a boundary: the first free ones
+    vcov_tb, cond_fixed = _fixed_vcov(info, n_tb)
+    return cond_h, cond_fixed, vcov_tb
 
 
 def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.ndarray):

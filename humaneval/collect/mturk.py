@@ -25,7 +25,7 @@ import pandas as pd
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.design.load import DesignLike
 from humaneval.errors import RatingsError
-from humaneval.forms.screens import design_frame, index_maps
+from humaneval.forms.screens import Order, design_frame, design_order, index_maps
 from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
 from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES, WON
@@ -192,7 +192,7 @@ def parse_mturk_results(
         allow_ties = any(c.startswith("Answer.rkraw_") for c in raw.columns)
     keep = raw["AssignmentStatus"].isin(list(statuses))
     kept = raw[keep]
-    parser = _Parser(frame, method, points, allow_ties, points_of)
+    parser = _Parser(frame, method, points, allow_ties, points_of, order=design_order(design))
     parser.problems += copies
     for line, row in zip(kept.index, kept.to_dict(orient="records"), strict=True):
         parser.assignment(row, line)
@@ -335,11 +335,12 @@ class _Parser:
         points: int,
         allow_ties: bool,
         points_of: dict[str, int] | None = None,
+        order: Order | None = None,
     ):
         self.method, self.points, self.allow_ties = method, points, allow_ties
         self.points_of = points_of or {}
         self.slots = {slot: rows for slot, rows in frame.groupby("annotator_slot", sort=False)}
-        self.docs, self.systems = index_maps(frame)
+        self.docs, self.systems = index_maps(frame, order)
         self.rows: list[dict[str, Any]] = []
         self.workers: list[dict[str, Any]] = []
         self.problems: list[tuple] = []

@@ -100,15 +100,77 @@ class ProlificResults:
 
 
 def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificResults:
-    """Read a study's ``study.sqlite`` (or its folder) into the export of docs/forms.md
+    """Read a study's ``study.sqlite`` (or its folder) into the export of docs/forms.md.
 
     The database is read inside one read transaction, so a running server keeps writing.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``study.sqlite`` written by ``humaneval serve init``, or the study folder holding it.
+    include_pids : bool, default False
+        Add the raw ``prolific_pid``, ``study_id`` and ``session_id`` columns (personal data).
+
+    Returns
+    -------
+    ProlificResults
+        The long export table, the analysable ratings of complete non-surplus participants and
+        one row per participant.
+
+    Raises
+    ------
+    RatingsError
+        The file is missing, not a collection-server database, damaged, or nobody has started.
     """
     from humaneval.design.plan import Design
-    from humaneval.studydb import DB_NAME, connect, is_database
+    from humaneval.studydb import DB_NAME
 
     path = Path(path)
     path = path / DB_NAME if path.is_dir() else path
+    snapshot = _read_snapshot(path)
+    study, config = snapshot.study, json.loads(snapshot.study["config_json"])
+    design = Design.from_dict(json.loads(study["design_json"]))
+    _mark_surplus(snapshot.people)
+    rows, receipts = _results_rows(snapshot)
+    if not rows:
+        raise RatingsError(f"{path}: no participant has started the study yet; nothing to export")
+    preset = config["preset"]
+    parsed = parse_mturk_results(
+        pd.DataFrame(rows),
+        design,
+        points=int(preset.get("points", 7)),
+        allow_ties=bool(preset.get("allow_ties", False)),
+        salt=study["salt"],
+    )
+    info = _participant_info(snapshot, config.get("prolific_study_id"))
+    table = _export_rows(parsed.table, receipts, info, study["key"])
+    columns = [*EXPORT_COLUMNS, *(PID_COLUMNS if include_pids else ())]
+    if get_method(design.method).standardise:
+        table["z_value"] = _z_values(table)
+        columns.append("z_value")
+    participants = _participants(parsed.workers, info, table, include_pids)
+    return ProlificResults(
+        table=table[columns].reset_index(drop=True),
+        ratings=_analysable(parsed.ratings, participants),
+        participants=participants,
+    )
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The rows of one read transaction on a study database, with each slot's screen ids."""
+
+    study: sqlite3.Row
+    slots: dict[int, dict[str, Any]]
+    people: list[dict[str, Any]]
+    by_person: dict[int, list[dict[str, Any]]]
+    screen_ids: dict[int, list[str]]
+
+
+def _read_snapshot(path: Path) -> _Snapshot:
+    """Open the study database ``path`` and read every table in one transaction."""
+    from humaneval.studydb import connect, is_database
+
     if not path.exists():
         raise RatingsError(
             f"{path}: no such study database; pass the study.sqlite written by 'humaneval serve init'"
@@ -137,32 +199,33 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
         raise RatingsError(f"{path}: not a collection-server database ({exc}); check the path") from None
     finally:
         connection.close()
-    design = Design.from_dict(json.loads(study["design_json"]))
-    config = json.loads(study["config_json"])
+    by_person: dict[int, list[dict[str, Any]]] = {}
+    for response in responses:
+        by_person.setdefault(response["participant"], []).append(response)
     screen_ids = {
         sid: [s["id"] for s in json.loads(slot["payload_json"])["slots"][0]["screens"]]
         for sid, slot in slots.items()
     }
-    by_person: dict[int, list[dict[str, Any]]] = {}
-    for response in responses:
-        by_person.setdefault(response["participant"], []).append(response)
-    _mark_surplus(people)
-    rows, receipts = [], []
-    for person in people:
-        ids = screen_ids[person["slot"]]
+    return _Snapshot(study, slots, people, by_person, screen_ids)
+
+
+def _results_rows(snapshot: _Snapshot) -> tuple[list[dict[str, Any]], list[tuple[str, str, str, Any]]]:
+    """One MTurk-style results row per participant, and (participant, screen, receipt time, SESSION_ID)
+    of every stored screen."""
+    rows: list[dict[str, Any]] = []
+    receipts: list[tuple[str, str, str, Any]] = []
+    study = snapshot.study
+    for person in snapshot.people:
+        ids = snapshot.screen_ids[person["slot"]]
+        responses = snapshot.by_person.get(person["id"], [])
         fields: dict[str, Any] = {
-            "slot": slots[person["slot"]]["name"],
+            "slot": snapshot.slots[person["slot"]]["name"],
             "design_id": study["design_id"],
-            "order": ",".join(ids[r["screen_index"]] for r in by_person.get(person["id"], [])),
+            "order": ",".join(ids[r["screen_index"]] for r in responses),
         }
-        for response in by_person.get(person["id"], []):
+        for response in responses:
             sid = ids[response["screen_index"]]
-            payload = json.loads(response["payload_json"])
-            timing = payload["timing"]
-            fields.update(payload["answers"])
-            fields[f"tm_{sid}"] = f"{timing['seconds']},{timing['visible_seconds']},{timing['hidden_count']}"
-            if payload["comment"]:
-                fields[f"cm_{sid}"] = payload["comment"]
+            fields.update(_screen_fields(sid, json.loads(response["payload_json"])))
             receipts.append(
                 (str(person["id"]), sid, _iso(response["received_at"]), response["session_id_param"])
             )
@@ -175,58 +238,66 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
                 submit_time=_iso(person["completed_at"] or person["last_seen"]),
             )
         )
-    if not rows:
-        raise RatingsError(f"{path}: no participant has started the study yet; nothing to export")
-    preset = config["preset"]
-    parsed = parse_mturk_results(
-        pd.DataFrame(rows),
-        design,
-        points=int(preset.get("points", 7)),
-        allow_ties=bool(preset.get("allow_ties", False)),
-        salt=study["salt"],
-    )
-    info = pd.DataFrame(
+    return rows, receipts
+
+
+def _screen_fields(sid: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The answer fields one stored screen posts: its answers, ``tm_<screen>`` and ``cm_<screen>``."""
+    timing = payload["timing"]
+    fields = dict(payload["answers"])
+    fields[f"tm_{sid}"] = f"{timing['seconds']},{timing['visible_seconds']},{timing['hidden_count']}"
+    if payload["comment"]:
+        fields[f"cm_{sid}"] = payload["comment"]
+    return fields
+
+
+def _participant_info(snapshot: _Snapshot, prolific_study_id: str | None) -> pd.DataFrame:
+    """One row per participant: Prolific parameters, status flags, screens saved and timestamps."""
+    people, by_person = snapshot.people, snapshot.by_person
+    return pd.DataFrame(
         {
             "assignment_id": [str(p["id"]) for p in people],
             "prolific_pid": [p["prolific_pid"] for p in people],
             "study_id": [p["study_id_param"] for p in people],
             # admitted in pilot mode with another STUDY_ID (e.g. the page's ?test= link)
-            "pilot": [p["study_id_param"] != config.get("prolific_study_id") for p in people],
+            "pilot": [p["study_id_param"] != prolific_study_id for p in people],
             "complete": [p["completed_at"] is not None for p in people],
             "late": [bool(p["late"]) for p in people],
             "surplus": [p["surplus"] for p in people],
             "released": [p["released_at"] is not None and p["completed_at"] is None for p in people],
             "screens_saved": [len(by_person.get(p["id"], [])) for p in people],
-            "screens_total": [len(screen_ids[p["slot"]]) for p in people],
+            "screens_total": [len(snapshot.screen_ids[p["slot"]]) for p in people],
             "started_at": [_iso(p["started_at"]) for p in people],
             "completed_at": [_iso(p["completed_at"]) for p in people],
         }
     )
+
+
+def _export_rows(
+    parsed: pd.DataFrame, receipts: list[tuple[str, str, str, Any]], info: pd.DataFrame, study_key: str
+) -> pd.DataFrame:
+    """The parsed long table with the server's receipt times and the participant columns, sorted."""
     receipts_frame = pd.DataFrame(
         receipts, columns=["assignment_id", "screen_id", "submitted_at", "session_id"]
     )
-    table = parsed.table.drop(columns=["submitted_at"]).merge(
+    table = parsed.drop(columns=["submitted_at"]).merge(
         receipts_frame, on=["assignment_id", "screen_id"], how="inner", validate="many_to_one"
     )
     table = table.merge(info, on="assignment_id", how="left", validate="many_to_one")
-    table["study"] = study["key"]
+    table["study"] = study_key
     table["platform"] = "prolific"
-    table = table.sort_values(
+    return table.sort_values(
         ["block", "annotator_slot", "assignment_id", "position", "display_pos"], kind="stable"
     )
-    columns = [*EXPORT_COLUMNS, *(PID_COLUMNS if include_pids else ())]
-    if get_method(design.method).standardise:
-        table["z_value"] = _z_values(table)
-        columns.append("z_value")
-    participants = _participants(parsed.workers, info, table, include_pids)
+
+
+def _analysable(ratings: Ratings | None, participants: pd.DataFrame) -> Ratings | None:
+    """``ratings`` restricted to complete, non-surplus participants (``None`` when nobody is left)."""
+    if ratings is None:
+        return None
     keep = set(participants.loc[participants["complete"] & ~participants["surplus"], "annotator"])
-    ratings = parsed.ratings
-    if ratings is not None:
-        data = ratings.data[ratings.data["annotator"].isin(keep)].reset_index(drop=True)
-        ratings = ratings.with_data(data) if len(data) else None
-    return ProlificResults(
-        table=table[columns].reset_index(drop=True), ratings=ratings, participants=participants
-    )
+    data = ratings.data[ratings.data["annotator"].isin(keep)].reset_index(drop=True)
+    return ratings.with_data(data) if len(data) else None
 
 
 def export_table(path: str | Path, *, include_pids: bool = False) -> pd.DataFrame:

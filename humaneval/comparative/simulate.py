@@ -191,14 +191,14 @@ def simulate_answers(
     reads: ``Answer.<field>``, ``Answer.order``, ``Answer.tm_<screen>`` and the identity fields.
     """
     from humaneval.collect.mturk import results_row
-    from humaneval.forms.screens import design_frame, entry_code, index_maps
+    from humaneval.forms.screens import design_frame, design_order, entry_code, index_maps
 
     rng = np.random.default_rng(seed)
     frame = design_frame(design)
     method = frame["method"].iloc[0]
     if not get_method(method).is_comparative:
         raise DesignError(f"simulate_answers fills in pairwise, bws or rank designs, not {method!r}")
-    docs, systems = index_maps(frame)
+    docs, systems = index_maps(frame, design_order(design))
     design_id = frame["design_id"].iloc[0]
     rows = []
     for k, (slot, part) in enumerate(frame.groupby("annotator_slot", sort=True)):

@@ -294,7 +294,6 @@ def expand_criteria(frame: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.Da
     out = pd.concat(parts)
     out["_row"] = out.index
     out = out.sort_values(["_row", "_q"], kind="stable").drop(columns=["_row", "_q"])
-    out.attrs = dict(frame.attrs)
     return out.reset_index(drop=True)
 
 

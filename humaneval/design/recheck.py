@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -45,11 +46,72 @@ def recheck_design(
 ) -> Design:
     """The round-2 design that sends disagreeing annotators back to their items.
 
-    ``dimension`` selects the criterion when the ratings have several. Slots are named by the
-    annotator ids (the same people must revisit); blocks are the clusters of the round-1 data.
+    Slots are named by the annotator ids (the same people must revisit); blocks are the clusters
+    of the round-1 data; each slot sees its items in a freshly randomised order.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        Round-1 scores (attention checks are dropped).
+    dimension : str, optional
+        The criterion to re-check when the ratings hold several.
+    gap, agree : float
+        The :func:`revisit` rule: a score more than ``gap`` from another annotator's, while the
+        others lie within ``agree`` of each other.
+    seed : int
+        Seeds the order of each slot's screens.
+
+    Returns
+    -------
+    Design
+        A normal design with ``round = 2`` and Likert screens; its spec records ``gap``,
+        ``agree`` and the SHA-256 of the round-1 data under ``recheck``.
+
+    Raises
+    ------
+    DesignError
+        Rank ratings, or several criteria and no (or an unknown) ``dimension``.
     """
     from humaneval import __version__
 
+    data = _round_one(ratings, dimension)
+    documents, systems = sorted(data["document"].unique()), sorted(data["system"].unique())
+    flagged = _flagged(data, gap, agree)
+    spec = _recheck_spec(data, documents, systems, dimension, gap, agree, seed)
+    did = design_id(spec)
+    block_of = data.groupby("annotator")["block"].first()
+    slots = sorted(flagged["annotator"].unique(), key=lambda a: (block_of[a], a))
+    fields = _likert_fields(documents, systems)
+    rows = [
+        {"design_id": did, "dimension": spec["dimension"], **row}
+        for annotator in slots
+        for row in _slot_screens(data, flagged, annotator, int(block_of[annotator]), seed, fields)
+    ]
+    blocks = data.groupby("block")["document"].unique()
+    return Design(
+        design_id=did,
+        spec=spec,
+        systems=tuple(systems),
+        reference_system=None,
+        documents=tuple(documents),
+        blocks=tuple(tuple(sorted(b)) for b in blocks),
+        dropped_documents=(),
+        skipped_pairs=(),
+        table=_recheck_table(rows),
+        checks=(),
+        balance={
+            "recheck": {
+                "items": len(flagged[["document", "system"]].drop_duplicates()),
+                "judgements": len(rows),
+                "annotators": len(slots),
+            }
+        },
+        package_version=__version__,
+    )
+
+
+def _round_one(ratings: Ratings | pd.DataFrame, dimension: str | None) -> pd.DataFrame:
+    """The scores of ``dimension`` (checks dropped), with ``block`` = the cluster of each row."""
     ratings = as_ratings(ratings).without_checks()
     if ratings.response != "score":
         raise DesignError("a re-check round compares scores; these ratings are ranks")
@@ -62,15 +124,29 @@ def recheck_design(
             if dimension not in criteria:
                 raise DesignError(f"criterion {dimension!r} is not in the ratings; choose one of {criteria}")
             data = data[data["criterion"] == dimension]
-    data = data.assign(block=cluster_labels(data).to_numpy())
-    documents, systems = sorted(data["document"].unique()), sorted(data["system"].unique())
-    doc_index = {d: i for i, d in enumerate(documents)}
-    sys_index = {s: j for j, s in enumerate(systems)}
+    return data.assign(block=cluster_labels(data).to_numpy())
+
+
+def _flagged(data: pd.DataFrame, gap: float, agree: float) -> pd.DataFrame:
+    """(annotator, document, system) of every judgement :func:`revisit` sends back, by item."""
     flagged = []
     for (document, system), item in data.groupby(["document", "system"], sort=True):
         scores = dict(zip(item["annotator"], item["score"].astype(float), strict=True))
         flagged += [(a, document, system) for a in sorted(revisit(scores, gap, agree))]
-    spec_dict = DesignSpec(
+    return pd.DataFrame(flagged, columns=["annotator", "document", "system"])
+
+
+def _recheck_spec(
+    data: pd.DataFrame,
+    documents: list[str],
+    systems: list[str],
+    dimension: str | None,
+    gap: float,
+    agree: float,
+    seed: int,
+) -> dict[str, Any]:
+    """The spec of the round-2 design, recording the rule and the SHA-256 of the round-1 data."""
+    spec = DesignSpec(
         documents=documents,
         systems=systems,
         seed=seed,
@@ -82,56 +158,54 @@ def recheck_design(
         round=2,
     ).to_dict()
     source = hashlib.sha256(data.drop(columns="block").to_csv(index=False).encode("utf-8")).hexdigest()
-    spec_dict["recheck"] = {"gap": gap, "agree": agree, "ratings_sha256": source}
-    spec_dict["annotators_per_block"] = int(data.groupby("block")["annotator"].nunique().max())
-    did = design_id(spec_dict)
-    block_of = data.groupby("annotator")["block"].first()
+    spec["recheck"] = {"gap": gap, "agree": agree, "ratings_sha256": source}
+    spec["annotators_per_block"] = int(data.groupby("block")["annotator"].nunique().max())
+    return spec
+
+
+def _likert_fields(documents: list[str], systems: list[str]) -> dict[tuple[str, str], str]:
+    """The Likert answer field ``lk_q0_d{i}_s{j}`` of every (document, system) cell."""
+    return {
+        (document, system): f"lk_q0_d{i}_s{j}"
+        for i, document in enumerate(documents)
+        for j, system in enumerate(systems)
+    }
+
+
+def _slot_screens(
+    data: pd.DataFrame,
+    flagged: pd.DataFrame,
+    annotator: str,
+    block: int,
+    seed: int,
+    fields: dict[tuple[str, str], str],
+) -> list[dict[str, Any]]:
+    """The screens of one annotator's slot: their flagged items in the slot's random order."""
+    k = sorted(data.loc[data["block"] == block, "annotator"].unique()).index(annotator) + 1
+    items = flagged[flagged["annotator"] == annotator]
     rows = []
-    by_annotator = pd.DataFrame(flagged, columns=["annotator", "document", "system"])
-    slots = sorted(by_annotator["annotator"].unique(), key=lambda a: (block_of[a], a))
-    for annotator in slots:
-        block = int(block_of[annotator])
-        k = sorted(data.loc[data["block"] == block, "annotator"].unique()).index(annotator) + 1
-        items = by_annotator[by_annotator["annotator"] == annotator]
-        for position, i in enumerate(stream(seed, "slot", block, k).permutation(len(items))):
-            document, system = items["document"].iloc[i], items["system"].iloc[i]
-            rows.append(
-                {
-                    "design_id": did,
-                    "annotator_slot": annotator,
-                    "block": block,
-                    "position": position,
-                    "screen_id": screen_name(position),
-                    "display_pos": 0,
-                    "document": document,
-                    "system": system,
-                    "method": "likert",
-                    "dimension": spec_dict["dimension"],
-                    "field": f"lk_q0_d{doc_index[document]}_s{sys_index[system]}",
-                    "round": 2,
-                }
-            )
+    for position, i in enumerate(stream(seed, "slot", block, k).permutation(len(items))):
+        document, system = items["document"].iloc[i], items["system"].iloc[i]
+        rows.append(
+            {
+                "annotator_slot": annotator,
+                "block": block,
+                "position": position,
+                "screen_id": screen_name(position),
+                "display_pos": 0,
+                "document": document,
+                "system": system,
+                "method": "likert",
+                "field": fields[(document, system)],
+                "round": 2,
+            }
+        )
+    return rows
+
+
+def _recheck_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The design table of the screens: no references, checks, warm-ups or repeated anchors."""
     table = pd.DataFrame.from_records(rows, columns=list(DESIGN_COLUMNS))
     for column in ("is_reference", "is_check", "is_warmup", "is_anchor_repeat", "screen_has_check"):
         table[column] = False
-    blocks = data.groupby("block")["document"].unique()
-    return Design(
-        design_id=did,
-        spec=spec_dict,
-        systems=tuple(systems),
-        reference_system=None,
-        documents=tuple(documents),
-        blocks=tuple(tuple(sorted(b)) for b in blocks),
-        dropped_documents=(),
-        skipped_pairs=(),
-        table=normalise_table(table),
-        checks=(),
-        balance={
-            "recheck": {
-                "items": len(by_annotator[["document", "system"]].drop_duplicates()),
-                "judgements": len(rows),
-                "annotators": len(slots),
-            }
-        },
-        package_version=__version__,
-    )
+    return normalise_table(table)

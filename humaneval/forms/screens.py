@@ -25,6 +25,9 @@ from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
 from humaneval.methods import get_method
 
+Order = tuple[tuple[str, ...], tuple[str, ...]]
+"""(documents, systems) in the order the field indices ``d{i}``/``s{j}`` count them."""
+
 
 def design_frame(design: DesignLike) -> pd.DataFrame:
     """The canonical design table, with every answer field, of a ``Design``, a table or a ``design.csv``.
@@ -34,21 +37,27 @@ def design_frame(design: DesignLike) -> pd.DataFrame:
     """
     loaded = load_design(read_design_csv(design) if isinstance(design, str | Path) else design)
     frame = normalise_table(loaded.table) if isinstance(loaded, Design) else loaded
+    return with_fields(frame, design_order(design))
+
+
+def design_order(design: Any) -> Order | None:
+    """(documents, systems) in the manifest order of a ``Design``; ``None`` for a bare table or path."""
     if hasattr(design, "documents") and hasattr(design, "systems"):
-        frame.attrs["order"] = (tuple(design.documents), tuple(design.systems))
-    return with_fields(frame)
+        return tuple(design.documents), tuple(design.systems)
+    return None
 
 
-def with_fields(frame: pd.DataFrame) -> pd.DataFrame:
+def with_fields(frame: pd.DataFrame, order: Order | None = None) -> pd.DataFrame:
     """Fill every empty ``field`` with its docs/forms.md name (see module docstring).
 
     Stand-alone check entries get ``ck_{c}`` (c counts checks in slot/position order); the real
-    summaries padding a BWS or pairwise check screen share their screen's check field.
+    summaries padding a BWS or pairwise check screen share their screen's check field. ``order``
+    is the design's :func:`design_order` (``None``: the sorted ids).
     """
     frame = frame.sort_values(["annotator_slot", "position", "display_pos"], kind="stable").reset_index(
         drop=True
     )
-    docs, systems = index_maps(frame)
+    docs, systems = index_maps(frame, order)
     method = get_method(frame["method"].iloc[0])
     prefix = method.field_prefix
     fields = frame["field"].tolist()
@@ -84,9 +93,9 @@ def entry_code(row: Any, systems: dict[str, int], docs: dict[str, int], mixed_do
     return f"d{docs[row.document]}_{code}" if mixed_documents else code
 
 
-def index_maps(frame: pd.DataFrame) -> tuple[dict[str, int], dict[str, int]]:
-    """(document → i, system → j): the manifest order of a ``Design``, else the sorted ids."""
-    documents, systems = frame.attrs.get("order") or (
+def index_maps(frame: pd.DataFrame, order: Order | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """(document → i, system → j): ``order`` (a ``Design``'s :func:`design_order`), else the sorted ids."""
+    documents, systems = order or (
         sorted(set(frame["document"]) - {""}),
         sorted(set(frame["system"]) - {""}),
     )
@@ -110,15 +119,17 @@ def block_payloads(
     checks: dict[str, dict[str, Any]] | None = None,
     warmups: dict[tuple[str, int], str] | None = None,
     extra: dict[str, Any] | None = None,
+    order: Order | None = None,
 ) -> dict[str, dict[str, Any]]:
     """One JSON-able form payload per block (or per slot with ``per_slot``), keyed by block/slot id.
 
     A payload holds the preset, the texts it needs (keyed ``sum:doc|sys``, ``doc:doc``,
     ``chk:field``), and for each slot its ordered screens with their entries and fields.
+    ``order`` is the design's :func:`design_order` (``None``: the sorted ids).
     """
     method = frame["method"].iloc[0]
     texts.require(frame, sources=preset.show_source)
-    docs, systems = index_maps(frame)
+    docs, systems = index_maps(frame, order)
     design_id = frame["design_id"].iloc[0]
     payloads: dict[str, dict[str, Any]] = {}
     group_key = "annotator_slot" if per_slot else "block"

@@ -1,6 +1,6 @@
 """The texts a form shows: summaries keyed by (document, system), source documents and fillers.
 
-Input formats (docs/forms.md, issue 4): the design's ``texts.json``
+Input formats (docs/forms.md): the design's ``texts.json``
 (``documents``, ``summaries`` keyed ``doc|sys``, ``fillers``), or a CSV/TSV/JSONL table of
 ``document, system, text`` plus an optional table of ``document, text`` for the sources. Texts
 are untrusted: they are stored verbatim (no normalisation) and only ever rendered as text.

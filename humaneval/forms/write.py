@@ -1,4 +1,4 @@
-"""The one entry point that turns a design plus texts into forms on disk (issue 4)."""
+"""The one entry point that turns a design plus texts into forms on disk (docs/forms.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from humaneval.design.plan import Design
 from humaneval.errors import CostWarning, DesignError
 from humaneval.forms.mturk import MTurkPackage, submit_config, write_mturk_package
 from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
-from humaneval.forms.screens import block_payloads, design_frame
+from humaneval.forms.screens import block_payloads, design_frame, design_order
 from humaneval.forms.texts import Texts, load_texts
 from humaneval.methods import get_method
 
@@ -115,6 +115,7 @@ def design_payloads(
         checks=checks,
         warmups=warmups,
         extra=extra,
+        order=design_order(design),
     )
     return chosen, payloads
 

@@ -1,4 +1,4 @@
-"""One study report: HTML page with tables, figures and datasheet, plus JSON, Markdown and LaTeX (issue 12).
+"""One study report: HTML page with tables, figures and datasheet; JSON, Markdown, LaTeX (docs/report.md).
 
 :func:`build_report` runs every section through the package's own APIs (analysis, reliability,
 QC, simulation, design datasheet) and returns a :class:`StudyReport`; :func:`write_report` writes

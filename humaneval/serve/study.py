@@ -113,35 +113,56 @@ def create_study(
 ) -> Study:
     """Create ``study_dir`` for ``humaneval serve`` from a design and its texts.
 
-    ``design`` is a ``Design`` or the path of its ``design.json`` (the manifest is required: it
-    carries the checks, warm-ups and scale). ``texts`` default to the design's own texts.
-    ``completion_code`` is the code Prolific shows under "completion" (random if omitted);
-    ``full_code`` is the optional second code for "study full / declined consent".
-    ``max_minutes`` (Prolific's maximum time) or ``estimated_minutes`` set the slot timeout
-    (:func:`slot_timeout`). ``exclude_pids`` are refused with ``not_eligible`` (e.g. the
-    participants of sibling studies). ``prolific_study_id`` is the STUDY_ID Prolific gave the
-    study; the server admits only links carrying it (set it later with :func:`set_study_id`).
     The folder is created 0700 and ``study.sqlite`` 0600: it holds raw Prolific IDs.
+
+    Parameters
+    ----------
+    design : Design or str or Path
+        A ``Design`` or the path of its ``design.json`` (the manifest is required: it carries the
+        checks, warm-ups and scale).
+    study_dir : str or Path
+        A new folder (or an empty existing one) for the study.
+    texts : Texts, mapping, str or Path, optional
+        The summaries and documents; default: the design's own texts.
+    preset : str, Path or Preset, optional
+        The form preset (default: the design's method and dimension).
+    allow_ties : bool, optional
+        Whether a ranking may tie (passed to the preset).
+    completion_code : str, optional
+        The code Prolific shows under "completion" (random if omitted).
+    full_code : str, optional
+        The second code for "study full / declined consent".
+    max_minutes, estimated_minutes : float, optional
+        Prolific's maximum time or the estimated time; they set the slot timeout
+        (:func:`slot_timeout`).
+    exclude_pids : iterable of str
+        PROLIFIC_PIDs refused with ``not_eligible`` (e.g. the participants of sibling studies).
+    consent : str, optional
+        A consent text: the start page then asks "I agree" before the first screen.
+    title : str
+        The page title.
+    key : str, optional
+        The study key in the URL (random if omitted).
+    prolific_study_id : str, optional
+        The STUDY_ID Prolific gave the study; the server admits only links carrying it (set it
+        later with :func:`set_study_id`).
+
+    Returns
+    -------
+    Study
+        Where the folder, database and admin token are, and what to paste into Prolific.
+
+    Raises
+    ------
+    DesignError
+        A bare design table, a folder that is a file or already holds a study, or a malformed
+        key, code or STUDY_ID.
     """
-    design = load_design(design)
-    if not isinstance(design, Design):
-        raise DesignError(
-            "the collection server needs the design manifest (design.json), not a bare table; "
-            "pass the Design or the path of its design.json"
-        )
-    study_dir = Path(study_dir)
-    if study_dir.exists() and not study_dir.is_dir():
-        raise DesignError(f"{study_dir}: is a file; give a new folder for the study")
-    if (study_dir / DB_NAME).exists():
-        raise DesignError(f"{study_dir}: already holds a study ({DB_NAME}); choose a new folder")
+    design = _manifest(design)
+    study_dir = _new_study_dir(study_dir)
     key = key or secrets.token_urlsafe(9)
-    if not _KEY.fullmatch(key):
-        raise DesignError(f"study key {key!r} must be 4-64 characters of A-Z a-z 0-9 _ -")
     completion_code = completion_code or secrets.token_hex(4).upper()
-    for name, code in (("completion code", completion_code), ("full code", full_code)):
-        if code is not None and not _CODE.fullmatch(code):
-            raise DesignError(f"{name} {code!r} must be 4-32 letters or digits, as Prolific shows it")
-    _check_study_id(prolific_study_id)
+    _check_identifiers(key, completion_code, full_code, prolific_study_id)
     texts = design_texts(design, texts)
     extra = {
         "platform": "prolific",
@@ -164,6 +185,60 @@ def create_study(
         "title": title,
         "prolific_study_id": prolific_study_id,
     }
+    _write_study(study_dir, key, design, texts, config, payloads)
+    return Study(
+        study_dir=study_dir,
+        key=key,
+        design_id=design.design_id,
+        slots=len(payloads),
+        blocks=len({p["block"] for p in payloads.values()}),
+        slot_timeout_s=config["slot_timeout_s"],
+        completion_code=completion_code,
+        prolific_study_id=prolific_study_id,
+    )
+
+
+def _manifest(design: DesignLike) -> Design:
+    """The loaded :class:`Design`; a bare design table is refused (it lacks checks, warm-ups, scale)."""
+    loaded = load_design(design)
+    if not isinstance(loaded, Design):
+        raise DesignError(
+            "the collection server needs the design manifest (design.json), not a bare table; "
+            "pass the Design or the path of its design.json"
+        )
+    return loaded
+
+
+def _new_study_dir(study_dir: str | Path) -> Path:
+    """``study_dir`` as a path, refused when it is a file or already holds a study."""
+    study_dir = Path(study_dir)
+    if study_dir.exists() and not study_dir.is_dir():
+        raise DesignError(f"{study_dir}: is a file; give a new folder for the study")
+    if (study_dir / DB_NAME).exists():
+        raise DesignError(f"{study_dir}: already holds a study ({DB_NAME}); choose a new folder")
+    return study_dir
+
+
+def _check_identifiers(key: str, completion_code: str, full_code: str | None, study_id: str | None) -> None:
+    """Refuse a study key, completion or full code, or STUDY_ID that the server or Prolific would not take."""
+    if not _KEY.fullmatch(key):
+        raise DesignError(f"study key {key!r} must be 4-64 characters of A-Z a-z 0-9 _ -")
+    for name, code in (("completion code", completion_code), ("full code", full_code)):
+        if code is not None and not _CODE.fullmatch(code):
+            raise DesignError(f"{name} {code!r} must be 4-32 letters or digits, as Prolific shows it")
+    _check_study_id(study_id)
+
+
+def _write_study(
+    study_dir: Path,
+    key: str,
+    design: Design,
+    texts: Texts,
+    config: dict[str, Any],
+    payloads: dict[str, dict[str, Any]],
+) -> None:
+    """Create the folder (0700), the admin token file and ``study.sqlite`` (0600) with its study and
+    slot rows, in one transaction."""
     study_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     token = secrets.token_urlsafe(32)
     _write_secret(study_dir / TOKEN_NAME, token + "\n")
@@ -194,16 +269,6 @@ def create_study(
         connection.execute("COMMIT")
     finally:
         connection.close()
-    return Study(
-        study_dir=study_dir,
-        key=key,
-        design_id=design.design_id,
-        slots=len(payloads),
-        blocks=len({p["block"] for p in payloads.values()}),
-        slot_timeout_s=config["slot_timeout_s"],
-        completion_code=completion_code,
-        prolific_study_id=prolific_study_id,
-    )
 
 
 def open_study(study_dir: str | Path) -> Study:

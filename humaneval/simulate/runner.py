@@ -55,7 +55,7 @@ def _heap_for_numpy() -> Iterator[None]:
 
     dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's mmap
     threshold at 128 KiB, so every temporary array above that is mapped and page-faulted afresh:
-    13× the page faults and about 35 % more CPU per CLMM replicate (measured, issue 25). The
+    13× the page faults and about 35 % more CPU per CLMM replicate (measured; benchmarks/RESULTS.md). The
     thresholds are raised for the batch and set back to dask's afterwards; elsewhere a no-op.
     """
     trim = os.environ.get("MALLOC_TRIM_THRESHOLD_")
