@@ -761,3 +761,11 @@ def test_api_raises_and_warns_like_the_cli():
     human = pd.Series([1.0, 2.0, 3.0], index=keys)
     with pytest.raises(RatingsError, match="metric 'M': scores 0 of the 3 human-scored summaries"):
         align(human, {"M": pd.Series([float("nan")] * 3, index=keys)})
+
+
+def test_no_help_text_prints_an_unbounded_range_as_none():
+    # click describes FloatRange() without bounds as "x<=None"; every command's --help must read cleanly
+    for name, command in main.commands.items():
+        result = run(name, "--help")
+        assert result.exit_code == 0, result.output
+        assert "None]" not in result.output and "x<=None" not in result.output, (name, result.output)

@@ -30,6 +30,12 @@ class FiniteRange(click.FloatRange):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
 
+    def _describe_range(self) -> str:
+        # click would print an unbounded range as "x<=None" in --help
+        if self.min is None and self.max is None:
+            return "finite"
+        return super()._describe_range()
+
 
 #: Option types for sizes, counts and rates, so that no command accepts a value that makes no sense.
 COUNT = click.IntRange(min=1)
