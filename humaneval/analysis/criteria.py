@@ -121,11 +121,34 @@ def analyze_criteria(
     Returns
     -------
     CriteriaAnalysis
+        One :class:`~humaneval.analysis.workflow.Analysis` per criterion (``analyses``);
+        ``summary_table()`` sets their system tables side by side.
+
+    Raises
+    ------
+    OptionError
+        An unknown ``adjust_across_criteria`` or an option :func:`analyze` rejects.
 
     Examples
     --------
-    >>> result = analyze_criteria(ratings, adjust_across_criteria="holm")  # doctest: +SKIP
-    >>> result.summary_table()  # doctest: +SKIP
+    Two criteria rated on the wine data, the second the mirror image of the first:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = wine_ratings()
+    >>> two = pd.concat([table.assign(criterion="bitterness"),
+    ...                  table.assign(criterion="sweetness", score=6 - table["score"])])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     result = analyze_criteria(two, "ttest", adjust_across_criteria="holm")
+    >>> result.summary_table()
+              bitterness   sweetness
+    system
+    warm-yes    3.89 (1)    2.11 (4)
+    warm-no   3.11 (2/3)  2.89 (2/3)
+    cold-yes  2.61 (2/3)  3.39 (2/3)
+    cold-no     2.06 (4)    3.94 (1)
     """
     if adjust_across_criteria is not None and adjust_across_criteria not in ACROSS_METHODS:
         raise OptionError(

@@ -113,6 +113,42 @@ def pairwise_contrasts(
     ``systems`` lists the reference first; ``beta`` and ``vcov`` belong to ``systems[1:]``.
     Pairs are in factor-level order (a before b), as emmeans prints them. ``better`` is the
     higher-estimated system where ``p_adj < alpha``, else None.
+
+    Parameters
+    ----------
+    systems : sequence of str
+        The systems, reference first.
+    beta : ndarray
+        Effects of ``systems[1:]`` against the reference.
+    vcov : ndarray
+        Their covariance matrix.
+    adjust : {"tukey", "holm", "bonferroni", "none"}
+        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+    confidence_level : float
+        Of the (simultaneous, for ``tukey``) intervals.
+    alpha : float
+        Significance level of ``better``.
+
+    Returns
+    -------
+    DataFrame
+        The contrast table of docs/vocabulary.md (z tests: ``df`` is ∞).
+
+    Raises
+    ------
+    OptionError
+        An unknown adjustment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = pairwise_contrasts(["A", "B", "C"], np.array([0.5, 1.2]),
+    ...                            np.array([[0.04, 0.01], [0.01, 0.05]]))
+    >>> table[["system_a", "system_b", "estimate", "z", "p_adj", "better"]].round(4)
+      system_a system_b  estimate       z   p_adj better
+    0        A        B      -0.5 -2.5000  0.0332      B
+    1        A        C      -1.2 -5.3666  0.0000      C
+    2        B        C      -0.7 -2.6458  0.0222      C
     """
     check_adjust(adjust)
     n_sys = len(systems)
