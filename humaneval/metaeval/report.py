@@ -127,7 +127,7 @@ def meta_evaluate(
     >>> as_series = lambda M: pd.Series(M.T.ravel(), index=key)
     >>> result = meta_evaluate(as_series(H), {"P": as_series(P), "B": as_series(B)}, ["sys", "sum", "pair"])
     >>> results_table(result.table)
-       τ_pair  τ_sum  τ_sys
+      τ_pair  τ_sum  τ_sys
     P  +0.91  +0.73  +1.00
     B  +0.04  -0.16  +1.00
     """
