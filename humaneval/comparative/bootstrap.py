@@ -105,7 +105,7 @@ def bootstrap_vcov(
     ----------
     judgements : Judgements
         From :func:`~humaneval.comparative.build_judgements`.
-    scheme : {"two-way", "pigeonhole", "annotator", "document"}
+    scheme : {"two-way", "pigeonhole", "annotator", "document", "naive"}
         What is resampled (two-way: V_annotator + V_document − V_cell).
     n_resamples : int
         Replicates per one-way part (≥ 2).
