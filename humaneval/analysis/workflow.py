@@ -30,7 +30,15 @@ from humaneval.ratings import Ratings
 
 
 def system_means(ratings: Ratings) -> pd.Series:
-    """Mean response per system as reported: scores as given, ranks 1-based (lower = better)."""
+    """Mean response per system as reported: scores as given, ranks 1-based (lower = better).
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.ratings import as_ratings
+    >>> system_means(as_ratings(wine_ratings())).round(3).to_dict()
+    {'cold-no': 2.056, 'cold-yes': 2.611, 'warm-no': 3.111, 'warm-yes': 3.889}
+    """
     values = ratings.reported()
     return values.groupby(ratings.data["system"]).mean().rename("mean")
 
