@@ -284,6 +284,21 @@ def pairwise_agreement(
 
     One row per pair: ``coder_a, coder_b, n_units, observed_agreement, cohen_kappa, scott_pi``
     (and ``weighted_kappa``). In a block design only coders of the same block share units.
+
+    Raises
+    ------
+    RatingsError
+        Data without coder identities (value counts).
+
+    Examples
+    --------
+    The nine wine judges, pair by pair:
+
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = pairwise_agreement(wine_ratings())
+    >>> row = table.iloc[1]
+    >>> len(table), row.coder_a, row.coder_b, int(row.n_units), float(row.observed_agreement)
+    (36, '1', '3', 8, 0.375)
     """
     rd = as_reliability_data(data, unit=unit)
     if rd.coder is None:
