@@ -204,7 +204,20 @@ def _best(table: pd.DataFrame) -> set[tuple[str, str]]:
 
 
 def to_markdown(table: pd.DataFrame, digits: int = 2, caption: str | None = None) -> str:
-    """The results table as Markdown, best non-HUM value per column in bold."""
+    """The results table as Markdown, best non-HUM value per column in bold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"metric": ["A", "A", "B", "B"], "level": ["sys", "sum"] * 2,
+    ...                       "estimate": [1.0, 0.73, 0.8, 0.21], "ci_low": float("nan"),
+    ...                       "ci_high": float("nan")})
+    >>> print(to_markdown(table))
+    | Metric | τ_sum | τ_sys |
+    |---|---|---|
+    | A | **+0.73** | **+1.00** |
+    | B | +0.21 | +0.80 |
+    """
     frame, best = results_table(table, digits), _best(table)
     lines = ["| Metric | " + " | ".join(frame.columns) + " |", "|---" * (len(frame.columns) + 1) + "|"]
     for metric, row in frame.iterrows():
