@@ -94,6 +94,19 @@ def nested_crossed_curve(
     One row per ``(design, k)``: ``design`` (``"crossed"``/``"nested"``), ``k`` clusters drawn,
     ``judgements`` (mean size of the subsample), ``r`` (mean over the draws with a defined r),
     ``r_sd`` and ``n_draws``.
+
+    Examples
+    --------
+    A simulated study of 6 blocks × 5 documents × 3 annotators: the system means of k whole
+    blocks (crossed) against those of one annotator per block (nested):
+
+    >>> from humaneval.design import block_design
+    >>> from humaneval.model import default_model, sample_ratings
+    >>> model = default_model()
+    >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
+    >>> curve = nested_crossed_curve(ratings, n_draws=500, seed=1)
+    >>> curve[curve["k"] == 2][["design", "judgements", "r"]].round(3).values.tolist()
+    [['crossed', 150.0, 0.975], ['nested', 50.0, 0.859]]
     """
     table = single_criterion(as_ratings(ratings))
     clusters, systems, values, n_clusters, n_systems = _cluster_codes(table)
