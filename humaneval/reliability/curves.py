@@ -98,7 +98,7 @@ def nested_crossed_curve(
     Examples
     --------
     A simulated study of 6 blocks × 5 documents × 3 annotators: the system means of k whole
-    blocks (crossed) against those of one annotator per block (nested):
+    blocks (crossed) and of k annotators from different blocks (nested) against the full data's:
 
     >>> from humaneval.design import block_design
     >>> from humaneval.model import default_model, sample_ratings
