@@ -46,14 +46,30 @@ CONTRAST_COLUMNS = (
 
 
 def tukey_p(z: np.ndarray | float, n_means: int, dof: np.ndarray | float = np.inf) -> np.ndarray:
-    """Tukey-adjusted p of z (or t on ``dof`` df) statistics: Pr(Q_{k,df} ≥ √2 |z|) with k = ``n_means``."""
+    """Tukey-adjusted p of z (or t on ``dof`` df) statistics: Pr(Q_{k,df} ≥ √2 |z|) with k = ``n_means``.
+
+    Examples
+    --------
+    At the 5 % studentized-range quantile of 5 means (3.858, as tabulated) p is 0.05; with two
+    means Tukey's p is the unadjusted two-sided z p-value 2(1 − Φ(2)) = 0.0455:
+
+    >>> import numpy as np
+    >>> round(float(tukey_p(3.8577 / np.sqrt(2), 5)), 4), round(float(tukey_p(2.0, 2)), 4)
+    (0.05, 0.0455)
+    """
     q = np.sqrt(2.0) * np.abs(np.asarray(z, dtype=float))
     return np.clip(stats.studentized_range.sf(q, n_means, dof), 0.0, 1.0)
 
 
 @cache
 def tukey_quantile(n_means: int, confidence_level: float, dof: float = np.inf) -> float:
-    """q_{k,df,1−α}: the studentized-range quantile (3.8577 for k = 5, confidence level 0.95, df = ∞)."""
+    """q_{k,df,1−α}: the studentized-range quantile (3.8577 for k = 5, confidence level 0.95, df = ∞).
+
+    Examples
+    --------
+    >>> round(tukey_quantile(5, 0.95), 4)
+    3.8577
+    """
     return float(stats.studentized_range.ppf(confidence_level, n_means, dof))
 
 

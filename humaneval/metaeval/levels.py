@@ -224,7 +224,24 @@ def partial_correlation(H, P, coefficient: Coefficient = "kendall") -> LevelValu
 def measure(
     H, P, level: str, coefficient: Coefficient = "kendall", nan_policy: NanPolicy = "omit"
 ) -> LevelValue:
-    """One measure by level name or alias (sys, sum, pair, intra, acc)."""
+    """One measure by level name or alias (sys, sum, pair, intra, acc).
+
+    Raises
+    ------
+    OptionError
+        An unknown level or coefficient.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])
+    >>> P = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> value = measure(H, P, "sum", "pearson")
+    >>> value.level, round(value.estimate, 4), value.n_pairs
+    ('sum', 0.8507, 66)
+    >>> round(float(np.corrcoef(H.ravel(), P.ravel())[0, 1]), 4)
+    0.8507
+    """
     (level,) = normalise_levels([level])
     if level == "sys":
         return tau_sys(H, P, coefficient)

@@ -368,7 +368,18 @@ def williams_compare(
 ) -> WilliamsResult:
     """Williams test of metric A vs metric B at a level: ``sys`` uses n = |S|, ``sum``
     n = complete cells; per-document ``pair`` has no single n and is refused unless
-    ``allow_input_level`` (then n = the most complete cells of any document column, with a warning)."""
+    ``allow_input_level`` (then n = the most complete cells of any document column, with a warning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])
+    >>> A = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> result = williams_compare(H, A, B, "sum")
+    >>> result.n, round(result.r12, 3), round(result.r13, 3), round(result.p_value, 4)
+    (12, 0.725, -0.158, 0.0211)
+    """
     (level,) = normalise_levels([level])
     H, A, B = (np.asarray(M, dtype=float) for M in (H, A, B))
     present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
