@@ -86,7 +86,13 @@ class MTurkResults:
 
 
 def pseudonym(worker_id: str, salt: str) -> str:
-    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id)."""
+    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id).
+
+    Examples
+    --------
+    >>> pseudonym("A1B2C3", "secret"), pseudonym("A1B2C3", "other salt") != pseudonym("A1B2C3", "secret")
+    ('w_496a279afe11', True)
+    """
     digest = hmac.new(salt.encode("utf-8"), worker_id.encode("utf-8"), hashlib.sha256).hexdigest()
     return "w_" + digest[:12]
 

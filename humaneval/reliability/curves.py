@@ -40,6 +40,24 @@ def time_reliability_curve(
 
     ``times`` holds total seconds per annotator (:func:`~humaneval.reliability.timing.
     load_annotator_times`); every annotator of the ratings must have one.
+
+    Each row is one combination of ``k`` blocks (at most ``max_combinations`` per k): the
+    annotation minutes it took and the Pearson r of its system means with the full data's.
+
+    Examples
+    --------
+    Six simulated blocks of 3 annotators who each worked 10 minutes: all C(6, k) combinations of
+    k = 2…5 blocks (15 + 20 + 15 + 6), averaged per 10-minute bucket by :func:`time_buckets`:
+
+    >>> import pandas as pd
+    >>> from humaneval.design import block_design
+    >>> from humaneval.model import default_model, sample_ratings
+    >>> model = default_model()
+    >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
+    >>> times = pd.Series(600.0, index=sorted(ratings.data["annotator"].unique()))
+    >>> curve = time_reliability_curve(ratings, times, seed=1)
+    >>> time_buckets(curve)[["minutes_from", "n", "mean_r"]].round(3).values.tolist()
+    [[60.0, 15.0, 0.972], [90.0, 20.0, 0.987], [120.0, 15.0, 0.994], [150.0, 6.0, 0.998]]
     """
     table = single_criterion(as_ratings(ratings))
     clusters, systems, values, n_clusters, n_systems = _cluster_codes(table)
