@@ -93,7 +93,7 @@ def plan_study(
     Raises
     ------
     DesignError
-        More than one effect option, a malformed design, or a pilot that cannot be fitted.
+        More than one effect option, or a malformed design.
 
     Examples
     --------
