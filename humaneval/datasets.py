@@ -31,7 +31,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["binary_example", "hayes_krippendorff_2007", "krippendorff_2011", "textbook_example", "wine"]
+__all__ = [
+    "binary_example",
+    "hayes_krippendorff_2007",
+    "krippendorff_2011",
+    "textbook_example",
+    "wine",
+    "wine_ratings",
+]
 
 #: Orientation of every matrix here, as :func:`humaneval.reliability.krippendorff_alpha` names it.
 ORIENT = "annotators_x_units"
@@ -164,5 +171,30 @@ def wine() -> pd.DataFrame:
             "contact": np.where((bottle - 1) % 4 >= 2, "yes", "no"),
             "bottle": bottle,
             "judge": np.repeat(np.arange(1, 10), 8),
+        }
+    )
+
+
+def wine_ratings() -> pd.DataFrame:
+    """Randall's wine data as a ratings table: the four ``temp``-``contact`` conditions are the
+    systems (``cold-no``, ``cold-yes``, ``warm-no``, ``warm-yes``), each judge an annotator, and the
+    two bottles of a condition documents ``1`` and ``2``: 9 annotators × 2 documents × 4 systems
+    = 72 ratings on 1–5 (higher = more bitter).
+
+    Examples
+    --------
+    >>> table = wine_ratings()
+    >>> table.shape, list(table.columns)
+    ((72, 4), ['annotator', 'document', 'system', 'score'])
+    >>> table.groupby("system")["score"].mean().round(3).to_dict()
+    {'cold-no': 2.056, 'cold-yes': 2.611, 'warm-no': 3.111, 'warm-yes': 3.889}
+    """
+    data = wine()
+    return pd.DataFrame(
+        {
+            "annotator": data["judge"].astype(str),
+            "document": ((data["bottle"] - 1) % 2 + 1).astype(str),
+            "system": data["temp"] + "-" + data["contact"],
+            "score": data["rating"],
         }
     )

@@ -22,6 +22,37 @@ def rank_groups(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.
     ``estimates`` maps system → estimate (higher = better). A system significantly worse than
     b others and significantly better than w others can take ranks b+1 … S−w; the label lists
     them separated by "/" ("1", "3/4").
+
+    Parameters
+    ----------
+    estimates : Series
+        System → estimate (higher = better).
+    contrasts : DataFrame
+        A contrast table (``system_a``, ``system_b``, ``estimate``, ``p_adj``).
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    Series
+        System → rank label.
+
+    References
+    ----------
+    Steen, J., & Markert, K. (2021). How to evaluate a summarizer: study design and statistical
+    analysis for manual linguistic quality evaluation. EACL 2021.
+
+    Examples
+    --------
+    Only cold-yes and warm-no do not differ (paired t-tests on the wine data):
+
+    >>> from humaneval.analysis import paired_ttest, system_means
+    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.ratings import as_ratings
+    >>> ratings = as_ratings(wine_ratings())
+    >>> means, contrasts = system_means(ratings), paired_ttest(ratings)
+    >>> rank_groups(means, contrasts).to_dict()
+    {'cold-no': '4', 'cold-yes': '2/3', 'warm-no': '2/3', 'warm-yes': '1'}
     """
     n_sys = len(estimates)
     significant = contrasts[contrasts["p_adj"] < alpha]
@@ -42,6 +73,35 @@ def compact_letters(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float 
     systems without a significant difference among them, grown greedily in that order from every
     system and every non-significant pair, so that each non-significant pair shares a letter and
     no significant pair does.
+
+    Parameters
+    ----------
+    estimates : Series
+        System → estimate (higher = better).
+    contrasts : DataFrame
+        A contrast table (``system_a``, ``system_b``, ``p_adj``).
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    Series
+        System → letters.
+
+    References
+    ----------
+    Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
+    comparisons. Journal of Computational and Graphical Statistics, 13(2), 456–466.
+
+    Examples
+    --------
+    >>> from humaneval.analysis import paired_ttest, system_means
+    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.ratings import as_ratings
+    >>> ratings = as_ratings(wine_ratings())
+    >>> means, contrasts = system_means(ratings), paired_ttest(ratings)
+    >>> compact_letters(means, contrasts).to_dict()
+    {'cold-no': 'c', 'cold-yes': 'b', 'warm-no': 'b', 'warm-yes': 'a'}
     """
     order = list(estimates.sort_values(ascending=False).index)
     sig = {

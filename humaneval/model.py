@@ -254,6 +254,17 @@ def sample_ratings(model: OrdinalModel, design: pd.DataFrame, seed: SeedLike = N
     model that is a column of the design, by eigen-factorisation so that singular Ψ work; a
     category is drawn by inverse-CDF sampling. Attention-check rows (``is_check``) are kept and
     get a score drawn like any other row. Returns a validated :class:`Ratings` on the scale 1..K.
+
+    Examples
+    --------
+    A study of 6 blocks × 5 documents × 3 annotators from the built-in coherence model
+    (5 systems, 7-point scale):
+
+    >>> from humaneval.design import block_design
+    >>> model = default_model()
+    >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
+    >>> len(ratings.data), ratings.scale, ratings.data["annotator"].nunique()
+    (450, (1.0, 7.0), 18)
     """
     rng = np.random.default_rng(seed)
     rows = design.reset_index(drop=True)

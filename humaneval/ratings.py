@@ -220,6 +220,42 @@ def load_ratings(
         Accept tied ranks within an ``(annotator, document)``.
     continuous:
         Accept non-integer scores (sliders, direct assessment).
+
+    Returns
+    -------
+    Ratings
+        The validated table (``data``), its ``response`` (``score`` or ``rank``), ``scale`` and
+        whether it was declared; every stage of humaneval accepts it.
+
+    Raises
+    ------
+    RatingsError
+        A missing id column, a duplicate rating, a value outside the declared scale, ranks that
+        are not a permutation, or an unreadable file; the message names the line (or row).
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> ratings = load_ratings(wine_ratings(), scale="1-5")
+    >>> ratings.response, ratings.scale, ratings.systems
+    ('score', (1.0, 5.0), ['cold-no', 'cold-yes', 'warm-no', 'warm-yes'])
+
+    A value outside the declared scale is one clear error:
+
+    >>> bad = wine_ratings()
+    >>> bad.loc[3, "score"] = 7
+    >>> load_ratings(bad, scale="1-5")
+    Traceback (most recent call last):
+    ...
+    humaneval.errors.RatingsError: score 7 at row 3 is outside the declared scale 1-5; ...
+
+    Aliases map common column names (``item`` → ``document``); ranks are lower = better:
+
+    >>> import pandas as pd
+    >>> ranked = load_ratings(pd.DataFrame({"annotator": ["a"] * 3, "item": ["d1"] * 3,
+    ...                                     "system": ["x", "y", "z"], "rank": [1, 3, 2]}))
+    >>> ranked.response, ranked.rank_base, list(ranked.data.columns)
+    ('rank', 1, ['annotator', 'document', 'system', 'rank'])
     """
     if isinstance(source, pd.DataFrame):
         frame, label, lines = source.copy(), None, None
@@ -244,7 +280,18 @@ def load_ratings(
 
 
 def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
-    """Parse ``"1-7"``, ``"0:100"`` or ``(1, 7)`` into ``(low, high)``."""
+    """Parse ``"1-7"``, ``"0:100"`` or ``(1, 7)`` into ``(low, high)``.
+
+    Raises
+    ------
+    RatingsError
+        Not of the form LOW-HIGH, or low ≥ high.
+
+    Examples
+    --------
+    >>> parse_scale("1-7"), parse_scale("0:100"), parse_scale((1, 5))
+    ((1.0, 7.0), (0.0, 100.0), (1.0, 5.0))
+    """
     if isinstance(scale, str):
         text = scale.strip()
         for sep in (":", ",", "..", "-"):
@@ -618,7 +665,39 @@ class _Validator:
 
 
 def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> Ratings:
-    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion)."""
+    """The ratings of one criterion, attention checks excluded (every analysis runs per criterion).
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        A ratings table.
+    criterion : str, optional
+        The criterion; may be omitted when the table has one (or no criterion column).
+
+    Returns
+    -------
+    Ratings
+        The criterion's rows without attention checks.
+
+    Raises
+    ------
+    RatingsError
+        Several criteria and none chosen, or an unknown criterion.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = wine_ratings()
+    >>> two = pd.concat([table.assign(criterion="bitterness"),
+    ...                  table.assign(criterion="sweetness", score=6 - table["score"])])
+    >>> len(select_criterion(two, "sweetness").data)
+    72
+    >>> select_criterion(two)
+    Traceback (most recent call last):
+    ...
+    humaneval.errors.RatingsError: the table has 2 criteria (bitterness, sweetness); ...
+    """
     table = as_ratings(ratings).without_checks()
     if "criterion" not in table.data:
         if criterion is not None:

@@ -91,6 +91,49 @@ def paired_ttest(
     """Paired t-test per system pair, t = Δ̄/(s_Δ/√n) on n−1 df.
 
     All Δ_i = 0 gives p = 1; constant non-zero Δ_i give p = 0 with a warning.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+    aggregate : {"none", "document", "cluster"}
+        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+    adjust : {"holm", "bonferroni", "none"}
+        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+    confidence_level : float
+        Confidence level of ``ci_low``/``ci_high``.
+    alpha : float
+        Significance level of the ``better`` column.
+
+    Returns
+    -------
+    DataFrame
+        One row per system pair: the contrast table of docs/vocabulary.md (``estimate`` is the
+        mean difference ``system_a − system_b`` of oriented responses, ``test`` is ``t``).
+
+    Raises
+    ------
+    OptionError
+        An unknown aggregation or adjustment.
+    InsufficientDataError
+        A pair shares fewer than 2 pairing units.
+
+    References
+    ----------
+    Steen, J., & Markert, K. (2021). How to evaluate a summarizer: study design and statistical
+    analysis for manual linguistic quality evaluation. EACL 2021.
+
+    Examples
+    --------
+    Warm wines taste more bitter than cold ones (:func:`humaneval.datasets.wine_ratings`):
+
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = paired_ttest(wine_ratings())
+    >>> row = table.iloc[1]
+    >>> row.system_a, row.system_b, float(round(row.estimate, 4)), float(round(row.statistic, 4)), int(row.df)
+    ('cold-no', 'warm-no', -1.0556, -4.4857, 17)
+    >>> float(round(row.p_adj, 4)), row.better
+    (0.0013, 'warm-no')
     """
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
@@ -122,6 +165,51 @@ def approximate_randomization(
 
     The statistic column holds T; the p-value is never below 1/(R+1) and, with n pairs, never
     meaningfully below 2^(1−n) (5 clusters cannot reject at 0.05).
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+    aggregate : {"none", "document", "cluster"}
+        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+    n_permutations : int
+        Random sign-flip rounds R (ignored when every pattern is enumerated).
+    seed : int or Generator, optional
+        Seed of the sign flips.
+    adjust : {"holm", "bonferroni", "none"}
+        Multiple-comparison adjustment of ``p_adj``.
+    alpha : float
+        Significance level of the ``better`` column.
+
+    Returns
+    -------
+    DataFrame
+        The contrast table (docs/vocabulary.md) with ``test`` = ``art``; ``se`` and the
+        intervals are missing.
+
+    Raises
+    ------
+    OptionError
+        ``n_permutations`` < 1, an unknown aggregation or adjustment.
+    InsufficientDataError
+        A pair shares fewer than 2 pairing units.
+
+    References
+    ----------
+    Noreen, E. W. (1989). Computer-Intensive Methods for Testing Hypotheses. Wiley.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = approximate_randomization(wine_ratings(), n_permutations=999, seed=1)
+    >>> row = table.iloc[2]
+    >>> row.system_a, row.system_b, float(row.statistic), float(round(row.p_adj, 3))
+    ('cold-no', 'warm-yes', 33.0, 0.006)
+
+    With 2 documents as pairing units all 4 sign patterns are enumerated: p cannot go below 0.5.
+
+    >>> float(approximate_randomization(wine_ratings(), "document")["p_unadj"].min())
+    0.5
     """
     if n_permutations < 1:
         raise OptionError(f"n_permutations must be positive, not {n_permutations}")
@@ -140,7 +228,42 @@ def wilcoxon_test(
     ratings: Ratings | pd.DataFrame, aggregate: str = "none", adjust: str = "holm", alpha: float = 0.05
 ) -> pd.DataFrame:
     """Wilcoxon signed-rank test per system pair (``scipy.stats.wilcoxon``, zero differences
-    dropped as in Wilcoxon's original method; all-zero differences give p = 1)."""
+    dropped as in Wilcoxon's original method; all-zero differences give p = 1).
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+    aggregate : {"none", "document", "cluster"}
+        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+    adjust : {"holm", "bonferroni", "none"}
+        Multiple-comparison adjustment of ``p_adj``.
+    alpha : float
+        Significance level of the ``better`` column.
+
+    Returns
+    -------
+    DataFrame
+        The contrast table (docs/vocabulary.md): ``statistic`` is W, ``test`` is ``wilcoxon``.
+
+    Raises
+    ------
+    OptionError
+        An unknown aggregation or adjustment.
+    InsufficientDataError
+        A pair shares fewer than 2 pairing units.
+
+    References
+    ----------
+    Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bulletin, 1(6), 80–83.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> row = wilcoxon_test(wine_ratings()).iloc[2]
+    >>> row.system_a, row.system_b, float(row.statistic), float(round(row.p_adj, 4))
+    ('cold-no', 'warm-yes', 0.0, 0.0013)
+    """
     rows = []
     for a, b, delta, dropped in _pairs(unit_table(ratings, aggregate)):
         n = delta.size
@@ -167,6 +290,41 @@ def one_way_anova(
 
     It ignores the pairing and grouping factors (not recommended); :func:`anova_omnibus` gives
     the omnibus F test.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+    aggregate : {"none", "document", "cluster"}
+        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+    adjust : {"tukey", "holm", "bonferroni", "none"}
+        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+    confidence_level : float
+        Confidence level of ``ci_low``/``ci_high``.
+    alpha : float
+        Significance level of the ``better`` column.
+
+    Returns
+    -------
+    DataFrame
+        The contrast table (docs/vocabulary.md) with ``test`` = ``anova`` and N − S df.
+
+    Raises
+    ------
+    OptionError
+        An unknown aggregation or adjustment.
+    InsufficientDataError
+        No more observations than systems.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = one_way_anova(wine_ratings())
+    >>> row = table.iloc[0]
+    >>> row.system_a, row.system_b, float(round(row.estimate, 4)), int(row.df), float(round(row.p_adj, 4))
+    ('cold-no', 'cold-yes', -0.5556, 68, 0.2103)
+    >>> {k: round(v, 3) for k, v in anova_omnibus(wine_ratings()).items() if k != "p"}
+    {'F': 15.206, 'df1': 3, 'df2': 68}
     """
     wide, groups = _anova_groups(ratings, aggregate)
     sizes = np.array([g.size for g in groups])
@@ -215,6 +373,43 @@ def classic_test(
     """Run one classic test by name (``ttest``, ``art``, ``wilcoxon``, ``anova``).
 
     ``adjust`` defaults to ``tukey`` for the ANOVA and ``holm`` for the paired tests.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        One criterion's ratings.
+    test : {"ttest", "art", "wilcoxon", "anova"}
+        :func:`paired_ttest`, :func:`approximate_randomization`, :func:`wilcoxon_test` or
+        :func:`one_way_anova`.
+    aggregate : {"none", "document", "cluster"}
+        The pairing unit.
+    adjust : str, optional
+        Multiple-comparison adjustment (``tukey`` only for the ANOVA).
+    n_permutations, seed :
+        Rounds and seed of the ART.
+    alpha : float
+        Significance level of the ``better`` column.
+
+    Returns
+    -------
+    DataFrame
+        The contrast table of the chosen test (docs/vocabulary.md).
+
+    Raises
+    ------
+    OptionError
+        An unknown test, or ``adjust="tukey"`` with a paired test.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = classic_test(wine_ratings(), "ttest", aggregate="document")
+    >>> table["n"].tolist(), table["adjust"].iloc[0]
+    ([2, 2, 2, 2, 2, 2], 'holm')
+    >>> classic_test(wine_ratings(), "bootstrap")
+    Traceback (most recent call last):
+    ...
+    humaneval.errors.OptionError: unknown test 'bootstrap'; use one of ttest, art, wilcoxon, anova
     """
     if test not in TESTS:
         raise OptionError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")

@@ -121,11 +121,32 @@ def analyze_criteria(
     Returns
     -------
     CriteriaAnalysis
+        One :class:`~humaneval.analysis.workflow.Analysis` per criterion (``analyses``);
+        ``summary_table()`` sets their system tables side by side.
+
+    Raises
+    ------
+    OptionError
+        An unknown ``adjust_across_criteria`` or an option :func:`analyze` rejects.
 
     Examples
     --------
-    >>> result = analyze_criteria(ratings, adjust_across_criteria="holm")  # doctest: +SKIP
-    >>> result.summary_table()  # doctest: +SKIP
+    Two criteria rated on the wine data, the second the mirror image of the first:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = wine_ratings()
+    >>> two = pd.concat([table.assign(criterion="bitterness"),
+    ...                  table.assign(criterion="sweetness", score=6 - table["score"])])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     result = analyze_criteria(two, "ttest", adjust_across_criteria="holm")
+    >>> side_by_side = result.summary_table()
+    >>> side_by_side.index.tolist()
+    ['warm-yes', 'warm-no', 'cold-yes', 'cold-no']
+    >>> side_by_side.loc["warm-yes"].tolist()
+    ['3.89 (1)', '2.11 (4)']
     """
     if adjust_across_criteria is not None and adjust_across_criteria not in ACROSS_METHODS:
         raise OptionError(
@@ -142,7 +163,42 @@ def analyze_criteria(
 
 def adjust_across(analyses: Sequence[Analysis], method: str, alpha: float = 0.05) -> list[Analysis]:
     """The analyses with ``p_adj`` from ``method`` over the unadjusted p-values of all their contrasts,
-    and ``better``, rank groups and letters recomputed from them."""
+    and ``better``, rank groups and letters recomputed from them.
+
+    The within-criterion simultaneous intervals do not hold across criteria, so ``ci_low`` and
+    ``ci_high`` become missing.
+
+    Parameters
+    ----------
+    analyses : sequence of Analysis
+        One analysis per criterion.
+    method : {"holm", "bonferroni", "fdr_bh"}
+        The adjustment (``statsmodels.stats.multitest.multipletests``) over all their contrasts.
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    list of Analysis
+        The analyses with ``adjust`` = ``"<method> across criteria"``.
+
+    Examples
+    --------
+    Two criteria × 6 pairs: Bonferroni multiplies each p-value by 12.
+
+    >>> import warnings
+    >>> from humaneval.analysis import analyze
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = wine_ratings()
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pair = [analyze(table, "ttest", aggregate="document"),
+    ...             analyze(table.assign(score=6 - table["score"]), "ttest", aggregate="document")]
+    >>> first = adjust_across(pair, "bonferroni")[0]
+    >>> row = first.contrasts.iloc[4]
+    >>> first.adjust, round(float(row.p_adj), 4), round(12 * float(row.p_unadj), 4)
+    ('bonferroni across criteria', 0.3319, 0.3319)
+    """
     sizes = [len(a.contrasts) for a in analyses]
     pooled = np.concatenate([a.contrasts["p_unadj"].to_numpy(dtype=float) for a in analyses])
     adjusted = multipletests(pooled, alpha=alpha, method=method)[1] if len(pooled) else pooled

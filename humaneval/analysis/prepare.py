@@ -60,7 +60,19 @@ __all__ = [
 
 
 def choose_reference(systems: list[str] | tuple[str, ...], reference: str | None = None) -> str:
-    """The reference system by the rule of docs/analysis.md"""
+    """The reference system by the rule of docs/analysis.md: ``reference`` if given, else a system
+    named ``__REFERENCE__``, ``reference`` or ``ref`` (any case), else the first in sorted order.
+
+    Raises
+    ------
+    RatingsError
+        ``reference`` is not one of ``systems``.
+
+    Examples
+    --------
+    >>> choose_reference(["lead3", "bart", "Reference"]), choose_reference(["b", "a"])
+    ('Reference', 'a')
+    """
     if reference is not None:
         if reference not in systems:
             raise RatingsError(

@@ -30,7 +30,15 @@ from humaneval.ratings import Ratings
 
 
 def system_means(ratings: Ratings) -> pd.Series:
-    """Mean response per system as reported: scores as given, ranks 1-based (lower = better)."""
+    """Mean response per system as reported: scores as given, ranks 1-based (lower = better).
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.ratings import as_ratings
+    >>> system_means(as_ratings(wine_ratings())).round(3).to_dict()
+    {'cold-no': 2.056, 'cold-yes': 2.611, 'warm-no': 3.111, 'warm-yes': 3.889}
+    """
     values = ratings.reported()
     return values.groupby(ratings.data["system"]).mean().rename("mean")
 
@@ -218,6 +226,49 @@ def analyze(
     each is warned as an :class:`~humaneval.errors.AnalysisCaution` and kept in
     ``Analysis.cautions``.
 
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        The long ratings table (``annotator, document, system, score`` or ``rank``); with
+        ``formula`` any data frame holding the formula's columns.
+    test : {"clmm", "ttest", "art", "wilcoxon", "anova"}
+        The CLMM (default, recommended) or a classic test (:func:`classic_test`).
+    engine : {"native", "r", "both"}
+        The CLMM engine; ``both`` compares the native fit with R's ordinal::clmm.
+    structure : {"auto", "maximal", "nested", "uncorrelated", "intercepts"}
+        Random-effect structure of the CLMM (formerly ``model=``); ``auto`` starts at the
+        design's maximal structure and walks the fallback ladder.
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
+        The CLMM link.
+    reference : str, optional
+        Reference system of the treatment coding.
+    adjust : {"tukey", "holm", "bonferroni", "none"}, optional
+        Multiple-comparison adjustment of the contrasts.
+    aggregate : {"none", "document", "cluster"}
+        Pairing unit of a classic test.
+    criterion : str, optional
+        The criterion to analyse when the table has several (see :func:`analyze_criteria`).
+    fallback : bool
+        Walk down the structure ladder when a CLMM fit fails.
+    n_permutations : int
+        Sign-flip rounds of the ART (formerly ``rounds=``).
+    seed : int or Generator, optional
+        Seed of the ART.
+    alpha : float
+        Significance level of the rank groups and the ``better`` column.
+    formula : str, optional
+        Any CLMM formula, e.g. ``"score ~ system * position + (1 | annotator)"``.
+    threshold : {"flexible", "equidistant", "symmetric"}
+        Threshold structure of a formula fit.
+    emm : str, optional
+        Factor whose estimated marginal means are compared (formula fits).
+    by : str, optional
+        Compare the ``emm`` levels within each level of this factor.
+    compare : str, optional
+        A nested formula tested against ``formula`` (likelihood ratio).
+    progress : bool
+        Show progress while R fits.
+
     Returns
     -------
     Analysis
@@ -356,15 +407,52 @@ def bradley_terry(
     document deviations as random effects); ``"two-way"`` is the Davidson/Bradley–Terry fit with a
     two-way cluster bootstrap over annotators and documents.
 
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        A pairwise table (one row per summary and judgement, with ``opponent``; score 1 won,
+        0 lost, 0.5 tie).
+    criterion : str, optional
+        The criterion to analyse when the table has several.
+    inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
+        How the covariance of the strengths is estimated (default ``mixed``).
+    adjust : {"tukey", "holm", "bonferroni", "none"}, optional
+        Multiple-comparison adjustment of the contrasts (default ``tukey``).
+    n_resamples : int
+        Bootstrap replicates of the bootstrap inferences.
+    seed : int or Generator, optional
+        Seed of the bootstrap.
+    **options
+        Passed to :func:`humaneval.comparative.analyze_comparative` (``confidence_level``,
+        ``alpha``, ``floor``, ``mixed_terms``).
+
     Returns
     -------
     ComparativeAnalysis
         The system table with rank groups, the contrast table and the fit; ``summary()`` prints them.
 
+    Raises
+    ------
+    OptionError
+        An unknown inference or adjustment.
+    RatingsError
+        A table that is not pairwise, or an unknown criterion.
+
     References
     ----------
     Bradley, R. A., & Terry, M. E. (1952). Rank analysis of incomplete block designs: I. The method
     of paired comparisons. Biometrika, 39(3/4), 324–345.
+
+    Examples
+    --------
+    A simulated study of three systems with true strengths 0.5, 0 and −0.5:
+
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
+    >>> result = bradley_terry(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
+    >>> result.test, result.systems["system"].tolist(), result.systems["letters"].tolist()
+    ('mixed-bradley-terry', ['s0', 's1', 's2'], ['a', 'b', 'c'])
+    >>> result.systems["estimate"].round(3).tolist()
+    [0.625, -0.102, -0.522]
     """
     return analyze_comparative(
         ratings,

@@ -86,7 +86,13 @@ class MTurkResults:
 
 
 def pseudonym(worker_id: str, salt: str) -> str:
-    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id)."""
+    """``w_`` + the first 12 hex digits of HMAC-SHA-256(salt, worker id).
+
+    Examples
+    --------
+    >>> pseudonym("A1B2C3", "secret"), pseudonym("A1B2C3", "other salt") != pseudonym("A1B2C3", "secret")
+    ('w_496a279afe11', True)
+    """
     digest = hmac.new(salt.encode("utf-8"), worker_id.encode("utf-8"), hashlib.sha256).hexdigest()
     return "w_" + digest[:12]
 
@@ -170,6 +176,52 @@ def parse_mturk_results(
     whether the results carry raw tied choices (``Answer.rkraw_*``). ``salt`` keys the worker
     pseudonyms; it defaults to the design id, which only hides ids from casual readers — pass
     a secret salt for real pseudonymity.
+
+    Parameters
+    ----------
+    results : str, Path or DataFrame
+        The batch results CSV as MTurk exports it.
+    design : Design, DataFrame, str or Path
+        The design the forms were written from.
+    statuses : sequence of str
+        Assignment statuses kept (default submitted and approved).
+    points : int, optional
+        The Likert scale points.
+    allow_ties : bool, optional
+        Ranking: accept tied ranks.
+    salt : str, optional
+        Key of the worker pseudonyms.
+    keep_worker_ids : bool
+        Keep MTurk worker ids instead of pseudonyms.
+
+    Returns
+    -------
+    MTurkResults
+        ``ratings`` (the validated ratings table, attention checks marked), ``table`` (every
+        answer), ``workers`` (per assignment: checks failed, work time, duplicate workers),
+        ``problems`` (line, field and what is wrong) and ``repost`` (slots to post again).
+
+    Raises
+    ------
+    RatingsError
+        An unreadable file, missing MTurk columns, or rows of another design.
+
+    Examples
+    --------
+    Simulated annotators answer a 10-document design; one careless annotator fails the check:
+
+    >>> from humaneval.demo import simulate_annotators
+    >>> from humaneval.design import DesignSpec, generate_design
+    >>> from humaneval.model import default_model
+    >>> model = default_model()
+    >>> design = generate_design(DesignSpec(documents=10, systems=list(model.system_names), seed=1,
+    ...                                     checks_per_annotator=1, platform="mturk"))
+    >>> batch, careless = simulate_annotators(design, model, seed=1, careless=1)
+    >>> parsed = parse_mturk_results(batch, design)
+    >>> careless, parsed.workers.set_index("annotator_slot")["checks_failed"].to_dict()
+    (('b001-a1',), {'b000-a1': 0, 'b000-a2': 0, 'b000-a3': 0, 'b001-a1': 1, 'b001-a2': 0, 'b001-a3': 0})
+    >>> len(parsed.ratings.data), parsed.ratings.scale, parsed.problems.empty
+    (156, (1, 7), True)
     """
     frame = design_frame(design)
     design_id = frame["design_id"].iloc[0]

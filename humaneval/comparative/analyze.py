@@ -389,6 +389,20 @@ def analyze_comparative(
     ComparativeAnalysis
         ``systems`` (strength, CI, rank group, letters, descriptive mean) and ``contrasts``.
 
+    Raises
+    ------
+    OptionError
+        An unknown kind, inference or adjustment.
+    RatingsError
+        A table that is not comparative, or an unknown criterion.
+
+    References
+    ----------
+    Bradley, R. A., & Terry, M. E. (1952). Rank analysis of incomplete block designs: I. The method
+    of paired comparisons. Biometrika, 39(3/4), 324–345. Louviere, J. J., Flynn, T. N., & Marley,
+    A. A. J. (2015). Best-Worst Scaling: Theory, Methods and Applications. Cambridge University
+    Press.
+
     Examples
     --------
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
@@ -396,8 +410,13 @@ def analyze_comparative(
     >>> result = analyze_comparative(table)
     >>> result.test, list(result.systems["system"])
     ('mixed-bradley-terry', ['s0', 's1', 's2'])
-    >>> analyze_comparative(table, inference="two-way", n_resamples=200).test
-    'bradley-terry'
+    >>> two_way = analyze_comparative(table, inference="two-way", n_resamples=200)
+    >>> two_way.test, two_way.systems["estimate"].round(3).tolist()
+    ('bradley-terry', [0.56, -0.076, -0.484])
+    >>> analyze_comparative(table, inference="jackknife")
+    Traceback (most recent call last):
+    ...
+    humaneval.errors.OptionError: unknown inference 'jackknife'; use one of two-way, ...
     """
     started = time.perf_counter()
     ratings = as_ratings(ratings)

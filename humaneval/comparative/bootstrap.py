@@ -100,6 +100,45 @@ def bootstrap_vcov(
     bootstrap variance below the independence variance is resampling noise, which the two-way
     difference of three covariances amplifies when clusters are few (Angrist & Pischke 2009, ch. 8
     take the larger of the conventional and the robust standard error for the same reason).
+
+    Parameters
+    ----------
+    judgements : Judgements
+        From :func:`~humaneval.comparative.build_judgements`.
+    scheme : {"two-way", "pigeonhole", "annotator", "document", "naive"}
+        What is resampled (two-way: V_annotator + V_document − V_cell).
+    n_resamples : int
+        Replicates per one-way part (≥ 2).
+    seed : int or Generator, optional
+        Seed of the resampling.
+    floor : ndarray, optional
+        Lower bound of the covariance (the model-based one).
+
+    Returns
+    -------
+    BootstrapVcov
+        ``vcov``, ``scheme``, ``n_resamples`` and ``n_failed``.
+
+    Raises
+    ------
+    OptionError
+        An unknown scheme.
+    ModelSpecError
+        Fewer than 2 replicates.
+
+    References
+    ----------
+    Cameron, A. C., Gelbach, J. B., & Miller, D. L. (2011). Robust inference with multiway
+    clustering. Journal of Business & Economic Statistics, 29(2), 238–249.
+
+    Examples
+    --------
+    >>> from humaneval.comparative import build_judgements
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
+    >>> judgements = build_judgements(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
+    >>> result = bootstrap_vcov(judgements, "annotator", n_resamples=200, seed=1)
+    >>> result.vcov.shape, result.n_failed
+    ((2, 2), 0)
     """
     if scheme not in SCHEMES:
         raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")

@@ -126,7 +126,35 @@ class Judgements:
 
 
 def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -> Judgements:
-    """Pool a pairwise, best–worst or ranking table (checks excluded) into :class:`Judgements`."""
+    """Pool a pairwise, best–worst or ranking table (checks excluded) into :class:`Judgements`.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        A pairwise (``opponent``), best–worst (``tuple_id``) or ranking (``rank``) table.
+    kind : {"pairwise", "bws", "ranking"}, optional
+        Detected by :func:`detect_kind` when None.
+
+    Returns
+    -------
+    Judgements
+        ``systems``, ``beats`` (how often row beat column), ``n_judgements``, the ``model``
+        (Bradley–Terry, Davidson with ties, Plackett–Luce or MaxDiff) and the cluster codes.
+
+    Raises
+    ------
+    RatingsError
+        A rating-scale table, or a malformed comparative one.
+
+    Examples
+    --------
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
+    >>> judgements = build_judgements(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
+    >>> judgements.systems, judgements.model, judgements.n_judgements
+    (('s0', 's1', 's2'), 'bradley-terry', 450)
+    >>> judgements.beats.astype(int).tolist()
+    [[0, 100, 109], [50, 0, 92], [41, 58, 0]]
+    """
     ratings = as_ratings(ratings)
     kind = kind or detect_kind(ratings)
     table = ratings.without_checks()

@@ -161,8 +161,8 @@ def fit_mixed_bt(
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
     >>> table = simulate_pairwise_study([0.5, 0.0, -0.5], annotator_sd=0.8, seed=1)
     >>> fit = fit_mixed_bt(build_judgements(table))
-    >>> fit.failed, fit.beta.round(2).tolist()  # doctest: +SKIP
-    (False, [-0.49, -0.98])
+    >>> fit.failed, fit.beta.round(1).tolist()
+    (False, [-0.5, -1.0])
     """
     from humaneval.clmm.fit import fit_spec
     from humaneval.comparative.analyze import mixed_design

@@ -494,8 +494,8 @@ def comparative_power(
     Examples
     --------
     >>> design = ComparativeDesign.from_blocks("pairwise", 3, blocks=4)
-    >>> result = comparative_power(design, trials=20, calibrate=False)  # doctest: +SKIP
-    >>> result.overall()["rate"].iloc[0]  # doctest: +SKIP
+    >>> result = comparative_power(design, trials=10, calibrate=False, seed=1)
+    >>> float(result.overall()["rate"].iloc[0])
     0.55
     """
     from humaneval.comparative.analyze import default_inference

@@ -32,6 +32,37 @@ def block_design(
 
     With a ``seed`` each annotator sees their screens (one per summary) in an independent random
     order; without one, in document-then-system order. ``position`` is 0-based per annotator.
+
+    Parameters
+    ----------
+    blocks : int
+        Number of blocks B.
+    docs_per_block : int
+        Documents per block D.
+    annotators_per_block : int
+        Annotators per block A; each rates every summary of the block's documents.
+    systems : sequence of str
+        At least two distinct systems.
+    seed : int or Generator, optional
+        Seed of the screen orders.
+
+    Returns
+    -------
+    DataFrame
+        B × A × D × |systems| rows.
+
+    Raises
+    ------
+    DesignError
+        A count below 1, or fewer than two distinct systems.
+
+    Examples
+    --------
+    >>> table = block_design(2, 3, 2, ["A", "B"])
+    >>> table.shape, table["annotator"].nunique(), table["document"].nunique()
+    ((24, 5), 4, 6)
+    >>> table.head(3).values.tolist()
+    [[0, 'a0', 'd0', 'A', 0], [0, 'a0', 'd0', 'B', 1], [0, 'a0', 'd1', 'A', 2]]
     """
     for name, value in (
         ("blocks", blocks),
@@ -69,6 +100,14 @@ def block_sizes(n_documents: int, docs_per_block: int, remainder: str = "spread"
 
     ``spread``: B = ⌈D/d⌉ blocks whose sizes differ by at most one, larger first (D = 103, d = 5 →
     19 blocks of 5 and 2 of 4); ``drop``: ⌊D/d⌋ full blocks; ``error``: d must divide D.
+
+    Examples
+    --------
+    >>> sizes = block_sizes(103, 5)
+    >>> len(sizes), sizes.count(5), sizes.count(4)
+    (21, 19, 2)
+    >>> len(block_sizes(103, 5, "drop"))
+    20
     """
     if docs_per_block > n_documents:
         raise DesignError(

@@ -110,7 +110,21 @@ def cooccurrence(tuples: np.ndarray, n_items: int) -> np.ndarray:
 
 
 def bws_balance(tuples: np.ndarray, n_items: int) -> BWSBalance:
-    """Balance statistics of ``tuples`` over items 0..N−1."""
+    """Balance statistics of ``tuples`` over items 0..N−1.
+
+    Examples
+    --------
+    16 tuples of 4 out of 8 items: every item appears 16·4/8 = 8 times and the 96 pairs inside
+    the tuples spread over the 28 item pairs (3.43 on average):
+
+    >>> import numpy as np
+    >>> tuples = bws_tuples(8, 4, rng=np.random.default_rng(1))
+    >>> balance = bws_balance(tuples, 8)
+    >>> tuples.shape, balance.appearances_min, balance.appearances_max, round(balance.pair_mean, 2)
+    ((16, 4), 8, 8, 3.43)
+    >>> balance.never_together
+    0
+    """
     tuples = np.asarray(tuples)
     appearances = np.bincount(tuples.ravel(), minlength=n_items)
     pairs = cooccurrence(tuples, n_items)[np.triu_indices(n_items, 1)]

@@ -289,6 +289,43 @@ def generate_design(spec: DesignSpec) -> Design:
 
     Deterministic: the same spec (including ``seed``) gives the same table, manifest and
     ``design_id`` on every platform.
+
+    Parameters
+    ----------
+    spec : DesignSpec
+        Documents, systems, method (``likert``, ``da``, ``rank``, ``bws``, ``pairwise``), block
+        sizes, attention checks, ordering and the seed.
+
+    Returns
+    -------
+    Design
+        ``table`` (one row per screen entry: ``annotator_slot, block, position, document,
+        system, is_check, …``), the check and warm-up definitions, ``design_id`` and
+        ``summary()`` (counts, cost estimate and warnings about power).
+
+    Raises
+    ------
+    DesignError
+        An impossible spec (too few documents for a block, an unknown method or check kind, …).
+
+    References
+    ----------
+    Steen, J., & Markert, K. (2021). How to evaluate a summarizer: study design and statistical
+    analysis for manual linguistic quality evaluation. EACL 2021.
+
+    Examples
+    --------
+    Ten documents in blocks of 5, each block rated by 3 annotators, one attention check each:
+
+    >>> from humaneval.design import DesignSpec
+    >>> design = generate_design(DesignSpec(documents=10, systems=["A", "B", "C"], seed=1,
+    ...                                     documents_per_block=5, annotators_per_block=3,
+    ...                                     checks_per_annotator=1, platform="mturk"))
+    >>> design.design_id, design.table.shape, int(design.table["is_check"].sum())
+    ('ba4075bf878a7807', (96, 22), 6)
+    >>> summary = design.summary()
+    >>> summary.blocks, summary.annotators, summary.analysed_judgements
+    (2, 6, 90)
     """
     from humaneval import __version__
 

@@ -30,7 +30,15 @@ class PairBalance:
 
 
 def round_robin(systems: Sequence[str]) -> list[tuple[str, str]]:
-    """All unordered pairs of ``systems`` as a flattened circle-method schedule (rounds in order)."""
+    """All unordered pairs of ``systems`` as a flattened circle-method schedule (rounds in order).
+
+    Each round pairs every system once (one sits out when their number is odd).
+
+    Examples
+    --------
+    >>> round_robin(["A", "B", "C", "D"])
+    [('A', 'D'), ('B', 'C'), ('A', 'C'), ('D', 'B'), ('A', 'B'), ('C', 'D')]
+    """
     players: list[str | None] = list(systems)
     if len(players) % 2:
         players.append(None)
@@ -50,7 +58,22 @@ def round_robin(systems: Sequence[str]) -> list[tuple[str, str]]:
 def pair_schedule(
     documents: Sequence[str], systems: Sequence[str], pairs: int | str = "all"
 ) -> list[tuple[str, str, str]]:
-    """``(document, left, right)`` comparisons in document order."""
+    """``(document, left, right)`` comparisons in document order.
+
+    ``pairs`` comparisons per document (``"all"``: every pair) walk through :func:`round_robin`
+    across documents, so every pair is compared about equally often; a pair's sides alternate.
+
+    Examples
+    --------
+    One comparison per document still covers every pair of three systems:
+
+    >>> schedule = pair_schedule(["d1", "d2", "d3"], ["A", "B", "C"], pairs=1)
+    >>> schedule
+    [('d1', 'B', 'C'), ('d2', 'A', 'C'), ('d3', 'A', 'B')]
+    >>> balance = pair_balance(schedule, ["A", "B", "C"])
+    >>> balance.pair_min, balance.pair_max, balance.pairs_never
+    (1, 1, 0)
+    """
     cycle = round_robin(systems)
     per_doc = len(cycle) if pairs == "all" else int(pairs)
     occurrences: Counter[frozenset[str]] = Counter()

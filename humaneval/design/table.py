@@ -105,7 +105,25 @@ def write_design_csv(frame: pd.DataFrame, path: str | Path) -> Path:
 
 
 def read_design_csv(path: str | Path) -> pd.DataFrame:
-    """Read a CSV written by :func:`write_design_csv` back with canonical dtypes."""
+    """Read a CSV written by :func:`write_design_csv` back with canonical dtypes.
+
+    Raises
+    ------
+    DesignError
+        A missing, empty, non-UTF-8 or non-CSV file, or a table without the design columns.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humaneval.design import DesignSpec, generate_design
+    >>> design = generate_design(DesignSpec(documents=4, systems=["A", "B"], seed=1,
+    ...                                     documents_per_block=2, platform="standalone"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_design_csv(design.table, Path(folder) / "design.csv")
+    ...     read_design_csv(path).equals(design.table)
+    True
+    """
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except FileNotFoundError:

@@ -273,7 +273,21 @@ PRESETS: dict[str, Preset] = _builtin()
 
 
 def get_preset(name_or_path: str | Path | Preset, **overrides: Any) -> Preset:
-    """A built-in preset by name, or a custom preset from a JSON/YAML file; ``overrides`` replace keys."""
+    """A built-in preset by name, or a custom preset from a JSON/YAML file; ``overrides`` replace keys.
+
+    Raises
+    ------
+    DesignError
+        An unknown name or an unreadable or invalid preset file.
+
+    Examples
+    --------
+    >>> preset = get_preset("coherence-likert7")
+    >>> preset.method, preset.points
+    ('likert', 7)
+    >>> get_preset("coherence-likert7", title="Coherence").title
+    'Coherence'
+    """
     if isinstance(name_or_path, Preset):
         preset = name_or_path
     elif str(name_or_path) in PRESETS:

@@ -138,6 +138,13 @@ def placeholder_texts(design: pd.DataFrame, *, sources: bool = True) -> Texts:
 
     For demos and pilots of the form layout only: every text starts with ``[PLACEHOLDER TEXT]``
     and names its cell, so it can never be mistaken for study material.
+
+    Examples
+    --------
+    >>> from humaneval.design import block_design
+    >>> texts = placeholder_texts(block_design(1, 1, 2, ["A", "B"]))
+    >>> print(texts.summaries[("d0", "B")])  # doctest: +ELLIPSIS
+    [PLACEHOLDER TEXT] Summary of document d0 written by system B. Replace this ...
     """
     cells = design.loc[(design["document"] != "") & (design["system"] != ""), ["document", "system"]]
     pairs = sorted(set(map(tuple, cells.to_numpy().tolist())))

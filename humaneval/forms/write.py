@@ -165,6 +165,51 @@ def write_forms(
     tests accept a non-MTurk ``turkSubmitTo``. ``hit_per`` defaults to ``"slot"`` on MTurk (one
     HIT per annotator slot with one assignment: every worker gets the planned order) and to
     ``"block"`` for standalone pages (``?slot=`` picks the slot).
+
+    Parameters
+    ----------
+    design : Design, DataFrame, str or Path
+        As for :func:`humaneval.design.load_design`.
+    texts : Texts, mapping, str, Path or None
+        The documents' and summaries' texts (None: the design's own).
+    out_dir : str or Path
+        The folder written.
+    platform : {"mturk", "standalone"}
+        Where the forms run.
+    preset : str, Path or Preset, optional
+        The question, scale and instructions (default: the built-in one of the method).
+    hit_per : {"slot", "block"}, optional
+        One HIT per annotator slot or per block.
+    route, live, frame_height, reward, estimated_minutes, extra_submit_origins :
+        MTurk settings (docs/forms.md).
+    allow_ties : bool, optional
+        Ranking forms: accept tied ranks.
+    instructions, consent : str, optional
+        Custom instructions and a consent step.
+
+    Returns
+    -------
+    MTurkPackage
+        ``out_dir``, ``hits`` (one row per HIT), ``files`` and ``warnings``.
+
+    Raises
+    ------
+    DesignError
+        An unknown platform or ``hit_per``, a preset that does not match the design's method or
+        scale, or missing texts.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humaneval.design import DesignSpec, generate_design
+    >>> from humaneval.forms import placeholder_texts
+    >>> design = generate_design(DesignSpec(documents=10, systems=["A", "B", "C"], seed=1,
+    ...                                     checks_per_annotator=1, platform="mturk"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     package = write_forms(design, placeholder_texts(design.table), folder)
+    ...     names = sorted(path.name for path in package.out_dir.iterdir())
+    >>> len(package.hits), names
+    (6, ['README.md', 'batch_input.csv', 'hits', 'preview', 'template.html'])
     """
     if platform not in PLATFORMS:
         raise DesignError(

@@ -264,6 +264,53 @@ def bootstrap(
     (paired). Resamples where a measure is undefined are dropped and counted in ``n_valid``; a
     :class:`DataWarning` is raised when more than 5 % are dropped. The point estimate always comes
     from the full data.
+
+    Parameters
+    ----------
+    H : array-like
+        Human scores, systems × documents.
+    metrics : dict of str to array-like, or array-like
+        Metric scores of the same shape, by name.
+    levels : str or sequence of str, optional
+        The measures (see :func:`~humaneval.metaeval.correlation_levels`).
+    coefficient : str or callable
+        The correlation coefficient.
+    mode : {"both", "systems", "documents"}
+        What is resampled.
+    n_resamples : int
+        Bootstrap resamples (formerly ``n_bootstrap``/``--bootstrap``).
+    confidence_level : float
+        Of the percentile intervals.
+    seed : int or Generator, optional
+        Seed of the resamples.
+    nan_policy : {"omit", "propagate"}
+        As for :func:`~humaneval.metaeval.correlation_levels`.
+
+    Returns
+    -------
+    BootstrapResult
+        ``table`` (``metric, level, estimate, ci_low, ci_high, n_valid``), the resampled values,
+        and ``difference(a, b)`` for paired intervals of A − B.
+
+    Raises
+    ------
+    OptionError
+        An unknown level, coefficient or mode.
+
+    References
+    ----------
+    Deutsch, D., Dror, R., & Roth, D. (2021). A statistical analysis of summarization evaluation
+    metrics using resampling methods. TACL, 9, 1132–1146.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])  # 3 systems × 4 documents
+    >>> P = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> result = bootstrap(H, {"P": P, "B": B}, "sum", n_resamples=1000, seed=1)
+    >>> result.table.round(3).values.tolist()
+    [['P', 'sum', 0.725, 0.234, 1.0, 988], ['B', 'sum', -0.158, -1.0, 0.816, 988]]
     """
     H = np.asarray(H, dtype=float)
     if isinstance(metrics, np.ndarray):

@@ -65,6 +65,22 @@ def read_scores(
     (``doc,summarizer,<scores>``) load as they are. Returns a float Series indexed by
     ``(document, system)`` (str ids) and named after the column. Duplicate keys and non-numeric
     values raise :class:`RatingsError` naming the line; empty cells become NaN.
+
+    Raises
+    ------
+    RatingsError
+        No document or system column, an unknown score column, duplicate keys or non-numbers.
+
+    Examples
+    --------
+    SummEval-style key columns (``doc``, ``summarizer``) are found by alias:
+
+    >>> import pandas as pd
+    >>> scores = read_scores(pd.DataFrame({"doc": ["d1", "d1", "d2", "d2"],
+    ...                                    "summarizer": ["A", "B", "A", "B"],
+    ...                                    "rouge": [0.3, 0.4, 0.2, 0.5]}))
+    >>> scores.name, list(scores.index.names), float(scores[("d2", "B")])
+    ('rouge', ['document', 'system'], 0.5)
     """
     src = str(source) if not isinstance(source, pd.DataFrame) else "scores table"
     if isinstance(source, pd.DataFrame):
@@ -143,7 +159,17 @@ def read_human(
     criterion: str | None = None,
 ) -> pd.Series:
     """Gold scores from either a ratings table (has an annotator column: averaged per summary by
-    :func:`human_scores`) or a precomputed table keyed by (document, system) (:func:`read_scores`)."""
+    :func:`human_scores`) or a precomputed table keyed by (document, system) (:func:`read_scores`).
+
+    Examples
+    --------
+    The wine judges' mean rating per bottle (document) and condition (system):
+
+    >>> from humaneval.datasets import wine_ratings
+    >>> human = read_human(wine_ratings())
+    >>> len(human), round(float(human[("1", "cold-no")]), 3), round(17 / 9, 3)
+    (8, 1.889, 1.889)
+    """
     frame = read_table(source, what="human score table") if not isinstance(source, pd.DataFrame) else source
     if any(str(c).lower() in _ANNOTATOR_ALIASES for c in frame.columns):
         renames = {}

@@ -83,7 +83,54 @@ def meta_evaluate(
     strict: bool = False,
 ) -> MetaEvalResult:
     """Meta-evaluate metrics against human scores (Series keyed by (document, system), e.g. from
-    :func:`~humaneval.metaeval.read_scores` / :func:`~humaneval.metaeval.read_human`)."""
+    :func:`~humaneval.metaeval.read_scores` / :func:`~humaneval.metaeval.read_human`).
+
+    Parameters
+    ----------
+    human : Series
+        Gold scores indexed by ``(document, system)``.
+    metrics : dict of str to Series
+        Metric scores, same index.
+    levels : str or sequence of str, optional
+        The measures (see :func:`~humaneval.metaeval.correlation_levels`); default all.
+    coefficient : str or callable
+        The correlation coefficient.
+    n_resamples : int
+        Bootstrap resamples for percentile intervals (0: none).
+    mode, confidence_level, seed, nan_policy :
+        As for :func:`~humaneval.metaeval.bootstrap`.
+    strict : bool
+        Refuse (instead of warning about) summaries missing from a metric.
+
+    Returns
+    -------
+    MetaEvalResult
+        ``table`` with one row per metric and level (``metric, level, estimate, ci_low, ci_high,
+        n_valid, n_groups_used, n_pairs``); see :func:`results_table`, :func:`to_markdown`.
+
+    Raises
+    ------
+    OptionError
+        An unknown level, coefficient or mode.
+    RatingsError
+        Scores that cannot be aligned (with ``strict``: any summary missing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])  # 3 systems × 4 documents
+    >>> P = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> import pandas as pd
+    >>> key = pd.MultiIndex.from_product([["d1", "d2", "d3", "d4"], ["s1", "s2", "s3"]],
+    ...                                  names=["document", "system"])
+    >>> as_series = lambda M: pd.Series(M.T.ravel(), index=key)
+    >>> result = meta_evaluate(as_series(H), {"P": as_series(P), "B": as_series(B)}, ["sys", "sum", "pair"])
+    >>> results_table(result.table)
+      τ_pair  τ_sum  τ_sys
+    P  +0.91  +0.73  +1.00
+    B  +0.04  -0.16  +1.00
+    """
     scores = align(human, dict(metrics), strict=strict)
     levels = normalise_levels(levels)
     rows = []
@@ -157,7 +204,20 @@ def _best(table: pd.DataFrame) -> set[tuple[str, str]]:
 
 
 def to_markdown(table: pd.DataFrame, digits: int = 2, caption: str | None = None) -> str:
-    """The results table as Markdown, best non-HUM value per column in bold."""
+    """The results table as Markdown, best non-HUM value per column in bold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"metric": ["A", "A", "B", "B"], "level": ["sys", "sum"] * 2,
+    ...                       "estimate": [1.0, 0.73, 0.8, 0.21], "ci_low": float("nan"),
+    ...                       "ci_high": float("nan")})
+    >>> print(to_markdown(table))
+    | Metric | τ_sum | τ_sys |
+    |---|---|---|
+    | A | **+0.73** | **+1.00** |
+    | B | +0.21 | +0.80 |
+    """
     frame, best = results_table(table, digits), _best(table)
     lines = ["| Metric | " + " | ".join(frame.columns) + " |", "|---" * (len(frame.columns) + 1) + "|"]
     for metric, row in frame.iterrows():
@@ -275,7 +335,50 @@ def compare_metrics(
     """Does metric A agree better than B? Per pair (A, B) and measure: the difference of the
     estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped) and the
     one-sided paired permutation p, with ``p_adjusted`` by Holm
-    across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``)."""
+    across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``).
+
+    Parameters
+    ----------
+    result : MetaEvalResult
+        From :func:`meta_evaluate` (with ``n_resamples`` for the intervals).
+    pairs : sequence of (str, str)
+        The metric pairs (A, B) to compare.
+    n_permutations : int
+        Rounds of :func:`~humaneval.metaeval.permutation_test`.
+    adjust : {"none", "holm"}
+        Adjustment across the pairs per measure.
+    seed : int or Generator, optional
+        Seed of the permutations.
+
+    Returns
+    -------
+    list of dict
+        Per pair: ``a``, ``b``, ``alternative``, ``n_permutations``, ``adjust`` and ``levels``
+        (per measure: ``difference``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``).
+
+    Raises
+    ------
+    OptionError
+        An unknown adjustment.
+    RatingsError
+        A metric name not in ``result``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])  # 3 systems × 4 documents
+    >>> P = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> import pandas as pd
+    >>> key = pd.MultiIndex.from_product([["d1", "d2", "d3", "d4"], ["s1", "s2", "s3"]],
+    ...                                  names=["document", "system"])
+    >>> as_series = lambda M: pd.Series(M.T.ravel(), index=key)
+    >>> result = meta_evaluate(as_series(H), {"P": as_series(P), "B": as_series(B)}, "sum",
+    ...                        n_resamples=1000, seed=1)
+    >>> (entry,) = compare_metrics(result, [("P", "B")], seed=1)[0]["levels"]
+    >>> entry["measure"], round(entry["difference"], 3), round(entry["p_value"], 4)
+    ('tau_sum', 0.883, 0.0569)
+    """
     if adjust not in ADJUSTMENTS:
         raise OptionError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]

@@ -167,6 +167,54 @@ def permutation_test(
     document column (``documents``) or both (a cell is swapped iff exactly one of its coins came
     up). p = (1 + #{δ* ≥ δ})/(R + 1) (``plus_one``, our default), mirrored for ``less`` and
     with |δ| for ``two-sided``. Only cells where H, A and B are all present are used.
+
+    Parameters
+    ----------
+    H, A, B : array-like
+        Human scores and the two metrics' scores, systems × documents.
+    level : {"sys", "sum", "pair", "intra", "acc"}
+        The measure compared.
+    coefficient : {"kendall", "kendall_a", "pearson", "spearman"}
+        The correlation coefficient (a callable is refused).
+    method : {"both", "systems", "documents"}
+        What the swaps permute.
+    n_permutations : int
+        Permutation rounds R.
+    alternative : {"greater", "less", "two-sided"}
+        The alternative hypothesis about δ = m(H, A) − m(H, B).
+    seed : int or Generator, optional
+        Seed of the swaps.
+    plus_one : bool
+        Count the observed δ among the permutations.
+    chunk_size : int
+        Permutations evaluated at once (memory).
+
+    Returns
+    -------
+    PermutationResult
+        ``level``, ``delta``, ``p_value`` and the settings.
+
+    Raises
+    ------
+    OptionError
+        An unknown level, or a callable coefficient.
+    InsufficientDataError
+        The measure is undefined for A or B.
+
+    References
+    ----------
+    Deutsch, D., Dror, R., & Roth, D. (2021). A statistical analysis of summarization evaluation
+    metrics using resampling methods. TACL, 9, 1132–1146.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])  # 3 systems × 4 documents
+    >>> P = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> result = permutation_test(H, P, B, "sum", n_permutations=1000, seed=1)
+    >>> round(result.delta, 3), round(result.p_value, 4)
+    (0.883, 0.0569)
     """
     (level,) = normalise_levels([level])
     coefficient = normalise_coefficient(coefficient)
@@ -258,6 +306,36 @@ def williams_test(
     Exact in theory for Pearson only; for Kendall and Spearman it is an approximation. Signed
     correlations by default (our choice); ``absolute=True`` uses |r|. NaN (with a warning) when
     n ≤ 3 or K < 0.
+
+    Parameters
+    ----------
+    r12, r13 : float
+        Correlations of H with metric A and with metric B.
+    r23 : float
+        Correlation of the two metrics.
+    n : int
+        Number of paired observations.
+    alternative : {"greater", "less", "two-sided"}
+        The alternative about r12 − r13.
+    absolute : bool
+        Compare |r| instead of r.
+
+    Returns
+    -------
+    WilliamsResult
+        The inputs, ``K``, ``t``, ``df`` = n − 3 and ``p_value``.
+
+    References
+    ----------
+    Williams, E. J. (1959). The comparison of regression variables. Journal of the Royal
+    Statistical Society, Series B, 21(2), 396–399. Graham, Y., & Baldwin, T. (2014). Testing for
+    significance of increased correlation with human judgment. EMNLP 2014.
+
+    Examples
+    --------
+    >>> result = williams_test(0.6, 0.4, 0.5, 50)
+    >>> round(result.K, 2), round(result.t, 4), result.df, round(result.p_value, 4)
+    (0.47, 1.7051, 47, 0.0474)
     """
     if absolute:
         r12, r13, r23 = abs(r12), abs(r13), abs(r23)
@@ -290,7 +368,18 @@ def williams_compare(
 ) -> WilliamsResult:
     """Williams test of metric A vs metric B at a level: ``sys`` uses n = |S|, ``sum``
     n = complete cells; per-document ``pair`` has no single n and is refused unless
-    ``allow_input_level`` (then n = the most complete cells of any document column, with a warning)."""
+    ``allow_input_level`` (then n = the most complete cells of any document column, with a warning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> H = np.array([[1, 2, 3, 4], [2, 3, 4, 5], [3, 3, 5, 5]])
+    >>> A = np.array([[.1, .3, .2, .4], [.2, .5, .4, .6], [.5, .4, .7, .9]])
+    >>> B = np.array([[.4, .1, .3, .2], [.5, .2, .6, .1], [.3, .6, .2, .4]])
+    >>> result = williams_compare(H, A, B, "sum")
+    >>> result.n, round(result.r12, 3), round(result.r13, 3), round(result.p_value, 4)
+    (12, 0.725, -0.158, 0.0211)
+    """
     (level,) = normalise_levels([level])
     H, A, B = (np.asarray(M, dtype=float) for M in (H, A, B))
     present = ~(np.isnan(H) | np.isnan(A) | np.isnan(B))
@@ -333,6 +422,41 @@ def fisher_ci(
 
     Bonett & Wright (2000): Pearson b = 3, c = 1; Spearman b = 3, c = sqrt(1 + r²/2); Kendall
     b = 4, c = sqrt(0.437). NaN for n ≤ b; [r, r] for |r| = 1.
+
+    Parameters
+    ----------
+    r : float
+        The correlation.
+    n : int
+        Number of observations.
+    coefficient : {"pearson", "spearman", "kendall"}
+        Which correlation ``r`` is.
+    confidence_level : float
+        Of the interval (formerly ``confidence``).
+
+    Returns
+    -------
+    tuple of float
+        The interval's bounds.
+
+    Raises
+    ------
+    OptionError
+        A coefficient without Fisher-z constants.
+
+    References
+    ----------
+    Bonett, D. G., & Wright, T. A. (2000). Sample size requirements for estimating Pearson,
+    Kendall and Spearman correlations. Psychometrika, 65(1), 23–28.
+
+    Examples
+    --------
+    The textbook interval of r = 0.5 from 50 observations:
+
+    >>> [round(x, 3) for x in fisher_ci(0.5, 50)]
+    [0.257, 0.683]
+    >>> [round(x, 3) for x in fisher_ci(0.5, 50, "kendall")]
+    [0.344, 0.629]
     """
     coefficient = normalise_coefficient(coefficient)
     if coefficient not in FISHER_CONSTANTS:

@@ -77,6 +77,40 @@ def two_coder_agreement(
     ``a`` and ``b`` are aligned by position (or by index for two Series); units either coder
     left missing are ignored. ``categories`` fixes the category set and, for labels, their
     order for weighting; numeric categories are weighted by their values.
+
+    Parameters
+    ----------
+    a, b : sequence or Series
+        The two coders' values.
+    weights : {"linear", "quadratic"}, optional
+        Also compute weighted κ.
+    categories : sequence, optional
+        The category set (and order).
+
+    Returns
+    -------
+    TwoCoderAgreement
+        ``n_units``, ``observed_agreement``, ``cohen_kappa``, ``scott_pi``, ``weighted_kappa``.
+
+    Raises
+    ------
+    OptionError
+        Unknown ``weights``.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological
+    Measurement, 20(1), 37–46. Scott, W. A. (1955). Reliability of content analysis. Public
+    Opinion Quarterly, 19(3), 321–325.
+
+    Examples
+    --------
+    Krippendorff's binary example (published P_o 0.6, κ 0.0909, π 0.0476):
+
+    >>> from humaneval.datasets import binary_example
+    >>> result = two_coder_agreement(*binary_example())
+    >>> result.observed_agreement, round(result.cohen_kappa, 4), round(result.scott_pi, 4)
+    (0.6, 0.0909, 0.0476)
     """
     x, y = _paired(a, b)
     cats = _categories(np.concatenate([x, y]), categories)
@@ -131,6 +165,25 @@ def cohen_kappa(
 ) -> float:
     """Cohen's κ (eqs. 3.2–3.3), or weighted κ with ``weights="linear"|"quadratic"``.
 
+    Parameters
+    ----------
+    a, b : sequence or Series
+        The two coders' values, aligned by position (or index).
+    weights : {"linear", "quadratic"}, optional
+        Weighted κ instead of κ.
+    categories : sequence, optional
+        The category set (and order, for weighting labels).
+
+    Returns
+    -------
+    float
+        κ = (P_o − P_e)/(1 − P_e) with each coder's own marginals.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological
+    Measurement, 20(1), 37–46.
+
     Examples
     --------
     Krippendorff's binary example (published κ = 0.0909):
@@ -166,6 +219,30 @@ def fleiss_kappa(
 ) -> FleissKappa:
     """Fleiss' κ (eqs. 3.6–3.7); raters may differ between units, but every unit needs the same
     number :math:`a\\ge2` of ratings (otherwise use Krippendorff's α).
+
+    Parameters
+    ----------
+    data : Ratings, DataFrame, ndarray or ReliabilityData
+        As for :func:`krippendorff_alpha`.
+    unit : sequence of str, optional
+        The columns that identify a unit of a ratings table.
+    orient : {"annotators_x_units", "units_x_annotators"}, optional
+        Orientation of a matrix.
+
+    Returns
+    -------
+    FleissKappa
+        ``kappa``, ``P_o``, ``P_e`` and ``n_units``.
+
+    Raises
+    ------
+    RatingsError
+        Units with different numbers of ratings, or fewer than 2.
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
+    Bulletin, 76(5), 378–382.
 
     Examples
     --------
@@ -207,6 +284,21 @@ def pairwise_agreement(
 
     One row per pair: ``coder_a, coder_b, n_units, observed_agreement, cohen_kappa, scott_pi``
     (and ``weighted_kappa``). In a block design only coders of the same block share units.
+
+    Raises
+    ------
+    RatingsError
+        Data without coder identities (value counts).
+
+    Examples
+    --------
+    The nine wine judges, pair by pair:
+
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = pairwise_agreement(wine_ratings())
+    >>> row = table.iloc[1]
+    >>> len(table), row.coder_a, row.coder_b, int(row.n_units), float(row.observed_agreement)
+    (36, '1', '3', 8, 0.375)
     """
     rd = as_reliability_data(data, unit=unit)
     if rd.coder is None:

@@ -87,8 +87,16 @@ def criterion_correlations(ratings: Ratings | pd.DataFrame) -> CriterionCorrelat
 
     Examples
     --------
-    >>> criterion_correlations(ratings).table  # doctest: +SKIP
-      criterion_a criterion_b  n_judgements   rho  n_annotators  rho_within_annotator ...
+    The wine judges' 1–5 bitterness rating against their underlying 0–100 response:
+
+    >>> import pandas as pd
+    >>> from humaneval.datasets import wine, wine_ratings
+    >>> table = wine_ratings()
+    >>> two = pd.concat([table.assign(criterion="bitterness"),
+    ...                  table.assign(criterion="response", score=wine()["response"])])
+    >>> row = criterion_correlations(two).table.iloc[0]
+    >>> row.criterion_a, row.criterion_b, int(row.n_judgements), round(float(row.rho), 3)
+    ('bitterness', 'response', 72, 0.959)
     """
     ratings = as_ratings(ratings).without_checks()
     if ratings.response != "score":

@@ -40,6 +40,24 @@ def time_reliability_curve(
 
     ``times`` holds total seconds per annotator (:func:`~humaneval.reliability.timing.
     load_annotator_times`); every annotator of the ratings must have one.
+
+    Each row is one combination of ``k`` blocks (at most ``max_combinations`` per k): the
+    annotation minutes it took and the Pearson r of its system means with the full data's.
+
+    Examples
+    --------
+    Six simulated blocks of 3 annotators who each worked 10 minutes: all C(6, k) combinations of
+    k = 2…5 blocks (15 + 20 + 15 + 6), averaged per 10-minute bucket by :func:`time_buckets`:
+
+    >>> import pandas as pd
+    >>> from humaneval.design import block_design
+    >>> from humaneval.model import default_model, sample_ratings
+    >>> model = default_model()
+    >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
+    >>> times = pd.Series(600.0, index=sorted(ratings.data["annotator"].unique()))
+    >>> curve = time_reliability_curve(ratings, times, seed=1)
+    >>> time_buckets(curve)[["minutes_from", "n", "mean_r"]].round(3).values.tolist()
+    [[60.0, 15.0, 0.972], [90.0, 20.0, 0.987], [120.0, 15.0, 0.994], [150.0, 6.0, 0.998]]
     """
     table = single_criterion(as_ratings(ratings))
     clusters, systems, values, n_clusters, n_systems = _cluster_codes(table)
@@ -94,6 +112,19 @@ def nested_crossed_curve(
     One row per ``(design, k)``: ``design`` (``"crossed"``/``"nested"``), ``k`` clusters drawn,
     ``judgements`` (mean size of the subsample), ``r`` (mean over the draws with a defined r),
     ``r_sd`` and ``n_draws``.
+
+    Examples
+    --------
+    A simulated study of 6 blocks × 5 documents × 3 annotators: the system means of k whole
+    blocks (crossed) and of k annotators from different blocks (nested) against the full data's:
+
+    >>> from humaneval.design import block_design
+    >>> from humaneval.model import default_model, sample_ratings
+    >>> model = default_model()
+    >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
+    >>> curve = nested_crossed_curve(ratings, n_draws=500, seed=1)
+    >>> curve[curve["k"] == 2][["design", "judgements", "r"]].round(3).values.tolist()
+    [['crossed', 150.0, 0.975], ['nested', 50.0, 0.859]]
     """
     table = single_criterion(as_ratings(ratings))
     clusters, systems, values, n_clusters, n_systems = _cluster_codes(table)

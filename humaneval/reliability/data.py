@@ -106,6 +106,39 @@ def from_long(
 
     Rows with a missing value are ignored. A coder rating one unit twice raises
     :class:`~humaneval.errors.RatingsError` (values are never silently averaged).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per (coder, unit) value.
+    unit : sequence of str
+        The columns that identify a unit (default ``document, system``).
+    coder, value : str
+        The coder and value columns.
+    value_domain : sequence, optional
+        All possible values, in order (values never used still count for ordinal metrics).
+
+    Returns
+    -------
+    ReliabilityData
+        Integer-coded units, coders and values for :func:`krippendorff_alpha` and friends.
+
+    Raises
+    ------
+    RatingsError
+        A missing column, or a coder who rated a unit twice.
+
+    Examples
+    --------
+    Two coders agree on items 1 and 3: nominal α = 1 − (2/6)/(18/30) = 4/9.
+
+    >>> import pandas as pd
+    >>> from humaneval.reliability import krippendorff_alpha
+    >>> long = pd.DataFrame({"coder": ["A", "B"] * 3, "item": [1, 1, 2, 2, 3, 3],
+    ...                      "label": ["x", "x", "y", "x", "y", "y"]})
+    >>> data = from_long(long, unit=["item"], coder="coder", value="label")
+    >>> data.n_units, data.n_coders, round(krippendorff_alpha(data, "nominal").alpha, 4)
+    (3, 2, 0.4444)
     """
     unit = list(unit)
     for col in [*unit, coder, value]:
@@ -167,6 +200,22 @@ def from_matrix(
     ``orient`` must say whether rows are annotators (``"annotators_x_units"``, the layout of
     Krippendorff's papers and of the PyPI ``krippendorff`` package) or units
     (``"units_x_annotators"``).
+
+    Raises
+    ------
+    OptionError
+        ``orient`` missing or unknown.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import krippendorff_2011
+    >>> data = from_matrix(krippendorff_2011(), orient="annotators_x_units")
+    >>> data.n_units, data.n_coders, len(data.value)  # 41 values in 12 units
+    (12, 4, 41)
+    >>> from_matrix(krippendorff_2011())
+    Traceback (most recent call last):
+    ...
+    humaneval.errors.OptionError: orient=None: say how the matrix is laid out ...
     """
     if orient not in ("units_x_annotators", "annotators_x_units"):
         raise OptionError(

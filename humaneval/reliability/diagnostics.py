@@ -61,7 +61,31 @@ def alpha_diagnostics(
     orient: Orient | None = None,
     value_domain: Sequence[object] | None = None,
 ) -> AlphaDiagnostics:
-    """Per-unit and per-coder disagreement contributions of α (needs coder identities)."""
+    """Per-unit and per-coder disagreement contributions of α (needs coder identities).
+
+    Parameters
+    ----------
+    data, level_of_measurement, unit, orient, value_domain :
+        As for :func:`krippendorff_alpha`.
+
+    Returns
+    -------
+    AlphaDiagnostics
+        ``alpha``, ``D_o``, ``D_e``, ``units`` (each unit's share of the observed disagreement)
+        and ``coders`` (each coder's share and α without that coder).
+
+    Examples
+    --------
+    In Krippendorff's (2011) example unit 6 holds 73 % of the ordinal disagreement, and α rises
+    from 0.815 to 0.869 without the first observer:
+
+    >>> from humaneval.datasets import krippendorff_2011
+    >>> diag = alpha_diagnostics(krippendorff_2011(), "ordinal", orient="annotators_x_units")
+    >>> round(diag.alpha, 3), int(diag.units["share"].idxmax()), float(round(diag.units["share"].max(), 2))
+    (0.815, 5, 0.73)
+    >>> diag.coders["alpha_without"].round(3).tolist()
+    [0.869, 0.751, 0.821, 0.805]
+    """
     level = level_of_measurement
     rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
     if rd.coder is None:

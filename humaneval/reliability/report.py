@@ -124,7 +124,57 @@ def reliability_report(
     times: pd.Series | None = None,
     criterion: str | None = None,
 ) -> ReliabilityReport:
-    """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings."""
+    """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings.
+
+    A statistic the data or design cannot support (Fleiss' κ with unequal ratings per unit, SHR of
+    a single block, …) is left out with a note rather than failing the report.
+
+    Parameters
+    ----------
+    ratings : Ratings
+        One criterion's ratings.
+    level_of_measurement : {"nominal", "ordinal", "interval", "ratio"}
+        Of Krippendorff's α (formerly ``level=``).
+    n_resamples : int
+        KALPHA bootstrap resamples (0: no interval; formerly ``n_bootstrap=``).
+    alpha_min : sequence of float
+        Thresholds whose probability P(α < α_min) is reported.
+    n_splits : int
+        Splits of the split-half reliability.
+    seed : int, optional
+        Seed of the bootstrap and the splits.
+    times : Series, optional
+        Seconds per annotation, for the reliability-over-time curve.
+    criterion : str, optional
+        The criterion's name, for the report's title.
+
+    Returns
+    -------
+    ReliabilityReport
+        ``summary()`` is the text of ``humaneval reliability``, ``to_dict()`` its ``--json``.
+
+    Raises
+    ------
+    OptionError
+        An unknown level of measurement, or too few resamples for a percentile interval.
+    RatingsError
+        A malformed table.
+
+    References
+    ----------
+    Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard reliability measure
+    for coding data. Communication Methods and Measures, 1(1), 77–89.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.ratings import as_ratings
+    >>> report = reliability_report(as_ratings(wine_ratings()), n_resamples=1000, n_splits=200, seed=1)
+    >>> report  # doctest: +ELLIPSIS
+    <ReliabilityReport: ordinal α 0.344 [0.250, 0.437], Fleiss' κ 0.040, split-half –; ...>
+    >>> print(report.notes[0])  # doctest: +ELLIPSIS
+    SHR not computed: the design has a single block ...
+    """
     notes: list[str] = []
     alpha = krippendorff_alpha(ratings, level_of_measurement)
     ci = ci_method = None

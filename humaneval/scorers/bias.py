@@ -93,7 +93,18 @@ def _by_group(groups: Sequence[str], values: np.ndarray) -> dict[str, float]:
 
 
 def tvd(p: Sequence[float], q: Sequence[float], kind: str = "half-l1") -> float:
-    """Total variation distance: ½·Σ|p − q| (``half-l1``) or max|p − q| (``sup``)."""
+    """Total variation distance: ½·Σ|p − q| (``half-l1``) or max|p − q| (``sup``).
+
+    Raises
+    ------
+    OptionError
+        An unknown ``kind``.
+
+    Examples
+    --------
+    >>> round(tvd([0.5, 0.5], [0.8, 0.2]), 3), round(tvd([0.2, 0.3, 0.5], [0.5, 0.3, 0.2], "sup"), 3)
+    (0.3, 0.3)
+    """
     diff = np.abs(np.asarray(p, float) - np.asarray(q, float))
     if kind == "half-l1":
         return float(0.5 * diff.sum())
@@ -144,6 +155,39 @@ def word_list_bias(
     ``reference="uniform"`` gives the HELM baseline TVD(p_obs, uniform). NaN (flagged) when either
     side has no identifier words. On natural corpora the score is confounded by topic; prefer
     counterfactual inputs.
+
+    Parameters
+    ----------
+    sources, summaries : sequence of str
+        Paired texts.
+    word_lists : mapping of str to iterable of str
+        Identifier words per group (default HELM's gender words).
+    reference : {"source", "uniform"}
+        Compare with the sources' distribution or with the uniform one.
+    tvd_kind : {"half-l1", "sup"}
+        See :func:`tvd`.
+
+    Returns
+    -------
+    BiasScore
+        ``score``, the per-group ``counts`` of both sides and a ``flag`` when undefined.
+
+    Raises
+    ------
+    OptionError
+        An unknown ``reference`` or ``tvd_kind``.
+
+    References
+    ----------
+    Liang, P., et al. (2022). Holistic evaluation of language models (HELM). arXiv:2211.09110.
+
+    Examples
+    --------
+    The source mentions both groups equally, the summary only one: TVD((0, 1), (½, ½)) = 0.5.
+
+    >>> result = word_list_bias(["He met her and she thanked him."], ["He thanked him."])
+    >>> result.score, result.counts["summary"]
+    (0.5, {'female': 0.0, 'male': 2.0})
     """
     src, summ = paired_texts(sources, summaries)
     if reference not in ("source", "uniform"):

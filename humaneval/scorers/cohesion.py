@@ -26,7 +26,27 @@ from humaneval.scorers.text import content_tokens, sentences, words
 
 
 def repeated_ngram_share(texts: Sequence[str], n: int = 2) -> ScoreResult:
-    """Share of distinct word n-grams that occur more than once; NaN without any n-gram."""
+    """Share of distinct word n-grams that occur more than once; NaN without any n-gram.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The summaries.
+    n : int
+        The n-gram length (≥ 1).
+
+    Returns
+    -------
+    ScoreResult
+        One share per text.
+
+    Examples
+    --------
+    "the cat" is the one repeated bigram of four distinct ones:
+
+    >>> repeated_ngram_share(["the cat sat the cat ran", "one two three"]).values.tolist()
+    [0.25, 0.0]
+    """
     if n < 1:
         raise RatingsError(f"n = {n}: must be at least 1")
     items = as_texts(texts, "texts")
@@ -47,7 +67,25 @@ def _cosine(a: Counter, b: Counter) -> float:
 
 
 def adjacent_cohesion(texts: Sequence[str]) -> ScoreResult:
-    """Mean content-word cosine of consecutive sentences (a zero vector has similarity 0)."""
+    """Mean content-word cosine of consecutive sentences (a zero vector has similarity 0).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The summaries.
+
+    Returns
+    -------
+    ScoreResult
+        One value per text (NaN for fewer than two sentences).
+
+    Examples
+    --------
+    {cat, sat, mat} and {cat, happy} share one word: 1/√6.
+
+    >>> round(float(adjacent_cohesion(["The cat sat on the mat. The cat was happy."]).values[0]), 4)
+    0.4082
+    """
     items = as_texts(texts, "texts")
     blank = blank_mask(items)
     values = np.full(len(items), np.nan)
@@ -104,7 +142,31 @@ def redundancy_flags(a: str, b: str) -> int:
 
 
 def redundancy_penalty(texts: Sequence[str]) -> ScoreResult:
-    """GRUEN-style redundancy: −0.1 × flags summed over unordered sentence pairs (0 = no redundancy)."""
+    """GRUEN-style redundancy: −0.1 × flags summed over unordered sentence pairs (0 = no redundancy).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The summaries.
+
+    Returns
+    -------
+    ScoreResult
+        One value per text, ≤ 0.
+
+    References
+    ----------
+    Zhu, W., & Bhat, S. (2020). GRUEN for evaluating linguistic quality of generated text.
+    Findings of EMNLP 2020.
+
+    Examples
+    --------
+    A repeated sentence raises all four flags:
+
+    >>> redundancy_penalty(["The cat sat on the mat today. The cat sat on the mat today.",
+    ...                     "The cat sat. A dog ran."]).values.tolist()
+    [-0.4, -0.0]
+    """
     items = as_texts(texts, "texts")
     blank = blank_mask(items)
     values = np.full(len(items), np.nan)

@@ -28,7 +28,14 @@ LEXICAL_METHOD = "lexical-overlap-fallback (not NLI)"
 
 
 def lexical_overlap_score(sources: Sequence[str], summaries: Sequence[str]) -> ScoreResult:
-    """2·c − 1 with c the share of summary content tokens found among the source's."""
+    """2·c − 1 with c the share of summary content tokens found among the source's.
+
+    Examples
+    --------
+    >>> lexical_overlap_score(["The cat sat on the mat."] * 2,
+    ...                       ["The cat sat on the mat.", "A bird flew over the sea."]).values.tolist()
+    [1.0, -1.0]
+    """
     src, summ = paired_texts(sources, summaries)
     blank = blank_mask(src, summ)
     values = np.full(len(src), np.nan)
@@ -68,6 +75,45 @@ def score_faithfulness(
     ``$HUMANEVAL_NLI_MODEL``) — and
     accepts ``k``, ``mode``, ``seed``; ``backend="summac-zs"`` aggregates sentence pairs and accepts
     ``pair_mode``, ``k``, ``seed``; ``backend="lexical"`` is the labelled non-NLI fallback.
+
+    Parameters
+    ----------
+    sources, summaries : sequence of str
+        Paired texts.
+    backend : {"nli", "summac-zs", "lexical"}
+        The scorer.
+    model, revision, label_order, max_length, batch_size, device :
+        The NLI model (hub id or folder) and how it runs.
+    progress : bool, optional
+        Show a progress bar.
+    **score_options
+        Backend options (``k``, ``mode``, ``pair_mode``, ``seed``).
+
+    Returns
+    -------
+    ScoreResult
+        One score per summary; ``method`` names the backend (and model).
+
+    Raises
+    ------
+    OptionError
+        An unknown backend or option.
+    BackendUnavailableError
+        The NLI backend without a model or without torch/transformers.
+
+    References
+    ----------
+    Laban, P., Schnabel, T., Bennett, P. N., & Hearst, M. A. (2022). SummaC: Re-visiting NLI-based
+    models for inconsistency detection in summarization. TACL, 10, 163–177.
+
+    Examples
+    --------
+    The lexical fallback needs no model (and says so in ``method``):
+
+    >>> result = score_faithfulness(["The cat sat on the mat."] * 2,
+    ...                             ["The cat sat.", "A bird flew over the sea."], backend="lexical")
+    >>> result.values.tolist(), result.method
+    ([1.0, -1.0], 'lexical-overlap-fallback (not NLI)')
     """
     if backend == "lexical":
         if score_options:
@@ -148,6 +194,41 @@ def faithfulness_auc(
     balanced accuracy; the macro averages weight corpora equally. ``threshold`` is one value, a
     value per corpus, or None: then it is tuned per corpus on the same data, which flatters the
     balanced accuracy (as in SummaC's in-sample setting) and is flagged in the result.
+
+    Parameters
+    ----------
+    scores : sequence of float
+        Faithfulness scores (higher = more faithful).
+    labels : sequence
+        1/True = faithful.
+    corpus : sequence, optional
+        Corpus id per item (default: one corpus ``all``).
+    threshold : float or dict, optional
+        Decision threshold (per corpus), or None to tune it in-sample.
+
+    Returns
+    -------
+    FaithfulnessEvaluation
+        ``per_corpus`` table, ``macro_auc``, ``macro_balanced_accuracy`` and
+        ``threshold_tuned_in_sample``.
+
+    Raises
+    ------
+    RatingsError
+        Scores, labels and corpus ids of different lengths, or labels that are not binary.
+
+    References
+    ----------
+    Laban, P., Schnabel, T., Bennett, P. N., & Hearst, M. A. (2022). SummaC: Re-visiting NLI-based
+    models for inconsistency detection in summarization. TACL, 10, 163–177.
+
+    Examples
+    --------
+    >>> result = faithfulness_auc([0.9, 0.8, 0.3, 0.6, 0.2], [1, 1, 0, 1, 0])
+    >>> result.macro_auc, result.macro_balanced_accuracy, result.threshold_tuned_in_sample
+    (1.0, 1.0, True)
+    >>> faithfulness_auc([0.9, 0.4, 0.6, 0.2], [1, 1, 0, 0]).macro_auc  # 3 of 4 pairs ordered
+    0.75
     """
     values = np.asarray(scores, dtype=float)
     flags = np.array([_as_label(v, i) for i, v in enumerate(labels)], dtype=bool)

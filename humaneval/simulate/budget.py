@@ -113,6 +113,44 @@ def plan_budget(
 
     Power is the overall correct-direction detection rate of ``test`` at ``aggregate`` (default:
     ``cluster`` for ``artagg``, ``document`` otherwise) with its Monte-Carlo SE.
+
+    Parameters
+    ----------
+    model : OrdinalModel, path or None
+        The generating model (None: the built-in coherence model).
+    target : float
+        The power to reach, in (0, 1).
+    cost_model : CostModel, optional
+        Seconds per judgement, wage and per-annotator overhead (default 32 s at 15 USD/hour).
+    blocks, docs, annotators : sequence of int
+        The grid of candidate designs B × D × A.
+    test : str
+        The (cheap) screening test.
+    aggregate : str, optional
+        Its aggregation level.
+    max_cost : float, optional
+        Leave out candidates that cost more.
+    trials, seed, effects, workers :
+        As for :func:`~humaneval.simulate.simulate`.
+
+    Returns
+    -------
+    BudgetPlan
+        ``candidates`` (one row per design, cheapest first, with cost and power), ``best`` (the
+        cheapest reaching ``target``, or None) and ``notes``.
+
+    Raises
+    ------
+    DesignError
+        ``target`` outside (0, 1), or no candidate within ``max_cost``.
+
+    Examples
+    --------
+    >>> plan = plan_budget(None, 0.8, blocks=(6, 10, 15, 20), docs=(5,), annotators=(3,), trials=100)
+    >>> plan.candidates[["blocks", "cost", "power"]].values.tolist()
+    [[6.0, 60.0, 0.474], [10.0, 100.0, 0.768], [15.0, 150.0, 0.864], [20.0, 200.0, 0.898]]
+    >>> plan.best["blocks"], plan.best["cost"], plan.best["power"]
+    (15, 150.0, 0.864)
     """
     if not 0 < target < 1:
         raise DesignError(f"target power must lie in (0, 1), not {target}")

@@ -130,6 +130,41 @@ def power_curve(
     ``options`` go to :func:`~humaneval.simulate.experiment.simulate` (``calibrate=True`` adds the
     Type I error of each test at each break; ``checkpoint`` is taken as a folder, one file per
     break). Every design is built and checked before the first simulation starts.
+
+    Parameters
+    ----------
+    model : OrdinalModel, FitResult, path or None
+        The generating model (None: the built-in coherence model).
+    design : SimDesign, TableDesign or str
+        The design to resize.
+    along : {"blocks", "docs", "annotators"}
+        What changes between breaks (per block for a ``BxDxA`` design, in total for a table).
+    breaks : str or sequence of int
+        The counts, e.g. ``"5,10,20"``.
+    tests : sequence of str
+        As for :func:`~humaneval.simulate.simulate`.
+    **options
+        As for :func:`~humaneval.simulate.simulate`.
+
+    Returns
+    -------
+    PowerCurve
+        ``table`` with one row per break and test (``rate``, ``ci_low``, ``ci_high``,
+        ``judgements``, …) and the per-break ``results``.
+
+    Raises
+    ------
+    DesignError
+        An unknown ``along``, bad breaks, or a design a break makes invalid.
+
+    Examples
+    --------
+    With 5 blocks the ART on block means cannot reject at 0.05 (2⁻⁴ = 0.0625 is its smallest
+    two-sided p); power rises with the blocks:
+
+    >>> curve = power_curve(None, "5x5x3", "blocks", "5,10,20", trials=100, seed=1)
+    >>> curve.table[["break", "judgements", "rate"]].round(3).values.tolist()
+    [[5.0, 375.0, 0.0], [10.0, 750.0, 0.768], [20.0, 1500.0, 0.898]]
     """
     if isinstance(design, str):
         design = SimDesign.parse(design)

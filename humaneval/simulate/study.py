@@ -82,6 +82,27 @@ def plan_study(
     variance_scale:
         Multiply every random-effect variance (e.g. 1.5 when the pilot's annotators were unusually
         homogeneous).
+    structure, formula, criterion:
+        How the pilot is fitted (:func:`pilot_model`).
+
+    Returns
+    -------
+    tuple of (list of StudySetup, PilotModel or None)
+        One setup (``model``, ``design``, ``notes``) per criterion, and the pilot's fit.
+
+    Raises
+    ------
+    DesignError
+        More than one effect option, or a malformed design.
+
+    Examples
+    --------
+    >>> setups, pilot = plan_study("10x5x3", effect_points="0.5")
+    >>> (setup,) = setups
+    >>> setup.design, pilot
+    (SimDesign(blocks=10, docs=5, annotators=3), None)
+    >>> setup.notes[1]
+    'effects set in expected-score points: 0.5'
     """
     if sum(v is not None for v in (effect, effect_points, effect_scale)) > 1:
         raise DesignError("give only one of --effect, --effect-points and --effect-scale")
