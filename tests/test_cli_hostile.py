@@ -765,7 +765,7 @@ def test_api_raises_and_warns_like_the_cli():
 
 def test_no_help_text_prints_an_unbounded_range_as_none():
     # click describes FloatRange() without bounds as "x<=None"; every command's --help must read cleanly
-    for name, command in main.commands.items():
+    for name in main.commands:
         result = run(name, "--help")
         assert result.exit_code == 0, result.output
         assert "None]" not in result.output and "x<=None" not in result.output, (name, result.output)

@@ -37,11 +37,7 @@ def _comparisons() -> list[str]:
 
 
 def test_method_names_are_compared_only_inside_the_registry() -> None:
-    outside = [
-        hit
-        for hit in _comparisons()
-        if not hit.startswith("humaneval/methods/")
-    ]
+    outside = [hit for hit in _comparisons() if not hit.startswith("humaneval/methods/")]
     assert outside == []
 
 

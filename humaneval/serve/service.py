@@ -460,8 +460,8 @@ class StudyService:
         ).fetchone()["id"]
 
     def _reclaim(self, c, participant, now: float) -> None:
-        """A released participant who comes back retakes the slot if still free, else writes ``late``
-       ."""
+        """A released participant who comes back retakes the slot if still free, else is marked
+        ``late``."""
         if participant["released_at"] is None or participant["completed_at"] is not None:
             return
         taken = c.execute(
