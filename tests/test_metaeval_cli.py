@@ -145,7 +145,7 @@ def test_cli_holm_adjusts_across_compared_pairs(root):
     args += ["--compare", "BAS,RND", "--compare", "GRN,RND", "--permutations", "50", "--adjust", "holm"]
     payload = json.loads(run(*args).output)
     rows = [c["levels"][0] for c in payload["comparisons"]]
-    low, high = sorted(rows, key=lambda r: r["p_value"])
-    assert low["p_adjusted"] == pytest.approx(min(1, 2 * low["p_value"]))
-    assert high["p_adjusted"] == pytest.approx(max(low["p_adjusted"], high["p_value"]))
+    low, high = sorted(rows, key=lambda r: r["p_unadj"])
+    assert low["p_adj"] == pytest.approx(min(1, 2 * low["p_unadj"]))
+    assert high["p_adj"] == pytest.approx(max(low["p_adj"], high["p_unadj"]))
     assert payload["comparisons"][0]["adjust"] == "holm"

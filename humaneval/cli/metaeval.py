@@ -270,12 +270,12 @@ def _render(
 def _comparison_text(compared: dict[str, Any], adjust: str) -> str:
     """One ``--compare`` pair: the difference A − B per measure, its CI and (adjusted) p-value."""
     text = (
-        f"\n\n{compared['a']} vs {compared['b']} "
+        f"\n\n{compared['metric_a']} vs {compared['metric_b']} "
         f"(A − B; permutation p, {compared['alternative']}, adjust {adjust}):"
     )
     for row in compared["levels"]:
         ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
-        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adjusted']:.4f}"
+        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adj']:.4f}"
     return text
 
 

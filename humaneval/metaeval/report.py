@@ -334,7 +334,7 @@ def compare_metrics(
 ) -> list[dict]:
     """Does metric A agree better than B? Per pair (A, B) and measure: the difference of the
     estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped) and the
-    one-sided paired permutation p, with ``p_adjusted`` by Holm
+    one-sided paired permutation p (``p_unadj``), with ``p_adj`` by Holm
     across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``).
 
     Parameters
@@ -353,8 +353,9 @@ def compare_metrics(
     Returns
     -------
     list of dict
-        Per pair: ``a``, ``b``, ``alternative``, ``n_permutations``, ``adjust`` and ``levels``
-        (per measure: ``difference``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``).
+        Per pair: ``metric_a``, ``metric_b``, ``alternative``, ``n_permutations``, ``adjust`` and
+        ``levels`` (per measure: ``difference``, ``ci_low``, ``ci_high``, ``p_unadj``, ``p_adj``; the
+        names of the contrast tables, docs/vocabulary.md).
 
     Raises
     ------
@@ -376,7 +377,7 @@ def compare_metrics(
     >>> result = meta_evaluate(as_series(H), {"P": as_series(P), "B": as_series(B)}, "sum",
     ...                        n_resamples=1000, seed=1)
     >>> (entry,) = compare_metrics(result, [("P", "B")], seed=1)[0]["levels"]
-    >>> entry["measure"], round(entry["difference"], 3), round(entry["p_value"], 4)
+    >>> entry["measure"], round(entry["difference"], 3), round(entry["p_unadj"], 4)
     ('tau_sum', 0.883, 0.0569)
     """
     if adjust not in ADJUSTMENTS:
@@ -404,7 +405,7 @@ def compare_metrics(
             row = {
                 "measure": RESULT_NAMES[level],
                 "difference": float(estimates[(a, level)] - estimates[(b, level)]),
-                "p_value": test.p_value,
+                "p_unadj": test.p_value,
             }
             if diffs is not None:
                 row |= {
@@ -413,13 +414,19 @@ def compare_metrics(
                 }
             rows.append(row)
         compared.append(
-            {"a": a, "b": b, "alternative": "greater", "n_permutations": n_permutations, "levels": rows}
+            {
+                "metric_a": a,
+                "metric_b": b,
+                "alternative": "greater",
+                "n_permutations": n_permutations,
+                "levels": rows,
+            }
         )
     for i in range(len(result.levels) if compared else 0):
         rows = [c["levels"][i] for c in compared]
-        p = [row["p_value"] for row in rows]
+        p = [row["p_unadj"] for row in rows]
         for row, value in zip(rows, holm(p) if adjust == "holm" else p, strict=True):
-            row["p_adjusted"] = float(value)
+            row["p_adj"] = float(value)
     for c in compared:
         c["adjust"] = adjust
     return compared
