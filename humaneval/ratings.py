@@ -325,10 +325,12 @@ def validate_ratings(
     """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`).
 
     Messages name rows by ``lines`` (the source line of every row, as returned by
-    :func:`humaneval.tables.read_table_lines`) or else by the frame's index labels.
+    :func:`humaneval.tables.read_table_lines`), else by the frame's index labels when they are
+    unique, else (e.g. a ``pd.concat`` of tables) by 0-based positions.
     """
     if lines is None:
-        v = _Validator(frame.reset_index(drop=True), source, frame.index.to_numpy(), "row")
+        labels = frame.index.to_numpy() if frame.index.is_unique else np.arange(len(frame))
+        v = _Validator(frame.reset_index(drop=True), source, labels, "row")
     else:
         v = _Validator(frame.reset_index(drop=True), source, np.asarray(lines), "line")
     data = v.canonical_columns(columns or {})

@@ -95,6 +95,19 @@ def test_dataframe_and_ids_as_stripped_strings():
     assert r.data["score"].dtype.kind == "i"
 
 
+def test_a_concatenated_frame_is_named_by_positions():
+    # pd.concat repeats index labels; the message must still point at two different rows
+    first = pd.DataFrame(
+        {"annotator": ["w1", "w1"], "document": ["d", "d"], "system": ["A", "B"], "score": [3, 4]}
+    )
+    second = pd.DataFrame({"annotator": ["w1"], "document": ["d"], "system": ["A"], "score": [5]})
+    with pytest.raises(RatingsError, match=r"system=A\) at row 0, row 2;"):
+        load_ratings(pd.concat([first, second]))
+    labelled = pd.concat([first, second]).set_axis(["r1", "r2", "r3"])
+    with pytest.raises(RatingsError, match=r"system=A\) at row r1, row r3;"):
+        load_ratings(labelled)
+
+
 @pytest.mark.parametrize(
     "text,fragment",
     [
