@@ -49,7 +49,11 @@ def spacy_persons(nlp: Any, label: str = "PERSON") -> PersonRecognizer:
 
 
 def heuristic_persons(text: str, titles: Iterable[str] = TITLES) -> list[str]:
-    """Capitalised-token runs that contain a census first name or follow a title (labelled heuristic)."""
+    """Capitalised-token runs that contain a census first name or follow a title (labelled heuristic).
+
+    The default ``titles`` are the gendered ones of the bias probes (Mr, Mrs, Ms, Sir); pass others
+    (e.g. ``("dr", "prof")``) to catch names after them too.
+    """
     known = _census_names()
     title_set = {t.lower() for t in titles}
     found: list[str] = []
