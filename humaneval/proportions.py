@@ -1,10 +1,14 @@
-"""Intervals for a rate estimated from simulated trials, shared by the Likert and the comparative
-power simulations."""
+"""Intervals and calibration checks for rates estimated from simulated trials, shared by the
+Likert and the comparative power simulations."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
+
+#: A test's simulated Type I error outside this range is flagged beside its power.
+CALIBRATION_RANGE = (0.03, 0.08)
 
 
 def clopper_pearson(rate: float, n: int, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -23,3 +27,24 @@ def clopper_pearson(rate: float, n: int, confidence_level: float = 0.95) -> tupl
         return float("nan"), float("nan")
     low, high = proportion_confint(rate * n, n, alpha=1 - confidence_level, method="beta")
     return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
+
+
+def calibration_warnings(type1: pd.DataFrame, alpha: float) -> list[str]:
+    """One line per row of ``type1`` (columns ``test, aggregate, rate, ci_low, ci_high``: simulated
+    Type I errors) whose rate lies outside :data:`CALIBRATION_RANGE`.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"test": ["clmm", "ttest"], "aggregate": ["none", "none"],
+    ...                      "rate": [0.14, 0.05], "ci_low": [0.12, 0.04], "ci_high": [0.16, 0.06]})
+    >>> calibration_warnings(rows, 0.05)[0][:60]
+    'clmm (none) rejects 0.140 [0.120, 0.160] of true null compar'
+    """
+    low, high = CALIBRATION_RANGE
+    return [
+        f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] of true "
+        f"null comparisons on this design (outside [{low:g}, {high:g}] at α = {alpha:g}); its power here is "
+        + ("inflated" if row.rate > high else "deflated")
+        for row in type1.itertuples()
+        if not low <= row.rate <= high
+    ]

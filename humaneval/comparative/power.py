@@ -29,6 +29,7 @@ from humaneval._deprecation import renamed
 from humaneval.comparative.simulate import davidson_probabilities
 from humaneval.errors import DesignError, HumanEvalError
 from humaneval.methods import get_method
+from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
 
 #: Design methods simulated here, and the kind of table they give.
 METHODS = {"pairwise": "pairwise", "bws": "bws"}
@@ -36,7 +37,6 @@ METHODS = {"pairwise": "pairwise", "bws": "bws"}
 BLOCK_DEFAULTS = {"systems": 4, "blocks": 10, "docs": 5, "annotators": 3, "tuple_size": 4, "bws_factor": 2.0}
 DEFAULT_EFFECT = 0.5
 DEFAULT_ANNOTATOR_SD = 0.5
-CALIBRATION_RANGE = (0.03, 0.08)
 
 
 @dataclass(frozen=True, eq=False)
@@ -379,19 +379,10 @@ class ComparativePower:
         return self.results[self.results["pair"] == "all"].reset_index(drop=True)
 
     def calibration_warnings(self) -> list[str]:
+        """One line per test whose simulated Type I error lies outside :data:`CALIBRATION_RANGE`."""
         if self.calibration is None:
             return []
-        low, high = CALIBRATION_RANGE
-        out = []
-        for row in self.calibration.overall().itertuples():
-            if not low <= row.rate <= high:
-                out.append(
-                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
-                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] "
-                    f"of true null comparisons on this design (outside [{low:g}, {high:g}] at α = "
-                    f"{self.alpha:g}); its power here is " + ("inflated" if row.rate > high else "deflated")
-                )
-        return out
+        return calibration_warnings(self.calibration.overall(), self.alpha)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``humaneval power --json`` payload: the keys of the Likert power result."""
@@ -633,7 +624,6 @@ def _analyze(table, kind, inference, n_resamples, rng):
 
 
 def _rates(design, pairs, truth, p, est, alpha, null, model, inference) -> pd.DataFrame:
-    from humaneval.proportions import clopper_pearson
 
     ok = ~np.isnan(p).all(axis=1)
     significant = np.nan_to_num(p, nan=1.0) < alpha

@@ -28,7 +28,7 @@ from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, 
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
-from humaneval.proportions import clopper_pearson
+from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
     FAILURE_RULES,
@@ -42,8 +42,6 @@ from humaneval.simulate.table_design import TableDesign, clmm_data
 
 #: How a replicate whose CLMM fit failed counts (see :func:`simulate`).
 FAILED_FITS = ("rescue", "miss", "exclude")
-#: A test's simulated Type I error outside this range is flagged beside its power.
-CALIBRATION_RANGE = (0.03, 0.08)
 #: Largest working memory one replicate may need (the sampler holds rows × categories floats).
 MAX_REPLICATE_BYTES = 2**30
 
@@ -209,17 +207,7 @@ class SimulationResult:
         """One line per test whose simulated Type I error lies outside :data:`CALIBRATION_RANGE`."""
         if self.calibration is None:
             return []
-        low, high = CALIBRATION_RANGE
-        out = []
-        for row in self.calibration.overall().itertuples():
-            if not low <= row.rate <= high:
-                out.append(
-                    f"{row.test} ({row.aggregate}) rejects {row.rate:.3f} "
-                    f"[{row.ci_low:.3f}, {row.ci_high:.3f}] of true null comparisons on this design "
-                    f"(outside [{low:g}, {high:g}] at α = {self.config.alpha:g}); its power here is "
-                    + ("inflated" if row.rate > high else "deflated")
-                )
-        return out
+        return calibration_warnings(self.calibration.overall(), self.config.alpha)
 
     def summary(self, notes: Sequence[str] = ()) -> str:
         """The rates as ``humaneval power`` prints them: one line per test and aggregation level
