@@ -231,3 +231,20 @@ def test_cli_resume_of_a_pairwise_design_file(tmp_path):
     assert len(bad.output.strip().splitlines()) == 1
     bad = runner.invoke(main, ["power", "--design", str(design), "--resume", "--no-progress"])
     assert bad.exit_code == 2 and "give the --out folder" in bad.output
+
+
+def test_cli_curve_checkpoints_one_file_per_size_and_resumes(tmp_path):
+    args = ["power", "--design", "pairwise:systems=3,blocks=6,docs=3", "--along", "annotators",
+            "--breaks", "1,2", "--trials", "6", "--no-calibration", "--no-progress", "--json",
+            "--out", str(tmp_path)]  # fmt: skip
+    runner = CliRunner()
+    whole = runner.invoke(main, args)
+    assert whole.exit_code == 0, whole.output
+    folder = tmp_path / "checkpoints"
+    assert sorted(p.name for p in folder.iterdir()) == ["annotators-1.jsonl", "annotators-2.jsonl"]
+    path = folder / "annotators-2.jsonl"
+    path.write_text("\n".join(path.read_text().splitlines()[:3]) + "\n")  # 2 of 6 studies kept
+    resumed = runner.invoke(main, [*args, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["table"] == json.loads(whole.stdout)["table"]
+    assert len(path.read_text().splitlines()) == 7
