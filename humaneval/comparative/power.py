@@ -613,8 +613,7 @@ def comparative_power(
         fits[record["fit"]] = fits.get(record["fit"], 0) + 1
     model = next((r["model"] for r in records if r["fit"] != "failed"), "none")
     truth = np.array([theta[i] - theta[j] for i, j in pairs])
-    results = _rates(design, pairs, truth, p.reshape(-1, len(pairs)), est.reshape(-1, len(pairs)), alpha,
-                     null, model, config.inference)  # fmt: skip
+    results = _rates(design, pairs, truth, p, est, alpha, null, model, config.inference)
     calibration = None
     if calibrate and not null:
         null_checkpoint = None
