@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from scipy import stats
@@ -124,3 +126,125 @@ def test_cli_power_curve_of_a_block_design():
     table = payload["table"]
     assert [row["break"] for row in table] == [1, 4] and all(row["n_trials"] == 40 for row in table)
     assert table[1]["rate"] > table[0]["rate"]  # 4 annotators per block detect more than 1
+
+
+def _resumable_run(checkpoint=None, resume=False, **options):
+    design = ComparativeDesign.from_blocks("pairwise", 3, blocks=4, docs=3, annotators=2)
+    settings = dict(annotator_sd=0.5, trials=12, calibration_trials=6, seed=4)
+    return comparative_power(
+        design, np.array([0.0, 0.4, 0.8]), checkpoint=checkpoint, resume=resume, **{**settings, **options}
+    )
+
+
+def _same_run(a, b):
+    for x, y in ((a, b), (a.calibration, b.calibration)):
+        pd.testing.assert_frame_equal(x.results, y.results)
+        assert x.fits == y.fits
+
+
+def test_an_interrupted_run_resumed_equals_the_uninterrupted_run(tmp_path, monkeypatch, capsys):
+    import humaneval.comparative.power as power
+
+    whole = _resumable_run()
+    assert whole.overall()["n_trials"].iloc[0] == 12 and whole.calibration.overall()["n_trials"].iloc[0] == 6
+    replicate = power.comparative_replicate
+
+    def stop_at_seven(config, index):
+        if index == 7:
+            raise KeyboardInterrupt
+        return replicate(config, index)
+
+    monkeypatch.setattr(power, "comparative_replicate", stop_at_seven)
+    checkpoint = tmp_path / "replicates.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        _resumable_run(checkpoint)
+    monkeypatch.undo()
+    lines = checkpoint.read_text().splitlines()
+    # chunks of 3 studies: 0–2 and 3–5 were written, 6–8 was lost with the interruption
+    assert json.loads(lines[0])["header"]["seed"] == 4
+    assert [json.loads(line)["replicate"] for line in lines[1:]] == [0, 1, 2, 3, 4, 5]
+    with checkpoint.open("a") as handle:
+        handle.write('{"replicate": 6, "fit": "mi')  # a torn last line is ignored
+    resumed = _resumable_run(checkpoint, resume=True, progress=True)
+    _same_run(resumed, whole)
+    assert "power: 100%" in capsys.readouterr().err
+    assert len(checkpoint.read_text().splitlines()) == 13
+    assert len((tmp_path / "replicates-null.jsonl").read_text().splitlines()) == 7
+    # a shorter run extended with --resume: the same studies again
+    short = tmp_path / "short.jsonl"
+    _resumable_run(short, trials=5, calibration_trials=2)
+    _same_run(_resumable_run(short, resume=True), whole)
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+    checkpoint = tmp_path / "replicates.jsonl"
+    _resumable_run(checkpoint, trials=3, calibrate=False)
+    with pytest.raises(DesignError, match=r"different experiment \(annotator_sd differ\)") as error:
+        _resumable_run(checkpoint, resume=True, annotator_sd=0.7, calibrate=False)
+    assert "\n" not in str(error.value)
+    with pytest.raises(DesignError, match=r"different experiment \(seed differ\)"):
+        _resumable_run(checkpoint, resume=True, seed=5, calibrate=False)
+    # the same size of design, but each pair shown the other way round
+    design = ComparativeDesign.from_blocks("pairwise", 3, blocks=4, docs=3, annotators=2)
+    other = dataclasses.replace(design, members=design.members[:, ::-1])
+    assert other.to_dict() == design.to_dict()
+    with pytest.raises(DesignError, match=r"\(design differ\)"):
+        comparative_power(
+            other,
+            np.array([0.0, 0.4, 0.8]),
+            trials=3,
+            calibrate=False,
+            seed=4,
+            checkpoint=checkpoint,
+            resume=True,
+        )
+
+
+def test_cli_resume_of_a_pairwise_design_file(tmp_path):
+    runner = CliRunner()
+    design = tmp_path / "design.csv"
+    made = runner.invoke(
+        main,
+        ["design", "--documents", "5", "--systems", "A,B,C", "--method", "pairwise", "--out", str(design)],
+    )
+    assert made.exit_code == 0, made.output
+    out = tmp_path / "run"
+    args = ["power", "--design", str(design), "--effect", "0.6", "--trials", "8", "--calibration-trials", "4",
+            "--seed", "9", "--no-progress", "--json", "--out", str(out)]  # fmt: skip
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    whole = json.loads(first.stdout)
+    # interrupted after 3 studies of power and 1 of the Type I error
+    for name, keep in (("replicates.jsonl", 4), ("replicates-null.jsonl", 2)):
+        path = out / name
+        path.write_text("\n".join(path.read_text().splitlines()[:keep]) + "\n")
+    again = runner.invoke(main, [*args, "--resume"])
+    assert again.exit_code == 0, again.output
+    resumed = json.loads(again.stdout)
+    assert resumed["results"] == whole["results"] and resumed["fits"] == whole["fits"]
+    assert resumed["calibration"] == whole["calibration"]
+    assert (
+        whole["results"][0]["n_trials"] == 8 and len((out / "replicates.jsonl").read_text().splitlines()) == 9
+    )
+    bad = runner.invoke(main, [*args, "--resume", "--annotator-sd", "0.9"])
+    assert bad.exit_code == 2 and "different experiment (annotator_sd differ)" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+    bad = runner.invoke(main, ["power", "--design", str(design), "--resume", "--no-progress"])
+    assert bad.exit_code == 2 and "give the --out folder" in bad.output
+
+
+def test_cli_curve_checkpoints_one_file_per_size_and_resumes(tmp_path):
+    args = ["power", "--design", "pairwise:systems=3,blocks=6,docs=3", "--along", "annotators",
+            "--breaks", "1,2", "--trials", "6", "--no-calibration", "--no-progress", "--json",
+            "--out", str(tmp_path)]  # fmt: skip
+    runner = CliRunner()
+    whole = runner.invoke(main, args)
+    assert whole.exit_code == 0, whole.output
+    folder = tmp_path / "checkpoints"
+    assert sorted(p.name for p in folder.iterdir()) == ["annotators-1.jsonl", "annotators-2.jsonl"]
+    path = folder / "annotators-2.jsonl"
+    path.write_text("\n".join(path.read_text().splitlines()[:3]) + "\n")  # 2 of 6 studies kept
+    resumed = runner.invoke(main, [*args, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["table"] == json.loads(whole.stdout)["table"]
+    assert len(path.read_text().splitlines()) == 7

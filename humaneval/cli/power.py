@@ -200,7 +200,6 @@ def _comparative(opts: dict) -> bool:
         "--formula": opts["formula"],
         "--effect-points": opts["effect_points"],
         "--effect-scale": opts["effect_scale"],
-        "--resume": opts["resume"],
     }
     found = run_power(
         opts["design"],
@@ -216,6 +215,9 @@ def _comparative(opts: dict) -> bool:
         unused=unused,
         along=opts["along"],
         breaks=opts["breaks"],
+        resume=opts["resume"],
+        workers=opts["workers"],
+        scheduler=opts["scheduler"],
     )
     if found is None:
         return False

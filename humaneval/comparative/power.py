@@ -15,6 +15,7 @@ design beside it, as the Likert power simulation does (docs/simulation.md).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -439,6 +440,67 @@ class ComparativePower:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True, eq=False)
+class _Replicates:
+    """What every simulated study of one run shares (picklable, for worker processes)."""
+
+    design: ComparativeDesign
+    theta: np.ndarray
+    annotator_sd: float
+    tie: float
+    inference: str
+    n_resamples: int
+    seed: int
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        return list(combinations(range(len(self.design.systems)), 2))
+
+    def header(self) -> dict[str, Any]:
+        """The checkpoint's first line: a resumed run must match it (``trials`` may grow)."""
+        d = self.design
+        layout = hashlib.sha256()
+        for codes in (d.annotator, d.document, d.members):
+            layout.update(np.ascontiguousarray(codes, dtype=np.int64).tobytes())
+        return {
+            "kind": "comparative_power",
+            "design": {**d.to_dict(), "layout_sha256": layout.hexdigest()},
+            "strengths": [float(v) for v in self.theta],
+            "annotator_sd": float(self.annotator_sd),
+            "document_sd": float(d.document_sd),
+            "tie": float(self.tie),
+            "inference": self.inference,
+            "n_resamples": int(self.n_resamples),
+            "seed": int(self.seed),
+        }
+
+
+def comparative_replicate(config: _Replicates, index: int) -> dict[str, Any]:
+    """Simulate and analyse study ``index`` from its own seed (a JSON-able checkpoint record).
+
+    ``p`` and ``estimate`` hold per pair (in :func:`itertools.combinations` order) the unadjusted
+    p-value and estimated difference; ``fit`` is the inference that analysed it or ``failed``.
+    """
+    from humaneval.simulate.runner import replicate_seed
+
+    rng = np.random.default_rng(replicate_seed(config.seed, index))
+    design = config.design
+    table = design.sample(config.theta, rng, config.annotator_sd, config.tie)
+    try:
+        result = _analyze(table, design.kind, config.inference, config.n_resamples, rng)
+    except HumanEvalError:
+        return {"replicate": index, "fit": "failed"}
+    by_pair = result.contrasts.set_index(["system_a", "system_b"])
+    rows = [by_pair.loc[(design.systems[i], design.systems[j])] for i, j in config.pairs]
+    return {
+        "replicate": index,
+        "fit": result.fit.inference if not result.fit.fallbacks else f"{result.fit.inference} (fallback)",
+        "model": result.test,
+        "p": [float(row["p_unadj"]) for row in rows],
+        "estimate": [float(row["estimate"]) for row in rows],
+    }
+
+
 @renamed(n_boot="n_resamples")
 def comparative_power(
     design: ComparativeDesign,
@@ -455,8 +517,16 @@ def comparative_power(
     n_resamples: int = 200,
     seed: int = 1,
     progress: bool = False,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    workers: int = 1,
+    scheduler: str | None = None,
 ) -> ComparativePower:
     """Simulate ``trials`` studies of ``design`` and the share in which each pair is detected.
+
+    Study i draws from its own seed (:func:`~humaneval.simulate.runner.replicate_seed`), so the
+    result does not depend on workers, chunks or interruptions; the Type I error beside it uses
+    ``seed + 1``.
 
     Parameters
     ----------
@@ -477,6 +547,17 @@ def comparative_power(
         With a power run, also simulate ``calibration_trials`` null studies (Type I error beside power).
     n_resamples:
         Bootstrap replicates per study (formerly ``n_boot``) when the inference is a cluster bootstrap.
+    progress:
+        Show a tqdm progress bar.
+    checkpoint:
+        JSON-lines file each finished study is appended to (its first line describes the run);
+        the calibration's studies go to ``<stem>-null<suffix>`` beside it.
+    resume:
+        Continue ``checkpoint``: studies already there are kept, the rest simulated, so the result
+        equals that of an uninterrupted run (also to extend a run with a larger ``trials``). A
+        checkpoint written with other settings raises :class:`~humaneval.errors.DesignError`.
+    workers, scheduler:
+        Local worker processes, or a dask.distributed scheduler address.
 
     Returns
     -------
@@ -487,9 +568,10 @@ def comparative_power(
     >>> design = ComparativeDesign.from_blocks("pairwise", 3, blocks=4)
     >>> result = comparative_power(design, trials=10, calibrate=False, seed=1)
     >>> float(result.overall()["rate"].iloc[0])
-    0.55
+    0.4
     """
     from humaneval.comparative.analyze import default_inference
+    from humaneval.simulate.runner import run_replicates
 
     theta = (
         np.zeros(len(design.systems))
@@ -498,43 +580,43 @@ def comparative_power(
     )
     if theta.shape != (len(design.systems),):
         raise DesignError(f"give one strength per system ({len(design.systems)}), not {theta.shape}")
-    inference = inference or default_inference(design.kind)
+    config = _Replicates(design, theta, annotator_sd, tie, inference or default_inference(design.kind),
+                         n_resamples, seed)  # fmt: skip
     clock = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    pairs = list(combinations(range(len(design.systems)), 2))
-    truth = np.array([theta[i] - theta[j] for i, j in pairs])
-    p = np.full((trials, len(pairs)), np.nan)
-    est = np.full((trials, len(pairs)), np.nan)
+    records = run_replicates(
+        comparative_replicate,
+        config,
+        trials,
+        header=config.header(),
+        workers=workers,
+        scheduler=scheduler,
+        checkpoint=checkpoint,
+        resume=resume,
+        progress=progress,
+        chunk_size=max(1, min(5, -(-trials // (4 * max(workers, 1))))),
+        desc="Type I error" if null else "power",
+    )
+    pairs = config.pairs
+    p = np.array([r["p"] if r["fit"] != "failed" else [np.nan] * len(pairs) for r in records], float)
+    est = np.array([r["estimate"] if r["fit"] != "failed" else [np.nan] * len(pairs) for r in records], float)
     fits: dict[str, int] = {}
-    model = None
-    iterator = range(trials)
-    if progress:
-        from tqdm import tqdm
-
-        iterator = tqdm(iterator, desc="Type I error" if null else "power")
-    for t in iterator:
-        table = design.sample(theta, rng, annotator_sd, tie)
-        try:
-            result = _analyze(table, design.kind, inference, n_resamples, rng)
-        except HumanEvalError:
-            fits["failed"] = fits.get("failed", 0) + 1
-            continue
-        key = result.fit.inference if not result.fit.fallbacks else f"{result.fit.inference} (fallback)"
-        fits[key] = fits.get(key, 0) + 1
-        model = model or result.test
-        by_pair = result.contrasts.set_index(["system_a", "system_b"])
-        for k, (i, j) in enumerate(pairs):
-            row = by_pair.loc[(design.systems[i], design.systems[j])]
-            p[t, k], est[t, k] = row["p_unadj"], row["estimate"]
-    results = _rates(design, pairs, truth, p, est, alpha, null, model or "none", inference)
+    for record in records:
+        fits[record["fit"]] = fits.get(record["fit"], 0) + 1
+    model = next((r["model"] for r in records if r["fit"] != "failed"), "none")
+    truth = np.array([theta[i] - theta[j] for i, j in pairs])
+    results = _rates(design, pairs, truth, p, est, alpha, null, model, config.inference)
     calibration = None
     if calibrate and not null:
+        null_checkpoint = None
+        if checkpoint is not None:
+            path = Path(checkpoint)
+            null_checkpoint = path.with_name(f"{path.stem}-null{path.suffix}")
         calibration = comparative_power(
             design,
             theta,
             annotator_sd=annotator_sd,
             tie=tie,
-            inference=inference,
+            inference=config.inference,
             trials=calibration_trials or trials,
             alpha=alpha,
             null=True,
@@ -542,6 +624,10 @@ def comparative_power(
             n_resamples=n_resamples,
             seed=seed + 1,
             progress=progress,
+            checkpoint=null_checkpoint,
+            resume=resume,
+            workers=workers,
+            scheduler=scheduler,
         )
     return ComparativePower(
         design=design,
@@ -682,12 +768,16 @@ def run_power(
     unused: dict[str, Any] | None = None,
     along: str | None = None,
     breaks: str | None = None,
+    resume: bool = False,
+    workers: int = 1,
+    scheduler: str | None = None,
 ) -> ComparativePower | ComparativePowerCurve | None:
     """What ``humaneval power --design`` runs for a comparative design; None for any other design.
 
     ``unused`` maps options of the Likert simulation to their values: any that is set is refused.
     ``along`` (blocks, documents, annotators) with ``breaks`` ("1,3,5") gives a power curve of a
-    block design.
+    block design. With ``out`` the studies are checkpointed in ``out/replicates.jsonl`` (a curve:
+    ``out/checkpoints/<along>-<size>.jsonl``), which ``resume`` continues.
     """
     design = parse_design(spec)
     if design is None:
@@ -706,7 +796,12 @@ def run_power(
         calibration_trials=calibration_trials,
         seed=seed,
         progress=progress,
+        resume=resume,
+        workers=workers,
+        scheduler=scheduler,
     )
+    if resume and out is None:
+        raise DesignError("--resume continues the checkpoint in --out: give the --out folder of the run")
     strengths = parse_effects(effect, design.systems)
     if (along is None) != (breaks is None):
         raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5")
@@ -717,13 +812,23 @@ def run_power(
             raise DesignError(f"--breaks {breaks!r}: give whole numbers separated by commas") from None
         if not sizes or min(sizes) < 1:
             raise DesignError(f"--breaks {breaks!r}: give sizes of at least 1")
-        runs = tuple(comparative_power(design.resized(along, n), strengths, **options) for n in sizes)
+        folder = None if out is None else out / "checkpoints"
+        runs = tuple(
+            comparative_power(
+                design.resized(along, n),
+                strengths,
+                checkpoint=None if folder is None else folder / f"{along}-{n}.jsonl",
+                **options,
+            )
+            for n in sizes
+        )
         curve = ComparativePowerCurve(along, sizes, runs)
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
             curve.table.to_csv(out / "power_curve.csv", index=False)
         return curve
-    result = comparative_power(design, strengths, **options)
+    checkpoint = None if out is None else out / "replicates.jsonl"
+    result = comparative_power(design, strengths, checkpoint=checkpoint, **options)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         result.results.to_csv(out / "results.csv", index=False)

@@ -89,9 +89,12 @@ def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:
             except json.JSONDecodeError:
                 continue
             if number == 0:
-                if _comparable(item.get("header", {})) != _comparable(header):
+                found, wanted = _comparable(item.get("header", {})), _comparable(header)
+                if found != wanted:
+                    differ = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
                     raise DesignError(
-                        f"{path}: this checkpoint was written for a different experiment; "
+                        f"{path}: this checkpoint was written for a different experiment "
+                        f"({', '.join(differ)} differ); "
                         "use another --out folder or drop --resume to start over"
                     )
                 continue
@@ -122,13 +125,14 @@ def run_replicates(
     resume: bool = False,
     progress: bool = False,
     chunk_size: int | None = None,
+    desc: str = "simulating",
 ) -> list[Record]:
     """Run replicates 0..trials−1 of ``fn(config, index)`` and return their records in order.
 
     ``fn`` must be a module-level function and ``config`` picklable when ``workers > 1`` or a
     ``scheduler`` is given. ``chunk_size`` (default: about four chunks per worker, at most 50)
     sets how many replicates one task runs; on dask, chunks are joined into about four tasks per
-    worker thread.
+    worker thread. ``desc`` labels the progress bar.
     """
     if trials < 1:
         raise DesignError(f"trials must be at least 1, not {trials}")
@@ -143,7 +147,7 @@ def run_replicates(
     size = chunk_size or max(1, min(50, -(-len(todo) // (4 * n_workers))))
     chunks = list(_chunks(todo, size))
     handle = _open_checkpoint(path, header, done) if path is not None else None
-    bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc="simulating")
+    bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc=desc)
     try:
         for records in _execute(fn, config, chunks, workers, scheduler):
             for record in records:
