@@ -338,19 +338,45 @@ def analyze(
             fallback=fallback,
             progress=progress,
         )
-        adjust = adjust or "tukey"
-        contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
-        estimates = fit.estimates()
-        return Analysis(
-            test=test,
-            aggregate=None,
-            adjust=adjust,
-            response=table.response,
-            systems=groupings(means, estimates, contrasts, alpha),
-            contrasts=contrasts,
-            fit=fit,
-            criterion=criterion,
-        )
+        return _clmm_analysis(table, means, fit, adjust or "tukey", alpha, criterion)
+    return _classic_analysis(
+        table, means, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha,
+        criterion=criterion,
+    )  # fmt: skip
+
+
+def _clmm_analysis(
+    table: Ratings, means: pd.Series, fit: FitResult, adjust: str, alpha: float, criterion: str | None
+) -> Analysis:
+    """The :class:`Analysis` of a CLMM fit of the system effects: its contrasts and rank groups."""
+    contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
+    estimates = fit.estimates()
+    return Analysis(
+        test="clmm",
+        aggregate=None,
+        adjust=adjust,
+        response=table.response,
+        systems=groupings(means, estimates, contrasts, alpha),
+        contrasts=contrasts,
+        fit=fit,
+        criterion=criterion,
+    )
+
+
+def _classic_analysis(
+    table: Ratings,
+    means: pd.Series,
+    test: str,
+    aggregate: str,
+    adjust: str | None,
+    *,
+    n_permutations: int,
+    seed: int | np.random.Generator | None,
+    alpha: float,
+    criterion: str | None,
+) -> Analysis:
+    """The :class:`Analysis` of a classic test: contrasts, rank groups on the mean oriented scores,
+    and the cautions (warned as well as kept)."""
     contrasts = classic_test(
         table, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha
     )
@@ -359,7 +385,8 @@ def analyze(
     independent = independent_units(table, aggregate)
     cautions = classic_cautions(test, aggregate, independent)
     for caution in cautions:
-        warnings.warn(caution, AnalysisCaution, stacklevel=2)
+        # stacklevel 3: the caller of analyze(), as when this was its own body
+        warnings.warn(caution, AnalysisCaution, stacklevel=3)
     return Analysis(
         test=test,
         aggregate=aggregate,

@@ -419,6 +419,50 @@ def analyze_comparative(
     humaneval.errors.OptionError: unknown inference 'jackknife'; use one of two-way, ...
     """
     started = time.perf_counter()
+    kind, inference, adjust, judgements = _checked_judgements(ratings, kind, criterion, inference, adjust)
+    counts = judgements.event_counts
+    fit = fit_events(
+        judgements.features, judgements.mask, judgements.chosen, counts, _choix_start(judgements)
+    )
+    model_vcov = np.linalg.inv(fit.hessian[0])
+    mixed, fallbacks, fallback_notes = None, (), ()
+    if inference == "mixed":
+        mixed, fallbacks, fallback_notes = _mixed_or_fallback(judgements, kind, mixed_terms)
+        if mixed is None:
+            inference = "two-way"
+    vcov, n_done, n_failed = _covariance(judgements, inference, mixed, model_vcov, n_resamples, seed, floor)
+    notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
+    for note in notes:
+        warnings.warn(note, AnalysisCaution, stacklevel=2)
+    if mixed is not None:
+        result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
+    else:
+        result = _fixed_result(
+            fit, judgements, kind, vcov, model_vcov, inference, (n_done, n_failed), fallbacks, started
+        )
+    contrasts, systems = _compare_systems(judgements, result, inference, adjust, confidence_level, alpha)
+    return ComparativeAnalysis(
+        kind=kind,
+        test=result.model,
+        adjust=adjust,
+        response=get_method(kind).response,
+        systems=systems,
+        contrasts=contrasts,
+        fit=result,
+        criterion=criterion,
+        cautions=notes,
+    )
+
+
+def _checked_judgements(
+    ratings: Ratings | pd.DataFrame,
+    kind: str | None,
+    criterion: str | None,
+    inference: str | None,
+    adjust: str | None,
+) -> tuple[str, str, str, Judgements]:
+    """The kind, inference and adjustment (defaults filled in, unknown ones refused) and the coded
+    judgements of the criterion, refused when the systems cannot be told apart."""
     ratings = as_ratings(ratings)
     table = select_criterion(ratings, criterion) if "criterion" in ratings.data else ratings
     kind = kind or detect_kind(table)
@@ -433,67 +477,97 @@ def analyze_comparative(
     counts = judgements.event_counts
     if judgements.model == "davidson" and counts[judgements.chosen != 2].sum() == 0:
         raise ModelSpecError("every comparison is a tie: the systems cannot be told apart")
-    fit = fit_events(
-        judgements.features, judgements.mask, judgements.chosen, counts, _choix_start(judgements)
-    )
+    return kind, inference, adjust, judgements
+
+
+def _mixed_or_fallback(judgements: Judgements, kind: str, terms: tuple[str, ...]):
+    """:func:`_fit_mixed` for a pairwise table; other kinds have no mixed model and are refused."""
+    if get_method(kind).unit != "pair":
+        raise OptionError(
+            f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
+            "use the two-way cluster bootstrap (inference 'two-way')"
+        )
+    return _fit_mixed(judgements, terms)
+
+
+def _covariance(
+    judgements: Judgements,
+    inference: str,
+    mixed,
+    model_vcov: np.ndarray,
+    n_resamples: int,
+    seed: int | np.random.Generator | None,
+    floor: bool,
+) -> tuple[np.ndarray, int, int]:
+    """The covariance of the estimates under ``inference`` with the bootstrap replicates done and
+    failed (0 and 0 without a bootstrap)."""
+    if inference == "model":
+        return model_vcov, 0, 0
+    if inference == "mixed":
+        return mixed.vcov, 0, 0
+    boot = bootstrap_vcov(judgements, inference, n_resamples, seed, floor=model_vcov if floor else None)
+    return boot.vcov, boot.n_resamples, boot.n_failed
+
+
+def _fixed_result(
+    fit,
+    judgements: Judgements,
+    kind: str,
+    vcov: np.ndarray,
+    model_vcov: np.ndarray,
+    inference: str,
+    resamples: tuple[int, int],
+    fallbacks: tuple[Attempt, ...],
+    started: float,
+) -> ComparativeFit:
+    """A :class:`ComparativeFit` of the Bradley–Terry (Davidson, Plackett–Luce, MaxDiff) fit with
+    the covariance of ``inference`` and the Newton diagnostics; ``resamples`` are the bootstrap
+    replicates done and failed."""
     beta, info = fit.beta[0], fit.hessian[0]
     n_sys = len(judgements.systems)
-    model_vcov = np.linalg.inv(info)
-    n_done = n_failed = 0
-    mixed, fallbacks, fallback_notes = None, (), ()
-    if inference == "mixed":
-        if get_method(kind).unit != "pair":
-            raise OptionError(
-                f"the mixed-effects Bradley–Terry model is for pairwise judgements, not {kind}; "
-                "use the two-way cluster bootstrap (inference 'two-way')"
-            )
-        mixed, fallbacks, fallback_notes = _fit_mixed(judgements, mixed_terms)
-        if mixed is None:
-            inference = "two-way"
-    if inference == "model":
-        vcov = model_vcov
-    elif inference == "mixed":
-        vcov = mixed.vcov
-    else:
-        boot = bootstrap_vcov(judgements, inference, n_resamples, seed, floor=model_vcov if floor else None)
-        vcov, n_done, n_failed = boot.vcov, boot.n_resamples, boot.n_failed
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
-    notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
-    for note in notes:
-        warnings.warn(note, AnalysisCaution, stacklevel=2)
-    if mixed is not None:
-        result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
-    else:
-        eigen = np.linalg.eigvalsh(info)
-        diagnostics = Diagnostics(
-            converged=bool(fit.ok[0]),
-            code=0 if fit.ok[0] else 1,
-            message="" if fit.ok[0] else "Newton iterations did not converge",
-            max_grad=float(fit.max_grad[0]),
-            cond_h=float(eigen.max() / eigen.min()) if eigen.min() > 0 else float("inf"),
-            n_iter=fit.n_iter,
-            singular=False,
-            fit_seconds=time.perf_counter() - started,
-            vcov_ok=bool(np.all(np.isfinite(strengths_vcov)) and np.all(np.diag(strengths_vcov) > 0)),
-        )
-        result = ComparativeFit(
-            model=judgements.model,
-            kind=kind,
-            systems=judgements.systems,
-            beta=beta[: n_sys - 1],
-            vcov=strengths_vcov,
-            model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
-            loglik=float(fit.loglik[0]),
-            nobs=judgements.n_judgements,
-            n_rows=judgements.n_rows,
-            diagnostics=diagnostics,
-            inference=inference,
-            n_resamples=n_done,
-            n_resamples_failed=n_failed,
-            log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
-            fallbacks=fallbacks,
-            versions=_versions(),
-        )
+    eigen = np.linalg.eigvalsh(info)
+    diagnostics = Diagnostics(
+        converged=bool(fit.ok[0]),
+        code=0 if fit.ok[0] else 1,
+        message="" if fit.ok[0] else "Newton iterations did not converge",
+        max_grad=float(fit.max_grad[0]),
+        cond_h=float(eigen.max() / eigen.min()) if eigen.min() > 0 else float("inf"),
+        n_iter=fit.n_iter,
+        singular=False,
+        fit_seconds=time.perf_counter() - started,
+        vcov_ok=bool(np.all(np.isfinite(strengths_vcov)) and np.all(np.diag(strengths_vcov) > 0)),
+    )
+    return ComparativeFit(
+        model=judgements.model,
+        kind=kind,
+        systems=judgements.systems,
+        beta=beta[: n_sys - 1],
+        vcov=strengths_vcov,
+        model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
+        loglik=float(fit.loglik[0]),
+        nobs=judgements.n_judgements,
+        n_rows=judgements.n_rows,
+        diagnostics=diagnostics,
+        inference=inference,
+        n_resamples=resamples[0],
+        n_resamples_failed=resamples[1],
+        log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
+        fallbacks=fallbacks,
+        versions=_versions(),
+    )
+
+
+def _compare_systems(
+    judgements: Judgements,
+    result: ComparativeFit,
+    inference: str,
+    adjust: str,
+    confidence_level: float,
+    alpha: float,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The contrast table (with win probabilities) and the system table (strengths with t
+    intervals on the clustered degrees of freedom, rank groups, letters)."""
     dof = cluster_dof(judgements, inference)
     contrasts = t_contrasts(
         judgements.systems, result.beta, result.vcov, adjust, confidence_level, alpha, dof
@@ -509,17 +583,7 @@ def analyze_comparative(
     systems.insert(3, "se", se)
     systems.insert(4, "estimate_ci_low", systems["estimate"] - half)
     systems.insert(5, "estimate_ci_high", systems["estimate"] + half)
-    return ComparativeAnalysis(
-        kind=kind,
-        test=result.model,
-        adjust=adjust,
-        response=get_method(kind).response,
-        systems=systems,
-        contrasts=contrasts,
-        fit=result,
-        criterion=criterion,
-        cautions=notes,
-    )
+    return contrasts, systems
 
 
 def default_inference(kind: str) -> str:

@@ -424,108 +424,130 @@ def markdown(view: dict[str, Any]) -> str:
     lines += _markdown_criteria(view)
     for c in view["criteria"]:
         suffix = f" — {md(c['title'])}" if c["title"] else ""
-        m = c["model"]
-        lines += [
-            f"## Results{suffix}",
-            "",
-            f"{m['structure']} {m['abbrev']} `{m['formula']}`, {m['link']} link, {m['engine']} engine, "
-            f"reference {md(m['reference'])}; {m['n_significant']} of {m['n_pairs']} pairs differ "
-            f"({m['adjust']}-adjusted p < 0.05).",
-            "",
-            f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
-            "|---|---|---|---|---|---|",
-        ]
-        if c["interval_note"]:
-            lines[-2:-2] = [f"Intervals: {md(c['interval_note'])}.", ""]
-        lines += [
-            f"| {md(s['system'])} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
-            f"{s['estimate']} |"
-            for s in c["systems"]
-        ]
-        lines += [
-            "",
-            f"![means]({c['figures']['means']})",
-            f"![distributions]({c['figures']['distributions']})",
-            "",
-        ]
-        lines += [
-            "| contrast | estimate | SE | z | p | p adj | CI | better |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {md(r['a'])} − {md(r['b'])} | {r['estimate']} | {r['se']} | {r['z']} | {r['p']} | "
-            f"{r['p_adj']} | {r['ci']} | {md(r['better'])} |"
-            for r in c["contrasts"]
-        ]
-        r = c["reliability"]
-        lines += ["", f"![significance]({c['figures']['significance']})", "", f"### Reliability{suffix}", ""]
-        if r is None and c["agreement"] is not None:
-            lines += [
-                f"- agreement on the {a['choice']}: Krippendorff's α (nominal) {a['alpha']}, "
-                f"95% CI {a['ci']} (KALPHA, {c['agreement']['n_resamples']} resamples); "
-                f"pairs of annotators agreeing {a['observed']}, "
-                f"judgements with the majority {a['majority']} ({a['n_units']} comparisons "
-                f"made by several annotators, {a['n_judgements']} judgements)"
-                for a in c["agreement"]["choices"]
-            ] + [""]
-        elif r is None:
-            lines += [f"Not computed: {md(c['reliability_error'])}", ""]
-        else:
-            lines += [
-                f"- Krippendorff's α ({r['level_of_measurement']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
-                f"(KALPHA, {r['n_resamples']} resamples)",
-                f"- Fleiss' κ: {r['fleiss_kappa']}",
-                f"- split-half reliability: {r['shr']} — not an estimate: {md(r['shr_caveat'])}"
-                if r["shr_caveat"]
-                else f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
-                f"Spearman–Brown {r['shr_spearman_brown']}",
-                "",
-            ]
+        lines += _markdown_results(c, suffix)
+        lines += _markdown_reliability(c, suffix)
         if "time_curve" in c["figures"]:
             lines += [f"![time vs reliability]({c['figures']['time_curve']})", ""]
-        q = c["comparative_power"]
-        if q is not None:
-            lines += [
-                f"### Power{suffix}",
-                "",
-                f"{q['trials']} studies simulated on this study's design ({q['design']}) with the "
-                f"fitted strengths and annotator × system deviations of SD {q['annotator_sd']}, analysed "
-                f"by {q['model']}; observed power (fitted differences taken as true); brackets: 95 % "
-                "Clopper–Pearson intervals.",
-                "",
-                "| pair | Δ log-odds | power |",
-                "|---|---|---|",
-            ]
-            lines += [f"| {md(r['pair'])} | {r['difference']} | {r['power']} |" for r in q["pairs"]]
-            lines += [""]
-        p = c["power"]
-        if p is not None:
-            lines += [
-                f"### Power{suffix}",
-                "",
-                (
-                    f"Simulated {p['planned']}"
-                    if p["planned"]
-                    else f"Simulated design {p['design']} (blocks × documents × annotators)"
-                )
-                + f", {p['trials']} ARTagg and "
-                f"{p['clmm_trials']} CLMM studies; observed power (fitted "
-                "differences taken as true); brackets: 95 % Clopper–Pearson intervals."
-                + (
-                    ""
-                    if p["artagg_can_reject"]
-                    else f" ARTagg cannot reject with {p['blocks']} blocks (it needs 6): not simulated."
-                ),
-                "",
-                "| pair | Δ latent | ARTagg | CLMM |",
-                "|---|---|---|---|",
-            ]
-            lines += [
-                f"| {md(r['pair'])} | {r['difference']} | {r['artagg']} | {r['clmm']} |" for r in p["pairs"]
-            ]
-            lines += ["", md(p["reaching"] or f"No screened design reached {p['target']} power."), ""]
-    flagged = [r for r in view["qc_rows"] if r["flags"]]
-    lines += ["## Quality control", "", f"{len(flagged)} of {len(view['qc_rows'])} annotators flagged.", ""]
+        if c["comparative_power"] is not None:
+            lines += _markdown_comparative_power(c["comparative_power"], suffix)
+        if c["power"] is not None:
+            lines += _markdown_power(c["power"], suffix)
+    lines += _markdown_quality_control(view["qc_rows"])
+    return "\n".join(lines)
+
+
+def _markdown_results(c: dict[str, Any], suffix: str) -> list[str]:
+    """One criterion's model line, system table, figures and contrast table."""
+    m = c["model"]
+    lines = [
+        f"## Results{suffix}",
+        "",
+        f"{m['structure']} {m['abbrev']} `{m['formula']}`, {m['link']} link, {m['engine']} engine, "
+        f"reference {md(m['reference'])}; {m['n_significant']} of {m['n_pairs']} pairs differ "
+        f"({m['adjust']}-adjusted p < 0.05).",
+        "",
+        f"| system | {c['mean_unit']} | 95% CI (blocks) | rank group | letters | latent estimate |",
+        "|---|---|---|---|---|---|",
+    ]
+    if c["interval_note"]:
+        lines[-2:-2] = [f"Intervals: {md(c['interval_note'])}.", ""]
+    lines += [
+        f"| {md(s['system'])} | {s['mean']} | {s['ci']} | {s['rank_group']} | {s['letters']} | "
+        f"{s['estimate']} |"
+        for s in c["systems"]
+    ]
+    lines += [
+        "",
+        f"![means]({c['figures']['means']})",
+        f"![distributions]({c['figures']['distributions']})",
+        "",
+    ]
+    lines += [
+        "| contrast | estimate | SE | z | p | p adj | CI | better |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {md(r['a'])} − {md(r['b'])} | {r['estimate']} | {r['se']} | {r['z']} | {r['p']} | "
+        f"{r['p_adj']} | {r['ci']} | {md(r['better'])} |"
+        for r in c["contrasts"]
+    ]
+    return [*lines, "", f"![significance]({c['figures']['significance']})", ""]
+
+
+def _markdown_reliability(c: dict[str, Any], suffix: str) -> list[str]:
+    """One criterion's reliability (α, κ, split-half) or, for a comparative table, agreement."""
+    r = c["reliability"]
+    if r is None and c["agreement"] is not None:
+        body = [
+            f"- agreement on the {a['choice']}: Krippendorff's α (nominal) {a['alpha']}, "
+            f"95% CI {a['ci']} (KALPHA, {c['agreement']['n_resamples']} resamples); "
+            f"pairs of annotators agreeing {a['observed']}, "
+            f"judgements with the majority {a['majority']} ({a['n_units']} comparisons "
+            f"made by several annotators, {a['n_judgements']} judgements)"
+            for a in c["agreement"]["choices"]
+        ]
+    elif r is None:
+        body = [f"Not computed: {md(c['reliability_error'])}"]
+    else:
+        body = [
+            f"- Krippendorff's α ({r['level_of_measurement']}): {r['alpha']}, 95% CI {r['alpha_ci']} "
+            f"(KALPHA, {r['n_resamples']} resamples)",
+            f"- Fleiss' κ: {r['fleiss_kappa']}",
+            f"- split-half reliability: {r['shr']} — not an estimate: {md(r['shr_caveat'])}"
+            if r["shr_caveat"]
+            else f"- split-half reliability: {r['shr']} (sd {r['shr_sd']}, {r['shr_n_splits']} splits); "
+            f"Spearman–Brown {r['shr_spearman_brown']}",
+        ]
+    return [f"### Reliability{suffix}", "", *body, ""]
+
+
+def _markdown_comparative_power(q: dict[str, Any], suffix: str) -> list[str]:
+    """The observed power of a comparative study's simulated replications, per pair."""
+    lines = [
+        f"### Power{suffix}",
+        "",
+        f"{q['trials']} studies simulated on this study's design ({q['design']}) with the "
+        f"fitted strengths and annotator × system deviations of SD {q['annotator_sd']}, analysed "
+        f"by {q['model']}; observed power (fitted differences taken as true); brackets: 95 % "
+        "Clopper–Pearson intervals.",
+        "",
+        "| pair | Δ log-odds | power |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {md(r['pair'])} | {r['difference']} | {r['power']} |" for r in q["pairs"]]
+    return [*lines, ""]
+
+
+def _markdown_power(p: dict[str, Any], suffix: str) -> list[str]:
+    """The observed ARTagg and CLMM power of a rating study, per pair, and the design reaching the target."""
+    lines = [
+        f"### Power{suffix}",
+        "",
+        (
+            f"Simulated {p['planned']}"
+            if p["planned"]
+            else f"Simulated design {p['design']} (blocks × documents × annotators)"
+        )
+        + f", {p['trials']} ARTagg and "
+        f"{p['clmm_trials']} CLMM studies; observed power (fitted "
+        "differences taken as true); brackets: 95 % Clopper–Pearson intervals."
+        + (
+            ""
+            if p["artagg_can_reject"]
+            else f" ARTagg cannot reject with {p['blocks']} blocks (it needs 6): not simulated."
+        ),
+        "",
+        "| pair | Δ latent | ARTagg | CLMM |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {md(r['pair'])} | {r['difference']} | {r['artagg']} | {r['clmm']} |" for r in p["pairs"]]
+    return [*lines, "", md(p["reaching"] or f"No screened design reached {p['target']} power."), ""]
+
+
+def _markdown_quality_control(qc_rows: list[dict[str, Any]]) -> list[str]:
+    """How many annotators were flagged, and a table of those that were."""
+    flagged = [r for r in qc_rows if r["flags"]]
+    lines = ["## Quality control", "", f"{len(flagged)} of {len(qc_rows)} annotators flagged.", ""]
     if flagged:
         lines += [
             "| annotator | judgements | checks passed | failed IMCs | minutes | flags |",
@@ -537,7 +559,7 @@ def markdown(view: dict[str, Any]) -> str:
             for r in flagged
         ]
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def _markdown_criteria(view: dict[str, Any]) -> list[str]:

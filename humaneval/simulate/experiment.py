@@ -517,14 +517,7 @@ def simulate(
     >>> result.overall()[["aggregate", "rate", "ci_low", "ci_high"]].round(3).values.tolist()
     [['none', 0.19, 0.138, 0.251], ['document', 0.146, 0.101, 0.203]]
     """
-    model = resolve_model(model)
-    if effects is not None:
-        _check_effects(effects)
-        model = model.with_effects(effects)
-    if not np.all(np.isfinite(model.coefficients)):
-        raise DesignError(f"system effects must be finite numbers, not {model.coefficients.tolist()}")
-    if null:
-        model = model.with_effects(0.0)
+    model = _generating_model(model, effects, null)
     if isinstance(design, str):
         design = SimDesign.parse(design)
     settings = (
@@ -552,15 +545,55 @@ def simulate(
         fit_timeout=None if fit_timeout is None else float(fit_timeout),
         failure_rule=failure_rule,
     )
+    _check_pairing_units(config)
+    run_options = {"workers": workers, "scheduler": scheduler, "resume": resume, "progress": progress}
+    result = _run(config, trials, checkpoint=checkpoint, **run_options)
+    if not calibrate or null:
+        return result
+    calibration = _calibration(
+        config, tests, aggregates, calibration_trials or trials, checkpoint=checkpoint, **run_options
+    )
+    return replace(result, calibration=calibration, seconds=result.seconds + calibration.seconds)
+
+
+def _generating_model(model: Any, effects: Any, null: bool) -> OrdinalModel:
+    """The model replicates are drawn from: ``model`` with ``effects`` as β, or all β = 0 under the null."""
+    model = resolve_model(model)
+    if effects is not None:
+        _check_effects(effects)
+        model = model.with_effects(effects)
+    if not np.all(np.isfinite(model.coefficients)):
+        raise DesignError(f"system effects must be finite numbers, not {model.coefficients.tolist()}")
+    if null:
+        model = model.with_effects(0.0)
+    return model
+
+
+def _check_pairing_units(config: SimulationConfig) -> None:
+    """Refuse a t-test on a level where the design has fewer than two pairing units."""
+    design = config.design
     for proc in config.procedures:
         if proc.test == "ttest" and design.n_pairs(proc.aggregate) < 2:
             raise DesignError(
                 f"a t-test on {proc.aggregate} level needs at least 2 pairing units; design "
                 f"{design.label} has {design.n_pairs(proc.aggregate)}: add blocks or use another --aggregate"
             )
+
+
+def _run(
+    config: SimulationConfig,
+    trials: int,
+    *,
+    workers: int,
+    scheduler: str | None,
+    checkpoint: str | Path | None,
+    resume: bool,
+    progress: bool,
+) -> SimulationResult:
+    """Run the ``trials`` replicates of ``config`` (checkpointed, resumable) and summarise them."""
     has_clmm = any(p.test == "clmm" for p in config.procedures)
     if has_clmm:
-        _require_clmm(clmm_engine)
+        _require_clmm(config.clmm_engine)
     start = time.perf_counter()
     records = run_replicates(
         simulate_replicate,
@@ -574,36 +607,43 @@ def simulate(
         progress=progress,
         chunk_size=max(1, min(5, -(-trials // (4 * max(workers, 1))))) if has_clmm else None,
     )
-    result = summarise(config, records, time.perf_counter() - start)
-    if not calibrate or null:
-        return result
+    return summarise(config, records, time.perf_counter() - start)
+
+
+def _calibration(
+    config: SimulationConfig,
+    tests: Sequence[str],
+    aggregates: Sequence[str],
+    trials: int,
+    *,
+    checkpoint: str | Path | None,
+    **run_options: Any,
+) -> SimulationResult:
+    """The same tests on the same design under the null model, checkpointed beside the power run
+    (``<stem>-null<suffix>``)."""
     null_checkpoint = None
     if checkpoint is not None:
         path = Path(checkpoint)
         null_checkpoint = path.with_name(f"{path.stem}-null{path.suffix}")
-    calibration = simulate(
-        model,
-        design,
+    return simulate(
+        config.model,
+        config.design,
         tests,
-        trials=calibration_trials or trials,
+        trials=trials,
         null=True,
         aggregates=aggregates,
-        seed=seed,
-        n_permutations=n_permutations,
-        alpha=alpha,
-        structure=structure,
-        clmm_engine=clmm_engine,
-        failed_fits=failed_fits,
-        fallback=fallback,
-        fit_timeout=fit_timeout,
-        failure_rule=failure_rule,
-        workers=workers,
-        scheduler=scheduler,
+        seed=config.seed,
+        n_permutations=config.n_permutations,
+        alpha=config.alpha,
+        structure=config.requested_structure,
+        clmm_engine=config.clmm_engine,
+        failed_fits=config.failed_fits,
+        fallback=config.fallback,
+        fit_timeout=config.fit_timeout,
+        failure_rule=config.failure_rule,
         checkpoint=null_checkpoint,
-        resume=resume,
-        progress=progress,
+        **run_options,
     )
-    return replace(result, calibration=calibration, seconds=result.seconds + calibration.seconds)
 
 
 def _check_effects(effects: Any) -> None:
