@@ -97,9 +97,9 @@ def _cpu_seconds() -> float:
 def clmm_benchmark(trials: int, r_fits: int) -> None:
     """One 20×5×3 power point with the maximal native CLMM on 2 workers, per CPU-second."""
     from humaneval.analysis.fit import fit_clmm
+    from humaneval.replicates import replicate_seed
     from humaneval.simulate.experiment import SimulationConfig, _prepared
     from humaneval.simulate.procedures import expand_procedures
-    from humaneval.simulate.runner import replicate_seed
     from humaneval.simulate.table_design import clmm_data
 
     model = default_model()

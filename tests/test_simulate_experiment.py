@@ -206,7 +206,7 @@ def test_budget_planner_picks_the_cheapest_design_reaching_the_target(tmp_path):
 
 
 def test_dask_tasks_batch_replicates_in_order():
-    from humaneval.simulate.runner import _batches
+    from humaneval.replicates import _batches
 
     chunks = [[i] for i in range(10)]
     batches = _batches(chunks, 4)
@@ -223,7 +223,7 @@ def test_numpy_temporaries_stay_on_the_heap_under_dask_malloc_settings(tmp_path)
 
     code = (
         "import resource, numpy as np\n"
-        "from humaneval.simulate.runner import _heap_for_numpy\n"
+        "from humaneval.replicates import _heap_for_numpy\n"
         "def faults(guard):\n"
         "    start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
         "    with (_heap_for_numpy() if guard else open(__file__)):\n"

@@ -481,7 +481,7 @@ def comparative_replicate(config: _Replicates, index: int) -> dict[str, Any]:
     ``p`` and ``estimate`` hold per pair (in :func:`itertools.combinations` order) the unadjusted
     p-value and estimated difference; ``fit`` is the inference that analysed it or ``failed``.
     """
-    from humaneval.simulate.runner import replicate_seed
+    from humaneval.replicates import replicate_seed
 
     rng = np.random.default_rng(replicate_seed(config.seed, index))
     design = config.design
@@ -524,7 +524,7 @@ def comparative_power(
 ) -> ComparativePower:
     """Simulate ``trials`` studies of ``design`` and the share in which each pair is detected.
 
-    Study i draws from its own seed (:func:`~humaneval.simulate.runner.replicate_seed`), so the
+    Study i draws from its own seed (:func:`~humaneval.replicates.replicate_seed`), so the
     result does not depend on workers, chunks or interruptions; the Type I error beside it uses
     ``seed + 1``.
 
@@ -571,7 +571,7 @@ def comparative_power(
     0.4
     """
     from humaneval.comparative.analyze import default_inference
-    from humaneval.simulate.runner import run_replicates
+    from humaneval.replicates import run_replicates
 
     theta = (
         np.zeros(len(design.systems))

@@ -3,7 +3,8 @@
 - :mod:`~humaneval.simulate.kernels`: vectorised paired t-test and approximate randomisation test.
 - :mod:`~humaneval.simulate.designs`: block designs as arrays, aggregation levels.
 - :mod:`~humaneval.simulate.procedures`: the tests run per replicate (classic tests and the CLMM).
-- :mod:`~humaneval.simulate.runner`: seeded replicates on processes or dask, JSONL checkpoint.
+- :mod:`humaneval.replicates` (below both this package and :mod:`humaneval.comparative`): seeded
+  replicates on processes or dask, JSONL checkpoint.
 - :mod:`~humaneval.simulate.experiment`: :func:`simulate`, :func:`type1_error`, :func:`power`, :func:`sweep`.
 - :mod:`~humaneval.simulate.obspower`: the reference study's cached power p-values.
 - :mod:`~humaneval.simulate.budget`: the cheapest design reaching a target power, power curves.

@@ -29,6 +29,7 @@ from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
+from humaneval.replicates import Record, replicate_seed, run_replicates
 from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
     FAILURE_RULES,
@@ -37,7 +38,6 @@ from humaneval.simulate.procedures import (
     clmm_test,
     expand_procedures,
 )
-from humaneval.simulate.runner import Record, replicate_seed, run_replicates
 from humaneval.simulate.table_design import TableDesign, clmm_data
 
 #: How a replicate whose CLMM fit failed counts (see :func:`simulate`).
