@@ -68,7 +68,7 @@ def _block_study(n_blocks: int = 6, seed: int = 2) -> pd.DataFrame:
 
 def test_reliability_report_summary_and_repr():
     ratings = load_ratings(_block_study())
-    report = reliability_report(ratings, n_bootstrap=0, n_splits=20, seed=1)
+    report = reliability_report(ratings, n_resamples=0, n_splits=20, seed=1)
     alpha = krippendorff_alpha(ratings, "ordinal").alpha
     kappa = fleiss_kappa(ratings).kappa
     lines = report.summary("study.csv").splitlines()
