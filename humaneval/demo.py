@@ -23,6 +23,12 @@ questions about each summary on one screen (SummEval's layout): every simulated 
 every question, each criterion from the coherence model moved to that criterion's scale with its
 own system effects, and the report has one section per criterion plus the systems × criteria
 summary table.
+
+With ``method`` (``humaneval demo --method pairwise``, ``bws`` or ``rank``) the same study is a
+comparative one: the coherence model's system effects are the systems' strengths on the logit
+scale, every annotator has their own deviations from them
+(:func:`humaneval.comparative.simulate.simulate_answers`), and the report analyses the judgements
+with the comparative models (docs/analysis.md, "Comparative judgements").
 """
 
 from __future__ import annotations
@@ -40,8 +46,10 @@ from humaneval.collect import parse_mturk_results
 from humaneval.collect.mturk import results_row
 from humaneval.design import Design, DesignSpec, generate_design
 from humaneval.design.criteria import Criterion, question_field
+from humaneval.errors import OptionError
 from humaneval.forms import get_preset, placeholder_texts, write_forms
 from humaneval.forms.write import form_preset
+from humaneval.methods import get_method
 from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.ratings import Ratings
 from humaneval.report import ReportSettings, StudyReport, build_report, write_report
@@ -67,6 +75,8 @@ class DemoSettings:
     power_trials: int = 200
     clmm_power_trials: int = 20
     criteria: tuple[Any, ...] = ()
+    method: str = "likert"
+    annotator_sd: float = 0.5
 
 
 DemoSettings.__init__ = renamed(n_bootstrap="n_resamples")(DemoSettings.__init__)  # type: ignore[method-assign]
@@ -90,6 +100,9 @@ def run_demo(
 ) -> DemoResult:
     """Run design → forms → simulated annotators → ratings → reliability → analysis → power → report."""
     settings = settings or DemoSettings()
+    method = get_method(settings.method)
+    if settings.criteria and method.is_comparative:
+        raise OptionError("several criteria per screen are a Likert layout; use --criteria without --method")
     say = progress or (lambda _msg: None)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -97,14 +110,15 @@ def run_demo(
     reference = model.system_names[0]
     say(
         f"[1/5] design: {settings.documents} documents × {len(model.system_names)} systems, blocks of "
-        f"{settings.docs_per_block} documents × {settings.annotators_per_block} annotators (EACL 2021 layout)"
+        f"{settings.docs_per_block} documents × {settings.annotators_per_block} annotators "
+        f"(EACL 2021 layout), {method.title}"
     )
     design = generate_design(
         DesignSpec(
             documents=settings.documents,
             systems=list(model.system_names),
             reference_system=reference,
-            method="likert",
+            method=method.name,
             documents_per_block=settings.docs_per_block,
             annotators_per_block=settings.annotators_per_block,
             checks_per_annotator=settings.checks_per_annotator,
@@ -116,24 +130,33 @@ def run_demo(
     files = {k: Path(v) for k, v in design.write(out / "design.csv").items()}
     say(f"      {len(design.slots)} annotator slots → {files['csv']}")
     say("[2/5] forms: MTurk package with labelled placeholder texts")
-    preset = form_preset(design, design.table, None) if settings.criteria else get_preset(PRESET)
+    own_preset = settings.criteria or method.is_comparative
+    preset = form_preset(design, design.table, None) if own_preset else get_preset(PRESET)
     package = write_forms(
         design,
         placeholder_texts(design.table),
         out / "forms",
-        preset=None if settings.criteria else preset.name,
+        preset=None if own_preset else preset.name,
+        route="batch" if method.unit == "tuple" else "both",  # best–worst HITs of 5 documents exceed 64 KB
     )
     say(f"      {len(package.hits)} HITs → {out / 'forms'}")
     if settings.criteria:
         say("      " + "; ".join(f"{c.name}: {c.scale().describe()}" for c in design.criteria))
-    say("[3/5] simulated annotators fill in the forms (scores from the built-in coherence model)")
-    results, careless = simulate_annotators(
-        design,
-        model,
-        seed=seed,
-        careless=settings.careless,
-        criteria=design.criteria if settings.criteria else (),
-    )
+    if method.is_comparative:
+        say(
+            "[3/5] simulated annotators fill in the forms (the built-in model's system effects as strengths, "
+            f"annotator × system SD {settings.annotator_sd:g})"
+        )
+        results, careless = simulate_comparisons(design, model, settings, seed)
+    else:
+        say("[3/5] simulated annotators fill in the forms (scores from the built-in coherence model)")
+        results, careless = simulate_annotators(
+            design,
+            model,
+            seed=seed,
+            careless=settings.careless,
+            criteria=design.criteria if settings.criteria else (),
+        )
     files["results"] = out / "Batch_results.csv"
     results.to_csv(files["results"], index=False)
     say(f"      {len(results)} assignments ({len(careless)} careless) → {files['results']}")
@@ -142,7 +165,8 @@ def run_demo(
     ratings = parsed.ratings
     files["ratings"] = ratings.write(out / "ratings.csv")
     say(f"      {len(ratings.data)} rows → {files['ratings']}")
-    say(f"[5/5] reliability, analysis ({settings.engine} CLMM engine), power and report")
+    analysis = "comparative models" if method.is_comparative else f"{settings.engine} CLMM engine"
+    say(f"[5/5] reliability, analysis ({analysis}), power and report")
     report = build_report(
         ratings,
         design=design,
@@ -161,6 +185,24 @@ def run_demo(
     )
     files.update(write_report(report, out / "report"))
     return DemoResult(design, ratings, report, files, careless)
+
+
+def simulate_comparisons(
+    design: Design, model: OrdinalModel, settings: DemoSettings, seed: int
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Batch results of a pairwise, best–worst or ranking demo design: the model's system effects
+    are the strengths (logit scale), each annotator has their own deviations (SD
+    ``settings.annotator_sd``) and ``settings.careless`` random slots fail their attention checks."""
+    from humaneval.comparative.simulate import simulate_answers
+
+    rng = np.random.default_rng(seed)
+    slots = sorted(design.table["annotator_slot"].unique())
+    sloppy = tuple(sorted(rng.choice(slots, size=min(settings.careless, len(slots)), replace=False).tolist()))
+    strengths = dict(zip(model.system_names, model.coefficients.tolist(), strict=True))
+    results = simulate_answers(
+        design, strengths, annotator_sd=settings.annotator_sd, tie=0.2, seed=rng, fail_checks=sloppy
+    )
+    return results, sloppy
 
 
 def criterion_model(model: OrdinalModel, criterion: Criterion, m: int) -> OrdinalModel:

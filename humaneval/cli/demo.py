@@ -8,6 +8,10 @@ from pathlib import Path
 import click
 
 from humaneval.cli._checks import NONNEG, OutputPath, check_engine
+from humaneval.methods import METHODS
+
+#: Methods the demo can simulate: whole-number ratings (Likert) and the comparative methods.
+DEMO_METHODS = tuple(name for name, m in METHODS.items() if m.is_comparative or m.integer)
 
 
 @click.command()
@@ -33,20 +37,32 @@ from humaneval.cli._checks import NONNEG, OutputPath, check_engine
     help="Ask several questions per summary on one screen, e.g. coherence,consistency,fluency,relevance "
     "(built-in criteria, name:points, or a YAML/JSON criteria file).",
 )
-def command(out: str, seed: int, engine: str, criteria: str | None) -> None:
+@click.option(
+    "--method",
+    type=click.Choice(DEMO_METHODS),
+    default="likert",
+    show_default=True,
+    help="Annotation method of the simulated study (pairwise, bws, rank: comparative judgements).",
+)
+def command(out: str, seed: int, engine: str, criteria: str | None, method: str) -> None:
     """Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report."""
     from humaneval.demo import DemoSettings, run_demo
     from humaneval.design.criteria import parse_criteria
 
     chosen = parse_criteria(criteria) if criteria else ()
     start = time.perf_counter()
-    settings = DemoSettings(engine=engine, criteria=chosen)
+    settings = DemoSettings(engine=engine, criteria=chosen, method=method)
     result = run_demo(Path(out), seed=seed, settings=settings, progress=click.echo)
     for part in result.report.criteria:
         fit = part.analysis.fit
+        model = (
+            fit.structure
+            if hasattr(fit, "inference")
+            else f"CLMM: {fit.structure} model, {fit.engine} engine"
+        )
         click.echo(
             (f"[{part.criterion}] " if len(result.report.criteria) > 1 else "")
-            + f"CLMM: {fit.structure} model, {fit.engine} engine; "
+            + f"{model}; "
             + ", ".join(f"{s.system} {s.label}" for s in part.analysis.systems.itertuples())
         )
     click.echo(f"done in {time.perf_counter() - start:.0f} s; open {result.files['html']}")
