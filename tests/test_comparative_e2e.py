@@ -74,8 +74,14 @@ def check_report(tmp: Path, ratings: Path, model: str) -> None:
 def test_pairwise_study_end_to_end(tmp_path):
     systems = ["A", "B", "C", "D"]
     ratings = make_study(tmp_path, "pairwise", ",".join(systems), fail=("b000-a1",))
-    table = pd.read_csv(ratings)
-    # one row per summary and comparison, checks left out by collect: 4 blocks × 3 slots × 5 docs × 6 pairs
+    everything = pd.read_csv(ratings)
+    # the attention checks travel as is_check rows (2 per slot); the failing slot failed both
+    checks = everything[everything["is_check"]]
+    assert len(checks) == 4 * 3 * 2
+    assert checks.groupby("annotator_slot")["check_passed"].all().loc["b000-a1"] == False  # noqa: E712
+    assert checks["check_passed"].sum() == len(checks) - 2
+    table = everything[~everything["is_check"]]
+    # one row per summary and comparison: 4 blocks × 3 slots × 5 docs × 6 pairs
     assert {"opponent", "score"} <= set(table.columns) and len(table) == 2 * 4 * 3 * 5 * 6
     assert set(table["score"]) == {0.0, 0.5, 1.0}
     # default: the mixed-effects Bradley–Terry model, ties as a middle category
@@ -100,7 +106,9 @@ def test_pairwise_study_end_to_end(tmp_path):
 def test_bws_study_end_to_end(tmp_path):
     systems = ["A", "B", "C", "D", "E"]
     ratings = make_study(tmp_path, "bws", ",".join(systems))
-    table = pd.read_csv(ratings)
+    everything = pd.read_csv(ratings)
+    assert everything["is_check"].sum() == 4 * 3 * 2 and everything["check_passed"].dropna().all()
+    table = everything[~everything["is_check"]]
     assert {"tuple_id", "score"} <= set(table.columns) and set(table["score"]) == {-1, 0, 1}
     # 10 tuples of 4 per document (factor 2 × 5 summaries), every tuple one best and one worst
     assert len(table) == 4 * 3 * 5 * 10 * 4

@@ -644,7 +644,8 @@ def _ratings(
 ) -> Ratings | None:
     """The analysable :class:`Ratings` of clean, non-duplicate assignments.
 
-    Likert and slider tables also carry their stand-alone attention checks as ``is_check`` rows
+    Likert, slider, pairwise and best–worst tables also carry their stand-alone attention checks as
+    ``is_check`` rows
     (``document`` = the check field, ``system`` = ``check``, with ``check_kind``,
     ``check_expected`` and ``check_passed``) so :func:`humaneval.qc.qc_report` can score them;
     analyses drop them with :meth:`~humaneval.ratings.Ratings.without_checks`.
@@ -672,23 +673,28 @@ def _ratings(
     if lower_is_better(method.response):
         frame = base(use, rank=use["value"].astype("int64"))
         return validate_ratings(frame, response=RANK, allow_ties=allow_ties, source="MTurk results")
-    if method.is_comparative:
-        # one row per summary and judgement, beside its tuple (bws) or its opponent (pairwise)
-        beside = "tuple_id" if method.screen_key == "tuple_id" else "opponent"
-        values = use["value"].astype("int64" if method.integer else float)
-        frame = base(use, **{beside: use[beside]}, score=values)
-        return validate_ratings(frame, response=SCORE, scale=method.value_range(), source="MTurk results")
-    frame = base(use, score=use["value"].astype(float), is_check=False)
     checks = table[clean & table["is_check"] & (table["system"] == "") & table["value"].notna()]
-    if len(checks):
-        rows = base(checks, score=checks["value"].astype(float), is_check=True).assign(
+
+    def with_checks(frame: pd.DataFrame, score: Any) -> pd.DataFrame:
+        if not len(checks):
+            return frame
+        rows = base(checks, score=score, is_check=True).assign(
             document=checks["field"],
             system="check",
             check_kind=checks["check_kind"],
             check_expected=checks["check_expected"],
             check_passed=checks["check_passed"],
         )
-        frame = pd.concat([frame, rows], ignore_index=True)
+        return pd.concat([frame.assign(is_check=False), rows], ignore_index=True)
+
+    if method.is_comparative:
+        # one row per summary and judgement, beside its tuple (bws) or its opponent (pairwise); a
+        # check's answer is a choice, not a score, so its row carries only the outcome (score 0)
+        beside = "tuple_id" if method.screen_key == "tuple_id" else "opponent"
+        values = use["value"].astype("int64" if method.integer else float)
+        frame = with_checks(base(use, **{beside: use[beside]}, score=values), 0)
+        return validate_ratings(frame, response=SCORE, scale=method.value_range(), source="MTurk results")
+    frame = with_checks(base(use, score=use["value"].astype(float)), checks["value"].astype(float))
     scale: Any = scales or method.value_range(points)
     return validate_ratings(
         frame, response=SCORE, scale=scale, continuous=not method.integer, source="MTurk results"

@@ -294,6 +294,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
     label = f" [{criterion}]" if criterion is not None else ""
     fit = comparative.fit
     say(f"analysis{label}: {kind} judgements, {fit.structure} ({fit.inference})")
+    part = part.without_checks()  # the checks count in quality control, not in means, agreement, power
     means, _ = mean_intervals(part, n_resamples=settings.mean_resamples, seed=settings.seed)
     say(
         f"agreement{label}: Krippendorff's α (nominal) on the choices, "
