@@ -124,15 +124,16 @@ def run_replicates(
     checkpoint: str | Path | None = None,
     resume: bool = False,
     progress: bool = False,
-    chunk_size: int | None = None,
+    max_chunk: int = 50,
     desc: str = "simulating",
 ) -> list[Record]:
     """Run replicates 0..trials−1 of ``fn(config, index)`` and return their records in order.
 
     ``fn`` must be a module-level function and ``config`` picklable when ``workers > 1`` or a
-    ``scheduler`` is given. ``chunk_size`` (default: about four chunks per worker, at most 50)
-    sets how many replicates one task runs; on dask, chunks are joined into about four tasks per
-    worker thread. ``desc`` labels the progress bar.
+    ``scheduler`` is given. One task runs about a quarter of a worker's share of the replicates, at
+    most ``max_chunk`` (small for slow replicates such as CLMM fits, so that the workers stay
+    balanced and the checkpoint grows steadily); on dask, chunks are joined into about four tasks
+    per worker thread. ``desc`` labels the progress bar.
     """
     if trials < 1:
         raise DesignError(f"trials must be at least 1, not {trials}")
@@ -144,7 +145,7 @@ def run_replicates(
         done = {i: r for i, r in read_checkpoint(path, header).items() if i < trials}
     todo = [i for i in range(trials) if i not in done]
     n_workers = workers if scheduler is None else max(workers, 2)
-    size = chunk_size or max(1, min(50, -(-len(todo) // (4 * n_workers))))
+    size = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
     chunks = list(_chunks(todo, size))
     handle = _open_checkpoint(path, header, done) if path is not None else None
     bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc=desc)

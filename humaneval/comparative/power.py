@@ -593,7 +593,7 @@ def comparative_power(
         checkpoint=checkpoint,
         resume=resume,
         progress=progress,
-        chunk_size=max(1, min(5, -(-trials // (4 * max(workers, 1))))),
+        max_chunk=5,  # a study is a model fit with its bootstrap
         desc="Type I error" if null else "power",
     )
     pairs = config.pairs

@@ -605,7 +605,7 @@ def _run(
         checkpoint=checkpoint,
         resume=resume,
         progress=progress,
-        chunk_size=max(1, min(5, -(-trials // (4 * max(workers, 1))))) if has_clmm else None,
+        max_chunk=5 if has_clmm else 50,
     )
     return summarise(config, records, time.perf_counter() - start)
 
