@@ -4,8 +4,8 @@ Clusters (documents or blocks) are drawn with replacement, each with everything 
 and judge scores of its labelled units and judge scores of its unlabelled ones. In each resample
 λ is tuned again and the PPI++ mean recomputed (Zrnic 2024, the power-tuned PPBoot); the interval
 is the percentile interval of the resampled estimates. All targets (systems and system pairs) share
-the resampled clusters, and every target needs only eight cluster sums, so one matrix product of
-the (resamples × clusters) count matrix with the (clusters × 8 targets) sums does the work.
+the resampled clusters, and every target needs only eight cluster sums, so two matrix products of
+the (resamples × clusters) count matrix with the labelled and unlabelled cluster sums do the work.
 
 References
 ----------
@@ -24,22 +24,22 @@ __all__ = ["Target", "ppboot_intervals"]
 Target = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _moments(targets: Sequence[Target], n_clusters: int) -> np.ndarray:
-    """(clusters × 8 · targets) cluster sums: n, Σy, Σf, Σyf, Σf², N, Σg, Σg² of each target."""
-    columns = []
+def _moments(targets: Sequence[Target], n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster sums of every target: (clusters × 5 · targets) labelled n, Σy, Σf, Σyf, Σf² and
+    (clusters × 3 · targets) unlabelled N, Σg, Σg²."""
+    labelled, unlabelled = [], []
     for y, f, codes, g, codes_u in targets:
-        for weights, index in (
-            (None, codes),
-            (y, codes),
-            (f, codes),
-            (y * f, codes),
-            (f * f, codes),
-            (None, codes_u),
-            (g, codes_u),
-            (g * g, codes_u),
-        ):
-            columns.append(np.bincount(index, weights=weights, minlength=n_clusters))
-    return np.column_stack(columns)
+        for weights in (None, y, f, y * f, f * f):
+            labelled.append(np.bincount(codes, weights=weights, minlength=n_clusters))
+        for weights in (None, g, g * g):
+            unlabelled.append(np.bincount(codes_u, weights=weights, minlength=n_clusters))
+    return np.column_stack(labelled), np.column_stack(unlabelled)
+
+
+def _resampled(counts: np.ndarray, moments: np.ndarray) -> np.ndarray:
+    """counts @ moments over the clusters that hold anything (most hold only one kind of unit)."""
+    used = np.flatnonzero(moments.any(axis=1))
+    return counts[:, used] @ moments[used]
 
 
 def ppboot_intervals(
@@ -78,12 +78,15 @@ def ppboot_intervals(
     True
     """
     rng = np.random.default_rng(seed)
-    moments = _moments(targets, n_clusters)
+    labelled, unlabelled = _moments(targets, n_clusters)
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     draws += (np.arange(n_resamples) * n_clusters)[:, None]
     counts = np.bincount(draws.ravel(), minlength=n_resamples * n_clusters).reshape(n_resamples, n_clusters)
-    sums = (counts.astype(float) @ moments).reshape(n_resamples, len(targets), 8)
-    n, sy, sf, syf, sff, big_n, sg, sgg = np.moveaxis(sums, 2, 0)
+    counts = counts.astype(float)
+    lab = _resampled(counts, labelled).reshape(n_resamples, len(targets), 5)
+    unl = _resampled(counts, unlabelled).reshape(n_resamples, len(targets), 3)
+    n, sy, sf, syf, sff = np.moveaxis(lab, 2, 0)
+    big_n, sg, sgg = np.moveaxis(unl, 2, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_y, mean_f, mean_g = sy / n, sf / n, sg / big_n
         cov = syf / n - mean_y * mean_f

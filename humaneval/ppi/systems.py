@@ -185,44 +185,52 @@ def ppi_systems(
     weights = _document_probabilities(items, probabilities)
     table = items.table
     systems = items.systems
-    wide = {col: table.pivot(index="document", columns="system", values=col) for col in ("human", "judge")}
-    cluster_of = table.drop_duplicates("document").set_index("document")["cluster"]
+    docs = pd.Index(sorted(table["document"].unique()))
+    row = docs.get_indexer(table["document"])
+    col = pd.Index(systems).get_indexer(table["system"])
+    human_wide = np.full((len(docs), len(systems)), np.nan)
+    judge_wide = np.full((len(docs), len(systems)), np.nan)
+    human_wide[row, col] = table["human"].to_numpy()
+    judge_wide[row, col] = table["judge"].to_numpy()
+    clusters = np.zeros(len(docs), dtype=int)
+    clusters[row] = table["cluster"].to_numpy()
+    doc_weights = None if weights is None else weights.reindex(docs).to_numpy()
     cautions: list[str] = []
 
-    rows, targets = [], []
-    for system in systems:
-        part = table[table["system"] == system]
-        labelled = part["human"].notna().to_numpy()
-        if labelled.sum() < MIN_UNITS:
+    rows, pair_rows, targets = [], [], []
+    for k, system in enumerate(systems):
+        judged = np.isfinite(judge_wide[:, k])
+        y, f = human_wide[judged, k], judge_wide[judged, k]
+        n_human = int(np.isfinite(y).sum())
+        if n_human < MIN_UNITS:
             raise InsufficientDataError(
-                f"system {system!r} has human ratings of only {int(labelled.sum())} summaries; PPI needs at "
-                f"least {MIN_UNITS} (rate more of its summaries, or leave the system out)"
+                f"system {system!r} has human ratings of only {n_human} summaries; PPI needs at least "
+                f"{MIN_UNITS} (rate more of its summaries, or leave the system out)"
             )
-        est, target = _estimate(
-            part["human"].to_numpy(),
-            part["judge"].to_numpy(),
-            part["cluster"].to_numpy(),
-            weights,
-            part["document"],
-            confidence_level,
-        )
+        if n_human == len(y):
+            raise InsufficientDataError(
+                f"the judge scored no summary of system {system!r} beyond those the humans rated; PPI needs "
+                "judge scores of further summaries"
+            )
+        pi = None if doc_weights is None else doc_weights[judged]
+        est, target = _estimate(y, f, clusters[judged], pi, confidence_level)
         targets.append(target)
-        rows.append({"system": system, **_columns(est), "judge_mean": float(part["judge"].mean())})
-        cautions += _cautions(system, part["human"].dropna().to_numpy(), est, items.judge)
-    pair_rows = []
-    for a, b in combinations(systems, 2):
-        both = wide["judge"][[a, b]].dropna().index
-        y = (wide["human"].loc[both, a] - wide["human"].loc[both, b]).to_numpy()
-        f = (wide["judge"].loc[both, a] - wide["judge"].loc[both, b]).to_numpy()
-        if np.isfinite(y).sum() < MIN_UNITS or np.isfinite(y).all():
-            pair_rows.append({"system_a": a, "system_b": b, **_columns(None)})
+        rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
+        cautions += _cautions(system, y[np.isfinite(y)], est, items.judge)
+    for a, b in combinations(range(len(systems)), 2):
+        both = np.isfinite(judge_wide[:, a]) & np.isfinite(judge_wide[:, b])
+        y = human_wide[both, a] - human_wide[both, b]
+        f = judge_wide[both, a] - judge_wide[both, b]
+        names = {"system_a": systems[a], "system_b": systems[b]}
+        labelled = int(np.isfinite(y).sum())
+        if labelled < MIN_UNITS or labelled == len(y):
+            pair_rows.append({**names, **_columns(None)})
             targets.append(None)
             continue
-        est, target = _estimate(
-            y, f, cluster_of.loc[both].to_numpy(), weights, pd.Series(both), confidence_level
-        )
+        pi = None if doc_weights is None else doc_weights[both]
+        est, target = _estimate(y, f, clusters[both], pi, confidence_level)
         targets.append(target)
-        pair_rows.append({"system_a": a, "system_b": b, **_columns(est)})
+        pair_rows.append({**names, **_columns(est)})
     if n_resamples:
         usable = [t for t in targets if t is not None]
         intervals = iter(
@@ -273,15 +281,12 @@ def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) ->
     return checked_probabilities(probabilities, items.table)
 
 
-def _estimate(y, f, clusters, weights, documents, confidence_level):
-    """One PPI estimate (PPI++ or, with design weights, IPW) and its PPBoot target."""
+def _estimate(y, f, clusters, probability, confidence_level):
+    """One PPI estimate (PPI++ or, with design probabilities, IPW) and its PPBoot target."""
+    if probability is not None:
+        est = ipw_mean(y, f, probability, clusters=clusters, confidence_level=confidence_level)
+        return est, None  # PPBoot has no weighted form here: the IPW estimate gets no bootstrap interval
     labelled = np.isfinite(y)
-    if weights is not None:
-        est = ipw_mean(
-            y, f, weights.reindex(documents).to_numpy(), clusters=clusters, confidence_level=confidence_level
-        )
-        # PPBoot has no weighted form here: the IPW estimate gets no bootstrap interval.
-        return est, None
     est = ppi_mean(
         y[labelled],
         f[labelled],
@@ -290,8 +295,7 @@ def _estimate(y, f, clusters, weights, documents, confidence_level):
         clusters_unlabeled=clusters[~labelled],
         confidence_level=confidence_level,
     )
-    target = (y[labelled], f[labelled], clusters[labelled], f[~labelled], clusters[~labelled])
-    return est, target
+    return est, (y[labelled], f[labelled], clusters[labelled], f[~labelled], clusters[~labelled])
 
 
 def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
