@@ -10,6 +10,7 @@ import click
 from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli._judge_budget import JUDGE_OPTIONS, judge_options, run_judge_budget
 from humaneval.simulate.procedures import TESTS
 
 
@@ -78,7 +79,7 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 
 
 @click.command()
-@click.option("--target", type=float, required=True, help="Power to reach, e.g. 0.8.")
+@click.option("--target", type=float, default=None, help="Power to reach, e.g. 0.8.")
 @renamed_option("--model", "--model-file", dest="model_path", type=InputFile())
 @click.option(
     "--model-file",
@@ -102,10 +103,18 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 @click.option(
     "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
 )
+@judge_options
 @json_option
 def command(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid) -> None:
     """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
-    reaches --target, screening a grid of candidates with one cheap test. See docs/simulation.md."""
+    reaches --target, screening a grid of candidates with one cheap test. See docs/simulation.md.
+    With --judge-correlation or --judge-pilot: the cheapest numbers of human-rated and judge-only
+    units for a judge beside the humans (docs/ppi.md)."""
+    judge = {k: grid.pop(k) for k in JUDGE_OPTIONS}
+    if judge["judge_correlation"] is not None or judge["judge_pilot"] is not None:
+        return run_judge_budget(target, seed, as_json, **judge)
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
     run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid)
 
 

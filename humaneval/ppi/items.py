@@ -66,8 +66,8 @@ def judged_items(
         missing = [c for c in needed if c not in frame]
         if missing:
             raise RatingsError(f"{name}: no column {', '.join(missing)}; give {', '.join(needed)}")
-    human = human.dropna(subset=["score"]).astype({"document": str, "system": str})
-    judge = judge.dropna(subset=["score"]).astype({"document": str, "system": str})
+    human = _numeric(human, "human ratings").astype({"document": str, "system": str})
+    judge = _numeric(judge, f"judge {judge_name!r}").astype({"document": str, "system": str})
     if human.empty:
         raise InsufficientDataError(
             "no human ratings: PPI corrects a judge with human ratings of some summaries"
@@ -126,3 +126,12 @@ def judged_items(
         n_clusters=int(table["cluster"].max()) + 1,
         judge=judge_name,
     )
+
+
+def _numeric(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """``frame`` with numeric scores and without missing ones; a score that is not a number is an error."""
+    scores = pd.to_numeric(frame["score"], errors="coerce")
+    bad = scores.isna() & frame["score"].notna() & (frame["score"].astype(str).str.strip() != "")
+    if bad.any():
+        raise RatingsError(f"{name}: score {frame['score'][bad].iloc[0]!r} is not a number")
+    return frame.assign(score=scores.astype(float))[scores.notna()]

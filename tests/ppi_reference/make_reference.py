@@ -6,7 +6,7 @@ so it lives in a scratch environment and its numbers are stored here:
     python3 -m venv /tmp/ppivenv && /tmp/ppivenv/bin/pip install ppi-python==0.2.3
     /tmp/ppivenv/bin/python tests/ppi_reference/make_reference.py
 
-writes ``reference.json`` (array cases) and ``study.csv`` + ``study_judge.csv`` (a ratings table with
+writes ``reference.json`` (array cases, ``ppi_power`` budgets) and ``study.csv`` + ``study_judge.csv`` (a ratings table with
 human ratings of 20 % of the summaries: every summary of 20 of the 100 documents, two annotators
 each, and a judge's scores of all 500 summaries) with the per-system and per-pair numbers.
 """
@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import ppi_py
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+from ppi_py.ppi_power_analysis import ppi_power
 
 HERE = Path(__file__).parent
 ALPHA = 0.05
@@ -116,6 +117,27 @@ def study_reference(human: pd.DataFrame, judged: pd.DataFrame) -> dict[str, list
     return out
 
 
+def power_cases() -> list[dict]:
+    """The cheapest (n, N) of ppi_power (Broska, Howes & van Loon 2024) for a target effective n."""
+    out = []
+    for corr, cost_y, cost_yhat, effective_n in (
+        (0.8, 1.0, 0.01, 97),
+        (0.6, 2.0, 0.05, 126),
+        (0.9, 1.0, 0.1, 200),
+    ):
+        result = ppi_power(corr, 0.0, cost_y, cost_yhat, effective_n=effective_n)
+        out.append(
+            {
+                "correlation": corr,
+                "human_cost": cost_y,
+                "judge_cost": cost_yhat,
+                "effective_n": effective_n,
+                **{k: float(result[k]) for k in ("n", "N", "cost")},
+            }
+        )
+    return out
+
+
 def main() -> None:
     rng = np.random.default_rng(20231)
     cases = array_cases(rng)
@@ -128,6 +150,7 @@ def main() -> None:
         "ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled)",
         "cases": cases,
         "study": study_reference(human, pd.read_csv(HERE / "study_judge.csv")),
+        "power": power_cases(),
     }
     (HERE / "reference.json").write_text(json.dumps(payload, indent=1) + "\n")
 
