@@ -241,8 +241,8 @@ def ppi_pairwise(
             f"made (e.g. document {row['document']}, {row['a']} vs {row['b']}); give it every comparison "
             "the humans made"
         )
-    keys = merged[["document", "a", "b"]].apply(tuple, axis=1)
-    unlabelled = judge_units[~judge_units[["document", "a", "b"]].apply(tuple, axis=1).isin(set(keys))]
+    marked = judge_units.merge(merged[["document", "a", "b"]], how="left", indicator=True)
+    unlabelled = judge_units[(marked["_merge"] == "left_only").to_numpy()]
     if len(merged) < MIN_UNITS or unlabelled.empty:
         raise InsufficientDataError(
             f"{len(merged)} human-judged and {len(unlabelled)} judge-only comparisons: PPI needs at least "
