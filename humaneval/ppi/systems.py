@@ -336,6 +336,12 @@ def _cautions(system: str, y: np.ndarray, est: MeanEstimate, judge: str) -> list
             f"system {system!r}: the judge {judge!r} does not track the humans (λ = 0), so the PPI "
             "estimate is the human-only one"
         )
+    if est.lam == 1:
+        out.append(
+            f"system {system!r}: λ reached its cap of 1 (PPI++ clips it to [0, 1]): the judge's scores vary "
+            "less than the humans'; putting them on the rating scale with a fixed linear map may narrow the "
+            "interval further"
+        )
     skew = float(stats.skew(y)) if np.ptp(y) > 0 else 0.0
     if est.n_clusters <= SMALL_N and abs(skew) >= SKEWED:
         out.append(
