@@ -6,8 +6,8 @@ estimates what the humans would say of all of them: the judge's answer on the wh
 corrected by its error on the human-rated part. The estimates are unbiased whatever the judge's
 quality, and their intervals are narrower than the humans' alone when the judge tracks them.
 
-- :func:`analyze_ppi` (``humaneval ppi``) and :func:`ppi_systems` — system means and paired differences (closed forms in :mod:`humaneval.ppi.mean`,
-  PPBoot intervals in :mod:`humaneval.ppi.bootstrap`);
+- :func:`analyze_ppi` (``humaneval ppi``) and :func:`ppi_systems` — system means and paired
+  differences (closed forms in :mod:`humaneval.ppi.mean`, PPBoot intervals in :mod:`humaneval.ppi.bootstrap`);
 - :func:`ppi_pairwise` — Bradley–Terry strengths from human and judge pairwise verdicts (Boyeau et al. 2025);
 - :func:`ppi_ordinal` — a proportional-odds system contrast as a prediction-powered M-estimator;
 - :func:`choose_documents` — which documents the humans should rate, with inclusion probabilities;
