@@ -107,10 +107,17 @@ class Annotations:
     def labels(self) -> pd.DataFrame:
         """One label per ``(item, annotator)``: a judge's samples reduced (mean, or most frequent)."""
         keys = ["item", "annotator", "rater_kind"] + (["criterion"] if "criterion" in self.data else [])
-        grouped = self.data.groupby(keys, sort=False)["label"]
+        data = self.data[[*keys, "label"]]
+        if not data.duplicated(keys).any():
+            return data.reset_index(drop=True)
         if self.label_kind == "numeric":
-            return grouped.mean().reset_index()
-        return grouped.agg(lambda values: values.value_counts(sort=True).index[0]).reset_index()
+            return data.groupby(keys, sort=False)["label"].mean().reset_index()
+        # the most frequent label; among equally frequent ones the one sampled first
+        counted = data.assign(_order=np.arange(len(data)))
+        counted["_n"] = counted.groupby([*keys, "label"], sort=False)["label"].transform("size")
+        counted = counted.sort_values(["_n", "_order"], ascending=[False, True], kind="stable")
+        best = counted.drop_duplicates(keys).sort_values("_order")
+        return best[[*keys, "label"]].reset_index(drop=True)
 
 
 def read_annotations(
@@ -248,7 +255,7 @@ def from_ratings(ratings: Ratings) -> Annotations:
             "rater_kind": data.get("rater_kind", "human"),
         }
     )
-    for column in ("criterion", "document", "system", "opponent", "position"):
+    for column in ("criterion", "document", "system", "opponent", "position", "shown_first", "length"):
         if column in data:
             frame[column] = data[column].to_numpy()
     return Annotations(data=frame, label_kind="numeric", source=ratings.source)
