@@ -22,16 +22,17 @@ import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed
+from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
-from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.analysis.workflow import analyze
+from humaneval.comparative import ComparativeAnalysis
 from humaneval.comparative.agreement import ComparativeAgreement
 from humaneval.comparative.power import ComparativePower
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import HumanEvalError
-from humaneval.methods import get_method
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
@@ -85,7 +86,7 @@ class CriterionReport:
     """The results of one criterion: analysis, reliability, means with intervals, power, warnings."""
 
     criterion: str | None
-    analysis: Analysis
+    analysis: SystemAnalysis
     reliability: ReliabilityReport | None
     means: pd.DataFrame
     power: PowerNote | None
@@ -286,8 +287,15 @@ def build_report(
     )
 
 
-def _comparative_report(criterion, kind, comparative, part, settings, say) -> CriterionReport:
+def _comparative_report(
+    criterion: str | None,
+    comparative: ComparativeAnalysis,
+    part: Ratings,
+    settings: ReportSettings,
+    say: Progress,
+) -> CriterionReport:
     """Means, agreement on the choices and observed power of a pairwise or best–worst criterion."""
+    kind = comparative.kind
     from humaneval.comparative.agreement import comparative_agreement
     from humaneval.comparative.power import DEFAULT_ANNOTATOR_SD, ComparativeDesign, comparative_power
 
@@ -321,7 +329,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
-        criterion, comparative, None, means, None,  # type: ignore[arg-type]
+        criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
 
@@ -340,18 +348,19 @@ def _criterion_report(
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
     label = f" [{criterion}]" if criterion is not None else ""
-    from humaneval.comparative import analyze_comparative, detect_kind
-
-    kind = detect_kind(part)
-    if get_method(kind).analysis == "comparative" and get_method(kind).unit != "document":
-        comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
-        return _comparative_report(criterion, kind, comparative, part, settings, say)
-    say(f"analysis{label}: CLMM (engine {settings.engine}, structure {settings.structure})")
+    say(f"analysis{label}: the table kind's model (engine {settings.engine}, structure {settings.structure})")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         analysis = analyze(
-            ratings, "clmm", engine=settings.engine, structure=settings.structure, criterion=criterion
+            ratings,
+            "clmm",
+            engine=settings.engine,
+            structure=settings.structure,
+            criterion=criterion,
+            seed=settings.seed,
         )
+    if isinstance(analysis, ComparativeAnalysis):
+        return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
     say(
         f"  fitted the {fit.structure} model with the {fit.engine} engine "
