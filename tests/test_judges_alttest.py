@@ -293,3 +293,24 @@ def test_verdict_flags_a_judge_that_passes_but_ranks_systems_backwards(tmp_path)
     assert "passes the alt-test, but its system-level τ interval reaches below 0.5" in flags
     assert "highest advantage probability" in flags and "noisy has the higher system-level τ" in flags
     assert "Flag: reversed" in result.summary() and result.to_dict()["judges"][1]["judge"] == "reversed"
+
+
+def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path):
+    from humaneval.judges.data import from_ratings
+    from humaneval.ratings import load_ratings
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    ratings = load_ratings(likert_with_judges())
+    settings = ReportSettings(
+        engine="native", n_resamples=1000, n_splits=50, mean_resamples=1000, power_trials=0
+    )
+    report = build_report(ratings, settings=settings)
+    files = write_report(report, tmp_path)
+    page = (tmp_path / "report.md").read_text()
+    assert "## LLM judges" in page and "| reversed | 1.00 | 0.86 | yes |" in page
+    assert "reversed: passes the alt-test, but its system-level τ interval reaches below 0.5" in page
+    assert (tmp_path / "judges.png").is_file() and "judges" in files
+    saved = json.loads((tmp_path / "report.json").read_text())["judges"]["judges"]
+    direct = assess_judges(from_ratings(ratings), n_resamples=1000, seed=1).to_dict()["judges"]
+    assert saved == json.loads(json.dumps(direct))  # the report presents what the API decided
+    assert report.structure.n_ratings == 1080  # the human rows only

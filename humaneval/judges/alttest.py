@@ -189,7 +189,7 @@ def alt_test(
 
     References
     ----------
-    Calderon, Reichart & Dror (2025), ACL, Algorithm 1 and §3.
+    Calderon, Reichart & Dror (2025), ACL, Algorithm 1 (the alt-test procedure).
 
     Examples
     --------
