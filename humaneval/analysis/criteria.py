@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.contrasts import better_column, groupings
-from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.analysis.workflow import analyze
 from humaneval.errors import OptionError
 from humaneval.ratings import Ratings, as_ratings
 
@@ -49,7 +50,7 @@ class CriteriaAnalysis:
         Significance level of ``better`` and the rank groups.
     """
 
-    analyses: tuple[Analysis, ...]
+    analyses: tuple[SystemAnalysis, ...]
     adjust_across_criteria: str | None = None
     alpha: float = 0.05
 
@@ -161,7 +162,9 @@ def analyze_criteria(
     return CriteriaAnalysis(tuple(analyses), adjust_across_criteria, alpha)
 
 
-def adjust_across(analyses: Sequence[Analysis], method: str, alpha: float = 0.05) -> list[Analysis]:
+def adjust_across(
+    analyses: Sequence[SystemAnalysis], method: str, alpha: float = 0.05
+) -> list[SystemAnalysis]:
     """The analyses with ``p_adj`` from ``method`` over the unadjusted p-values of all their contrasts,
     and ``better``, rank groups and letters recomputed from them.
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed
+from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -26,7 +27,7 @@ from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, as_ratings
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -62,6 +63,7 @@ class Analysis:
     omnibus: dict[str, object] | None = None
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
+    kind: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
@@ -71,6 +73,7 @@ class Analysis:
         fit = self.fit
         return {
             "test": self.test,
+            "kind": self.kind,
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine if fit else None,
@@ -213,8 +216,17 @@ def analyze(
     by: str | None = None,
     compare: str | None = None,
     progress: bool = False,
-) -> Analysis:
-    """Analyse one criterion with the CLMM (``test="clmm"``) or a classic test.
+    inference: str | None = None,
+    n_resamples: int = 1000,
+) -> SystemAnalysis:
+    """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
+
+    Which model a table gets is decided here, through the methods registry
+    (:func:`~humaneval.analysis.adapters.adapter_for`): Likert, slider and ranking tables get the
+    CLMM (an :class:`Analysis`), pairwise tables the mixed-effects Bradley–Terry model and
+    best–worst tables MaxDiff strengths with a cluster bootstrap (a
+    :class:`~humaneval.comparative.ComparativeAnalysis`). ``humaneval analyze`` and ``humaneval
+    report`` call this function, so the three give the same model, estimates and p-values.
 
     ``adjust`` defaults to ``tukey`` (CLMM, ANOVA) or ``holm`` (paired classic tests);
     ``aggregate`` applies to classic tests only. ``formula`` fits any CLMM formula (``ratings`` may
@@ -231,8 +243,10 @@ def analyze(
     ratings : Ratings or DataFrame
         The long ratings table (``annotator, document, system, score`` or ``rank``); with
         ``formula`` any data frame holding the formula's columns.
-    test : {"clmm", "ttest", "art", "wilcoxon", "anova"}
-        The CLMM (default, recommended) or a classic test (:func:`classic_test`).
+    test : {"clmm", "plackett-luce", "ttest", "art", "wilcoxon", "anova"}
+        ``clmm`` (default, recommended): the model of the table's kind (the CLMM for ratings and
+        ranks, the comparative model for pairwise and best–worst judgements); ``plackett-luce``: a
+        ranking table as comparative judgements; or a classic test (:func:`classic_test`).
     engine : {"native", "r", "both"}
         The CLMM engine; ``both`` compares the native fit with R's ordinal::clmm.
     structure : {"auto", "maximal", "nested", "uncorrelated", "intercepts"}
@@ -268,12 +282,19 @@ def analyze(
         A nested formula tested against ``formula`` (likelihood ratio).
     progress : bool
         Show progress while R fits.
+    inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
+        Standard errors of a comparative analysis (default: the mixed model for pairwise tables,
+        the two-way cluster bootstrap for best–worst and Plackett–Luce); refused for the CLMM.
+    n_resamples : int
+        Bootstrap replicates of a comparative analysis with a bootstrap inference.
 
     Returns
     -------
-    Analysis
-        The system table with rank groups, the contrast table, the fit (CLMM) and the cautions;
-        ``summary()`` is the text of ``humaneval analyze``, ``to_dict()`` its ``--json``.
+    SystemAnalysis
+        An :class:`Analysis` (CLMM, classic tests) or a
+        :class:`~humaneval.comparative.ComparativeAnalysis`: the system table with rank groups, the
+        contrast table, the fit and the cautions; ``summary()`` is the text of ``humaneval analyze``,
+        ``to_dict()`` its ``--json``.
 
     Raises
     ------
@@ -322,44 +343,51 @@ def analyze(
             compare=compare,
             progress=progress,
         )
-    if test not in ("clmm", *TESTS):
-        raise OptionError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
+    if test not in (*MODEL_TESTS, *TESTS):
+        raise OptionError(f"unknown test {test!r}; use one of {', '.join((*MODEL_TESTS, *TESTS))}")
     if aggregate not in AGGREGATES:
         raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+    if test in MODEL_TESTS:
+        adapter, kind = adapter_for(ratings, criterion, test)
+        options = AnalysisOptions(
+            engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+            fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
+            progress=progress,
+        )  # fmt: skip
+        return adapter.run(as_ratings(ratings), kind, criterion, options)
     table = select_criterion(ratings, criterion)
     means = system_means(table)
-    if test == "clmm":
-        fit = fit_clmm(
-            table,
-            engine=engine,
-            structure=structure,
-            link=link,
-            reference=reference,
-            fallback=fallback,
-            progress=progress,
-        )
-        return _clmm_analysis(table, means, fit, adjust or "tukey", alpha, criterion)
     return _classic_analysis(
         table, means, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha,
         criterion=criterion,
     )  # fmt: skip
 
 
-def _clmm_analysis(
-    table: Ratings, means: pd.Series, fit: FitResult, adjust: str, alpha: float, criterion: str | None
-) -> Analysis:
-    """The :class:`Analysis` of a CLMM fit of the system effects: its contrasts and rank groups."""
+def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions) -> Analysis:
+    """The :class:`Analysis` of a CLMM fit of the system effects of one criterion: its contrasts and
+    rank groups (the ``clmm`` adapter of :mod:`humaneval.analysis.adapters`)."""
+    table = select_criterion(ratings, criterion)
+    fit = fit_clmm(
+        table,
+        engine=options.engine,
+        structure=options.structure,
+        link=options.link,
+        reference=options.reference,
+        fallback=options.fallback,
+        progress=options.progress,
+    )
+    adjust, alpha = options.adjust or "tukey", options.alpha
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
-    estimates = fit.estimates()
     return Analysis(
         test="clmm",
         aggregate=None,
         adjust=adjust,
         response=table.response,
-        systems=groupings(means, estimates, contrasts, alpha),
+        systems=groupings(system_means(table), fit.estimates(), contrasts, alpha),
         contrasts=contrasts,
         fit=fit,
         criterion=criterion,
+        kind=kind,
     )
 
 
@@ -592,6 +620,4 @@ def _uses(formula: str | None, column: str) -> bool:
 
 
 def _all(ratings: Ratings | pd.DataFrame) -> Ratings:
-    from humaneval.ratings import as_ratings
-
     return as_ratings(ratings).without_checks()

@@ -19,7 +19,6 @@ from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
-from humaneval.methods import RANK, get_method
 
 
 @click.command()
@@ -146,25 +145,6 @@ def command(
         criteria = [None]
     else:
         criteria = [criterion] if criterion is not None else table.criteria
-    from humaneval.comparative import analyze_comparative, detect_kind
-
-    if not isinstance(table, pd.DataFrame) and (
-        test == "plackett-luce"
-        or (test == "clmm" and formula is None and get_method(detect_kind(table)).analysis == "comparative")
-    ):
-        kind = {"plackett-luce": get_method(RANK).table_kind}.get(test)
-        seed = 1 if seed is None else seed
-        found = [
-            analyze_comparative(
-                table, kind=kind, criterion=name, adjust=adjust, seed=seed, inference=inference
-            )
-            for name in criteria
-        ]
-        payload = {"file": ratings, "criteria": [r.to_dict() for r in found]}
-        titled = (
-            r.summary() if r.criterion is None else f"== {r.criterion} ==\n{r.summary()}" for r in found
-        )
-        return emit(payload, as_json, lambda: "\n\n".join(titled))
     results = []
     for name in criteria:
         with warnings.catch_warnings(record=True) as caught:
@@ -188,6 +168,7 @@ def command(
                 by=by,
                 compare=compare,
                 progress=engine in ("r", "both") and not as_json,
+                inference=inference,
             )
         prefix = f"{name}: " if name is not None else ""
         for w in caught:
