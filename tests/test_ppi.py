@@ -262,3 +262,31 @@ def test_judge_rows_in_the_ratings_table(small):
     assert "judge 'gpt'" in out
     code, out = _cli(str(tmp / "t.csv"), "--judge", "claude")
     assert code == 2 and "no judge 'claude'; the judges are gpt" in out
+
+
+def test_report_shows_human_only_and_ppi_means_beside_each_other(tmp_path):
+    from humaneval.ratings import load_ratings
+    from humaneval.report import ReportSettings, build_report, write_report
+
+    human, judge = judged_study(n_documents=60, n_systems=3, human_share=0.3, seed=6)
+    judged = judge.assign(
+        annotator="gpt", rater_kind="judge", score=judge["score"].round().clip(1, 5).astype(int)
+    )
+    ratings = load_ratings(pd.concat([human.assign(rater_kind="human"), judged], ignore_index=True))
+    settings = ReportSettings(
+        engine="native", n_resamples=1000, n_splits=20, mean_resamples=1000, power_trials=0
+    )
+    report = build_report(ratings, settings=settings)
+    write_report(report, tmp_path)
+    page = (tmp_path / "report.md").read_text()
+    assert "## Humans and judges together (PPI)" in page
+    direct = ppi_systems(human, judged, judge_name="gpt", seed=1).systems
+    first = direct.iloc[0]
+    row = (
+        f"| {first['system']} | {first['human_estimate']:.2f} [{first['human_ci_low']:.2f}, "
+        f"{first['human_ci_high']:.2f}] | {first['estimate']:.2f} [{first['ci_low']:.2f}, "
+        f"{first['ci_high']:.2f}] |"
+    )
+    assert row in page
+    saved = json.loads((tmp_path / "report.json").read_text())["ppi"][0]["systems"]
+    assert [r["estimate"] for r in saved] == pytest.approx(direct["estimate"].tolist(), abs=1e-12)
