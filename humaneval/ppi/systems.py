@@ -196,6 +196,7 @@ def ppi_systems(
     clusters[row] = table["cluster"].to_numpy()
     doc_weights = None if weights is None else weights.reindex(docs).to_numpy()
     cautions: list[str] = []
+    flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
 
     rows, pair_rows, targets = [], [], []
     for k, system in enumerate(systems):
@@ -216,7 +217,8 @@ def ppi_systems(
         est, target = _estimate(y, f, clusters[judged], pi, confidence_level)
         targets.append(target)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
-        cautions += _cautions(system, y[np.isfinite(y)], est, items.judge)
+        for flag in _flags(y[np.isfinite(y)], est):
+            flags[flag].append(system)
     for a, b in combinations(range(len(systems)), 2):
         both = np.isfinite(judge_wide[:, a]) & np.isfinite(judge_wide[:, b])
         y = human_wide[both, a] - human_wide[both, b]
@@ -247,6 +249,7 @@ def ppi_systems(
         bounds = [(np.nan, np.nan)] * len(targets)
     for row, (low, high) in zip(rows + pair_rows, bounds, strict=True):
         row["boot_ci_low"], row["boot_ci_high"] = float(low), float(high)
+    cautions = _cautions(flags, items.judge) + cautions
     system_table = pd.DataFrame(rows)
     contrasts = _contrast_table(pair_rows, len(systems), adjust, confidence_level)
     missing = contrasts["estimate"].isna().sum() if len(contrasts) else 0
@@ -329,27 +332,32 @@ def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
     }
 
 
-def _cautions(system: str, y: np.ndarray, est: MeanEstimate, judge: str) -> list[str]:
+def _flags(y: np.ndarray, est: MeanEstimate) -> list[str]:
+    """Which cautions apply to one system: ``useless`` (λ = 0), ``capped`` (λ = 1), ``small-skewed``."""
     out = []
-    if est.lam == 0 and np.isfinite(est.lam):
-        out.append(
-            f"system {system!r}: the judge {judge!r} does not track the humans (λ = 0), so the PPI "
-            "estimate is the human-only one"
-        )
+    if est.lam == 0:
+        out.append("useless")
     if est.lam == 1:
-        out.append(
-            f"system {system!r}: λ reached its cap of 1 (PPI++ clips it to [0, 1]): the judge's scores vary "
-            "less than the humans'; putting them on the rating scale with a fixed linear map may narrow the "
-            "interval further"
-        )
+        out.append("capped")
     skew = float(stats.skew(y)) if np.ptp(y) > 0 else 0.0
     if est.n_clusters <= SMALL_N and abs(skew) >= SKEWED:
-        out.append(
-            f"system {system!r}: {est.n_clusters} human-rated clusters on a skewed criterion "
-            f"(skewness {skew:.2f}); "
-            "normal intervals may under-cover here (docs/ppi.md): read the PPBoot interval beside them"
-        )
+        out.append("small-skewed")
     return out
+
+
+def _cautions(flags: dict[str, list[str]], judge: str) -> list[str]:
+    """One caution per kind, naming the systems it concerns."""
+    texts = {
+        "useless": f"the judge {judge!r} does not track the humans (λ = 0) for {{}}: there the PPI "
+        "estimate is the human-only one",
+        "capped": "λ reached its cap of 1 (PPI++ clips it to [0, 1]) for {}: the judge's scores vary less "
+        "than the humans'; putting them on the rating scale with a fixed linear map may narrow the "
+        "intervals further",
+        "small-skewed": f"at most {SMALL_N} human-rated clusters on a skewed criterion "
+        f"(|skewness| ≥ {SKEWED:g}) for {{}}: normal intervals may under-cover there (docs/ppi.md); read "
+        "the PPBoot interval beside them",
+    }
+    return [texts[kind].format(", ".join(systems)) for kind, systems in flags.items() if systems]
 
 
 def _contrast_table(rows: list[dict], n_systems: int, adjust: str, confidence_level: float) -> pd.DataFrame:
