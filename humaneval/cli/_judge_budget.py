@@ -84,7 +84,9 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, **o) -> Non
         scores = None if o["judge_file"] is None else read_judge_scores(o["judge_file"])
         humans, judged, name = split_judge(pilot, o["judge"], scores)
         items = judged_items(humans, judged, judge_name=name).table.dropna(subset=["human"])
-        pilot_sd, pilot_r = pilot_relation(items["human"], items["judge"])
+        # a system mean's variance is about the spread within a system: centre both scores per system
+        within = items.groupby("system")[["human", "judge"]].transform(lambda v: v - v.mean())
+        pilot_sd, pilot_r = pilot_relation(within["human"], within["judge"])
         sd = pilot_sd if sd is None else sd
         correlation = pilot_r if correlation is None else correlation
     if sd is None:
