@@ -4,6 +4,8 @@ they stay centred on the truth and are tighter."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -133,3 +135,36 @@ def test_ordinal_rejects_a_continuous_judge(ordinal_study):
     human, judge = ordinal_study
     with pytest.raises(RatingsError, match="whole-number scores"):
         ppi_ordinal(human, judge.assign(score=judge["score"] + 0.5))
+
+
+def test_cli_ordinal_and_pairwise_models(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+
+    reference = Path(__file__).parent / "ppi_reference"
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        [
+            "ppi",
+            str(reference / "study.csv"),
+            "--judge-file",
+            str(reference / "study_judge.csv"),
+            "--model",
+            "ordinal",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert (payload["n"], payload["N"], len(payload["contrasts"])) == (200, 400, 10)
+    human, judge = _pairwise(5)
+    table = pd.concat([human.assign(rater_kind="human"), judge.assign(annotator="gpt", rater_kind="judge")])
+    table.drop(columns="block").to_csv(tmp_path / "pairwise.csv", index=False)
+    result = runner.invoke(main, ["ppi", str(tmp_path / "pairwise.csv"), "--judge", "gpt", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["n"] == 360 and payload["contrasts"][0]["test"] == "ppi-bradley-terry"

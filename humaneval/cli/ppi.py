@@ -8,6 +8,7 @@ from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.ppi.items import CLUSTERINGS
+from humaneval.ppi.judged import MODELS
 
 
 @click.command()
@@ -21,6 +22,14 @@ from humaneval.ppi.items import CLUSTERINGS
     help="The judge's scores: document, system, score (optional judge, criterion columns).",
 )
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
+@click.option(
+    "--model",
+    type=click.Choice(MODELS),
+    default="mean",
+    show_default=True,
+    help="Score tables: system means (PPI++) or proportional-odds contrasts; pairwise tables get "
+    "prediction-powered Bradley–Terry.",
+)
 @click.option(
     "--confidence-level",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -68,6 +77,7 @@ def command(
     judge: str | None,
     judge_file: str | None,
     criterion: str | None,
+    model: str,
     confidence_level: float,
     adjust: str,
     cluster: str,
@@ -87,6 +97,7 @@ def command(
         judge=judge,
         judge_scores=judge_file,
         criterion=criterion,
+        model=model,
         confidence_level=confidence_level,
         adjust=adjust,
         cluster=cluster,

@@ -7,11 +7,13 @@ from pathlib import Path
 import pandas as pd
 
 from humaneval.errors import OptionError, RatingsError
+from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
+from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.tables import read_table
 
-__all__ = ["analyze_ppi", "read_judge_scores", "split_judge"]
+__all__ = ["MODELS", "analyze_ppi", "read_judge_scores", "split_judge"]
 
 _NAME_COLUMNS = ("judge", "annotator")
 
@@ -52,6 +54,16 @@ def split_judge(
             if column in judge_scores:
                 names = judge_scores[column].astype(str)
                 break
+    elif (
+        (kind is None or not (kind == "judge").any())
+        and judge is not None
+        and (data["annotator"] == judge).any()
+    ):
+        humans = data[data["annotator"] != judge]
+        pool, names = (
+            data[data["annotator"] == judge],
+            data.loc[data["annotator"] == judge, "annotator"].astype(str),
+        )
     else:
         if kind is None or not (kind == "judge").any():
             raise RatingsError(
@@ -70,15 +82,25 @@ def split_judge(
     return humans, rows, judge
 
 
+#: What ``analyze_ppi`` estimates for a score table: system means (PPI++) or proportional-odds contrasts.
+MODELS = ("mean", "ordinal")
+
+
 def analyze_ppi(
     ratings: Ratings | pd.DataFrame,
     *,
     judge: str | None = None,
     judge_scores: pd.DataFrame | str | Path | None = None,
     criterion: str | None = None,
+    model: str = "mean",
     **options: object,
-) -> PPIAnalysis:
-    """:func:`~humaneval.ppi.systems.ppi_systems` on a ratings table with judge rows or a judge file.
+) -> PPIAnalysis | PPIOrdinal | PPIPairwise:
+    """Prediction-powered inference on a ratings table with judge rows or a judge file (docs/ppi.md).
+
+    A score table gets :func:`~humaneval.ppi.systems.ppi_systems` (``model="mean"``) or
+    :func:`~humaneval.ppi.ordinal.ppi_ordinal` (``model="ordinal"``; a judge whose scores are not whole
+    numbers on the rating scale is binned by :func:`~humaneval.ppi.ordinal.judge_categories`); a pairwise
+    table (``opponent``) gets :func:`~humaneval.ppi.pairwise.ppi_pairwise`.
 
     Parameters
     ----------
@@ -90,17 +112,21 @@ def analyze_ppi(
         The judge's scores ``document, system, score`` when they are not in ``ratings``.
     criterion : str, optional
         The criterion, when the table has several.
+    model : {"mean", "ordinal"}
+        For score tables.
     **options
         Passed to :func:`~humaneval.ppi.systems.ppi_systems` (``confidence_level``, ``adjust``, ``cluster``,
         ``probabilities``, ``n_resamples``, ``seed``).
 
     Returns
     -------
-    PPIAnalysis
+    PPIAnalysis, PPIOrdinal or PPIPairwise
     """
-    data = as_ratings(ratings).data if not isinstance(ratings, Ratings) else ratings.data
+    if model not in MODELS:
+        raise OptionError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
+    data = ratings.data if isinstance(ratings, Ratings) else as_ratings(ratings).data
     if "score" not in data:
-        raise RatingsError("PPI needs scores (a rating scale); for pairwise judgements use ppi_pairwise")
+        raise RatingsError("PPI needs scores: a rating scale or pairwise verdicts (1 won, 0 lost, 0.5 tie)")
     if isinstance(judge_scores, (str, Path)):
         judge_scores = read_judge_scores(judge_scores)
     humans, judged, name = split_judge(data, judge, judge_scores)
@@ -116,4 +142,25 @@ def analyze_ppi(
         humans = humans[humans["criterion"] == criterion]
         if "criterion" in judged:
             judged = judged[judged["criterion"] == criterion]
+    if "opponent" in humans and humans["opponent"].notna().any():
+        keep = {k: options[k] for k in ("adjust", "confidence_level") if k in options}
+        return ppi_pairwise(humans, judged, judge_name=name, **keep)
+    if model == "ordinal":
+        return _ordinal(humans, judged, name, ratings, options)
     return ppi_systems(humans, judged, judge_name=name, criterion=criterion, **options)
+
+
+def _ordinal(humans, judged, name, ratings, options) -> PPIOrdinal:
+    """The proportional-odds contrasts, with a continuous judge binned into the scale's categories."""
+    scores = pd.to_numeric(humans["score"], errors="coerce")
+    low, high = (
+        tuple(int(v) for v in ratings.scale)
+        if isinstance(ratings, Ratings)
+        else (int(scores.min()), int(scores.max()))
+    )
+    values = pd.to_numeric(judged["score"], errors="coerce")
+    on_scale = (values == values.round()).all() and values.between(low, high).all()
+    if not on_scale:
+        judged = judged.assign(score=judge_categories(values, high - low + 1, low))
+    keep = {k: options[k] for k in ("adjust", "confidence_level") if k in options}
+    return ppi_ordinal(humans, judged, judge_name=name, scale=(low, high), **keep)
