@@ -160,3 +160,49 @@ def test_budget_cli_and_bad_options():
     assert result.exit_code == 2 and "needs --sd" in result.output
     with pytest.raises(OptionError, match="not both"):
         ppi_budget(1, 0.5, human_cost=1, judge_cost=0.1, target_width=0.2, target_power=0.8, effect=0.1)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["design", "--documents", "x.csv"], "with --judge-scores, --documents is how many documents"),
+        (["design", "--documents", "500"], "cannot give the humans 500 of the 200 documents"),
+        (["budget", "--judge-correlation", "1", "--sd", "1", "--target-width", "0.3"], "--judge-correlation"),
+        (["budget", "--judge-correlation", "0.5", "--sd", "1", "--target", "0.8"], "positive --effect"),
+    ],
+)
+def test_hostile_design_and_budget_options_are_one_line(tmp_path, pool, args, message):
+    _, judge = pool
+    judge.to_csv(tmp_path / "judge.csv", index=False)
+    if args[0] == "design":
+        args = [*args, "--judge-scores", str(tmp_path / "judge.csv"), "--out", str(tmp_path / "d.csv")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert message in result.output
+
+
+def test_hostile_ppi_files_are_one_line(tmp_path, pool):
+    human, judge = pool
+    human = human[human["document"].isin(sorted(human["document"].unique())[:40])]
+    human.to_csv(tmp_path / "h.csv", index=False)
+    judge.assign(score=judge["score"].astype(str).where(judge.index != 5, "n/a")).to_csv(
+        tmp_path / "j.csv", index=False
+    )
+    result = CliRunner().invoke(
+        main, ["ppi", str(tmp_path / "h.csv"), "--judge-file", str(tmp_path / "j.csv")]
+    )
+    assert result.exit_code == 2 and "'n/a'" in result.output and result.output.count("\n") == 1
+    judge.to_csv(tmp_path / "j.csv", index=False)
+    pd.DataFrame({"document": ["d0000"], "probability": [0.2]}).to_csv(tmp_path / "p.csv", index=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "ppi",
+            str(tmp_path / "h.csv"),
+            "--judge-file",
+            str(tmp_path / "j.csv"),
+            "--probabilities",
+            str(tmp_path / "p.csv"),
+        ],
+    )
+    assert result.exit_code == 2 and "no probability for" in result.output and result.output.count("\n") == 1

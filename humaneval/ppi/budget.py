@@ -144,8 +144,8 @@ def ppi_budget(
     >>> plan = ppi_budget(1.0, 0.8, human_cost=1.0, judge_cost=0.01, target_width=0.4, trials=500)
     >>> plan.human_only_n, plan.n, plan.big_n
     (97, 39, 503)
-    >>> round(plan.simulated_coverage, 2)
-    0.95
+    >>> abs(plan.simulated_coverage - 0.95) < 0.02, plan.simulated_width <= 0.4
+    (True, True)
     """
     if (target_width is None) == (target_power is None):
         raise OptionError("give a target width or a target power (with the effect), not both")

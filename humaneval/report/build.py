@@ -332,9 +332,15 @@ def _ppi_analyses(
         return ()
     from humaneval.ppi.judged import analyze_ppi
 
-    say("prediction-powered system means (PPI++) with each judge")
+    data = ratings.data
+    humans = data[data["rater_kind"] != "judge"]
+    rated = set(zip(humans["document"], humans["system"], strict=True))
     out = []
     for name in ratings.judge_names:
+        judged = data[(data["rater_kind"] == "judge") & (data["annotator"] == name)]
+        if set(zip(judged["document"], judged["system"], strict=True)) <= rated:
+            continue  # the judge scored only what the humans rated (a validation study): nothing to add
+        say(f"prediction-powered system means (PPI++) with judge {name}")
         for criterion in ratings.criteria:
             try:
                 out.append(analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed))
