@@ -267,7 +267,7 @@ def load_ratings(
             scale = read_scales(sidecar)
             if any(s.points is None for s in scale):
                 continuous = True
-    return validate_ratings(
+    ratings = validate_ratings(
         frame,
         response=response,
         columns=columns,
@@ -277,6 +277,28 @@ def load_ratings(
         source=label,
         lines=lines,
     )
+    if label is not None:
+        _restore_numbers(ratings.data)
+    return ratings
+
+
+#: Columns whose meaning the package knows; every other column passes through as the user wrote it.
+KNOWN_COLUMNS = (*ID_COLUMNS, *RESPONSES, *OPTIONAL_COLUMNS, *COMPARATIVE_KEYS, "block")
+
+
+def _restore_numbers(data: pd.DataFrame) -> None:
+    """Give pass-through columns read from a file the dtype ``pd.read_csv`` gives them: a column of
+    numbers is numeric (a covariate in a formula is one slope, as in R), anything else stays text.
+    A number column meant as a factor is marked in the formula: ``C(x)``."""
+    for column in data.columns:
+        if column in KNOWN_COLUMNS or pd.api.types.is_numeric_dtype(data[column]):
+            continue
+        try:
+            numbers = pd.to_numeric(data[column])
+        except (ValueError, TypeError):
+            continue
+        if numbers.notna().any():
+            data[column] = numbers
 
 
 def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
