@@ -58,11 +58,13 @@ def test_a_number_column_marked_c_is_a_factor(tmp_path):
         for s in ("x", "y")
     ]
     path = tmp_path / "batch.csv"
-    pd.DataFrame(rows, columns=["annotator", "document", "system", "score", "batch"]).to_csv(path, index=False)
+    columns = ["annotator", "document", "system", "score", "batch"]
+    pd.DataFrame(rows, columns=columns).to_csv(path, index=False)
     assert pd.api.types.is_integer_dtype(load_ratings(path).data["batch"])
     runner = CliRunner()
-    slope = runner.invoke(main, ["analyze", str(path), "--formula", "score ~ system + batch + (1|annotator)", "--json"])
-    factor = runner.invoke(main, ["analyze", str(path), "--formula", "score ~ system + C(batch) + (1|annotator)", "--json"])
+    fit = ["analyze", str(path), "--json", "--formula"]
+    slope = runner.invoke(main, [*fit, "score ~ system + batch + (1|annotator)"])
+    factor = runner.invoke(main, [*fit, "score ~ system + C(batch) + (1|annotator)"])
     assert slope.exit_code == 0 and factor.exit_code == 0, slope.output + factor.output
     slope_terms = [r["term"] for r in json.loads(slope.stdout)["criteria"][0]["fixed_effects"]]
     factor_terms = [r["term"] for r in json.loads(factor.stdout)["criteria"][0]["fixed_effects"]]
