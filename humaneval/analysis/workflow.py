@@ -148,8 +148,13 @@ class Analysis:
         emms = self.emms
         factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
         lines = []
+        categories = (self.extra or {}).get("categories") or {}
+        used = categories.get("used") or []
+        same = "expected" in set(emms["mode"]) and used == list(range(1, len(used) + 1))
         for mode, part in emms.groupby("mode", sort=False):
-            lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+            if same and mode == "mean.class":
+                continue  # the class index is the score on a 1..K scale with every point used
+            lines += ["", _emm_heading(str(mode), categories)]
             for row in part.itertuples(index=False):
                 label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
                 lines.append(
@@ -188,6 +193,23 @@ class Analysis:
         cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
         tests = f"{significant} significant at adjust={self.adjust}"
         return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
+
+
+def _emm_heading(mode: str, categories: dict) -> str:
+    """What an EMM table holds, in words a reader cannot mistake: the expected score is on the
+    ratings' own values, the class index is not a score."""
+    used = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in categories.get("used", []))
+    if mode == "expected":
+        unused = categories.get("unused")
+        never = f"; never used: {', '.join(f'{v:g}' for v in unused)}" if unused else ""
+        return f"estimated marginal means (expected score on the scale's own values {used}{never}; 95% CI)"
+    if mode == "mean.class":
+        k = len(categories.get("used", [])) or "K"
+        return (
+            f"estimated marginal means (mean.class: expected class index 1..{k} over the categories "
+            f"used, {used}; not a score; 95% CI)"
+        )
+    return f"estimated marginal means ({mode}, 95% CI)"
 
 
 def _count(n: int, noun: str) -> str:
@@ -562,6 +584,7 @@ def _analyze_formula(
         threshold=threshold,
         progress=progress,
     )
+    categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
     factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
     contrasts = pd.DataFrame(columns=list(CONTRAST_COLUMNS))
@@ -574,7 +597,11 @@ def _analyze_formula(
         contrasts["test"] = "z"
         latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
         mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
-        emms = pd.concat([latent, mean_class], ignore_index=True)
+        parts = [latent, mean_class]
+        if categories["values_numeric"]:
+            expected = emmeans(fit, factor, by=by, mode="expected").assign(mode="expected")
+            parts.insert(1, expected)
+        emms = pd.concat(parts, ignore_index=True)
         omnibus = wald_omnibus(fit, factor)
         if by is None:
             est = latent.set_index(factor)["emmean"]
@@ -597,6 +624,7 @@ def _analyze_formula(
             threshold=threshold,
         )
         lr = lr_test(restricted, fit)
+    extra = {"categories": categories} if emms is not None else None
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -610,7 +638,26 @@ def _analyze_formula(
         lr_test=lr,
         omnibus=omnibus,
         by=tuple(by_cols),
+        extra=extra,
     )
+
+
+def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:
+    """The response categories the model knows (the values used) and, when the scale is declared
+    (``ratings.scale.json``, ``Ratings.scales``), the declared points never used."""
+    try:
+        used: list = [float(v) for v in fit.levels]
+        numeric = True
+    except (TypeError, ValueError):
+        used, numeric = [str(v) for v in fit.levels], False
+    declared = table.declared_points(criterion) if table is not None and numeric else None
+    unused = None if declared is None else [v for v in declared if v not in set(used)]
+    return {
+        "used": used,
+        "declared": declared,
+        "unused": unused,
+        "values_numeric": numeric,
+    }
 
 
 def _uses(formula: str | None, column: str) -> bool:
