@@ -16,6 +16,7 @@ import pandas as pd
 
 from humaneval._deprecation import renamed
 from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
+from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -28,6 +29,7 @@ from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
 from humaneval.ratings import Ratings, as_ratings
+from humaneval.structure import describe_structure
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -400,6 +402,10 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
     )
     adjust, alpha = options.adjust or "tukey", options.alpha
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
+    caution = clmm_calibration(describe_structure(table))
+    if caution is not None:
+        # stacklevel 4: the caller of analyze() (through the adapter)
+        warnings.warn(caution, AnalysisCaution, stacklevel=4)
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -410,6 +416,7 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
         fit=fit,
         criterion=criterion,
         kind=kind,
+        cautions=() if caution is None else (caution,),
     )
 
 
@@ -570,7 +577,6 @@ def _analyze_formula(
         frame, response = table.data, table.response
     if formula is None:
         from humaneval.clmm.structures import structure_formula
-        from humaneval.structure import describe_structure
 
         nested = describe_structure(table).family == "nested"
         chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
