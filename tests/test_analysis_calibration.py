@@ -74,3 +74,13 @@ def test_calibration_lines_judge_by_the_interval_not_the_point():
     assert "deflated" not in undetermined and "not determined" in undetermined
     assert deflated.endswith("deflated") and inflated.endswith("inflated")
     assert calibration_status(0.05, 0.0, 0.2) is None
+
+
+def test_the_report_states_the_caution_once_as_a_model_caution():
+    from humaneval.report import ReportSettings, build_report
+
+    settings = ReportSettings(n_resamples=200, n_splits=20, mean_resamples=200, power_trials=0)
+    report = build_report(_null_study("1x40x3"), settings=settings)
+    mine = [w for w in report.warnings if "reject true null pairs too often" in w]
+    assert len(mine) == 1 and "humaneval power --null --design 1x40x3" in mine[0]
+    assert not any("Mixed-model warning: with 3 annotators" in w for w in report.warnings)
