@@ -9,6 +9,7 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -226,7 +227,7 @@ def analyze(
     engine: str = "native",
     structure: str = "auto",
     link: str = "logit",
-    reference: str | None = None,
+    reference: str | Mapping[str, str] | None = None,
     adjust: str | None = None,
     aggregate: str = "none",
     criterion: str | None = None,
@@ -278,8 +279,9 @@ def analyze(
         design's maximal structure and walks the fallback ladder.
     link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
         The CLMM link.
-    reference : str, optional
-        Reference system of the treatment coding.
+    reference : str or mapping, optional
+        Reference level of the treatment coding: a system, or factor → level
+        (``{"temp": "warm"}``, the CLI's ``--reference temp=warm``) for formula fits.
     adjust : {"tukey", "holm", "bonferroni", "none"}, optional
         Multiple-comparison adjustment of the contrasts.
     aggregate : {"none", "document", "cluster"}
@@ -557,7 +559,7 @@ def _analyze_formula(
     engine: str,
     structure: str,
     link: str,
-    reference: str | None,
+    reference: str | Mapping[str, str] | None,
     adjust: str,
     criterion: str | None,
     alpha: float,
