@@ -158,7 +158,13 @@ def _settle(client: Any, study_id: str, bulk: dict[str, Any], *, confirm_unpaid:
 def _pay(client: Any, study_dir: Path, ledger: dict[str, Any], bulk: dict[str, Any]) -> None:
     bulk["state"] = "paying"
     _write_ledger(study_dir, ledger)  # before the request: an unclear answer is never paid again blindly
-    call(client, "POST", f"bulk-bonus-payments/{bulk['id']}/pay/", shape=None, attempts=1)
+    try:
+        call(client, "POST", f"bulk-bonus-payments/{bulk['id']}/pay/", shape=None, attempts=1)
+    except PlatformError as exc:
+        raise PlatformError(
+            f"{exc}; the pay request is not repeated (it may have been carried out): run this again in a few "
+            "minutes to check what Prolific paid"
+        ) from None
     bulk["state"], bulk["paid_at"] = "paid", _now()
     _write_ledger(study_dir, ledger)
 
