@@ -369,8 +369,8 @@ def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
         )
         assert standalone.warnings == ()
     paths = prolific.write(tmp_path / "design.csv")
+    out = str(tmp_path / "c")
     result = CliRunner().invoke(
-        main,
-        ["forms", str(paths["manifest"]), "--placeholder-texts", "--platform", "mturk", "--out", str(tmp_path / "c")],
+        main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--platform", "mturk", "--out", out]
     )
     assert result.exit_code == 0 and "  warning: the design was costed for prolific" in result.output
