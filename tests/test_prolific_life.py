@@ -10,6 +10,7 @@ amounts in pounds in the request and in pence in every answer.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -19,11 +20,12 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from humaneval.cli import main
+from humaneval.design.plan import DesignTexts
 from humaneval.platforms import prolific
 from humaneval.platforms.prolific_study import FULL_REASON, feed_back, http_releaser, read_record
 from humaneval.serve import create_app, create_study, open_study
 from humaneval.serve.study import URL_QUERY
-from tests._designs import cell_texts
+from tests._designs import cell_texts, summary_text
 from tests._fake_prolific import BASE, TOKEN, FakeProlific
 from tests.test_serve import NO_LIMIT, TIMING, answers_of, make_design
 
@@ -261,3 +263,42 @@ def test_status_frees_slots_through_a_running_servers_admin_api(tmp_path, fake):
         for r in app.get(f"/admin/{made.key}/dashboard", headers=admin).json()["participants"]
     }
     assert states[slot] == "returned" and states[done] == "complete"
+
+
+def test_create_from_a_design_plans_without_a_folder_then_makes_it(tmp_path, fake):
+    design = make_design()
+    cells = design.table.loc[design.table["system"] != "", ["document", "system"]].drop_duplicates()
+    summaries = {f"{d}|{s}": summary_text(d, s) for d, s in cells.itertuples(index=False)}
+    design = dataclasses.replace(design, texts=DesignTexts(summaries=summaries))
+    manifest = design.write(tmp_path / "design.csv")["manifest"]
+    dry = run("prolific", "create", manifest, "--serve-url", "https://annotate.example.org", "--json")
+    assert dry.exit_code == 0, dry.output
+    plan = json.loads(dry.output)
+    assert plan["study_id"] is None and plan["study"]["total_available_places"] == 6
+    assert not (tmp_path / "design_study").exists() and fake.requests == []
+    made = run(
+        "prolific", "create", manifest, "--serve-url", "https://annotate.example.org", "--execute", "--json"
+    )
+    assert made.exit_code == 0, made.output
+    study = open_study(tmp_path / "design_study")
+    assert study.prolific_study_id == json.loads(made.output)["study_id"]
+    assert fake.studies[study.prolific_study_id]["external_study_url"].startswith(
+        f"https://annotate.example.org/s/{study.key}/?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--serve-url", "http://annotate.example.org"], "must be the https:// address"),
+        (["--serve-url", "https://a.example", "--reward-pence", "10"], "below Prolific's minimum"),
+        (["--serve-url", "https://a.example", "--filter", "{nope"], "--filter: not JSON"),
+        (["--serve-url", "https://a.example", "--device", "watch"], "device 'watch' is unknown"),
+    ],
+)
+def test_create_refuses_bad_options_in_one_line(tmp_path, fake, args, message):
+    design = make_design()
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design))
+    result = run("prolific", "create", made.study_dir, *args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and message in result.output
+    assert fake.requests == []

@@ -27,9 +27,9 @@ profile_option = click.option(
 
 
 def _client(production: bool, profile: str | None):
-    from humaneval.platforms import mturk
+    from humaneval.platform_registry import MTURK
 
-    return mturk.mturk_client(production, profile=profile)
+    return MTURK.load("client")(production, profile=profile)
 
 
 @click.group()

@@ -41,9 +41,9 @@ execute_option = click.option("--execute", is_flag=True, help="Act for real (def
 
 
 def _client(token: str | None):
-    from humaneval.platforms import prolific
+    from humaneval.platform_registry import PROLIFIC
 
-    return prolific.prolific_client(token)
+    return PROLIFIC.load("client")(token)
 
 
 def _setup(study_dir: str, study_id: str | None, token: str | None):
