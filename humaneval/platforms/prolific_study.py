@@ -62,8 +62,8 @@ def write_record(study_dir: str | Path, record: dict[str, Any]) -> None:
     temporary.replace(path)
 
 
-def study_design(study: Study) -> Any:
-    """The :class:`~humaneval.design.Design` stored in a study folder's database."""
+def study_design(study: Study) -> tuple[Any, dict[str, Any]]:
+    """The :class:`~humaneval.design.Design` and the configuration stored in a study's database."""
     from humaneval.design.plan import Design
     from humaneval.studydb import connect
 
@@ -141,9 +141,9 @@ def draft_body(
         raise DesignError(f"device {bad[0]!r} is unknown; choose among {', '.join(DEVICES)}")
     design, config = study_design(study)
     cost = design.summary().to_dict().get("cost") or {}
-    minutes = estimated_minutes or max(1, math.ceil(float(cost.get("minutes_per_annotator") or 0)))
     if not cost and estimated_minutes is None:
         raise DesignError("the design has no time estimate; pass --estimated-minutes")
+    minutes = estimated_minutes or max(1, math.ceil(float(cost["minutes_per_annotator"])))
     pence, _ = reward_minor(cost, minutes, reward=reward)
     maximum = max(minutes, math.ceil(study.slot_timeout_s / 60))
     codes: list[dict[str, Any]] = [
