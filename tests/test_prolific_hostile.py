@@ -256,3 +256,46 @@ def test_a_different_amount_for_someone_already_paid_is_refused(bonus_setup):
             pd.DataFrame({"participant_id": ["P1"], "amount": ["2.00"]}), client, folder, STUDY, execute=True
         )
     assert fake.pay_calls == ["BULK1"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda r: page([sub("1")], f"{BASE}studies/{STUDY}/submissions/"), "was read before"),
+        (
+            lambda r: httpx.Response(200, text="<html>login</html>", headers={"content-type": "text/html"}),
+            "not JSON",
+        ),
+        (lambda r: httpx.Response(200, json={"results": "nope"}), "'results' of type str"),
+        (lambda r: httpx.Response(503, text="down"), "failed on Prolific's side (503)"),
+    ],
+)
+def test_the_cli_gives_one_line_for_each_hostile_answer(tmp_path, monkeypatch, waits, answer, message):
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+    from humaneval.serve import create_study
+    from tests._designs import cell_texts
+    from tests.test_serve import make_design
+
+    design = make_design()
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), prolific_study_id=STUDY)
+    monkeypatch.setenv("PROLIFIC_API_URL", BASE)
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    original = prolific.prolific_client
+    monkeypatch.setattr(
+        prolific, "prolific_client", lambda token=None: original(token, transport=httpx.MockTransport(answer))
+    )
+    result = CliRunner().invoke(main, ["prolific", "submissions", str(made.study_dir)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith("error: Prolific") and message in result.output
+
+
+def test_the_base_url_comes_from_prolific_api_url(monkeypatch):
+    monkeypatch.delenv("PROLIFIC_API_URL", raising=False)
+    assert prolific.api_url() == "https://api.prolific.com/api/v1/"
+    monkeypatch.setenv("PROLIFIC_API_URL", "http://127.0.0.1:9000/api/v1")
+    assert str(prolific.prolific_client(TOKEN).base_url) == "http://127.0.0.1:9000/api/v1/"
+    monkeypatch.setenv("PROLIFIC_API_URL", "ftp://x")
+    with pytest.raises(DesignError, match="PROLIFIC_API_URL 'ftp://x' must be an http"):
+        prolific.prolific_client(TOKEN)
