@@ -302,3 +302,11 @@ def test_create_refuses_bad_options_in_one_line(tmp_path, fake, args, message):
     result = run("prolific", "create", made.study_dir, *args)
     assert result.exit_code == 2 and result.output.count("\n") == 1 and message in result.output
     assert fake.requests == []
+
+
+def test_create_never_replaces_a_study_id_set_by_hand(tmp_path, fake):
+    design = make_design()
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), prolific_study_id="HANDMADE1")
+    result = run("prolific", "create", made.study_dir, "--serve-url", "https://a.example", "--execute")
+    assert result.exit_code == 0 and "draft HANDMADE1 already created" in result.output
+    assert fake.requests == [] and open_study(made.study_dir).prolific_study_id == "HANDMADE1"

@@ -122,8 +122,10 @@ def create(source: str, study_dir: str | None, execute: bool, token: str | None,
         raise DesignError("--filter: each filter is a JSON object with a filter_id")
     with _study_folder(source, study_dir, execute) as (study, target):
         record = read_record(study.study_dir)
+        if study.prolific_study_id and not record.get("study_id"):
+            record = {"study_id": study.prolific_study_id}  # set by 'serve set-study-id'
         client = _client(token) if (execute or o["group"]) and not record.get("study_id") else None
-        group_id = created_group = None
+        group_id, created_group = record.get("group"), False
         if o["group"] and client is not None:
             group_id, created_group = find_or_create_group(
                 client, o["group"], o["workspace_id"], execute=execute

@@ -228,11 +228,11 @@ def find_or_create_group(
 def create_draft(
     study: Study, client: Any, body: dict[str, Any], *, group: str | None = None
 ) -> dict[str, Any]:
-    """Post the draft unless the folder records one; record its id (``prolific.json`` and the
-    server's STUDY_ID). Returns the record."""
+    """Post the draft unless the folder records one (or a STUDY_ID set with ``serve set-study-id``);
+    record its id (``prolific.json`` and the server's STUDY_ID). Returns the record."""
     record = read_record(study.study_dir)
-    if record.get("study_id"):
-        return {**record, "created": False}
+    if record.get("study_id") or study.prolific_study_id:
+        return {"study_id": study.prolific_study_id, **record, "created": False}
     answer = call(client, "POST", "studies/", json=body, safe=False)
     study_id = answer.get("id")
     if not isinstance(study_id, str) or not study_id:
