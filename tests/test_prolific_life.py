@@ -4,8 +4,9 @@ create → publish → submissions arriving, returned and timed out (their slots
 server) → review → bonus → a re-run after an interrupted pay (nothing paid twice) → export.
 
 The money asserted is computed here from the design's cost and Prolific's published rules:
-rewards in pence, at least £6.00 an hour (£9.00 recommended, the design's default); bonus
-amounts in pounds in the request and in pence in every answer.
+rewards in pence (the design's wage for the minutes Prolific is told), at least £6.00 an hour
+(£9.00 recommended, the design's default); bonus amounts in pounds in the request and in pence in
+every answer.
 """
 
 from __future__ import annotations
@@ -110,9 +111,11 @@ def test_the_whole_life_of_a_study(tmp_path, fake):
     body = posted[0]
     cost = design.summary().cost
     minutes = math.ceil(cost.minutes_per_annotator)
-    # reward: the design's £9.00 an hour for its time, rounded up to the penny, sent in pence
-    assert body["reward"] == math.ceil(round(9.00 * cost.seconds_per_annotator / 3600 * 100, 6))
-    assert body["reward"] >= math.ceil(6.00 * 100 * minutes / 60)  # Prolific's minimum
+    # reward: the design's £9.00 an hour for the whole minutes Prolific is told (5.27 → 6), in pence:
+    # 90 pence, so Prolific shows £9.00 an hour; the design's own reward for 316 s is 79 pence
+    assert (cost.seconds_per_annotator, minutes, cost.reward_per_annotator) == (316.0, 6, 0.79)
+    assert body["reward"] == math.ceil(9.00 * 100 * minutes / 60) == 90
+    assert body["reward"] >= math.ceil(6.00 * 100 * minutes / 60) == 60  # Prolific's minimum
     assert body["estimated_completion_time"] == minutes
     assert body["maximum_allowed_time"] == math.ceil(made.slot_timeout_s / 60) >= 20
     assert body["total_available_places"] == made.slots == 6

@@ -78,15 +78,17 @@ def study_design(study: Study) -> tuple[Any, dict[str, Any]]:
 def reward_minor(
     cost: dict[str, Any], minutes: int, *, reward: int | None = None, currency: str | None = None
 ) -> tuple[int, str]:
-    """``(reward in pence / cents, currency)``: ``reward`` or the design's reward per annotator,
+    """``(reward in pence / cents, currency)``: ``reward``, or the design's hourly wage for the
+    ``minutes`` Prolific is told (so Prolific shows the design's rate) and at least the design's
+    reward per annotator,
     refused below Prolific's minimum hourly pay for ``minutes``.
 
     Examples
     --------
-    >>> reward_minor({"reward_per_annotator": 1.35, "currency": "GBP"}, 9)
-    (135, 'GBP')
+    >>> reward_minor({"reward_per_annotator": 0.79, "hourly_wage": 9.0, "currency": "GBP"}, 6)
+    (90, 'GBP')
     >>> try:
-    ...     reward_minor({"reward_per_annotator": 0.5, "currency": "GBP"}, 9)
+    ...     reward_minor({"reward_per_annotator": 0.5, "hourly_wage": 3.0, "currency": "GBP"}, 9)
     ... except PayBelowMinimumError as error:
     ...     print(str(error)[:70])
     reward 50 pence for 9 minutes is 3.33 GBP an hour, below Prolific's mi
@@ -97,7 +99,8 @@ def reward_minor(
             raise DesignError(
                 "the design has no cost (its seconds per screen are unknown); pass --reward-pence"
             )
-        reward = round(100 * float(cost["reward_per_annotator"]))
+        at_wage = math.ceil(round(float(cost.get("hourly_wage") or 0) * minutes / 60 * 100, 6))
+        reward = max(round(100 * float(cost["reward_per_annotator"])), at_wage)
     recommended, minimum = PROLIFIC.hourly_pay(currency)
     floor = math.ceil(100 * minimum * minutes / 60)
     if reward < floor:
