@@ -8,16 +8,19 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
-from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, PLATFORMS, REMAINDERS
+from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
+from humaneval.errors import DesignError
 from humaneval.methods import METHODS
+from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 
 
 @click.command()
 @click.option(
     "--documents",
-    required=True,
-    help="Number of documents, or a file of ids (column document/id, optional text).",
+    default=None,
+    help="Number of documents, or a file of ids (column document/id, optional text); "
+    "default: the documents of --summaries.",
 )
 @click.option("--systems", default=None, help="Comma-separated system names (default: those of --summaries).")
 @click.option("--summaries", type=InputFile(), default=None, help="Table document, system, text.")
@@ -30,7 +33,12 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 )
 @click.option("--family", type=click.Choice(FAMILIES), default="blocks", show_default=True)
 @click.option("--docs-per-block", type=COUNT, default=5, show_default=True)
-@click.option("--annotators-per-block", type=COUNT, default=3, show_default=True)
+@click.option(
+    "--annotators-per-block",
+    type=COUNT,
+    default=None,
+    help="Annotators per block [default: 3; nested designs have 1].",
+)
 @click.option("--remainder", type=click.Choice(REMAINDERS), default="spread", show_default=True)
 @click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True)
 @click.option("--attention-checks", type=NONNEG, default=2, show_default=True, help="Checks per annotator.")
@@ -64,8 +72,8 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
     "--platform",
-    type=click.Choice(PLATFORMS),
-    default="prolific",
+    type=click.Choice(tuple(PLATFORMS)),
+    default=DEFAULT_PLATFORM,
     show_default=True,
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
@@ -96,6 +104,7 @@ def command(**o) -> None:
         BWSOptions,
         DesignSpec,
         PairOptions,
+        documents_of,
         generate_design,
         read_documents,
         read_summaries,
@@ -105,15 +114,25 @@ def command(**o) -> None:
         o = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
+    summaries = read_summaries(o["summaries"])
+    if o["documents"] is None and not summaries:
+        raise DesignError("give --documents (a count or a file of ids) or --summaries (document, system)")
+    per_block = o["annotators_per_block"]
+    if o["family"] == "nested" and per_block not in (None, 1):
+        raise DesignError(
+            f"--family nested has one annotator per block, not {per_block}; use --family blocks for "
+            f"{per_block} annotators per block"
+        )
     spec = DesignSpec(
-        documents=o.get("chosen") or read_documents(o["documents"]),
-        summaries=read_summaries(o["summaries"]),
+        documents=o.get("chosen")
+        or (documents_of(summaries) if o["documents"] is None else read_documents(o["documents"])),
+        summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
         method=o["method"],
         family=o["family"],
         documents_per_block=o["docs_per_block"],
-        annotators_per_block=o["annotators_per_block"],
+        annotators_per_block=1 if o["family"] == "nested" else per_block or 3,
         remainder=o["remainder"],
         order=o["order"],
         checks_per_annotator=o["attention_checks"],
@@ -172,7 +191,6 @@ def _judged_pool(o: dict) -> dict:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
     inclusion probabilities beside the design (``<out>.probabilities.csv``)."""
     from humaneval.design.spec import Document
-    from humaneval.errors import DesignError
     from humaneval.ppi.design import choose_documents
     from humaneval.ppi.judged import read_judge_scores
 
