@@ -7,7 +7,9 @@ ratings are 5s); the human rating is the latent value plus the annotator's bias 
 (SD 0.5), rounded and clipped to 1–5 (the model of :func:`humaneval.ppi.simulate.judged_study`).
 The judge sees the latent value with noise SD 0.5 (good) or sees nothing (useless: pure noise).
 The target is the population mean human rating (from 2,000,000 simulated summaries). Writes
-``ppi_coverage.csv`` and ``ppi_coverage.md`` to ``--out``.
+``ppi_coverage.csv`` and ``ppi_coverage.md`` to ``--out``; ``ppi_coverage_blocks.{csv,md}`` hold a block
+design (5 documents × 3 annotators per block, each annotator's bias shared by the block: the clusters are
+blocks) with 4–32 human-rated blocks (``--blocks-only`` runs just these).
 
     python simulations/ppi_coverage.py --studies 1000 --resamples 500
 """
@@ -71,6 +73,33 @@ def scenario(
     }
 
 
+def block_scenario(blocks: int, studies: int, resamples: int, seed: int, truth: float) -> dict:
+    """Coverage of system s0's intervals in a block design: ``blocks`` blocks of 5 documents × 3
+    annotators rated by humans (annotator biases shared within a block) among 5× as many documents."""
+    from humaneval.ppi import ppi_systems
+    from humaneval.ppi.simulate import judged_study
+
+    hits = {"ppi": 0, "human": 0, "ppboot": 0}
+    for study in range(studies):
+        human, judge = judged_study(
+            n_documents=25 * blocks,
+            n_systems=2,
+            human_share=0.2,
+            n_annotators=3,
+            docs_per_block=5,
+            seed=seed * 100_000 + study,
+        )
+        row = ppi_systems(human, judge, adjust="none", n_resamples=resamples, seed=study).systems.iloc[0]
+        hits["ppi"] += row["ci_low"] <= truth <= row["ci_high"]
+        hits["human"] += row["human_ci_low"] <= truth <= row["human_ci_high"]
+        hits["ppboot"] += row["boot_ci_low"] <= truth <= row["boot_ci_high"]
+    return {
+        "blocks": blocks,
+        "documents": 5 * blocks,
+        **{f"coverage_{k}": v / studies for k, v in hits.items()},
+    }
+
+
 def markdown(table: pd.DataFrame) -> str:
     lines = [
         "| criterion | judge | n | N | PPI++ | human-only | PPBoot | width PPI++ / human | median skewness |",
@@ -90,7 +119,12 @@ def main() -> None:
     args.add_argument("--resamples", type=int, default=500)
     args.add_argument("--seed", type=int, default=1)
     args.add_argument("--out", type=Path, default=HERE / "output")
+    args.add_argument("--blocks-only", action="store_true", help="only the block-design scenarios")
     opts = args.parse_args()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    blocks(opts)
+    if opts.blocks_only:
+        return
     truths = {}
     for ceiling in (False, True):
         y, _ = draw(np.random.default_rng(12345), 2_000_000, ceiling, True)
@@ -112,6 +146,30 @@ def main() -> None:
     opts.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(opts.out / "ppi_coverage.csv", index=False)
     (opts.out / "ppi_coverage.md").write_text(markdown(table))
+
+
+def blocks(opts: argparse.Namespace) -> None:
+    """The block-design scenarios: clusters are blocks of 5 documents sharing 3 annotators."""
+    from humaneval.ppi.simulate import judged_study
+
+    human, _ = judged_study(n_documents=400_000, n_systems=2, human_share=1.0, n_annotators=1, seed=999)
+    truth = float(human.loc[human["system"] == "s0", "score"].mean())
+    rows = [
+        block_scenario(b, opts.studies // 2, opts.resamples, opts.seed + b, truth) for b in (4, 8, 16, 32)
+    ]
+    table = pd.DataFrame(rows)
+    table.to_csv(opts.out / "ppi_coverage_blocks.csv", index=False)
+    lines = [
+        "| human-rated blocks (5 documents × 3 annotators) | documents | PPI++ | human-only | PPBoot |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.blocks} | {r.documents} | {r.coverage_ppi:.3f} | {r.coverage_human:.3f} | "
+        f"{r.coverage_ppboot:.3f} |"
+        for r in table.itertuples()
+    ]
+    (opts.out / "ppi_coverage_blocks.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":
