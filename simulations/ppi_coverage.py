@@ -152,7 +152,7 @@ def blocks(opts: argparse.Namespace) -> None:
     """The block-design scenarios: clusters are blocks of 5 documents sharing 3 annotators."""
     from humaneval.ppi.simulate import judged_study
 
-    human, _ = judged_study(n_documents=400_000, n_systems=2, human_share=1.0, n_annotators=1, seed=999)
+    human, _ = judged_study(n_documents=200_000, n_systems=2, human_share=1.0, n_annotators=1, seed=999)
     truth = float(human.loc[human["system"] == "s0", "score"].mean())
     rows = [
         block_scenario(b, opts.studies // 2, opts.resamples, opts.seed + b, truth) for b in (4, 8, 16, 32)

@@ -290,3 +290,30 @@ def test_report_shows_human_only_and_ppi_means_beside_each_other(tmp_path):
     assert row in page
     saved = json.loads((tmp_path / "report.json").read_text())["ppi"][0]["systems"]
     assert [r["estimate"] for r in saved] == pytest.approx(direct["estimate"].tolist(), abs=1e-12)
+
+
+def test_blocks_get_the_small_sample_correction_and_t_intervals():
+    """Blocks as clusters: variances × G/(G − 1), t(G − 1) quantiles (CR1); documents keep ppi_py's form."""
+    human, judge = judged_study(
+        n_documents=200, n_systems=2, human_share=0.4, n_annotators=3, docs_per_block=5, seed=9
+    )
+    result = ppi_systems(human, judge, n_resamples=0, adjust="none")
+    row = result.systems.iloc[0]
+    assert result.clustering == "block" and row["n_clusters"] == 16 and row["df"] == 15
+    part = result.systems  # the same estimate without the correction, by the array function
+    items = human[human["system"] == "s0"].groupby("document")["score"].mean()
+    s0 = judge[judge["system"] == "s0"].set_index("document")["score"]
+    block = human.drop_duplicates("document").set_index("document")["annotator"].str.split("a").str[0]
+    labelled = s0.index.isin(items.index)
+    plain = ppi_mean(
+        items.reindex(s0.index[labelled]).to_numpy(),
+        s0[labelled].to_numpy(),
+        s0[~labelled].to_numpy(),
+        clusters=block.reindex(s0.index[labelled]).to_numpy(),
+        clusters_unlabeled=s0.index[~labelled].to_numpy(),
+    )
+    assert part.iloc[0]["estimate"] == pytest.approx(plain.estimate)
+    assert part.iloc[0]["se"] == pytest.approx(plain.se * np.sqrt(16 / 15))
+    half = part.iloc[0]["ci_high"] - part.iloc[0]["estimate"]
+    assert half == pytest.approx(stats.t.ppf(0.975, 15) * part.iloc[0]["se"])
+    assert result.contrasts["df"].iloc[0] == 15 and result.contrasts["test"].iloc[0] == "t"

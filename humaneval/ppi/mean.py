@@ -63,6 +63,8 @@ class MeanEstimate:
     n: int
     n_unlabeled: int
     n_clusters: int
+    #: Degrees of freedom of the t reference (∞: normal intervals, as ppi_py).
+    df: float = float("inf")
 
     @property
     def gain(self) -> float:
@@ -122,6 +124,7 @@ def ppi_mean(
     clusters_unlabeled: np.ndarray | None = None,
     lam: float | None = None,
     confidence_level: float = 0.95,
+    small_sample: bool = False,
 ) -> MeanEstimate:
     """The PPI++ estimate of the mean of ``y`` with its normal interval, beside the human-only one.
 
@@ -137,6 +140,10 @@ def ppi_mean(
         A fixed λ (0 = human only, 1 = PPI); by default the PPI++ λ̂.
     confidence_level : float
         Of the two-sided normal intervals.
+    small_sample : bool
+        For clusters of several units (blocks): scale both variances by G/(G − 1) and use t(G − 1)
+        quantiles, G the number of human-rated clusters (CR1 with G − 1 degrees of freedom; Cameron &
+        Miller 2015). Off, the formulas are those of ``ppi_py``.
 
     Returns
     -------
@@ -165,14 +172,17 @@ def ppi_mean(
     codes, codes_u, n_cl = cluster_codes(clusters, clusters_unlabeled, n, big_n)
     if lam is None:
         lam = ppi_lambda(y, f, g, codes, codes_u, n_cl)
-    z = stats.norm.ppf(0.5 + confidence_level / 2)
+    g_clusters = len(np.unique(codes))
+    df = float(g_clusters - 1) if small_sample and g_clusters > 1 else float("inf")
+    scale = g_clusters / (g_clusters - 1) if np.isfinite(df) else 1.0
+    z = stats.t.ppf(0.5 + confidence_level / 2, df)
     rect = y - lam * f
     estimate = lam * g.mean() + rect.mean()
     influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
-    se = float(np.sqrt(influence @ influence))
+    se = float(np.sqrt(scale * (influence @ influence)))
     human = float(y.mean())
     human_influence = cluster_sums(y, codes, n_cl) / n
-    human_se = float(np.sqrt(human_influence @ human_influence))
+    human_se = float(np.sqrt(scale * (human_influence @ human_influence)))
     return MeanEstimate(
         estimate=float(estimate),
         se=se,
@@ -185,7 +195,8 @@ def ppi_mean(
         human_ci_high=float(human + z * human_se),
         n=n,
         n_unlabeled=big_n,
-        n_clusters=len(np.unique(codes)),
+        n_clusters=g_clusters,
+        df=df,
     )
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
+from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p, tukey_quantile
 from humaneval.errors import InsufficientDataError
 from humaneval.ppi.bootstrap import ppboot_intervals
 from humaneval.ppi.items import MIN_UNITS, Items, judged_items
@@ -196,6 +196,7 @@ def ppi_systems(
     clusters = np.zeros(len(docs), dtype=int)
     clusters[row] = table["cluster"].to_numpy()
     doc_weights = None if weights is None else weights.reindex(docs).to_numpy()
+    blocks = items.clustering == "block"
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
 
@@ -215,7 +216,7 @@ def ppi_systems(
                 "judge scores of further summaries"
             )
         pi = None if doc_weights is None else doc_weights[judged]
-        est, target = _estimate(y, f, clusters[judged], pi, confidence_level)
+        est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks)
         targets.append(target)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
         for flag in _flags(y[np.isfinite(y)], est):
@@ -231,7 +232,7 @@ def ppi_systems(
             targets.append(None)
             continue
         pi = None if doc_weights is None else doc_weights[both]
-        est, target = _estimate(y, f, clusters[both], pi, confidence_level)
+        est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks)
         targets.append(target)
         pair_rows.append({**names, **_columns(est)})
     if n_resamples:
@@ -285,7 +286,7 @@ def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) ->
     return checked_probabilities(probabilities, items.table)
 
 
-def _estimate(y, f, clusters, probability, confidence_level):
+def _estimate(y, f, clusters, probability, confidence_level, small_sample=False):
     """One PPI estimate (PPI++ or, with design probabilities, IPW) and its PPBoot target."""
     if probability is not None:
         est = ipw_mean(y, f, probability, clusters=clusters, confidence_level=confidence_level)
@@ -298,6 +299,7 @@ def _estimate(y, f, clusters, probability, confidence_level):
         clusters=clusters[labelled],
         clusters_unlabeled=clusters[~labelled],
         confidence_level=confidence_level,
+        small_sample=small_sample,
     )
     return est, (y[labelled], f[labelled], clusters[labelled], f[~labelled], clusters[~labelled])
 
@@ -317,6 +319,7 @@ def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
     if est is None:
         return {
             **dict.fromkeys(names, np.nan),
+            "df": np.nan,
             "n_human": 0,
             "n_judge_only": 0,
             "n_clusters": 0,
@@ -325,6 +328,7 @@ def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
         }
     return {
         **{k: getattr(est, k) for k in names},
+        "df": est.df,
         "n_human": est.n,
         "n_judge_only": est.n_unlabeled,
         "n_clusters": est.n_clusters,
@@ -368,17 +372,26 @@ def _contrast_table(rows: list[dict], n_systems: int, adjust: str, confidence_le
     z = table["estimate"] / table["se"]
     human_z = table["human_estimate"] / table["human_se"]
     n_pairs = int(table["estimate"].notna().sum())
+    finite = table.pop("df").to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    dof = float(finite.min()) if len(finite) else np.inf  # blocks: t(G − 1), the fewest clusters of a pair
     table.insert(4, "statistic", z)
-    table.insert(5, "df", np.inf)
-    table.insert(6, "p_unadj", 2 * stats.norm.sf(np.abs(z)))
-    table.insert(7, "p_adj", _adjusted(z.to_numpy(), adjust, n_systems))
+    table.insert(5, "df", dof)
+    table.insert(6, "p_unadj", 2 * stats.t.sf(np.abs(z), dof))
+    table.insert(7, "p_adj", _adjusted(z.to_numpy(), adjust, n_systems, dof))
     table.insert(8, "adjust", adjust)
-    critical = critical_value(adjust, n_systems, max(n_pairs, 1), confidence_level)
+    if adjust == "tukey":
+        critical = tukey_quantile(n_systems, confidence_level, dof) / np.sqrt(2.0)
+    elif np.isfinite(dof):
+        tail = (1 - confidence_level) / (2 * (max(n_pairs, 1) if adjust in ("holm", "bonferroni") else 1))
+        critical = stats.t.ppf(1 - tail, dof)
+    else:
+        critical = critical_value(adjust, n_systems, max(n_pairs, 1), confidence_level)
     table["ci_low"] = table["estimate"] - critical * table["se"]
     table["ci_high"] = table["estimate"] + critical * table["se"]
     table["human_ci_low"] = table["human_estimate"] - critical * table["human_se"]
     table["human_ci_high"] = table["human_estimate"] + critical * table["human_se"]
-    table["human_p_adj"] = _adjusted(human_z.to_numpy(), adjust, n_systems)
+    table["human_p_adj"] = _adjusted(human_z.to_numpy(), adjust, n_systems, dof)
     table["better"] = pd.Series(
         [
             (a if e > 0 else b) if p < 1 - confidence_level else None
@@ -388,17 +401,17 @@ def _contrast_table(rows: list[dict], n_systems: int, adjust: str, confidence_le
         ],
         dtype=object,
     )
-    table["test"] = "z"
+    table["test"] = "z" if not np.isfinite(dof) else "t"
     return table
 
 
-def _adjusted(z: np.ndarray, adjust: str, n_systems: int) -> np.ndarray:
+def _adjusted(z: np.ndarray, adjust: str, n_systems: int, dof: float = np.inf) -> np.ndarray:
     ok = np.isfinite(z)
     out = np.full(z.shape, np.nan)
     if not ok.any():
         return out
     if adjust == "tukey":
-        out[ok] = tukey_p(z[ok], n_systems)
+        out[ok] = tukey_p(z[ok], n_systems, dof)
     else:
-        out[ok] = adjust_pvalues(2 * stats.norm.sf(np.abs(z[ok])), adjust)
+        out[ok] = adjust_pvalues(2 * stats.t.sf(np.abs(z[ok]), dof), adjust)
     return out
