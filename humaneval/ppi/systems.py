@@ -43,8 +43,8 @@ class PPIAnalysis:
 
     ``systems`` has one row per system: ``estimate``, ``se``, ``ci_low``, ``ci_high`` (PPI++), ``lam``,
     ``human_estimate``, ``human_se``, ``human_ci_low``, ``human_ci_high`` (humans only, same units),
-    ``boot_ci_low``, ``boot_ci_high`` (PPBoot), ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``,
-    ``n_effective`` and ``judge_mean``. ``contrasts`` has the contrast-table columns of docs/vocabulary.md
+    ``boot_ci_low``, ``boot_ci_high`` (PPBoot), ``df`` (∞, or G − 1 with blocks as clusters),
+    ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``, ``n_effective`` and ``judge_mean``. ``contrasts`` has the contrast-table columns of docs/vocabulary.md
     (``system_a − system_b``) and the same extra columns, with ``human_p_adj``.
     """
 
@@ -85,7 +85,12 @@ class PPIAnalysis:
         lines = [
             f"prediction-powered inference (PPI++) with judge {self.judge!r}"
             + (f", criterion {self.criterion}" if self.criterion else ""),
-            f"clusters: {self.n_clusters} {unit} (cluster-robust variances); "
+            f"clusters: {self.n_clusters} {unit} (cluster-robust variances"
+            + (
+                "; CR1 with t(G − 1) intervals, G the human-rated blocks); "
+                if self.clustering == "block"
+                else "); "
+            )
             + ("inverse-probability weights from the design" if self.weighting != "none" else "unweighted"),
         ]
         lines += [f"warning: {c}" for c in self.cautions]
