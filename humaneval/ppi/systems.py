@@ -44,8 +44,9 @@ class PPIAnalysis:
     ``systems`` has one row per system: ``estimate``, ``se``, ``ci_low``, ``ci_high`` (PPI++), ``lam``,
     ``human_estimate``, ``human_se``, ``human_ci_low``, ``human_ci_high`` (humans only, same units),
     ``boot_ci_low``, ``boot_ci_high`` (PPBoot), ``df`` (∞, or G − 1 with blocks as clusters),
-    ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``, ``n_effective`` and ``judge_mean``. ``contrasts`` has the contrast-table columns of docs/vocabulary.md
-    (``system_a − system_b``) and the same extra columns, with ``human_p_adj``.
+    ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``, ``n_effective`` and ``judge_mean``.
+    ``contrasts`` has the contrast-table columns of docs/vocabulary.md (``system_a − system_b``) and the
+    same extra columns, with ``human_p_adj``.
     """
 
     judge: str
