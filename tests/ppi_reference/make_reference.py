@@ -6,9 +6,10 @@ so it lives in a scratch environment and its numbers are stored here:
     python3 -m venv /tmp/ppivenv && /tmp/ppivenv/bin/pip install ppi-python==0.2.3
     /tmp/ppivenv/bin/python tests/ppi_reference/make_reference.py
 
-writes ``reference.json`` (array cases, ``ppi_power`` budgets) and ``study.csv`` + ``study_judge.csv`` (a ratings table with
-human ratings of 20 % of the summaries: every summary of 20 of the 100 documents, two annotators
-each, and a judge's scores of all 500 summaries) with the per-system and per-pair numbers.
+writes ``reference.json`` (array cases, ``ppi_power`` budgets) and ``study.csv`` + ``study_judge.csv``
+(a ratings table with human ratings of 20 % of the summaries: every summary of 20 of the 100
+documents, two annotators each, and a judge's scores of all 500 summaries) with the per-system and
+per-pair numbers.
 """
 
 from __future__ import annotations
