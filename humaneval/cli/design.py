@@ -79,6 +79,20 @@ from humaneval.methods import METHODS
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
+@click.option(
+    "--calibration",
+    type=InputFile(),
+    default=None,
+    help="A judge-scored pool (ratings table of an LLM judge): design the human calibration subset of it, "
+    "whole documents spread over the judge's scores (docs/judges.md); --documents may then be a count.",
+)
+@click.option(
+    "--calibration-items",
+    type=COUNT,
+    default=100,
+    show_default=True,
+    help="With --calibration: summaries to calibrate on (each rated by --annotators-per-block humans).",
+)
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
@@ -92,10 +106,23 @@ def command(**o) -> None:
     )
 
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
+    documents, summaries = read_documents(o["documents"]), read_summaries(o["summaries"])
+    calibration = None
+    if o["calibration"] is not None:
+        from humaneval.judges.planning import calibration_documents, plan_calibration
+        from humaneval.ratings import load_ratings
+
+        pool = load_ratings(o["calibration"], continuous=True)
+        calibration = plan_calibration(
+            pool, o["calibration_items"], humans_per_item=o["annotators_per_block"], seed=o["seed"]
+        )
+        documents, summaries = calibration_documents(calibration, documents, summaries)
+        if o["systems"] is None and not summaries:
+            o["systems"] = ",".join(pool.systems)
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     spec = DesignSpec(
-        documents=read_documents(o["documents"]),
-        summaries=read_summaries(o["summaries"]),
+        documents=documents,
+        summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
         method=o["method"],
@@ -138,6 +165,8 @@ def command(**o) -> None:
         line = f"design {design.design_id}: {len(design.table)} rows, {len(design.slots)} slots → {files}"
         if spec.criteria:
             line += "\ncriteria: " + "; ".join(f"{c.name} ({c.scale().describe()})" for c in spec.criteria)
+        if calibration is not None:
+            line += "\n" + calibration.summary()
         return line + ("\n\n" + summary.to_markdown() if o["show_summary"] else "")
 
     emit(
@@ -148,6 +177,7 @@ def command(**o) -> None:
             "summary": summary.to_dict(),
             "balance": design.balance,
             "criteria": [c.to_dict() for c in design.criteria],
+            "calibration": None if calibration is None else calibration.to_dict(),
         },
         o["as_json"],
         render,

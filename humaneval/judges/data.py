@@ -173,7 +173,8 @@ def read_annotations(
 
         ratings = load_ratings(source if label else frame)  # type: ignore[arg-type]
         return _mark(from_ratings(ratings), rater_kind, judges)
-    return _validate(frame, rater_kind, judge_list(judges), label)
+    typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
+    return _validate(frame, rater_kind, judge_list(judges), label, typed)
 
 
 def load_annotations(
@@ -306,7 +307,7 @@ def _is_ratings_table(frame: pd.DataFrame) -> bool:
 
 
 def _validate(
-    frame: pd.DataFrame, rater_kind: str | None, judges: list[str], source: str | None
+    frame: pd.DataFrame, rater_kind: str | None, judges: list[str], source: str | None, typed: bool = True
 ) -> Annotations:
     prefix = f"{source}: " if source else ""
     frame = frame.reset_index(drop=True)
@@ -347,7 +348,7 @@ def _validate(
     if judges:
         check_judge_names(judges, data["annotator"], source)
         data.loc[data["annotator"].isin(judges), "rater_kind"] = "judge"
-    data, kind = _labels(data, prefix)
+    data, kind = _labels(data, prefix, typed)
     keys = ["item", "annotator"] + (["criterion"] if "criterion" in data else [])
     dup = np.flatnonzero((data.duplicated(keys, keep=False) & (data["rater_kind"] == "human")).to_numpy())
     if len(dup):
@@ -361,26 +362,28 @@ def _validate(
     return Annotations(data=data[columns + extra].reset_index(drop=True), label_kind=kind, source=source)
 
 
-def _labels(data: pd.DataFrame, prefix: str) -> tuple[pd.DataFrame, LabelKind]:
+def _labels(data: pd.DataFrame, prefix: str, typed: bool) -> tuple[pd.DataFrame, LabelKind]:
     raw = data["label"]
     missing = raw.isna() | raw.astype(str).str.strip().eq("")
     data = data[~missing.to_numpy()].reset_index(drop=True)
     if data.empty:
         raise RatingsError(f"{prefix}every label is missing")
     raw = data["label"]
-    is_bool = raw.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy()
-    numbers = pd.to_numeric(raw.where(~is_bool), errors="coerce").to_numpy(dtype=float)
-    numeric = ~np.isnan(numbers)
-    if numeric.all():
-        if np.isinf(numbers).any():
-            bad = np.flatnonzero(np.isinf(numbers))
-            raise RatingsError(f"{prefix}label is infinite at row {_rows(bad)}")
+    if typed:  # JSON and DataFrames carry types: a string is a category even when it looks like a digit
+        word = raw.map(lambda v: isinstance(v, str | bool | np.bool_)).to_numpy()
+    else:  # a delimited text table is all text: numbers are whatever parses as one
+        word = np.isnan(pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float))
+    numbers = pd.to_numeric(raw.where(~word), errors="coerce").to_numpy(dtype=float)
+    if not word.any():
+        bad = np.flatnonzero(np.isnan(numbers) | np.isinf(numbers))
+        if len(bad):
+            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]!r} at row {_rows(bad)} is not a number")
         return data.assign(label=numbers), "numeric"
-    if numeric.any():
-        number, word = np.flatnonzero(numeric)[0], np.flatnonzero(~numeric)[0]
+    if not word.all():
+        number, text = np.flatnonzero(~word)[0], np.flatnonzero(word)[0]
         raise RatingsError(
             f"{prefix}labels mix numbers and words ({raw.iloc[number]!r} at row {number}, "
-            f"{raw.iloc[word]!r} at row {word}); use one type (numbers for ratings, words for categories)"
+            f"{raw.iloc[text]!r} at row {text}); use one type (numbers for ratings, words for categories)"
         )
     return data.assign(label=raw.astype(str).str.strip()), "categorical"
 
