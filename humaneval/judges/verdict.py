@@ -9,12 +9,14 @@ and flags each disagreement in words, so that no single number picks the judge.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from humaneval.errors import DataWarning
 from humaneval.judges.agreement import JudgeAgreement, judge_agreement
 from humaneval.judges.alttest import AltTestResult, Scoring, alt_test
 from humaneval.judges.bias import BiasAudit, bias_audit
@@ -144,7 +146,9 @@ def assess_judges(
     JudgeAssessment
     """
     table = annotations if isinstance(annotations, Annotations) else read_annotations(annotations)
-    test = alt_test(table, epsilon=epsilon, profile=profile, scoring=scoring, criterion=criterion)
+    with warnings.catch_warnings():  # the cautions travel in the result (and its summary) instead
+        warnings.simplefilter("ignore", DataWarning)
+        test = alt_test(table, epsilon=epsilon, profile=profile, scoring=scoring, criterion=criterion)
     agreement = judge_agreement(table, n_resamples=n_resamples, seed=seed, criterion=criterion)
     bias = bias_audit(table, self_systems=self_systems, criterion=criterion)
     return JudgeAssessment(
