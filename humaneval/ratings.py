@@ -224,6 +224,31 @@ class Ratings:
                 return scale
         return None
 
+    def _points(self) -> int | None:
+        """The number of whole-number points of a declared discrete scale (None if continuous)."""
+        low, high = self.scale
+        if self.continuous or not (float(low).is_integer() and float(high).is_integer()):
+            return None
+        return int(high - low) + 1
+
+    def declared_points(self, criterion: str | None = None) -> list[float] | None:
+        """The points of the declared discrete scale of ``criterion`` (all criteria when None), or
+        None when no discrete scale is declared.
+
+        Examples
+        --------
+        >>> from humaneval.datasets import wine_ratings
+        >>> load_ratings(wine_ratings(), scale="1-5").declared_points()
+        [1.0, 2.0, 3.0, 4.0, 5.0]
+        """
+        scales = [self.scale_of(criterion)] if criterion is not None else list(self.scales)
+        discrete = [s for s in scales if s is not None and s.points]
+        if discrete:
+            return sorted({float(v) for s in discrete for v in np.linspace(s.low, s.high, s.points)})
+        if self.scales or not self.scale_declared or self._points() is None:
+            return None
+        return [float(v) for v in np.arange(self.scale[0], self.scale[1] + 1)]
+
     def write(self, path: str | Path) -> Path:
         """Write the table as CSV, TSV or JSON lines (by extension).
 
@@ -234,7 +259,7 @@ class Ratings:
         if self.response == "score" and self.scale_declared:
             write_scales(
                 sidecar_path(written),
-                self.scales or (Scale(None, *self.scale),),
+                self.scales or (Scale(None, *self.scale, points=self._points()),),
                 continuous=self.continuous,
             )
         return written
@@ -320,7 +345,7 @@ def load_ratings(
             scale = read_scales(sidecar)
             if any(s.points is None for s in scale):
                 continuous = True
-    return validate_ratings(
+    ratings = validate_ratings(
         frame,
         response=response,
         columns=columns,
@@ -331,6 +356,28 @@ def load_ratings(
         lines=lines,
         judges=judges,
     )
+    if label is not None:
+        _restore_numbers(ratings.data)
+    return ratings
+
+
+#: Columns whose meaning the package knows; every other column passes through as the user wrote it.
+KNOWN_COLUMNS = (*ID_COLUMNS, *RESPONSES, *OPTIONAL_COLUMNS, *COMPARATIVE_KEYS, "block")
+
+
+def _restore_numbers(data: pd.DataFrame) -> None:
+    """Give pass-through columns read from a file the dtype ``pd.read_csv`` gives them: a column of
+    numbers is numeric (a covariate in a formula is one slope, as in R), anything else stays text.
+    A number column meant as a factor is marked in the formula: ``C(x)``."""
+    for column in data.columns:
+        if column in KNOWN_COLUMNS or pd.api.types.is_numeric_dtype(data[column]):
+            continue
+        try:
+            numbers = pd.to_numeric(data[column])
+        except (ValueError, TypeError):
+            continue
+        if numbers.notna().any():
+            data[column] = numbers
 
 
 def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:

@@ -19,6 +19,7 @@ methods that use it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
@@ -80,7 +81,7 @@ class AnalysisOptions:
     engine: str = "native"
     structure: str = "auto"
     link: str = "logit"
-    reference: str | None = None
+    reference: str | Mapping[str, str] | None = None
     adjust: str | None = None
     fallback: bool = True
     alpha: float = 0.05

@@ -9,6 +9,7 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ import pandas as pd
 
 from humaneval._deprecation import renamed
 from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
+from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -28,6 +30,7 @@ from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
 from humaneval.ratings import Ratings, as_ratings
+from humaneval.structure import describe_structure
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -148,8 +151,13 @@ class Analysis:
         emms = self.emms
         factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
         lines = []
+        categories = (self.extra or {}).get("categories") or {}
+        used = categories.get("used") or []
+        same = "expected" in set(emms["mode"]) and used == list(range(1, len(used) + 1))
         for mode, part in emms.groupby("mode", sort=False):
-            lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+            if same and mode == "mean.class":
+                continue  # the class index is the score on a 1..K scale with every point used
+            lines += ["", _emm_heading(str(mode), categories)]
             for row in part.itertuples(index=False):
                 label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
                 lines.append(
@@ -190,6 +198,23 @@ class Analysis:
         return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
 
 
+def _emm_heading(mode: str, categories: dict) -> str:
+    """What an EMM table holds, in words a reader cannot mistake: the expected score is on the
+    ratings' own values, the class index is not a score."""
+    used = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in categories.get("used", []))
+    if mode == "expected":
+        unused = categories.get("unused")
+        never = f"; never used: {', '.join(f'{v:g}' for v in unused)}" if unused else ""
+        return f"estimated marginal means (expected score on the scale's own values {used}{never}; 95% CI)"
+    if mode == "mean.class":
+        k = len(categories.get("used", [])) or "K"
+        return (
+            f"estimated marginal means (mean.class: expected class index 1..{k} over the categories "
+            f"used, {used}; not a score; 95% CI)"
+        )
+    return f"estimated marginal means ({mode}, 95% CI)"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -202,7 +227,7 @@ def analyze(
     engine: str = "native",
     structure: str = "auto",
     link: str = "logit",
-    reference: str | None = None,
+    reference: str | Mapping[str, str] | None = None,
     adjust: str | None = None,
     aggregate: str = "none",
     criterion: str | None = None,
@@ -254,8 +279,9 @@ def analyze(
         design's maximal structure and walks the fallback ladder.
     link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
         The CLMM link.
-    reference : str, optional
-        Reference system of the treatment coding.
+    reference : str or mapping, optional
+        Reference level of the treatment coding: a system, or factor → level
+        (``{"temp": "warm"}``, the CLI's ``--reference temp=warm``) for formula fits.
     adjust : {"tukey", "holm", "bonferroni", "none"}, optional
         Multiple-comparison adjustment of the contrasts.
     aggregate : {"none", "document", "cluster"}
@@ -378,6 +404,10 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
     )
     adjust, alpha = options.adjust or "tukey", options.alpha
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
+    caution = clmm_calibration(describe_structure(table))
+    if caution is not None:
+        # stacklevel 4: the caller of analyze() (through the adapter)
+        warnings.warn(caution, AnalysisCaution, stacklevel=4)
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -388,6 +418,7 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
         fit=fit,
         criterion=criterion,
         kind=kind,
+        cautions=() if caution is None else (caution,),
     )
 
 
@@ -528,7 +559,7 @@ def _analyze_formula(
     engine: str,
     structure: str,
     link: str,
-    reference: str | None,
+    reference: str | Mapping[str, str] | None,
     adjust: str,
     criterion: str | None,
     alpha: float,
@@ -548,7 +579,6 @@ def _analyze_formula(
         frame, response = table.data, table.response
     if formula is None:
         from humaneval.clmm.structures import structure_formula
-        from humaneval.structure import describe_structure
 
         nested = describe_structure(table).family == "nested"
         chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
@@ -562,6 +592,7 @@ def _analyze_formula(
         threshold=threshold,
         progress=progress,
     )
+    categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
     factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
     contrasts = pd.DataFrame(columns=list(CONTRAST_COLUMNS))
@@ -574,7 +605,11 @@ def _analyze_formula(
         contrasts["test"] = "z"
         latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
         mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
-        emms = pd.concat([latent, mean_class], ignore_index=True)
+        parts = [latent, mean_class]
+        if categories["values_numeric"]:
+            expected = emmeans(fit, factor, by=by, mode="expected").assign(mode="expected")
+            parts.insert(1, expected)
+        emms = pd.concat(parts, ignore_index=True)
         omnibus = wald_omnibus(fit, factor)
         if by is None:
             est = latent.set_index(factor)["emmean"]
@@ -597,6 +632,7 @@ def _analyze_formula(
             threshold=threshold,
         )
         lr = lr_test(restricted, fit)
+    extra = {"categories": categories} if emms is not None else None
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -610,7 +646,26 @@ def _analyze_formula(
         lr_test=lr,
         omnibus=omnibus,
         by=tuple(by_cols),
+        extra=extra,
     )
+
+
+def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:
+    """The response categories the model knows (the values used) and, when the scale is declared
+    (``ratings.scale.json``, ``Ratings.scales``), the declared points never used."""
+    try:
+        used: list = [float(v) for v in fit.levels]
+        numeric = True
+    except (TypeError, ValueError):
+        used, numeric = [str(v) for v in fit.levels], False
+    declared = table.declared_points(criterion) if table is not None and numeric else None
+    unused = None if declared is None else [v for v in declared if v not in set(used)]
+    return {
+        "used": used,
+        "declared": declared,
+        "unused": unused,
+        "values_numeric": numeric,
+    }
 
 
 def _uses(formula: str | None, column: str) -> bool:

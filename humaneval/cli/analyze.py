@@ -74,7 +74,12 @@ from humaneval.errors import RatingsError
     metavar="FORMULA",
     help="A nested formula tested against the fitted one by a likelihood-ratio test.",
 )
-@click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
+@click.option(
+    "--reference",
+    default=None,
+    metavar="SYSTEM|FACTOR=LEVEL",
+    help="Reference level of the treatment coding: a system, or e.g. temp=warm for a formula's factor.",
+)
 @click.option(
     "--adjust",
     type=click.Choice(ADJUSTMENTS),

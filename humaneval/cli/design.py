@@ -9,14 +9,16 @@ import click
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, PLATFORMS, REMAINDERS
+from humaneval.errors import DesignError
 from humaneval.methods import METHODS
 
 
 @click.command()
 @click.option(
     "--documents",
-    required=True,
-    help="Number of documents, or a file of ids (column document/id, optional text).",
+    default=None,
+    help="Number of documents, or a file of ids (column document/id, optional text); "
+    "default: the documents of --summaries.",
 )
 @click.option("--systems", default=None, help="Comma-separated system names (default: those of --summaries).")
 @click.option("--summaries", type=InputFile(), default=None, help="Table document, system, text.")
@@ -29,7 +31,12 @@ from humaneval.methods import METHODS
 )
 @click.option("--family", type=click.Choice(FAMILIES), default="blocks", show_default=True)
 @click.option("--docs-per-block", type=COUNT, default=5, show_default=True)
-@click.option("--annotators-per-block", type=COUNT, default=3, show_default=True)
+@click.option(
+    "--annotators-per-block",
+    type=COUNT,
+    default=None,
+    help="Annotators per block [default: 3; nested designs have 1].",
+)
 @click.option("--remainder", type=click.Choice(REMAINDERS), default="spread", show_default=True)
 @click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True)
 @click.option("--attention-checks", type=NONNEG, default=2, show_default=True, help="Checks per annotator.")
@@ -100,13 +107,27 @@ def command(**o) -> None:
         BWSOptions,
         DesignSpec,
         PairOptions,
+        documents_of,
         generate_design,
         read_documents,
         read_summaries,
     )
 
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
-    documents, summaries = read_documents(o["documents"]), read_summaries(o["summaries"])
+    fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
+    summaries = read_summaries(o["summaries"])
+    if o["documents"] is None and not summaries and o["calibration"] is None:
+        raise DesignError("give --documents (a count or a file of ids) or --summaries (document, system)")
+    per_block = o["annotators_per_block"]
+    if o["family"] == "nested" and per_block not in (None, 1):
+        raise DesignError(
+            f"--family nested has one annotator per block, not {per_block}; use --family blocks for "
+            f"{per_block} annotators per block"
+        )
+    if o["documents"] is not None:
+        documents = read_documents(o["documents"])
+    else:  # from the summaries, or (a calibration alone) the pool's documents: 0 stands for "all of them"
+        documents = documents_of(summaries) if summaries else 0
     calibration = None
     if o["calibration"] is not None:
         from humaneval.judges.planning import calibration_documents, plan_calibration
@@ -114,12 +135,11 @@ def command(**o) -> None:
 
         pool = load_ratings(o["calibration"], continuous=True)
         calibration = plan_calibration(
-            pool, o["calibration_items"], humans_per_item=o["annotators_per_block"], seed=o["seed"]
+            pool, o["calibration_items"], humans_per_item=per_block or 3, seed=o["seed"]
         )
         documents, summaries = calibration_documents(calibration, documents, summaries)
         if o["systems"] is None and not summaries:
             o["systems"] = ",".join(pool.systems)
-    fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     spec = DesignSpec(
         documents=documents,
         summaries=summaries,
@@ -128,7 +148,7 @@ def command(**o) -> None:
         method=o["method"],
         family=o["family"],
         documents_per_block=o["docs_per_block"],
-        annotators_per_block=o["annotators_per_block"],
+        annotators_per_block=1 if o["family"] == "nested" else per_block or 3,
         remainder=o["remainder"],
         order=o["order"],
         checks_per_annotator=o["attention_checks"],

@@ -32,7 +32,7 @@ from humaneval.comparative.agreement import ComparativeAgreement
 from humaneval.comparative.power import ComparativePower
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
-from humaneval.errors import HumanEvalError
+from humaneval.errors import AnalysisCaution, HumanEvalError
 from humaneval.judges.data import from_ratings
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.model import OrdinalModel
@@ -438,7 +438,9 @@ def _criterion_report(
         reliability=reliability,
         means=means,
         power=note,
-        fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+        fit_warnings=tuple(
+            dict.fromkeys(str(w.message) for w in caught if not issubclass(w.category, AnalysisCaution))
+        ),
         power_error=power_error,
         reliability_error=reliability_error,
         means_interval=means_interval,

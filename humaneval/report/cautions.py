@@ -140,7 +140,7 @@ def model_cautions(analysis: Any, fit_warnings: Iterable[str] = ()) -> list[Caut
     fit = analysis.fit
     if getattr(fit, "kind", None) in COMPARATIVE_KINDS:
         return [Caution(MODEL, _sentence(text)) for text in analysis.cautions]
-    out = []
+    out = [Caution(MODEL, _sentence(text)) for text in analysis.cautions]  # e.g. known mis-calibration
     fell_back = fit is not None and bool(fit.fallbacks)
     for attempt in fit.fallbacks if fit is not None else ():
         text = (
