@@ -262,13 +262,13 @@ def test_alpha_with_and_without_judge_matches_the_krippendorff_package():
     assert result.loc["j1", "tau_item"] == pytest.approx(tau, abs=1e-12)
 
 
-def likert_with_judges(seed: int = 0) -> pd.DataFrame:
+def likert_with_judges(seed: int = 0, n_documents: int = 60) -> pd.DataFrame:
     """6 systems × 60 documents, 3 humans per summary; a judge that follows each summary's quality but
     reverses the small differences between systems, and a noisy judge that keeps their order."""
     rng = np.random.default_rng(seed)
     quality = np.linspace(-0.3, 0.3, 6)
     rows = []
-    for d in range(60):
+    for d in range(n_documents):
         for s, q in enumerate(quality):
             latent = q + rng.normal(0, 1.0)
             for a in range(3):

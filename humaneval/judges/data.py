@@ -171,8 +171,9 @@ def read_annotations(
     if _is_ratings_table(frame):
         from humaneval.ratings import load_ratings
 
-        ratings = load_ratings(source if label else frame)  # type: ignore[arg-type]
-        return _mark(from_ratings(ratings), rater_kind, judges)
+        # the judges are named before validation: their repeated samples are then not duplicates
+        ratings = load_ratings(source if label else frame, judges=judges, continuous=True)  # type: ignore[arg-type]
+        return _mark(from_ratings(ratings), rater_kind, None)
     typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
     return _validate(frame, rater_kind, judge_list(judges), label, typed)
 

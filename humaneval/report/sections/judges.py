@@ -68,8 +68,9 @@ def _draw(judges: JudgeAssessment):
         low = verdict["tau_system_low"].to_numpy(float)
         high = verdict["tau_system_high"].to_numpy(float)
         shown = ~np.isnan(tau)
-        err = np.vstack([tau - low, high - tau])[:, shown]
-        right.errorbar(tau[shown], y[shown], xerr=np.nan_to_num(err), fmt="o", color="#333333", capsize=3)
+        # the interval as a line of its own: a percentile interval need not contain the estimate
+        right.hlines(y[shown], low[shown], high[shown], color="#333333")
+        right.plot(tau[shown], y[shown], "o", color="#333333")
         right.axvline(TAU_FLOOR, color="#c05a00", linestyle="--", linewidth=1)
         right.set_xlim(-1, 1)
         right.set_xlabel("system-level Kendall τ")
