@@ -314,3 +314,56 @@ def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path
     direct = assess_judges(from_ratings(ratings), n_resamples=1000, seed=1).to_dict()["judges"]
     assert saved == json.loads(json.dumps(direct))  # the report presents what the API decided
     assert report.structure.n_ratings == 1080  # the human rows only
+
+
+def test_criteria_are_tested_separately_and_judge_samples_are_averaged():
+    one = likert_with_judges(n_documents=20)
+    two = pd.concat(
+        [one.assign(criterion="coherence"), one.assign(criterion="fluency", score=6 - one["score"])]
+    )
+    both = alt_test(load_annotations(two), epsilon=0.2).table.set_index(["criterion", "judge"])
+    alone = alt_test(load_annotations(one), epsilon=0.2).table.set_index("judge")
+    for judge in ("noisy", "reversed"):
+        for criterion in ("coherence", "fluency"):  # 6 − score mirrors the scale: −RMSE is unchanged
+            assert both.loc[(criterion, judge), "winning_rate"] == alone.loc[judge, "winning_rate"]
+            assert (
+                both.loc[(criterion, judge), "advantage_probability"]
+                == alone.loc[judge, "advantage_probability"]
+            )
+    # two samples of a judge whose mean is the one label above: the same test
+    judge = one[one["annotator"] == "reversed"]
+    lower, upper = judge.assign(score=judge["score"] - 1), judge.assign(score=judge["score"] + 1)
+    inside = (judge["score"] > 1) & (judge["score"] < 5)
+    sampled = pd.concat([one[one["annotator"] != "reversed"], lower[inside], upper[inside], judge[~inside]])
+    again = alt_test(load_annotations(sampled), epsilon=0.2).table.set_index("judge")
+    assert again.loc["reversed", "advantage_probability"] == alone.loc["reversed", "advantage_probability"]
+
+
+def test_a_pairwise_judgement_is_one_item():
+    rows = []
+    rng = np.random.default_rng(4)
+    for d in range(40):
+        truth = rng.integers(0, 2)
+        for who, kind, noise in (
+            ("h1", "human", 0.2),
+            ("h2", "human", 0.2),
+            ("h3", "human", 0.2),
+            ("j", "judge", 0.1),
+        ):
+            win = float(truth if rng.random() > noise else 1 - truth)
+            rows += [(who, f"d{d}", "a", "b", win, kind), (who, f"d{d}", "b", "a", 1 - win, kind)]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score", "rater_kind"])
+    annotations = load_annotations(table)
+    assert set(annotations.data["item"]) == {f"d{d}|a|b" for d in range(40)}
+    result = alt_test(annotations, epsilon=0.2)
+    assert result.scoring == "accuracy" and result.table.iloc[0]["n_items"] == 40
+    side = table[table["system"] == "a"]  # each judgement once, as the share of a's wins
+    humans = {
+        h: dict(zip(part["document"], part["score"], strict=True)) for h, part in side.groupby("annotator")
+    }
+    judge = humans.pop("j")
+    omega, rho = loop_alt_test(humans, judge, accuracy, 0.2)
+    assert (
+        result.table.iloc[0]["winning_rate"],
+        result.table.iloc[0]["advantage_probability"],
+    ) == pytest.approx((omega, rho))

@@ -237,29 +237,41 @@ def load_annotations(
 def from_ratings(ratings: Ratings) -> Annotations:
     """A ratings table as annotations: one item per rated summary, its score the label.
 
-    The item id is ``document|system`` (``|opponent`` for pairwise tables, ``|tuple_id`` for
-    best–worst tables); ``document``, ``system``, ``opponent`` and ``position`` travel along for
-    the system-level and bias analyses. Attention checks are left out.
+    The item id is ``document|system`` (``|tuple_id`` for best–worst tables). A pairwise judgement
+    is one item ``document|system|opponent`` seen from the alphabetically first system (its
+    mirror row says the same thing), labelled 1 when that system won, 0 when it lost, 0.5 for a
+    tie. ``document``, ``system``, ``opponent``, ``position``, ``shown_first`` and ``length`` (with
+    ``opponent_length`` for pairs) travel along for the system-level and bias analyses. Attention
+    checks are left out.
     """
     data = ratings.data
     if "is_check" in data:
         data = data[~data["is_check"]]
+    lengths = None
+    if "opponent" in data:
+        if "length" in data:
+            lengths = data.drop_duplicates(["document", "system"]).set_index(["document", "system"])["length"]
+        data = data[data["system"].astype(str) < data["opponent"].astype(str)]
     parts = [data["document"], data["system"]] + [data[c] for c in ("opponent", "tuple_id") if c in data]
     item = parts[0].astype(str)
     for part in parts[1:]:
         item = item + "|" + part.astype(str)
     values = ratings.with_data(data).reported() if ratings.response == "rank" else data[ratings.response]
+    kind = data["rater_kind"].to_numpy() if "rater_kind" in data else "human"
     frame = pd.DataFrame(
         {
             "item": item.to_numpy(),
             "annotator": data["annotator"].to_numpy(),
             "label": values.to_numpy(dtype=float),
-            "rater_kind": data.get("rater_kind", "human"),
+            "rater_kind": kind,
         }
     )
     for column in ("criterion", "document", "system", "opponent", "position", "shown_first", "length"):
         if column in data:
             frame[column] = data[column].to_numpy()
+    if lengths is not None:
+        pairs = pd.MultiIndex.from_arrays([data["document"], data["opponent"]])
+        frame["opponent_length"] = lengths.reindex(pairs).to_numpy()
     return Annotations(data=frame, label_kind="numeric", source=ratings.source)
 
 
