@@ -367,3 +367,24 @@ def test_a_pairwise_judgement_is_one_item():
         result.table.iloc[0]["winning_rate"],
         result.table.iloc[0]["advantage_probability"],
     ) == pytest.approx((omega, rho))
+
+
+def test_pairwise_system_tau_uses_win_rates():
+    rows = []
+    strength = {"a": 2.0, "b": 1.0, "c": 0.0, "d": -1.0}
+    rng = np.random.default_rng(5)
+    pairs = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
+    for doc in range(30):
+        for x, y in pairs:
+            p = 1 / (1 + np.exp(strength[y] - strength[x]))
+            for who, kind in (("h1", "human"), ("h2", "human"), ("h3", "human"), ("fan", "judge")):
+                # the judge prefers d, the weakest system, whenever d is in the pair
+                win = float(rng.random() < p) if not (kind == "judge" and "d" in (x, y)) else float(y != "d")
+                rows += [(who, f"d{doc}", x, y, win, kind), (who, f"d{doc}", y, x, 1 - win, kind)]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score", "rater_kind"])
+    row = judge_agreement(load_annotations(table), n_resamples=1000).table.iloc[0]
+    # humans' win rates order a > b > c > d; the judge puts d (it wins every pair) first
+    human = table[table.rater_kind == "human"].groupby("system")["score"].mean()
+    judge = table[table.rater_kind == "judge"].groupby("system")["score"].mean()
+    assert row["tau_system"] == pytest.approx(stats.kendalltau(human, judge.reindex(human.index)).statistic)
+    assert row["tau_system"] < 0.5 and row["n_systems"] == 4

@@ -8,7 +8,8 @@ Per judge (and criterion):
 - Kendall's τ between the judge's label and the mean human label, over all items (the summary
   level, ``tau_item``) and over the systems' means (``tau_system``, when the labels come from a
   ratings table with at least three systems), with percentile intervals that resample documents
-  (:func:`humaneval.metaeval.bootstrap`). Categorical labels have no order: τ is left empty.
+  (:func:`humaneval.metaeval.bootstrap`). In pairwise tables a summary's score is its win rate
+  (both sides of each judgement). Categorical labels have no order: τ is left empty.
 """
 
 from __future__ import annotations
@@ -137,7 +138,8 @@ def _alpha(frame: pd.DataFrame, level: str, n_resamples: int, seed: int | None) 
 def _layout(data: pd.DataFrame, items: np.ndarray) -> pd.DataFrame:
     """``item → document, system``: from a ratings table, else every item its own document."""
     if {"document", "system"} <= set(data.columns):
-        return data.drop_duplicates("item").set_index("item")[["document", "system"]]
+        columns = ["document", "system"] + (["opponent"] if "opponent" in data else [])
+        return data.drop_duplicates("item").set_index("item")[columns]
     return pd.DataFrame({"document": items, "system": "all"}, index=pd.Index(items, name="item"))
 
 
@@ -149,13 +151,17 @@ def _taus(
         math.nan,
     )
     cells = layout.reindex(pd.Index(humans["item"].unique()))
-    n_docs, n_sys = cells["document"].nunique(), cells["system"].nunique()
+    systems = pd.concat([cells["system"], cells["opponent"]]) if "opponent" in cells else cells["system"]
+    n_docs, n_sys = cells["document"].nunique(), systems.nunique()
     counts = {"n_items": len(cells), "n_documents": int(n_docs), "n_systems": int(n_sys)}
     if level == "nominal":
         return empty | counts
     mean = humans.groupby("item")["label"].mean().reindex(cells.index)
     mine = judge.set_index("item")["label"].reindex(cells.index)
     frame = pd.DataFrame({"document": cells["document"], "system": cells["system"], "h": mean, "p": mine})
+    if "opponent" in cells:  # a pairwise item scores both sides: a summary's score is its win rate
+        mirror = frame.assign(system=cells["opponent"], h=1 - frame["h"], p=1 - frame["p"])
+        frame = pd.concat([frame, mirror])
     H = frame.pivot_table(index="system", columns="document", values="h", aggfunc="mean", dropna=False)
     P = frame.pivot_table(index="system", columns="document", values="p", aggfunc="mean", dropna=False)
     P = P.reindex(index=H.index, columns=H.columns)
