@@ -294,6 +294,11 @@ def _read_file(path: Path) -> pd.DataFrame:
             parsed = None
         if isinstance(parsed, dict):
             return _from_mapping(parsed, str(path))
+        if parsed is not None:  # one JSON document that is not an object: not JSON lines either
+            raise RatingsError(
+                f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is "
+                "{annotator: {item_id: label}} (or JSON lines with item, annotator, label)"
+            )
     return read_table(path, what="annotation table")
 
 
@@ -390,7 +395,7 @@ def _labels(data: pd.DataFrame, prefix: str, typed: bool) -> tuple[pd.DataFrame,
     if not word.any():
         bad = np.flatnonzero(np.isnan(numbers) | np.isinf(numbers))
         if len(bad):
-            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]!r} at row {_rows(bad)} is not a number")
+            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]} at row {_rows(bad)} is not a finite number")
         return data.assign(label=numbers), "numeric"
     if not word.all():
         number, text = np.flatnonzero(~word)[0], np.flatnonzero(word)[0]
