@@ -218,7 +218,8 @@ def alt_test(
         )
     criteria = table.criteria if criterion is None else [criterion]
     if criterion is not None and criterion not in table.criteria:
-        raise OptionError(f"criterion {criterion!r} is not in the annotations; use one of {table.criteria}")
+        choices = ", ".join(map(str, table.criteria))
+        raise OptionError(f"criterion {criterion!r} is not in the annotations; use one of {choices}")
     rows, humans, cautions = [], [], []
     for name in criteria:
         part = table.of_criterion(name)

@@ -163,7 +163,8 @@ def assess_judges(
 def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFrame:
     """Join the alt-test and the agreement per judge and flag where they disagree.
 
-    Flags: passes the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR`;
+    Flags: passes the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR` (or,
+    without resamples, τ itself is below it);
     passes but the α interval with the judge lies wholly below the humans' α; fails but ranks the
     systems like the humans (τ interval above the floor); the judge with the highest advantage
     probability is not the one with the highest system-level τ.
@@ -178,6 +179,11 @@ def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFram
             flags[k].append(
                 f"passes the alt-test, but its system-level τ interval reaches below {TAU_FLOOR:g} "
                 f"({row.tau_system_low:.2f}): it may rank the systems unlike the humans"
+            )
+        elif row.passed and pd.isna(row.tau_system_low) and _num(row.tau_system) < TAU_FLOOR:
+            flags[k].append(  # point estimates only (no resamples)
+                f"passes the alt-test, but its system-level τ is {row.tau_system:.2f}, below {TAU_FLOOR:g}: "
+                "it may rank the systems unlike the humans"
             )
         if row.passed and _num(row.alpha_with_judge_high) < _num(row.alpha_humans):
             flags[k].append(
