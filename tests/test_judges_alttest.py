@@ -390,3 +390,11 @@ def test_pairwise_system_tau_uses_win_rates():
     judge = table[table.rater_kind == "judge"].groupby("system")["score"].mean()
     assert row["tau_system"] == pytest.approx(stats.kendalltau(human, judge.reindex(human.index)).statistic)
     assert row["tau_system"] < 0.5 and row["n_systems"] == 4
+
+
+def test_indicators_without_spread_have_an_exact_answer():
+    humans = {f"h{k}": {f"i{i}": "a" for i in range(40)} for k in range(3)}
+    same = alt_test(load_annotations(humans, {"copy": {f"i{i}": "a" for i in range(40)}}), epsilon=0.1)
+    wrong = alt_test(load_annotations(humans, {"off": {f"i{i}": "b" for i in range(40)}}), epsilon=0.1)
+    assert same.table.iloc[0]["winning_rate"] == 1.0 and same.humans["statistic"].isna().all()
+    assert wrong.table.iloc[0]["winning_rate"] == 0.0 and (wrong.humans["p_value"] == 1.0).all()
