@@ -680,8 +680,9 @@ class _Validator:
         self, data: pd.DataFrame, declared: tuple[float, float] | None, what: str = ""
     ) -> tuple[float, float]:
         scores = data["score"]
-        if declared is None:
-            return float(scores.min()), float(scores.max())
+        if declared is None:  # inferred from the humans: a judge's range does not widen their scale
+            human = scores[~self._judges(data)] if not self._judges(data).all() else scores
+            return float(human.min()), float(human.max())
         outside = data.index[(scores < declared[0]) | (scores > declared[1])]
         if len(outside):
             low, high = (f"{b:g}" for b in declared)
@@ -721,6 +722,7 @@ class _Validator:
         or 2 ratings) and either lies more than one step from the other values and more than half
         their range away, or is a single rating next to a value used at least ten times.
         """
+        data = data[~self._judges(data)]
         scores = data["score"]
         counts = scores.value_counts().sort_index()
         if len(scores) < 20 or len(counts) < 3:

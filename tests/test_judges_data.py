@@ -224,3 +224,10 @@ def untimed(value: object) -> object:
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value
+
+
+def test_an_inferred_scale_is_the_humans():
+    table = with_judge(wine_ratings())
+    table.loc[table["rater_kind"] == "JUDGE", "score"] = 9  # a judge on its own 0-10 scale
+    ratings = load_ratings(table)
+    assert ratings.scale == (1.0, 5.0) and ratings.judges().data["score"].max() == 9
