@@ -19,7 +19,8 @@ Automatic judges (LLM judges, metrics) are raters whose rows carry ``rater_kind 
 ``judges=`` (``--judges NAME,...``). Their rows validate with the same keys as human rows, except
 that a judge may rate one summary several times (several samples of a stochastic judge): those
 rows are not duplicates, and the judge analyses (:mod:`humaneval.judges`) average them per
-summary. Every human analysis (agreement, models, comparative, power, quality control, report)
+summary; and a scale inferred from the data is the humans' (a judge's values must lie within a
+declared one). Every human analysis (agreement, models, comparative, power, quality control, report)
 reads :meth:`Ratings.without_checks`, which leaves the judges out as it leaves out attention
 checks; :meth:`Ratings.humans` and :meth:`Ratings.judges` give each side.
 """
