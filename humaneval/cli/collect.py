@@ -163,7 +163,8 @@ def prolific(
     if results.ratings is None:
         raise RatingsError(f"{database}: no participant has completed the study yet; nothing written")
     results.ratings.write(Path(out))
-    lines = [f"wrote {len(results.ratings)} ratings to {out}"]
+    n_checks = len(results.ratings) - results.n_ratings
+    lines = [f"wrote {results.n_ratings} ratings and {n_checks} attention-check answers to {out}"]
     for path, frame in ((table, results.table), (participants, results.participants)):
         if path:
             write_safe_table(frame, path)
