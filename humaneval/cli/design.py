@@ -50,7 +50,11 @@ from humaneval.methods import METHODS
     default=None,
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
-@click.option("--dimension", default="coherence", show_default=True)
+@click.option(
+    "--dimension",
+    default=None,
+    help="What the annotators judge [default: coherence; preference for --method pairwise].",
+)
 @click.option(
     "--criteria",
     default=None,
