@@ -22,6 +22,7 @@ from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.workflow import Analysis, _analyze_formula, system_means
 from humaneval.errors import AnalysisCaution
+from humaneval.methods import get_method
 from humaneval.ratings import Ratings, select_criterion
 from humaneval.structure import describe_structure
 
@@ -31,7 +32,7 @@ JOINT_FORMULA = "{response} ~ system * criterion + (1 + system | annotator) + (1
 
 def joint_applies(ratings: Ratings, kind: str) -> bool:
     """Whether ``ratings`` get the joint model: a rating-scale table (not ranks) with several criteria."""
-    return kind == "likert" and len(ratings.criteria) > 1
+    return get_method(kind).rates_items and len(ratings.criteria) > 1
 
 
 def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> dict[str, Analysis]:
