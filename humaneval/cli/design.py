@@ -8,9 +8,10 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
-from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, PLATFORMS, REMAINDERS
+from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
+from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 
 
 @click.command()
@@ -50,7 +51,11 @@ from humaneval.methods import METHODS
     default=None,
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
-@click.option("--dimension", default="coherence", show_default=True)
+@click.option(
+    "--dimension",
+    default=None,
+    help="What the annotators judge [default: coherence; preference for --method pairwise].",
+)
 @click.option(
     "--criteria",
     default=None,
@@ -70,8 +75,8 @@ from humaneval.methods import METHODS
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
     "--platform",
-    type=click.Choice(PLATFORMS),
-    default="prolific",
+    type=click.Choice(tuple(PLATFORMS)),
+    default=DEFAULT_PLATFORM,
     show_default=True,
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
