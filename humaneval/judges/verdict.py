@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +127,7 @@ def assess_judges(
     n_resamples: int = 1000,
     seed: int | None = 1,
     self_systems: Mapping[str, Sequence[str]] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> JudgeAssessment:
     """Alt-test, agreement and bias audit of every judge, and the verdict table.
 
@@ -140,6 +141,8 @@ def assess_judges(
         Of the α and τ intervals (0 resamples: point estimates only).
     self_systems : mapping, optional
         ``{judge: [systems of the judge's own family]}`` for the self-preference audit.
+    progress : callable, optional
+        Called with a line before each stage (the size first).
 
     Returns
     -------
@@ -149,6 +152,11 @@ def assess_judges(
     with warnings.catch_warnings():  # the cautions travel in the result (and its summary) instead
         warnings.simplefilter("ignore", DataWarning)
         test = alt_test(table, epsilon=epsilon, profile=profile, scoring=scoring, criterion=criterion)
+    say = progress or (lambda _line: None)  # after the fast alt-test, so that bad input stays one line
+    n_criteria = len(table.criteria) if criterion is None else 1
+    size = f"{len(table.judge_names)} judge(s) × {table.data['item'].nunique()} items"
+    size += f" × {n_criteria} criteria" if n_criteria > 1 else ""
+    say(f"{size}, {len(table.human_names)} humans: α and τ of each judge ({n_resamples} resamples)")
     agreement = judge_agreement(table, n_resamples=n_resamples, seed=seed, criterion=criterion)
     bias = bias_audit(table, self_systems=self_systems, criterion=criterion)
     return JudgeAssessment(
