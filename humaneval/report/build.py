@@ -33,6 +33,8 @@ from humaneval.comparative.power import ComparativePower
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
+from humaneval.judges.data import from_ratings
+from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.model import OrdinalModel
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
@@ -150,6 +152,15 @@ class StudyReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     title: str = "Human evaluation report"
     correlations: CriterionCorrelations | None = None
+    #: The judges' alt-test, agreement and verdict (docs/judges.md) when the ratings hold judge rows.
+    judges: JudgeAssessment | None = None
+
+    @property
+    def has_judges(self) -> bool:
+        return self.judges is not None
+
+    def _verdict_rows(self) -> list[Any]:
+        return [] if self.judges is None else list(self.judges.verdict.itertuples())
 
     def criteria_table(self) -> pd.DataFrame | None:
         """Systems × criteria, each cell the mean and rank group (``"3.78 (1/2)"``); ``None`` for
@@ -163,7 +174,14 @@ class StudyReport:
         """Every caution once, most important first; a criterion's carries its name when there are
         several criteria and it does not hold for all of them."""
         study = (
-            design_cautions(self.structure) + qc_cautions(self.qc) + [Caution(NOTE, n) for n in self.notes]
+            design_cautions(self.structure)
+            + qc_cautions(self.qc)
+            + [Caution(NOTE, n) for n in self.notes]
+            + [
+                Caution(NOTE, f"LLM judge {r.judge}: {flag}.")
+                for r in self._verdict_rows()
+                for flag in r.flags
+            ]
         )
         return merge_criteria(study, [(part.criterion, criterion_cautions(part)) for part in self.criteria])
 
@@ -189,6 +207,7 @@ class StudyReport:
             "criteria_summary": _summary_records(self.criteria_table()),
             "criterion_correlations": [] if self.correlations is None else self.correlations.to_dict(),
             "qc": self.qc.to_dict(),
+            "judges": None if self.judges is None else self.judges.to_dict(),
             "warnings": self.warnings,
         }
 
@@ -253,6 +272,16 @@ def build_report(
     say("quality control: attention checks, speed, straight-lining")
     qc = qc_report(ratings)
     notes: list[str] = []
+    judges = None
+    if ratings.has_judges:
+        names = ", ".join(ratings.judge_names)
+        say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
+        try:
+            judges = assess_judges(
+                from_ratings(ratings), n_resamples=settings.mean_resamples, seed=settings.seed
+            )
+        except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
+            notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
@@ -286,6 +315,7 @@ def build_report(
         notes=tuple(notes),
         title=title,
         correlations=correlations,
+        judges=judges,
     )
 
 

@@ -21,6 +21,7 @@ from humaneval.report.sections import (
     criteria,
     datasheet,
     files,
+    judges,
     paper,
     power,
     quality_control,
@@ -45,6 +46,7 @@ SECTIONS: list[SectionBuilder] = [
     criteria.section,
     partial(results.sections, parts=CRITERION_PARTS),
     quality_control.section,
+    judges.section,
     datasheet.section,
     files.section,
 ]
