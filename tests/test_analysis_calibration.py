@@ -1,5 +1,6 @@
-"""analyze flags a design whose CLMM is known to be mis-calibrated (few annotators), judged by the interval
-of the simulated Type I error, and names the command that checks it; calibration lines judge by the interval."""
+"""analyze flags a design whose CLMM is known to be mis-calibrated (few annotators), judged by the
+interval of the simulated Type I error, and names the command that checks it; calibration lines judge by
+the interval."""
 
 from __future__ import annotations
 

@@ -72,3 +72,54 @@ def test_nested_design_refuses_several_annotators_per_block(tmp_path):
     assert "--family nested has one annotator per block, not 3; use --family blocks" in out.output
     assert run(*args, str(tmp_path / "e.csv")).exit_code == 0
     assert run(*args, str(tmp_path / "f.csv"), "--annotators-per-block", "1").exit_code == 0
+
+
+# --- collect mturk without a usable assignment, serve init with placeholder texts -------------------
+
+
+def _design(tmp_path):
+    out = run("design", "--documents", "10", "--systems", "A,B", "--out", str(tmp_path / "design.csv"))
+    assert out.exit_code == 0, out.output
+    return tmp_path / "design.csv"
+
+
+def test_collect_mturk_names_the_first_problem_when_nothing_is_usable(tmp_path):
+    design = _design(tmp_path)
+    results = tmp_path / "batch.csv"
+    results.write_text(
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Answer.slot\n"
+        "H1,A1,W1,Submitted,100,0\nH1,A2,W2,Submitted,100,0\n"
+    )
+    out = run("collect", "mturk", str(results), "--design", str(design), "--out", str(tmp_path / "r.csv"))
+    assert out.exit_code == 2
+    assert "no usable assignment; first problem: line 2 (A1): unknown_slot slot" in out.output
+    assert "(and 1 more)" in out.output and "--json" not in out.output
+
+
+def test_serve_init_has_the_placeholder_texts_it_suggests(tmp_path):
+    design = _design(tmp_path).with_suffix(".json")
+    bare = run("serve", "init", str(design), str(tmp_path / "s1"))
+    assert bare.exit_code == 2 and "--placeholder-texts" in bare.output
+    out = run("serve", "init", str(design), str(tmp_path / "s2"), "--placeholder-texts", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["slots"] > 0
+
+
+# --- power's CLMM row, the 0.799 sentence of docs/simulation.md --------------------------------------
+
+
+def test_power_labels_the_clmm_row_by_what_it_models():
+    out = run("power", "--design", "1x10x3", "--tests", "clmm", "--trials", "2", "--no-calibration")
+    assert out.exit_code == 0, out.output
+    [row] = [line for line in out.output.splitlines() if line.strip().startswith("clmm ")]
+    assert row.split()[:2] == ["clmm", "judgement"] and "none" not in row
+
+
+def test_simulation_docs_say_which_model_each_power_belongs_to():
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parents[1] / "docs" / "simulation.md").read_text().split())
+    assert "*not* reproduced" not in text
+    sentence = text[text.index("A power of 0.799") :][:200]
+    assert "*repetition* model" in sentence
+    assert "are both the *coherence* model's power at 20 × 5 × 3" in text

@@ -262,13 +262,13 @@ def test_alpha_with_and_without_judge_matches_the_krippendorff_package():
     assert result.loc["j1", "tau_item"] == pytest.approx(tau, abs=1e-12)
 
 
-def likert_with_judges(seed: int = 0) -> pd.DataFrame:
+def likert_with_judges(seed: int = 0, n_documents: int = 60) -> pd.DataFrame:
     """6 systems × 60 documents, 3 humans per summary; a judge that follows each summary's quality but
     reverses the small differences between systems, and a noisy judge that keeps their order."""
     rng = np.random.default_rng(seed)
     quality = np.linspace(-0.3, 0.3, 6)
     rows = []
-    for d in range(60):
+    for d in range(n_documents):
         for s, q in enumerate(quality):
             latent = q + rng.normal(0, 1.0)
             for a in range(3):
@@ -293,6 +293,8 @@ def test_verdict_flags_a_judge_that_passes_but_ranks_systems_backwards(tmp_path)
     assert "passes the alt-test, but its system-level τ interval reaches below 0.5" in flags
     assert "highest advantage probability" in flags and "noisy has the higher system-level τ" in flags
     assert "Flag: reversed" in result.summary() and result.to_dict()["judges"][1]["judge"] == "reversed"
+    points = assess_judges(str(path), epsilon=0.2, n_resamples=0).verdict.set_index("judge")
+    assert "its system-level τ is -0.60, below 0.5" in " ".join(points.loc["reversed", "flags"])
 
 
 def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path):
@@ -314,3 +316,85 @@ def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path
     direct = assess_judges(from_ratings(ratings), n_resamples=1000, seed=1).to_dict()["judges"]
     assert saved == json.loads(json.dumps(direct))  # the report presents what the API decided
     assert report.structure.n_ratings == 1080  # the human rows only
+
+
+def test_criteria_are_tested_separately_and_judge_samples_are_averaged():
+    one = likert_with_judges(n_documents=20)
+    two = pd.concat(
+        [one.assign(criterion="coherence"), one.assign(criterion="fluency", score=6 - one["score"])]
+    )
+    both = alt_test(load_annotations(two), epsilon=0.2).table.set_index(["criterion", "judge"])
+    alone = alt_test(load_annotations(one), epsilon=0.2).table.set_index("judge")
+    for judge in ("noisy", "reversed"):
+        for criterion in ("coherence", "fluency"):  # 6 − score mirrors the scale: −RMSE is unchanged
+            assert both.loc[(criterion, judge), "winning_rate"] == alone.loc[judge, "winning_rate"]
+            assert (
+                both.loc[(criterion, judge), "advantage_probability"]
+                == alone.loc[judge, "advantage_probability"]
+            )
+    # two samples of a judge whose mean is the one label above: the same test
+    judge = one[one["annotator"] == "reversed"]
+    lower, upper = judge.assign(score=judge["score"] - 1), judge.assign(score=judge["score"] + 1)
+    inside = (judge["score"] > 1) & (judge["score"] < 5)
+    sampled = pd.concat([one[one["annotator"] != "reversed"], lower[inside], upper[inside], judge[~inside]])
+    again = alt_test(load_annotations(sampled), epsilon=0.2).table.set_index("judge")
+    assert again.loc["reversed", "advantage_probability"] == alone.loc["reversed", "advantage_probability"]
+
+
+def test_a_pairwise_judgement_is_one_item():
+    rows = []
+    rng = np.random.default_rng(4)
+    for d in range(40):
+        truth = rng.integers(0, 2)
+        for who, kind, noise in (
+            ("h1", "human", 0.2),
+            ("h2", "human", 0.2),
+            ("h3", "human", 0.2),
+            ("j", "judge", 0.1),
+        ):
+            win = float(truth if rng.random() > noise else 1 - truth)
+            rows += [(who, f"d{d}", "a", "b", win, kind), (who, f"d{d}", "b", "a", 1 - win, kind)]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score", "rater_kind"])
+    annotations = load_annotations(table)
+    assert set(annotations.data["item"]) == {f"d{d}|a|b" for d in range(40)}
+    result = alt_test(annotations, epsilon=0.2)
+    assert result.scoring == "accuracy" and result.table.iloc[0]["n_items"] == 40
+    side = table[table["system"] == "a"]  # each judgement once, as the share of a's wins
+    humans = {
+        h: dict(zip(part["document"], part["score"], strict=True)) for h, part in side.groupby("annotator")
+    }
+    judge = humans.pop("j")
+    omega, rho = loop_alt_test(humans, judge, accuracy, 0.2)
+    assert (
+        result.table.iloc[0]["winning_rate"],
+        result.table.iloc[0]["advantage_probability"],
+    ) == pytest.approx((omega, rho))
+
+
+def test_pairwise_system_tau_uses_win_rates():
+    rows = []
+    strength = {"a": 2.0, "b": 1.0, "c": 0.0, "d": -1.0}
+    rng = np.random.default_rng(5)
+    pairs = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
+    for doc in range(30):
+        for x, y in pairs:
+            p = 1 / (1 + np.exp(strength[y] - strength[x]))
+            for who, kind in (("h1", "human"), ("h2", "human"), ("h3", "human"), ("fan", "judge")):
+                # the judge prefers d, the weakest system, whenever d is in the pair
+                win = float(rng.random() < p) if not (kind == "judge" and "d" in (x, y)) else float(y != "d")
+                rows += [(who, f"d{doc}", x, y, win, kind), (who, f"d{doc}", y, x, 1 - win, kind)]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score", "rater_kind"])
+    row = judge_agreement(load_annotations(table), n_resamples=1000).table.iloc[0]
+    # humans' win rates order a > b > c > d; the judge puts d (it wins every pair) first
+    human = table[table.rater_kind == "human"].groupby("system")["score"].mean()
+    judge = table[table.rater_kind == "judge"].groupby("system")["score"].mean()
+    assert row["tau_system"] == pytest.approx(stats.kendalltau(human, judge.reindex(human.index)).statistic)
+    assert row["tau_system"] < 0.5 and row["n_systems"] == 4
+
+
+def test_indicators_without_spread_have_an_exact_answer():
+    humans = {f"h{k}": {f"i{i}": "a" for i in range(40)} for k in range(3)}
+    same = alt_test(load_annotations(humans, {"copy": {f"i{i}": "a" for i in range(40)}}), epsilon=0.1)
+    wrong = alt_test(load_annotations(humans, {"off": {f"i{i}": "b" for i in range(40)}}), epsilon=0.1)
+    assert same.table.iloc[0]["winning_rate"] == 1.0 and same.humans["statistic"].isna().all()
+    assert wrong.table.iloc[0]["winning_rate"] == 0.0 and (wrong.humans["p_value"] == 1.0).all()

@@ -86,6 +86,8 @@ def test_api_cli_and_report_fit_the_same_model(kind, tmp_path):
     assert report.exit_code == 0, report.output
     report_parts = [c["analysis"] for c in json.loads((out / "report.json").read_text())["criteria"]]
     assert len(api) == len(cli_parts) == len(report_parts) == (2 if kind == "criteria" else 1)
+    if kind == "criteria":  # several criteria: one joint model, from every door
+        assert all("system * criterion" in part["formula"] for part in (*api, *cli_parts, *report_parts))
     for mine, theirs, reported in zip(api, cli_parts, report_parts, strict=True):
         _same(mine, theirs)
         _same(mine, reported)

@@ -117,6 +117,11 @@ class ClmmAdapter:
                 f"inference {options.inference!r} applies to pairwise, best–worst and Plackett–Luce "
                 f"analyses; a {kind} table gets the CLMM, whose standard errors come from the model"
             )
+        from humaneval.analysis.joint import joint_analyses, joint_applies
+
+        if joint_applies(ratings, kind):  # several criteria: one model of all (docs/analysis.md)
+            select_criterion(ratings, criterion)  # an unknown or missing criterion is refused first
+            return joint_analyses(ratings, options)[criterion]
         from humaneval.analysis.workflow import clmm_analysis
 
         return clmm_analysis(ratings, kind, criterion, options)

@@ -17,7 +17,6 @@ JUDGE_OPTIONS = (
     "judge",
     "sd",
     "target_width",
-    "effect",
     "human_cost",
     "judge_cost",
     "max_units",
@@ -49,7 +48,6 @@ def judge_options(func: Callable) -> Callable:
         click.option(
             "--target-width", type=POS, default=None, help="Full width of the 95% interval to reach."
         ),
-        click.option("--effect", type=POS, default=None, help="The difference --target power is against."),
         click.option(
             "--human-cost",
             type=POS,
@@ -69,10 +67,19 @@ def judge_options(func: Callable) -> Callable:
     return func
 
 
-def run_judge_budget(target: float | None, seed: int, as_json: bool, **o) -> None:
-    """The cheapest (n, N) of :func:`~humaneval.ppi.budget.ppi_budget`, printed or as JSON."""
+def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str | None = None, **o) -> None:
+    """The cheapest (n, N) of :func:`~humaneval.ppi.budget.ppi_budget`, printed or as JSON; ``effect``
+    (``--effect``) is the difference a target power is against, one number in the ratings' units."""
     from humaneval.errors import OptionError
     from humaneval.ppi.budget import pilot_relation, ppi_budget
+
+    try:
+        difference = None if effect is None else float(effect)
+    except ValueError:
+        raise OptionError(
+            f"--effect {effect!r}: with --judge-correlation or --judge-pilot give one number, the difference "
+            "in the ratings' units the target power is against, e.g. 0.25"
+        ) from None
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
@@ -100,7 +107,7 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, **o) -> Non
         judge_cost=o["judge_cost"],
         target_width=o["target_width"],
         target_power=target if o["target_width"] is None else None,
-        effect=o["effect"],
+        effect=difference,
         max_units=o["max_units"],
         seed=seed,
     )

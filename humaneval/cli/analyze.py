@@ -143,6 +143,7 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
+    from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
 
     table = _load(ratings, formula, options)
@@ -150,39 +151,25 @@ def command(
         criteria = [None]
     else:
         criteria = [criterion] if criterion is not None else table.criteria
-    results = []
-    for name in criteria:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = analyze(
-                table,
-                test,
-                engine=engine,
-                structure=structure,
-                link=link,
-                reference=reference,
-                adjust=adjust,
-                aggregate=aggregate,
-                criterion=name,
-                fallback=not no_fallback,
-                n_permutations=n_permutations,
-                seed=seed,
-                formula=formula,
-                threshold=threshold,
-                emm=emm,
-                by=by,
-                compare=compare,
-                progress=engine in ("r", "both") and not as_json,
-                inference=inference,
+    options = dict(
+        engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+        aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
+        formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
+        progress=engine in ("r", "both") and not as_json, inference=inference,
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if criteria == [None]:
+            results = [analyze(table, test, criterion=None, **options)]
+            if adjust_across_criteria is not None:
+                results = adjust_across(results, adjust_across_criteria)
+        else:
+            found = analyze_criteria(
+                table, test, criteria=criteria, adjust_across_criteria=adjust_across_criteria, **options
             )
-        prefix = f"{name}: " if name is not None else ""
-        for w in caught:
-            click.echo(f"warning: {prefix}{w.message}", err=True)
-        results.append(result)
-    if adjust_across_criteria is not None:
-        from humaneval.analysis.criteria import adjust_across
-
-        results = adjust_across(results, adjust_across_criteria)
+            results = list(found.analyses)
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"warning: {w}", err=True)
     payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
     if adjust_across_criteria is not None:
         payload["adjust_across_criteria"] = adjust_across_criteria

@@ -52,7 +52,11 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
     default=None,
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
-@click.option("--dimension", default="coherence", show_default=True)
+@click.option(
+    "--dimension",
+    default=None,
+    help="What the annotators judge [default: coherence; preference for --method pairwise].",
+)
 @click.option(
     "--criteria",
     default=None,
@@ -97,6 +101,20 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
+@click.option(
+    "--calibration",
+    type=InputFile(),
+    default=None,
+    help="A judge-scored pool (ratings table of an LLM judge): design the human calibration subset of it, "
+    "whole documents spread over the judge's scores (docs/judges.md); --documents may then be a count.",
+)
+@click.option(
+    "--calibration-items",
+    type=COUNT,
+    default=100,
+    show_default=True,
+    help="With --calibration: summaries to calibrate on (each rated by --annotators-per-block humans).",
+)
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
@@ -115,7 +133,7 @@ def command(**o) -> None:
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     summaries = read_summaries(o["summaries"])
-    if o["documents"] is None and not summaries:
+    if o["documents"] is None and not summaries and o["calibration"] is None:
         raise DesignError("give --documents (a count or a file of ids) or --summaries (document, system)")
     per_block = o["annotators_per_block"]
     if o["family"] == "nested" and per_block not in (None, 1):
@@ -123,9 +141,24 @@ def command(**o) -> None:
             f"--family nested has one annotator per block, not {per_block}; use --family blocks for "
             f"{per_block} annotators per block"
         )
+    if o["documents"] is not None:
+        documents = read_documents(o["documents"])
+    else:  # from the summaries, or (a calibration alone) the pool's documents: 0 stands for "all of them"
+        documents = documents_of(summaries) if summaries else 0
+    calibration = None
+    if o["calibration"] is not None:
+        from humaneval.judges.planning import calibration_documents, plan_calibration
+        from humaneval.ratings import load_ratings
+
+        pool = load_ratings(o["calibration"], continuous=True)
+        calibration = plan_calibration(
+            pool, o["calibration_items"], humans_per_item=per_block or 3, seed=o["seed"]
+        )
+        documents, summaries = calibration_documents(calibration, documents, summaries)
+        if o["systems"] is None and not summaries:
+            o["systems"] = ",".join(pool.systems)
     spec = DesignSpec(
-        documents=o.get("chosen")
-        or (documents_of(summaries) if o["documents"] is None else read_documents(o["documents"])),
+        documents=o.get("chosen") or documents,
         summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
@@ -171,6 +204,8 @@ def command(**o) -> None:
         line = f"design {design.design_id}: {len(design.table)} rows, {len(design.slots)} slots → {files}"
         if spec.criteria:
             line += "\ncriteria: " + "; ".join(f"{c.name} ({c.scale().describe()})" for c in spec.criteria)
+        if calibration is not None:
+            line += "\n" + calibration.summary()
         return line + ("\n\n" + summary.to_markdown() if o["show_summary"] else "")
 
     emit(
@@ -181,6 +216,7 @@ def command(**o) -> None:
             "summary": summary.to_dict(),
             "balance": design.balance,
             "criteria": [c.to_dict() for c in design.criteria],
+            "calibration": None if calibration is None else calibration.to_dict(),
         },
         o["as_json"],
         render,

@@ -113,9 +113,9 @@ def fetch(
         raise RatingsError(f"{package}: no assignment has been submitted yet; nothing written")
     parsed = parse_mturk_results(rows, load_design(design))
     if parsed.ratings is None:
-        raise RatingsError(
-            f"{package}: no usable assignment yet (see the problems with --json); nothing written"
-        )
+        from humaneval.cli.collect import no_usable_assignment
+
+        raise RatingsError(no_usable_assignment(package, parsed))
     parsed.ratings.write(Path(out))
 
     def render() -> str:

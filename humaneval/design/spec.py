@@ -113,7 +113,7 @@ class DesignSpec:
     pairwise: PairOptions = field(default_factory=PairOptions)
     allow_missing: bool = False
     fillers: Sequence[str] = ()
-    dimension: str = "coherence"
+    dimension: str | None = None
     show_source: bool = False
     platform: str = DEFAULT_PLATFORM
     round: int = 1
@@ -123,6 +123,9 @@ class DesignSpec:
         set_ = object.__setattr__
         if isinstance(self.method, str):
             set_(self, "method", ALIASES.get(self.method, self.method))
+        if self.dimension is None:  # coherence; "preference" for pairwise comparisons
+            known = REGISTRY.get(self.method)
+            set_(self, "dimension", known.default_dimension if known is not None else "coherence")
         set_(self, "documents", _documents(self.documents))
         set_(self, "summaries", tuple(_summary(s) for s in self.summaries))
         if self.systems is None:

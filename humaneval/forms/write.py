@@ -126,7 +126,7 @@ def design_texts(design: DesignLike, texts: Texts | Mapping | str | Path | None)
         if texts is None or texts.is_empty():
             raise DesignError(
                 "the design carries no texts; give them (a texts.json or a document, system, text table), "
-                "or use placeholder texts for a demo"
+                "or use placeholder texts for a demo (--placeholder-texts)"
             )
     if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
         texts = texts.to_dict()

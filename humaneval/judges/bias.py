@@ -106,14 +106,16 @@ def bias_audit(
 
     Examples
     --------
+    A judge that prefers whichever system it is shown first, on one pair seen in both orders:
+
     >>> import pandas as pd
-    >>> from humaneval.judges.data import Annotations
-    >>> rows = [("j", "d1", "a", "b", "a", 1.0), ("j", "d1", "b", "a", "a", 0.0),
-    ...         ("j", "d1", "a", "b", "b", 0.0), ("j", "d1", "b", "a", "b", 1.0)]
-    >>> columns = ["annotator", "document", "system", "opponent", "shown_first", "label"]
-    >>> data = pd.DataFrame(rows, columns=columns)
-    >>> data = data.assign(item=data["document"] + "|" + data["system"], rater_kind="judge")
-    >>> bias_audit(Annotations(data, "numeric")).table[["check", "judge_value", "n"]].to_dict("records")
+    >>> from humaneval.judges.data import from_ratings
+    >>> from humaneval.ratings import load_ratings
+    >>> rows = [("j", "d1", "a", "b", "a", 1), ("j", "d1", "b", "a", "a", 0),
+    ...         ("j", "d1", "a", "b", "b", 0), ("j", "d1", "b", "a", "b", 1)]
+    >>> columns = ["annotator", "document", "system", "opponent", "shown_first", "score"]
+    >>> table = load_ratings(pd.DataFrame(rows, columns=columns), judges="j")
+    >>> bias_audit(from_ratings(table)).table[["check", "judge_value", "n"]].to_dict("records")
     [{'check': 'position_flip_rate', 'judge_value': 1.0, 'n': 1}]
     """
     data = annotations.data
@@ -131,7 +133,7 @@ def bias_audit(
             found: list[dict[str, Any]] = []
             if pairwise and "shown_first" in part:
                 found.append(_position(mine, humans))
-            if "length" in part:
+            if "length" in part and (not pairwise or "opponent_length" in part):
                 found.append(_longer_wins(mine, humans) if pairwise else _length_tau(mine, humans))
             if self_systems and judge in self_systems:
                 own = {str(s) for s in self_systems[judge]}
@@ -162,16 +164,11 @@ def _row(check: str, judge: tuple[float, float, float], human: tuple[float, floa
     }
 
 
-def _canonical(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per judgement: the alphabetically first system's side of the pair."""
-    return rows[rows["system"].astype(str) < rows["opponent"].astype(str)]
-
-
 def _flips(rows: pd.DataFrame) -> tuple[int, int]:
-    side = _canonical(rows)
-    if side.empty:
+    """Pairs a rater saw in both orders, and how many of them changed the preferred system."""
+    if rows.empty:
         return 0, 0
-    pref = side.groupby(["annotator", "document", "system", "opponent", "shown_first"])["label"].mean()
+    pref = rows.groupby(["annotator", "document", "system", "opponent", "shown_first"])["label"].mean()
     wide = pref.unstack("shown_first")
     both = []
     for (_, _, first, second), values in wide.iterrows():
@@ -194,12 +191,12 @@ def _position(mine: pd.DataFrame, humans: pd.DataFrame) -> dict | None:
 
 
 def _longer(rows: pd.DataFrame) -> tuple[int, int]:
-    side = _canonical(rows).dropna(subset=["length"])
-    lengths = rows.drop_duplicates(["document", "system"]).set_index(["document", "system"])["length"]
-    other = lengths.reindex(pd.MultiIndex.from_arrays([side["document"], side["opponent"]])).to_numpy()
-    own = side["length"].to_numpy(dtype=float)
-    decisive = (side["label"].to_numpy() != 0.5) & (own != other) & ~np.isnan(other.astype(float))
-    longer_won = np.where(own > other, side["label"].to_numpy() > 0.5, side["label"].to_numpy() < 0.5)
+    """Decisive judgements between outputs of different length, and how many the longer one won."""
+    own = rows["length"].to_numpy(dtype=float)
+    other = rows["opponent_length"].to_numpy(dtype=float)
+    label = rows["label"].to_numpy(dtype=float)
+    decisive = (label != 0.5) & (own != other) & ~np.isnan(own) & ~np.isnan(other)
+    longer_won = np.where(own > other, label > 0.5, label < 0.5)
     return int((longer_won & decisive).sum()), int(decisive.sum())
 
 
@@ -225,10 +222,13 @@ def _length_tau(mine: pd.DataFrame, humans: pd.DataFrame) -> dict | None:
 
 
 def _wins(rows: pd.DataFrame, own: set[str]) -> tuple[int, int, set]:
-    mine = rows[rows["system"].isin(own) & ~rows["opponent"].isin(own)]
-    decisive = mine[mine["label"] != 0.5]
-    keys = set(zip(mine["document"], mine["system"], mine["opponent"], strict=True))
-    return int((decisive["label"] > 0.5).sum()), len(decisive), keys
+    """Decisive judgements of an own-family output against another family's, and how many it won."""
+    first, second = rows["system"].isin(own), rows["opponent"].isin(own)
+    mixed = rows[first != second]
+    own_won = np.where(mixed["system"].isin(own), mixed["label"] > 0.5, mixed["label"] < 0.5)
+    decisive = (mixed["label"] != 0.5).to_numpy()
+    keys = set(zip(mixed["document"], mixed["system"], mixed["opponent"], strict=True))
+    return int((own_won & decisive).sum()), int(decisive.sum()), keys
 
 
 def _self_win(mine: pd.DataFrame, humans: pd.DataFrame, own: set[str]) -> dict | None:

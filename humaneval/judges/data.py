@@ -171,9 +171,11 @@ def read_annotations(
     if _is_ratings_table(frame):
         from humaneval.ratings import load_ratings
 
-        ratings = load_ratings(source if label else frame)  # type: ignore[arg-type]
-        return _mark(from_ratings(ratings), rater_kind, judges)
-    return _validate(frame, rater_kind, judge_list(judges), label)
+        # the judges are named before validation: their repeated samples are then not duplicates
+        ratings = load_ratings(source if label else frame, judges=judges, continuous=True)  # type: ignore[arg-type]
+        return _mark(from_ratings(ratings), rater_kind, None)
+    typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
+    return _validate(frame, rater_kind, judge_list(judges), label, typed)
 
 
 def load_annotations(
@@ -235,29 +237,41 @@ def load_annotations(
 def from_ratings(ratings: Ratings) -> Annotations:
     """A ratings table as annotations: one item per rated summary, its score the label.
 
-    The item id is ``document|system`` (``|opponent`` for pairwise tables, ``|tuple_id`` for
-    best–worst tables); ``document``, ``system``, ``opponent`` and ``position`` travel along for
-    the system-level and bias analyses. Attention checks are left out.
+    The item id is ``document|system`` (``|tuple_id`` for best–worst tables). A pairwise judgement
+    is one item ``document|system|opponent`` seen from the alphabetically first system (its
+    mirror row says the same thing), labelled 1 when that system won, 0 when it lost, 0.5 for a
+    tie. ``document``, ``system``, ``opponent``, ``position``, ``shown_first`` and ``length`` (with
+    ``opponent_length`` for pairs) travel along for the system-level and bias analyses. Attention
+    checks are left out.
     """
     data = ratings.data
     if "is_check" in data:
         data = data[~data["is_check"]]
+    lengths = None
+    if "opponent" in data:
+        if "length" in data:
+            lengths = data.drop_duplicates(["document", "system"]).set_index(["document", "system"])["length"]
+        data = data[data["system"].astype(str) < data["opponent"].astype(str)]
     parts = [data["document"], data["system"]] + [data[c] for c in ("opponent", "tuple_id") if c in data]
     item = parts[0].astype(str)
     for part in parts[1:]:
         item = item + "|" + part.astype(str)
     values = ratings.with_data(data).reported() if ratings.response == "rank" else data[ratings.response]
+    kind = data["rater_kind"].to_numpy() if "rater_kind" in data else "human"
     frame = pd.DataFrame(
         {
             "item": item.to_numpy(),
             "annotator": data["annotator"].to_numpy(),
             "label": values.to_numpy(dtype=float),
-            "rater_kind": data.get("rater_kind", "human"),
+            "rater_kind": kind,
         }
     )
     for column in ("criterion", "document", "system", "opponent", "position", "shown_first", "length"):
         if column in data:
             frame[column] = data[column].to_numpy()
+    if lengths is not None:
+        pairs = pd.MultiIndex.from_arrays([data["document"], data["opponent"]])
+        frame["opponent_length"] = lengths.reindex(pairs).to_numpy()
     return Annotations(data=frame, label_kind="numeric", source=ratings.source)
 
 
@@ -280,6 +294,11 @@ def _read_file(path: Path) -> pd.DataFrame:
             parsed = None
         if isinstance(parsed, dict):
             return _from_mapping(parsed, str(path))
+        if parsed is not None:  # one JSON document that is not an object: not JSON lines either
+            raise RatingsError(
+                f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is "
+                "{annotator: {item_id: label}} (or JSON lines with item, annotator, label)"
+            )
     return read_table(path, what="annotation table")
 
 
@@ -306,7 +325,7 @@ def _is_ratings_table(frame: pd.DataFrame) -> bool:
 
 
 def _validate(
-    frame: pd.DataFrame, rater_kind: str | None, judges: list[str], source: str | None
+    frame: pd.DataFrame, rater_kind: str | None, judges: list[str], source: str | None, typed: bool = True
 ) -> Annotations:
     prefix = f"{source}: " if source else ""
     frame = frame.reset_index(drop=True)
@@ -347,7 +366,7 @@ def _validate(
     if judges:
         check_judge_names(judges, data["annotator"], source)
         data.loc[data["annotator"].isin(judges), "rater_kind"] = "judge"
-    data, kind = _labels(data, prefix)
+    data, kind = _labels(data, prefix, typed)
     keys = ["item", "annotator"] + (["criterion"] if "criterion" in data else [])
     dup = np.flatnonzero((data.duplicated(keys, keep=False) & (data["rater_kind"] == "human")).to_numpy())
     if len(dup):
@@ -361,26 +380,28 @@ def _validate(
     return Annotations(data=data[columns + extra].reset_index(drop=True), label_kind=kind, source=source)
 
 
-def _labels(data: pd.DataFrame, prefix: str) -> tuple[pd.DataFrame, LabelKind]:
+def _labels(data: pd.DataFrame, prefix: str, typed: bool) -> tuple[pd.DataFrame, LabelKind]:
     raw = data["label"]
     missing = raw.isna() | raw.astype(str).str.strip().eq("")
     data = data[~missing.to_numpy()].reset_index(drop=True)
     if data.empty:
         raise RatingsError(f"{prefix}every label is missing")
     raw = data["label"]
-    is_bool = raw.map(lambda v: isinstance(v, bool | np.bool_)).to_numpy()
-    numbers = pd.to_numeric(raw.where(~is_bool), errors="coerce").to_numpy(dtype=float)
-    numeric = ~np.isnan(numbers)
-    if numeric.all():
-        if np.isinf(numbers).any():
-            bad = np.flatnonzero(np.isinf(numbers))
-            raise RatingsError(f"{prefix}label is infinite at row {_rows(bad)}")
+    if typed:  # JSON and DataFrames carry types: a string is a category even when it looks like a digit
+        word = raw.map(lambda v: isinstance(v, str | bool | np.bool_)).to_numpy()
+    else:  # a delimited text table is all text: numbers are whatever parses as one
+        word = np.isnan(pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float))
+    numbers = pd.to_numeric(raw.where(~word), errors="coerce").to_numpy(dtype=float)
+    if not word.any():
+        bad = np.flatnonzero(np.isnan(numbers) | np.isinf(numbers))
+        if len(bad):
+            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]} at row {_rows(bad)} is not a finite number")
         return data.assign(label=numbers), "numeric"
-    if numeric.any():
-        number, word = np.flatnonzero(numeric)[0], np.flatnonzero(~numeric)[0]
+    if not word.all():
+        number, text = np.flatnonzero(~word)[0], np.flatnonzero(word)[0]
         raise RatingsError(
             f"{prefix}labels mix numbers and words ({raw.iloc[number]!r} at row {number}, "
-            f"{raw.iloc[word]!r} at row {word}); use one type (numbers for ratings, words for categories)"
+            f"{raw.iloc[text]!r} at row {text}); use one type (numbers for ratings, words for categories)"
         )
     return data.assign(label=raw.astype(str).str.strip()), "categorical"
 

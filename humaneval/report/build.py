@@ -253,6 +253,7 @@ def build_report(
     seconds = times if times is not None else _ratings_seconds(ratings)
     planned = planned_tables(design) if design is not None and settings.power_trials > 0 else {}
     single = next(iter(planned.values())) if len(planned) == 1 else None
+    joint = _joint(ratings, settings, say)
     parts = tuple(
         _criterion_report(
             ratings,
@@ -264,6 +265,7 @@ def build_report(
             settings,
             say,
             planned.get(criterion or "", single),
+            joint,
         )
         for criterion, part in ratings.by_criterion()
     )
@@ -407,21 +409,29 @@ def _criterion_report(
     settings: ReportSettings,
     say: Progress,
     planned: TableDesign | None = None,
+    joint: tuple[dict[str, SystemAnalysis], list] | None = None,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
-    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
+    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
+    ``joint`` holds the joint model's analyses of several criteria and its warnings."""
     label = f" [{criterion}]" if criterion is not None else ""
-    say(f"analysis{label}: the table kind's model (engine {settings.engine}, structure {settings.structure})")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        analysis = analyze(
-            ratings,
-            "clmm",
-            engine=settings.engine,
-            structure=settings.structure,
-            criterion=criterion,
-            seed=settings.seed,
+    if joint is not None and criterion in joint[0]:
+        analysis, caught = joint[0][criterion], joint[1]
+    else:
+        say(
+            f"analysis{label}: the table kind's model (engine {settings.engine}, "
+            f"structure {settings.structure})"
         )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            analysis = analyze(
+                ratings,
+                "clmm",
+                engine=settings.engine,
+                structure=settings.structure,
+                criterion=criterion,
+                seed=settings.seed,
+            )
     if isinstance(analysis, ComparativeAnalysis):
         return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
@@ -455,7 +465,7 @@ def _criterion_report(
         )
         try:
             note = power_note(
-                resolve_model(model if model is not None else fit),
+                resolve_model(model if model is not None else _simulable(fit, part, settings)),
                 structure,
                 trials=settings.power_trials,
                 clmm_trials=settings.clmm_power_trials,
@@ -478,6 +488,38 @@ def _criterion_report(
         reliability_error=reliability_error,
         means_interval=means_interval,
     )
+
+
+def _joint(
+    ratings: Ratings, settings: ReportSettings, say: Progress
+) -> tuple[dict[str, SystemAnalysis], list] | None:
+    """The joint model of several Likert criteria, as ``analyze_criteria`` (and ``humaneval
+    analyze``) fits it, with its warnings; None for other tables."""
+    from humaneval.analysis.adapters import AnalysisOptions, table_kind
+    from humaneval.analysis.joint import JOINT_FORMULA, joint_analyses, joint_applies
+
+    criteria = ratings.criteria
+    if None in criteria or not joint_applies(ratings, table_kind(ratings, criteria[0])):
+        return None
+    formula = JOINT_FORMULA.format(response=ratings.response)
+    say(f"analysis: one joint model of the {len(criteria)} criteria ({formula})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        options = AnalysisOptions(engine=settings.engine, structure=settings.structure, seed=settings.seed)
+        parts = joint_analyses(ratings, options)
+    return dict(parts), list(caught)
+
+
+def _simulable(fit: FitResult, part: Ratings, settings: ReportSettings) -> FitResult:
+    """The model the power note simulates from: the analysis's fit, or for the joint model of several
+    criteria (which has no simulator) the criterion's own CLMM."""
+    if fit.structure != "formula":
+        return fit
+    from humaneval.analysis.fit import fit_clmm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_clmm(part, engine=settings.engine, structure=settings.structure)
 
 
 def preset_form(preset: Any, design: Design) -> dict[str, Any]:

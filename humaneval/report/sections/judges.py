@@ -10,6 +10,7 @@ import numpy as np
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.judges.verdict import TAU_FLOOR, JudgeAssessment
 from humaneval.report.build import StudyReport
+from humaneval.report.cautions import plural
 from humaneval.report.document import Bullets, Column, Paragraph, Section, Styled, Table, text
 from humaneval.report.sections.base import Canvas
 
@@ -68,8 +69,9 @@ def _draw(judges: JudgeAssessment):
         low = verdict["tau_system_low"].to_numpy(float)
         high = verdict["tau_system_high"].to_numpy(float)
         shown = ~np.isnan(tau)
-        err = np.vstack([tau - low, high - tau])[:, shown]
-        right.errorbar(tau[shown], y[shown], xerr=np.nan_to_num(err), fmt="o", color="#333333", capsize=3)
+        # the interval as a line of its own: a percentile interval need not contain the estimate
+        right.hlines(y[shown], low[shown], high[shown], color="#333333")
+        right.plot(tau[shown], y[shown], "o", color="#333333")
         right.axvline(TAU_FLOOR, color="#c05a00", linestyle="--", linewidth=1)
         right.set_xlim(-1, 1)
         right.set_xlabel("system-level Kendall τ")
@@ -85,7 +87,7 @@ def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
         return
     test = judges.alt_test
     intro = text(
-        f"{len(judges.verdict)} judge result(s); the judges are left out of every statistic above. The "
+        f"{plural(judges.verdict['judge'].nunique(), 'judge')}, left out of every statistic above. The "
         f"alternative-annotator test (Calderon, Reichart & Dror, 2025; ε = {test.epsilon:g}, scoring "
         f"{test.scoring}) leaves out one human at a time and asks whether the judge agrees with the others "
         "at least as well as that human did; a judge passes when it beats at least half of the humans "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from humaneval.comparative.judgements import count_judgements, detect_kind
+from humaneval.methods import get_method
 from humaneval.report.build import StudyReport
 from humaneval.report.document import Column, Section, Table
 from humaneval.report.sections.base import Canvas
@@ -13,9 +15,12 @@ def facts(report: StudyReport) -> list[tuple[str, str]]:
     """Name and value of every fact about the study, as the page lists them."""
     s = report.structure
     study = report.study()
+    method = get_method(detect_kind(report.ratings))
+    response = method.scale_description or f"{s.response} ({s.scale[0]:g}–{s.scale[1]:g})"
+    judgements = count_judgements(report.ratings) // max(s.n_criteria, 1)
     out = [
         ("ratings file", report.source),
-        ("response", f"{s.response} ({s.scale[0]:g}–{s.scale[1]:g})"),
+        ("response", response),
         ("design family", s.family.replace("_", " ")),
         ("systems", s.n_systems),
         ("documents", s.n_documents),
@@ -26,7 +31,7 @@ def facts(report: StudyReport) -> list[tuple[str, str]]:
         ("documents per annotator", s.documents_per_annotator),
         ("judgements per summary", s.judgements_per_summary),
         ("criteria", s.n_criteria),
-        ("judgements analysed" + (" per criterion" if s.n_criteria > 1 else ""), s.n_ratings),
+        ("judgements analysed" + (" per criterion" if s.n_criteria > 1 else ""), judgements),
         ("attention-check rows", s.n_checks),
     ]
     if study["total_hours"] is not None:

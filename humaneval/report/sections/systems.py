@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from humaneval.formatting import fmt, fmt_ci
-from humaneval.methods import lower_is_better
+from humaneval.methods import get_method, lower_is_better
 from humaneval.report import figures
 from humaneval.report.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.report.sections.base import CriterionView
@@ -21,7 +21,11 @@ def mean_unit(view: CriterionView) -> str:
 def part(view: CriterionView) -> Iterator[Block]:
     analysis, fit, interval = view.part.analysis, view.part.analysis.fit, view.part.means_interval
     declared = view.report.ratings.scale_of(view.part.criterion)
-    if declared is not None:
+    kind = getattr(analysis, "kind", None)
+    described = get_method(kind).scale_description if kind is not None else None
+    if described is not None:  # pairwise preferences, best–worst choices: not points of a scale
+        yield Paragraph(text(f"Scale: {described}"), "meta")
+    elif declared is not None:
         yield Paragraph(text(f"Scale: {declared.describe()}"), "meta")
     n_significant = int(analysis.contrasts["better"].notna().sum())
     family = getattr(fit, "family", "cumulative link mixed model")
@@ -68,7 +72,7 @@ def part(view: CriterionView) -> Iterator[Block]:
         ),
         id=f"systems{view.index}",
     )
-    rank = analysis.response == "rank"
+    rank = lower_is_better(analysis.response)
     means = view.figure(
         "means",
         lambda path: figures.means_figure(view.table, analysis.response, path),
