@@ -718,18 +718,13 @@ def _cautions(judgements: Judgements, inference: str, n_resamples: int, n_failed
 
 
 def _choix_start(judgements: Judgements) -> np.ndarray | None:
-    """The MLE of untied Bradley–Terry or Plackett–Luce data by choix's ILSR (Maystre & Grossglauser
-    2015), which Newton's method then only confirms; None for the other models."""
-    if judgements.orders is None or judgements.model not in ("bradley-terry", "plackett-luce"):
+    """The MLE of untied Bradley–Terry data by choix's ILSR (Maystre & Grossglauser 2015) on the
+    matrix of win counts, which Newton's method then only confirms; None for the other models."""
+    if judgements.model != "bradley-terry":
         return None
     import choix
 
-    n = len(judgements.systems)
-    data = list(judgements.orders)
-    if judgements.model == "bradley-terry":
-        theta = choix.ilsr_pairwise(n, data, alpha=0.0, max_iter=500)
-    else:
-        theta = choix.ilsr_rankings(n, data, alpha=0.0, max_iter=500)
+    theta = choix.ilsr_pairwise_dense(judgements.beats, alpha=0.0, max_iter=500)
     return theta[1:] - theta[0]
 
 

@@ -109,7 +109,6 @@ class Judgements:
     beats: np.ndarray
     means: pd.Series
     n_rows: int
-    orders: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def n_params(self) -> int:
@@ -213,7 +212,6 @@ class _Builder:
         units: pd.DataFrame,
         means: pd.Series,
         n_rows: int,
-        orders: list[tuple[int, ...]] | None = None,
     ) -> Judgements:
         n_alt = max(f.shape[0] for f, _ in self.events)
         features = np.zeros((len(self.events), n_alt, self.n_params))
@@ -244,7 +242,6 @@ class _Builder:
             beats=self.beats,
             means=means.reindex(self.systems),
             n_rows=n_rows,
-            orders=None if orders is None else tuple(orders),
         )
 
 
@@ -271,45 +268,84 @@ def _criterion_keys(data: pd.DataFrame) -> list[str]:
 
 
 def _pairwise(data: pd.DataFrame) -> Judgements:
-    score = pd.to_numeric(data["score"], errors="coerce")
-    if score.isna().any() or not score.isin([0, 0.5, 1]).all():
+    """Vectorised: comparisons are keyed by integer codes, events by (first, second, outcome)."""
+    score = pd.to_numeric(data["score"], errors="coerce").to_numpy(dtype=float)
+    if np.isnan(score).any() or not np.isin(score, [0, 0.5, 1]).all():
         raise RatingsError("pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)")
-    system, opponent = data["system"].astype(str), data["opponent"].astype(str).str.strip()
+    system = data["system"].astype(str).to_numpy()
+    opponent = data["opponent"].astype(str).str.strip().to_numpy()
     if (system == opponent).any():
         raise RatingsError("a pairwise row compares a system with itself (system = opponent)")
     systems = sorted(set(system) | set(opponent))
+    n_sys = len(systems)
+    lookup = pd.Index(systems)
+    sys_code, opp_code = lookup.get_indexer(system), lookup.get_indexer(opponent)
     # one comparison = the row whose system sorts first; its mirror row (if present) must agree
-    a, b = np.where(system < opponent, system, opponent), np.where(system < opponent, opponent, system)
-    score_a = np.where(system < opponent, score, 1 - score)
+    first = sys_code < opp_code
+    a, b = np.where(first, sys_code, opp_code), np.where(first, opp_code, sys_code)
+    score_a = np.where(first, score, 1 - score)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    frame = data[keys].assign(a=a, b=b, score_a=score_a)
-    agree = frame.groupby([*keys, "a", "b"], sort=False)["score_a"].agg(["min", "max"])
-    if (agree["min"] != agree["max"]).any():
-        bad = agree.index[agree["min"] != agree["max"]][0]
+    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    kept = np.all([c >= 0 for c in key_codes], axis=0)  # rows with a missing key form no comparison
+    combined, bound = np.zeros(len(data), dtype=np.int64), 1
+    for c in [*key_codes, a, b]:
+        width = int(c.max()) + 2 if c.size else 1
+        if bound * width >= 2**62:  # renumber before the mixed-radix key could overflow
+            combined, uniques = pd.factorize(combined)
+            bound = len(uniques)
+        combined, bound = combined * width + c, bound * width
+    group = np.full(len(data), -1, dtype=np.int64)
+    group[kept] = pd.factorize(combined[kept])[0]
+    n_comp = int(group.max()) + 1 if group.size else 0
+    rows = np.flatnonzero(kept)
+    low, high = np.full(n_comp, 2.0), np.full(n_comp, -1.0)
+    np.minimum.at(low, group[rows], score_a[rows])
+    np.maximum.at(high, group[rows], score_a[rows])
+    if (low != high).any():
+        u = int(np.flatnonzero(low != high)[0])
+        row = rows[group[rows] == u][0]
         raise RatingsError(
-            f"the two rows of the comparison {bad[-2]} vs {bad[-1]} (annotator {bad[0]}, document {bad[1]}) "
+            f"the two rows of the comparison {systems[a[row]]} vs {systems[b[row]]} (annotator "
+            f"{data[keys[0]].iloc[row]}, document {data[keys[1]].iloc[row]}) "
             "disagree: their scores must add up to 1"
         )
-    comparisons = agree.reset_index()
-    ties = bool((comparisons["min"] == 0.5).any())
-    builder = _Builder(systems, extra=1 if ties else 0)
-    idx = builder.index
-    orders: list[tuple[int, ...]] = []
-    for u, row in enumerate(comparisons.itertuples(index=False)):
-        i, j, s = idx[row.a], idx[row.b], row.min
-        alternatives = [builder.vector({i: 1.0}), builder.vector({j: 1.0})]
-        if ties:
-            alternatives.append(builder.vector({i: 0.5, j: 0.5}, extra=1.0))
-        builder.add(u, alternatives, 0 if s == 1 else 1 if s == 0 else 2)
-        builder.beats[i, j] += s > 0
-        builder.beats[j, i] += s < 1
-        orders.append((i, j) if s == 1 else (j, i))
-    units = pd.DataFrame(
-        {"annotator": comparisons["annotator"], "documents": [[d] for d in comparisons["document"]]}
+    head = np.zeros(n_comp, dtype=np.int64)
+    head[group[rows][::-1]] = rows[::-1]  # the first row of each comparison
+    i, j, s = a[head], b[head], low
+    ties = bool((s == 0.5).any())
+    outcome = np.where(s == 1, 0, np.where(s == 0, 1, 2))
+    event, event_keys = pd.factorize((i * n_sys + j) * 3 + outcome)
+    event_i, event_j, chosen = event_keys // 3 // n_sys, event_keys // 3 % n_sys, event_keys % 3
+    n_par = n_sys - 1 + ties
+    features = np.zeros((len(event_keys), 3 if ties else 2, n_par + 1))
+    rank = np.arange(len(event_keys))
+    features[rank, 0, event_i] = 1.0
+    features[rank, 1, event_j] = 1.0
+    if ties:
+        features[rank, 2, event_i] = features[rank, 2, event_j] = 0.5
+        features[:, 2, -1] = 1.0
+    beats = np.bincount(i * n_sys + j, s > 0, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
+    beats = beats + np.bincount(j * n_sys + i, s < 1, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
+    incidence = csr_matrix((np.ones(n_comp), (np.arange(n_comp), event)), shape=(n_comp, len(event_keys)))
+    annotator = pd.factorize(key_codes[0][head])[0]
+    document = pd.factorize(key_codes[1][head])[0]
+    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
+    means = pd.Series(score, index=system).groupby(level=0).mean()
+    return Judgements(
+        kind="pairwise",
+        model="davidson" if ties else "bradley-terry",
+        systems=tuple(systems),
+        features=features[:, :, 1:],
+        mask=np.ones(features.shape[:2], dtype=bool),
+        chosen=chosen.astype(int),
+        incidence=incidence,
+        annotator=annotator,
+        document=document,
+        cell=cell,
+        beats=beats.astype(float),
+        means=means.reindex(systems),
+        n_rows=len(data),
     )
-    means = pd.Series(score.to_numpy(), index=system.to_numpy()).groupby(level=0).mean()
-    model = "davidson" if ties else "bradley-terry"
-    return builder.finish("pairwise", model, units, means, len(data), None if ties else orders)
 
 
 def _bws(data: pd.DataFrame) -> Judgements:
@@ -363,14 +399,9 @@ def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
     codes = data["system"].astype(str).map(idx).to_numpy()
     all_ranks = reported.to_numpy(float)
     units = []
-    orders: list[tuple[int, ...]] | None = []
     for u, (key, rows) in enumerate(data.groupby(keys, sort=False).indices.items()):
         rows = rows[np.argsort(codes[rows], kind="stable")]
         members, ranks = codes[rows], all_ranks[rows]
-        if orders is not None and len(np.unique(ranks)) == len(ranks):
-            orders.append(tuple(int(m) for m in members[np.argsort(ranks)]))
-        else:
-            orders = None
         remaining = list(range(len(members)))
         for level in np.unique(ranks)[:-1] if len(np.unique(ranks)) > 1 else []:
             tied = [k for k in remaining if ranks[k] == level]
@@ -384,4 +415,4 @@ def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
         units.append((key[0], [str(key[1])]))
     unit_frame = pd.DataFrame(units, columns=["annotator", "documents"])
     means = reported.groupby(data["system"].astype(str).to_numpy()).mean()
-    return builder.finish("ranking", "plackett-luce", unit_frame, means, len(data), orders)
+    return builder.finish("ranking", "plackett-luce", unit_frame, means, len(data))
