@@ -149,7 +149,9 @@ def _fit(support: _Support, weights: np.ndarray, start: np.ndarray | None) -> Ev
         for _ in range(30):
             trial = beta[active] + scale[:, None] * step
             new_ll, new_grad, new_info = _evaluate(support, weights[active], trial)
-            worse = new_ll < loglik[active] - 1e-12
+            # a step may not lower ℓ by more than its rounding error: with 10^5 judgements ℓ is
+            # ~10^5 and the gain of a last Newton step (~10^-14) drowns in it
+            worse = new_ll < loglik[active] - 1e-13 * (1.0 + np.abs(loglik[active]))
             if not worse.any():
                 break
             scale[worse] /= 2

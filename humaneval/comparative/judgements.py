@@ -272,14 +272,15 @@ def _pairwise(data: pd.DataFrame) -> Judgements:
     score = pd.to_numeric(data["score"], errors="coerce").to_numpy(dtype=float)
     if np.isnan(score).any() or not np.isin(score, [0, 0.5, 1]).all():
         raise RatingsError("pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)")
-    system = data["system"].astype(str).to_numpy()
-    opponent = data["opponent"].astype(str).str.strip().to_numpy()
-    if (system == opponent).any():
-        raise RatingsError("a pairwise row compares a system with itself (system = opponent)")
-    systems = sorted(set(system) | set(opponent))
+    sys_code, sys_names = pd.factorize(data["system"].astype(str))
+    opp_code, opp_names = pd.factorize(data["opponent"].astype(str))
+    opp_names = pd.Index(opp_names).str.strip()
+    systems = sorted(set(sys_names) | set(opp_names))
     n_sys = len(systems)
     lookup = pd.Index(systems)
-    sys_code, opp_code = lookup.get_indexer(system), lookup.get_indexer(opponent)
+    sys_code, opp_code = lookup.get_indexer(sys_names)[sys_code], lookup.get_indexer(opp_names)[opp_code]
+    if (sys_code == opp_code).any():
+        raise RatingsError("a pairwise row compares a system with itself (system = opponent)")
     # one comparison = the row whose system sorts first; its mirror row (if present) must agree
     first = sys_code < opp_code
     a, b = np.where(first, sys_code, opp_code), np.where(first, opp_code, sys_code)
@@ -330,7 +331,9 @@ def _pairwise(data: pd.DataFrame) -> Judgements:
     annotator = pd.factorize(key_codes[0][head])[0]
     document = pd.factorize(key_codes[1][head])[0]
     cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
-    means = pd.Series(score, index=system).groupby(level=0).mean()
+    with np.errstate(invalid="ignore"):  # a system only ever listed as the opponent has no mean
+        rate = np.bincount(sys_code, score, n_sys) / np.bincount(sys_code, minlength=n_sys)
+    means = pd.Series(rate, systems)
     return Judgements(
         kind="pairwise",
         model="davidson" if ties else "bradley-terry",
