@@ -18,7 +18,7 @@ from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.methods import RANK, get_method
 
 
@@ -104,6 +104,14 @@ from humaneval.methods import RANK, get_method
     "(default for pairwise), a cluster bootstrap (two-way: default for BWS and ranking), or treating "
     "judgements as independent (naive, model). See docs/analysis.md.",
 )
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated columns holding a style difference of the row's system over "
+    "its opponent (e.g. normalised length difference), entered as covariates of the Bradley–Terry "
+    "model (style control). See docs/analysis.md.",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option(
     "--permutations",
@@ -132,6 +140,7 @@ def command(
     criterion: str | None,
     adjust_across_criteria: str | None,
     inference: str | None,
+    style_columns: str | None,
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
@@ -154,9 +163,10 @@ def command(
     ):
         kind = {"plackett-luce": get_method(RANK).table_kind}.get(test)
         seed = 1 if seed is None else seed
+        style = tuple(c.strip() for c in (style_columns or "").split(",") if c.strip())
         found = [
             analyze_comparative(
-                table, kind=kind, criterion=name, adjust=adjust, seed=seed, inference=inference
+                table, kind=kind, criterion=name, adjust=adjust, seed=seed, inference=inference, style=style
             )
             for name in criteria
         ]
@@ -165,6 +175,8 @@ def command(
             r.summary() if r.criterion is None else f"== {r.criterion} ==\n{r.summary()}" for r in found
         )
         return emit(payload, as_json, lambda: "\n\n".join(titled))
+    if style_columns:
+        raise OptionError("--style-columns is for pairwise tables (a column 'opponent' with scores 1/0/0.5)")
     results = []
     for name in criteria:
         with warnings.catch_warnings(record=True) as caught:

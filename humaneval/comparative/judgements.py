@@ -94,6 +94,9 @@ class Judgements:
     means:
         Descriptive score per system: win rate (ties ½), best–worst counting score, or mean rank
         (1 = best).
+    covariates:
+        Names of the style covariates of a pairwise table (the last parameters, after log ν);
+        with covariates every comparison is its own event.
     """
 
     kind: str
@@ -109,6 +112,7 @@ class Judgements:
     beats: np.ndarray
     means: pd.Series
     n_rows: int
+    covariates: tuple[str, ...] = ()
 
     @property
     def n_params(self) -> int:
@@ -124,7 +128,9 @@ class Judgements:
         return np.asarray(self.incidence.sum(axis=0)).ravel()
 
 
-def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -> Judgements:
+def build_judgements(
+    ratings: Ratings | pd.DataFrame, kind: str | None = None, style: tuple[str, ...] = ()
+) -> Judgements:
     """Pool a pairwise, best–worst or ranking table (checks excluded) into :class:`Judgements`.
 
     Parameters
@@ -133,6 +139,11 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
         A pairwise (``opponent``), best–worst (``tuple_id``) or ranking (``rank``) table.
     kind : {"pairwise", "bws", "ranking"}, optional
         Detected by :func:`detect_kind` when None.
+    style : tuple of str
+        Columns of a pairwise table holding a style difference of the row's system over its
+        opponent (e.g. the normalised length difference (len_a − len_b)/(len_a + len_b) of
+        LMArena's style control; a mirror row holds its negative), entered as covariates:
+        P(a ≻ b) = σ(θa − θb + γᵀd).
 
     Returns
     -------
@@ -159,8 +170,10 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
     table = ratings.without_checks()
     data = table.data
     unit = get_method(kind).unit
+    if style and unit != "pair":
+        raise RatingsError(f"style covariates are for pairwise tables, not {kind} tables")
     if unit == "pair":
-        return _pairwise(data)
+        return _pairwise(data, tuple(style))
     if unit == "tuple":
         return _bws(data)
     if unit == "document":
@@ -267,8 +280,9 @@ def _criterion_keys(data: pd.DataFrame) -> list[str]:
     return ["criterion"] if "criterion" in data else []
 
 
-def _pairwise(data: pd.DataFrame) -> Judgements:
-    """Vectorised: comparisons are keyed by integer codes, events by (first, second, outcome)."""
+def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
+    """Vectorised: comparisons are keyed by integer codes, events by (first, second, outcome);
+    with ``style`` covariates each comparison is its own event."""
     score = pd.to_numeric(data["score"], errors="coerce").to_numpy(dtype=float)
     if np.isnan(score).any() or not np.isin(score, [0, 0.5, 1]).all():
         raise RatingsError("pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)")
@@ -315,16 +329,24 @@ def _pairwise(data: pd.DataFrame) -> Judgements:
     i, j, s = a[head], b[head], low
     ties = bool((s == 0.5).any())
     outcome = np.where(s == 1, 0, np.where(s == 0, 1, 2))
-    event, event_keys = pd.factorize((i * n_sys + j) * 3 + outcome)
+    difference = _style_differences(data, style, first, group, rows, n_comp)
+    if style:
+        event, event_keys = np.arange(n_comp), (i * n_sys + j) * 3 + outcome
+    else:
+        event, event_keys = pd.factorize((i * n_sys + j) * 3 + outcome)
     event_i, event_j, chosen = event_keys // 3 // n_sys, event_keys // 3 % n_sys, event_keys % 3
     n_par = n_sys - 1 + ties
-    features = np.zeros((len(event_keys), 3 if ties else 2, n_par + 1))
+    features = np.zeros((len(event_keys), 3 if ties else 2, n_par + 1 + len(style)))
     rank = np.arange(len(event_keys))
     features[rank, 0, event_i] = 1.0
     features[rank, 1, event_j] = 1.0
     if ties:
         features[rank, 2, event_i] = features[rank, 2, event_j] = 0.5
-        features[:, 2, -1] = 1.0
+        features[:, 2, n_par] = 1.0
+    if style:  # only differences matter: the first system's alternative carries d, a tie d/2
+        features[:, 0, n_par + 1 :] = difference
+        if ties:
+            features[:, 2, n_par + 1 :] = difference / 2
     beats = np.bincount(i * n_sys + j, s > 0, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
     beats = beats + np.bincount(j * n_sys + i, s < 1, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
     incidence = csr_matrix((np.ones(n_comp), (np.arange(n_comp), event)), shape=(n_comp, len(event_keys)))
@@ -348,7 +370,39 @@ def _pairwise(data: pd.DataFrame) -> Judgements:
         beats=beats.astype(float),
         means=means.reindex(systems),
         n_rows=len(data),
+        covariates=style,
     )
+
+
+def _style_differences(
+    data: pd.DataFrame, style: tuple[str, ...], first: np.ndarray, group: np.ndarray, rows, n_comp: int
+) -> np.ndarray:
+    """(comparisons, covariates) style differences of each comparison's first system; the rows of
+    one comparison must agree (a mirror row holds the negative difference)."""
+    out = np.zeros((n_comp, len(style)))
+    for k, column in enumerate(style):
+        if column not in data:
+            raise RatingsError(
+                f"style column {column!r} is not in the table; columns: {', '.join(map(str, data.columns))}"
+            )
+        values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=float)
+        if not np.isfinite(values).all():
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise RatingsError(
+                f"style column {column!r}: row {bad} is not a number; give every comparison its "
+                "style difference (the row's system minus its opponent)"
+            )
+        oriented = np.where(first, values, -values)[rows]
+        low, high = np.full(n_comp, np.inf), np.full(n_comp, -np.inf)
+        np.minimum.at(low, group[rows], oriented)
+        np.maximum.at(high, group[rows], oriented)
+        if (high - low > 1e-9 * (1 + np.abs(high))).any():
+            raise RatingsError(
+                f"style column {column!r}: the two rows of a comparison disagree; it holds the "
+                "difference of the row's system over its opponent, so a mirror row holds its negative"
+            )
+        out[:, k] = low
+    return out
 
 
 def _bws(data: pd.DataFrame) -> Judgements:

@@ -93,11 +93,15 @@ class MixedFit:
 
 
 def mixed_spec(
-    design: pd.DataFrame, systems: tuple[str, ...], terms: tuple[str, ...] = DEFAULT_TERMS
+    design: pd.DataFrame,
+    systems: tuple[str, ...],
+    terms: tuple[str, ...] = DEFAULT_TERMS,
+    covariates: tuple[str, ...] = (),
 ) -> ClmmSpec:
     """The :class:`~humaneval.clmm.spec.ClmmSpec` of a :func:`~humaneval.comparative.mixed_design` frame.
 
-    Comparisons are reoriented alternately within each pair of systems (module docstring).
+    Comparisons are reoriented alternately within each pair of systems (module docstring);
+    ``covariates`` (style differences of the first system) are further fixed-effect columns.
     """
     unknown = [t for t in terms if t not in MIXED_TERMS]
     if unknown or not terms:
@@ -111,6 +115,7 @@ def mixed_spec(
     flip = (pair.groupby(pair, sort=False).cumcount().to_numpy() % 2) == 1
     sign = np.where(flip, -1.0, 1.0)
     x = x * sign[:, None]
+    style = design[list(covariates)].to_numpy(dtype=float) * sign[:, None]
     outcome = np.where(flip, 1.0 - outcome, outcome)
     ties = bool(np.any(outcome == 0.5))
     y = np.rint(outcome * 2).astype(int) if ties else outcome.astype(int)
@@ -131,7 +136,9 @@ def mixed_spec(
                 levels=tuple(str(u) for u in uniques),
             )
         )
-    return ClmmSpec.from_matrices(y, x, effects, beta_names=names, levels=levels)
+    return ClmmSpec.from_matrices(
+        y, np.column_stack([x, style]), effects, beta_names=[*names, *covariates], levels=levels
+    )
 
 
 def fit_mixed_bt(
@@ -167,7 +174,7 @@ def fit_mixed_bt(
     from humaneval.clmm.fit import fit_spec
     from humaneval.comparative.analyze import mixed_design
 
-    spec = mixed_spec(mixed_design(judgements), judgements.systems, tuple(terms))
+    spec = mixed_spec(mixed_design(judgements), judgements.systems, tuple(terms), judgements.covariates)
     result = fit_spec(spec, link)
     return MixedFit(
         systems=judgements.systems,
