@@ -449,27 +449,75 @@ def _bws(data: pd.DataFrame) -> Judgements:
 
 
 def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
-    systems = sorted(data["system"].astype(str).unique())
-    builder = _Builder(systems)
-    idx = builder.index
+    """Vectorised: every summary ranked above the last level of its ranking is chosen from those
+    ranked at or below it; the event is keyed by that set (a bit mask of systems) and the choice."""
+    codes, names = pd.factorize(data["system"].astype(str))
+    systems = sorted(names)
+    n_sys = len(systems)
+    codes = pd.Index(systems).get_indexer(names)[codes]
+    ranks = reported.to_numpy(float)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    codes = data["system"].astype(str).map(idx).to_numpy()
-    all_ranks = reported.to_numpy(float)
-    units = []
-    for u, (key, rows) in enumerate(data.groupby(keys, sort=False).indices.items()):
-        rows = rows[np.argsort(codes[rows], kind="stable")]
-        members, ranks = codes[rows], all_ranks[rows]
-        remaining = list(range(len(members)))
-        for level in np.unique(ranks)[:-1] if len(np.unique(ranks)) > 1 else []:
-            tied = [k for k in remaining if ranks[k] == level]
-            alternatives = [builder.vector({int(members[k]): 1.0}) for k in remaining]
-            for k in tied:
-                builder.add(u, alternatives, remaining.index(k))
-            remaining = [k for k in remaining if ranks[k] != level]
-            for k in tied:
-                for m in remaining:
-                    builder.beats[members[k], members[m]] += 1
-        units.append((key[0], [str(key[1])]))
-    unit_frame = pd.DataFrame(units, columns=["annotator", "documents"])
+    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    kept = np.flatnonzero(np.all([c >= 0 for c in key_codes], axis=0))
+    unit = pd.MultiIndex.from_arrays([c[kept] for c in key_codes]).factorize()[0]
+    n_units = int(unit.max()) + 1 if unit.size else 0
+    order = np.lexsort((codes[kept], ranks[kept], unit))  # by ranking, best level first
+    rows, unit = kept[order], unit[order]
+    level = ranks[rows]
+    # the systems ranked at or below each row's level: suffix sums of bits within its ranking
+    n_words = (n_sys + 61) // 62
+    bits = np.zeros((rows.size, n_words), dtype=np.int64)
+    bits[np.arange(rows.size), codes[rows] // 62] = np.left_shift(1, codes[rows] % 62)
+    new_unit = np.r_[True, unit[1:] != unit[:-1]]
+    new_level = new_unit | np.r_[True, level[1:] != level[:-1]]
+    from_end = np.vstack([np.cumsum(bits[::-1], axis=0)[::-1], np.zeros((1, n_words), dtype=np.int64)])
+    unit_end = np.r_[np.flatnonzero(new_unit)[1:], rows.size]
+    starts = np.flatnonzero(new_level)[np.cumsum(new_level) - 1]
+    ends = unit_end[np.cumsum(new_unit) - 1]
+    remaining = from_end[starts] - from_end[ends]
+    last_level = level == level[ends - 1]
+    chooses = np.flatnonzero(~last_level)
+    event_key = pd.MultiIndex.from_arrays([*remaining[chooses].T, codes[rows[chooses]]])
+    event, uniques = event_key.factorize()
+    sets = np.array([list(k[:-1]) for k in uniques], dtype=np.int64).reshape(len(uniques), n_words)
+    chosen_sys = np.array([k[-1] for k in uniques], dtype=np.int64)
+    member = (sets[:, np.arange(n_sys) // 62] >> (np.arange(n_sys) % 62)) & 1 == 1  # (E, S)
+    n_alt = int(member.sum(axis=1).max(initial=1))
+    slot = np.cumsum(member, axis=1) - 1
+    features = np.zeros((len(uniques), n_alt, n_sys))
+    e_idx, s_idx = np.nonzero(member)
+    features[e_idx, slot[e_idx, s_idx], s_idx] = 1.0
+    mask = np.zeros((len(uniques), n_alt), dtype=bool)
+    mask[e_idx, slot[e_idx, s_idx]] = True
+    chosen = slot[np.arange(len(uniques)), chosen_sys]
+    incidence = csr_matrix((np.ones(chooses.size), (unit[chooses], event)), shape=(n_units, len(uniques)))
+    incidence.sum_duplicates()
+    # i preferred to j: i chosen while j still remained, j not tied with i
+    pairs = pd.DataFrame({"unit": unit, "code": codes[rows], "level": level})
+    joined = pairs.merge(pairs, on="unit", suffixes=("", "_o"))
+    joined = joined[joined["level"] < joined["level_o"]]
+    beats = np.bincount(
+        joined["code"].to_numpy() * n_sys + joined["code_o"].to_numpy(), minlength=n_sys * n_sys
+    ).reshape(n_sys, n_sys)
+    head = rows[np.flatnonzero(new_unit)]
+    unit_rows = np.zeros(n_units, dtype=np.int64)
+    unit_rows[unit[new_unit]] = head
+    annotator = pd.factorize(key_codes[0][unit_rows])[0]
+    document = pd.factorize(key_codes[1][unit_rows])[0]
+    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
     means = reported.groupby(data["system"].astype(str).to_numpy()).mean()
-    return builder.finish("ranking", "plackett-luce", unit_frame, means, len(data))
+    return Judgements(
+        kind="ranking",
+        model="plackett-luce",
+        systems=tuple(systems),
+        features=features[:, :, 1:],
+        mask=mask,
+        chosen=chosen,
+        incidence=incidence,
+        annotator=annotator,
+        document=document,
+        cell=cell,
+        beats=beats.astype(float),
+        means=means.reindex(systems),
+        n_rows=len(data),
+    )
