@@ -214,3 +214,23 @@ def test_cli_style_columns(tmp_path):
     assert payload["covariates"][0]["estimate"] == pytest.approx(expected[1], abs=1e-12)
     bad = subprocess.run([*command, "--style-columns", "words"], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "words" in bad.stderr
+
+
+def test_ranking_builder_pools_like_a_loop_over_rankings(rank_path):
+    table = pd.read_csv(rank_path)
+    table["rank"] = np.minimum(table["rank"], 3)  # ties at the bottom: Breslow's choices
+    judgements = build_judgements(load_ratings(table, allow_ties=True))
+    systems = judgements.systems
+    expected: dict[tuple[frozenset, str], int] = {}
+    for _, ranking in table.groupby(["annotator", "document"]):
+        ranks = dict(zip(ranking["system"], ranking["rank"], strict=True))
+        for system, rank in ranks.items():
+            if rank < max(ranks.values()):
+                remaining = frozenset(s for s, r in ranks.items() if r >= rank)
+                expected[(remaining, system)] = expected.get((remaining, system), 0) + 1
+    found = {}
+    for event, count in enumerate(judgements.event_counts):
+        full = np.column_stack([1 - judgements.features[event].sum(axis=1), judgements.features[event]])
+        members = [systems[int(np.argmax(row))] for row in full[judgements.mask[event]]]
+        found[(frozenset(members), members[judgements.chosen[event]])] = count
+    assert found == expected
