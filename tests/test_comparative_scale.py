@@ -234,3 +234,13 @@ def test_ranking_builder_pools_like_a_loop_over_rankings(rank_path):
         members = [systems[int(np.argmax(row))] for row in full[judgements.mask[event]]]
         found[(frozenset(members), members[judgements.chosen[event]])] = count
     assert found == expected
+
+
+def test_a_mixed_fit_too_large_for_memory_falls_back_with_its_reason(monkeypatch):
+    import humaneval.comparative.mixed as mixed
+
+    table, *_ = style_table(300, seed=9)
+    monkeypatch.setattr(mixed, "MAX_BLOCK_ENTRIES", 100.0)
+    with pytest.warns(Warning, match="random-effect blocks"):
+        result = analyze_comparative(table, n_resamples=50)
+    assert result.fit.inference == "two-way" and "limit 1e+02" in result.fit.fallbacks[0].error
