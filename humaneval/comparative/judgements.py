@@ -187,26 +187,24 @@ def build_judgements(
 
 
 class _Builder:
-    """Accumulates events (alternative features as tuples) and their judgement/cluster codes."""
+    """Accumulates best–worst events (alternative features as tuples) and their judgement codes."""
 
-    def __init__(self, systems: list[str], extra: int = 0):
+    def __init__(self, systems: list[str]):
         self.systems = systems
         self.index = {s: i for i, s in enumerate(systems)}
-        self.n_params = len(systems) - 1 + extra
+        self.n_params = len(systems) - 1
         self.keys: dict[tuple, int] = {}
         self.events: list[tuple[np.ndarray, int]] = []
         self.rows: list[int] = []
         self.cols: list[int] = []
         self.beats = np.zeros((len(systems), len(systems)))
 
-    def vector(self, weights: dict[int, float], extra: float = 0.0) -> np.ndarray:
-        """Features of one alternative: system weights, then log ν; without the reference system,
-        whose θ is 0 while fitting."""
+    def vector(self, weights: dict[int, float]) -> np.ndarray:
+        """Features of one alternative: system weights without the reference system, whose θ is 0
+        while fitting."""
         full = np.zeros(self.n_params + 1)
         for j, w in weights.items():
             full[j] += w
-        if self.n_params >= len(self.systems):
-            full[-1] = extra
         return full[1:]
 
     def add(self, unit: int, alternatives: list[np.ndarray], chosen: int) -> None:
