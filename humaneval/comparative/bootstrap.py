@@ -15,6 +15,10 @@ times and so is conservative.
 ``annotator``, ``document`` and ``naive`` are the one-way and independent versions, shown for
 comparison in the calibration study (docs/analysis.md).
 
+Every scheme reweights per-cluster sufficient statistics (how often each cluster holds each
+distinct event) by multinomial cluster multiplicities; the judgements themselves are never
+resampled, so 10⁶ judgements cost what their clusters and distinct events cost.
+
 References
 ----------
 Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2011). Robust inference with multiway clustering.

@@ -5,7 +5,9 @@ with step halving converges from β = 0 whenever the MLE exists; no prior or pen
 It exists when the "preferred to" graph of the systems is strongly connected (every group of
 systems was preferred at least once to some system outside it: Hunter 2004, Zermelo 1929);
 :func:`check_estimable` says which systems break it. Many weightings (bootstrap replicates) are
-fitted at once, vectorised over the replicates.
+fitted at once, vectorised over the replicates, and each event is evaluated on its support only
+(the parameters its alternatives involve: two systems and log ν for a pairwise comparison), so the
+cost is events × support², not events × parameters².
 """
 
 from __future__ import annotations
