@@ -99,6 +99,7 @@ JSON_SCHEMA_DOCS = {
     "prolific": "docs/platforms.md",
     "design": "docs/design.md",
     "forms": "docs/forms.md",
+    "judge": "docs/judges.md",
     "metaeval": "docs/metaeval.md",
     "power": "docs/simulation.md",
     "qc": "docs/forms.md",
