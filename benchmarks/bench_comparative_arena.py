@@ -10,7 +10,8 @@ timed calls per side, best and median; see benchmarks/_common.py):
   centred log-strengths;
 - Davidson (10 % ties; no reference implements it) and Plackett–Luce (rankings of 4 of S systems)
   against ``choix.ilsr_rankings``;
-- cluster bootstraps, 1,000 replicates: ``two-way`` (3 × 1,000) and ``naive`` against
+- cluster bootstraps, 1,000 replicates: ``two-way`` (3 × 1,000; prompts of one and of four
+  comparisons) and ``naive`` against
   ``evalica.bootstrap`` of its Bradley–Terry (i.i.d. resamples of comparisons; run with
   ``--evalica-resamples`` and scaled to 1,000, marked extrapolated);
 - the mixed-effects Bradley–Terry model (annotator × system deviations) on ``--mixed`` comparisons
@@ -30,7 +31,9 @@ import pandas as pd
 from benchmarks._common import require, setting, timed
 
 
-def votes(n: int, n_sys: int, seed: int, ties: float = 0.0, annotator_sd: float = 0.0, annotators=1000):
+def votes(
+    n: int, n_sys: int, seed: int, ties: float = 0.0, annotator_sd: float = 0.0, annotators=1000, per_prompt=1
+):
     """One row per comparison; ``score`` of the row's system (1 won, 0 lost, 0.5 tie)."""
     rng = np.random.default_rng(seed)
     theta = rng.normal(0, 1, n_sys)
@@ -42,10 +45,15 @@ def votes(n: int, n_sys: int, seed: int, ties: float = 0.0, annotator_sd: float 
     u = rng.random(n)
     score = np.where(u < ties, 0.5, np.where(u < ties + (1 - ties) * p, 1.0, 0.0))
     names = np.array([f"model-{k:02d}" for k in range(n_sys)])
+    prompt = np.arange(n) // per_prompt
+    # one judgement per annotator, prompt and pair of systems (either order)
+    key = (who.astype(np.int64) * (n + 1) + prompt) * n_sys**2 + np.minimum(a, b) * n_sys + np.maximum(a, b)
+    keep = ~pd.Series(key).duplicated().to_numpy()
+    who, a, b, score, prompt = who[keep], a[keep], b[keep], score[keep], prompt[keep]
     return pd.DataFrame(
         {
             "annotator": np.char.add("w", who.astype(str)),
-            "document": np.char.add("p", np.arange(n).astype(str)),
+            "document": np.char.add("p", prompt.astype(str)),
             "system": names[a],
             "opponent": names[b],
             "score": score,
@@ -179,7 +187,13 @@ def bootstrap(n: int, n_sys: int, evalica_resamples: int) -> None:
     )
     scale = 1000 / evalica_resamples
     note = f" (extrapolated from {evalica_resamples})" if scale != 1 else ""
-    line(f"two-way cluster bootstrap 3 x 1,000, {n:,} comparisons", two_way, {})
+    line(f"two-way cluster bootstrap 3 x 1,000, {n:,} comparisons, one per prompt", two_way, {})
+    shared = build_judgements(as_ratings(votes(n, n_sys, seed=4, annotator_sd=0.5, per_prompt=4)))
+    line(
+        f"two-way cluster bootstrap 3 x 1,000, {n:,} comparisons, 4 per prompt",
+        timed(lambda: bootstrap_vcov(shared, "two-way", 1000, seed=1), 1),
+        {},
+    )
     line(
         f"naive bootstrap 1,000, {n:,} comparisons",
         naive,

@@ -244,3 +244,22 @@ def test_a_mixed_fit_too_large_for_memory_falls_back_with_its_reason(monkeypatch
     with pytest.warns(Warning, match="random-effect blocks"):
         result = analyze_comparative(table, n_resamples=50)
     assert result.fit.inference == "two-way" and "limit 1e+02" in result.fit.fallbacks[0].error
+
+
+def test_style_covariates_are_refused_outside_the_pairwise_model():
+    from humaneval.analysis import analyze
+    from humaneval.errors import OptionError
+
+    likert = pd.DataFrame(
+        {
+            "annotator": ["w1", "w1", "w2", "w2"],
+            "document": ["d1"] * 4,
+            "system": ["A", "B", "A", "B"],
+            "score": [3, 4, 2, 5],
+            "length_diff": [0.1, -0.1, 0.2, -0.2],
+        }
+    )
+    with pytest.raises(OptionError, match="for pairwise tables"):
+        analyze(likert, style=("length_diff",))
+    with pytest.raises(OptionError, match="not to a formula or classic test"):
+        analyze(likert, "ttest", style=("length_diff",))
