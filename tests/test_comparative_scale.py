@@ -241,7 +241,7 @@ def test_a_mixed_fit_too_large_for_memory_falls_back_with_its_reason(monkeypatch
 
     table, *_ = style_table(300, seed=9)
     monkeypatch.setattr(mixed, "MAX_BLOCK_ENTRIES", 100.0)
-    with pytest.warns(Warning, match="random-effect blocks"):
+    with pytest.warns(Warning, match="dense blocks of its random-effect Hessian"):
         result = analyze_comparative(table, n_resamples=50)
     assert result.fit.inference == "two-way" and "limit 1e+02" in result.fit.fallbacks[0].error
 

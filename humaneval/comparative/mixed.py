@@ -203,9 +203,10 @@ def fit_mixed_bt(
     entries = block_entries(spec)
     if entries > MAX_BLOCK_ENTRIES:
         raise ModelSpecError(
-            f"the mixed-effects fit would hold {entries:.2g} numbers in its random-effect blocks "
-            f"(limit {MAX_BLOCK_ENTRIES:.0g}): the {' and '.join(terms)} groups are all linked by shared "
-            "comparisons; leave the document term out (mixed_terms=('annotator',)) or use a cluster bootstrap"
+            f"the mixed-effects fit would hold {entries:.2g} numbers in the dense blocks of its "
+            f"random-effect Hessian (limit {MAX_BLOCK_ENTRIES:.0g}; {' and '.join(terms)} groups linked by "
+            "shared comparisons form one block); leave the document term out (mixed_terms=('annotator',) "
+            "in Python) or use a cluster bootstrap (--inference two-way)"
         )
     result = fit_spec(spec, link)
     return MixedFit(
