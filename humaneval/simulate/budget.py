@@ -85,6 +85,22 @@ class BudgetPlan:
             "candidates": self.candidates.to_dict(orient="records"),
         }
 
+    def summary(self) -> str:
+        """How many designs were screened, the cheapest one reaching the target, and the notes."""
+        lines = [
+            f"{len(self.candidates)} designs screened with {self.test} ({self.aggregate}), "
+            f"target power {self.target:g}"
+        ]
+        if self.best is not None:
+            b = self.best
+            lines.append(
+                f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
+                f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
+                f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
+            )
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
     def plot(self, path: str | Path) -> Path:
         """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block;
         written as ``path`` and as its PNG/SVG/PDF twins."""
