@@ -17,6 +17,7 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check humaneval tests benchmarks simulations
+	$(BIN)/mypy
 
 setup: system-packages $(VENV)/.installed
 

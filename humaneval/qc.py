@@ -74,7 +74,9 @@ class QCReport:
     def summary(self, source: str = "ratings") -> str:
         """The per-annotator table as aligned text, flagged annotators marked, and how many were flagged."""
         table = self.table
-        rows = [("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")]
+        rows: list[tuple[str, ...]] = [
+            ("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")
+        ]
         rows += [_summary_row(r) for r in table.to_dict(orient="records")]
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = [f"{source}: quality control of {len(table)} annotators"]

@@ -339,7 +339,7 @@ def validate_ratings(
     data = v.responses(data, resp, continuous)
     scales: tuple[Scale, ...] = ()
     if scale is not None and not isinstance(scale, str) and scale and isinstance(scale[0], Scale):
-        scales = tuple(scale)  # type: ignore[arg-type]
+        scales = tuple(scale)
         declared = (min(s.low for s in scales), max(s.high for s in scales))
     else:
         declared = parse_scale(scale) if scale is not None else None  # type: ignore[arg-type]

@@ -204,6 +204,6 @@ def ordinal_model(fit: FitResult):
         coefficients=np.r_[0.0, fit.beta],
         thresholds=np.asarray(fit.thresholds, dtype=float),
         random_effects=effects,
-        link=fit.link,  # type: ignore[arg-type]
+        link=fit.link,
         description=f"CLMM {fit.formula} fitted with the {fit.engine} engine to {fit.nobs} ratings",
     )

@@ -321,7 +321,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
-        criterion, comparative, None, means, None,  # type: ignore[arg-type]
+        criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
 

@@ -19,7 +19,7 @@ def mean_unit(view: CriterionView) -> str:
 
 
 def part(view: CriterionView) -> Iterator[Block]:
-    analysis, fit, interval = view.part.analysis, view.part.analysis.fit, view.part.means_interval
+    analysis, fit, interval = view.part.analysis, view.fit, view.part.means_interval
     declared = view.report.ratings.scale_of(view.part.criterion)
     if declared is not None:
         yield Paragraph(text(f"Scale: {declared.describe()}"), "meta")
