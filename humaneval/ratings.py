@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
@@ -467,7 +468,7 @@ class _Validator:
             warnings.warn(
                 f"{self.prefix}dropped {int(missing.sum())} rows with a missing {resp}",
                 DataWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         keep = ~missing
         data = data[keep].copy()
@@ -558,7 +559,7 @@ class _Validator:
                     f"{low}-{high} of the other {len(scores) - len(rows)} scores and widens the "
                     f"inferred scale; fix the value, or declare the scale with --scale {low}-{high}",
                     DataWarning,
-                    stacklevel=4,
+                    stacklevel=caller_stacklevel(),
                 )
 
     def warn_rare_systems(self, data: pd.DataFrame) -> None:
@@ -576,7 +577,7 @@ class _Validator:
                     f"where the other systems have about {typical:g}; check the system column for a "
                     "typo, or remove the rows",
                     DataWarning,
-                    stacklevel=4,
+                    stacklevel=caller_stacklevel(),
                 )
 
     @staticmethod

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
+from humaneval._deprecation import caller_stacklevel, renamed
 from humaneval.analysis.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
@@ -34,10 +34,10 @@ from humaneval.analysis.contrasts import (
     tukey_p,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import choose_reference, select_criterion
+from humaneval.analysis.prepare import choose_reference
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.ratings import Ratings, as_ratings, select_criterion
 from humaneval.structure import cluster_labels
 
 TESTS = ("ttest", "art", "wilcoxon", "anova")
@@ -143,7 +143,9 @@ def paired_ttest(
         p = float(paired_t_pvalues(delta))
         if se == 0 and mean != 0:
             warnings.warn(
-                f"{a} − {b}: every difference is {mean:g}; t is infinite", DataWarning, stacklevel=2
+                f"{a} − {b}: every difference is {mean:g}; t is infinite",
+                DataWarning,
+                stacklevel=caller_stacklevel(),
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))

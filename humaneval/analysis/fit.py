@@ -22,18 +22,13 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.analysis.prepare import (
-    STRUCTURES,
-    ClmmData,
-    choose_reference,
-    default_structure,
-    prepare_clmm_data,
-    select_criterion,
-)
+from humaneval._deprecation import caller_stacklevel
+from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
+from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError, OptionError
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, select_criterion
 
 #: ``auto`` is kept for callers of the old default and now means ``native``.
 ENGINES = ("native", "r", "both", "auto")
@@ -304,11 +299,13 @@ def _plain(data: object) -> bool:
 
 def _warn(result: FitResult, requested: str) -> None:
     for message in result.diagnostics.warnings:
-        warnings.warn(f"CLMM ({result.structure}): {message}", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"CLMM ({result.structure}): {message}", ConvergenceWarning, stacklevel=caller_stacklevel()
+        )
     if result.structure != requested and requested != "formula":
         warnings.warn(
             f"the {requested} CLMM failed; results are from the simpler {result.structure} model, "
             "whose contrast SEs may be too small",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )

@@ -14,19 +14,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
+from humaneval._deprecation import caller_stacklevel, renamed
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
-from humaneval.analysis.prepare import select_criterion
-from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
+from humaneval.clmm.result import FitResult
 from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, select_criterion
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -385,8 +384,7 @@ def _classic_analysis(
     independent = independent_units(table, aggregate)
     cautions = classic_cautions(test, aggregate, independent)
     for caution in cautions:
-        # stacklevel 3: the caller of analyze(), as when this was its own body
-        warnings.warn(caution, AnalysisCaution, stacklevel=3)
+        warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
     return Analysis(
         test=test,
         aggregate=aggregate,

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
@@ -433,7 +433,7 @@ def analyze_comparative(
     vcov, n_done, n_failed = _covariance(judgements, inference, mixed, model_vcov, n_resamples, seed, floor)
     notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
     for note in notes:
-        warnings.warn(note, AnalysisCaution, stacklevel=2)
+        warnings.warn(note, AnalysisCaution, stacklevel=caller_stacklevel())
     if mixed is not None:
         result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
     else:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DesignError
 from humaneval.methods import ALIASES, get_method
 from humaneval.methods import METHODS as REGISTRY
@@ -313,7 +314,7 @@ class DesignSpec:
                 "Prolific allows rejecting a submission only after two failed attention checks; "
                 f"with checks_per_annotator={self.checks_per_annotator} no submission could be rejected",
                 UserWarning,
-                stacklevel=5,  # _warn_platform ← _validate ← __post_init__ ← __init__ ← the caller
+                stacklevel=caller_stacklevel(),
             )
 
     def _bws_pool_size(self) -> int:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
 from humaneval.design.load import DesignLike
 from humaneval.design.load import load_design as read_design
@@ -260,7 +261,7 @@ def _pay_warning(package: MTurkPackage, design: DesignLike, platform: str) -> MT
         "forms: set the MTurk Reward in USD (--reward) from the time per HIT, or re-plan the design "
         "with --platform mturk"
     )
-    warnings.warn(note, CostWarning, stacklevel=3)
+    warnings.warn(note, CostWarning, stacklevel=caller_stacklevel())
     return replace(package, warnings=(*package.warnings, note))
 
 

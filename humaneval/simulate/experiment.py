@@ -24,7 +24,8 @@ import pandas as pd
 
 from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.analysis.fit import ENGINES
-from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
+from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
