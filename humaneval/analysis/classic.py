@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval._deprecation import caller_stacklevel, renamed
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
@@ -81,6 +82,7 @@ def _pairs(wide: pd.DataFrame):
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def paired_ttest(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -95,15 +97,15 @@ def paired_ttest(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+        %(adjust_intervals)s
     confidence_level : float
-        Confidence level of ``ci_low``/``ci_high``.
+        %(confidence_level)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -153,6 +155,7 @@ def paired_ttest(
 
 
 @renamed(rounds="n_permutations")
+@shared_docs
 def approximate_randomization(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -171,17 +174,17 @@ def approximate_randomization(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     n_permutations : int
         Random sign-flip rounds R (ignored when every pattern is enumerated).
     seed : int or Generator, optional
         Seed of the sign flips.
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj``.
+        %(adjust)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -226,6 +229,7 @@ def approximate_randomization(
     return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
 
 
+@shared_docs
 def wilcoxon_test(
     ratings: Ratings | pd.DataFrame, aggregate: str = "none", adjust: str = "holm", alpha: float = 0.05
 ) -> pd.DataFrame:
@@ -235,13 +239,13 @@ def wilcoxon_test(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj``.
+        %(adjust)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -280,6 +284,7 @@ def wilcoxon_test(
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def one_way_anova(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -296,15 +301,15 @@ def one_way_anova(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"tukey", "holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+        %(adjust_intervals)s
     confidence_level : float
-        Confidence level of ``ci_low``/``ci_high``.
+        %(confidence_level)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -363,6 +368,7 @@ def _anova_groups(ratings: Ratings | pd.DataFrame, aggregate: str) -> tuple[pd.D
 
 
 @renamed(rounds="n_permutations")
+@shared_docs
 def classic_test(
     ratings: Ratings | pd.DataFrame,
     test: str = "ttest",
@@ -390,7 +396,7 @@ def classic_test(
     n_permutations, seed :
         Rounds and seed of the ART.
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------

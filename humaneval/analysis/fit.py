@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from humaneval._deprecation import caller_stacklevel
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
@@ -66,6 +67,7 @@ def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
     return "native", fit_native
 
 
+@shared_docs
 def fit_formula(
     data: pd.DataFrame,
     formula: str,
@@ -101,7 +103,7 @@ def fit_formula(
     reference : dict, optional
         Reference level per factor column.
     progress : bool
-        Show the elapsed time while R fits.
+        %(r_progress)s
     **options
         Passed to the native engine.
 
@@ -155,6 +157,7 @@ def fit_formula(
     return result
 
 
+@shared_docs
 def fit_clmm(
     ratings: Ratings | pd.DataFrame | ClmmData,
     engine: str = "native",
@@ -187,7 +190,7 @@ def fit_clmm(
     threshold:
         ``flexible``, ``equidistant`` or ``symmetric`` (formula fits).
     progress:
-        Show the elapsed time while R fits.
+        %(r_progress)s
     reference:
         Reference system of the treatment coding (default per docs/analysis.md).
     fallback:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import caller_stacklevel, renamed
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -416,6 +417,7 @@ def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str,
 
 
 @renamed(n_boot="n_resamples")
+@shared_docs
 def bradley_terry(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -438,7 +440,7 @@ def bradley_terry(
         A pairwise table (one row per summary and judgement, with ``opponent``; score 1 won,
         0 lost, 0.5 tie).
     criterion : str, optional
-        The criterion to analyse when the table has several.
+        %(criterion)s
     inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
         How the covariance of the strengths is estimated (default ``mixed``).
     adjust : {"tukey", "holm", "bonferroni", "none"}, optional

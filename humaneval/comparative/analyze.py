@@ -23,6 +23,7 @@ from scipy import stats
 from scipy.special import expit
 
 from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval._docstrings import shared_docs
 from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
@@ -338,6 +339,7 @@ def mixed_design(judgements: Judgements) -> pd.DataFrame:
 
 
 @renamed(n_boot="n_resamples", level="confidence_level")
+@shared_docs
 def analyze_comparative(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -362,7 +364,7 @@ def analyze_comparative(
     kind:
         ``pairwise``, ``bws`` or ``ranking``; detected by :func:`detect_kind` when None.
     criterion:
-        The criterion to analyse when the table has several.
+        %(criterion)s
     inference:
         Default :func:`default_inference` of the kind. ``two-way`` (cluster bootstrap over
         annotators and documents), ``pigeonhole``,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import DesignError
 from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
@@ -109,6 +110,7 @@ class BudgetPlan:
         )
 
 
+@shared_docs
 def plan_budget(
     model: OrdinalModel | str | Path | None = None,
     target: float = 0.8,
@@ -133,7 +135,7 @@ def plan_budget(
     Parameters
     ----------
     model : OrdinalModel, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     target : float
         The power to reach, in (0, 1).
     cost_model : CostModel, optional

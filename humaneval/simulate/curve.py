@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import DesignError
 from humaneval.formatting import fmt_estimate_ci
 from humaneval.simulate.designs import SimDesign
@@ -137,6 +138,7 @@ def parse_breaks(text: str | Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
+@shared_docs
 def power_curve(
     model: Any,
     design: SimDesign | TableDesign | str,
@@ -154,7 +156,7 @@ def power_curve(
     Parameters
     ----------
     model : OrdinalModel, FitResult, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     design : SimDesign, TableDesign or str
         The design to resize.
     along : {"blocks", "docs", "annotators"}
