@@ -68,7 +68,7 @@ def part(view: CriterionView) -> Iterator[Block]:
         ),
         id=f"systems{view.index}",
     )
-    rank = analysis.response == "rank"
+    rank = lower_is_better(analysis.response)  # ranks: 1 is best
     means = view.figure(
         "means",
         lambda path: figures.means_figure(view.table, analysis.response, path),
