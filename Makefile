@@ -1,15 +1,20 @@
 # Two commands set everything up on a fresh Debian machine (as root) and are idempotent:
-#   make demo   installs R, Chromium and the Python environment, then runs the end-to-end demo
-#   make test   the same setup, then the whole test suite
+#   make demo   the package with its runtime dependencies only, then the end-to-end demo (native engine:
+#               no R, no browser, no torch, spaCy or Playwright)
+#   make test   everything the tests need (R with ordinal/emmeans, Chromium, torch CPU, spaCy,
+#               Playwright), then the whole test suite; CI runs exactly this (.ci/run)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-APT_PACKAGES := r-base-core r-cran-ordinal r-cran-emmeans chromium fonts-dejavu-core
+PIP := $(BIN)/python -m pip install --quiet
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+R_PACKAGES := r-base-core r-cran-ordinal r-cran-emmeans
+BROWSER_PACKAGES := chromium fonts-dejavu-core
 DEMO_OUT ?= humaneval-demo
 
-.PHONY: demo test setup system-packages lint
+.PHONY: demo test setup system-packages r-packages browser-packages lint
 
-demo: setup
+demo: $(VENV)/.demo
 	$(BIN)/humaneval demo --out $(DEMO_OUT)
 
 test: setup
@@ -17,18 +22,36 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check humaneval tests benchmarks simulations
+	$(BIN)/mypy
 
 setup: system-packages $(VENV)/.installed
 
-system-packages:
-	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
-		echo "installing $(APT_PACKAGES) with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
+system-packages: r-packages browser-packages
+
+# skipped when R can already load ordinal and emmeans (however R was installed)
+r-packages:
+	@if ! Rscript -e 'library(ordinal); library(emmeans)' >/dev/null 2>&1; then \
+		echo "installing $(R_PACKAGES) with apt-get"; \
+		apt-get update -qq && $(APT_INSTALL) $(R_PACKAGES); \
 	fi
 
-$(VENV)/.installed: pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[r,dev,nlp,nli]"
+browser-packages:
+	@if ! dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \
+		echo "installing $(BROWSER_PACKAGES) with apt-get"; \
+		apt-get update -qq && $(APT_INSTALL) $(BROWSER_PACKAGES); \
+	fi
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+
+# the demo: runtime dependencies only
+$(VENV)/.demo: pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e .
 	touch $@
+
+# the tests: every extra the suite exercises (torch's CPU build first, for the NLI scorer tests)
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(PIP) torch==2.13.0
+	$(PIP) -e ".[r,dev,nlp,nli]"
+	touch $@ $(VENV)/.demo

@@ -104,11 +104,12 @@ _DEPRECATED = {"DataValidationError": ("RatingsError", RatingsError)}
 
 
 def __getattr__(name: str) -> type:
-    """Old names kept for one release; each access warns with the new name."""
+    """Old names kept until humaneval 0.2; each access warns with the new name."""
     if name in _DEPRECATED:
         new, value = _DEPRECATED[name]
         warnings.warn(
-            f"humaneval.errors.{name} is deprecated; use humaneval.errors.{new}",
+            f"humaneval.errors.{name} is deprecated and will be removed in humaneval 0.2; "
+            f"use humaneval.errors.{new}",
             DeprecationWarning,
             stacklevel=2,
         )

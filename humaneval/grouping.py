@@ -13,9 +13,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
+
 __all__ = ["compact_letters", "groupings", "rank_groups"]
 
 
+@shared_docs
 def rank_groups(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
     """Rank positions consistent with the significant contrasts (dissertation Table 3.2).
 
@@ -26,7 +29,7 @@ def rank_groups(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.
     Parameters
     ----------
     estimates : Series
-        System → estimate (higher = better).
+        %(estimates)s
     contrasts : DataFrame
         A contrast table (``system_a``, ``system_b``, ``estimate``, ``p_adj``).
     alpha : float
@@ -66,6 +69,7 @@ def rank_groups(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.
     return pd.Series(labels, name="rank_group").reindex(estimates.index)
 
 
+@shared_docs
 def compact_letters(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
     """Compact letter display: systems sharing a letter do not differ significantly.
 
@@ -77,7 +81,7 @@ def compact_letters(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float 
     Parameters
     ----------
     estimates : Series
-        System → estimate (higher = better).
+        %(estimates)s
     contrasts : DataFrame
         A contrast table (``system_a``, ``system_b``, ``p_adj``).
     alpha : float

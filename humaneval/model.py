@@ -20,34 +20,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from humaneval.errors import ModelSpecError
 from humaneval.ratings import Ratings, validate_ratings
 
 __all__ = [
-    "LINKS",
-    "Link",
     "OrdinalModel",
     "covariance_factor",
     "default_model",
-    "link_cdf",
     "sample_ratings",
     "sample_scores",
 ]
 
-Link = Literal["logit", "probit"]
-LINKS: tuple[Link, ...] = ("logit", "probit")
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
-def link_cdf(link: Link):
-    """The inverse link F of the cumulative model: logistic or standard normal CDF."""
-    return special.expit if link == "logit" else special.ndtr
+def _links():
+    """The link registry (imported here, not at the top: the CLMM engine's results import this module)."""
+    from humaneval.clmm.links import LINKS
+
+    return LINKS
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +62,8 @@ class OrdinalModel:
         matrix of (intercept, slope of system 1, …): 1×1 for a random intercept only, S×S for
         intercept and slopes. Positive semi-definite matrices are allowed.
     link:
-        ``"logit"`` (proportional odds) or ``"probit"``.
+        The link's name, one of :data:`humaneval.clmm.links.LINKS` (``"logit"``, proportional odds,
+        ``"probit"``, ``"cloglog"``, ``"loglog"`` or ``"cauchit"``).
     description:
         Free text, e.g. where the parameters come from.
     """
@@ -76,7 +72,7 @@ class OrdinalModel:
     coefficients: np.ndarray
     thresholds: np.ndarray
     random_effects: Mapping[str, np.ndarray] = field(default_factory=dict)
-    link: Link = "logit"
+    link: str = "logit"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -97,8 +93,8 @@ class OrdinalModel:
             raise ModelSpecError("coefficients must be finite numbers")
         if theta.ndim != 1 or theta.size < 1 or np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             raise ModelSpecError("thresholds must be finite and strictly increasing")
-        if self.link not in LINKS:
-            raise ModelSpecError(f"link must be 'logit' or 'probit', not {self.link!r}")
+        if self.link not in _links():
+            raise ModelSpecError(f"link must be one of {', '.join(_links())}, not {self.link!r}")
         effects = {}
         for factor, matrix in self.random_effects.items():
             effects[str(factor)] = _check_covariance(factor, matrix, n_sys)
@@ -146,7 +142,7 @@ class OrdinalModel:
         nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
         weights = weights / weights.sum()
         eta = self.coefficients[:, None] + np.sqrt(self.latent_variance())[:, None] * nodes[None, :]
-        cdf = link_cdf(self.link)(self.thresholds[None, None, :] - eta[:, :, None])
+        cdf = _links()[self.link].cdf(self.thresholds[None, None, :] - eta[:, :, None])
         cum = np.concatenate([np.zeros((*eta.shape, 1)), cdf, np.ones((*eta.shape, 1))], axis=2)
         probs = np.einsum("snk,n->sk", np.diff(cum, axis=2), weights)
         return pd.DataFrame(
@@ -179,7 +175,7 @@ class OrdinalModel:
                 k: np.asarray(v, dtype=float)
                 for k, v in dict(spec.get("random_effects") or {}).items()  # type: ignore[call-overload]
             },
-            link=str(spec.get("link", "logit")),  # type: ignore[arg-type]
+            link=str(spec.get("link", "logit")),
             description=str(spec.get("description", "")),
         )
 
@@ -306,5 +302,5 @@ def sample_scores(
         if psi.shape[0] > 1:
             slope = draws[codes, np.maximum(system, 0)]
             eta += np.where(system > 0, slope, 0.0)
-    cdf = link_cdf(model.link)(model.thresholds[None, :] - eta[:, None])
+    cdf = _links()[model.link].cdf(model.thresholds[None, :] - eta[:, None])
     return 1 + (rng.random(len(system))[:, None] > cdf).sum(axis=1)

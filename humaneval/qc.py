@@ -26,6 +26,7 @@ from humaneval.errors import RatingsError
 from humaneval.ratings import Ratings, as_ratings
 
 __all__ = [
+    "FLAGS",
     "Exclusion",
     "QCReport",
     "QCRules",
@@ -45,6 +46,15 @@ class QCRules:
     min_failed_checks_for_rejection: int = 2
 
 
+#: The flags (``humaneval qc --exclude`` accepts them), with the words the summary prints.
+FLAGS = {
+    "prolific_rejection_eligible": "failed checks",
+    "too_fast": "too fast",
+    "straight_line": "same answer throughout",
+    "long_run": "long run of one answer",
+}
+
+
 @dataclass(frozen=True, eq=False)
 class QCReport:
     """One row per annotator (``table``) and the rules that produced it."""
@@ -60,6 +70,34 @@ class QCReport:
 
     def to_dict(self) -> dict[str, object]:
         return {"annotators": self.table.to_dict(orient="records"), "rules": self.rules.__dict__}
+
+    def summary(self, source: str = "ratings") -> str:
+        """The per-annotator table as aligned text, flagged annotators marked, and how many were flagged."""
+        table = self.table
+        rows: list[tuple[str, ...]] = [
+            ("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")
+        ]
+        rows += [_summary_row(r) for r in table.to_dict(orient="records")]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = [f"{source}: quality control of {len(table)} annotators"]
+        for k, row in enumerate(rows):
+            cells = [row[0].ljust(widths[0])] + [
+                c.rjust(w) for c, w in zip(row[1:5], widths[1:5], strict=True)
+            ]
+            lines.append("  " + "  ".join(cells) + ("  " + row[5] if row[5] else ""))
+            if k == 0:
+                lines.append("  " + "  ".join("-" * w for w in widths[:5]))
+        lines.append(f"{len(self.flagged())} of {len(table)} annotators flagged")
+        return "\n".join(lines)
+
+
+def _summary_row(r: dict) -> tuple[str, ...]:
+    checks = f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}" if r["checks_total"] else "–"
+    seconds = r.get("total_seconds", np.nan)
+    minutes = f"{seconds / 60:.1f}" if seconds == seconds else "–"
+    flags = ", ".join(label for name, label in FLAGS.items() if r.get(name) is True or r.get(name) == 1)
+    imc = str(r["imc_failed"]) if r["checks_total"] else "–"
+    return (str(r["annotator"]), str(r["n_judgements"]), checks, imc, minutes, flags)
 
 
 def check_outcomes(ratings: Ratings) -> pd.Series:

@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
@@ -443,7 +444,7 @@ def validate_ratings(
     data = v.responses(data, resp, continuous)
     scales: tuple[Scale, ...] = ()
     if scale is not None and not isinstance(scale, str) and scale and isinstance(scale[0], Scale):
-        scales = tuple(scale)  # type: ignore[arg-type]
+        scales = tuple(scale)
         declared = (min(s.low for s in scales), max(s.high for s in scales))
     else:
         declared = parse_scale(scale) if scale is not None else None  # type: ignore[arg-type]
@@ -649,7 +650,7 @@ class _Validator:
             warnings.warn(
                 f"{self.prefix}dropped {int(missing.sum())} rows with a missing {resp}",
                 DataWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         keep = ~missing
         data = data[keep].copy()
@@ -742,7 +743,7 @@ class _Validator:
                     f"{low}-{high} of the other {len(scores) - len(rows)} scores and widens the "
                     f"inferred scale; fix the value, or declare the scale with --scale {low}-{high}",
                     DataWarning,
-                    stacklevel=4,
+                    stacklevel=caller_stacklevel(),
                 )
 
     def warn_rare_systems(self, data: pd.DataFrame) -> None:
@@ -760,7 +761,7 @@ class _Validator:
                     f"where the other systems have about {typical:g}; check the system column for a "
                     "typo, or remove the rows",
                     DataWarning,
-                    stacklevel=4,
+                    stacklevel=caller_stacklevel(),
                 )
 
     @staticmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 from pathlib import Path
 
 import pandas as pd
@@ -183,3 +184,120 @@ def test_no_side_data_in_dataframe_attrs():
         for line in _attrs_uses(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+#: Modules that only keep old import paths alive (each one's docstring names its removal version).
+SHIM_MODULES = {
+    "humaneval.analysis.analyze",
+    "humaneval.analysis.rbridge",
+    "humaneval.analysis.result",
+    "humaneval.collect.values",
+    "humaneval.simulate.kernels",
+}
+#: Modules that also re-export, for old imports, names that live elsewhere.
+RE_EXPORTING = {"humaneval.analysis", "humaneval.analysis.prepare"}
+
+
+def _defined_names(module: str) -> set[str]:
+    """Names a module defines at its top level (not the ones it imports)."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _through_shims(path: Path) -> list[str]:
+    """Every import in ``path`` that goes through a compatibility path: a shim module, or a name that
+    a module of :data:`RE_EXPORTING` only re-exports from elsewhere."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in SHIM_MODULES]
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+            continue
+        module = node.module
+        if module in SHIM_MODULES:
+            found.append(module)
+            continue
+        for alias in node.names:
+            value = getattr(importlib.import_module(module), alias.name, None)
+            if value is None and importlib.util.find_spec(f"{module}.{alias.name}") is not None:
+                value = importlib.import_module(f"{module}.{alias.name}")
+            if f"{module}.{alias.name}" in SHIM_MODULES and isinstance(value, type(ast)):
+                found.append(f"{module}.{alias.name}")
+            elif module in RE_EXPORTING and alias.name not in _defined_names(module):
+                home = getattr(value, "__module__", "")
+                if not (module == "humaneval.analysis" and home.startswith("humaneval.analysis.")):
+                    found.append(f"{module}.{alias.name}")
+    return found
+
+
+def test_the_shim_scan_flags_re_exports_but_not_real_homes(tmp_path):
+    source = tmp_path / "x.py"
+    source.write_text(
+        "from humaneval.analysis.prepare import select_criterion, prepare_clmm_data\n"
+        "from humaneval.analysis.result import FitResult\n"
+        "from humaneval.analysis import analyze, FitResult as F, rbridge\n"
+        "from humaneval.ratings import select_criterion as s\n"
+        "import humaneval.simulate.kernels\n"
+    )
+    assert _through_shims(source) == [
+        "humaneval.analysis.prepare.select_criterion",
+        "humaneval.analysis.result",
+        "humaneval.analysis.FitResult",
+        "humaneval.analysis.rbridge",
+        "humaneval.simulate.kernels",
+    ]
+
+
+def test_the_package_never_imports_its_own_shims():
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) not in SHIM_MODULES
+        if (found := _through_shims(path))
+    }
+    assert offenders == {}
+
+
+def test_warnings_point_at_the_callers_line():
+    """Warnings raised deep inside analyze() (behind its deprecation wrapper) and deprecation warnings
+    name the line that called the package, not a package file."""
+    import warnings
+
+    from humaneval.analysis import analyze
+    from humaneval.design import block_design
+    from humaneval.model import default_model, sample_ratings
+    from humaneval.report import ReportSettings
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(2, 5, 3, model.system_names, seed=1), seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analyze(ratings, "ttest")  # AnalysisCaution: the t-test ignores the pairing
+        analyze(ratings, "clmm", structure="maximal")  # ConvergenceWarning: a boundary fit
+        ReportSettings(n_bootstrap=10)  # DeprecationWarning: the old keyword
+    kinds = {w.category.__name__ for w in caught}
+    assert {"AnalysisCaution", "ConvergenceWarning", "DeprecationWarning"} <= kinds
+    assert {w.filename for w in caught} == {__file__}
+    assert any("removed in humaneval 0.2" in str(w.message) for w in caught)
+
+
+def test_warnings_compute_their_stacklevel():
+    """A hand-counted ``stacklevel`` breaks when a wrapper is added; every warning uses
+    ``caller_stacklevel()`` (errors.py, which _deprecation imports, warns from its module
+    ``__getattr__``, called directly by the user)."""
+    counted = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "errors.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.keyword) and node.arg == "stacklevel" and isinstance(node.value, ast.Constant)
+    ]
+    assert counted == []

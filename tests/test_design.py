@@ -316,8 +316,9 @@ def test_summaries_are_validated() -> None:
 
 
 def test_prolific_warns_with_fewer_than_two_checks() -> None:
-    with pytest.warns(UserWarning, match="only after 2 failed attention checks"):
+    with pytest.warns(UserWarning, match="only after 2 failed attention checks") as record:
         spec(checks_per_annotator=1)
+    assert record[0].filename == __file__  # the warning points at the line that made the spec
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         spec(checks_per_annotator=1, platform="mturk")

@@ -1,50 +1,42 @@
-"""The examples in the docstrings run and reproduce their numbers (published ones where they exist,
-e.g. Krippendorff's 2011 α = 0.815 from :mod:`humaneval.datasets`), without ../shared and without R."""
+"""The examples in the docstrings are collected by pytest one docstring at a time (``--doctest-modules`` on
+the package, configured in pyproject.toml), so ``make test`` runs each as its own test and reports every
+failure; published numbers among them (Krippendorff's 2011 α = 0.815 in :mod:`humaneval.datasets`, ...) are
+checked there. This file only guards that the examples stay collected and numerous."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import pkgutil
-
-import pytest
+import re
+from pathlib import Path
 
 import humaneval
 
-#: Modules whose examples need R (renv starts it) or write figures (slow); they run elsewhere.
-EXCLUDED = {"humaneval.__main__", "humaneval.renv", "humaneval.plotting"}
+ROOT = Path(__file__).resolve().parents[1]
+#: Modules pytest does not import for doctests: renv's examples start R, __main__ runs the CLI.
+IGNORED = {"humaneval.__main__", "humaneval.renv"}
 #: The examples that must exist at least (issue 23: "at least 30 doctested examples run in CI").
-MIN_EXAMPLES = 30
+MIN_EXAMPLES = 100
 
 
-def _modules() -> list[str]:
-    names = [m.name for m in pkgutil.walk_packages(humaneval.__path__, "humaneval.")]
-    return sorted(name for name in names if name not in EXCLUDED)
-
-
-def _examples(name: str) -> list[doctest.DocTest]:
+def _docstrings_with_examples(name: str) -> list[doctest.DocTest]:
     module = importlib.import_module(name)
     return [test for test in doctest.DocTestFinder().find(module) if test.examples]
 
 
-def _run(test: doctest.DocTest) -> doctest.TestResults:
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    failures: list[str] = []
-    result = runner.run(test, out=failures.append)
-    assert result.failed == 0, "".join(failures)
-    return result
+def test_pytest_collects_the_package_doctests():
+    config = (ROOT / "pyproject.toml").read_text()
+    options = dict(re.findall(r"^(testpaths|addopts|doctest_optionflags) = (.+)$", config, flags=re.M))
+    assert '"humaneval"' in options["testpaths"] and "--doctest-modules" in options["addopts"]
+    ignored = set(re.findall(r"--ignore=(\S+?)[\s\"]", options["addopts"]))
+    assert {f"humaneval/{n.split('.', 1)[1]}.py" for n in IGNORED} == ignored
+    assert options["doctest_optionflags"] == '["ELLIPSIS", "NORMALIZE_WHITESPACE"]'
 
 
-@pytest.mark.parametrize(
-    "name", [n for n in _modules() if n.startswith(("humaneval.datasets", "humaneval.formatting"))]
-)
-def test_published_examples(name):
-    assert sum(_run(test).attempted for test in _examples(name)) >= 7
-
-
-def test_every_docstring_example_runs():
-    attempted = 0
-    for name in _modules():
-        for test in _examples(name):
-            attempted += _run(test).attempted
-    assert attempted >= MIN_EXAMPLES, attempted
+def test_the_docstrings_keep_their_examples():
+    names = [m.name for m in pkgutil.walk_packages(humaneval.__path__, "humaneval.")]
+    tests = [t for name in sorted(set(names) - IGNORED) for t in _docstrings_with_examples(name)]
+    assert len(tests) >= MIN_EXAMPLES, len(tests)
+    published = [t for t in tests if t.name.startswith(("humaneval.datasets", "humaneval.formatting"))]
+    assert sum(len(t.examples) for t in published) >= 14

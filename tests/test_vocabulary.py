@@ -147,7 +147,9 @@ def test_analyze_cli_model_is_a_hidden_deprecated_alias(ratings_csv):
         == json.loads(new.stdout)["criteria"][0]["contrasts"]
     )
     deprecations = [line for line in old.stderr.splitlines() if "deprecated" in line]
-    assert deprecations == ["warning: --model is deprecated and will be removed; use --structure"]
+    assert deprecations == [
+        "warning: --model is deprecated and will be removed in humaneval 0.2; use --structure"
+    ]
     both = _json("analyze", ratings_csv, "--model", "intercepts", "--structure", "maximal")
     assert both.exit_code == 2
     assert both.stderr.splitlines() == [
@@ -168,7 +170,7 @@ def test_analyze_rounds_is_a_deprecated_alias_of_n_permutations(ratings_frame, r
     assert cli.exit_code == 0, cli.output
     assert (
         cli.stderr.splitlines()[0]
-        == "warning: --rounds is deprecated and will be removed; use --permutations"
+        == "warning: --rounds is deprecated and will be removed in humaneval 0.2; use --permutations"
     )
     p = [row["p_unadj"] for row in json.loads(cli.stdout)["criteria"][0]["contrasts"]]
     assert p == pytest.approx(new["p_unadj"].tolist(), rel=1e-12)
@@ -202,8 +204,8 @@ def test_reliability_cli_new_and_old_options_and_json_keys(ratings_frame, rating
     assert new.exit_code == old.exit_code == 0, old.output
     assert new.stderr == ""
     assert sorted(old.stderr.splitlines()) == [
-        "warning: --bootstrap is deprecated and will be removed; use --resamples",
-        "warning: --level is deprecated and will be removed; use --level-of-measurement",
+        "warning: --bootstrap is deprecated and will be removed in humaneval 0.2; use --resamples",
+        "warning: --level is deprecated and will be removed in humaneval 0.2; use --level-of-measurement",
     ]
     assert json.loads(old.stdout) == json.loads(new.stdout)
     [part] = json.loads(new.stdout)["criteria"]
@@ -269,8 +271,8 @@ def test_metaeval_cli_new_and_old_options_and_json_keys(metaeval_files):
     old = _json(*base, "--bootstrap", "200", "--confidence", "0.9", "--json")
     assert new.exit_code == old.exit_code == 0, old.output
     assert sorted(old.stderr.splitlines()) == [
-        "warning: --bootstrap is deprecated and will be removed; use --resamples",
-        "warning: --confidence is deprecated and will be removed; use --confidence-level",
+        "warning: --bootstrap is deprecated and will be removed in humaneval 0.2; use --resamples",
+        "warning: --confidence is deprecated and will be removed in humaneval 0.2; use --confidence-level",
     ]
     payload = json.loads(new.stdout)
     assert payload == json.loads(old.stdout)
@@ -299,8 +301,9 @@ def test_report_settings_old_names():
     with pytest.warns(DeprecationWarning) as caught:
         settings = ReportSettings(analysis_model="nested", n_bootstrap=1000)
     assert [str(w.message) for w in caught] == [
-        "ReportSettings(): analysis_model= is deprecated and will be removed; use structure=",
-        "ReportSettings(): n_bootstrap= is deprecated and will be removed; use n_resamples=",
+        "ReportSettings(): analysis_model= is deprecated and will be removed in humaneval 0.2; "
+        "use structure=",
+        "ReportSettings(): n_bootstrap= is deprecated and will be removed in humaneval 0.2; use n_resamples=",
     ]
     assert settings == ReportSettings(structure="nested", n_resamples=1000)
     assert {"structure", "n_resamples"} <= set(settings.to_dict())

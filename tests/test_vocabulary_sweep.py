@@ -39,8 +39,9 @@ def test_analyze_comparative_old_names_warn_and_give_the_same_contrasts(pairwise
             pairwise_table, inference="two-way", n_boot=200, level=0.9, adjust="none", seed=5
         )
     assert sorted(str(w.message) for w in caught) == [
-        "analyze_comparative(): level= is deprecated and will be removed; use confidence_level=",
-        "analyze_comparative(): n_boot= is deprecated and will be removed; use n_resamples=",
+        "analyze_comparative(): level= is deprecated and will be removed in humaneval 0.2; "
+        "use confidence_level=",
+        "analyze_comparative(): n_boot= is deprecated and will be removed in humaneval 0.2; use n_resamples=",
     ]
     pd.testing.assert_frame_equal(old.contrasts, new.contrasts)
     assert new.fit.n_resamples == 600  # 200 per one-way part of the two-way scheme
@@ -102,8 +103,8 @@ def test_simulate_old_keywords_warn_and_give_the_same_rates():
     with pytest.warns(DeprecationWarning) as caught:
         old = simulate(None, "2x30x1", rounds=200, clmm_structure="nested", **options)
     assert {str(w.message) for w in caught} == {
-        "simulate(): rounds= is deprecated and will be removed; use n_permutations=",
-        "simulate(): clmm_structure= is deprecated and will be removed; use structure=",
+        "simulate(): rounds= is deprecated and will be removed in humaneval 0.2; use n_permutations=",
+        "simulate(): clmm_structure= is deprecated and will be removed in humaneval 0.2; use structure=",
     }
     pd.testing.assert_frame_equal(old.results, new.results)
     payload = new.to_dict()
@@ -139,8 +140,8 @@ def test_power_cli_new_and_deprecated_options(tmp_path):
     old = run(*common, "--model", model, "--rounds", "100", "--no-progress", "--json")
     assert old.exit_code == 0, old.output
     assert sorted(old.stderr.splitlines()) == [
-        "warning: --model is deprecated and will be removed; use --model-file",
-        "warning: --rounds is deprecated and will be removed; use --permutations",
+        "warning: --model is deprecated and will be removed in humaneval 0.2; use --model-file",
+        "warning: --rounds is deprecated and will be removed in humaneval 0.2; use --permutations",
     ]
     assert json.loads(old.stdout)["results"] == payload["results"]
     both = run(*common, "--rounds", "100", "--permutations", "100")
@@ -178,7 +179,9 @@ def test_budget_cli_model_file_and_deprecated_model(tmp_path):
     new = run(*common, "--model-file", model, "--json")
     old = run(*common, "--model", model, "--json")
     assert new.exit_code == old.exit_code == 0, old.output
-    assert old.stderr.strip() == "warning: --model is deprecated and will be removed; use --model-file"
+    assert old.stderr.strip() == (
+        "warning: --model is deprecated and will be removed in humaneval 0.2; use --model-file"
+    )
     assert json.loads(old.stdout)["candidates"] == json.loads(new.stdout)["candidates"]
 
 

@@ -3,7 +3,8 @@ classic tests, groupings.
 
 The engines, model specs, results and the R bridge live in :mod:`humaneval.clmm` (which never
 imports this package); ``ClmmData``, ``FitResult``, ``Diagnostics`` and ``rbridge`` are re-exported
-here for compatibility. Nothing here starts R until an R fit is asked for.
+here for old imports until humaneval 0.2 (the package itself imports them from
+:mod:`humaneval.clmm`). Nothing here starts R until an R fit is asked for.
 
 :func:`analyze` (module :mod:`humaneval.analysis.workflow`) is the one call from a ratings table to
 the system and contrast tables; the classic tests are :func:`paired_ttest`,
@@ -32,14 +33,15 @@ from humaneval.analysis.contrasts import (
 )
 from humaneval.analysis.criteria import adjust_across, analyze_criteria
 from humaneval.analysis.fit import fit_clmm, fit_formula
-from humaneval.analysis.prepare import ClmmData, choose_reference, prepare_clmm_data, random_terms
-from humaneval.analysis.result import Attempt, Diagnostics, FitResult
+from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.analysis.workflow import Analysis, analyze, bradley_terry, system_means
 from humaneval.clmm.emmeans import emm_contrasts, emmeans, lr_test, wald_omnibus
+from humaneval.clmm.result import Attempt, Diagnostics, FitResult
+from humaneval.clmm.structures import ClmmData, random_terms
 from humaneval.comparative import bws_scores
 
 # The module was called ``analyze`` before, which shadowed the function: old imports of
-# ``humaneval.analysis.analyze`` keep working for one release and get the module.
+# ``humaneval.analysis.analyze`` get the module until humaneval 0.2.
 _sys.modules.setdefault(f"{__name__}.analyze", _sys.modules[f"{__name__}.workflow"])
 
 __all__ = [

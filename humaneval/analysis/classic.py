@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
+from humaneval._deprecation import caller_stacklevel, renamed
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
@@ -34,10 +35,10 @@ from humaneval.analysis.contrasts import (
     tukey_p,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import choose_reference, select_criterion
+from humaneval.analysis.prepare import choose_reference
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.ratings import Ratings, as_ratings, select_criterion
 from humaneval.structure import cluster_labels
 
 TESTS = ("ttest", "art", "wilcoxon", "anova")
@@ -81,6 +82,7 @@ def _pairs(wide: pd.DataFrame):
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def paired_ttest(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -95,15 +97,15 @@ def paired_ttest(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+        %(adjust_intervals)s
     confidence_level : float
-        Confidence level of ``ci_low``/``ci_high``.
+        %(confidence_level)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -143,7 +145,9 @@ def paired_ttest(
         p = float(paired_t_pvalues(delta))
         if se == 0 and mean != 0:
             warnings.warn(
-                f"{a} − {b}: every difference is {mean:g}; t is infinite", DataWarning, stacklevel=2
+                f"{a} − {b}: every difference is {mean:g}; t is infinite",
+                DataWarning,
+                stacklevel=caller_stacklevel(),
             )
         t = mean / se if se > 0 else (0.0 if mean == 0 else np.copysign(np.inf, mean))
         rows.append(_row(a, b, mean, se, t, n - 1, p, n, dropped))
@@ -151,6 +155,7 @@ def paired_ttest(
 
 
 @renamed(rounds="n_permutations")
+@shared_docs
 def approximate_randomization(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -169,17 +174,17 @@ def approximate_randomization(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     n_permutations : int
         Random sign-flip rounds R (ignored when every pattern is enumerated).
     seed : int or Generator, optional
         Seed of the sign flips.
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj``.
+        %(adjust)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -224,6 +229,7 @@ def approximate_randomization(
     return _finish(rows, adjust, None, alpha, "art", ratings, aggregate)
 
 
+@shared_docs
 def wilcoxon_test(
     ratings: Ratings | pd.DataFrame, aggregate: str = "none", adjust: str = "holm", alpha: float = 0.05
 ) -> pd.DataFrame:
@@ -233,13 +239,13 @@ def wilcoxon_test(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj``.
+        %(adjust)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -278,6 +284,7 @@ def wilcoxon_test(
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def one_way_anova(
     ratings: Ratings | pd.DataFrame,
     aggregate: str = "none",
@@ -294,15 +301,15 @@ def one_way_anova(
     Parameters
     ----------
     ratings : Ratings or DataFrame
-        One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``).
+        %(one_criterion_ratings)s
     aggregate : {"none", "document", "cluster"}
-        The pairing unit: each rating (``none``), the mean per document, or per cluster.
+        %(aggregate)s
     adjust : {"tukey", "holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+        %(adjust_intervals)s
     confidence_level : float
-        Confidence level of ``ci_low``/``ci_high``.
+        %(confidence_level)s
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------
@@ -361,6 +368,7 @@ def _anova_groups(ratings: Ratings | pd.DataFrame, aggregate: str) -> tuple[pd.D
 
 
 @renamed(rounds="n_permutations")
+@shared_docs
 def classic_test(
     ratings: Ratings | pd.DataFrame,
     test: str = "ttest",
@@ -388,7 +396,7 @@ def classic_test(
     n_permutations, seed :
         Rounds and seed of the ART.
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------

@@ -22,18 +22,14 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.analysis.prepare import (
-    STRUCTURES,
-    ClmmData,
-    choose_reference,
-    default_structure,
-    prepare_clmm_data,
-    select_criterion,
-)
+from humaneval._deprecation import caller_stacklevel
+from humaneval._docstrings import shared_docs
+from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
+from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError, OptionError
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, select_criterion
 
 #: ``auto`` is kept for callers of the old default and now means ``native``.
 ENGINES = ("native", "r", "both", "auto")
@@ -71,6 +67,7 @@ def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
     return "native", fit_native
 
 
+@shared_docs
 def fit_formula(
     data: pd.DataFrame,
     formula: str,
@@ -106,7 +103,7 @@ def fit_formula(
     reference : dict, optional
         Reference level per factor column.
     progress : bool
-        Show the elapsed time while R fits.
+        %(r_progress)s
     **options
         Passed to the native engine.
 
@@ -177,6 +174,7 @@ def reference_levels(reference: str | Mapping[str, str] | None) -> dict[str, str
     return {str(k): str(v) for k, v in reference.items()}
 
 
+@shared_docs
 def fit_clmm(
     ratings: Ratings | pd.DataFrame | ClmmData,
     engine: str = "native",
@@ -209,7 +207,7 @@ def fit_clmm(
     threshold:
         ``flexible``, ``equidistant`` or ``symmetric`` (formula fits).
     progress:
-        Show the elapsed time while R fits.
+        %(r_progress)s
     reference:
         Reference level of the treatment coding: a system name, or a mapping of factor columns to
         their reference levels (``{"temp": "warm"}``; factors other than ``system`` need a formula).
@@ -332,11 +330,13 @@ def _plain(data: object) -> bool:
 
 def _warn(result: FitResult, requested: str) -> None:
     for message in result.diagnostics.warnings:
-        warnings.warn(f"CLMM ({result.structure}): {message}", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"CLMM ({result.structure}): {message}", ConvergenceWarning, stacklevel=caller_stacklevel()
+        )
     if result.structure != requested and requested != "formula":
         warnings.warn(
             f"the {requested} CLMM failed; results are from the simpler {result.structure} model, "
             "whose contrast SEs may be too small",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )

@@ -11,7 +11,8 @@ become the ordered categories 0..K−1 (unobserved scale points drop out and rem
 reference first, then the others in Python's sorted order (R's locale-dependent sort is never used).
 
 The named random-effect structures and :class:`ClmmData` live in :mod:`humaneval.clmm.structures`
-(re-exported here); each structure is a shortcut for a formula (:func:`structure_formula`).
+(re-exported here for old imports until humaneval 0.2, as is ``select_criterion`` of
+:mod:`humaneval.ratings`); each structure is a shortcut for a formula (:func:`structure_formula`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The R engine (moved to :mod:`humaneval.clmm.rbridge`; re-exported for compatibility)."""
+"""Deprecated import path, removed in humaneval 0.2: the R engine lives in :mod:`humaneval.clmm.rbridge`."""
 
 from humaneval.clmm.rbridge import (
     INSTALL_HINT,

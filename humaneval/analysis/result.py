@@ -1,4 +1,5 @@
-"""The result of a CLMM fit and its diagnostics (moved to :mod:`humaneval.clmm.result`)."""
+"""Deprecated import path, removed in humaneval 0.2: the result of a CLMM fit and its diagnostics live in
+:mod:`humaneval.clmm.result`."""
 
 from humaneval.clmm.result import (
     COND_UNIDENTIFIABLE,

@@ -15,21 +15,21 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
+from humaneval._deprecation import caller_stacklevel, renamed
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
 from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
-from humaneval.analysis.prepare import select_criterion
-from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
+from humaneval.clmm.result import FitResult
 from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.ratings import Ratings, as_ratings, select_criterion
 from humaneval.structure import describe_structure
 
 
@@ -452,8 +452,7 @@ def _classic_analysis(
     independent = independent_units(table, aggregate)
     cautions = classic_cautions(test, aggregate, independent)
     for caution in cautions:
-        # stacklevel 3: the caller of analyze(), as when this was its own body
-        warnings.warn(caution, AnalysisCaution, stacklevel=3)
+        warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
     return Analysis(
         test=test,
         aggregate=aggregate,
@@ -485,6 +484,7 @@ def classic_cautions(test: str, aggregate: str, independent: bool) -> tuple[str,
 
 
 @renamed(n_boot="n_resamples")
+@shared_docs
 def bradley_terry(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -507,7 +507,7 @@ def bradley_terry(
         A pairwise table (one row per summary and judgement, with ``opponent``; score 1 won,
         0 lost, 0.5 tie).
     criterion : str, optional
-        The criterion to analyse when the table has several.
+        %(criterion)s
     inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
         How the covariance of the strengths is estimated (default ``mixed``).
     adjust : {"tukey", "holm", "bonferroni", "none"}, optional

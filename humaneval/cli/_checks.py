@@ -231,7 +231,7 @@ def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
         from humaneval.renv import r_problem, require_r, warn_fallback
 
         if value == "r":
-            from humaneval.analysis.rbridge import INSTALL_HINT
+            from humaneval.clmm.rbridge import INSTALL_HINT
 
             require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
         elif r_problem() is not None:

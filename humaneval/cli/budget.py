@@ -220,24 +220,4 @@ def run_budget(
         folder.mkdir(parents=True, exist_ok=True)
         plan.candidates.to_csv(folder / "budget.csv", index=False)
         payload["figure"] = str(plan.plot(folder / "budget.png"))
-    emit(payload, as_json, lambda: render_plan(plan))
-
-
-def render_plan(plan) -> str:
-    """The plan as text: how many designs were screened, the cheapest one reaching the target, notes."""
-    c = plan.cost_model
-    lines = [
-        f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), "
-        f"target power {plan.target:g}; cost at {c.wage_per_hour:g} {c.currency}/h, "
-        f"{c.seconds_per_judgement:g} s per judgement"
-    ]
-    if plan.best is not None:
-        b = plan.best
-        lines.append(
-            f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
-            f"({b['total_annotators']} annotators, {b['judgements']} judgements, "
-            f"cost {b['cost']:.2f} {plan.cost_model.currency}), "
-            f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
-        )
-    lines += [f"note: {n}" for n in plan.notes]
-    return "\n".join(lines)
+    emit(payload, as_json, plan.summary)

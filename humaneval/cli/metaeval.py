@@ -252,14 +252,14 @@ def _render(
     adjust: str,
 ) -> str:
     """The results table in ``fmt`` (text, markdown, latex), then the comparisons and plot paths."""
-    from humaneval.metaeval.report import results_table, to_latex, to_markdown
+    from humaneval.metaeval.report import to_latex, to_markdown
 
     if fmt == "markdown":
         text = to_markdown(result.table, caption=caption)
     elif fmt == "latex":
         text = to_latex(result.table, caption=caption)
     else:
-        text = f"{caption}\n{results_table(result.table).to_string()}"
+        text = result.summary(caption)
     text += "".join(_comparison_text(c, adjust) for c in compared)
     for key in ("bias_matrix", "intra_plot"):
         if key in payload:

@@ -12,9 +12,8 @@ from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import DesignError
-from humaneval.formatting import fmt_estimate_ci
 from humaneval.simulate.curve import ALONG
-from humaneval.simulate.experiment import FAILED_FITS, design_line
+from humaneval.simulate.experiment import FAILED_FITS
 from humaneval.simulate.procedures import ENGINES, FAILURE_RULES
 
 #: The options of the budget planner that ``power --target`` (deprecated) passes on.
@@ -350,7 +349,7 @@ def _curve(setup, tests, options, folder, opts) -> tuple[dict, str]:
         payload["files"] = [str(folder / "power_curve.csv")] + [
             str(p) for p in curve.plot(folder / "power_curve")
         ]
-    return payload, render_curve(setup, curve)
+    return payload, curve.summary(setup.design, setup.notes)
 
 
 def _point(setup, tests, options, folder, opts) -> tuple[dict, str]:
@@ -383,24 +382,6 @@ def _emit(runs: list[tuple[dict, str]], fitted, as_json: bool) -> None:
             payload["pilot"] = fitted.to_dict()
     single = payloads[0] if len(payloads) == 1 else {"criteria": payloads}
     emit(single, as_json, lambda: "\n\n".join(text for _, text in runs))
-
-
-def render_curve(setup, curve) -> str:
-    """The text of a power curve: one line per break and test."""
-    lines = [f"power curve along {curve.along} of {design_line(setup.design)}"]
-    lines += [f"  {n}" for n in setup.notes]
-    head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
-    calibrated = "type1" in curve.table
-    lines.append(head + ("  Type I [95% CI]" if calibrated else ""))
-    for row in curve.table.to_dict(orient="records"):
-        line = (
-            f"  {row['break']:>6} {row['test']:<6} {row['aggregate']:<9} "
-            f"{fmt_estimate_ci(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
-        )
-        if calibrated:
-            line += "  " + fmt_estimate_ci(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
-        lines.append(line)
-    return "\n".join(lines)
 
 
 def render_result(result, notes=()) -> str:

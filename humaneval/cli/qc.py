@@ -5,40 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import numpy as np
 import pandas as pd
 
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.qc import FLAGS
 
-#: The flags ``--exclude`` accepts, with the words the table prints.
-FLAGS = {
-    "prolific_rejection_eligible": "failed checks",
-    "too_fast": "too fast",
-    "straight_line": "same answer throughout",
-    "long_run": "long run of one answer",
-}
 #: Columns of the exclusion log besides ``annotator`` and ``reasons`` (when the QC table has them).
 LOG_COLUMNS = ("n_judgements", "checks_total", "checks_failed", "imc_failed", "total_seconds")
-
-
-def render_table(source: str, table: pd.DataFrame) -> str:
-    """The per-annotator QC table as aligned text, flagged annotators marked."""
-    rows = [("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")]
-    for r in table.to_dict(orient="records"):
-        checks = f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}" if r["checks_total"] else "–"
-        seconds = r.get("total_seconds", np.nan)
-        minutes = f"{seconds / 60:.1f}" if seconds == seconds else "–"
-        flags = ", ".join(label for name, label in FLAGS.items() if r.get(name) is True or r.get(name) == 1)
-        imc = str(r["imc_failed"]) if r["checks_total"] else "–"
-        rows.append((str(r["annotator"]), str(r["n_judgements"]), checks, imc, minutes, flags))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [f"{source}: quality control of {len(table)} annotators"]
-    for k, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:5], widths[1:5], strict=True)]
-        lines.append("  " + "  ".join(cells) + ("  " + row[5] if row[5] else ""))
-        if k == 0:
-            lines.append("  " + "  ".join("-" * w for w in widths[:5]))
-    return "\n".join(lines)
 
 
 def exclusion_log(log: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
@@ -172,13 +145,11 @@ def command(
             f"\nexcluded {len(log)} of {len(report.table)} annotators ({', '.join(policy)}); "
             f"{len(result.ratings.data)} ratings without attention checks → {cleaned}; log → {log_file}"
         )
-    flagged = len(payload["flagged"])  # type: ignore[arg-type]
     emit(
         payload,
         as_json,
         lambda: (
-            render_table(ratings, report.table)
-            + f"\n{flagged} of {len(report.table)} annotators flagged"
+            report.summary(ratings)
             + ("" if policy else "; nobody excluded (use --exclude FLAG to drop them)")
             + summary
         ),

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval._deprecation import renamed
+from humaneval._docstrings import shared_docs
 from humaneval.errors import OptionError
 
 ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")
@@ -116,6 +117,7 @@ def check_adjust(adjust: str) -> str:
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def pairwise_contrasts(
     systems: Sequence[str],
     beta: np.ndarray,
@@ -139,7 +141,7 @@ def pairwise_contrasts(
     vcov : ndarray
         Their covariance matrix.
     adjust : {"tukey", "holm", "bonferroni", "none"}
-        Multiple-comparison adjustment of ``p_adj`` and the intervals.
+        %(adjust_intervals)s
     confidence_level : float
         Of the (simultaneous, for ``tukey``) intervals.
     alpha : float

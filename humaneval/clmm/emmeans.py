@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval._deprecation import renamed
+from humaneval._docstrings import shared_docs
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
@@ -262,6 +263,7 @@ def _emmeans_and_cov(
 
 
 @renamed(level="confidence_level")
+@shared_docs
 def emm_contrasts(
     fit: FitResult,
     factor: str,
@@ -291,7 +293,7 @@ def emm_contrasts(
     confidence_level : float
         Of the (adjusted) intervals.
     alpha : float
-        Significance level of the ``better`` column.
+        %(alpha)s
 
     Returns
     -------

@@ -13,6 +13,7 @@ from the partial derivatives of log P in (a, c), with ∂/∂η = −(∂/∂a +
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,83 +21,140 @@ from scipy import special
 
 from humaneval.errors import OptionError
 
-#: The links of ``ordinal::clmm``: the latent distribution F of the cumulative model.
-CLMM_LINKS: tuple[str, ...] = ("logit", "probit", "cloglog", "loglog", "cauchit")
+DensityTerms = tuple[np.ndarray, np.ndarray, np.ndarray | None]
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link of the cumulative model: the latent distribution F and what the engines need of it.
+
+    ``cdf`` is F, ``survival`` 1 − F without cancellation in the upper tail, ``quantile`` F⁻¹ (start
+    values of the thresholds), ``density(x, order)`` the density f and its derivatives f′ and (for
+    ``order`` 3) f″, all 0 at ±∞; ``r_name`` is the name under which ``ordinal::clmm`` fits this
+    distribution, and ``r_name_single_intercept`` the name it needs when the model's only random
+    term is one random intercept (:func:`humaneval.clmm.rbridge.r_link`; default ``r_name``). A new
+    link is one more record in :data:`LINKS` (docs/native-engine.md, "Adding a link").
+    """
+
+    name: str
+    distribution: str
+    cdf: Callable[[np.ndarray], np.ndarray]
+    survival: Callable[[np.ndarray], np.ndarray]
+    quantile: Callable[[np.ndarray], np.ndarray]
+    density: Callable[[np.ndarray, int], DensityTerms]
+    r_name: str
+    r_name_single_intercept: str | None = None
+
+
+def _finite(
+    x: np.ndarray, terms: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]], order: int
+):
+    """Density terms at the finite points of x, 0 at ±∞."""
+    finite = np.isfinite(x)
+    f, f1, f2 = terms(np.where(finite, x, 0.0))
+    return (
+        np.where(finite, f, 0.0),
+        np.where(finite, f1, 0.0),
+        np.where(finite, f2, 0.0) if order > 2 else None,
+    )
+
+
+def _logistic_density(x: np.ndarray, order: int) -> DensityTerms:
+    cdf_x = special.expit(x)  # exactly 0 or 1 at ±∞, so every term below is 0 there
+    f = cdf_x * (1.0 - cdf_x)
+    f1 = f * (1.0 - 2.0 * cdf_x)
+    return f, f1, f * (1.0 - 6.0 * cdf_x + 6.0 * cdf_x * cdf_x) if order > 2 else None
+
+
+def _normal_density(x: np.ndarray, order: int) -> DensityTerms:
+    z = np.clip(x, -40.0, 40.0)  # φ(±40) underflows to 0, avoiding ∞·0 at ±∞
+    f = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    return f, -z * f, (z * z - 1.0) * f if order > 2 else None
+
+
+def _cauchy_terms(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s = 1.0 + z * z
+    return 1.0 / (np.pi * s), -2.0 * z / (np.pi * s * s), (6.0 * z * z - 2.0) / (np.pi * s**3)
+
+
+def _gumbel_terms(sign: float) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """cloglog (sign 1): f = exp(z − eᶻ); loglog (sign −1) is its mirror image, f(x) = f_cloglog(−x)."""
+
+    def terms(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        t = np.clip(sign * z, -700.0, 700.0)
+        e = np.exp(np.minimum(t, 50.0))
+        f = np.where(t > 50.0, 0.0, np.exp(t - e))
+        return f, sign * f * (1.0 - e), f * ((1.0 - e) ** 2 - e)
+
+    return terms
+
+
+#: The links of ``ordinal::clmm``, by name: the latent distribution F of the cumulative model.
+LINKS: dict[str, Link] = {
+    link.name: link
+    for link in (
+        Link(
+            "logit", "logistic", special.expit, lambda x: special.expit(-x), special.logit,
+            _logistic_density, r_name="logit",
+        ),
+        Link(
+            "probit", "standard normal", special.ndtr, lambda x: special.ndtr(-x), special.ndtri,
+            _normal_density, r_name="probit",
+        ),
+        Link(
+            "cloglog", "Gumbel (minimum)", lambda x: -np.expm1(-np.exp(x)), lambda x: np.exp(-np.exp(x)),
+            lambda p: np.log(-np.log1p(-p)), lambda x, order: _finite(x, _gumbel_terms(1.0), order),
+            r_name="cloglog", r_name_single_intercept="loglog",
+        ),
+        Link(
+            "loglog", "Gumbel (maximum)", lambda x: np.exp(-np.exp(-x)), lambda x: -np.expm1(-np.exp(-x)),
+            lambda p: -np.log(-np.log(p)), lambda x, order: _finite(x, _gumbel_terms(-1.0), order),
+            r_name="loglog", r_name_single_intercept="cloglog",
+        ),
+        Link(
+            "cauchit", "Cauchy", lambda x: 0.5 + np.arctan(x) / np.pi, lambda x: 0.5 - np.arctan(x) / np.pi,
+            lambda p: np.tan(np.pi * (p - 0.5)), lambda x, order: _finite(x, _cauchy_terms, order),
+            r_name="cauchit",
+        ),
+    )
+}  # fmt: skip
+#: The link names, in the order the CLI offers them.
+CLMM_LINKS: tuple[str, ...] = tuple(LINKS)
+
+
+def get_link(link: str | Link) -> Link:
+    """The :class:`Link` record named ``link``; :class:`~humaneval.errors.OptionError` if there is none."""
+    if isinstance(link, Link):
+        return link
+    try:
+        return LINKS[link]
+    except (KeyError, TypeError):
+        raise OptionError(f"link must be one of {', '.join(CLMM_LINKS)}, not {link!r}") from None
 
 
 def check_link(link: str) -> str:
-    """``link`` if the native engine knows it, else :class:`~humaneval.errors.ModelSpecError`."""
-    if link not in CLMM_LINKS:
-        raise OptionError(f"link must be one of {', '.join(CLMM_LINKS)}, not {link!r}")
-    return link
+    """``link`` if it is a known link, else :class:`~humaneval.errors.OptionError`."""
+    return get_link(link).name
 
 
 def cdf(x: np.ndarray, link: str) -> np.ndarray:
     """F(x) of the link's latent distribution (logistic, normal, Gumbel min/max, Cauchy)."""
-    x = np.asarray(x, dtype=float)
-    if link == "logit":
-        return special.expit(x)
-    if link == "probit":
-        return special.ndtr(x)
-    if link == "cloglog":
-        return -np.expm1(-np.exp(x))
-    if link == "loglog":
-        return np.exp(-np.exp(-x))
-    return 0.5 + np.arctan(x) / np.pi
+    return get_link(link).cdf(np.asarray(x, dtype=float))
 
 
 def survival(x: np.ndarray, link: str) -> np.ndarray:
     """1 − F(x), computed without cancellation in the upper tail."""
-    x = np.asarray(x, dtype=float)
-    if link == "cloglog":
-        return np.exp(-np.exp(x))
-    if link == "loglog":
-        return -np.expm1(-np.exp(-x))
-    return cdf(-x, link)  # the symmetric links
+    return get_link(link).survival(np.asarray(x, dtype=float))
 
 
 def quantile(p: np.ndarray, link: str) -> np.ndarray:
     """F⁻¹(p) (start values of the thresholds)."""
-    p = np.asarray(p, dtype=float)
-    if link == "logit":
-        return special.logit(p)
-    if link == "probit":
-        return special.ndtri(p)
-    if link == "cloglog":
-        return np.log(-np.log1p(-p))
-    if link == "loglog":
-        return -np.log(-np.log(p))
-    return np.tan(np.pi * (p - 0.5))
+    return get_link(link).quantile(np.asarray(p, dtype=float))
 
 
-def _density_terms(x: np.ndarray, link: str, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _density_terms(x: np.ndarray, link: str, order: int) -> DensityTerms:
     """f, f′ and (``order`` 3) f″ of the link's latent density at x, all 0 at ±∞."""
-    if link == "logit":
-        cdf_x = special.expit(x)  # exactly 0 or 1 at ±∞, so every term below is 0 there
-        f = cdf_x * (1.0 - cdf_x)
-        f1 = f * (1.0 - 2.0 * cdf_x)
-        return f, f1, f * (1.0 - 6.0 * cdf_x + 6.0 * cdf_x * cdf_x) if order > 2 else None
-    if link == "probit":
-        z = np.clip(x, -40.0, 40.0)  # φ(±40) underflows to 0, avoiding ∞·0 at ±∞
-        f = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
-        return f, -z * f, (z * z - 1.0) * f if order > 2 else None
-    finite = np.isfinite(x)
-    z = np.where(finite, x, 0.0)
-    if link == "cauchit":
-        s = 1.0 + z * z
-        f = 1.0 / (np.pi * s)
-        f1 = -2.0 * z / (np.pi * s * s)
-        f2 = (6.0 * z * z - 2.0) / (np.pi * s**3) if order > 2 else None
-    else:
-        # cloglog: f = exp(z − eᶻ); loglog is its mirror image, f(x) = f_cloglog(−x)
-        sign = 1.0 if link == "cloglog" else -1.0
-        t = np.clip(sign * z, -700.0, 700.0)
-        e = np.exp(np.minimum(t, 50.0))
-        f = np.where(t > 50.0, 0.0, np.exp(t - e))
-        f1 = sign * f * (1.0 - e)
-        f2 = f * ((1.0 - e) ** 2 - e) if order > 2 else None
-    f, f1 = np.where(finite, f, 0.0), np.where(finite, f1, 0.0)
-    return f, f1, np.where(finite, f2, 0.0) if f2 is not None else None
+    return get_link(link).density(x, order)
 
 
 def _logit_terms(upper: np.ndarray, lower: np.ndarray, order: int):

@@ -23,12 +23,11 @@ import numpy as np
 import pandas as pd
 
 from humaneval.clmm.formula import _model_matrix, parse_formula, r_name
-from humaneval.clmm.links import check_link
+from humaneval.clmm.links import get_link
 from humaneval.clmm.result import Attempt, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, r_formula, random_terms
-from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError, OptionError
-from humaneval.model import LINKS
+from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
 from humaneval.renv import require_r
 
 INSTALL_HINT = (
@@ -118,8 +117,8 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     Returns a result whose diagnostics say whether the fit failed (docs/analysis.md); raises
     :class:`~humaneval.errors.FitFailedError` only when R produced no estimates at all.
     """
-    if link not in LINKS:
-        raise OptionError(f"unknown link {link!r}; use logit or probit")
+    terms = random_terms(structure, data.nested)
+    name_in_r = r_link(link, single_intercept=len(terms) == 1 and terms[0].covariance == "intercept")
     _start()
     from rpy2.robjects.vectors import IntVector, StrVector
 
@@ -133,7 +132,7 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
         IntVector(data.groups["annotator"].tolist()),
         IntVector(data.groups["document"].tolist()),
         formula,
-        link,
+        name_in_r,
     )
     if "error" in out:
         raise FitFailedError(f"R clmm failed for the {structure} model ({formula}): {out['error'][0]}")
@@ -171,15 +170,20 @@ def fit_r(data: ClmmData, structure: str, link: str = "logit") -> FitResult:
     )
 
 
-def r_link(link: str) -> str:
+def r_link(link: str, single_intercept: bool = False) -> str:
     """The name under which ``ordinal::clmm`` fits ``link``.
 
-    ``ordinal::clm`` defines cloglog as F(x) = 1 − exp(−eˣ) and loglog as F(x) = exp(−e⁻ˣ), as the
-    native engine does; the ``ordinal::clmm`` installed here fits the other Gumbel distribution
-    under each name (its "cloglog" fit equals the clm-defined loglog model; tests/r/clmm_formulas.R
-    and tests/test_clmm_formula.py record this), so the two names are swapped when calling clmm.
+    ``ordinal::clm`` and ``ordinal::clmm`` define cloglog as F(x) = 1 − exp(−eˣ) and loglog as
+    F(x) = exp(−e⁻ˣ), as the native engine does, except in the code path ``clmm`` (2022.11.16) takes
+    for a model whose only random term is one random intercept (``(1 | judge)``, Laplace or
+    quadrature): there it fits the other Gumbel distribution under each name (on the wine data its
+    "loglog" fit has the logLik of the clm-defined cloglog model, while with two random terms or with
+    random slopes the names agree; tests/r/clmm_formulas.R and tests/test_clmm_formula.py,
+    tests/test_clmm_links.py). ``single_intercept`` says the model is of that kind, and the
+    link's ``r_name_single_intercept`` is used.
     """
-    return {"cloglog": "loglog", "loglog": "cloglog"}.get(check_link(link), link)
+    record = get_link(link)
+    return (record.r_name_single_intercept or record.r_name) if single_intercept else record.r_name
 
 
 def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -> FitResult:
@@ -236,7 +240,7 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
         parsed.response,
         StrVector(list(spec.levels)),
         formula,
-        r_link(link),
+        r_link(link, single_intercept=len(bars) == 1 and bars[0].startswith("(1 |")),
         spec.threshold,
     )
     out = with_progress(call, f"R clmm: {spec.formula}") if progress else call()

@@ -464,7 +464,7 @@ class FitResult:
             coefficients=np.r_[0.0, self.beta],
             thresholds=self.thresholds,
             random_effects=dict(self.random_effects),
-            link=self.link,  # type: ignore[arg-type]
+            link=self.link,
             description=f"{self.structure} CLMM fitted with the {self.engine} engine to {self.nobs} ratings",
         )
 

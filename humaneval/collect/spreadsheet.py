@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from humaneval.collect.values import parse_number
+from humaneval.methods.values import parse_number
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 

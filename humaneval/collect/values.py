@@ -1,4 +1,4 @@
-"""The one rule for reading a numeric answer (kept here for existing imports).
+"""Deprecated import path, removed in humaneval 0.2: the one rule for reading a numeric answer.
 
 It lives in :mod:`humaneval.methods.values`, the low layer every method's value parser uses.
 """

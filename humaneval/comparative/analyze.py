@@ -22,7 +22,8 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval._docstrings import shared_docs
 from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
@@ -354,6 +355,7 @@ def mixed_design(judgements: Judgements) -> pd.DataFrame:
 
 
 @renamed(n_boot="n_resamples", level="confidence_level")
+@shared_docs
 def analyze_comparative(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -379,7 +381,7 @@ def analyze_comparative(
     kind:
         ``pairwise``, ``bws`` or ``ranking``; detected by :func:`detect_kind` when None.
     criterion:
-        The criterion to analyse when the table has several.
+        %(criterion)s
     inference:
         Default :func:`default_inference` of the kind. ``two-way`` (cluster bootstrap over
         annotators and documents), ``pigeonhole``,
@@ -456,7 +458,7 @@ def analyze_comparative(
     vcov, n_done, n_failed = _covariance(judgements, inference, mixed, model_vcov, n_resamples, seed, floor)
     notes = fallback_notes + _cautions(judgements, inference, n_done, n_failed)
     for note in notes:
-        warnings.warn(note, AnalysisCaution, stacklevel=2)
+        warnings.warn(note, AnalysisCaution, stacklevel=caller_stacklevel())
     if mixed is not None:
         result = _mixed_result(mixed, judgements, kind, model_vcov, time.perf_counter() - started)
     else:

@@ -330,72 +330,21 @@ def generate_design(spec: DesignSpec) -> Design:
     from humaneval import __version__
 
     docs_per_block, annotators = spec.effective_blocking()
-    ids = list(spec.document_ids)
-    rng = stream(spec.seed, "documents")
-    if spec.shuffle_documents:
-        ids = [ids[i] for i in rng.permutation(len(ids))]
-    elif spec.remainder == "drop" and len(ids) % docs_per_block:
-        drop = set(rng.choice(len(ids), len(ids) % docs_per_block, replace=False).tolist())
-        ids = [d for i, d in enumerate(ids) if i not in drop] + [d for i, d in enumerate(ids) if i in drop]
+    ids = _document_order(spec, docs_per_block)
     blocks, dropped = cut_blocks(ids, docs_per_block, spec.remainder)
     builder = _Builder(spec)
-    pair_ids: dict[str, list[tuple[str, str, str]]] = {d: [] for d in ids}
-    if builder.method.unit == "pair":
-        in_order = [d for docs in blocks for d in docs]
-        for n, (d, left, right) in enumerate(
-            c
-            for c in pair_schedule(in_order, spec.systems, spec.pairwise.pairs)
-            if (c[0], c[1]) in builder.present and (c[0], c[2]) in builder.present
-        ):
-            pair_ids[d].append((f"p{n}", left, right))
-            builder.pairs.append((d, left, right))
+    pair_ids = _schedule_pairs(spec, builder, blocks, ids)
     constant = {
         "design_id": design_id(spec),
         "method": spec.method,
         "dimension": spec.dimension,
         "round": spec.round,
     }
-    rows = []
-    for b, docs in enumerate(blocks):
-        real = builder.block_screens(b, docs, pair_ids)
-        items = [(d, s) for d in docs for s in builder.systems_of(d)]
-        symbols = (
-            stream(spec.seed, "block", b).permutation(len(spec.systems))
-            if builder.method.entry_order == "latin"
-            else None
-        )
-        for k in range(1, annotators + 1):
-            slot_rng = stream(spec.seed, "slot", b, k)
-            screens = builder.slot_screens(real, docs, slot_rng, k - 1, symbols)
-            screens = builder.add_checks(screens, items, slot_rng)
-            first_warmup = len(builder.warmups)
-            if spec.warmup_items:
-                screens = builder.add_warmups(screens, slot_rng)
-            for warmup in builder.warmups[first_warmup:]:
-                warmup["slot"] = slot_name(b, k)
-            slot = slot_name(b, k)
-            for position, screen in enumerate(screens):
-                for display_pos, entry in enumerate(screen.entries):
-                    rows.append(
-                        {
-                            **_DEFAULTS,
-                            **constant,
-                            "annotator_slot": slot,
-                            "block": b,
-                            "position": position,
-                            "screen_id": screen_name(position),
-                            "display_pos": display_pos,
-                            **entry,
-                        }
-                    )
-                if screen.check_id is not None:
-                    builder.checks[screen.check_id].update(
-                        slot=slot,
-                        block=b,
-                        position=position,
-                        screen_id=screen_name(position),
-                        embedded=builder.method.check_placement == "embedded",
-                    )
+    rows = [
+        row
+        for b, docs in enumerate(blocks)
+        for row in _block_rows(spec, builder, b, docs, annotators, pair_ids, constant)
+    ]
     table = normalise_table(pd.DataFrame.from_records(rows, columns=list(DESIGN_COLUMNS)))
     kept = set(ids) - set(dropped)
     return Design(
@@ -414,6 +363,91 @@ def generate_design(spec: DesignSpec) -> Design:
         package_version=__version__,
         texts=_texts(spec),
     )
+
+
+def _document_order(spec: DesignSpec, docs_per_block: int) -> list[str]:
+    """The documents in the order they are cut into blocks: shuffled, or with the remainder that
+    ``remainder="drop"`` leaves out drawn at random and moved to the end."""
+    ids = list(spec.document_ids)
+    rng = stream(spec.seed, "documents")
+    if spec.shuffle_documents:
+        return [ids[i] for i in rng.permutation(len(ids))]
+    if spec.remainder == "drop" and len(ids) % docs_per_block:
+        drop = set(rng.choice(len(ids), len(ids) % docs_per_block, replace=False).tolist())
+        return [d for i, d in enumerate(ids) if i not in drop] + [d for i, d in enumerate(ids) if i in drop]
+    return ids
+
+
+def _schedule_pairs(
+    spec: DesignSpec, builder: _Builder, blocks: list[list[str]], ids: list[str]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Per document its pairwise comparisons ``(pair_id, left, right)`` (empty unless the method
+    compares pairs); only pairs whose two summaries exist, recorded in ``builder.pairs`` too."""
+    pair_ids: dict[str, list[tuple[str, str, str]]] = {d: [] for d in ids}
+    if builder.method.unit != "pair":
+        return pair_ids
+    in_order = [d for docs in blocks for d in docs]
+    for n, (d, left, right) in enumerate(
+        c
+        for c in pair_schedule(in_order, spec.systems, spec.pairwise.pairs)
+        if (c[0], c[1]) in builder.present and (c[0], c[2]) in builder.present
+    ):
+        pair_ids[d].append((f"p{n}", left, right))
+        builder.pairs.append((d, left, right))
+    return pair_ids
+
+
+def _block_rows(
+    spec: DesignSpec,
+    builder: _Builder,
+    b: int,
+    docs: list[str],
+    annotators: int,
+    pair_ids: dict[str, list[tuple[str, str, str]]],
+    constant: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """The table rows of block ``b``: each annotator slot's screens with its checks and warm-ups."""
+    real = builder.block_screens(b, docs, pair_ids)
+    items = [(d, s) for d in docs for s in builder.systems_of(d)]
+    symbols = (
+        stream(spec.seed, "block", b).permutation(len(spec.systems))
+        if builder.method.entry_order == "latin"
+        else None
+    )
+    rows = []
+    for k in range(1, annotators + 1):
+        slot_rng = stream(spec.seed, "slot", b, k)
+        screens = builder.slot_screens(real, docs, slot_rng, k - 1, symbols)
+        screens = builder.add_checks(screens, items, slot_rng)
+        first_warmup = len(builder.warmups)
+        if spec.warmup_items:
+            screens = builder.add_warmups(screens, slot_rng)
+        slot = slot_name(b, k)
+        for warmup in builder.warmups[first_warmup:]:
+            warmup["slot"] = slot
+        for position, screen in enumerate(screens):
+            for display_pos, entry in enumerate(screen.entries):
+                rows.append(
+                    {
+                        **_DEFAULTS,
+                        **constant,
+                        "annotator_slot": slot,
+                        "block": b,
+                        "position": position,
+                        "screen_id": screen_name(position),
+                        "display_pos": display_pos,
+                        **entry,
+                    }
+                )
+            if screen.check_id is not None:
+                builder.checks[screen.check_id].update(
+                    slot=slot,
+                    block=b,
+                    position=position,
+                    screen_id=screen_name(position),
+                    embedded=builder.method.check_placement == "embedded",
+                )
+    return rows
 
 
 def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DesignError
 from humaneval.methods import ALIASES, get_method
 from humaneval.methods import METHODS as REGISTRY
@@ -196,6 +197,16 @@ class DesignSpec:
         return out
 
     def _validate(self) -> None:
+        """Check the spec, one concern after another (the first problem found is the error raised)."""
+        self._validate_choices()
+        self._validate_items()
+        self._validate_sizes()
+        self._validate_method()
+        self._validate_summaries()
+        self._warn_platform()
+
+    def _validate_choices(self) -> None:
+        """The seed and every option that names one of a fixed set of choices."""
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise DesignError(
                 f"seed must be a non-negative int (designs are reproducible), not {self.seed!r}"
@@ -207,6 +218,9 @@ class DesignSpec:
         _choice("platform", self.platform, tuple(PLATFORMS))
         for kind in self.check_kinds:
             _choice("check kind", kind, CHECK_KINDS)
+
+    def _validate_items(self) -> None:
+        """Unique document and system ids, no empty document text, at least one document."""
         _ids("document", self.document_ids)
         for d in self.documents:
             if d.text is not None and not d.text.strip():
@@ -214,6 +228,9 @@ class DesignSpec:
         _ids("system", self.systems)
         if not self.documents:
             raise DesignError("the design has no documents; give a count ≥ 1 or a list of ids")
+
+    def _validate_sizes(self) -> None:
+        """Counts, the scale, the reference system, and the size of the design (blocks, judgements)."""
         for name in ("documents_per_block", "annotators_per_block", "scale_points", "round", "group_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -253,6 +270,9 @@ class DesignSpec:
                 f"documents_per_block={self.documents_per_block} exceeds the {len(self.documents)} "
                 f"documents; use at most {len(self.documents)} or family='crossed'"
             )
+
+    def _validate_method(self) -> None:
+        """What the annotation method allows: BWS tuples, pairs, gold checks, order, layout, warm-up."""
         method = get_method(self.method)
         if method.unit == "tuple":
             k, n = self.bws.tuple_size, self._bws_pool_size()
@@ -289,7 +309,9 @@ class DesignSpec:
             raise DesignError("warm-up screens exist for likert and da items in the single layout")
         if self.warmup_items and not self.fillers:
             raise DesignError("warm-up screens are built from filler texts: give fillers")
-        self._validate_summaries()
+
+    def _warn_platform(self) -> None:
+        """A design that runs but that the platform's rules make pointless to run as it is."""
         platform = get_platform(self.platform)
         if self.checks_per_annotator < (platform.checks_for_rejection or 0):
             warnings.warn(
@@ -297,7 +319,7 @@ class DesignSpec:
                 "failed attention checks; "
                 f"with checks_per_annotator={self.checks_per_annotator} no submission could be rejected",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
 
     def _bws_pool_size(self) -> int:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
 from humaneval.design.load import DesignLike
 from humaneval.design.load import load_design as read_design
@@ -277,7 +278,7 @@ def _pay_warning(package: MTurkPackage, design: DesignLike, where: Platform) -> 
         f"{where.title} forms: set the Reward in {where.currency} (--reward) from the time per HIT, or "
         f"re-plan the design with --platform {where.name}"
     )
-    warnings.warn(note, CostWarning, stacklevel=3)
+    warnings.warn(note, CostWarning, stacklevel=caller_stacklevel())
     return replace(package, warnings=(*package.warnings, note))
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.levels import group_values
 
@@ -96,7 +97,7 @@ def binned_agreement(
         warnings.warn(
             f"metrics constant within some document (scored 0.5 there): {flat}",
             DataWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

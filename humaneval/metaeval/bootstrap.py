@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import DataWarning, OptionError
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels
@@ -332,7 +332,7 @@ def bootstrap(
                     f"{name} {RESULT_NAMES[level]}: {n_resamples - len(valid)} of {n_resamples} resamples "
                     "are undefined and were dropped",
                     DataWarning,
-                    stacklevel=2,
+                    stacklevel=caller_stacklevel(),
                 )
             lo, hi = np.quantile(valid, [alpha / 2, 1 - alpha / 2]) if len(valid) else (np.nan, np.nan)
             records.append(

@@ -17,9 +17,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.prepare import select_criterion
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import RatingsError
-from humaneval.ratings import ALIASES, Ratings, load_ratings
+from humaneval.ratings import ALIASES, Ratings, load_ratings, select_criterion
 from humaneval.tables import read_table, read_table_lines
 
 DOCUMENT_ALIASES = ("document", "doc", "doc_id", "document_id", "input", "item", "id")
@@ -275,7 +275,7 @@ def align(
             )
             if strict:
                 raise RatingsError(message + "; fix the keys or drop strict=True to use the intersection")
-            warnings.warn(message, AlignmentWarning, stacklevel=2)
+            warnings.warn(message, AlignmentWarning, stacklevel=caller_stacklevel())
         matrices[name] = covered.to_numpy(dtype=float).reshape(len(documents), len(systems)).T.copy()
     return ScoreMatrices(H, matrices, systems, documents, dropped, missing)
 

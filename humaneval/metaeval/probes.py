@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError
 from humaneval.metaeval.kernel import Coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, correlation_levels, normalise_levels, system_means
@@ -63,7 +64,7 @@ def with_noise(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             f"noise of 1e-10 vanishes next to scores of magnitude {magnitude:g}; "
             f"scaled the noise by {scale:g}",
             DataWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     noisy = P + rng.uniform(0, NOISE * scale, size=P.shape)
     cells = np.flatnonzero(~np.isnan(noisy))

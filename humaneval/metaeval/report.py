@@ -67,6 +67,11 @@ class MetaEvalResult:
     def results_table(self, digits: int = 2) -> pd.DataFrame:
         return results_table(self.table, digits)
 
+    def summary(self, caption: str | None = None, digits: int = 2) -> str:
+        """The results table as text (estimate with its interval per metric and level), ``caption`` first."""
+        table = results_table(self.table, digits).to_string()
+        return table if caption is None else f"{caption}\n{table}"
+
 
 @renamed(confidence="confidence_level")
 def meta_evaluate(

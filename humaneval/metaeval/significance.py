@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from humaneval._deprecation import renamed
+from humaneval._deprecation import caller_stacklevel, renamed
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
@@ -341,7 +341,9 @@ def williams_test(
         r12, r13, r23 = abs(r12), abs(r13), abs(r23)
     K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     if n <= 3 or K < 0 or any(math.isnan(v) for v in (r12, r13, r23)):
-        warnings.warn(f"Williams test undefined (n = {n}, K = {K:.4g})", DataWarning, stacklevel=2)
+        warnings.warn(
+            f"Williams test undefined (n = {n}, K = {K:.4g})", DataWarning, stacklevel=caller_stacklevel()
+        )
         return WilliamsResult(r12, r13, r23, n, K, math.nan, n - 3, math.nan, alternative)
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
     t /= math.sqrt(2 * K * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
@@ -392,7 +394,7 @@ def williams_compare(
         warnings.warn(
             "Williams test on per-document averages: n is the largest document column (nlpstats convention)",
             DataWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     else:
         raise InsufficientDataError(

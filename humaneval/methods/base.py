@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from humaneval._docstrings import shared_docs
 from humaneval.methods.values import parse_number
 
 SCORE = "score"
@@ -165,13 +166,14 @@ class Method:
         """The name of the built-in form preset of ``dimension`` (``coherence-likert7``)."""
         return (self.preset or "{dimension}-" + self.name).format(dimension=dimension)
 
+    @shared_docs
     def value_range(self, points: int | None = None) -> tuple[float, float] | None:
         """``(low, high)`` of a valid value; ``points`` is the scale of a rating method.
 
         Parameters
         ----------
         points : int, optional
-            Points of the rating scale (Likert).
+            %(likert_points)s
 
         Returns
         -------
@@ -180,6 +182,7 @@ class Method:
         """
         return None
 
+    @shared_docs
     def parse_value(self, value: Any, points: int | None = None) -> float | None:
         """The collected value as a number, or None when it is not a valid value.
 
@@ -191,7 +194,7 @@ class Method:
         value : Any
             The submitted value (text or number).
         points : int, optional
-            Points of the rating scale (Likert).
+            %(likert_points)s
 
         Returns
         -------

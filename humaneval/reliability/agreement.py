@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats import inter_rater
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
@@ -371,7 +372,9 @@ def _kappa(p_e: float, compute) -> float:
     (a single category), where κ is undefined."""
     if p_e >= 1.0 - 1e-15:
         warnings.warn(
-            "κ is undefined: chance agreement is 1 (a single category)", ReliabilityWarning, stacklevel=3
+            "κ is undefined: chance agreement is 1 (a single category)",
+            ReliabilityWarning,
+            stacklevel=caller_stacklevel(),
         )
         return float("nan")
     return float(compute())

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings
 from humaneval.reliability import disagreement as dis
@@ -376,5 +376,5 @@ def alpha_value(d_o: float | Fraction, d_e: float | Fraction, strict: bool = Fal
     message = "α is undefined: all pairable values are identical (expected disagreement D_e = 0)"
     if strict:
         raise InsufficientDataError(message)
-    warnings.warn(message, ReliabilityWarning, stacklevel=3)
+    warnings.warn(message, ReliabilityWarning, stacklevel=caller_stacklevel())
     return float("nan")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, OptionError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import (
@@ -232,7 +232,7 @@ def unit_bootstrap(
     if n_clusters < MIN_INTERVAL_CLUSTERS:
         raise InsufficientDataError(f"α has no {resample} bootstrap: {caveat}; use the KALPHA interval")
     if caveat:
-        warnings.warn(f"α {resample} bootstrap: {caveat}", ReliabilityWarning, stacklevel=2)
+        warnings.warn(f"α {resample} bootstrap: {caveat}", ReliabilityWarning, stacklevel=caller_stacklevel())
     rng, used_seed = resolve_seed(seed)
     samples = _cluster_resamples(rng, prep, cluster_of_unit, n_resamples)
     defined = samples[~np.isnan(samples)]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import HumanEvalError, RatingsError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import AlphaInput, LevelArg, alpha_value, disagreements, prepare
@@ -145,6 +145,10 @@ def _alpha_without(rd, level: LevelArg, coder: int) -> float:
         return float("nan")
     d_o, d_e = disagreements(prep)
     if d_e == 0:
-        warnings.warn("α without one coder is undefined (constant values)", ReliabilityWarning, stacklevel=2)
+        warnings.warn(
+            "α without one coder is undefined (constant values)",
+            ReliabilityWarning,
+            stacklevel=caller_stacklevel(),
+        )
         return float("nan")
     return 1.0 - d_o / d_e

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import sparse
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import ReliabilityWarning
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -132,7 +133,7 @@ def ratio_disagreement(unit: np.ndarray, x: np.ndarray, values: np.ndarray, coun
         warnings.warn(
             f"ratio α over {len(values)} distinct values: the expected disagreement costs O(V²) time",
             ReliabilityWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
     observed = sum(w * float(ratio_distance(x[i], x[j]).sum()) for i, j, w in ordered_pairs(unit))
     weights = counts.astype(float)

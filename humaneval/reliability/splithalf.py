@@ -32,6 +32,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
@@ -199,7 +200,7 @@ def split_half_reliability(
         warnings.warn(
             f"{skipped} of {len(r)} splits skipped (fewer than 3 shared systems or constant system means)",
             ReliabilityWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     r = r[used]
     shr = float(r.mean())

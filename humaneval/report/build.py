@@ -24,9 +24,8 @@ import pandas as pd
 from humaneval._deprecation import renamed
 from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.criteria import CriteriaAnalysis
-from humaneval.analysis.prepare import select_criterion
-from humaneval.analysis.result import FitResult
 from humaneval.analysis.workflow import analyze
+from humaneval.clmm.result import FitResult
 from humaneval.comparative import ComparativeAnalysis
 from humaneval.comparative.agreement import ComparativeAgreement
 from humaneval.comparative.power import ComparativePower
@@ -38,7 +37,7 @@ from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.model import OrdinalModel
 from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
-from humaneval.ratings import Ratings, load_ratings
+from humaneval.ratings import Ratings, load_ratings, select_criterion
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
 from humaneval.reliability.report import ReliabilityReport, reliability_report
 from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times

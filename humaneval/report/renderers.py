@@ -9,7 +9,7 @@ the jinja template ``templates/report.html.j2``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from markupsafe import Markup, escape
 
@@ -430,10 +430,3 @@ def to_latex(doc: ReportDocument) -> str:
         ]
     out.append("\\end{document}")
     return "\n".join(out).replace("–", "--") + "\n"
-
-
-RENDERERS: dict[str, Callable[[ReportDocument], str]] = {
-    "html": to_html,
-    "markdown": to_markdown,
-    "latex": to_latex,
-}

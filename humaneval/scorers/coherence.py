@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import BackendUnavailableError, OptionError, RatingsError
 from humaneval.scorers.result import ScoreResult, UndefinedScoreWarning, as_texts, blank_mask, values_of
 from humaneval.scorers.text import STOP_WORDS, sentences
@@ -205,7 +206,7 @@ def entity_graph_coherence(
             f"{n_single} of {len(items)} texts have a single sentence: entity-graph coherence is undefined "
             "for them (NaN)",
             UndefinedScoreWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     return ScoreResult(
         values,

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError
 from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
@@ -168,7 +169,7 @@ class NLIScorer:
         if n_cut:
             warnings.warn(
                 f"{n_cut} summaries were longer than the {self.max_length}-token budget and were truncated",
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         return out, n_cut
 

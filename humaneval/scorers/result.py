@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import RatingsError
 
 
@@ -102,6 +103,6 @@ def blank_mask(*batches: list[str]) -> np.ndarray:
         warnings.warn(
             f"{int(mask.sum())} of {len(mask)} items have an empty text; their scores are NaN",
             EmptyInputWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
     return mask

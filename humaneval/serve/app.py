@@ -52,14 +52,41 @@ def create_app(
     per client address (see :class:`~humaneval.serve.service.StudyService`).
     """
     service = StudyService(path, clock=clock, pilot=pilot, start_limit=start_limit)
+    app = Starlette(routes=_Endpoints(service).routes(), exception_handlers=_HANDLERS)
+    app.state.service = service
+    app.add_middleware(_Headers)
+    return app
 
-    def study(request: Request) -> StudyService:
-        if request.path_params["key"] != service.key:
+
+class _Endpoints:
+    """The endpoints of one study: who may call them (:meth:`study`, :meth:`admin`), the participant's
+    (form page, start, screen, finish) and the admin's (dashboard, status, export, release)."""
+
+    def __init__(self, service: StudyService) -> None:
+        self.service = service
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/s/{key}/", self.page, methods=["GET"]),
+            Route("/api/{key}/start", self.start, methods=["POST"]),
+            Route("/api/{key}/screen", self.api(StudyService.save_screen), methods=["POST"]),
+            Route("/api/{key}/finish", self.api(StudyService.finish), methods=["POST"]),
+            Route("/admin/{key}/", self.admin_page, methods=["GET"]),
+            Route("/admin/{key}/dashboard", self.dashboard, methods=["GET"]),
+            Route("/admin/{key}/status", self.status, methods=["GET"]),
+            Route("/admin/{key}/export", self.export, methods=["GET"]),
+            Route("/admin/{key}/release", self.release, methods=["POST"]),
+            Route("/healthz", _healthz, methods=["GET"]),
+        ]
+
+    # -- who may call: the study's key in the path, and the admin token for /admin
+    def study(self, request: Request) -> StudyService:
+        if request.path_params["key"] != self.service.key:
             raise ApiError(404, "unknown_study", ["no study with this key on this server"])
-        return service
+        return self.service
 
-    def admin(request: Request) -> StudyService:
-        found = study(request)
+    def admin(self, request: Request) -> StudyService:
+        found = self.study(request)
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise ApiError(401, "unauthorized", ["send Authorization: Bearer <admin token>"])
@@ -67,35 +94,37 @@ def create_app(
             raise ApiError(403, "forbidden", ["wrong admin token"])
         return found
 
-    async def page(request: Request) -> Response:
-        return HTMLResponse(*_page(study(request), request.url.path))
+    # -- the participant
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(*_page(self.study(request), request.url.path))
 
-    def api(method: Callable[[StudyService, dict[str, Any]], dict[str, Any]]):
+    def api(self, method: Callable[[StudyService, dict[str, Any]], dict[str, Any]]):
         async def endpoint(request: Request) -> Response:
-            found = study(request)
+            found = self.study(request)
             body = await read_json(request)
             return JSONResponse(await run_in_threadpool(method, found, body))
 
         return endpoint
 
-    async def start(request: Request) -> Response:
-        found = study(request)
+    async def start(self, request: Request) -> Response:
+        found = self.study(request)
         body = await read_json(request)
         client = request.client.host if request.client else None
         return JSONResponse(await run_in_threadpool(found.start, body, client))
 
-    async def release(request: Request) -> Response:
-        found = admin(request)
+    # -- the admin
+    async def release(self, request: Request) -> Response:
+        found = self.admin(request)
         return JSONResponse(await run_in_threadpool(found.release, await read_json(request)))
 
-    async def status(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(admin(request).status))
+    async def status(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self.admin(request).status))
 
-    async def export(request: Request) -> Response:
+    async def export(self, request: Request) -> Response:
         from humaneval.collect.prolific import export_table
         from humaneval.collect.spreadsheet import safe_csv_text
 
-        found = admin(request)
+        found = self.admin(request)
         fmt = request.query_params.get("format", "csv")
         if fmt not in ("csv", "json"):
             raise ApiError(422, "validation_failed", ["format must be csv or json"])
@@ -111,37 +140,15 @@ def create_app(
             safe_csv_text(table), media_type="text/csv", headers={"Content-Disposition": disposition}
         )
 
-    async def dashboard(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(admin(request).dashboard))
+    async def dashboard(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self.admin(request).dashboard))
 
-    async def admin_page(request: Request) -> Response:
-        return HTMLResponse(*_admin_page(study(request)))
+    async def admin_page(self, request: Request) -> Response:
+        return HTMLResponse(*_admin_page(self.study(request)))
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True})
 
-    routes = [
-        Route("/s/{key}/", page, methods=["GET"]),
-        Route("/api/{key}/start", start, methods=["POST"]),
-        Route("/api/{key}/screen", api(StudyService.save_screen), methods=["POST"]),
-        Route("/api/{key}/finish", api(StudyService.finish), methods=["POST"]),
-        Route("/admin/{key}/", admin_page, methods=["GET"]),
-        Route("/admin/{key}/dashboard", dashboard, methods=["GET"]),
-        Route("/admin/{key}/status", status, methods=["GET"]),
-        Route("/admin/{key}/export", export, methods=["GET"]),
-        Route("/admin/{key}/release", release, methods=["POST"]),
-        Route("/healthz", healthz, methods=["GET"]),
-    ]
-    handlers = {
-        ApiError: _api_error,
-        HTTPException: _http_error,
-        sqlite3.OperationalError: _busy,
-        Exception: _internal,
-    }
-    app = Starlette(routes=routes, exception_handlers=handlers)
-    app.state.service = service
-    app.add_middleware(_Headers)
-    return app
+async def _healthz(request: Request) -> Response:
+    return JSONResponse({"ok": True})
 
 
 async def read_json(request: Request) -> dict[str, Any]:
@@ -267,3 +274,11 @@ async def _busy(request: Request, exc: sqlite3.OperationalError) -> Response:
 async def _internal(request: Request, exc: Exception) -> Response:
     log.exception("internal error on %s %s", request.method, request.url.path)
     return JSONResponse({"error": "internal", "details": []}, status_code=500)
+
+
+_HANDLERS: dict[Any, Callable] = {
+    ApiError: _api_error,
+    HTTPException: _http_error,
+    sqlite3.OperationalError: _busy,
+    Exception: _internal,
+}

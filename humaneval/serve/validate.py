@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from humaneval.collect.values import parse_number
 from humaneval.methods import get_method
 from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES
+from humaneval.methods.values import parse_number
 
 MAX_COMMENT = 2000
 TIMING_KEYS = ("shown_at", "answered_at", "seconds", "visible_seconds", "hidden_count")

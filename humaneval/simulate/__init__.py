@@ -14,16 +14,11 @@
 - :mod:`~humaneval.simulate.curve`: power curves along blocks, documents or annotators.
 """
 
+from humaneval.kernels import art_exact_pvalues, art_pvalues, min_attainable_p, paired_t_pvalues
 from humaneval.simulate.budget import BudgetPlan, CostModel, plan_budget
 from humaneval.simulate.curve import PowerCurve, power_curve
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import SimulationResult, power, simulate, sweep, type1_error
-from humaneval.simulate.kernels import (
-    art_exact_pvalues,
-    art_pvalues,
-    min_attainable_p,
-    paired_t_pvalues,
-)
 from humaneval.simulate.pilot import PilotModel, pilot_model
 from humaneval.simulate.study import StudySetup, plan_study
 from humaneval.simulate.table_design import TableDesign, read_design_table

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import DesignError
 from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
@@ -85,6 +86,24 @@ class BudgetPlan:
             "candidates": self.candidates.to_dict(orient="records"),
         }
 
+    def summary(self) -> str:
+        """How many designs were screened, the cheapest one reaching the target, and the notes."""
+        lines = [
+            f"{len(self.candidates)} designs screened with {self.test} ({self.aggregate}), "
+            f"target power {self.target:g}; cost at {self.cost_model.wage_per_hour:g} "
+            f"{self.cost_model.currency}/h, {self.cost_model.seconds_per_judgement:g} s per judgement"
+        ]
+        if self.best is not None:
+            b = self.best
+            lines.append(
+                f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
+                f"({b['total_annotators']} annotators, {b['judgements']} judgements, "
+                f"cost {b['cost']:.2f} {self.cost_model.currency}), "
+                f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
+            )
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
     def plot(self, path: str | Path) -> Path:
         """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block;
         written as ``path`` and as its PNG/SVG/PDF twins."""
@@ -93,6 +112,7 @@ class BudgetPlan:
         )
 
 
+@shared_docs
 def plan_budget(
     model: OrdinalModel | str | Path | None = None,
     target: float = 0.8,
@@ -118,7 +138,7 @@ def plan_budget(
     Parameters
     ----------
     model : OrdinalModel, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     target : float
         The power to reach, in (0, 1).
     cost_model : CostModel, optional

@@ -17,12 +17,15 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import DesignError
+from humaneval.formatting import fmt_estimate_ci
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import (
     CALIBRATION_RANGE,
     SimulationResult,
     check_size,
+    design_line,
     resolve_model,
     simulate,
 )
@@ -42,6 +45,24 @@ class PowerCurve:
 
     def to_dict(self) -> dict[str, Any]:
         return {"along": self.along, "points": self.table.to_dict(orient="records")}
+
+    def summary(self, design: SimDesign | TableDesign | None = None, notes: Sequence[str] = ()) -> str:
+        """One line per break and test: power with its 95 % interval, failures, Type I error when
+        calibrated; ``design`` (the one the curve resizes) and ``notes`` head the text."""
+        of = "" if design is None else f" of {design_line(design)}"
+        lines = [f"power curve along {self.along}{of}", *(f"  {n}" for n in notes)]
+        head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
+        calibrated = "type1" in self.table
+        lines.append(head + ("  Type I [95% CI]" if calibrated else ""))
+        for row in self.table.to_dict(orient="records"):
+            line = (
+                f"  {row['break']:>6} {row['test']:<6} {row['aggregate']:<9} "
+                f"{fmt_estimate_ci(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
+            )
+            if calibrated:
+                line += "  " + fmt_estimate_ci(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
+            lines.append(line)
+        return "\n".join(lines)
 
     def plot(self, path: str | Path, formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
         """Power (and Type I error when calibrated) against the break, one line per test.
@@ -117,6 +138,7 @@ def parse_breaks(text: str | Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
+@shared_docs
 def power_curve(
     model: Any,
     design: SimDesign | TableDesign | str,
@@ -134,7 +156,7 @@ def power_curve(
     Parameters
     ----------
     model : OrdinalModel, FitResult, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     design : SimDesign, TableDesign or str
         The design to resize.
     along : {"blocks", "docs", "annotators"}

@@ -18,8 +18,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import optimize
 
+from humaneval.clmm.links import get_link
 from humaneval.errors import DesignError
-from humaneval.model import OrdinalModel, link_cdf
+from humaneval.model import OrdinalModel
 
 #: Pseudo-system of a bare effect: every system against the reference.
 EVERY = "*"
@@ -87,7 +88,7 @@ def expected_score(model: OrdinalModel, system: int, beta: float | None = None) 
     weights = weights / weights.sum()
     b = model.coefficients[system] if beta is None else beta
     eta = b + math.sqrt(model.latent_variance()[system]) * nodes
-    cdf = link_cdf(model.link)(model.thresholds[None, :] - eta[:, None])
+    cdf = get_link(model.link).cdf(model.thresholds[None, :] - eta[:, None])
     # E[Y] = 1 + Σ_j P(Y > j) = 1 + Σ_j (1 − F(θ_j − η))
     return float(1.0 + ((1.0 - cdf).sum(axis=1) * weights).sum())
 

@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed, renamed_attribute
+from humaneval._docstrings import shared_docs
 from humaneval.analysis.fit import ENGINES
-from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
+from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.errors import BackendUnavailableError, DesignError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
@@ -729,6 +731,7 @@ def _require_clmm(engine: str) -> None:
         )
 
 
+@shared_docs
 def type1_error(
     model: OrdinalModel | str | Path | None = None, design: SimDesign | str = "1x100x3", **options
 ) -> SimulationResult:
@@ -737,7 +740,7 @@ def type1_error(
     Parameters
     ----------
     model : OrdinalModel, FitResult, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     design : SimDesign or str
         ``"BxDxA"`` (blocks × documents × annotators per block).
     **options
@@ -762,6 +765,7 @@ def type1_error(
     return simulate(model, design, null=True, **options)
 
 
+@shared_docs
 def power(
     model: OrdinalModel | str | Path | None = None,
     design: SimDesign | TableDesign | str = "20x5x3",
@@ -775,7 +779,7 @@ def power(
     Parameters
     ----------
     model : OrdinalModel, FitResult, path or None
-        The generating model (None: the built-in coherence model).
+        %(generating_model)s
     design : SimDesign, TableDesign or str
         ``"BxDxA"`` or a planned table.
     **options

@@ -1,4 +1,4 @@
-"""The vectorised paired tests, kept at this path for existing imports: they live in
+"""Deprecated import path, removed in humaneval 0.2: the vectorised paired tests live in
 :mod:`humaneval.kernels`, below both :mod:`humaneval.analysis` and :mod:`humaneval.simulate`."""
 
 from humaneval.kernels import (

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.analysis.fit import fit_clmm
-from humaneval.analysis.result import FitResult
+from humaneval.clmm.result import FitResult
 from humaneval.errors import ConvergenceWarning, DesignError
 from humaneval.model import OrdinalModel
 from humaneval.ratings import Ratings, as_ratings

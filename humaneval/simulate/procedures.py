@@ -21,16 +21,16 @@ import numpy as np
 
 from humaneval.analysis.fit import ENGINES as FIT_ENGINES
 from humaneval.analysis.fit import fit_clmm, ladder
-from humaneval.analysis.prepare import ClmmData
+from humaneval.clmm.structures import ClmmData
 from humaneval.errors import BackendUnavailableError, DesignError
-from humaneval.ratings import Ratings
-from humaneval.simulate.kernels import (
+from humaneval.kernels import (
     EXACT_MAX_PAIRS,
     art_exact_pvalues,
     art_pvalues_from_signs,
     paired_t_pvalues,
     random_signs,
 )
+from humaneval.ratings import Ratings
 
 TESTS = ("ttest", "art", "artagg", "clmm")
 #: What makes a CLMM fit failed: ``evidence`` — the engine's own diagnostics (for the native engine
@@ -104,7 +104,7 @@ def clmm_available(engine: str = "native") -> bool:
     be installed with ordinal and emmeans."""
     if engine != "r":
         return True
-    from humaneval.analysis.rbridge import r_available
+    from humaneval.clmm.rbridge import r_available
 
     return r_available()
 

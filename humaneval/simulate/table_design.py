@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.prepare import ClmmData
+from humaneval.clmm.structures import ClmmData
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
 from humaneval.structure import cluster_labels, describe_structure

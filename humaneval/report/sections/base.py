@@ -6,12 +6,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import pandas as pd
 
-from humaneval.analysis.prepare import select_criterion
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, select_criterion
 from humaneval.report.build import CriterionReport, StudyReport
 from humaneval.report.document import Block, Figure, Section, Text
 from humaneval.report.figures import css_width
@@ -50,6 +49,12 @@ class CriterionView:
     @cached_property
     def table(self) -> pd.DataFrame:
         return self.part.table
+
+    @property
+    def fit(self) -> Any:
+        """The criterion's fitted model: a CLMM :class:`~humaneval.clmm.result.FitResult` or a comparative
+        fit (both name their structure, link, engine, formula and diagnostics)."""
+        return self.part.analysis.fit
 
     @property
     def order(self) -> list[str]:

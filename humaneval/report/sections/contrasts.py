@@ -11,7 +11,7 @@ from humaneval.report.sections.base import CriterionView
 
 
 def part(view: CriterionView) -> Iterator[Block]:
-    analysis, fit = view.part.analysis, view.part.analysis.fit
+    analysis, fit = view.part.analysis, view.fit
     table = Table(
         (
             Column("contrast"),

@@ -11,7 +11,7 @@ from humaneval.report.sections.systems import mean_unit
 
 def criterion_table(view: CriterionView) -> Table:
     """Mean with its rank group (dissertation Table 3.2 style), block-bootstrap CI and latent β."""
-    fit, interval, name = view.part.analysis.fit, view.part.means_interval, view.part.criterion
+    fit, interval, name = view.fit, view.part.means_interval, view.part.criterion
     unit = mean_unit(view).capitalize()
     shown = interval is None or interval.computed
     abbrev = getattr(fit, "abbrev", "CLMM")

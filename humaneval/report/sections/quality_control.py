@@ -8,7 +8,18 @@ import numpy as np
 
 from humaneval.formatting import MISSING, fmt
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Cell, Code, Column, Details, Paragraph, Section, Styled, Table, text
+from humaneval.report.document import (
+    Block,
+    Cell,
+    Code,
+    Column,
+    Details,
+    Paragraph,
+    Section,
+    Styled,
+    Table,
+    text,
+)
 from humaneval.report.sections.base import Canvas
 
 QC_FLAGS = {
@@ -63,7 +74,7 @@ def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
         " writes cleaned ratings and an exclusion log). Failed IMCs: failed instructed attention checks; "
         "gold controls do not count.",
     )
-    blocks = [Paragraph(intro)]
+    blocks: list[Block] = [Paragraph(intro)]
     if flagged:
         blocks.append(Table(COLUMNS, tuple(flagged), caption=text("Flagged annotators."), id="qc-flagged"))
     blocks.append(

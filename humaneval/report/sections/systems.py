@@ -19,7 +19,7 @@ def mean_unit(view: CriterionView) -> str:
 
 
 def part(view: CriterionView) -> Iterator[Block]:
-    analysis, fit, interval = view.part.analysis, view.part.analysis.fit, view.part.means_interval
+    analysis, fit, interval = view.part.analysis, view.fit, view.part.means_interval
     declared = view.report.ratings.scale_of(view.part.criterion)
     kind = getattr(analysis, "kind", None)
     described = get_method(kind).scale_description if kind is not None else None
@@ -72,7 +72,7 @@ def part(view: CriterionView) -> Iterator[Block]:
         ),
         id=f"systems{view.index}",
     )
-    rank = lower_is_better(analysis.response)
+    rank = lower_is_better(analysis.response)  # ranks: 1 is best
     means = view.figure(
         "means",
         lambda path: figures.means_figure(view.table, analysis.response, path),

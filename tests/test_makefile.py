@@ -1,0 +1,39 @@
+"""The two setup commands: `make demo` installs only what the demo uses, `make test` what the tests need."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def dry_run(target: str) -> str:
+    """The commands ``make`` would run for ``target`` from scratch (``-B``: as on a fresh machine)."""
+    return subprocess.run(
+        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_make_demo_installs_only_the_runtime_dependencies():
+    commands = dry_run("demo")
+    assert "pip install --quiet -e .\n" in commands
+    for heavy in ("torch", "spacy", "playwright", "nli", "nlp", "apt-get", "[r"):
+        assert heavy not in commands, heavy
+    assert commands.rstrip().endswith("humaneval demo --out humaneval-demo")
+
+
+def test_make_test_installs_what_the_suite_needs():
+    commands = dry_run("test")
+    assert "pip install --quiet torch==2.13.0" in commands
+    assert 'pip install --quiet -e ".[r,dev,nlp,nli]"' in commands
+    assert "r-cran-ordinal r-cran-emmeans" in commands and "chromium" in commands
+    installs = [line for line in commands.splitlines() if "apt-get install" in line]
+    assert len(installs) == 2 and all("--no-install-recommends" in line for line in installs)
+    # R is installed only when it cannot load the packages, however it got there
+    assert "Rscript -e 'library(ordinal); library(emmeans)'" in commands
+    assert commands.rstrip().endswith("python -m pytest")
