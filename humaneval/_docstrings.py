@@ -35,6 +35,8 @@ PARAMETERS: dict[str, str] = {
     "aggregate": "The pairing unit: each rating (``none``), the mean per document, or per cluster.",
     "confidence_level": "Confidence level of ``ci_low``/``ci_high``.",
     "criterion": "The criterion to analyse when the table has several.",
+    "criterion_or_each": "One criterion (default: each).",
+    "criterion_when_several": "The criterion, when the table has several.",
     "estimates": "System → estimate (higher = better).",
     "generating_model": "The generating model (None: the built-in coherence model).",
     "likert_points": "Points of the rating scale (Likert).",

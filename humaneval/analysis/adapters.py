@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.comparative import analyze_comparative, detect_kind
 from humaneval.errors import OptionError
 from humaneval.methods import RANK, get_method
@@ -171,6 +172,7 @@ def table_kind(ratings: Ratings | pd.DataFrame, criterion: str | None = None) ->
     return detect_kind(select_criterion(as_ratings(ratings), criterion))
 
 
+@shared_docs
 def adapter_for(
     ratings: Ratings | pd.DataFrame, criterion: str | None = None, test: str = "clmm"
 ) -> tuple[AnalysisAdapter, str]:
@@ -181,7 +183,7 @@ def adapter_for(
     ratings : Ratings or DataFrame
         The ratings table.
     criterion : str, optional
-        The criterion, when the table has several.
+        %(criterion_when_several)s
     test : {"clmm", "plackett-luce"}
         ``clmm``: the default model of the table's kind (``Method.analysis``);
         ``plackett-luce``: a ranking table as comparative judgements.

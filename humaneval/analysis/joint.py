@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.analysis.adapters import AnalysisOptions
 from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.contrasts import groupings
@@ -89,7 +90,7 @@ def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> 
     )
     caution = clmm_calibration(describe_structure(table))
     if caution is not None:
-        warnings.warn(caution, AnalysisCaution, stacklevel=3)
+        warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
     emms, contrasts = joint.emms, joint.contrasts
     out = {}
     for name in table.criteria:

@@ -414,8 +414,7 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
     caution = clmm_calibration(describe_structure(table))
     if caution is not None:
-        # stacklevel 4: the caller of analyze() (through the adapter)
-        warnings.warn(caution, AnalysisCaution, stacklevel=4)
+        warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
     return Analysis(
         test="clmm",
         aggregate=None,

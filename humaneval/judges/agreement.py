@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import ReliabilityWarning
 from humaneval.judges.data import Annotations
 from humaneval.metaeval.bootstrap import bootstrap
@@ -70,6 +71,7 @@ class JudgeAgreement:
         }
 
 
+@shared_docs
 def judge_agreement(
     annotations: Annotations,
     *,
@@ -88,7 +90,7 @@ def judge_agreement(
     seed : int, optional
         Seed of the resamples (the same for every judge, so the intervals are paired).
     criterion : str, optional
-        One criterion (default: each).
+        %(criterion_or_each)s
 
     Returns
     -------

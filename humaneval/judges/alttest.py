@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError, RatingsError
 from humaneval.judges.data import Annotations, read_annotations
 
@@ -230,7 +231,7 @@ def alt_test(
         humans.append(detail.assign(criterion=name))
         cautions += [f"{name}: {n}" if name is not None else n for n in notes]
     for note in cautions:
-        warnings.warn(note, DataWarning, stacklevel=2)
+        warnings.warn(note, DataWarning, stacklevel=caller_stacklevel())
     label = method if isinstance(method, str) else getattr(method, "__name__", "callable")
     result = pd.concat(rows, ignore_index=True).assign(epsilon=eps, scoring=label)
     order = ["criterion", "judge", "winning_rate", "advantage_probability", "passed", "n_items", "n_humans"]

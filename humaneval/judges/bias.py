@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from humaneval._docstrings import shared_docs
 from humaneval.judges.data import Annotations
 
 __all__ = ["BiasAudit", "bias_audit"]
@@ -81,6 +82,7 @@ class BiasAudit:
         }
 
 
+@shared_docs
 def bias_audit(
     annotations: Annotations,
     *,
@@ -98,7 +100,7 @@ def bias_audit(
     self_systems : mapping, optional
         ``{judge: [systems of its own family]}``.
     criterion : str, optional
-        One criterion (default: each).
+        %(criterion_or_each)s
 
     Returns
     -------

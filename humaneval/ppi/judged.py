@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from humaneval._docstrings import shared_docs
 from humaneval.errors import OptionError, RatingsError
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
@@ -86,6 +87,7 @@ def split_judge(
 MODELS = ("mean", "ordinal")
 
 
+@shared_docs
 def analyze_ppi(
     ratings: Ratings | pd.DataFrame,
     *,
@@ -111,7 +113,7 @@ def analyze_ppi(
     judge_scores : DataFrame or path, optional
         The judge's scores ``document, system, score`` when they are not in ``ratings``.
     criterion : str, optional
-        The criterion, when the table has several.
+        %(criterion_when_several)s
     model : {"mean", "ordinal"}
         For score tables.
     **options
