@@ -8,7 +8,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --quiet
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
-R_PACKAGES := r-base-core r-cran-ordinal r-cran-emmeans
+# r-base-dev: headers and toolchain for building rpy2 (a recommend of r-base-core, not pulled without recommends)
+R_PACKAGES := r-base-core r-base-dev r-cran-ordinal r-cran-emmeans
 BROWSER_PACKAGES := chromium fonts-dejavu-core
 DEMO_OUT ?= humaneval-demo
 
