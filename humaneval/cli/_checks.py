@@ -225,17 +225,15 @@ def money(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 
 
 def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Click callback of ``--engine``: ``r`` must work now (checked in a subprocess), before any
-    work; for ``auto`` the fallback to the native engine and its reason are said at once."""
-    if value in ("r", "auto"):
-        from humaneval.renv import r_problem, require_r, warn_fallback
+    """Click callback of ``--engine``: ``r`` and ``both`` must find a working R now (checked in a
+    subprocess), before any work. ``auto`` is the native engine: R is not even looked for."""
+    if value == "auto":
+        return "native"
+    if value in ("r", "both"):
+        from humaneval.analysis.rbridge import INSTALL_HINT
+        from humaneval.renv import require_r
 
-        if value == "r":
-            from humaneval.analysis.rbridge import INSTALL_HINT
-
-            require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
-        elif r_problem() is not None:
-            warn_fallback()
+        require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
     return value
 
 
