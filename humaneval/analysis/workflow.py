@@ -9,6 +9,7 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from humaneval._deprecation import renamed
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
+from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
@@ -212,7 +214,8 @@ def analyze(
     emm: str | None = None,
     by: str | None = None,
     compare: str | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
+    max_minutes: float | None = CEILING_MINUTES,
 ) -> Analysis:
     """Analyse one criterion with the CLMM (``test="clmm"``) or a classic test.
 
@@ -266,8 +269,12 @@ def analyze(
         Compare the ``emm`` levels within each level of this factor.
     compare : str, optional
         A nested formula tested against ``formula`` (likelihood ratio).
-    progress : bool
-        Show progress while R fits.
+    progress : bool or callable
+        Say how long work goes (``True``: on stderr): the size, model and estimate of a long
+        CLMM fit before it starts, then where it is (:func:`fit_clmm`).
+    max_minutes : float or None
+        Ceiling on the estimated CPU minutes of a native CLMM fit of a named structure; ``None``
+        lifts it (docs/analysis.md, "Large studies").
 
     Returns
     -------
@@ -337,6 +344,7 @@ def analyze(
             reference=reference,
             fallback=fallback,
             progress=progress,
+            max_minutes=max_minutes,
         )
         return _clmm_analysis(table, means, fit, adjust or "tukey", alpha, criterion)
     return _classic_analysis(

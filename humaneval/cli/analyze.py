@@ -12,7 +12,8 @@ from humaneval._deprecation import renamed_option
 from humaneval.analysis.classic import AGGREGATES, TESTS
 from humaneval.analysis.criteria import ACROSS_METHODS
 from humaneval.analysis.fit import ENGINES
-from humaneval.cli._checks import NONNEG
+from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.cli._checks import NONNEG, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
@@ -20,6 +21,9 @@ from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
 from humaneval.methods import RANK, get_method
+
+#: Files at least this large say they are being read before the (seconds-long) validation.
+READ_NOTICE_BYTES = 8 * 2**20
 
 
 @click.command()
@@ -114,6 +118,14 @@ from humaneval.methods import RANK, get_method
     help="Random sign flips of the randomisation test (art).",
 )
 @click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
+@click.option(
+    "--max-minutes",
+    type=FiniteRange(min=0, min_open=True),
+    default=CEILING_MINUTES,
+    show_default=True,
+    help="Refuse a CLMM fit estimated to need more CPU minutes than this, naming cheaper structures "
+    "(docs/analysis.md, 'Large studies'); raise it to fit anyway.",
+)
 @json_option
 def command(
     ratings: str,
@@ -135,12 +147,16 @@ def command(
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
+    max_minutes: float,
     as_json: bool,
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
     from humaneval.analysis.workflow import analyze
 
+    size = Path(ratings).stat().st_size
+    if size >= READ_NOTICE_BYTES:
+        click.echo(f"reading {ratings} ({size / 2**20:.0f} MiB)", err=True)
     table = _load(ratings, formula, options)
     if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):
         criteria = [None]
@@ -187,7 +203,8 @@ def command(
                 emm=emm,
                 by=by,
                 compare=compare,
-                progress=engine in ("r", "both") and not as_json,
+                progress=not as_json or engine == "native",
+                max_minutes=max_minutes,
             )
         prefix = f"{name}: " if name is not None else ""
         for w in caught:
