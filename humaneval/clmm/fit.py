@@ -14,8 +14,11 @@ rules (docs/native-engine.md).
 
 from __future__ import annotations
 
+import ctypes
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import NamedTuple
@@ -47,6 +50,7 @@ CURVATURE_STEP = 1e-3
 CURVATURE_TOL = 1e-2  # ∂ℓ/∂δ of Ψ + δ·vvᵀ above which a boundary point is a saddle, not a maximum
 ESCAPES = 3
 PROGRESS_SECONDS = 10.0
+HEAP_MIN_ROWS = 100_000  # fits from this many observations keep their temporaries on the heap
 RANDOM_INFO_TOL = 1e-5  # |eigenvalues| of the random-effect information below this × the largest: flat
 
 
@@ -131,13 +135,43 @@ def fit_spec(
     >>> round(fit_spec(clmm_spec("rating ~ temp + contact + (1 | judge)", wine())).loglik, 4)
     -81.5654
     """
-    with _blas_controller().limit(limits=1):
+    with _blas_controller().limit(limits=1), _arrays_on_heap(spec.nobs):
         return _fit(spec, link, start, n_agq, max_iter, grad_tol, progress)
 
 
 @cache
 def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+@contextmanager
+def _arrays_on_heap(nobs: int) -> Iterator[None]:
+    """Keep a large fit's per-observation temporaries on glibc's heap (Linux; elsewhere a no-op).
+
+    Arrays above glibc's mmap threshold (at most 32 MiB) are mapped and page-faulted afresh each
+    time; a fit of 10^6 ratings allocates n × q arrays of 40 MB hundreds of times, which cost as much
+    system time as half its arithmetic (88 of 236 CPU-s for the maximal fit; a 384k intercepts fit:
+    2.4 s → 0.2 s, 18× fewer page faults). The thresholds are raised for the fit and then left at
+    the values glibc's own adaptive rule reaches (mmap 32 MiB, trim 64 MiB).
+    """
+    if nobs < HEAP_MIN_ROWS or not sys.platform.startswith("linux"):
+        yield
+        return
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        yield
+        return
+    mallopt(_M_MMAP_THRESHOLD, 1 << 30)
+    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    try:
+        yield
+    finally:
+        mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        mallopt(_M_TRIM_THRESHOLD, 64 << 20)
 
 
 def _fit(
