@@ -5,7 +5,7 @@ the ratings, docs/native-engine.md) and grows with the dimension of the random e
 intercept per factor is cheap, ``maximal`` carries an S × S covariance per factor (S systems).
 :func:`plan_fit` turns the coded data into a :class:`FitPlan` — size, model, number of parameters,
 an estimate of CPU time and memory — from constants measured with ``benchmarks/bench_clmm.py
---scaling`` (benchmarks/RESULTS.md, "analyze at 10^6 ratings"). The estimate is for one idle core;
+--scaling`` (benchmarks/RESULTS.md, "scale and speed"). The estimate is for one idle core;
 a busy machine takes longer in wall time.
 
 A fit whose estimate exceeds the ceiling (:data:`CEILING_MINUTES`, 30 CPU-minutes) is refused with
@@ -26,7 +26,7 @@ CEILING_MINUTES = 30.0
 #: Fits estimated to take at least this many seconds say their plan before they start.
 PLAN_SECONDS = 5.0
 
-# CPU seconds per rating (AMD EPYC core, benchmarks/RESULTS.md "analyze at 10^6 ratings"): a fixed part
+# CPU seconds per rating (AMD EPYC core, benchmarks/RESULTS.md "scale and speed"): a fixed part
 # (reading, coding, the contrasts) plus, per random-effect term of dimension q, a + b·q^2.33 — the
 # exponent from maximal fits of 6 and 20 systems (0.15–0.24 ms and 2.4 ms per rating).
 _PER_RATING = 5e-6
