@@ -29,14 +29,17 @@ COMMANDS = {
     "collect": "Parse collected answers (MTurk batch results, Prolific study database) into a ratings table.",
     "demo": "Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report.",
     "design": "Generate a study design: blocks, slots, presentation order, checks, cost.",
-    "forms": "Write annotation forms (MTurk package or standalone pages) for a design.",
+    "forms": "Write annotation forms (Prolific preview pages, MTurk package or standalone pages) for a "
+    "design.",
+    "judge": "Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit.",
     "metaeval": "Meta-evaluate automatic metrics against human scores: τ_sys, τ_sum, τ_pair, τ_intra and "
     "pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices.",
     "mturk": "Create HITs, fetch and review assignments, pay bonuses and grant qualifications on MTurk.",
+    "ppi": "Estimate each system's mean human score, and the differences between systems, from human ratings "
+    "of some summaries and a judge's scores of all (prediction-powered inference, PPI++).",
     "power": "Simulate power (with each test's Type I error beside it) for your study: a planned design "
     "table, a block design or a pilot's fitted model, at one size or along a power curve.",
-    "prolific": "List, approve/reject and export the submissions of a Prolific study run with "
-    "'humaneval serve'.",
+    "prolific": "Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'.",
     "qc": "Quality control per annotator: attention checks, failed IMCs, speed, straight-lining.",
     "reliability": "Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file.",
     "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",

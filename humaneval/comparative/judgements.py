@@ -37,6 +37,26 @@ Kind = Literal["likert", "pairwise", "bws", "ranking"]
 COMPARATIVE_KINDS = ("pairwise", "bws", "ranking")
 
 
+def count_judgements(ratings: Ratings | pd.DataFrame) -> int:
+    """The judgements in a ratings table, attention checks left out: one per pairwise comparison
+    (two rows), one per best–worst tuple judged (one row per shown summary), one per row otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> count_judgements(pd.DataFrame({"annotator": ["w"] * 2, "document": ["d"] * 2,
+    ...                                "system": ["A", "B"], "opponent": ["B", "A"], "score": [1.0, 0.0]}))
+    1
+    """
+    table = as_ratings(ratings).without_checks()
+    data, unit = table.data, get_method(detect_kind(table)).unit
+    if unit == "pair":
+        return len(data) // 2
+    if unit == "tuple":
+        return len(data.drop_duplicates(["annotator", "tuple_id"]))
+    return len(data)
+
+
 def detect_kind(ratings: Ratings | pd.DataFrame) -> Kind:
     """What a ratings table holds: ``pairwise``, ``bws``, ``ranking`` or ``likert`` (any rating scale).
 
