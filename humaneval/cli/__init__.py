@@ -12,13 +12,12 @@ warnings as one line each (``warning: ...``).
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import sys
 
 import click
 
 from humaneval import __version__
-from humaneval.cli._checks import library_error_line, one_line, one_line_warnings, usage_error_line
 from humaneval.errors import HumanEvalError
 
 #: subcommand → the first paragraph of its help (module: the name with ``-`` as ``_``).
@@ -50,8 +49,13 @@ COMMANDS = {
 
 
 def _modules() -> set[str]:
-    """Command modules present in the package (a listing of its folder: nothing is imported)."""
-    return {name for _, name, _ in pkgutil.iter_modules(__path__) if not name.startswith("_")}
+    """Command modules present in the package (a listing of its folder: nothing is imported, and
+    not even pkgutil, whose imports would cost a third of ``humaneval --help``)."""
+    return {
+        name.removesuffix(".py")
+        for name in os.listdir(__path__[0])
+        if name.endswith(".py") and not name.startswith("_")
+    }
 
 
 class _Group(click.Group):
@@ -83,6 +87,8 @@ class _Group(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
+        from humaneval.cli._checks import library_error_line, one_line, one_line_warnings
+
         try:
             with one_line_warnings():
                 return super().invoke(ctx)
@@ -102,15 +108,20 @@ class _Group(click.Group):
             sys.exit(2)
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):
-        """Click's main, with usage errors (normally three lines) printed as one line, exit code 2."""
+        """Click's main, with usage errors (normally three lines) printed as one line, exit code 2.
+        (The CLI's checks load only when a command runs or fails: ``--help`` needs none of them.)"""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
+            from humaneval.cli._checks import usage_error_line
+
             click.echo(usage_error_line(exc), err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
+            from humaneval.cli._checks import one_line
+
             click.echo(f"error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:

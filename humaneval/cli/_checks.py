@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -180,7 +180,8 @@ def library_error_line(exc: BaseException) -> str | None:
         return "error: out of memory; use a smaller input or smaller sizes"
     if isinstance(exc, UnicodeDecodeError):
         return f"error: an input file is not valid UTF-8 (byte {exc.start}); save it as UTF-8"
-    if isinstance(exc, sqlite3.DatabaseError):
+    sqlite3 = sys.modules.get("sqlite3")  # never imported: the error is not one of its (a lean --help)
+    if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
         return f"error: an SQLite database is damaged or not a database ({one_line(exc)}); check the path"
     if type(exc).__module__.startswith("pandas") and type(exc).__name__ in ("EmptyDataError", "ParserError"):
         return f"error: an input table is empty or malformed ({one_line(exc)}); check the file"
