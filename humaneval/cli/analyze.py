@@ -112,6 +112,14 @@ READ_NOTICE_BYTES = 8 * 2**20
     "(default for pairwise), a cluster bootstrap (two-way: default for BWS and ranking), or treating "
     "judgements as independent (naive, model). See docs/analysis.md.",
 )
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated columns holding a style difference of the row's system over "
+    "its opponent (e.g. normalised length difference), entered as covariates of the Bradley–Terry "
+    "model (style control). See docs/analysis.md.",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option(
     "--permutations",
@@ -148,6 +156,7 @@ def command(
     criterion: str | None,
     adjust_across_criteria: str | None,
     inference: str | None,
+    style_columns: str | None,
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
@@ -172,6 +181,7 @@ def command(
         aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
         formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
         progress=not as_json or engine == "native", inference=inference, max_minutes=max_minutes,
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
     )  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
