@@ -12,8 +12,17 @@
    1000 replicates in ≤ 2 minutes on 2 cores, i.e. ≥ 4.2 replicates per CPU-second. The R
    reference per replicate is one ``ordinal::clmm`` maximal fit (``--r-fits N`` times it here, wall
    and CPU; minutes each; ``--clmm-trials 0 --r-fits 1`` times R alone).
+3. ``--dask-trials N``: the same power point, N replicates, on a process pool of 2 workers and on a
+   dask ``LocalCluster`` of 2 single-threaded worker processes, same seed (results must be equal).
+   CPU = user + system time of every process involved: this one, the pool's reaped children, and
+   the live dask workers and nannies (psutil). The cluster's start-up (its processes import numpy,
+   scipy and humaneval afresh) is reported apart from the run: a cluster serving many runs pays
+   it once. The cluster runs with the lean settings docs/simulation.md recommends (``LEAN_DASK``:
+   no worker profiler, slow event-loop ticks, no work stealing) unless ``--dask-defaults``.
+   Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+ replicates.
 
-    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip-sweep] [--r-fits 1]
+    .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip sweep clmm] [--r-fits 1]
+        [--dask-trials 100]
 """
 
 from __future__ import annotations
@@ -58,13 +67,79 @@ def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--reference-trials", type=int, default=20, help="trials per design for the reference")
     args.add_argument("--clmm-trials", type=int, default=1000)
-    args.add_argument("--skip-sweep", action="store_true", help="only the CLMM power point")
+    args.add_argument("--skip-sweep", action="store_true", help="the same as --skip sweep")
+    args.add_argument("--skip", nargs="*", default=[], choices=["sweep", "clmm"], help="cases not to run")
     args.add_argument("--r-fits", type=int, default=0, help="time this many R maximal fits (minutes each)")
+    args.add_argument("--dask-trials", type=int, default=0, help="pool vs dask LocalCluster, N replicates")
+    args.add_argument("--dask-defaults", action="store_true", help="dask's own settings, not LEAN_DASK")
     opts = args.parse_args()
-    if not opts.skip_sweep:
+    skip = set(opts.skip) | ({"sweep"} if opts.skip_sweep else set())
+    if "sweep" not in skip:
         sweep_benchmark(opts)
-    if clmm_available("native") and (opts.clmm_trials or opts.r_fits):
+    if "clmm" not in skip and clmm_available("native") and (opts.clmm_trials or opts.r_fits):
         clmm_benchmark(opts.clmm_trials, opts.r_fits)
+    if opts.dask_trials:
+        dask_benchmark(opts.dask_trials, opts.dask_defaults)
+
+
+#: Worker profiler off (it samples the running task every 10 ms), event-loop ticks every 1 s instead of
+#: 20 ms, the system monitor every 2 s, no work stealing between equal batches (docs/simulation.md).
+LEAN_DASK = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.scheduler.work-stealing": False,
+}
+
+
+def dask_benchmark(trials: int, defaults: bool = False) -> None:
+    """The 20×5×3 maximal-CLMM point on a 2-process pool and on a 2-worker dask LocalCluster."""
+    import dask
+    import psutil
+    from distributed import Client, LocalCluster
+
+    model = default_model()
+    me = psutil.Process()
+
+    def live_children() -> float:
+        total = 0.0
+        for child in me.children(recursive=True):
+            try:
+                times = child.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+        return total
+
+    def own() -> float:
+        times = me.cpu_times()
+        return times.user + times.system
+
+    load = os.getloadavg()[0]
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    pool = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
+    pool_cpu, pool_wall = _cpu_seconds() - cpu, time.perf_counter() - start
+    start_cpu = own() + live_children()
+    if not defaults:  # the lean settings docs/simulation.md recommends for simulation clusters
+        dask.config.set(LEAN_DASK)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, Client(cluster) as client:
+        client.run(lambda: __import__("humaneval.simulate.experiment"))  # the workers' imports
+        startup = own() + live_children() - start_cpu
+        before, start = own() + live_children(), time.perf_counter()
+        address = cluster.scheduler_address
+        on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
+        dask_cpu, dask_wall = own() + live_children() - before, time.perf_counter() - start
+    same = pool.overall().equals(on_dask.overall())
+    extra, with_startup = dask_cpu / pool_cpu - 1, (dask_cpu + startup) / pool_cpu - 1
+    print(
+        f"dask ({'default' if defaults else 'lean'} settings) vs pool, 20x5x3 maximal CLMM, "
+        f"{trials} replicates, 2 workers (load average {load:.1f} → "
+        f"{os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s wall, {pool_cpu:.1f} CPU-s | dask run "
+        f"{dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({100 * extra:+.0f} % vs the pool; target ≤ +10 %) | "
+        f"cluster start-up {startup:.1f} CPU-s (with it {100 * with_startup:+.0f} %) | same results: "
+        f"{'yes' if same else 'NO'}"
+    )
 
 
 def sweep_benchmark(opts: argparse.Namespace) -> None:

@@ -9,6 +9,9 @@ and Statistical Analysis for Manual Linguistic Quality Evaluation", and chapter 
 dissertation "Holistic Evaluation of Text Summarization".
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from humaneval.errors import (
     AnalysisCaution,
     BackendUnavailableError,
@@ -22,8 +25,28 @@ from humaneval.errors import (
     RatingsError,
     ReliabilityWarning,
 )
-from humaneval.ratings import Ratings, load_ratings, validate_ratings
-from humaneval.structure import DesignStructure, describe_structure
+
+if TYPE_CHECKING:
+    from humaneval.ratings import Ratings, load_ratings, validate_ratings
+    from humaneval.structure import DesignStructure, describe_structure
+
+# imported on first use, so that `humaneval --help` and `import humaneval.errors` do not load pandas
+_LAZY = {
+    "Ratings": "humaneval.ratings",
+    "load_ratings": "humaneval.ratings",
+    "validate_ratings": "humaneval.ratings",
+    "DesignStructure": "humaneval.structure",
+    "describe_structure": "humaneval.structure",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humaneval' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

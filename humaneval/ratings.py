@@ -40,7 +40,7 @@ from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import read_table_lines, write_table
+from humaneval.tables import per_distinct, read_table_lines, write_table
 
 __all__ = [
     "ID_COLUMNS",
@@ -610,7 +610,7 @@ class _Validator:
             missing = data.index[data[col].isna()]
             if len(missing):
                 raise self.fail(f"empty '{col}' at {self.where(missing)}; every row needs an id")
-            data[col] = data[col].astype(str).str.strip()
+            data[col] = per_distinct(data[col].astype(str), lambda values: values.str.strip())
         return data
 
     def rater_kinds(self, data: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
@@ -635,7 +635,7 @@ class _Validator:
 
     def responses(self, data: pd.DataFrame, resp: Response, continuous: bool) -> pd.DataFrame:
         raw = data[resp]
-        numeric = pd.to_numeric(raw, errors="coerce").astype(float)
+        numeric = per_distinct(raw, lambda values: pd.to_numeric(values, errors="coerce").astype(float))
         bad = data.index[numeric.isna() & raw.notna()]
         if len(bad):
             raise self.fail(

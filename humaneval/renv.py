@@ -13,11 +13,10 @@ import importlib.util
 import os
 import subprocess
 import sys
-import warnings
 from functools import cache
 from pathlib import Path
 
-from humaneval.errors import BackendUnavailableError, EngineFallbackWarning
+from humaneval.errors import BackendUnavailableError
 
 #: Seconds the probe may take (starting R and loading two packages takes about 2 s).
 PROBE_TIMEOUT = 120
@@ -85,9 +84,3 @@ def require_r(hint: str) -> None:
     problem = r_problem()
     if problem is not None:
         raise BackendUnavailableError(f"R engine unavailable: {problem}; {hint}")
-
-
-def warn_fallback(fallback: str = "native") -> None:
-    """Say in one warning why the ``auto`` engine is not R."""
-    problem = r_problem() or "R could not be started"
-    warnings.warn(f"R engine unavailable ({problem}); using the {fallback} engine", EngineFallbackWarning, 2)

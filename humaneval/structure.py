@@ -101,7 +101,12 @@ def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
     data = ratings.without_checks().data
     first_criterion = data["criterion"].iloc[0] if "criterion" in data else None
     design = data[data["criterion"] == first_criterion] if first_criterion is not None else data
-    pairs = design[["annotator", "document"]].drop_duplicates()
+    # the id strings are hashed once here; every count below runs on their integer codes
+    ids = pd.DataFrame(
+        {c: pd.factorize(design[c])[0] for c in ("annotator", "document", "system")}, index=design.index
+    )
+    whole = ids if design is data else data
+    pairs = ids[["annotator", "document"]].drop_duplicates()
     blocks = cluster_labels(pairs)
     pairs = pairs.assign(block=blocks.to_numpy())
     per_block = pairs.groupby("block").agg(
@@ -119,15 +124,15 @@ def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
         family = "irregular"
     return DesignStructure(
         n_ratings=len(data),
-        n_annotators=data["annotator"].nunique(),
-        n_documents=data["document"].nunique(),
-        n_systems=data["system"].nunique(),
+        n_annotators=whole["annotator"].nunique(),
+        n_documents=whole["document"].nunique(),
+        n_systems=whole["system"].nunique(),
         n_criteria=data["criterion"].nunique() if "criterion" in data else 1,
         response=ratings.response,
         scale=ratings.scale,
         scale_declared=ratings.scale_declared,
         rank_base=ratings.rank_base,
-        judgements_per_summary=Spread.of(design.groupby(["document", "system"]).size()),
+        judgements_per_summary=Spread.of(ids.groupby(["document", "system"]).size()),
         annotators_per_document=Spread.of(pairs.groupby("document").size()),
         documents_per_annotator=Spread.of(pairs.groupby("annotator").size()),
         n_blocks=len(per_block),

@@ -83,11 +83,11 @@ def _read_jsonl(text: str, path: Path) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _sniff(text: str) -> str:
-    sample = "\n".join(text.splitlines()[:20])
+    sample = "\n".join(_head(text, 20))
     try:
         return csv.Sniffer().sniff(sample, delimiters="".join(_DELIMITERS)).delimiter
     except csv.Error:
-        header = text.splitlines()[0]
+        header = _head(text, 1)[0]
         counts = {d: header.count(d) for d in _DELIMITERS}
         best = max(counts, key=counts.__getitem__)
         return best if counts[best] else ","
@@ -110,7 +110,7 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.Da
             f"{path}: cannot parse as {_DELIMITERS[delimiter]}-separated: {detail}; check the "
             "delimiter, and quote fields that contain it"
         ) from None
-    header = text.splitlines()[0]
+    header = _head(text, 1)[0]
     if frame.shape[1] == 1:
         others = [d for d in _DELIMITERS if d != delimiter and d in header]
         if others:
@@ -120,15 +120,43 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.Da
                 f"save it as a comma-separated .csv or a tab-separated .tsv"
             )
     frame.columns = [str(c).strip() for c in frame.columns]
-    frame = frame.apply(lambda col: col.str.strip()).replace("", pd.NA)
+    frame = frame.apply(lambda col: per_distinct(col, lambda values: values.str.strip())).replace("", pd.NA)
     return frame, np.asarray(_data_lines(text, len(frame)), dtype=np.int64)
 
 
-def _data_lines(text: str, n_rows: int) -> list[int]:
+def per_distinct(column: pd.Series, func) -> pd.Series:
+    """``func(column)`` for an element-wise ``func``, computed once per distinct value: ids and scores
+    repeat thousands of times in a ratings file, and pandas' string methods cost a Python call per
+    element. Missing cells stay missing; the result keeps ``column``'s index (and, when ``func``
+    keeps it, its dtype).
+
+    Examples
+    --------
+    >>> per_distinct(pd.Series([" a", "b ", " a", None]), lambda v: v.str.strip()).tolist()
+    ['a', 'b', 'a', nan]
+    """
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if len(uniques) * 2 > len(column):  # mostly distinct: nothing to share
+        return func(column)
+    done = func(pd.Series(uniques, dtype=column.dtype))
+    values = done.to_numpy()
+    if (codes < 0).any():
+        values = np.append(values, done.iloc[:0].reindex([0]).to_numpy())  # the result dtype's NA
+    return pd.Series(values[codes], index=column.index, dtype=done.dtype, name=column.name)
+
+
+def _data_lines(text: str, n_rows: int) -> list[int] | range:
     """The file line of every data row: pandas skips blank lines, so row k is not always line k + 2.
     (A quoted field spanning lines breaks the one-row-per-line count; rows are then numbered in order.)"""
+    if not re.search(r"\n[ \t\r\f\v]*(\n|$)", text.rstrip()) and text.rstrip().count("\n") == n_rows:
+        return range(2, n_rows + 2)  # no blank line: row k is on line k + 2 (checked without a loop)
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if n > 1 and line.strip()]
     return lines if len(lines) == n_rows else list(range(2, n_rows + 2))
+
+
+def _head(text: str, n: int) -> list[str]:
+    """The first ``n`` lines of ``text`` (without splitting all of it)."""
+    return text[: text.find("\n", 0) + 1 or None].splitlines() if n == 1 else text[:65536].splitlines()[:n]
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:

@@ -19,7 +19,7 @@ methods that use it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval._docstrings import shared_docs
+from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.comparative import analyze_comparative, detect_kind
 from humaneval.errors import OptionError
 from humaneval.methods import RANK, get_method
@@ -89,8 +90,9 @@ class AnalysisOptions:
     seed: int | np.random.Generator | None = None
     inference: str | None = None
     n_resamples: int = 1000
-    progress: bool = False
+    progress: bool | Callable[[str], None] = False
     style: tuple[str, ...] = ()
+    max_minutes: float | None = CEILING_MINUTES
 
 
 class AnalysisAdapter(Protocol):

@@ -24,6 +24,7 @@ import pandas as pd
 
 from humaneval._deprecation import caller_stacklevel
 from humaneval._docstrings import shared_docs
+from humaneval.analysis.plan import CEILING_MINUTES, PLAN_SECONDS, check_ceiling, plan_fit
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
@@ -185,7 +186,8 @@ def fit_clmm(
     criterion: str | None = None,
     formula: str | None = None,
     threshold: str = "flexible",
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
+    max_minutes: float | None = CEILING_MINUTES,
     **options: Any,
 ) -> FitResult:
     """Fit a CLMM of system differences (docs/analysis.md), walking the fallback ladder if needed.
@@ -207,7 +209,14 @@ def fit_clmm(
     threshold:
         ``flexible``, ``equidistant`` or ``symmetric`` (formula fits).
     progress:
-        %(r_progress)s
+        Say how long work goes (``True``: on stderr; or a function called with each line): R fits
+        show their elapsed time; a native fit estimated to take more than a few seconds first says
+        its size, model and estimate (:func:`humaneval.analysis.plan.plan_fit`), then where it is
+        every 10 s.
+    max_minutes:
+        Refuse (:class:`OptionError`, naming cheaper structures) a native fit of a named structure
+        estimated to take more CPU minutes than this; ``None`` lifts the ceiling (docs/analysis.md,
+        "Large studies").
     reference:
         Reference level of the treatment coding: a system name, or a mapping of factor columns to
         their reference levels (``{"temp": "warm"}``; factors other than ``system`` need a formula).
@@ -293,8 +302,17 @@ def fit_clmm(
     extra = options if name == "native" else {}
     start = default_structure(data.nested) if structure == "auto" else structure
     rungs = ladder(start) if fallback else ladder(start)[:1]
+    say = _say(progress)
+    if name == "native":
+        check_ceiling(data, plan_fit(data, start), max_minutes)
+        if say is not None:
+            extra = {**extra, "progress": say}
     attempts: list[Attempt] = []
     for rung in rungs:
+        if say is not None and name == "native":
+            plan = plan_fit(data, rung)
+            if plan.seconds >= PLAN_SECONDS:
+                say(("" if rung == rungs[0] else "falling back: ") + plan.line())
         start_time = time.perf_counter()
         try:
             if name == "r" and progress:
@@ -321,6 +339,17 @@ def fit_clmm(
     summary = "; ".join(f"{a.structure}: {a.reason}" for a in attempts)
     hint = "" if fallback else " (fallback=False; allow the fallback ladder or choose a simpler model)"
     raise FitFailedError(f"every CLMM fit failed{hint}: {summary}")
+
+
+def _say(progress: bool | Callable[[str], None]) -> Callable[[str], None] | None:
+    """Where progress lines go: ``progress`` itself, stderr for ``True``, nowhere for ``False``."""
+    if callable(progress):
+        return progress
+    if not progress:
+        return None
+    import sys
+
+    return lambda line: print(line, file=sys.stderr, flush=True)
 
 
 def _plain(data: object) -> bool:

@@ -9,7 +9,7 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +22,7 @@ from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
+from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import FitResult
@@ -240,10 +241,11 @@ def analyze(
     emm: str | None = None,
     by: str | None = None,
     compare: str | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
     inference: str | None = None,
     n_resamples: int = 1000,
     style: tuple[str, ...] = (),
+    max_minutes: float | None = CEILING_MINUTES,
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 
@@ -307,8 +309,9 @@ def analyze(
         Compare the ``emm`` levels within each level of this factor.
     compare : str, optional
         A nested formula tested against ``formula`` (likelihood ratio).
-    progress : bool
-        Show progress while R fits.
+    progress : bool or callable
+        Say how long work goes (``True``: on stderr): the size, model and estimate of a long
+        CLMM fit before it starts, then where it is (:func:`fit_clmm`).
     inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
         Standard errors of a comparative analysis (default: the mixed model for pairwise tables,
         the two-way cluster bootstrap for best–worst and Plackett–Luce); refused for the CLMM.
@@ -317,6 +320,9 @@ def analyze(
     style : tuple of str
         Pairwise tables: style-difference columns entered as covariates (style control; see
         :func:`~humaneval.comparative.analyze_comparative`); refused for other tables.
+    max_minutes : float or None
+        Ceiling on the estimated CPU minutes of a native CLMM fit of a named structure; ``None``
+        lifts it (docs/analysis.md, "Large studies").
 
     Returns
     -------
@@ -386,7 +392,7 @@ def analyze(
         options = AnalysisOptions(
             engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
             fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
-            progress=progress, style=tuple(style),
+            progress=progress, style=tuple(style), max_minutes=max_minutes,
         )  # fmt: skip
         return adapter.run(as_ratings(ratings), kind, criterion, options)
     table = select_criterion(ratings, criterion)
@@ -409,6 +415,7 @@ def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: A
         reference=options.reference,
         fallback=options.fallback,
         progress=options.progress,
+        max_minutes=options.max_minutes,
     )
     adjust, alpha = options.adjust or "tukey", options.alpha
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)

@@ -1,44 +1,94 @@
 """The ``humaneval`` command line: a thin layer over the API.
 
-Every module of this package whose name does not start with ``_`` defines one subcommand as a
-``click`` command named ``command``; they are discovered here, so a new stage adds its CLI by
-adding a module. Errors caused by input (:class:`~humaneval.errors.HumanEvalError`, click's usage
-errors, and unreadable or unwritable paths) are printed as one line on stderr with exit code 2 and
-no traceback; Python warnings as one line each (``warning: ...``).
+Each subcommand is a ``click`` command named ``command`` in a module of this package, imported only
+when that subcommand runs, so ``humaneval --help`` loads click and nothing else. A new subcommand is
+its module plus one line in :data:`COMMANDS` (its name and the first paragraph of its help, which
+``humaneval --help`` lists; tests/test_cli_startup.py checks the line matches the command). Errors
+caused by input (:class:`~humaneval.errors.HumanEvalError`, click's usage errors, and unreadable or
+unwritable paths) are printed as one line on stderr with exit code 2 and no traceback; Python
+warnings as one line each (``warning: ...``).
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 import sys
 
 import click
 
 from humaneval import __version__
-from humaneval.cli._checks import library_error_line, one_line, one_line_warnings, usage_error_line
 from humaneval.errors import HumanEvalError
+
+#: subcommand → the first paragraph of its help (module: the name with ``-`` as ``_``).
+COMMANDS = {
+    "analyze": "Test which systems differ: system table with rank groups and pairwise contrasts.",
+    "budget": "Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power "
+    "reaches --target, screening a grid of candidates with one cheap test.",
+    "collect": "Parse collected answers (MTurk batch results, Prolific study database) into a ratings table.",
+    "demo": "Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report.",
+    "design": "Generate a study design: blocks, slots, presentation order, checks, cost.",
+    "forms": "Write annotation forms (Prolific preview pages, MTurk package or standalone pages) for a "
+    "design.",
+    "judge": "Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit.",
+    "metaeval": "Meta-evaluate automatic metrics against human scores: τ_sys, τ_sum, τ_pair, τ_intra and "
+    "pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices.",
+    "mturk": "Create HITs, fetch and review assignments, pay bonuses and grant qualifications on MTurk.",
+    "ppi": "Estimate each system's mean human score, and the differences between systems, from human ratings "
+    "of some summaries and a judge's scores of all (prediction-powered inference, PPI++).",
+    "power": "Simulate power (with each test's Type I error beside it) for your study: a planned design "
+    "table, a block design or a pilot's fitted model, at one size or along a power curve.",
+    "prolific": "Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'.",
+    "qc": "Quality control per annotator: attention checks, failed IMCs, speed, straight-lining.",
+    "reliability": "Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file.",
+    "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",
+    "score": "Score summaries with the bundled scorers; outputs join with ``humaneval metaeval``.",
+    "serve": "Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'.",
+    "validate": "Validate a ratings file and report its design structure.",
+}
+
+
+def _modules() -> set[str]:
+    """Command modules present in the package (a listing of its folder: nothing is imported, and
+    not even pkgutil, whose imports would cost a third of ``humaneval --help``)."""
+    return {
+        name.removesuffix(".py")
+        for name in os.listdir(__path__[0])
+        if name.endswith(".py") and not name.startswith("_")
+    }
 
 
 class _Group(click.Group):
-    """Discovers subcommands and turns input errors into one line and exit code 2."""
+    """Loads each subcommand on use and turns input errors into one line and exit code 2."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(
-            name.replace("_", "-")
-            for _, name, _ in pkgutil.iter_modules(__path__)
-            if not name.startswith("_")
-        )
+        return sorted(set(COMMANDS) | {name.replace("_", "-") for name in _modules()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module_name = cmd_name.replace("-", "_")
-        if module_name.startswith("_") or module_name not in {
-            n for _, n, _ in pkgutil.iter_modules(__path__)
-        }:
+        if module_name.startswith("_") or module_name not in _modules():
             return None
         return importlib.import_module(f"{__name__}.{module_name}").command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from :data:`COMMANDS`, importing only a command missing from it."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                command = click.Command(name, help=COMMANDS[name])
+            else:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+            rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context):
+        from humaneval.cli._checks import library_error_line, one_line, one_line_warnings
+
         try:
             with one_line_warnings():
                 return super().invoke(ctx)
@@ -58,15 +108,20 @@ class _Group(click.Group):
             sys.exit(2)
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):
-        """Click's main, with usage errors (normally three lines) printed as one line, exit code 2."""
+        """Click's main, with usage errors (normally three lines) printed as one line, exit code 2.
+        (The CLI's checks load only when a command runs or fails: ``--help`` needs none of them.)"""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
+            from humaneval.cli._checks import usage_error_line
+
             click.echo(usage_error_line(exc), err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
+            from humaneval.cli._checks import one_line
+
             click.echo(f"error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -180,7 +180,8 @@ def library_error_line(exc: BaseException) -> str | None:
         return "error: out of memory; use a smaller input or smaller sizes"
     if isinstance(exc, UnicodeDecodeError):
         return f"error: an input file is not valid UTF-8 (byte {exc.start}); save it as UTF-8"
-    if isinstance(exc, sqlite3.DatabaseError):
+    sqlite3 = sys.modules.get("sqlite3")  # never imported: the error is not one of its (a lean --help)
+    if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError):
         return f"error: an SQLite database is damaged or not a database ({one_line(exc)}); check the path"
     if type(exc).__module__.startswith("pandas") and type(exc).__name__ in ("EmptyDataError", "ParserError"):
         return f"error: an input table is empty or malformed ({one_line(exc)}); check the file"
@@ -225,17 +226,15 @@ def money(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 
 
 def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Click callback of ``--engine``: ``r`` must work now (checked in a subprocess), before any
-    work; for ``auto`` the fallback to the native engine and its reason are said at once."""
-    if value in ("r", "auto"):
-        from humaneval.renv import r_problem, require_r, warn_fallback
+    """Click callback of ``--engine``: ``r`` and ``both`` must find a working R now (checked in a
+    subprocess), before any work. ``auto`` is the native engine: R is not even looked for."""
+    if value == "auto":
+        return "native"
+    if value in ("r", "both"):
+        from humaneval.clmm.rbridge import INSTALL_HINT
+        from humaneval.renv import require_r
 
-        if value == "r":
-            from humaneval.clmm.rbridge import INSTALL_HINT
-
-            require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
-        elif r_problem() is not None:
-            warn_fallback()
+        require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
     return value
 
 

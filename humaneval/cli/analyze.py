@@ -12,13 +12,17 @@ from humaneval._deprecation import renamed_option
 from humaneval.analysis.classic import AGGREGATES, TESTS
 from humaneval.analysis.criteria import ACROSS_METHODS
 from humaneval.analysis.fit import ENGINES
-from humaneval.cli._checks import NONNEG
+from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.cli._checks import NONNEG, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
+
+#: Files at least this large say they are being read before the (seconds-long) validation.
+READ_NOTICE_BYTES = 8 * 2**20
 
 
 @click.command()
@@ -126,6 +130,14 @@ from humaneval.errors import RatingsError
     help="Random sign flips of the randomisation test (art).",
 )
 @click.option("--seed", type=NONNEG, default=None, help="Seed of the randomisation test.")
+@click.option(
+    "--max-minutes",
+    type=FiniteRange(min=0, min_open=True),
+    default=CEILING_MINUTES,
+    show_default=True,
+    help="Refuse a CLMM fit estimated to need more CPU minutes than this, naming cheaper structures "
+    "(docs/analysis.md, 'Large studies'); raise it to fit anyway.",
+)
 @json_option
 def command(
     ratings: str,
@@ -148,6 +160,7 @@ def command(
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
+    max_minutes: float,
     as_json: bool,
     **options,
 ) -> None:
@@ -155,6 +168,9 @@ def command(
     from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
 
+    size = Path(ratings).stat().st_size
+    if size >= READ_NOTICE_BYTES:
+        click.echo(f"reading {ratings} ({size / 2**20:.0f} MiB)", err=True)
     table = _load(ratings, formula, options)
     if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):
         criteria = [None]
@@ -164,7 +180,7 @@ def command(
         engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
         aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
         formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
-        progress=engine in ("r", "both") and not as_json, inference=inference,
+        progress=not as_json or engine == "native", inference=inference, max_minutes=max_minutes,
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
     )  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:

@@ -41,7 +41,7 @@ from humaneval.clmm.structures import STRUCTURES
     callback=check_engine,
     default="auto",
     show_default=True,
-    help="CLMM engine of the analysis (auto: R when installed).",
+    help="CLMM engine of the analysis (auto: native; R only with --engine r).",
 )
 @click.option(
     "--structure",

@@ -102,89 +102,80 @@ class LaplaceProblem:
         return LaplaceValue(total, g_theta, g_beta, grads)
 
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
-        nb, m = bucket.n_blocks, bucket.dim
-        n_pat = self.n_patterns
+        """ℓ_LA's share of one bucket and (``gradient``) the per-observation parts of its gradient;
+        None where the likelihood is zero or H is singular."""
+        system = _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
+        found = self._mode(system, theta_ext, y, k)
+        if found is None:
+            return None
+        u, eta, t, value = found
+        try:
+            if gradient:
+                t = obs_terms(theta_ext, y, eta, self.link, order=3)
+            chol = system.factorise(t.w)
+        except np.linalg.LinAlgError:
+            return None
+        self._factors[k] = chol
+        total = value - 0.5 * chol.logdet
+        if not gradient:
+            return total, None
+        return total, self._gradient_parts(system, chol, t, u)
+
+    def _mode(self, system: _BucketSystem, theta_ext, y, k: int):
+        """The conditional mode u* of bucket ``k`` from its warm start: ``(u, η, terms, F(u))``.
+
+        Chord steps reuse the last evaluation's factorisation of H (H moves little between nearby
+        parameters, and the warm-start error is first order in their distance) while they raise F and
+        shrink the gradient at least CHORD_RATE-fold; otherwise Newton steps with H at u, halved until F
+        does not fall. None when F is not finite even at u = 0, or H is singular.
+        """
         u = self._modes[k]
-        outers = [
-            np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_pat, -1)
-            for p in bucket.pieces
-        ]
-        shapes = {
-            "kept": (nb, bucket.n_kept, bucket.n_kept),
-            "cross": (nb, bucket.n_kept, bucket.n_elim * bucket.elim_size),
-            "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
-        }
-
-        def eta_at(u_try):
-            return eta_fix + np.einsum("ij,ij->i", vals, u_try.reshape(-1)[bucket.flat_g])
-
-        def factorise(w) -> SchurFactor:
-            parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
-            for piece, outer in zip(bucket.pieces, outers, strict=True):
-                if piece.bin_pattern is None:
-                    sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
-                    parts[piece.target][piece.flat] = (sums @ outer).ravel()
-                else:
-                    sums = np.bincount(piece.key, w, minlength=piece.bin_pattern.size)
-                    per_bin = sums[:, None] * outer[piece.bin_pattern]
-                    parts[piece.target][piece.flat] = np.add.reduceat(per_bin, piece.starts, axis=0).ravel()
-            a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
-            d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
-            return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
-
-        eta = eta_at(u)
-        t = obs_terms(theta_ext, y, eta, self.link)
-        value = t.loglik.sum() - 0.5 * np.sum(u * u)
+        eta, t, value = self._at(system, theta_ext, y, u)
         if not np.isfinite(value):
             u = np.zeros_like(u)
-            eta = eta_at(u)
-            t = obs_terms(theta_ext, y, eta, self.link)
-            value = t.loglik.sum()
+            eta, t, value = self._at(system, theta_ext, y, u)
             if not np.isfinite(value):
                 return None
-        # chord steps reuse the last evaluation's factorisation of H (H moves little between nearby
-        # parameters, and the warm-start error is first order in their distance) while they raise F
-        # and shrink the gradient at least CHORD_RATE-fold; otherwise Newton steps with H at u
         chord = self._factors[k]
         last = np.inf
         try:
             for _ in range(NEWTON_MAX_ITER):
-                grad = np.bincount(bucket.flat_g.ravel(), (t.g[:, None] * vals).ravel(), minlength=nb * m)
-                grad = grad.reshape(nb, m) - u
+                grad = system.score(t.g) - u
                 size = np.max(np.abs(grad))
                 if size < NEWTON_TOL:
                     break
                 if chord is not None and size <= CHORD_RATE * last:
                     last = size
                     u_try = u + chord.solve(grad)
-                    eta_try = eta_at(u_try)
-                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
-                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
+                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try)
                     if value_try >= value:
                         u, eta, t, value = u_try, eta_try, t_try, value_try
                         continue
                 chord = None
-                step = factorise(t.w).solve(grad)
+                step = system.factorise(t.w).solve(grad)
                 factor = 1.0
                 while True:
                     u_try = u + factor * step
-                    eta_try = eta_at(u_try)
-                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
-                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
+                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try)
                     if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
                         break
                     factor /= 2
                 u, eta, t, value = u_try, eta_try, t_try, value_try
-            self._modes[k] = u
-            if gradient:
-                t = obs_terms(theta_ext, y, eta, self.link, order=3)
-            chol = factorise(t.w)
-            self._factors[k] = chol
         except np.linalg.LinAlgError:
             return None
-        total = value - 0.5 * chol.logdet
-        if not gradient:
-            return total, None
+        self._modes[k] = u
+        return u, eta, t, value
+
+    def _at(self, system: _BucketSystem, theta_ext, y, u):
+        """η, the per-observation terms and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
+        eta = system.eta_at(u)
+        t = obs_terms(theta_ext, y, eta, self.link)
+        return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
+
+    def _gradient_parts(self, system: _BucketSystem, chol: SchurFactor, t, u):
+        """h, Mv, κ and the L-gradient bracket per observation (module docstring)."""
+        bucket, rows, vals = system.bucket, system.rows, system.vals
+        nb, m = bucket.n_blocks, bucket.dim
         # (H⁻¹ M_iᵀ) at the observation's own columns, from the H⁻¹ blocks of each piece's units
         inverse = chol.inverse_blocks()
         cm = np.zeros_like(vals)
@@ -212,7 +203,7 @@ class LaplaceProblem:
         kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
         u_obs = u.reshape(-1)[bucket.flat_g]
         bracket = kappa[:, None] * u_obs - t.w[:, None] * cm - 0.5 * t.g[:, None] * v_obs
-        return total, (t, h, mv, kappa, bracket)
+        return t, h, mv, kappa, bracket
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
@@ -232,3 +223,48 @@ class LaplaceProblem:
                 [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
             )
             g_fac[k] += summed
+
+
+class _BucketSystem:
+    """One bucket's random-effect system at given Λ: η at any modes, and H = I + Mᵀ diag(W) M
+    assembled from the bucket's pieces and factorised (:class:`~humaneval.clmm.schur.SchurFactor`)."""
+
+    def __init__(self, bucket: Bucket, rows, vals, eta_fix, n_patterns: int) -> None:
+        self.bucket, self.rows, self.vals, self.eta_fix = bucket, rows, vals, eta_fix
+        self.n_patterns = n_patterns
+        self.outers = [
+            np.einsum("sj,sk->sjk", rows[p.terms[0]], rows[p.terms[1]]).reshape(n_patterns, -1)
+            for p in bucket.pieces
+        ]
+        nb = bucket.n_blocks
+        self.shapes = {
+            "kept": (nb, bucket.n_kept, bucket.n_kept),
+            "cross": (nb, bucket.n_kept, bucket.n_elim * bucket.elim_size),
+            "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
+        }
+
+    def score(self, g: np.ndarray) -> np.ndarray:
+        """Mᵀg per block (n_blocks × dim): the data part of ∂F/∂u."""
+        bucket = self.bucket
+        flat = np.bincount(
+            bucket.flat_g.ravel(), (g[:, None] * self.vals).ravel(), minlength=bucket.n_blocks * bucket.dim
+        )
+        return flat.reshape(bucket.n_blocks, bucket.dim)
+
+    def eta_at(self, u: np.ndarray) -> np.ndarray:
+        return self.eta_fix + np.einsum("ij,ij->i", self.vals, u.reshape(-1)[self.bucket.flat_g])
+
+    def factorise(self, w: np.ndarray) -> SchurFactor:
+        bucket, shapes, n_pat = self.bucket, self.shapes, self.n_patterns
+        parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
+        for piece, outer in zip(bucket.pieces, self.outers, strict=True):
+            if piece.bin_pattern is None:
+                sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
+                parts[piece.target][piece.flat] = (sums @ outer).ravel()
+            else:
+                sums = np.bincount(piece.key, w, minlength=piece.bin_pattern.size)
+                per_bin = sums[:, None] * outer[piece.bin_pattern]
+                parts[piece.target][piece.flat] = np.add.reduceat(per_bin, piece.starts, axis=0).ravel()
+        a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
+        d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
+        return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from humaneval.clmm import fused
 from humaneval.errors import OptionError
 
 DensityTerms = tuple[np.ndarray, np.ndarray, np.ndarray | None]
@@ -203,8 +204,11 @@ class ObsTerms:
 def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, order: int = 2) -> ObsTerms:
     """Derivatives of log P(y | η) (module docstring); ``theta_ext`` is [−∞, θ_1..θ_{K−1}, +∞].
 
-    Observations with P ≤ 0 (only possible for non-increasing thresholds) get ℓ = −∞.
+    Observations with P ≤ 0 (only possible for non-increasing thresholds) get ℓ = −∞. Large logit
+    fits run the same formulas compiled in one pass when numba is installed (:mod:`humaneval.clmm.fused`).
     """
+    if link == "logit" and eta.ndim == 1 and np.shape(y) == eta.shape and fused.wanted(eta.size):
+        return ObsTerms(*fused.logit_terms(theta_ext, y, eta, order))
     a = theta_ext[y + 1] - eta
     c = theta_ext[y] - eta
     with np.errstate(divide="ignore", invalid="ignore"):

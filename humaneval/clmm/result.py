@@ -1,7 +1,9 @@
 """The result of a CLMM fit (either engine) and its diagnostics.
 
 A fit has **failed** (docs/analysis.md, "Diagnostics") when the optimizer's convergence code is
-non-zero, the maximal absolute gradient exceeds ``grad_tol`` (default 0.01), the condition number
+non-zero, the maximal absolute gradient exceeds ``grad_tol`` (default 0.01) while the relative gradient
+(the Newton step still to go, in standard errors of each parameter; ``rel_grad``) exceeds
+``REL_GRAD_TOL`` (0.002, lme4's tolerance for its scaled gradient), the condition number
 of the Hessian exceeds ``cond_tol`` (default 1e6: the model is possibly not identifiable, so its
 standard errors cannot be trusted; for the native engine the condition number of the information
 about thresholds and fixed effects with the random-effect parameters profiled out, ``cond_fixed``,
@@ -28,6 +30,10 @@ from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.model import OrdinalModel
 
 GRAD_TOL = 0.01
+#: A max.grad above GRAD_TOL still counts as converged when the Newton step to the optimum is below this
+#: many standard errors: the log-likelihood is a sum over ratings, so its gradient at a numerically
+#: exact optimum grows with their number (≈ 0.02 at 10^6 ratings) while this step does not.
+REL_GRAD_TOL = 0.002
 GRAD_WARN = 5e-3
 COND_WARN = 1e4
 COND_UNIDENTIFIABLE = 1e6
@@ -57,6 +63,7 @@ class Diagnostics:
     cond_tol: float = COND_UNIDENTIFIABLE
     degenerate: tuple[str, ...] = ()
     cond_fixed: float = float("nan")
+    rel_grad: float = float("nan")
 
     @property
     def failed(self) -> bool:
@@ -69,8 +76,11 @@ class Diagnostics:
         out = []
         if self.code != 0:
             out.append(f"convergence code {self.code}: {self.message}")
-        if not np.isfinite(self.max_grad) or self.max_grad > self.grad_tol:
-            out.append(f"max.grad {self.max_grad:.3g} > {self.grad_tol:g}")
+        if (not np.isfinite(self.max_grad) or self.max_grad > self.grad_tol) and not (
+            self.rel_grad <= REL_GRAD_TOL
+        ):
+            relative = f", relative gradient {self.rel_grad:.3g}" if np.isfinite(self.rel_grad) else ""
+            out.append(f"max.grad {self.max_grad:.3g} > {self.grad_tol:g}{relative}")
         if np.isnan(self.cond_fixed):  # the R engine: cond.H of all parameters; NaN never fails
             if self.cond_h > self.cond_tol:
                 out.append(f"cond.H {self.cond_h:.3g} > {self.cond_tol:g}: model possibly not identifiable")
@@ -104,6 +114,7 @@ def assess(
     thresholds: np.ndarray | None = None,
     beta_names: tuple[str, ...] = (),
     cond_fixed: float = float("nan"),
+    rel_grad: float = float("nan"),
 ) -> Diagnostics:
     """Build :class:`Diagnostics` from raw fit output by the rules of the module docstring."""
     if np.ndim(vcov) == 2 and np.shape(vcov)[0] == 0:  # a model without fixed effects (y ~ 1 + (1|g))
@@ -141,6 +152,7 @@ def assess(
         grad_tol=grad_tol,
         degenerate=degenerate_estimates(beta, vcov, random_effects, thresholds, beta_names),
         cond_fixed=float(cond_fixed),
+        rel_grad=float(rel_grad),
     )
 
 
