@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import RatingsError
+from humaneval.methods import RESPONSES, lower_is_better
 from humaneval.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
 from humaneval.tables import read_table
 
@@ -256,7 +257,9 @@ def from_ratings(ratings: Ratings) -> Annotations:
     item = parts[0].astype(str)
     for part in parts[1:]:
         item = item + "|" + part.astype(str)
-    values = ratings.with_data(data).reported() if ratings.response == "rank" else data[ratings.response]
+    values = (
+        ratings.with_data(data).reported() if lower_is_better(ratings.response) else data[ratings.response]
+    )
     kind = data["rater_kind"].to_numpy() if "rater_kind" in data else "human"
     frame = pd.DataFrame(
         {
@@ -316,7 +319,7 @@ def _from_mapping(mapping: dict, where: str) -> pd.DataFrame:
 
 def _is_ratings_table(frame: pd.DataFrame) -> bool:
     columns = {str(c).strip().lower() for c in frame.columns}
-    return "label" not in columns and "system" in columns and bool(columns & {"score", "rank"})
+    return "label" not in columns and "system" in columns and bool(columns & set(RESPONSES))
 
 
 def _validate(
