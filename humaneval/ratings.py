@@ -19,7 +19,8 @@ Automatic judges (LLM judges, metrics) are raters whose rows carry ``rater_kind 
 ``judges=`` (``--judges NAME,...``). Their rows validate with the same keys as human rows, except
 that a judge may rate one summary several times (several samples of a stochastic judge): those
 rows are not duplicates, and the judge analyses (:mod:`humaneval.judges`) average them per
-summary. Every human analysis (agreement, models, comparative, power, quality control, report)
+summary; and a scale inferred from the data is the humans' (a judge's values must lie within a
+declared one). Every human analysis (agreement, models, comparative, power, quality control, report)
 reads :meth:`Ratings.without_checks`, which leaves the judges out as it leaves out attention
 checks; :meth:`Ratings.humans` and :meth:`Ratings.judges` give each side.
 """
@@ -680,8 +681,9 @@ class _Validator:
         self, data: pd.DataFrame, declared: tuple[float, float] | None, what: str = ""
     ) -> tuple[float, float]:
         scores = data["score"]
-        if declared is None:
-            return float(scores.min()), float(scores.max())
+        if declared is None:  # inferred from the humans: a judge's range does not widen their scale
+            human = scores[~self._judges(data)] if not self._judges(data).all() else scores
+            return float(human.min()), float(human.max())
         outside = data.index[(scores < declared[0]) | (scores > declared[1])]
         if len(outside):
             low, high = (f"{b:g}" for b in declared)
@@ -721,6 +723,7 @@ class _Validator:
         or 2 ratings) and either lies more than one step from the other values and more than half
         their range away, or is a single rating next to a value used at least ten times.
         """
+        data = data[~self._judges(data)]
         scores = data["score"]
         counts = scores.value_counts().sort_index()
         if len(scores) < 20 or len(counts) < 3:

@@ -293,6 +293,8 @@ def test_verdict_flags_a_judge_that_passes_but_ranks_systems_backwards(tmp_path)
     assert "passes the alt-test, but its system-level τ interval reaches below 0.5" in flags
     assert "highest advantage probability" in flags and "noisy has the higher system-level τ" in flags
     assert "Flag: reversed" in result.summary() and result.to_dict()["judges"][1]["judge"] == "reversed"
+    points = assess_judges(str(path), epsilon=0.2, n_resamples=0).verdict.set_index("judge")
+    assert "its system-level τ is -0.60, below 0.5" in " ".join(points.loc["reversed", "flags"])
 
 
 def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path):
@@ -388,3 +390,11 @@ def test_pairwise_system_tau_uses_win_rates():
     judge = table[table.rater_kind == "judge"].groupby("system")["score"].mean()
     assert row["tau_system"] == pytest.approx(stats.kendalltau(human, judge.reindex(human.index)).statistic)
     assert row["tau_system"] < 0.5 and row["n_systems"] == 4
+
+
+def test_indicators_without_spread_have_an_exact_answer():
+    humans = {f"h{k}": {f"i{i}": "a" for i in range(40)} for k in range(3)}
+    same = alt_test(load_annotations(humans, {"copy": {f"i{i}": "a" for i in range(40)}}), epsilon=0.1)
+    wrong = alt_test(load_annotations(humans, {"off": {f"i{i}": "b" for i in range(40)}}), epsilon=0.1)
+    assert same.table.iloc[0]["winning_rate"] == 1.0 and same.humans["statistic"].isna().all()
+    assert wrong.table.iloc[0]["winning_rate"] == 0.0 and (wrong.humans["p_value"] == 1.0).all()

@@ -113,6 +113,19 @@ def test_annotation_errors_are_one_line(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps({"h1": [1, 2]}))
     with pytest.raises(RatingsError, match=r"annotator 'h1' maps to list"):
         read_annotations(tmp_path / "bad.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(RatingsError, match=r"list.json: the file holds a JSON list; the layout is"):
+        read_annotations(tmp_path / "list.json")
+    (tmp_path / "empty.json").write_text("{}")
+    with pytest.raises(RatingsError, match=r"no labels"):
+        read_annotations(tmp_path / "empty.json")
+    with pytest.raises(RatingsError, match=r"label inf at row 0 is not a finite number"):
+        read_annotations({"j": {"a": float("inf")}})
+    lines = tmp_path / "lines.json"  # JSON lines of the long table are read as such
+    lines.write_text(
+        '{"item": "a", "annotator": "h", "label": 1}\n{"item": "a", "annotator": "g", "label": 2}\n'
+    )
+    assert read_annotations(lines).human_names == ["g", "h"]
 
 
 def test_a_ratings_table_as_annotations(tmp_path):
@@ -211,3 +224,10 @@ def untimed(value: object) -> object:
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value
+
+
+def test_an_inferred_scale_is_the_humans():
+    table = with_judge(wine_ratings())
+    table.loc[table["rater_kind"] == "JUDGE", "score"] = 9  # a judge on its own 0-10 scale
+    ratings = load_ratings(table)
+    assert ratings.scale == (1.0, 5.0) and ratings.judges().data["score"].max() == 9

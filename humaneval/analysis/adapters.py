@@ -89,6 +89,7 @@ class AnalysisOptions:
     inference: str | None = None
     n_resamples: int = 1000
     progress: bool = False
+    style: tuple[str, ...] = ()
 
 
 class AnalysisAdapter(Protocol):
@@ -116,6 +117,11 @@ class ClmmAdapter:
             raise OptionError(
                 f"inference {options.inference!r} applies to pairwise, best–worst and Plackett–Luce "
                 f"analyses; a {kind} table gets the CLMM, whose standard errors come from the model"
+            )
+        if options.style:
+            raise OptionError(
+                f"style covariates ({', '.join(options.style)}) are for pairwise tables (an 'opponent' "
+                f"column with scores 1/0/0.5); a {kind} table gets the CLMM"
             )
         from humaneval.analysis.joint import joint_analyses, joint_applies
 
@@ -146,6 +152,7 @@ class ComparativeAdapter:
             n_resamples=options.n_resamples,
             alpha=options.alpha,
             seed=1 if options.seed is None else options.seed,
+            style=options.style,
         )
 
 

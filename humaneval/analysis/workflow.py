@@ -243,6 +243,7 @@ def analyze(
     progress: bool = False,
     inference: str | None = None,
     n_resamples: int = 1000,
+    style: tuple[str, ...] = (),
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 
@@ -313,6 +314,9 @@ def analyze(
         the two-way cluster bootstrap for best–worst and Plackett–Luce); refused for the CLMM.
     n_resamples : int
         Bootstrap replicates of a comparative analysis with a bootstrap inference.
+    style : tuple of str
+        Pairwise tables: style-difference columns entered as covariates (style control; see
+        :func:`~humaneval.comparative.analyze_comparative`); refused for other tables.
 
     Returns
     -------
@@ -350,6 +354,10 @@ def analyze(
     >>> row.system_a, row.system_b, float(round(row.estimate, 3))
     ('cold', 'warm', -3.063)
     """
+    if style and (test not in MODEL_TESTS or formula is not None):
+        raise OptionError(
+            "style covariates apply to the pairwise Bradley–Terry model, not to a formula or classic test"
+        )
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
             raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
@@ -378,7 +386,7 @@ def analyze(
         options = AnalysisOptions(
             engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
             fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
-            progress=progress,
+            progress=progress, style=tuple(style),
         )  # fmt: skip
         return adapter.run(as_ratings(ratings), kind, criterion, options)
     table = select_criterion(ratings, criterion)

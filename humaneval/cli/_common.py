@@ -102,6 +102,7 @@ JSON_SCHEMA_DOCS = {
     "judge": "docs/judges.md",
     "metaeval": "docs/metaeval.md",
     "power": "docs/simulation.md",
+    "ppi": "docs/ppi.md",
     "qc": "docs/forms.md",
     "reliability": "docs/reliability.md",
     "report": "docs/report.md",

@@ -108,6 +108,14 @@ from humaneval.errors import RatingsError
     "(default for pairwise), a cluster bootstrap (two-way: default for BWS and ranking), or treating "
     "judgements as independent (naive, model). See docs/analysis.md.",
 )
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated columns holding a style difference of the row's system over "
+    "its opponent (e.g. normalised length difference), entered as covariates of the Bradley–Terry "
+    "model (style control). See docs/analysis.md.",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option(
     "--permutations",
@@ -136,6 +144,7 @@ def command(
     criterion: str | None,
     adjust_across_criteria: str | None,
     inference: str | None,
+    style_columns: str | None,
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
@@ -156,6 +165,7 @@ def command(
         aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
         formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
         progress=engine in ("r", "both") and not as_json, inference=inference,
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
     )  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -10,6 +10,7 @@ import click
 from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli._judge_budget import JUDGE_OPTIONS, judge_options, run_judge_budget
 from humaneval.simulate.procedures import TESTS
 
 
@@ -88,7 +89,7 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 
 
 @click.command()
-@click.option("--target", type=float, required=True, help="Power to reach, e.g. 0.8.")
+@click.option("--target", type=float, default=None, help="Power to reach, e.g. 0.8.")
 @renamed_option("--model", "--model-file", dest="model_path", type=InputFile())
 @click.option(
     "--model-file",
@@ -134,12 +135,19 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 @click.option(
     "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
 )
+@judge_options
 @json_option
 def command(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **options) -> None:
     """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
     reaches --target, screening a grid of candidates with one cheap test. The model comes from
     --model-file, --pilot or --design with --effect, as for 'power'; money is in the design's currency
-    and wage. See docs/simulation.md."""
+    and wage. See docs/simulation.md. With --judge-correlation or --judge-pilot: the cheapest numbers
+    of human-rated and judge-only units for a judge beside the humans (docs/ppi.md)."""
+    judge = {k: options.pop(k) for k in JUDGE_OPTIONS}
+    if judge["judge_correlation"] is not None or judge["judge_pilot"] is not None:
+        return run_judge_budget(target, seed, as_json, effect=options["effect"], **judge)
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
     run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **options)
 
 

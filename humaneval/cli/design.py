@@ -12,6 +12,7 @@ from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
 from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
+from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 
 
 @click.command()
@@ -88,6 +89,15 @@ from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 @click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
 @click.option("--fee-rate", type=RATE, default=0.0, show_default=True, help="Platform fee as a fraction.")
 @click.option("--overrecruit", type=SHARE, default=0.10, show_default=True, help="Budget for replacements.")
+@click.option(
+    "--judge-scores",
+    type=InputFile(),
+    default=None,
+    help="A judge's scores of the pool (document, system, score): the humans get --documents documents "
+    "chosen by --choose, with <out>.probabilities.csv for humaneval ppi (docs/ppi.md).",
+)
+@click.option("--choose", type=click.Choice(PPI_STRATEGIES), default="random", show_default=True)
+@click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
@@ -118,6 +128,8 @@ def command(**o) -> None:
         read_summaries,
     )
 
+    if o["judge_scores"] is not None:
+        o = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     summaries = read_summaries(o["summaries"])
@@ -146,7 +158,7 @@ def command(**o) -> None:
         if o["systems"] is None and not summaries:
             o["systems"] = ",".join(pool.systems)
     spec = DesignSpec(
-        documents=documents,
+        documents=o.get("chosen") or documents,
         summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
@@ -181,6 +193,8 @@ def command(**o) -> None:
         overrecruit_rate=o["overrecruit"],
     )
     paths = design.write(o["out"])
+    if o.get("chosen"):
+        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
     summary = design.summary()
@@ -207,3 +221,24 @@ def command(**o) -> None:
         o["as_json"],
         render,
     )
+
+
+def _judged_pool(o: dict) -> dict:
+    """The documents chosen for the humans from the judge's scores of the pool, written with their
+    inclusion probabilities beside the design (``<out>.probabilities.csv``)."""
+    from humaneval.design.spec import Document
+    from humaneval.ppi.design import choose_documents
+    from humaneval.ppi.judged import read_judge_scores
+
+    if not str(o["documents"]).isdigit():
+        raise DesignError("with --judge-scores, --documents is how many documents the humans rate, e.g. 20")
+    judge = read_judge_scores(o["judge_scores"])
+    picks = choose_documents(
+        judge, int(o["documents"]), strategy=o["choose"], strata=o["strata"], seed=o["seed"]
+    )
+    picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
+    chosen = [Document(str(d)) for d in picks.loc[picks["selected"], "document"]]
+    systems = o["systems"] or (
+        None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
+    )
+    return {**o, "chosen": chosen, "systems": systems}

@@ -101,5 +101,6 @@ def command(
         n_resamples=n_resamples,
         seed=seed,
         self_systems=_self_systems(self_systems),
+        progress=lambda line: click.echo(line, err=True),
     )
     emit(result.to_dict(), as_json, result.summary)

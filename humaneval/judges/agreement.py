@@ -112,13 +112,15 @@ def judge_agreement(
         humans = labels[labels["rater_kind"] == "human"]
         base = _alpha(humans, level, n_resamples, seed)
         layout = _layout(annotations.of_criterion(name).data, humans["item"].unique())
-        for judge in sorted(labels.loc[labels["rater_kind"] == "judge", "annotator"].unique()):
-            own = labels[(labels["annotator"] == judge) & labels["item"].isin(humans["item"])]
-            joint = _alpha(pd.concat([humans, own]), level, n_resamples, seed)
+        judges = sorted(labels.loc[labels["rater_kind"] == "judge", "annotator"].unique())
+        own = {j: labels[(labels["annotator"] == j) & labels["item"].isin(humans["item"])] for j in judges}
+        taus = _taus(humans, own, layout, level, n_resamples, seed)
+        for judge in judges:
+            joint = _alpha(pd.concat([humans, own[judge]]), level, n_resamples, seed)
             row: dict[str, Any] = {"criterion": name, "judge": judge}
             row.update(_prefixed("alpha_humans", base))
             row.update(_prefixed("alpha_with_judge", joint))
-            row.update(_taus(humans, own, layout, level, n_resamples, seed))
+            row.update(taus[judge])
             rows.append(row)
     if annotations.label_kind == "categorical":
         notes.append("the labels are categories without an order, so Kendall's τ is left empty")
@@ -144,8 +146,14 @@ def _layout(data: pd.DataFrame, items: np.ndarray) -> pd.DataFrame:
 
 
 def _taus(
-    humans: pd.DataFrame, judge: pd.DataFrame, layout: pd.DataFrame, level: str, n_resamples: int, seed
-) -> dict[str, Any]:
+    humans: pd.DataFrame,
+    judges: dict[str, pd.DataFrame],
+    layout: pd.DataFrame,
+    level: str,
+    n_resamples: int,
+    seed,
+) -> dict[str, dict[str, Any]]:
+    """τ of every judge with the mean human label; one bootstrap for all judges (paired resamples)."""
     empty = dict.fromkeys(
         ["tau_item", "tau_item_low", "tau_item_high", "tau_system", "tau_system_low", "tau_system_high"],
         math.nan,
@@ -154,44 +162,49 @@ def _taus(
     systems = pd.concat([cells["system"], cells["opponent"]]) if "opponent" in cells else cells["system"]
     n_docs, n_sys = cells["document"].nunique(), systems.nunique()
     counts = {"n_items": len(cells), "n_documents": int(n_docs), "n_systems": int(n_sys)}
-    if level == "nominal":
-        return empty | counts
+    out = {judge: empty | counts for judge in judges}
+    if level == "nominal" or not judges:
+        return out
     mean = humans.groupby("item")["label"].mean().reindex(cells.index)
-    mine = judge.set_index("item")["label"].reindex(cells.index)
-    frame = pd.DataFrame({"document": cells["document"], "system": cells["system"], "h": mean, "p": mine})
-    if "opponent" in cells:  # a pairwise item scores both sides: a summary's score is its win rate
-        mirror = frame.assign(system=cells["opponent"], h=1 - frame["h"], p=1 - frame["p"])
-        frame = pd.concat([frame, mirror])
-    H = frame.pivot_table(index="system", columns="document", values="h", aggfunc="mean", dropna=False)
-    P = frame.pivot_table(index="system", columns="document", values="p", aggfunc="mean", dropna=False)
-    P = P.reindex(index=H.index, columns=H.columns)
+    H, P = _system_document(cells, mean), {}
+    for judge, rows in judges.items():
+        P[judge] = _system_document(cells, rows.set_index("item")["label"].reindex(cells.index)).reindex(
+            index=H.index, columns=H.columns
+        )
     levels = ("sum", "sys") if n_sys >= 3 else ("sum",)
-    out = empty | counts
+    keys = {"sum": "tau_item", "sys": "tau_system"}
     if not n_resamples:
-        values = correlation_levels(H.to_numpy(float), P.to_numpy(float), levels=levels)
-        out["tau_item"] = values["tau_sum"].estimate
-        if "tau_sys" in values:
-            out["tau_system"] = values["tau_sys"].estimate
+        for judge, matrix in P.items():
+            values = correlation_levels(H.to_numpy(float), matrix.to_numpy(float), levels=levels)
+            for name in levels:
+                out[judge][keys[name]] = values[f"tau_{name}"].estimate
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = bootstrap(
             H.to_numpy(float),
-            {"judge": P.to_numpy(float)},
+            {judge: matrix.to_numpy(float) for judge, matrix in P.items()},
             levels=levels,
             mode="documents",
             n_resamples=n_resamples,
             seed=seed,
-        ).table.set_index("level")
-    for level_name, key in (("sum", "tau_item"), ("sys", "tau_system")):
-        if level_name in result.index:
-            row = result.loc[level_name]
-            out[key], out[f"{key}_low"], out[f"{key}_high"] = (
-                float(row["estimate"]),
-                float(row["ci_low"]),
-                float(row["ci_high"]),
-            )
+        ).table
+    for row in result.itertuples():
+        key = keys[row.level]
+        out[row.metric][key], out[row.metric][f"{key}_low"], out[row.metric][f"{key}_high"] = (
+            float(row.estimate),
+            float(row.ci_low),
+            float(row.ci_high),
+        )
     return out
+
+
+def _system_document(cells: pd.DataFrame, values: pd.Series) -> pd.DataFrame:
+    """Systems × documents of ``values`` per item; a pairwise item scores both sides (win rates)."""
+    frame = pd.DataFrame({"document": cells["document"], "system": cells["system"], "v": values})
+    if "opponent" in cells:
+        frame = pd.concat([frame, frame.assign(system=cells["opponent"], v=1 - frame["v"])])
+    return frame.pivot_table(index="system", columns="document", values="v", aggfunc="mean", dropna=False)
 
 
 def _prefixed(name: str, values: tuple[float, float, float]) -> dict[str, float]:

@@ -13,7 +13,9 @@ at least as good as the left-out human, compares judges without a threshold.
 
 Items need at least two human labels (one to leave out, one to compare with); humans with fewer
 than 30 items are left out of the t-tests, as the authors do (the t-test's normal approximation
-needs them). Everything runs on arrays of items × humans × judges, one pass per criterion.
+needs them). A human whose differences never vary (the same indicator on every item) has no
+t-statistic; the mean is then exact, and its p-value is 0 when the mean lies below ε, else 1.
+Everything runs on arrays of items × humans × judges, one pass per criterion.
 
 References
 ----------
@@ -218,11 +220,12 @@ def alt_test(
         )
     criteria = table.criteria if criterion is None else [criterion]
     if criterion is not None and criterion not in table.criteria:
-        raise OptionError(f"criterion {criterion!r} is not in the annotations; use one of {table.criteria}")
+        choices = ", ".join(map(str, table.criteria))
+        raise OptionError(f"criterion {criterion!r} is not in the annotations; use one of {choices}")
     rows, humans, cautions = [], [], []
     for name in criteria:
         part = table.of_criterion(name)
-        summary, detail, notes = _one_criterion(part, eps, q, method, min_items, name)
+        summary, detail, notes = _one_criterion(part, eps, q, method, min_items)
         rows.append(summary.assign(criterion=name))
         humans.append(detail.assign(criterion=name))
         cautions += [f"{name}: {n}" if name is not None else n for n in notes]
@@ -258,7 +261,7 @@ def _scoring(scoring: Scoring, table: Annotations) -> str | Callable[[Any, np.nd
 
 
 def _one_criterion(
-    part: Annotations, eps: float, q: float, method, min_items: int, criterion: str | None
+    part: Annotations, eps: float, q: float, method, min_items: int
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     labels = part.labels()
     human_rows = labels[labels["rater_kind"] == "human"]
@@ -287,7 +290,7 @@ def _one_criterion(
     if callable(method):
         judge_ok, human_ok = _indicators_callable(H, J, method)
     else:
-        judge_ok, human_ok = _indicators(H, J, method, part.label_kind)
+        judge_ok, human_ok = _indicators(H, J, method)
     # judge_ok, human_ok: items × humans × judges booleans, meaningful where present
     n = present.sum(axis=0)  # items per human
     tested = n >= min_items
@@ -389,7 +392,7 @@ def _matrix(rows: pd.DataFrame, items: pd.Index, names: list[str]) -> pd.DataFra
     return pd.DataFrame(out, index=items, columns=names)
 
 
-def _indicators(H: pd.DataFrame, J: pd.DataFrame, method: str, kind: str) -> tuple[np.ndarray, np.ndarray]:
+def _indicators(H: pd.DataFrame, J: pd.DataFrame, method: str) -> tuple[np.ndarray, np.ndarray]:
     """Judge-at-least-as-good and human-at-least-as-good indicators, items × humans × judges."""
     present = H.notna().to_numpy()
     m = present.sum(axis=1, keepdims=True)[:, :, None].astype(float)  # humans per item

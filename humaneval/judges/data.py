@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import RatingsError
-from humaneval.methods import RESPONSES, lower_is_better
+from humaneval.methods.base import RESPONSES
 from humaneval.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
 from humaneval.tables import read_table
 
@@ -257,9 +257,7 @@ def from_ratings(ratings: Ratings) -> Annotations:
     item = parts[0].astype(str)
     for part in parts[1:]:
         item = item + "|" + part.astype(str)
-    values = (
-        ratings.with_data(data).reported() if lower_is_better(ratings.response) else data[ratings.response]
-    )
+    values = ratings.with_data(data).reported()
     kind = data["rater_kind"].to_numpy() if "rater_kind" in data else "human"
     frame = pd.DataFrame(
         {
@@ -297,6 +295,11 @@ def _read_file(path: Path) -> pd.DataFrame:
             parsed = None
         if isinstance(parsed, dict):
             return _from_mapping(parsed, str(path))
+        if parsed is not None:  # one JSON document that is not an object: not JSON lines either
+            raise RatingsError(
+                f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is "
+                "{annotator: {item_id: label}} (or JSON lines with item, annotator, label)"
+            )
     return read_table(path, what="annotation table")
 
 
@@ -393,7 +396,7 @@ def _labels(data: pd.DataFrame, prefix: str, typed: bool) -> tuple[pd.DataFrame,
     if not word.any():
         bad = np.flatnonzero(np.isnan(numbers) | np.isinf(numbers))
         if len(bad):
-            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]!r} at row {_rows(bad)} is not a number")
+            raise RatingsError(f"{prefix}label {raw.iloc[bad[0]]} at row {_rows(bad)} is not a finite number")
         return data.assign(label=numbers), "numeric"
     if not word.all():
         number, text = np.flatnonzero(~word)[0], np.flatnonzero(word)[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +127,7 @@ def assess_judges(
     n_resamples: int = 1000,
     seed: int | None = 1,
     self_systems: Mapping[str, Sequence[str]] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> JudgeAssessment:
     """Alt-test, agreement and bias audit of every judge, and the verdict table.
 
@@ -140,6 +141,8 @@ def assess_judges(
         Of the α and τ intervals (0 resamples: point estimates only).
     self_systems : mapping, optional
         ``{judge: [systems of the judge's own family]}`` for the self-preference audit.
+    progress : callable, optional
+        Called with a line before each stage (the size first).
 
     Returns
     -------
@@ -149,6 +152,11 @@ def assess_judges(
     with warnings.catch_warnings():  # the cautions travel in the result (and its summary) instead
         warnings.simplefilter("ignore", DataWarning)
         test = alt_test(table, epsilon=epsilon, profile=profile, scoring=scoring, criterion=criterion)
+    say = progress or (lambda _line: None)  # after the fast alt-test, so that bad input stays one line
+    n_criteria = len(table.criteria) if criterion is None else 1
+    size = f"{len(table.judge_names)} judge(s) × {table.data['item'].nunique()} items"
+    size += f" × {n_criteria} criteria" if n_criteria > 1 else ""
+    say(f"{size}, {len(table.human_names)} humans: α and τ of each judge ({n_resamples} resamples)")
     agreement = judge_agreement(table, n_resamples=n_resamples, seed=seed, criterion=criterion)
     bias = bias_audit(table, self_systems=self_systems, criterion=criterion)
     return JudgeAssessment(
@@ -163,7 +171,8 @@ def assess_judges(
 def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFrame:
     """Join the alt-test and the agreement per judge and flag where they disagree.
 
-    Flags: passes the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR`;
+    Flags: passes the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR` (or,
+    without resamples, τ itself is below it);
     passes but the α interval with the judge lies wholly below the humans' α; fails but ranks the
     systems like the humans (τ interval above the floor); the judge with the highest advantage
     probability is not the one with the highest system-level τ.
@@ -178,6 +187,11 @@ def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFram
             flags[k].append(
                 f"passes the alt-test, but its system-level τ interval reaches below {TAU_FLOOR:g} "
                 f"({row.tau_system_low:.2f}): it may rank the systems unlike the humans"
+            )
+        elif row.passed and pd.isna(row.tau_system_low) and _num(row.tau_system) < TAU_FLOOR:
+            flags[k].append(  # point estimates only (no resamples)
+                f"passes the alt-test, but its system-level τ is {row.tau_system:.2f}, below {TAU_FLOOR:g}: "
+                "it may rank the systems unlike the humans"
             )
         if row.passed and _num(row.alpha_with_judge_high) < _num(row.alpha_humans):
             flags[k].append(

@@ -36,6 +36,7 @@ from humaneval.errors import AnalysisCaution, HumanEvalError
 from humaneval.judges.data import from_ratings
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.model import OrdinalModel
+from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
@@ -154,6 +155,8 @@ class StudyReport:
     correlations: CriterionCorrelations | None = None
     #: The judges' alt-test, agreement and verdict (docs/judges.md) when the ratings hold judge rows.
     judges: JudgeAssessment | None = None
+    #: Human-only and prediction-powered system means per judge and criterion (docs/ppi.md).
+    ppi: tuple[PPIAnalysis, ...] = ()
 
     @property
     def has_judges(self) -> bool:
@@ -208,6 +211,7 @@ class StudyReport:
             "criterion_correlations": [] if self.correlations is None else self.correlations.to_dict(),
             "qc": self.qc.to_dict(),
             "judges": None if self.judges is None else self.judges.to_dict(),
+            "ppi": [analysis.to_dict() for analysis in self.ppi],
             "warnings": self.warnings,
         }
 
@@ -282,6 +286,7 @@ def build_report(
             )
         except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
             notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
+    ppi = _ppi_analyses(ratings, settings, say, notes)
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
@@ -316,7 +321,35 @@ def build_report(
         title=title,
         correlations=correlations,
         judges=judges,
+        ppi=ppi,
     )
+
+
+def _ppi_analyses(
+    ratings: Ratings, settings: ReportSettings, say: Progress, notes: list[str]
+) -> tuple[PPIAnalysis, ...]:
+    """PPI++ system means of every judge and criterion of a score table with judge rows (docs/ppi.md);
+    a judge or criterion that cannot be analysed gets a note saying why."""
+    if not ratings.has_judges or ratings.response != "score":
+        return ()
+    from humaneval.ppi.judged import analyze_ppi
+
+    data = ratings.data
+    humans = data[data["rater_kind"] != "judge"]
+    rated = set(zip(humans["document"], humans["system"], strict=True))
+    out = []
+    for name in ratings.judge_names:
+        judged = data[(data["rater_kind"] == "judge") & (data["annotator"] == name)]
+        if set(zip(judged["document"], judged["system"], strict=True)) <= rated:
+            continue  # the judge scored only what the humans rated (a validation study): nothing to add
+        say(f"prediction-powered system means (PPI++) with judge {name}")
+        for criterion in ratings.criteria:
+            try:
+                out.append(analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed))
+            except HumanEvalError as exc:
+                where = f"judge {name}" + (f", criterion {criterion}" if criterion else "")
+                notes.append(f"No prediction-powered estimates for {where}: {exc}")
+    return tuple(out)
 
 
 def _comparative_report(

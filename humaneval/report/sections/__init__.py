@@ -24,6 +24,7 @@ from humaneval.report.sections import (
     judges,
     paper,
     power,
+    ppi,
     quality_control,
     reliability,
     results,
@@ -47,6 +48,7 @@ SECTIONS: list[SectionBuilder] = [
     partial(results.sections, parts=CRITERION_PARTS),
     quality_control.section,
     judges.section,
+    ppi.section,
     datasheet.section,
     files.section,
 ]

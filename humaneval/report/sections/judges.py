@@ -10,6 +10,7 @@ import numpy as np
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.judges.verdict import TAU_FLOOR, JudgeAssessment
 from humaneval.report.build import StudyReport
+from humaneval.report.cautions import plural
 from humaneval.report.document import Bullets, Column, Paragraph, Section, Styled, Table, text
 from humaneval.report.sections.base import Canvas
 
@@ -86,7 +87,7 @@ def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
         return
     test = judges.alt_test
     intro = text(
-        f"{len(judges.verdict)} judge result(s); the judges are left out of every statistic above. The "
+        f"{plural(judges.verdict['judge'].nunique(), 'judge')}, left out of every statistic above. The "
         f"alternative-annotator test (Calderon, Reichart & Dror, 2025; ε = {test.epsilon:g}, scoring "
         f"{test.scoring}) leaves out one human at a time and asks whether the judge agrees with the others "
         "at least as well as that human did; a judge passes when it beats at least half of the humans "
