@@ -264,9 +264,15 @@ def test_one_results_section_per_criterion(tmp_path):
     html = files["html"].read_text()
     assert "Results: coherence" in html and "Results: repetition" in html
     payload = json.loads(files["json"].read_text())
-    # each criterion is analysed on its own rows: 8 blocks × 5 documents × 2 annotators × 5 systems
-    assert [c["analysis"]["diagnostics"]["nobs"] for c in payload["criteria"]] == [400, 400]
-    assert any(w.startswith("repetition: ") for w in payload["warnings"])
+    # one joint model of both criteria (issue 29): 2 × 8 blocks × 5 documents × 2 annotators × 5 systems
+    assert [c["analysis"]["diagnostics"]["nobs"] for c in payload["criteria"]] == [800, 800]
+    assert all("system * criterion" in c["analysis"]["formula"] for c in payload["criteria"])
+    # one bullet per kind of caution, naming the criteria it concerns (issue 29)
+    assert any("repetition" in w for w in payload["warnings"])
+    from humaneval.report.cautions import caution_kind
+
+    kinds = [caution_kind(w, ("coherence", "repetition")) for w in payload["warnings"]]
+    assert len(kinds) == len(set(kinds))
 
 
 def test_system_names_are_escaped_in_html_and_latex(tmp_path):
