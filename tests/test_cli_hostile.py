@@ -769,3 +769,84 @@ def test_no_help_text_prints_an_unbounded_range_as_none():
         result = run(name, "--help")
         assert result.exit_code == 0, result.output
         assert "None]" not in result.output and "x<=None" not in result.output, (name, result.output)
+
+
+# ---------------------------------------------------------------- formulas cannot run code (issue 33, item 1)
+
+#: Terms that would run code if formulaic (or R) evaluated them; each would create the file ``pwned``.
+INJECTIONS = [
+    "I(__import__('os').system('touch pwned'))",
+    "I(x.__class__.__init__.__globals__['os'].system('touch pwned'))",
+    "I((lambda: __import__('os').system('touch pwned'))())",
+    "I(globals()['__builtins__'].open('pwned', 'w'))",
+    "log(exp(system(paste0('touch ', 'pwned'))))",
+    "I(open(chr(112) + chr(119) + chr(110) + chr(101) + chr(100), chr(119)))",
+    "C(eval(compile(chr(49), chr(120), chr(101))))",
+    "score[0]",
+]
+#: Where the term goes: the fixed part, a random-effect term, the response.
+PLACES = [
+    "score ~ system + {term} + (1|annotator)",
+    "score ~ system + ({term} | annotator)",
+    "{term} ~ system + (1|annotator)",
+]
+
+
+@pytest.mark.parametrize("place", PLACES, ids=["fixed", "random", "response"])
+@pytest.mark.parametrize("term", INJECTIONS)
+def test_a_formula_cannot_run_code_in_the_api(tmp_path, monkeypatch, term, place):
+    from humaneval.analysis import analyze, fit_clmm, fit_formula
+    from humaneval.clmm import clmm_spec, parse_formula
+    from humaneval.errors import ModelSpecError
+
+    monkeypatch.chdir(tmp_path)
+    formula = place.format(term=term)
+    frame = pd.read_csv(io.StringIO(ratings_text())).assign(x=1.0)
+    for call in (
+        lambda: parse_formula(formula),
+        lambda: clmm_spec(formula, frame),
+        lambda: fit_clmm(frame, formula=formula),
+        lambda: fit_formula(frame, formula),
+        lambda: analyze(frame, formula=formula),
+    ):
+        with pytest.raises(ModelSpecError, match=r"is not allowed|must be a column name") as caught:
+            call()
+        assert "\n" not in str(caught.value)
+    assert not (tmp_path / "pwned").exists()
+
+
+ENGINES = ("native", "r", "both")
+
+
+@pytest.mark.parametrize("term", INJECTIONS[:5])
+def test_a_formula_cannot_run_code_on_the_command_line(inputs, tmp_path, monkeypatch, term):
+    """Every command that takes a formula: analyze (each engine; --compare) and power --pilot."""
+    monkeypatch.chdir(tmp_path)
+    formula = f"score ~ system + {term} + (1|annotator)"
+    good = "score ~ system + (1|annotator)"
+    commands = [
+        *(
+            ["analyze", inputs["ratings"], "--formula", formula, "--engine", e]
+            for e in ("native", "r", "both")
+        ),
+        ["analyze", inputs["ratings"], "--formula", good, "--compare", formula],
+        ["power", "--pilot", inputs["ratings"], "--formula", formula, "--tests", "ttest", "--trials", 2],
+    ]
+    for args in commands:
+        line = assert_one_line_error(run(*args))
+        assert "is not allowed" in line and term.split("(")[0] in line, line
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_allowed_formula_functions_still_fit():
+    """The documented functions pass the check and fit: the log-likelihood of the columns made by hand."""
+    from humaneval.analysis import fit_formula
+
+    frame = pd.read_csv(io.StringIO(ratings_text(n_docs=12))).assign(
+        x=lambda d: d["document"].str[1:].astype(float) + 1
+    )
+    frame["logx"], frame["x2"] = frame["x"].map(math.log), frame["x"] ** 2
+    by_hand = fit_formula(frame, "score ~ system + logx + x2 + (1|annotator)")
+    written = fit_formula(frame, "score ~ C(system) + log(x) + I(x ** 2) + (1|annotator)")
+    assert written.loglik == pytest.approx(by_hand.loglik, abs=1e-6)
+    assert written.loglik < 0
