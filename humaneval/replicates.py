@@ -6,12 +6,15 @@ spread over workers, on the chunk size, or on the total number of trials (a run 
 Replicates run in-process, in a local process pool (``workers``) or on a dask.distributed cluster
 (``scheduler="tcp://host:port"``). Each finished replicate is appended as one JSON line to the
 checkpoint, whose first line is a header describing the experiment; ``resume=True`` skips the
-replicates already there and refuses a checkpoint written for a different experiment.
+replicates already there and refuses a checkpoint written for a different experiment or whose header
+cannot be read. Each record carries a digest of its content and of the header, so a torn, malformed,
+edited or foreign record is never trusted: its replicate runs again.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import sys
@@ -28,6 +31,8 @@ from tqdm.auto import tqdm
 from humaneval.errors import BackendUnavailableError, DesignError
 
 Record = dict[str, Any]
+#: The key of each checkpoint record's digest (of the record and the experiment's header).
+_DIGEST = "digest"
 ReplicateFn = Callable[[Any, int], Record]
 
 
@@ -77,29 +82,71 @@ def _heap_for_numpy() -> Iterator[None]:
 
 
 def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:
-    """Records already in ``path``, keyed by replicate; a torn last line (interrupted write) is ignored.
+    """Records already in ``path``, keyed by replicate.
 
-    Raises :class:`DesignError` when the header belongs to another experiment.
+    A record is kept only when it is a JSON object with a whole-number ``replicate`` and the digest
+    written with it matches its content and this experiment's header; anything else (a torn last line
+    from an interrupted write, a hand-edited or foreign line) is run again.
+
+    Raises :class:`DesignError` when the header cannot be read or belongs to another experiment.
     """
     done: dict[int, Record] = {}
-    with path.open() as handle:
-        for number, line in enumerate(handle):
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if number == 0:
-                found, wanted = _comparable(item.get("header", {})), _comparable(header)
-                if found != wanted:
-                    differ = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
-                    raise DesignError(
-                        f"{path}: this checkpoint was written for a different experiment "
-                        f"({', '.join(differ)} differ); "
-                        "use another --out folder or drop --resume to start over"
-                    )
-                continue
-            done[int(item["replicate"])] = item
+    with path.open(errors="replace") as handle:
+        first = handle.readline()
+        if not first.strip():
+            return done  # interrupted before the header was written: nothing to keep
+        try:
+            item = json.loads(first)
+        except (json.JSONDecodeError, RecursionError):
+            item = None
+        found = item.get("header") if isinstance(item, dict) else None
+        if not isinstance(found, dict):
+            raise DesignError(
+                f"{path}: checkpoint header unreadable (the first line is not a checkpoint header); "
+                "use another --out folder or drop --resume to start over"
+            )
+        found, wanted = _comparable(found), _comparable(header)
+        if found != wanted:
+            differ = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
+            raise DesignError(
+                f"{path}: this checkpoint was written for a different experiment "
+                f"({', '.join(differ)} differ); "
+                "use another --out folder or drop --resume to start over"
+            )
+        key = _experiment_key(header)
+        for line in handle:
+            record = _checked(line, key)
+            if record is not None:
+                done[record["replicate"]] = record
     return done
+
+
+def _experiment_key(header: Record) -> bytes:
+    return json.dumps(_comparable(header), sort_keys=True, default=str).encode()
+
+
+def _digest(key: bytes, record: Record) -> str:
+    body = json.dumps(record, sort_keys=True).encode()
+    return hashlib.sha256(key + b"\0" + body).hexdigest()[:32]
+
+
+def _checked(line: str, key: bytes) -> Record | None:
+    """The record on ``line`` without its digest, or None when it is torn, malformed or foreign."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    digest = record.pop(_DIGEST, None)
+    index = record.get("replicate")
+    if type(index) is not int or index < 0 or digest != _digest(key, record):
+        return None
+    return record
+
+
+def _line(key: bytes, record: Record) -> str:
+    return json.dumps({**record, _DIGEST: _digest(key, json.loads(json.dumps(record)))}) + "\n"
 
 
 def _comparable(header: Record) -> Record:
@@ -148,13 +195,14 @@ def run_replicates(
     size = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
     chunks = list(_chunks(todo, size))
     handle = _open_checkpoint(path, header, done) if path is not None else None
+    key = _experiment_key(header)
     bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc=desc)
     try:
         for records in _execute(fn, config, chunks, workers, scheduler):
             for record in records:
                 done[record["replicate"]] = record
                 if handle is not None:
-                    handle.write(json.dumps(record) + "\n")
+                    handle.write(_line(key, record))
             if handle is not None:
                 handle.flush()
             bar.update(len(records))
@@ -171,8 +219,9 @@ def _open_checkpoint(path: Path, header: Record, done: dict[int, Record]):
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("w")
     handle.write(json.dumps({"header": header}) + "\n")
+    key = _experiment_key(header)
     for index in sorted(done):
-        handle.write(json.dumps(done[index]) + "\n")
+        handle.write(_line(key, done[index]))
     handle.flush()
     return handle
 

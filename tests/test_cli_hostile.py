@@ -850,3 +850,84 @@ def test_allowed_formula_functions_still_fit():
     written = fit_formula(frame, "score ~ C(system) + log(x) + I(x ** 2) + (1|annotator)")
     assert written.loglik == pytest.approx(by_hand.loglik, abs=1e-6)
     assert written.loglik < 0
+
+
+# ---------------------------------------------------------------- power checkpoints cannot lie (issue 33)
+
+
+def _simulate(path: Path, **options):
+    from humaneval.simulate import simulate
+
+    settings = {"tests": ("ttest",), "trials": 12, "seed": 7, **options}
+    return simulate(None, "6x5x1", settings.pop("tests"), checkpoint=path, **settings)
+
+
+@pytest.mark.parametrize(
+    "header", ["{not json", "[]", '{"header": []}', '"text"', '{"head": {}}', "[" * 100_000]
+)
+def test_a_checkpoint_header_that_does_not_parse_is_refused(tmp_path, header):
+    from humaneval.errors import DesignError
+
+    path = tmp_path / "replicates.jsonl"
+    _simulate(path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    with pytest.raises(DesignError, match="checkpoint header unreadable"):
+        _simulate(path, resume=True)
+    with pytest.raises(DesignError, match="checkpoint header unreadable"):
+        _simulate(path, resume=True, seed=8)  # the seed-7 records are never taken for seed 8
+
+
+def test_an_unreadable_checkpoint_header_is_one_line_on_the_command_line(tmp_path):
+    args = ["power", "--tests", "ttest", "--trials", 3, "--seed", 7, "--design", "6x5x1", "--out", tmp_path]
+    assert run(*args).exit_code == 0
+    path = tmp_path / "replicates.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0][:40], *lines[1:]]) + "\n")
+    line = assert_one_line_error(run(*args, "--seed", 8, "--resume"), "checkpoint header unreadable")
+    assert str(path) in line
+
+
+CHECKPOINT_DAMAGE = {
+    "list": lambda r: [r],
+    "no-replicate": lambda r: {k: v for k, v in r.items() if k != "replicate"},
+    "no-p": lambda r: {k: v for k, v in r.items() if k != "p"},
+    "replicate-abc": lambda r: {**r, "replicate": "abc"},
+    "replicate-float": lambda r: {**r, "replicate": 2.5},
+    "replicate-negative": lambda r: {**r, "replicate": -1},
+    "p-text": lambda r: {**r, "p": "abc"},
+    "p-edited": lambda r: {**r, "p": {name: [0.0] * len(v) for name, v in r["p"].items()}},
+    "number": lambda r: 17,
+}
+
+
+@pytest.mark.parametrize("damage", list(CHECKPOINT_DAMAGE))
+def test_malformed_checkpoint_records_are_run_again(tmp_path, damage):
+    """A record that is not what the run wrote is re-run like a torn line: the results equal a fresh run."""
+    whole = _simulate(tmp_path / "whole.jsonl")
+    path = tmp_path / "replicates.jsonl"
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    for k in (2, 5):
+        records[k] = CHECKPOINT_DAMAGE[damage](records[k])
+    path.write_text("\n".join([lines[0], *map(json.dumps, records)]) + "\n")
+    resumed = _simulate(path, resume=True)
+    pd.testing.assert_frame_equal(resumed.results, whole.results)
+    kept = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert sorted(r["replicate"] for r in kept) == list(range(12))
+
+
+def test_experiments_never_mix(tmp_path):
+    """Seed-7 records under a seed-8 header (a copied or edited header) are not reused for seed 8."""
+    seed7, seed8 = _simulate(tmp_path / "seed7.jsonl"), _simulate(tmp_path / "seed8.jsonl", seed=8)
+    assert not seed7.results.equals(seed8.results)
+    lines7 = (tmp_path / "seed7.jsonl").read_text().splitlines()
+    lines8 = (tmp_path / "seed8.jsonl").read_text().splitlines()
+    path = tmp_path / "replicates.jsonl"
+    path.write_text("\n".join([lines8[0], *lines7[1:7]]) + "\n")
+    pd.testing.assert_frame_equal(_simulate(path, seed=8, resume=True).results, seed8.results)
+    path.write_text("\n".join(lines7[:7]) + "\n")
+    from humaneval.errors import DesignError
+
+    with pytest.raises(DesignError, match=r"different experiment \(seed differ\)"):
+        _simulate(path, seed=8, resume=True)
