@@ -931,3 +931,79 @@ def test_experiments_never_mix(tmp_path):
 
     with pytest.raises(DesignError, match=r"different experiment \(seed differ\)"):
         _simulate(path, seed=8, resume=True)
+
+
+# ---------------------------------------------------------------- model weights cannot run code (issue 33)
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory) -> dict[str, Path]:
+    """A tiny NLI model three ways: safetensors; the same tensors as a pickle only; a pickle that would
+    create the file ``pwned`` when unpickled (beside safetensors, and alone)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import pickle
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file
+
+    from tests._tiny_models import build_nli
+
+    root = tmp_path_factory.mktemp("weights")
+    safe = build_nli(root / "safe")
+    paths = {"root": root, "safe": safe}
+    paths["pickle"] = root / "pickle"
+    shutil.copytree(safe, paths["pickle"])
+    torch.save(load_file(safe / "model.safetensors"), paths["pickle"] / "pytorch_model.bin")
+    (paths["pickle"] / "model.safetensors").unlink()
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {root / 'pwned'}",))
+
+    for name, keep_safe in (("both", True), ("evil", False)):
+        paths[name] = root / name
+        shutil.copytree(safe, paths[name])
+        (paths[name] / "pytorch_model.bin").write_bytes(pickle.dumps(Payload()))
+        if not keep_safe:
+            (paths[name] / "model.safetensors").unlink()
+    return paths
+
+
+def test_pickled_weights_are_refused_unless_allowed(weights, inputs):
+    from humaneval.errors import ModelSpecError
+    from humaneval.scorers.embeddings import embedding_similarity
+    from humaneval.scorers.ffci import BertScore, NextSentenceScorer
+    from humaneval.scorers.nli import NLIScorer
+
+    for load in (NLIScorer, NextSentenceScorer, embedding_similarity, lambda p: BertScore(p, 1)):
+        with pytest.raises(ModelSpecError, match=r"the weights are a pickle \(pytorch_model.bin\)"):
+            load(weights["pickle"])
+    pairs = (["the cat sat on the mat"] * 2, ["the cat sat", "a dog ran"])
+    trusted = NLIScorer(weights["pickle"], allow_pickle=True).probabilities(*pairs)[0]
+    safe = NLIScorer(weights["safe"]).probabilities(*pairs)[0]
+    assert trusted.shape == (1, 2, 3) and abs(trusted - safe).max() < 1e-6  # the same tensors
+    line = assert_one_line_error(
+        run("score", "faithfulness", inputs["texts"], "--model", weights["pickle"]), "--allow-pickle"
+    )
+    assert "pytorch_model.bin" in line and "can run code" in line
+    allowed = run("score", "faithfulness", inputs["texts"], "--model", weights["pickle"], "--allow-pickle")
+    assert allowed.exit_code == 0, allowed.output
+
+
+def test_a_malicious_pickle_never_runs(weights, inputs):
+    """Safetensors are preferred over a pickle beside them; a pickle alone is refused, and even when
+    allowed, torch ≥ 2.6 loads tensors only (weights_only), so the payload never runs."""
+    from humaneval.errors import ModelSpecError
+    from humaneval.scorers.nli import NLIScorer
+
+    pairs = (["the cat sat on the mat"], ["the cat sat"])
+    assert NLIScorer(weights["both"]).probabilities(*pairs)[0].shape == (1, 1, 3)
+    with pytest.raises(ModelSpecError, match="can run code"):
+        NLIScorer(weights["evil"])
+    with pytest.raises(ModelSpecError, match="the weights did not load"):
+        NLIScorer(weights["evil"], allow_pickle=True)
+    result = run("score", "faithfulness", inputs["texts"], "--model", weights["evil"], "--allow-pickle")
+    assert_one_line_error(result, "the weights did not load")
+    assert not (weights["root"] / "pwned").exists()
