@@ -279,6 +279,10 @@ def load_ratings(
     )
 
 
+#: Largest end of a declared scale: integers beyond 2^53 are not exact in floating point.
+_MAX_SCALE = 2.0**53
+
+
 def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
     """Parse ``"1-7"``, ``"0:100"`` or ``(1, 7)`` into ``(low, high)``.
 
@@ -306,6 +310,10 @@ def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
             raise RatingsError(f"scale {scale!r} is not of the form LOW-HIGH, e.g. 1-7")
     else:
         parsed = (float(scale[0]), float(scale[1]))
+    if not all(abs(v) <= _MAX_SCALE for v in parsed):  # NaN and ±inf fail too
+        raise RatingsError(
+            f"scale {scale!r}: both ends must be finite numbers within ±2^53 (exact as floats), e.g. 1-7"
+        )
     if not parsed[0] < parsed[1]:
         raise RatingsError(f"scale {scale!r}: the low end must be below the high end, e.g. 1-7")
     return parsed

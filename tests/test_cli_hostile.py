@@ -17,6 +17,7 @@ import random
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -1007,3 +1008,102 @@ def test_a_malicious_pickle_never_runs(weights, inputs):
     result = run("score", "faithfulness", inputs["texts"], "--model", weights["evil"], "--allow-pickle")
     assert_one_line_error(result, "the weights did not load")
     assert not (weights["root"] / "pwned").exists()
+
+
+# ---------------------------------------------------------------- invalid values refused (issue 33)
+
+INVALID_VALUES = [
+    (["reliability", "{ratings}", "--alpha-min", "nan"], ["'--alpha-min'", "not a finite number"]),
+    (["reliability", "{ratings}", "--alpha-min", "1.5"], ["'--alpha-min'"]),
+    (["validate", "{ratings}", "--scale", "-inf-inf"], ["scale '-inf-inf'", "finite numbers within ±2^53"]),
+    (["validate", "{ratings}", "--scale", "1-99999999999999999999"], ["finite numbers within ±2^53"]),
+    (["reliability", "{ratings}", "--scale", "nan-5"], ["scale 'nan-5'", "finite"]),
+    (["analyze", "{ratings}", "--by", "annotator"], ["--by annotator", "add --emmeans"]),
+    (["power", "--effect", "1e308", "--tests", "ttest", "--trials", "2"], ["effect '1e308'", "within ±50"]),
+    (["power", "--effect", "BART=-1e308", "--tests", "ttest", "--trials", "2"], ["within ±50"]),
+    (["power", "--effect-scale", "1e308", "--tests", "ttest", "--trials", "2"], ["--effect-scale", "±50"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--currency", "<script>", "--out", "{root}/c.csv"],
+     ["--currency '<script>'", "not an ISO 4217 code"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--currency", "", "--out", "{root}/c.csv"],
+     ["--currency ''", "ISO 4217"]),
+    (["report", "{ratings}", "--out", "/proc/humaneval-report"], ["--out /proc/humaneval-report", "/proc"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "template,fragments", INVALID_VALUES, ids=[" ".join(c[0][:3]) for c in INVALID_VALUES]
+)
+def test_invalid_values_are_refused(inputs, template, fragments):
+    if template[0] == "report" and not Path("/proc").is_dir():
+        pytest.skip("no /proc here")
+    assert_one_line_error(run(*fill(template, inputs)), *fragments)
+    assert not (inputs["root"] / "c.csv").exists()
+
+
+def test_the_currency_is_checked_in_the_api():
+    from humaneval.design.summary import CostSettings
+    from humaneval.simulate import CostModel
+
+    assert CostSettings(currency="eur").currency == "EUR" and CostModel(currency="gbp").currency == "GBP"
+    for make in (CostSettings, CostModel):
+        with pytest.raises(OptionError, match="'<script>' is not an ISO 4217 code"):
+            make(currency="<script>")
+
+
+@pytest.mark.parametrize(
+    "damage,fragment",
+    [
+        (lambda m: m["coefficients"].__setitem__(1, 1e308), "coefficients must lie within ±50"),
+        (lambda m: m["thresholds"].__setitem__(0, -1e308), "thresholds must lie within ±50"),
+        (lambda m: m["random_effects"].__setitem__("judge", [1.0]), "random effects of judge"),
+        (lambda m: m["random_effects"].__setitem__("document", [1e300]), "variances of at most 2500"),
+    ],
+    ids=["coefficient-1e308", "threshold-1e308", "extra-group", "huge-variance"],
+)
+def test_model_files_beyond_the_latent_scale_or_with_other_groups(tmp_path, damage, fragment):
+    from humaneval.model import default_model
+
+    model = default_model().to_dict()
+    damage(model)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow warning was all there was
+        result = run("power", "--model-file", path, "--tests", "ttest", "--trials", 2)
+    assert_one_line_error(result, fragment)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"coefficients": ' + "[" * 100_000 + "}"])
+def test_a_model_file_nested_too_deeply(tmp_path, text):
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    assert_one_line_error(
+        run("power", "--model-file", path, "--tests", "ttest"), "deep.json", "nested too deeply"
+    )
+
+
+@pytest.mark.parametrize("value", ["-100", "1e308", "nan", "31536001"])
+def test_mturk_work_times_that_cannot_be(tmp_path, value):
+    """A WorkTimeInSeconds below 0 or beyond a year is a problem row and unknown, not shown as is; the
+    answers are kept."""
+    from humaneval.collect.mturk import parse_mturk_results
+    from humaneval.demo import simulate_annotators
+    from humaneval.design import DesignSpec, generate_design
+    from humaneval.model import default_model
+
+    model = default_model()
+    design = generate_design(
+        DesignSpec(documents=10, systems=list(model.system_names), seed=1, platform="mturk")
+    )
+    batch, _ = simulate_annotators(design, model, seed=1)
+    clean = parse_mturk_results(batch, design)
+    batch = batch.astype({"WorkTimeInSeconds": str})
+    batch.loc[batch.index[0], "WorkTimeInSeconds"] = value
+    parsed = parse_mturk_results(batch, design)
+    work = parsed.workers["work_time_seconds"]
+    assert (
+        math.isnan(work.iloc[0]) and work.iloc[1:].tolist() == clean.workers["work_time_seconds"][1:].tolist()
+    )
+    (problem,) = parsed.problems.itertuples()
+    assert problem.kind == "bad_work_time" and repr(value) in problem.detail
+    assert len(parsed.ratings.data) == len(clean.ratings.data)

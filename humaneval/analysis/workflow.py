@@ -303,6 +303,8 @@ def analyze(
     >>> row.system_a, row.system_b, float(round(row.estimate, 3))
     ('cold', 'warm', -3.063)
     """
+    if by is not None and formula is None and emm is None and compare is None:
+        raise OptionError(f"--by {by} compares the --emmeans factor within each level; add --emmeans FACTOR")
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
             raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")

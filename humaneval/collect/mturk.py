@@ -37,7 +37,9 @@ IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
 COLLISION_COLUMNS = ["annotator_slot", "block", "hit_id", "assignments", "assignment_ids"]
 #: Problem kinds that are reported but do not take an assignment out of the ratings.
-INFORMATIONAL = {"unknown_field", "duplicate_row"}
+INFORMATIONAL = {"unknown_field", "duplicate_row", "bad_work_time"}
+#: MTurk's longest assignment duration (one year): a WorkTimeInSeconds beyond it, or below 0, is corrupt.
+MAX_WORK_SECONDS = 31_536_000
 
 
 @dataclass(frozen=True)
@@ -413,7 +415,7 @@ class _Parser:
                 "block": None,
                 "status": row["AssignmentStatus"],
                 "submit_time": row.get("SubmitTime", ""),
-                "work_time_seconds": pd.to_numeric(row.get("WorkTimeInSeconds", ""), errors="coerce"),
+                "work_time_seconds": self.work_time(row.get("WorkTimeInSeconds", "")),
                 "line": line,
             }
         )
@@ -451,6 +453,15 @@ class _Parser:
                 )
         for name in sorted(set(answers) - used):
             self.problem("unknown_field", name, "not a field of this slot's screens")
+
+    def work_time(self, text: str) -> float:
+        """WorkTimeInSeconds, NaN (and a problem) when it is not a duration MTurk can report."""
+        value = pd.to_numeric(text, errors="coerce")
+        if text != "" and not 0 <= value <= MAX_WORK_SECONDS:
+            detail = f"{text!r} is not a duration from 0 to {MAX_WORK_SECONDS} s; shown as unknown"
+            self.problem("bad_work_time", "WorkTimeInSeconds", detail)
+            return np.nan
+        return value
 
     def timing(self, answers: dict[str, str], screen_id: str) -> dict[str, float]:
         text = answers.get(f"tm_{screen_id}")

@@ -25,7 +25,7 @@ import pandas as pd
 from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import STRUCTURES, ClmmData, default_structure, prepare_clmm_data
-from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.errors import BackendUnavailableError, DesignError, ModelSpecError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
@@ -98,6 +98,9 @@ class SimulationConfig:
             },
         }
 
+
+#: The grouping factors of every simulated design (block designs and design tables alike).
+SIMULATED_GROUPS = ("annotator", "document")
 
 #: Per process: the design's codes and coded CLMM data of the configs seen (keyed by token).
 _PREPARED: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, int]], ClmmData | None]] = {}
@@ -528,6 +531,12 @@ def simulate(
     if calibrate and calibration_trials is not None:
         _check_settings(calibration_trials, *settings)
     check_size(design, model)
+    extra = sorted(set(model.random_effects) - set(SIMULATED_GROUPS))
+    if extra:
+        raise ModelSpecError(
+            f"the model has random effects of {', '.join(extra)}, which the simulated design does not "
+            f"have (it has {', '.join(SIMULATED_GROUPS)}); their variance would be dropped: remove them"
+        )
     if isinstance(design, TableDesign):
         design.group_codes(model.system_names)  # every planned system must be in the model
     config = SimulationConfig(
