@@ -49,16 +49,77 @@ def read_table_lines(path: str | Path, *, what: str = "table") -> tuple[pd.DataF
         raise RatingsError(f"{path}: is a directory, not a {what} file") from None
     except OSError as exc:
         raise RatingsError(f"{path}: cannot read file ({exc.strerror}); check its permissions") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RatingsError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+    text = decode_utf8(raw, path)
     if not text.strip():
         raise RatingsError(f"{path}: the file is empty; expected a {what} with a header row")
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson", ".json"}:
         return _read_jsonl(text, path)
     return _read_delimited(text, path, "\t" if suffix == ".tsv" else None)
+
+
+#: Signatures of files that are not text: (leading bytes, what the file is, how to fix it).
+_NOT_TEXT = (
+    (b"PK\x03\x04", "this is an Excel workbook", "export it as CSV UTF-8 (File → Save As → CSV UTF-8)"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "this is an Excel 97-2003 workbook",
+        "export it as CSV UTF-8 (File → Save As → CSV UTF-8)",
+    ),
+    (b"%PDF", "this is a PDF document", "export the table as CSV UTF-8"),
+    (b"SQLite format 3\x00", "this is an SQLite database", "export the table as CSV UTF-8"),
+)
+_SAVE_UTF8 = "save it as UTF-8 (in Excel: Save As → CSV UTF-8; or iconv -f {0} -t UTF-8)"
+
+
+def file_kind(raw: bytes | str | Path) -> str | None:
+    r"""What a file that is not UTF-8 text is, and how to fix it, from its first bytes (or its path);
+    None if unknown.
+
+    Examples
+    --------
+    >>> file_kind("a,b\n1,2\n".encode("utf-16"))
+    'this file is UTF-16: save it as UTF-8 (in Excel: Save As → CSV UTF-8; or iconv -f UTF-16 -t UTF-8)'
+    >>> file_kind(b"PK\x03\x04...[Content_Types].xml...xl/workbook.xml")
+    'this is an Excel workbook: export it as CSV UTF-8 (File → Save As → CSV UTF-8)'
+    >>> file_kind(b"a,b\n1,2\n") is None
+    True
+    """
+    if not isinstance(raw, bytes):
+        try:
+            with open(raw, "rb") as handle:
+                raw = handle.read(4096)
+        except OSError:
+            return None  # the reader says what is wrong
+    for magic, what, fix in _NOT_TEXT:
+        if raw.startswith(magic):
+            if magic == b"PK\x03\x04" and b"xl/" not in raw[:4096] and b"[Content_Types]" not in raw[:4096]:
+                return "this is a zip archive, not a table: unpack it, or export the table as CSV UTF-8"
+            return f"{what}: {fix}"
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "this file is UTF-32: " + _SAVE_UTF8.format("UTF-32")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "this file is UTF-16: " + _SAVE_UTF8.format("UTF-16")
+    head = raw[:4096]
+    zeros_even, zeros_odd, half = head[0::2].count(0), head[1::2].count(0), len(head) // 2
+    # UTF-16 without a byte-order mark: every other byte of ASCII text is NUL
+    for order, zeros, others in (("LE", zeros_odd, zeros_even), ("BE", zeros_even, zeros_odd)):
+        if half >= 2 and zeros >= 0.4 * half and others == 0:
+            fix = _SAVE_UTF8.format("UTF-16" + order)
+            return f"this file is UTF-16 ({order}, no byte-order mark): {fix}"
+    return None
+
+
+def decode_utf8(raw: bytes, path: str | Path) -> str:
+    """``raw`` as UTF-8 text (a UTF-8 byte-order mark dropped), or a :class:`RatingsError` that says
+    what the file is (an Excel workbook, UTF-16, …) or which byte is not UTF-8."""
+    kind = file_kind(raw)
+    if kind is not None:
+        raise RatingsError(f"{path}: {kind}")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RatingsError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
 
 
 def _read_jsonl(text: str, path: Path) -> tuple[pd.DataFrame, np.ndarray]:

@@ -1107,3 +1107,53 @@ def test_mturk_work_times_that_cannot_be(tmp_path, value):
     (problem,) = parsed.problems.itertuples()
     assert problem.kind == "bad_work_time" and repr(value) in problem.detail
     assert len(parsed.ratings.data) == len(clean.ratings.data)
+
+
+# ---------------------------------------------------------------- files named for what they are (issue 33)
+
+
+def _workbook(path: Path) -> Path:
+    """A minimal .xlsx: the zip layout Excel writes (content types, workbook, one sheet)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        book.writestr("xl/workbook.xml", '<?xml version="1.0"?><workbook/>')
+        book.writestr("xl/worksheets/sheet1.xml", '<?xml version="1.0"?><worksheet/>')
+    return path
+
+
+ENCODED = {
+    "xlsx": (lambda text, path: _workbook(path), "this is an Excel workbook: export it as CSV UTF-8"),
+    "utf-16-bom": (lambda text, path: path.write_bytes(text.encode("utf-16")), "this file is UTF-16: "),
+    "utf-16-be-bom": (
+        lambda text, path: path.write_bytes(b"\xfe\xff" + text.encode("utf-16-be")),
+        "UTF-16: ",
+    ),
+    "utf-16-le": (lambda text, path: path.write_bytes(text.encode("utf-16-le")), "this file is UTF-16 (LE, "),
+    "utf-16-be": (lambda text, path: path.write_bytes(text.encode("utf-16-be")), "this file is UTF-16 (BE, "),
+}
+
+
+@pytest.mark.parametrize("kind", list(ENCODED))
+def test_files_are_named_for_what_they_are(inputs, tmp_path, kind):
+    write, fragment = ENCODED[kind]
+    path = tmp_path / ("ratings.xlsx" if kind == "xlsx" else "ratings.csv")
+    write(ratings_text(), path)
+    for command in (["validate"], ["analyze"], ["reliability"], ["report", "--out", tmp_path / "rep"]):
+        line = assert_one_line_error(run(command[0], path, *command[1:]), str(path), fragment)
+        assert "save it as UTF-8" in line or "export it as CSV UTF-8" in line
+    line = assert_one_line_error(
+        run("collect", "mturk", path, "--design", inputs["design"], "--out", tmp_path / "r.csv"), fragment
+    )
+    assert str(path) in line
+    assert_one_line_error(run("power", "--pilot", path, "--tests", "ttest", "--trials", 2), fragment)
+
+
+def test_a_zip_that_is_not_a_workbook_and_plain_bad_bytes(tmp_path, inputs):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "data.csv", "w") as archive:
+        archive.writestr("ratings.csv", ratings_text())
+    assert_one_line_error(run("validate", tmp_path / "data.csv"), "zip archive, not a table: unpack it")
+    assert_one_line_error(run("validate", inputs["binary"]), "byte 0 is not valid UTF-8")

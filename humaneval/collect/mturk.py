@@ -31,6 +31,7 @@ from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES, WON
 from humaneval.ratings import Ratings, validate_ratings
 from humaneval.scales import Scale
+from humaneval.tables import file_kind
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
@@ -290,6 +291,9 @@ def _read_results(results: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str
         raw, label = results.fillna("").astype(str), "results"
     else:
         label = str(results)
+        kind = file_kind(results)
+        if kind:
+            raise RatingsError(f"{label}: {kind}")
         try:
             raw = pd.read_csv(results, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except FileNotFoundError:
