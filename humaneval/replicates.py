@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -28,12 +29,50 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.errors import BackendUnavailableError, DesignError, OptionError
 
 Record = dict[str, Any]
 #: The key of each checkpoint record's digest (of the record and the experiment's header).
 _DIGEST = "digest"
 ReplicateFn = Callable[[Any, int], Record]
+
+
+#: Most replicates one command-line run takes unless ``--force`` lifts the ceiling: 100,000 studies give
+#: a Monte-Carlo SE of ±0.13 percentage points for a power near 0.8, far below any planning need.
+MAX_TRIALS = 100_000
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_run_size(trials: int, workers: int = 1, *, force: bool = False, option: str = "--trials") -> None:
+    """Refuse more than :data:`MAX_TRIALS` replicates or more worker processes than CPUs (at least
+    2) unless ``force``: a typo such as ``--trials 1000000000000`` or ``--workers 100000`` fails at
+    once instead of starting.
+
+    Raises
+    ------
+    OptionError
+        With the ceiling and the flag that lifts it.
+    """
+    if force:
+        return
+    if trials > MAX_TRIALS:
+        raise OptionError(
+            f"{option} {trials:,}: more than {MAX_TRIALS:,} simulated studies; {MAX_TRIALS:,} already give "
+            "a Monte-Carlo SE below 0.2 points; pass --force to run them anyway"
+        )
+    cpus = available_cpus()
+    if workers > max(cpus, 2):
+        raise OptionError(
+            f"--workers {workers:,}: this machine has {cpus} CPU(s), and more worker processes only compete "
+            f"for them; use --workers {cpus}, or pass --force to start them anyway"
+        )
 
 
 def replicate_seed(seed: int, index: int) -> np.random.SeedSequence:
@@ -173,6 +212,7 @@ def run_replicates(
     progress: bool = False,
     max_chunk: int = 50,
     desc: str = "simulating",
+    size: str = "",
 ) -> list[Record]:
     """Run replicates 0..trials−1 of ``fn(config, index)`` and return their records in order.
 
@@ -180,7 +220,9 @@ def run_replicates(
     ``scheduler`` is given. One task runs about a quarter of a worker's share of the replicates, at
     most ``max_chunk`` (small for slow replicates such as CLMM fits, so that the workers stay
     balanced and the checkpoint grows steadily); on dask, chunks are joined into about four tasks
-    per worker thread. ``desc`` labels the progress bar.
+    per worker thread. ``desc`` labels the progress bar. With ``progress``, the first replicate runs
+    alone and is timed, and one line on stderr states the run's size (``size`` describes one replicate)
+    and the time it will take, before the others start.
     """
     if trials < 1:
         raise DesignError(f"trials must be at least 1, not {trials}")
@@ -192,25 +234,59 @@ def run_replicates(
         done = {i: r for i, r in read_checkpoint(path, header).items() if i < trials}
     todo = [i for i in range(trials) if i not in done]
     n_workers = workers if scheduler is None else max(workers, 2)
-    size = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
-    chunks = list(_chunks(todo, size))
     handle = _open_checkpoint(path, header, done) if path is not None else None
     key = _experiment_key(header)
+    resumed = len(done)
+
+    def keep(records: list[Record]) -> None:
+        for record in records:
+            done[record["replicate"]] = record
+            if handle is not None:
+                handle.write(_line(key, record))
+        if handle is not None:
+            handle.flush()
+        bar.update(len(records))
+
     bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc=desc)
     try:
+        if progress and todo:
+            start = time.perf_counter()
+            keep(run_chunk(fn, config, todo[:1]))
+            _announce(desc, trials, resumed, size, time.perf_counter() - start, len(todo) - 1, n_workers)
+            todo = todo[1:]
+        chunk = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
+        chunks = list(_chunks(todo, chunk))
         for records in _execute(fn, config, chunks, workers, scheduler):
-            for record in records:
-                done[record["replicate"]] = record
-                if handle is not None:
-                    handle.write(_line(key, record))
-            if handle is not None:
-                handle.flush()
-            bar.update(len(records))
+            keep(records)
     finally:
         bar.close()
         if handle is not None:
             handle.close()
     return [done[i] for i in range(trials)]
+
+
+def _announce(
+    desc: str, trials: int, resumed: int, size: str, seconds: float, remaining: int, workers: int
+) -> None:
+    """One line on stderr: how many replicates, of what size, and how long the rest will take."""
+    again = f", {resumed:,} from the checkpoint" if resumed else ""
+    what = f" ({size})" if size else ""
+    rest = seconds * remaining / max(1, workers)
+    tqdm.write(
+        f"{desc}: {trials:,} trials{what}{again}; the first took {_duration(seconds)}, "
+        f"so about {_duration(rest)} more on {workers} worker{'s' if workers > 1 else ''}",
+        file=sys.stderr,
+    )
+
+
+def _duration(seconds: float) -> str:
+    """``0.04 s``, ``12 s``, ``3.5 min``, ``2.1 h`` or ``4.0 days``."""
+    if seconds < 10:
+        return f"{seconds:.2g} s"
+    for unit, length in (("days", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= 2 * length:
+            return f"{seconds / length:.1f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _open_checkpoint(path: Path, header: Record, done: dict[int, Record]):
@@ -235,7 +311,7 @@ def _execute(
         for chunk in chunks:
             yield run_chunk(fn, config, chunk)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
             futures = [pool.submit(run_chunk, fn, config, chunk) for chunk in chunks]
             for future in as_completed(futures):
                 yield future.result()

@@ -1157,3 +1157,50 @@ def test_a_zip_that_is_not_a_workbook_and_plain_bad_bytes(tmp_path, inputs):
         archive.writestr("ratings.csv", ratings_text())
     assert_one_line_error(run("validate", tmp_path / "data.csv"), "zip archive, not a table: unpack it")
     assert_one_line_error(run("validate", inputs["binary"]), "byte 0 is not valid UTF-8")
+
+
+# ---------------------------------------------------------------- bounds on the biggest jobs (issue 33)
+
+CEILINGS = [
+    (["power", "--trials", "1000000000000"], ["--trials 1,000,000,000,000", "more than 100,000", "--force"]),
+    (["power", "--trials", "100001", "--tests", "ttest"], ["--trials 100,001", "--force"]),
+    (["power", "--calibration-trials", "100001"], ["--calibration-trials 100,001", "--force"]),
+    (["power", "--workers", "100000"], ["--workers 100,000", "CPU(s)", "--force"]),
+    (["power", "--workers", "0"], ["'--workers'", "x>=1"]),
+    (["budget", "--target", "0.8", "--trials", "1000000"], ["--trials 1,000,000", "--force"]),
+    (["budget", "--target", "0.8", "--workers", "100000"], ["--workers 100,000", "--force"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args,fragments", CEILINGS, ids=[" ".join(c[0][:3]) for c in CEILINGS])
+def test_run_sizes_have_a_ceiling(args, fragments):
+    """Refused at once (in a subprocess with a timeout, so that a run that starts cannot take the suite)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "humaneval", *args], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stderr)
+    (line,) = proc.stderr.splitlines()
+    assert all(fragment in line for fragment in fragments), line
+
+
+def test_force_lifts_the_ceilings():
+    from humaneval.replicates import MAX_TRIALS, available_cpus, check_run_size
+
+    check_run_size(MAX_TRIALS, available_cpus())
+    check_run_size(10 * MAX_TRIALS, 1000 * available_cpus(), force=True)
+    with pytest.raises(OptionError, match="--force"):
+        check_run_size(MAX_TRIALS + 1, 1)
+
+
+def test_power_states_its_size_and_an_estimate_first(tmp_path):
+    result = run("power", "--tests", "ttest", "--trials", 30, "--design", "6x5x1", "--no-calibration")
+    assert result.exit_code == 0, result.output
+    err = result.stderr
+    statement = re.search(
+        r"power: 30 trials \(design 6x5x1, 150 judgements each, ttest:none, ttest:document\); "
+        r"the first took [\d.e-]+ s, "
+        r"so about [\d.e-]+ s more on 1 worker",
+        err,
+    )
+    assert statement is not None, err
+    assert statement.start() < err.index("30/30")  # before the run ends, with progress after it

@@ -98,14 +98,26 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 @click.option("--trials", type=COUNT, default=200, show_default=True, help="Replicates per candidate design.")
 @click.option("--effect-scale", type=FINITE, default=None, help="Multiply the model's effects.")
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
-@click.option("--workers", type=int, default=1, show_default=True, help="Local worker processes.")
+@click.option(
+    "--workers", type=COUNT, default=1, show_default=True, help="Local worker processes (at most the CPUs)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Lift the ceilings on --trials (100,000) and --workers (the CPU count).",
+)
 @click.option(
     "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
 )
 @json_option
-def command(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid) -> None:
+def command(
+    target, model_path, test, trials, effect_scale, seed, workers, force, out, as_json, **grid
+) -> None:
     """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
     reaches --target, screening a grid of candidates with one cheap test. See docs/simulation.md."""
+    from humaneval.replicates import check_run_size
+
+    check_run_size(trials, workers, force=force)
     run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid)
 
 

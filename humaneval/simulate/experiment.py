@@ -615,6 +615,10 @@ def _run(
         resume=resume,
         progress=progress,
         max_chunk=5 if has_clmm else 50,
+        desc="Type I error" if config.null else "power",
+        size=f"design {config.design.label}, "
+        f"{config.design.judgements(len(config.model.system_names)):,} judgements each, "
+        f"{', '.join(p.name for p in config.procedures)}",
     )
     return summarise(config, records, time.perf_counter() - start)
 
