@@ -664,7 +664,7 @@ class _Validator:
 
     def check_duplicates(self, data: pd.DataFrame) -> None:
         keys = list(ID_COLUMNS) + [c for c in (*COMPARATIVE_KEYS, "criterion") if c in data]
-        dup = data.duplicated(keys, keep=False)
+        dup = data[keys].duplicated(keep=False)  # not data.duplicated(keys): it visits every column
         if dup.any():
             first = data[dup].iloc[0]
             ident = ", ".join(f"{k}={first[k]}" for k in keys)
