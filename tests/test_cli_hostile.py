@@ -1256,3 +1256,37 @@ def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
     too_long = _wide(tmp_path, 2_000, 6, lambda lines: lines.__setitem__(4, lines[4] + ",extra"))
     with pytest.raises(RatingsError, match="cannot parse as comma-separated: line 5 has 2001 fields but"):
         read_table_lines(too_long)
+
+
+@pytest.mark.timeout(120)
+def test_collect_mturk_reads_a_forged_batch_of_834_assignments_per_slot(tmp_path):
+    """10,008 rows, every one of the 12 slots filled 834 times: was > 180 s of CPU (pandas work per screen
+    and assignment); now each slot's screens are read once. Every assignment is kept and counted."""
+    from humaneval.demo import simulate_annotators
+    from humaneval.design import DesignSpec, generate_design
+    from humaneval.model import default_model
+
+    model = default_model()
+    spec = DesignSpec(documents=20, systems=list(model.system_names), seed=1, platform="mturk")
+    design = generate_design(spec)
+    design.write(tmp_path / "design.csv")
+    batch, _ = simulate_annotators(design, model, seed=1)
+    assert len(batch) == 12 and batch["Answer.slot"].nunique() == 12
+    copies = [
+        batch.assign(AssignmentId=batch["AssignmentId"] + f"x{k}", WorkerId=batch["WorkerId"] + f"w{k}")
+        for k in range(834)
+    ]
+    pd.concat(copies).to_csv(tmp_path / "batch.csv", index=False)
+    one = run("collect", "mturk", tmp_path / "batch.csv", "--design", tmp_path / "design.json", "--out",
+              tmp_path / "r.csv", "--json")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    payload = json.loads(one.stdout)
+    assert payload["assignments"] == 10_008
+    assert [c["assignments"] for c in payload["collisions"]] == [834] * 12
+    ratings = pd.read_csv(tmp_path / "r.csv", dtype=str)
+    batch.to_csv(tmp_path / "one.csv", index=False)
+    single = run("collect", "mturk", tmp_path / "one.csv", "--design", tmp_path / "design.json", "--out",
+                 tmp_path / "r1.csv")  # fmt: skip
+    assert single.exit_code == 0, single.output
+    assert len(ratings) == 834 * len(pd.read_csv(tmp_path / "r1.csv", dtype=str))
+    assert ratings["annotator"].nunique() == 10_008
