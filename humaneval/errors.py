@@ -22,7 +22,7 @@ Examples
 ...     analyze(None, test="t-test")
 ... except OptionError as error:
 ...     print(error)
-unknown test 't-test'; use clmm or one of ttest, art, wilcoxon, anova
+unknown test 't-test'; use one of clmm, plackett-luce, ttest, art, wilcoxon, anova
 >>> issubclass(OptionError, HumanEvalError) and issubclass(OptionError, ValueError)
 True
 """

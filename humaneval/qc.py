@@ -94,8 +94,8 @@ def _longest_run(values: np.ndarray) -> int:
 
 
 def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> QCReport:
-    """Per-annotator quality-control flags (attention checks, speed, straight-lining)."""
-    ratings = as_ratings(ratings)
+    """Per-annotator quality-control flags (attention checks, speed, straight-lining) of the humans."""
+    ratings = as_ratings(ratings).humans()
     rules = rules or QCRules()
     data = ratings.data.assign(_passed=check_outcomes(ratings))
     is_check = data["is_check"].astype(bool) if "is_check" in data else pd.Series(False, index=data.index)
@@ -150,7 +150,10 @@ def apply_exclusions(
     report: QCReport,
     policy: tuple[str, ...] = ("prolific_rejection_eligible",),
 ) -> Exclusion:
-    """Drop annotators carrying any of the ``policy`` flags; attention-check rows are dropped too."""
+    """Drop annotators carrying any of the ``policy`` flags; attention-check rows are dropped too.
+
+    Judge rows stay: quality control screens the human annotators only.
+    """
     ratings = as_ratings(ratings)
     unknown = [flag for flag in policy if flag not in report.table]
     if unknown:
@@ -163,4 +166,6 @@ def apply_exclusions(
         reasons=hit[hit.any(axis=1)].apply(lambda r: ", ".join(r.index[r]), axis=1)
     )
     kept = ratings.data[~ratings.data["annotator"].isin(excluded["annotator"])]
-    return Exclusion(ratings=ratings.with_data(kept).without_checks(), log=excluded.reset_index(drop=True))
+    if "is_check" in kept:
+        kept = kept[~kept["is_check"]]
+    return Exclusion(ratings=ratings.with_data(kept), log=excluded.reset_index(drop=True))

@@ -2,8 +2,9 @@
 
 One row is one judgement: ``annotator, document, system`` plus either ``score`` (a rating scale,
 higher = better) or ``rank`` (lower = better, 0- or 1-based), and optionally ``criterion``,
-``position`` (0-based screen order), ``seconds`` (time on screen) and ``is_check`` (an attention
-check, excluded from analysis). Other columns (e.g. ``corpus``) are passed through unchanged.
+``position`` (0-based screen order), ``seconds`` (time on screen), ``is_check`` (an attention
+check, excluded from analysis) and ``rater_kind`` (``human`` or ``judge``). Other columns (e.g.
+``corpus``) are passed through unchanged.
 Comparative judgements keep one row per summary and judgement: pairwise tables add ``opponent``
 (score 1 won, 0 lost, 0.5 tie), best–worst tables add ``tuple_id`` (score +1 best, −1 worst, 0).
 
@@ -12,12 +13,22 @@ never renumbered; duplicate ``(annotator, document, system, criterion)`` rows, v
 declared scale and ranks that are not a permutation per ``(annotator, document, criterion)`` are
 errors naming the offending rows; missing responses are dropped with a warning, never treated
 as a category.
+
+Automatic judges (LLM judges, metrics) are raters whose rows carry ``rater_kind = judge``
+(case-insensitive; a table without the column is all human), or whose names are given with
+``judges=`` (``--judges NAME,...``). Their rows validate with the same keys as human rows, except
+that a judge may rate one summary several times (several samples of a stochastic judge): those
+rows are not duplicates, and the judge analyses (:mod:`humaneval.judges`) average them per
+summary; and a scale inferred from the data is the humans' (a judge's values must lie within a
+declared one). Every human analysis (agreement, models, comparative, power, quality control, report)
+reads :meth:`Ratings.without_checks`, which leaves the judges out as it leaves out attention
+checks; :meth:`Ratings.humans` and :meth:`Ratings.judges` give each side.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -38,13 +49,16 @@ __all__ = [
     "Response",
     "as_ratings",
     "load_ratings",
+    "mark_judges",
     "parse_scale",
     "select_criterion",
     "validate_ratings",
 ]
 
 ID_COLUMNS = ("annotator", "document", "system")
-OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed")
+OPTIONAL_COLUMNS = ("criterion", "position", "seconds", "is_check", "check_passed", "rater_kind")
+#: The values of ``rater_kind``: people, and automatic judges (LLMs, metrics) rated beside them.
+RATER_KINDS = ("human", "judge")
 #: Columns that tell comparative judgements of one summary apart: a summary meets several opponents
 #: (pairwise) or appears in several best–worst tuples.
 COMPARATIVE_KEYS = ("opponent", "tuple_id")
@@ -62,6 +76,8 @@ ALIASES: dict[str, str] = {
     "workerid": "annotator",
     "worker_id": "annotator",
     "dimension": "criterion",
+    "kind": "rater_kind",
+    "rater_type": "rater_kind",
     "time": "seconds",
     "time_stamp": "seconds",
 }
@@ -152,10 +168,43 @@ class Ratings:
         return replace(self, data=data.reset_index(drop=True))
 
     def without_checks(self) -> Ratings:
-        """The table without attention-check rows (``is_check``), as analyses use it."""
-        if "is_check" not in self.data:
-            return self
-        return self.with_data(self.data[~self.data["is_check"]])
+        """The rows human analyses use: no attention checks (``is_check``) and no judge rows.
+
+        Judges (``rater_kind = judge``) are raters beside the humans, never among them: α, the
+        models, comparative judgements, power and the report's human statistics all read this view.
+        """
+        data = self.data
+        keep = pd.Series(True, index=data.index)
+        if "is_check" in data:
+            keep &= ~data["is_check"]
+        if "rater_kind" in data:
+            keep &= data["rater_kind"] != "judge"
+        return self if keep.all() else self.with_data(data[keep])
+
+    def _of_kind(self, kind: str) -> Ratings:
+        if "rater_kind" not in self.data:
+            return self if kind == "human" else self.with_data(self.data.iloc[:0])
+        return self.with_data(self.data[self.data["rater_kind"] == kind])
+
+    def humans(self) -> Ratings:
+        """The human raters' rows (attention checks included; see :meth:`without_checks`)."""
+        return self._of_kind("human")
+
+    def judges(self) -> Ratings:
+        """The judges' rows, several samples of a judge on one summary kept as they are."""
+        return self._of_kind("judge")
+
+    @property
+    def judge_names(self) -> list[str]:
+        """The annotators marked as judges (sorted; empty when the table has none)."""
+        if "rater_kind" not in self.data:
+            return []
+        return sorted(self.data.loc[self.data["rater_kind"] == "judge", "annotator"].unique())
+
+    @property
+    def has_judges(self) -> bool:
+        """Whether any row is a judge's."""
+        return "rater_kind" in self.data and bool((self.data["rater_kind"] == "judge").any())
 
     def by_criterion(self) -> Iterator[tuple[str | None, Ratings]]:
         """Yield ``(criterion, ratings)`` per criterion; every analysis runs separately per criterion."""
@@ -176,6 +225,31 @@ class Ratings:
                 return scale
         return None
 
+    def _points(self) -> int | None:
+        """The number of whole-number points of a declared discrete scale (None if continuous)."""
+        low, high = self.scale
+        if self.continuous or not (float(low).is_integer() and float(high).is_integer()):
+            return None
+        return int(high - low) + 1
+
+    def declared_points(self, criterion: str | None = None) -> list[float] | None:
+        """The points of the declared discrete scale of ``criterion`` (all criteria when None), or
+        None when no discrete scale is declared.
+
+        Examples
+        --------
+        >>> from humaneval.datasets import wine_ratings
+        >>> load_ratings(wine_ratings(), scale="1-5").declared_points()
+        [1.0, 2.0, 3.0, 4.0, 5.0]
+        """
+        scales = [self.scale_of(criterion)] if criterion is not None else list(self.scales)
+        discrete = [s for s in scales if s is not None and s.points]
+        if discrete:
+            return sorted({float(v) for s in discrete for v in np.linspace(s.low, s.high, s.points)})
+        if self.scales or not self.scale_declared or self._points() is None:
+            return None
+        return [float(v) for v in np.arange(self.scale[0], self.scale[1] + 1)]
+
     def write(self, path: str | Path) -> Path:
         """Write the table as CSV, TSV or JSON lines (by extension).
 
@@ -186,7 +260,7 @@ class Ratings:
         if self.response == "score" and self.scale_declared:
             write_scales(
                 sidecar_path(written),
-                self.scales or (Scale(None, *self.scale),),
+                self.scales or (Scale(None, *self.scale, points=self._points()),),
                 continuous=self.continuous,
             )
         return written
@@ -200,6 +274,7 @@ def load_ratings(
     scale: tuple[float, float] | str | tuple[Scale, ...] | None = None,
     allow_ties: bool = False,
     continuous: bool = False,
+    judges: str | Sequence[str] | None = None,
 ) -> Ratings:
     """Load and validate a ratings table from CSV, TSV, JSONL or a DataFrame.
 
@@ -220,6 +295,10 @@ def load_ratings(
         Accept tied ranks within an ``(annotator, document)``.
     continuous:
         Accept non-integer scores (sliders, direct assessment).
+    judges:
+        Annotators that are automatic judges (names, or one comma-separated string, as
+        ``--judges``); their rows get ``rater_kind = judge``. A ``rater_kind`` column in the table
+        marks judges too.
 
     Returns
     -------
@@ -267,7 +346,7 @@ def load_ratings(
             scale = read_scales(sidecar)
             if any(s.points is None for s in scale):
                 continuous = True
-    return validate_ratings(
+    ratings = validate_ratings(
         frame,
         response=response,
         columns=columns,
@@ -276,7 +355,30 @@ def load_ratings(
         continuous=continuous,
         source=label,
         lines=lines,
+        judges=judges,
     )
+    if label is not None:
+        _restore_numbers(ratings.data)
+    return ratings
+
+
+#: Columns whose meaning the package knows; every other column passes through as the user wrote it.
+KNOWN_COLUMNS = (*ID_COLUMNS, *RESPONSES, *OPTIONAL_COLUMNS, *COMPARATIVE_KEYS, "block")
+
+
+def _restore_numbers(data: pd.DataFrame) -> None:
+    """Give pass-through columns read from a file the dtype ``pd.read_csv`` gives them: a column of
+    numbers is numeric (a covariate in a formula is one slope, as in R), anything else stays text.
+    A number column meant as a factor is marked in the formula: ``C(x)``."""
+    for column in data.columns:
+        if column in KNOWN_COLUMNS or pd.api.types.is_numeric_dtype(data[column]):
+            continue
+        try:
+            numbers = pd.to_numeric(data[column])
+        except (ValueError, TypeError):
+            continue
+        if numbers.notna().any():
+            data[column] = numbers
 
 
 #: Largest end of a declared scale: integers beyond 2^53 are not exact in floating point.
@@ -329,6 +431,7 @@ def validate_ratings(
     continuous: bool = False,
     source: str | None = None,
     lines: np.ndarray | None = None,
+    judges: str | Sequence[str] | None = None,
 ) -> Ratings:
     """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`).
 
@@ -344,6 +447,7 @@ def validate_ratings(
     data = v.canonical_columns(columns or {})
     resp = v.response_column(data, response)
     data = v.ids(data)
+    data = v.rater_kinds(data, judge_list(judges))
     data = v.responses(data, resp, continuous)
     scales: tuple[Scale, ...] = ()
     if scale is not None and not isinstance(scale, str) and scale and isinstance(scale[0], Scale):
@@ -383,6 +487,64 @@ def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
     if isinstance(ratings, Ratings):
         return ratings
     return load_ratings(ratings, **kwargs)  # type: ignore[arg-type]
+
+
+def judge_list(judges: str | Sequence[str] | None) -> list[str]:
+    """Judge names from ``"a,b"`` (as ``--judges`` gives them) or a sequence; stripped, no blanks."""
+    if judges is None:
+        return []
+    names = judges.split(",") if isinstance(judges, str) else [str(name) for name in judges]
+    return [name.strip() for name in names if name.strip()]
+
+
+def mark_judges(ratings: Ratings | pd.DataFrame, judges: str | Sequence[str]) -> Ratings:
+    """Mark the annotators named in ``judges`` as automatic judges (``rater_kind = judge``).
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        A ratings table (a DataFrame is validated, its judges' repeated samples allowed).
+    judges : str or sequence of str
+        Annotator names, or one comma-separated string as ``--judges`` gives it.
+
+    Returns
+    -------
+    Ratings
+        The same rows; the named annotators' rows are judge rows, the others keep their kind.
+
+    Raises
+    ------
+    RatingsError
+        A name that is not an annotator of the table.
+
+    Examples
+    --------
+    >>> from humaneval.datasets import wine_ratings
+    >>> table = mark_judges(wine_ratings(), "1,2")
+    >>> table.judge_names, len(table.humans()), len(table.judges()), len(table.without_checks())
+    (['1', '2'], 56, 16, 56)
+    """
+    if not isinstance(ratings, Ratings):
+        return load_ratings(ratings, judges=judges)
+    names = judge_list(judges)
+    check_judge_names(names, ratings.data["annotator"], ratings.source)
+    data = ratings.data.copy()
+    kind = data["rater_kind"] if "rater_kind" in data else pd.Series("human", index=data.index)
+    data["rater_kind"] = kind.where(~data["annotator"].isin(names), "judge")
+    return ratings.with_data(data)
+
+
+def check_judge_names(names: list[str], annotators: pd.Series, source: str | None) -> None:
+    """Raise :class:`RatingsError` when a ``--judges`` name is not among ``annotators``."""
+    unknown = sorted(set(names) - set(annotators))
+    if unknown:
+        known = sorted(annotators.unique())
+        shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+        prefix = f"{source}: " if source else ""
+        raise RatingsError(
+            f"{prefix}--judges names {unknown[0]!r}, which is not an annotator of the table "
+            f"(annotators: {shown}); give the judges' annotator ids"
+        )
 
 
 class _Validator:
@@ -458,6 +620,26 @@ class _Validator:
             data[col] = data[col].astype(str).str.strip()
         return data
 
+    def rater_kinds(self, data: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
+        """Normalise ``rater_kind`` (human or judge, any case; empty = human) and apply ``judges``."""
+        if "rater_kind" not in data and not judges:
+            return data
+        if "rater_kind" in data:
+            kind = data["rater_kind"].astype("string").str.strip().str.lower().fillna("human")
+            bad = data.index[~kind.isin(RATER_KINDS)]
+            if len(bad):
+                raise self.fail(
+                    f"column 'rater_kind' must be human or judge, found {data['rater_kind'][bad[0]]!r} "
+                    f"at {self.where(bad)}"
+                )
+        else:
+            kind = pd.Series("human", index=data.index, dtype="string")
+        if judges:
+            check_judge_names(judges, data["annotator"], None if not self.prefix else self.prefix[:-2])
+            kind = kind.where(~data["annotator"].isin(judges), "judge")
+        data["rater_kind"] = kind.astype(object)
+        return data
+
     def responses(self, data: pd.DataFrame, resp: Response, continuous: bool) -> pd.DataFrame:
         raw = data[resp]
         numeric = pd.to_numeric(raw, errors="coerce").astype(float)
@@ -507,8 +689,9 @@ class _Validator:
         self, data: pd.DataFrame, declared: tuple[float, float] | None, what: str = ""
     ) -> tuple[float, float]:
         scores = data["score"]
-        if declared is None:
-            return float(scores.min()), float(scores.max())
+        if declared is None:  # inferred from the humans: a judge's range does not widen their scale
+            human = scores[~self._judges(data)] if not self._judges(data).all() else scores
+            return float(human.min()), float(human.max())
         outside = data.index[(scores < declared[0]) | (scores > declared[1])]
         if len(outside):
             low, high = (f"{b:g}" for b in declared)
@@ -548,6 +731,7 @@ class _Validator:
         or 2 ratings) and either lies more than one step from the other values and more than half
         their range away, or is a single rating next to a value used at least ten times.
         """
+        data = data[~self._judges(data)]
         scores = data["score"]
         counts = scores.value_counts().sort_index()
         if len(scores) < 20 or len(counts) < 3:
@@ -572,7 +756,7 @@ class _Validator:
     def warn_rare_systems(self, data: pd.DataFrame) -> None:
         """Warn about a system with a handful of ratings next to systems with many (a corrupted
         id that would get its own fixed effect)."""
-        counts = data.loc[~self._checks(data), "system"].value_counts()
+        counts = data.loc[~self._checks(data) & ~self._judges(data), "system"].value_counts()
         if len(counts) < 3:
             return
         for system, n in counts.items():
@@ -588,6 +772,12 @@ class _Validator:
                 )
 
     @staticmethod
+    def _judges(data: pd.DataFrame) -> pd.Series:
+        if "rater_kind" in data:
+            return data["rater_kind"] == "judge"
+        return pd.Series(False, index=data.index)
+
+    @staticmethod
     def _checks(data: pd.DataFrame) -> pd.Series:
         if "is_check" in data:
             return data["is_check"].astype(bool)
@@ -601,6 +791,10 @@ class _Validator:
         keys = ["annotator", "document"] + (["criterion"] if "criterion" in data else [])
         groups = data.groupby(keys, sort=False)["rank"]
         size = groups.transform("size")
+        judge = self._judges(data)
+        if judge.any():  # a judge's repeated samples of one ranking count once
+            samples = data.assign(_n=1).groupby([*keys, "system"], sort=False)["_n"].transform("size")
+            size = size.where(~judge, size // samples)
         out_of_range = data.index[(ranks > base + size - 1)]
         if allow_ties:
             if len(out_of_range):
@@ -609,7 +803,8 @@ class _Validator:
                     f"number of summaries ranked by that annotator for that document"
                 )
             return base
-        dup = data.duplicated([*keys, "rank"], keep=False)
+        # a judge's repeated samples of one ranking repeat its ranks: checked as a range only
+        dup = data.duplicated([*keys, "rank"], keep=False) & ~judge
         bad = data.index[dup | (ranks > base + size - 1)]
         if len(bad):
             first = data.loc[bad[0]]
@@ -664,7 +859,9 @@ class _Validator:
 
     def check_duplicates(self, data: pd.DataFrame) -> None:
         keys = list(ID_COLUMNS) + [c for c in (*COMPARATIVE_KEYS, "criterion") if c in data]
-        dup = data[keys].duplicated(keep=False)  # not data.duplicated(keys): it visits every column
+        # several samples of one judge on one summary are not duplicates: judge analyses average them
+        # (data[keys], not data.duplicated(keys): that visits every column of a wide table)
+        dup = data[keys].duplicated(keep=False) & ~self._judges(data)
         if dup.any():
             first = data[dup].iloc[0]
             ident = ", ".join(f"{k}={first[k]}" for k in keys)

@@ -42,7 +42,7 @@ def test_cli_fits_a_plain_csv_by_formula():
     [contrast] = part["contrasts"]
     assert (contrast["system_a"], contrast["system_b"]) == ("cold", "warm")
     assert contrast["odds_ratio"] == pytest.approx(np.exp(-3.0630), rel=3e-3)
-    assert {e["mode"] for e in part["emmeans"]} == {"latent", "mean.class"}
+    assert {e["mode"] for e in part["emmeans"]} == {"latent", "expected", "mean.class"}
 
 
 @pytest.mark.parametrize(

@@ -316,7 +316,7 @@ def test_summaries_are_validated() -> None:
 
 
 def test_prolific_warns_with_fewer_than_two_checks() -> None:
-    with pytest.warns(UserWarning, match="two failed attention checks"):
+    with pytest.warns(UserWarning, match="only after 2 failed attention checks"):
         spec(checks_per_annotator=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

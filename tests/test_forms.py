@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from humaneval.cli import main
 from humaneval.design import DesignSpec, generate_design
-from humaneval.errors import DesignError
+from humaneval.errors import DesignError, OptionError
 from humaneval.forms import (
     PRESETS,
     Texts,
@@ -304,7 +304,7 @@ def test_cli_forms(tmp_path):
         assert failed.exit_code == 2 and message in failed.output and len(failed.output.splitlines()) == 1
 
 
-def test_standalone_pages_and_unsupported_platform(tmp_path):
+def test_standalone_pages_prolific_preview_and_unknown_platform(tmp_path):
     design = small_design("da")
     pkg = write_forms(design, placeholder_texts(design.table), tmp_path, platform="standalone")
     assert sorted(p.name for p in pkg.files) == ["b000.html", "b001.html"]
@@ -316,8 +316,13 @@ def test_standalone_pages_and_unsupported_platform(tmp_path):
         "100": "Strongly agree",
     }
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)  # no external resources
-    with pytest.raises(DesignError, match="platform 'prolific' is not supported"):
-        write_forms(design, placeholder_texts(design.table), tmp_path, platform="prolific")
+    # Prolific's forms are served by `humaneval serve`: the same pages as a preview, plus a README
+    prolific = write_forms(design, placeholder_texts(design.table), tmp_path / "p", platform="prolific")
+    assert sorted(p.name for p in prolific.files) == ["README.md", "b000.html", "b001.html"]
+    assert "humaneval serve init" in (tmp_path / "p" / "README.md").read_text()
+    assert not (tmp_path / "p" / "hits").exists()
+    with pytest.raises(OptionError, match="platform 'crowdflower' is unknown; choose one of prolific, mturk"):
+        write_forms(design, placeholder_texts(design.table), tmp_path, platform="crowdflower")
 
 
 def test_a_study_block_fits_in_one_html_question(tmp_path):
@@ -347,9 +352,11 @@ def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
 
     prolific = small_design(platform="prolific", checks_per_annotator=2)
     with pytest.warns(
-        CostWarning, match=r"costed for prolific \(GBP, at prolific's pay rates\) but these are MTurk"
+        CostWarning,
+        match=r"costed for prolific \(GBP, at prolific's pay rates\) but these are Amazon Mechanical Turk "
+        r"forms: set the Reward in USD",
     ):
-        pkg = write_forms(prolific, placeholder_texts(prolific.table), tmp_path / "p")
+        pkg = write_forms(prolific, placeholder_texts(prolific.table), tmp_path / "p", platform="mturk")
     assert len(pkg.warnings) == 1 and pkg.to_dict()["warnings"] == list(pkg.warnings)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CostWarning)  # an MTurk design formed for MTurk: silent
@@ -362,7 +369,8 @@ def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
         )
         assert standalone.warnings == ()
     paths = prolific.write(tmp_path / "design.csv")
+    out = str(tmp_path / "c")
     result = CliRunner().invoke(
-        main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--out", str(tmp_path / "c")]
+        main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--platform", "mturk", "--out", out]
     )
     assert result.exit_code == 0 and "  warning: the design was costed for prolific" in result.output

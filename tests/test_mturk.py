@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from humaneval.cli import main
 from humaneval.collect import parse_mturk_results, pseudonym, results_row
 from humaneval.errors import RatingsError
+from humaneval.methods import get_method
 from tests import _designs as designs
 
 
@@ -130,7 +131,8 @@ def test_round_trip_reproduces_the_entered_ratings(method):
     planned = design.table[~design.table["is_check"]]
     assert len(parsed.table[~parsed.table["is_check"]]) == len(planned)
     assert set(parsed.workers["checks_failed"]) == {0} and set(parsed.workers["checks_total"]) == {1}
-    assert parsed.ratings.data["criterion"].unique().tolist() == ["coherence"]
+    # the design's default dimension: "preference" for pairwise comparisons, else "coherence"
+    assert parsed.ratings.data["criterion"].unique().tolist() == [get_method(method).default_dimension]
 
 
 def test_bws_codes_use_the_manifest_system_order():

@@ -306,3 +306,103 @@ def test_cli_fetch_writes_ratings_and_review_is_a_dry_run(package, monkeypatch):
     }  # ASSIGN3 lost a field
     report = json.loads(reviewed.output)
     assert report["executed"] is False and report["counts"] == {"approve": 2, "reject": 1, "review": 1}
+
+
+def _send(stub, assignment: str, worker: str, amount: str, reason: str, *, error: str | None = None) -> None:
+    params = {
+        "WorkerId": worker,
+        "BonusAmount": amount,
+        "AssignmentId": assignment,
+        "Reason": reason,
+        "UniqueRequestToken": mturk._token("bonus", assignment, amount, reason),
+    }
+    if error is None:
+        stub.add_response("send_bonus", {}, params)
+    else:
+        stub.add_client_error(
+            "send_bonus",
+            "ServiceUnavailable" if "busy" in error else "RequestError",
+            error,
+            503 if "busy" in error else 400,
+            expected_params=params,
+        )
+
+
+def test_a_bonus_run_that_failed_half_way_is_finished_by_running_it_again(tmp_path):
+    """Issue 32: the first run pays A1, fails on A2 and still pays A3; the second run meets MTurk's
+    "token already used" for A1 and A3 (already paid) and pays A2 only."""
+    c = client()
+    table = pd.DataFrame(
+        {
+            "assignment_id": ["A1", "A2", "A3"],
+            "amount": ["0.50", "0.50", "1.00"],
+            "reason": ["thanks"] * 3,
+            "worker_id": ["W1", "W2", "W3"],
+        }
+    )
+    with Stubber(c) as stub:
+        _send(stub, "A1", "W1", "0.50", "thanks")
+        _send(stub, "A2", "W2", "0.50", "thanks", error="Service busy, try again")
+        _send(stub, "A3", "W3", "1.00", "thanks")
+        first = mturk.pay_bonuses(table, c)
+        stub.assert_no_pending_responses()
+    assert first["outcome"].tolist()[0] == "paid" and first["outcome"].tolist()[2] == "paid"
+    assert first["outcome"].tolist()[1].startswith("failed: MTurk refused send_bonus: Service busy")
+    used = "The value of the UniqueRequestToken parameter has already been used. (1764235000000)"
+    with Stubber(c) as stub:
+        _send(stub, "A1", "W1", "0.50", "thanks", error=used)
+        _send(stub, "A2", "W2", "0.50", "thanks")
+        _send(stub, "A3", "W3", "1.00", "thanks", error=used)
+        second = mturk.pay_bonuses(table, c)
+        stub.assert_no_pending_responses()
+    assert second["outcome"].tolist() == ["already paid", "paid", "already paid"] and second["paid"].all()
+
+
+def test_an_assignment_listed_twice_is_refused_unless_allowed(tmp_path):
+    c = client()
+    table = pd.DataFrame(
+        {
+            "assignment_id": ["A1", "A1"],
+            "amount": ["0.50", "0.50"],
+            "reason": ["careful", "very careful"],
+            "worker_id": ["W1", "W1"],
+        }
+    )
+    with (
+        Stubber(c),
+        pytest.raises(DesignError, match=r"assignment A1 is listed more than once .* --allow-repeat"),
+    ):
+        mturk.pay_bonuses(table, c)  # nothing sent: the Stubber has no response queued
+    path = tmp_path / "bonus.csv"
+    table.to_csv(path, index=False)
+    result = CliRunner().invoke(main, ["mturk", "bonus", str(path)])
+    assert result.exit_code == 2 and "listed more than once" in result.output
+    with Stubber(c) as stub:
+        _send(stub, "A1", "W1", "0.50", "careful")
+        _send(stub, "A1", "W1", "0.50", "very careful")
+        paid = mturk.pay_bonuses(table, c, allow_repeat=True)
+        stub.assert_no_pending_responses()
+    assert paid["outcome"].tolist() == ["paid", "paid"]
+
+
+def test_cli_bonus_reports_each_row(tmp_path, monkeypatch):
+    c = client()
+    path = tmp_path / "bonus.csv"
+    pd.DataFrame(
+        {
+            "assignment_id": ["A1", "A2"],
+            "amount": ["0.50", "0.75"],
+            "reason": ["thanks"] * 2,
+            "worker_id": ["W1", "W2"],
+        }
+    ).to_csv(path, index=False)
+    monkeypatch.setattr(mturk, "mturk_client", lambda production=False, profile=None: c)
+    used = "The value of the UniqueRequestToken parameter has already been used."
+    with Stubber(c) as stub:
+        _send(stub, "A1", "W1", "0.50", "thanks", error=used)
+        _send(stub, "A2", "W2", "0.75", "thanks")
+        result = CliRunner().invoke(main, ["mturk", "bonus", str(path), "--execute", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["counts"] == {"already paid": 1, "paid": 1} and answer["total"] == 1.25
+    assert [r["outcome"] for r in answer["rows"]] == ["already paid", "paid"]

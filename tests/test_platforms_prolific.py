@@ -97,6 +97,8 @@ class RecordedProlific:
                 )
             nxt = f"{prolific.API}studies/{STUDY_ID}/submissions/?page=2"
             return httpx.Response(200, json={"results": SUBMISSIONS[:4], "_links": {"next": {"href": nxt}}})
+        if path == "/api/v1/submissions/bulk-approve/":
+            return httpx.Response(200, json="The request to bulk approve is being processed.")
         if path.startswith("/api/v1/submissions/") and path.endswith("/transition/"):
             body = json.loads(request.content)
             status = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}[body["action"]]
@@ -139,7 +141,7 @@ def test_review_rejects_only_complete_failed_checks(tmp_path, api):
     assert done["done"].tolist() == [True, True, False, False]
     sent = [(r.method, r.url.path, json.loads(r.content)) for r in recorded.requests]
     assert sent == [
-        ("POST", "/api/v1/submissions/SUB_PGOOD/transition/", {"action": "APPROVE"}),
+        ("POST", "/api/v1/submissions/bulk-approve/", {"submission_ids": ["SUB_PGOOD"]}),
         (
             "POST",
             "/api/v1/submissions/SUB_PFAIL/transition/",

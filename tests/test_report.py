@@ -104,7 +104,7 @@ def test_latex_and_markdown_exports(likert_report):
     assert "\\_\\_REFERENCE\\_\\_ & 4.33$^{(3/4)}$" in tex
     assert len(re.findall(r"\\\\$", tex, flags=re.M)) == 6  # header + 5 systems
     md = (out / "report.md").read_text()
-    assert "| BART | 5.25 |" in md and "![means](means.png)" in md
+    assert "| BART | 5.25 |" in md and "![System means with 95% intervals and rank groups](means.png)" in md
     assert "| \\_\\_REFERENCE\\_\\_ | 4.33 |" in md  # underscores would make it bold
 
 
@@ -134,7 +134,7 @@ def test_power_note_is_the_simulation_of_the_observed_design():
 def test_power_note_simulates_the_planned_table_when_given(tmp_path):
     """With the planned design table the per-pair power is that table's, row by row, and the page says so."""
     from humaneval.report.power import planned_tables
-    from humaneval.report.render import _power_view
+    from humaneval.report.sections.power import planned_description
     from humaneval.simulate.table_design import TableDesign
 
     model = default_model()
@@ -149,8 +149,7 @@ def test_power_note_simulates_the_planned_table_when_given(tmp_path):
     direct = simulate(model, table, ("artagg",), trials=40, seed=5).results.set_index("pair")
     assert np.allclose(note.pairs.set_index("pair")["artagg"], direct.loc[note.pairs["pair"], "rate"])
     assert note.to_dict()["planned"]["judgements"] == 575
-    view = _power_view(type("Part", (), {"power": note})())
-    assert view["planned"] == (
+    assert planned_description(note.planned) == (
         "the planned table plan.csv, simulated row by row as planned "
         "(575 judgements, 8 blocks, 23 annotators)"
     )

@@ -495,8 +495,16 @@ def test_cli_init_and_collect_prolific(tmp_path):
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    # 6 judgements + the 2 attention checks, kept as is_check rows for QC (as the MTurk parser does)
-    assert (payload["participants"], payload["complete"], payload["ratings"]) == (1, 1, 8)
+    # 6 judgements + the 2 attention checks, kept as is_check rows for QC (as the MTurk parser does);
+    # the checks are not counted as ratings (issue 29)
+    assert (payload["participants"], payload["complete"], payload["ratings"]) == (1, 1, 6)
+    assert payload["attention_checks"] == 2
+    assert (
+        "wrote 6 ratings and 2 attention-check answers"
+        in runner.invoke(
+            main, ["collect", "prolific", str(tmp_path / "st" / "study.sqlite"), "--out", str(out)]
+        ).output
+    )
     written = pd.read_csv(out)
     assert len(written) == 8 and written["is_check"].sum() == 2
     backup = runner.invoke(main, ["serve", "backup", str(tmp_path / "st"), str(tmp_path / "copy.sqlite")])

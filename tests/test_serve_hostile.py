@@ -94,7 +94,8 @@ def test_every_stored_answer_is_exported(tmp_path):
         main, ["collect", "prolific", str(made.study_dir), "--out", str(out), "--json"]
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["ratings"] == len(sent) == started["total_screens"]
+    counted = json.loads(result.output)
+    assert counted["ratings"] + counted["attention_checks"] == len(sent) == started["total_screens"]
     table = read_prolific(made.study_dir).table
     values = dict(zip(table["screen_id"], table["value"], strict=True))
     assert table["value"].notna().all() and len(values) == started["total_screens"]

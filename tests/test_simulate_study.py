@@ -532,9 +532,8 @@ def test_the_reference_convention_reproduces_the_reference_power_file():
     power 0.854 with them counted as misses, 0.909 among successful fits).
 
     Full run (500 replicates, seed 1; docs/simulation.md): 0.888 [0.857, 0.914], 12 failed (2.4 %),
-    0.909 among successful fits — 0.9 combined SEs from the file's 0.854, but 6.3 SEs above the 0.799
-    quoted as "published": that figure needs ≈ 12 % failed fits, the rate of the native engine before
-    its optimum check (it stopped at saddle points of singular Ψ that R's fits leave too)."""
+    0.909 among successful fits — 0.9 combined SEs from the file's 0.854. (A 0.799 sometimes quoted for
+    this design is the authors' repetition model's figure, not the coherence model's.)"""
     from scipy.stats import fisher_exact
 
     from humaneval.simulate.obspower import obspower_power, read_obspower_file

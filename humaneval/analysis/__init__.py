@@ -14,6 +14,7 @@ best–worst judgements have :func:`bradley_terry` and :func:`bws_scores` (the m
 
 import sys as _sys
 
+from humaneval.analysis.adapters import ADAPTERS, SystemAnalysis, adapter_for
 from humaneval.analysis.classic import (
     approximate_randomization,
     classic_test,
@@ -42,11 +43,14 @@ from humaneval.comparative import bws_scores
 _sys.modules.setdefault(f"{__name__}.analyze", _sys.modules[f"{__name__}.workflow"])
 
 __all__ = [
+    "ADAPTERS",
     "Analysis",
     "Attempt",
     "ClmmData",
     "Diagnostics",
     "FitResult",
+    "SystemAnalysis",
+    "adapter_for",
     "adjust_across",
     "adjust_pvalues",
     "analyze",

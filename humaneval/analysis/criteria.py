@@ -10,22 +10,25 @@ then left empty (NaN): the within-criterion simultaneous intervals do not cover 
 :meth:`CriteriaAnalysis.summary_table` is the systems × criteria table of the report
 ("3.78 (1/2)": mean and rank group).
 
-The joint model ``score ~ system * criterion + (1 + system | annotator) + (1 | document)`` needs the
-general CLMM formula engine and is not part of this module.
+With the CLMM, a Likert table of several criteria gets the joint model ``score ~ system * criterion +
+(1 + system | annotator) + (1 | document)`` (:mod:`humaneval.analysis.joint`), fitted once; each
+criterion's analysis is its slice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from humaneval.analysis.adapters import AnalysisOptions, SystemAnalysis, table_kind
 from humaneval.analysis.contrasts import better_column, groupings
-from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.analysis.joint import joint_analyses, joint_applies
+from humaneval.analysis.workflow import analyze
 from humaneval.errors import OptionError
 from humaneval.ratings import Ratings, as_ratings
 
@@ -49,7 +52,7 @@ class CriteriaAnalysis:
         Significance level of ``better`` and the rank groups.
     """
 
-    analyses: tuple[Analysis, ...]
+    analyses: tuple[SystemAnalysis, ...]
     adjust_across_criteria: str | None = None
     alpha: float = 0.05
 
@@ -155,13 +158,33 @@ def analyze_criteria(
         )
     table = as_ratings(ratings)
     names = list(criteria) if criteria is not None else table.criteria
-    analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
+    joint = _joint_options(table, test, names, alpha, options)
+    if joint is not None:  # several Likert criteria: the joint model, fitted once
+        parts = joint_analyses(table, joint)
+        analyses = [parts[name] for name in names]
+    else:
+        analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
     if adjust_across_criteria is not None:
         analyses = adjust_across(analyses, adjust_across_criteria, alpha)
     return CriteriaAnalysis(tuple(analyses), adjust_across_criteria, alpha)
 
 
-def adjust_across(analyses: Sequence[Analysis], method: str, alpha: float = 0.05) -> list[Analysis]:
+def _joint_options(
+    table: Ratings, test: str, names: Sequence[str | None], alpha: float, options: dict[str, Any]
+) -> AnalysisOptions | None:
+    """The options of the joint model when ``analyze`` would fit it for these criteria, else None
+    (a classic test, a formula, EMMs or a comparison of models ask for something else)."""
+    if test != "clmm" or any(options.get(k) is not None for k in ("formula", "emm", "compare", "by")):
+        return None
+    if None in names or not joint_applies(table, table_kind(table, names[0])):
+        return None
+    known = {f.name for f in fields(AnalysisOptions)}
+    return AnalysisOptions(alpha=alpha, **{k: v for k, v in options.items() if k in known})
+
+
+def adjust_across(
+    analyses: Sequence[SystemAnalysis], method: str, alpha: float = 0.05
+) -> list[SystemAnalysis]:
     """The analyses with ``p_adj`` from ``method`` over the unadjusted p-values of all their contrasts,
     and ``better``, rank groups and letters recomputed from them.
 

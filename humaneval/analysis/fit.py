@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -160,12 +160,29 @@ def fit_formula(
     return result
 
 
+def reference_levels(reference: str | Mapping[str, str] | None) -> dict[str, str] | None:
+    """``reference`` as a mapping of factor columns to reference levels: a plain string is the
+    reference system; ``"temp=warm"`` (the CLI's form) names the factor.
+
+    Examples
+    --------
+    >>> reference_levels("BART"), reference_levels({"temp": "warm"}), reference_levels("temp=warm")
+    ({'system': 'BART'}, {'temp': 'warm'}, {'temp': 'warm'})
+    """
+    if reference is None:
+        return None
+    if isinstance(reference, str):
+        factor, sep, level = reference.partition("=")
+        return {factor.strip(): level.strip()} if sep and factor.strip() else {"system": reference}
+    return {str(k): str(v) for k, v in reference.items()}
+
+
 def fit_clmm(
     ratings: Ratings | pd.DataFrame | ClmmData,
     engine: str = "native",
     structure: str = "auto",
     link: str = "logit",
-    reference: str | None = None,
+    reference: str | Mapping[str, str] | None = None,
     fallback: bool = True,
     criterion: str | None = None,
     formula: str | None = None,
@@ -194,7 +211,9 @@ def fit_clmm(
     progress:
         Show the elapsed time while R fits.
     reference:
-        Reference system of the treatment coding (default per docs/analysis.md).
+        Reference level of the treatment coding: a system name, or a mapping of factor columns to
+        their reference levels (``{"temp": "warm"}``; factors other than ``system`` need a formula).
+        Default for ``system`` per docs/analysis.md.
     fallback:
         Move down the ladder on a failed fit; with ``False`` a failure raises ``FitFailedError``.
     options:
@@ -245,7 +264,7 @@ def fit_clmm(
             raise ModelSpecError("a formula fit needs the ratings table (or any data frame), not ClmmData")
         # a data frame is fitted as given; a ratings table loses its attention checks
         frame = ratings if isinstance(ratings, pd.DataFrame) else select_criterion(ratings, criterion).data
-        refs = {"system": reference} if reference is not None else None
+        refs = reference_levels(reference)
         return fit_formula(
             frame,
             formula,
@@ -256,7 +275,16 @@ def fit_clmm(
             progress=progress,
             **options,
         )
-    data = ratings if isinstance(ratings, ClmmData) else prepare_clmm_data(ratings, reference, criterion)
+    system_reference = (reference_levels(reference) or {}).get("system")
+    others = sorted(set(reference_levels(reference) or {}) - {"system"})
+    if others:
+        raise OptionError(
+            f"a reference level for {', '.join(others)} needs a formula with that factor "
+            "(the named structures have only system)"
+        )
+    data = (
+        ratings if isinstance(ratings, ClmmData) else prepare_clmm_data(ratings, system_reference, criterion)
+    )
     if engine == "both":
         native = fit_clmm(data, "native", structure, link, fallback=fallback, **options)
         from humaneval.clmm.rbridge import fit_r

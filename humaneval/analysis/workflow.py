@@ -9,12 +9,15 @@ the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed fr
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed
+from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
+from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.fit import _plain, fit_clmm
@@ -26,7 +29,8 @@ from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
-from humaneval.ratings import Ratings
+from humaneval.ratings import Ratings, as_ratings
+from humaneval.structure import describe_structure
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -62,6 +66,7 @@ class Analysis:
     omnibus: dict[str, object] | None = None
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
+    kind: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
@@ -71,6 +76,7 @@ class Analysis:
         fit = self.fit
         return {
             "test": self.test,
+            "kind": self.kind,
             "criterion": self.criterion,
             "response": self.response,
             "engine": fit.engine if fit else None,
@@ -145,8 +151,13 @@ class Analysis:
         emms = self.emms
         factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
         lines = []
+        categories = (self.extra or {}).get("categories") or {}
+        used = categories.get("used") or []
+        same = "expected" in set(emms["mode"]) and used == list(range(1, len(used) + 1))
         for mode, part in emms.groupby("mode", sort=False):
-            lines += ["", f"estimated marginal means ({mode}, 95% CI)"]
+            if same and mode == "mean.class":
+                continue  # the class index is the score on a 1..K scale with every point used
+            lines += ["", _emm_heading(str(mode), categories)]
             for row in part.itertuples(index=False):
                 label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
                 lines.append(
@@ -187,6 +198,23 @@ class Analysis:
         return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
 
 
+def _emm_heading(mode: str, categories: dict) -> str:
+    """What an EMM table holds, in words a reader cannot mistake: the expected score is on the
+    ratings' own values, the class index is not a score."""
+    used = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in categories.get("used", []))
+    if mode == "expected":
+        unused = categories.get("unused")
+        never = f"; never used: {', '.join(f'{v:g}' for v in unused)}" if unused else ""
+        return f"estimated marginal means (expected score on the scale's own values {used}{never}; 95% CI)"
+    if mode == "mean.class":
+        k = len(categories.get("used", [])) or "K"
+        return (
+            f"estimated marginal means (mean.class: expected class index 1..{k} over the categories "
+            f"used, {used}; not a score; 95% CI)"
+        )
+    return f"estimated marginal means ({mode}, 95% CI)"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -199,7 +227,7 @@ def analyze(
     engine: str = "native",
     structure: str = "auto",
     link: str = "logit",
-    reference: str | None = None,
+    reference: str | Mapping[str, str] | None = None,
     adjust: str | None = None,
     aggregate: str = "none",
     criterion: str | None = None,
@@ -213,8 +241,18 @@ def analyze(
     by: str | None = None,
     compare: str | None = None,
     progress: bool = False,
-) -> Analysis:
-    """Analyse one criterion with the CLMM (``test="clmm"``) or a classic test.
+    inference: str | None = None,
+    n_resamples: int = 1000,
+    style: tuple[str, ...] = (),
+) -> SystemAnalysis:
+    """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
+
+    Which model a table gets is decided here, through the methods registry
+    (:func:`~humaneval.analysis.adapters.adapter_for`): Likert, slider and ranking tables get the
+    CLMM (an :class:`Analysis`), pairwise tables the mixed-effects Bradley–Terry model and
+    best–worst tables MaxDiff strengths with a cluster bootstrap (a
+    :class:`~humaneval.comparative.ComparativeAnalysis`). ``humaneval analyze`` and ``humaneval
+    report`` call this function, so the three give the same model, estimates and p-values.
 
     ``adjust`` defaults to ``tukey`` (CLMM, ANOVA) or ``holm`` (paired classic tests);
     ``aggregate`` applies to classic tests only. ``formula`` fits any CLMM formula (``ratings`` may
@@ -231,8 +269,10 @@ def analyze(
     ratings : Ratings or DataFrame
         The long ratings table (``annotator, document, system, score`` or ``rank``); with
         ``formula`` any data frame holding the formula's columns.
-    test : {"clmm", "ttest", "art", "wilcoxon", "anova"}
-        The CLMM (default, recommended) or a classic test (:func:`classic_test`).
+    test : {"clmm", "plackett-luce", "ttest", "art", "wilcoxon", "anova"}
+        ``clmm`` (default, recommended): the model of the table's kind (the CLMM for ratings and
+        ranks, the comparative model for pairwise and best–worst judgements); ``plackett-luce``: a
+        ranking table as comparative judgements; or a classic test (:func:`classic_test`).
     engine : {"native", "r", "both"}
         The CLMM engine; ``both`` compares the native fit with R's ordinal::clmm.
     structure : {"auto", "maximal", "nested", "uncorrelated", "intercepts"}
@@ -240,8 +280,9 @@ def analyze(
         design's maximal structure and walks the fallback ladder.
     link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
         The CLMM link.
-    reference : str, optional
-        Reference system of the treatment coding.
+    reference : str or mapping, optional
+        Reference level of the treatment coding: a system, or factor → level
+        (``{"temp": "warm"}``, the CLI's ``--reference temp=warm``) for formula fits.
     adjust : {"tukey", "holm", "bonferroni", "none"}, optional
         Multiple-comparison adjustment of the contrasts.
     aggregate : {"none", "document", "cluster"}
@@ -268,12 +309,22 @@ def analyze(
         A nested formula tested against ``formula`` (likelihood ratio).
     progress : bool
         Show progress while R fits.
+    inference : {"mixed", "two-way", "pigeonhole", "annotator", "document", "naive", "model"}, optional
+        Standard errors of a comparative analysis (default: the mixed model for pairwise tables,
+        the two-way cluster bootstrap for best–worst and Plackett–Luce); refused for the CLMM.
+    n_resamples : int
+        Bootstrap replicates of a comparative analysis with a bootstrap inference.
+    style : tuple of str
+        Pairwise tables: style-difference columns entered as covariates (style control; see
+        :func:`~humaneval.comparative.analyze_comparative`); refused for other tables.
 
     Returns
     -------
-    Analysis
-        The system table with rank groups, the contrast table, the fit (CLMM) and the cautions;
-        ``summary()`` is the text of ``humaneval analyze``, ``to_dict()`` its ``--json``.
+    SystemAnalysis
+        An :class:`Analysis` (CLMM, classic tests) or a
+        :class:`~humaneval.comparative.ComparativeAnalysis`: the system table with rank groups, the
+        contrast table, the fit and the cautions; ``summary()`` is the text of ``humaneval analyze``,
+        ``to_dict()`` its ``--json``.
 
     Raises
     ------
@@ -305,6 +356,10 @@ def analyze(
     """
     if by is not None and formula is None and emm is None and compare is None:
         raise OptionError(f"--by {by} compares the --emmeans factor within each level; add --emmeans FACTOR")
+    if style and (test not in MODEL_TESTS or formula is not None):
+        raise OptionError(
+            "style covariates apply to the pairwise Bradley–Terry model, not to a formula or classic test"
+        )
     if formula is not None or emm is not None or compare is not None:
         if test != "clmm":
             raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
@@ -324,44 +379,56 @@ def analyze(
             compare=compare,
             progress=progress,
         )
-    if test not in ("clmm", *TESTS):
-        raise OptionError(f"unknown test {test!r}; use clmm or one of {', '.join(TESTS)}")
+    if test not in (*MODEL_TESTS, *TESTS):
+        raise OptionError(f"unknown test {test!r}; use one of {', '.join((*MODEL_TESTS, *TESTS))}")
     if aggregate not in AGGREGATES:
         raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+    if test in MODEL_TESTS:
+        adapter, kind = adapter_for(ratings, criterion, test)
+        options = AnalysisOptions(
+            engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+            fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
+            progress=progress, style=tuple(style),
+        )  # fmt: skip
+        return adapter.run(as_ratings(ratings), kind, criterion, options)
     table = select_criterion(ratings, criterion)
     means = system_means(table)
-    if test == "clmm":
-        fit = fit_clmm(
-            table,
-            engine=engine,
-            structure=structure,
-            link=link,
-            reference=reference,
-            fallback=fallback,
-            progress=progress,
-        )
-        return _clmm_analysis(table, means, fit, adjust or "tukey", alpha, criterion)
     return _classic_analysis(
         table, means, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha,
         criterion=criterion,
     )  # fmt: skip
 
 
-def _clmm_analysis(
-    table: Ratings, means: pd.Series, fit: FitResult, adjust: str, alpha: float, criterion: str | None
-) -> Analysis:
-    """The :class:`Analysis` of a CLMM fit of the system effects: its contrasts and rank groups."""
+def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions) -> Analysis:
+    """The :class:`Analysis` of a CLMM fit of the system effects of one criterion: its contrasts and
+    rank groups (the ``clmm`` adapter of :mod:`humaneval.analysis.adapters`)."""
+    table = select_criterion(ratings, criterion)
+    fit = fit_clmm(
+        table,
+        engine=options.engine,
+        structure=options.structure,
+        link=options.link,
+        reference=options.reference,
+        fallback=options.fallback,
+        progress=options.progress,
+    )
+    adjust, alpha = options.adjust or "tukey", options.alpha
     contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
-    estimates = fit.estimates()
+    caution = clmm_calibration(describe_structure(table))
+    if caution is not None:
+        # stacklevel 4: the caller of analyze() (through the adapter)
+        warnings.warn(caution, AnalysisCaution, stacklevel=4)
     return Analysis(
         test="clmm",
         aggregate=None,
         adjust=adjust,
         response=table.response,
-        systems=groupings(means, estimates, contrasts, alpha),
+        systems=groupings(system_means(table), fit.estimates(), contrasts, alpha),
         contrasts=contrasts,
         fit=fit,
         criterion=criterion,
+        kind=kind,
+        cautions=() if caution is None else (caution,),
     )
 
 
@@ -502,7 +569,7 @@ def _analyze_formula(
     engine: str,
     structure: str,
     link: str,
-    reference: str | None,
+    reference: str | Mapping[str, str] | None,
     adjust: str,
     criterion: str | None,
     alpha: float,
@@ -522,7 +589,6 @@ def _analyze_formula(
         frame, response = table.data, table.response
     if formula is None:
         from humaneval.clmm.structures import structure_formula
-        from humaneval.structure import describe_structure
 
         nested = describe_structure(table).family == "nested"
         chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
@@ -536,6 +602,7 @@ def _analyze_formula(
         threshold=threshold,
         progress=progress,
     )
+    categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
     factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
     contrasts = pd.DataFrame(columns=list(CONTRAST_COLUMNS))
@@ -548,7 +615,11 @@ def _analyze_formula(
         contrasts["test"] = "z"
         latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
         mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
-        emms = pd.concat([latent, mean_class], ignore_index=True)
+        parts = [latent, mean_class]
+        if categories["values_numeric"]:
+            expected = emmeans(fit, factor, by=by, mode="expected").assign(mode="expected")
+            parts.insert(1, expected)
+        emms = pd.concat(parts, ignore_index=True)
         omnibus = wald_omnibus(fit, factor)
         if by is None:
             est = latent.set_index(factor)["emmean"]
@@ -571,6 +642,7 @@ def _analyze_formula(
             threshold=threshold,
         )
         lr = lr_test(restricted, fit)
+    extra = {"categories": categories} if emms is not None else None
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -584,7 +656,26 @@ def _analyze_formula(
         lr_test=lr,
         omnibus=omnibus,
         by=tuple(by_cols),
+        extra=extra,
     )
+
+
+def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:
+    """The response categories the model knows (the values used) and, when the scale is declared
+    (``ratings.scale.json``, ``Ratings.scales``), the declared points never used."""
+    try:
+        used: list = [float(v) for v in fit.levels]
+        numeric = True
+    except (TypeError, ValueError):
+        used, numeric = [str(v) for v in fit.levels], False
+    declared = table.declared_points(criterion) if table is not None and numeric else None
+    unused = None if declared is None else [v for v in declared if v not in set(used)]
+    return {
+        "used": used,
+        "declared": declared,
+        "unused": unused,
+        "values_numeric": numeric,
+    }
 
 
 def _uses(formula: str | None, column: str) -> bool:
@@ -594,6 +685,4 @@ def _uses(formula: str | None, column: str) -> bool:
 
 
 def _all(ratings: Ratings | pd.DataFrame) -> Ratings:
-    from humaneval.ratings import as_ratings
-
     return as_ratings(ratings).without_checks()

@@ -19,7 +19,6 @@ from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.errors import RatingsError
-from humaneval.methods import RANK, get_method
 
 
 @click.command()
@@ -75,7 +74,12 @@ from humaneval.methods import RANK, get_method
     metavar="FORMULA",
     help="A nested formula tested against the fitted one by a likelihood-ratio test.",
 )
-@click.option("--reference", default=None, metavar="SYSTEM", help="Reference system of the treatment coding.")
+@click.option(
+    "--reference",
+    default=None,
+    metavar="SYSTEM|FACTOR=LEVEL",
+    help="Reference level of the treatment coding: a system, or e.g. temp=warm for a formula's factor.",
+)
 @click.option(
     "--adjust",
     type=click.Choice(ADJUSTMENTS),
@@ -103,6 +107,14 @@ from humaneval.methods import RANK, get_method
     help="Pairwise/BWS/ranking tables: standard errors from the mixed-effects Bradley–Terry model "
     "(default for pairwise), a cluster bootstrap (two-way: default for BWS and ranking), or treating "
     "judgements as independent (naive, model). See docs/analysis.md.",
+)
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated columns holding a style difference of the row's system over "
+    "its opponent (e.g. normalised length difference), entered as covariates of the Bradley–Terry "
+    "model (style control). See docs/analysis.md.",
 )
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option(
@@ -132,6 +144,7 @@ def command(
     criterion: str | None,
     adjust_across_criteria: str | None,
     inference: str | None,
+    style_columns: str | None,
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
@@ -139,6 +152,7 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
+    from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
 
     table = _load(ratings, formula, options)
@@ -146,57 +160,26 @@ def command(
         criteria = [None]
     else:
         criteria = [criterion] if criterion is not None else table.criteria
-    from humaneval.comparative import analyze_comparative, detect_kind
-
-    if not isinstance(table, pd.DataFrame) and (
-        test == "plackett-luce"
-        or (test == "clmm" and formula is None and get_method(detect_kind(table)).analysis == "comparative")
-    ):
-        kind = {"plackett-luce": get_method(RANK).table_kind}.get(test)
-        seed = 1 if seed is None else seed
-        found = [
-            analyze_comparative(
-                table, kind=kind, criterion=name, adjust=adjust, seed=seed, inference=inference
+    options = dict(
+        engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+        aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
+        formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
+        progress=engine in ("r", "both") and not as_json, inference=inference,
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if criteria == [None]:
+            results = [analyze(table, test, criterion=None, **options)]
+            if adjust_across_criteria is not None:
+                results = adjust_across(results, adjust_across_criteria)
+        else:
+            found = analyze_criteria(
+                table, test, criteria=criteria, adjust_across_criteria=adjust_across_criteria, **options
             )
-            for name in criteria
-        ]
-        payload = {"file": ratings, "criteria": [r.to_dict() for r in found]}
-        titled = (
-            r.summary() if r.criterion is None else f"== {r.criterion} ==\n{r.summary()}" for r in found
-        )
-        return emit(payload, as_json, lambda: "\n\n".join(titled))
-    results = []
-    for name in criteria:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = analyze(
-                table,
-                test,
-                engine=engine,
-                structure=structure,
-                link=link,
-                reference=reference,
-                adjust=adjust,
-                aggregate=aggregate,
-                criterion=name,
-                fallback=not no_fallback,
-                n_permutations=n_permutations,
-                seed=seed,
-                formula=formula,
-                threshold=threshold,
-                emm=emm,
-                by=by,
-                compare=compare,
-                progress=engine in ("r", "both") and not as_json,
-            )
-        prefix = f"{name}: " if name is not None else ""
-        for w in caught:
-            click.echo(f"warning: {prefix}{w.message}", err=True)
-        results.append(result)
-    if adjust_across_criteria is not None:
-        from humaneval.analysis.criteria import adjust_across
-
-        results = adjust_across(results, adjust_across_criteria)
+            results = list(found.analyses)
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"warning: {w}", err=True)
     payload = {"file": ratings, "criteria": [r.to_dict() for r in results]}
     if adjust_across_criteria is not None:
         payload["adjust_across_criteria"] = adjust_across_criteria

@@ -10,6 +10,7 @@ import click
 from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli._judge_budget import JUDGE_OPTIONS, judge_options, run_judge_budget
 from humaneval.simulate.procedures import TESTS
 
 
@@ -48,13 +49,23 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
         click.option(
             "--seconds-per-judgement",
             type=POS,
-            default=32.0,
-            show_default=True,
+            default=None,
             hidden=hidden,
-            help="Annotator time per judgement (the reference study's mean Likert screen).",
+            help="Annotator time per judgement [default: the --design's seconds per screen, else 32, the "
+            "reference study's mean Likert screen].",
         ),
         click.option(
-            "--wage", type=WAGE, default=15.0, show_default=True, hidden=hidden, help="Pay per hour."
+            "--wage",
+            type=WAGE,
+            default=None,
+            hidden=hidden,
+            help="Pay per hour [default: the --design's wage, else 15].",
+        ),
+        click.option(
+            "--currency",
+            default=None,
+            hidden=hidden,
+            help="Currency of --wage and the costs [default: the --design's, else USD].",
         ),
         click.option(
             "--annotator-overhead",
@@ -78,7 +89,7 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 
 
 @click.command()
-@click.option("--target", type=float, required=True, help="Power to reach, e.g. 0.8.")
+@click.option("--target", type=float, default=None, help="Power to reach, e.g. 0.8.")
 @renamed_option("--model", "--model-file", dest="model_path", type=InputFile())
 @click.option(
     "--model-file",
@@ -87,6 +98,28 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
     default=None,
     help="CLMM parameter file (JSON) to simulate from (default: built-in coherence model).",
 )
+@click.option(
+    "--design",
+    type=InputFile(),
+    default=None,
+    help="A design from 'humaneval design': its systems, scale, seconds per screen, wage and currency.",
+)
+@click.option(
+    "--pilot",
+    type=InputFile(),
+    default=None,
+    help="Pilot ratings: fit the CLMM (native engine) and simulate from the fit, as 'power' does.",
+)
+@click.option(
+    "--effect",
+    default=None,
+    metavar="A-B=V,…|V",
+    help="Smallest effects on the latent scale, as for 'power' ('BART-seneca=0.5' or 0.5).",
+)
+@click.option(
+    "--effect-points", default=None, metavar="A-B=V,…|V", help="As --effect, in expected-score points."
+)
+@click.option("--criterion", default=None, help="The criterion of the design or pilot to plan for.")
 @grid_options()
 @click.option(
     "--test",
@@ -109,16 +142,25 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 @click.option(
     "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
 )
+@judge_options
 @json_option
 def command(
-    target, model_path, test, trials, effect_scale, seed, workers, force, out, as_json, **grid
+    target, model_path, test, trials, effect_scale, seed, workers, force, out, as_json, **options
 ) -> None:
     """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
-    reaches --target, screening a grid of candidates with one cheap test. See docs/simulation.md."""
+    reaches --target, screening a grid of candidates with one cheap test. The model comes from
+    --model-file, --pilot or --design with --effect, as for 'power'; money is in the design's currency
+    and wage. See docs/simulation.md. With --judge-correlation or --judge-pilot: the cheapest numbers
+    of human-rated and judge-only units for a judge beside the humans (docs/ppi.md)."""
     from humaneval.replicates import check_run_size
 
     check_run_size(trials, workers, force=force)
-    run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **grid)
+    judge = {k: options.pop(k) for k in JUDGE_OPTIONS}
+    if judge["judge_correlation"] is not None or judge["judge_pilot"] is not None:
+        return run_judge_budget(target, seed, as_json, effect=options["effect"], **judge)
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
+    run_budget(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **options)
 
 
 def run_budget(
@@ -135,18 +177,44 @@ def run_budget(
     blocks: str,
     docs: str,
     annotators: str,
-    seconds_per_judgement: float,
-    wage: float,
+    seconds_per_judgement: float | None,
+    wage: float | None,
     annotator_overhead: float,
     max_cost: float | None,
+    currency: str | None = None,
+    design: str | None = None,
+    pilot: str | None = None,
+    effect: str | None = None,
+    effect_points: str | None = None,
+    criterion: str | None = None,
 ) -> None:
     """Screen the grid with :func:`~humaneval.simulate.budget.plan_budget` and print or write the plan."""
-    from humaneval.simulate.budget import CostModel, plan_budget
+    from humaneval.simulate.budget import CostModel, design_costs, plan_budget
 
+    model, notes = model_path, ()
+    if any(v is not None for v in (design, pilot, effect, effect_points)):
+        from humaneval.simulate.study import plan_study
+
+        setups, _ = plan_study(
+            design, model_path, pilot, effect=effect, effect_points=effect_points,
+            effect_scale=effect_scale, criterion=criterion,
+        )  # fmt: skip
+        model, notes, effect_scale = setups[0].model, setups[0].notes, None
+        if len(setups) > 1:
+            notes += (
+                f"planned for criterion {setups[0].criterion} (of {len(setups)}); choose with --criterion",
+            )
+    planned = design_costs(design) if design is not None else {}
+    cost_model = CostModel(
+        seconds_per_judgement if seconds_per_judgement is not None else planned.get("seconds", 32.0),
+        wage if wage is not None else planned.get("wage", 15.0),
+        annotator_overhead,
+        currency or planned.get("currency", "USD"),
+    )
     plan = plan_budget(
-        model_path,
+        model,
         target,
-        cost_model=CostModel(seconds_per_judgement, wage, annotator_overhead),
+        cost_model=cost_model,
         blocks=ints(blocks),
         docs=ints(docs),
         annotators=ints(annotators),
@@ -156,6 +224,7 @@ def run_budget(
         seed=seed,
         effects=effect_scale,
         workers=workers,
+        notes=notes,
     )
     payload = plan.to_dict()
     if out is not None:
@@ -168,15 +237,18 @@ def run_budget(
 
 def render_plan(plan) -> str:
     """The plan as text: how many designs were screened, the cheapest one reaching the target, notes."""
+    c = plan.cost_model
     lines = [
         f"{len(plan.candidates)} designs screened with {plan.test} ({plan.aggregate}), "
-        f"target power {plan.target:g}"
+        f"target power {plan.target:g}; cost at {c.wage_per_hour:g} {c.currency}/h, "
+        f"{c.seconds_per_judgement:g} s per judgement"
     ]
     if plan.best is not None:
         b = plan.best
         lines.append(
             f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
-            f"({b['total_annotators']} annotators, {b['judgements']} judgements, cost {b['cost']:.2f}), "
+            f"({b['total_annotators']} annotators, {b['judgements']} judgements, "
+            f"cost {b['cost']:.2f} {plan.cost_model.currency}), "
             f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
         )
     lines += [f"note: {n}" for n in plan.notes]

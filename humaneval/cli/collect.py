@@ -52,6 +52,17 @@ def _render(results, out: Path, extra: list[str]) -> str:
     return "\n".join(lines + extra)
 
 
+def no_usable_assignment(source: object, parsed) -> str:
+    """The one line of a batch without a usable assignment: how many problems, and the first."""
+    problems = parsed.problems
+    if not len(problems):
+        return f"{source}: no usable assignment; nothing written"
+    row = next(problems.itertuples(index=False))
+    first = f"line {row.line} ({row.assignment_id}): {row.kind} {row.field}: {row.detail}"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{source}: no usable assignment; first problem: {first}{more}; nothing written"
+
+
 @command.command("mturk")
 @click.argument("results", type=InputFile())
 @click.option(
@@ -118,7 +129,7 @@ def mturk(
         keep_worker_ids=keep_worker_ids,
     )
     if parsed.ratings is None:
-        raise RatingsError(f"{results}: no usable assignment (see the problems with --json); nothing written")
+        raise RatingsError(no_usable_assignment(results, parsed))
     out_path = Path(out)
     parsed.ratings.write(out_path)
     extra = []
@@ -154,7 +165,8 @@ def prolific(
     if results.ratings is None:
         raise RatingsError(f"{database}: no participant has completed the study yet; nothing written")
     results.ratings.write(Path(out))
-    lines = [f"wrote {len(results.ratings)} ratings to {out}"]
+    n_checks = len(results.ratings) - results.n_ratings
+    lines = [f"wrote {results.n_ratings} ratings and {n_checks} attention-check answers to {out}"]
     for path, frame in ((table, results.table), (participants, results.participants)):
         if path:
             write_safe_table(frame, path)

@@ -9,15 +9,19 @@ import click
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 from humaneval.currency import currency_code
-from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, PLATFORMS, REMAINDERS
+from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
+from humaneval.errors import DesignError
 from humaneval.methods import METHODS
+from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
+from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 
 
 @click.command()
 @click.option(
     "--documents",
-    required=True,
-    help="Number of documents, or a file of ids (column document/id, optional text).",
+    default=None,
+    help="Number of documents, or a file of ids (column document/id, optional text); "
+    "default: the documents of --summaries.",
 )
 @click.option("--systems", default=None, help="Comma-separated system names (default: those of --summaries).")
 @click.option("--summaries", type=InputFile(), default=None, help="Table document, system, text.")
@@ -30,7 +34,12 @@ from humaneval.methods import METHODS
 )
 @click.option("--family", type=click.Choice(FAMILIES), default="blocks", show_default=True)
 @click.option("--docs-per-block", type=COUNT, default=5, show_default=True)
-@click.option("--annotators-per-block", type=COUNT, default=3, show_default=True)
+@click.option(
+    "--annotators-per-block",
+    type=COUNT,
+    default=None,
+    help="Annotators per block [default: 3; nested designs have 1].",
+)
 @click.option("--remainder", type=click.Choice(REMAINDERS), default="spread", show_default=True)
 @click.option("--order", type=click.Choice(ORDERS), default="random", show_default=True)
 @click.option("--attention-checks", type=NONNEG, default=2, show_default=True, help="Checks per annotator.")
@@ -44,7 +53,11 @@ from humaneval.methods import METHODS
     default=None,
     help="Text file, one filler text per line (gold checks, warm-ups).",
 )
-@click.option("--dimension", default="coherence", show_default=True)
+@click.option(
+    "--dimension",
+    default=None,
+    help="What the annotators judge [default: coherence; preference for --method pairwise].",
+)
 @click.option(
     "--criteria",
     default=None,
@@ -64,8 +77,8 @@ from humaneval.methods import METHODS
 @click.option("--pairs", default="all", show_default=True, help="Pairwise: 'all' or pairs per document.")
 @click.option(
     "--platform",
-    type=click.Choice(PLATFORMS),
-    default="prolific",
+    type=click.Choice(tuple(PLATFORMS)),
+    default=DEFAULT_PLATFORM,
     show_default=True,
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
@@ -82,9 +95,32 @@ from humaneval.methods import METHODS
 )
 @click.option("--fee-rate", type=RATE, default=0.0, show_default=True, help="Platform fee as a fraction.")
 @click.option("--overrecruit", type=SHARE, default=0.10, show_default=True, help="Budget for replacements.")
+@click.option(
+    "--judge-scores",
+    type=InputFile(),
+    default=None,
+    help="A judge's scores of the pool (document, system, score): the humans get --documents documents "
+    "chosen by --choose, with <out>.probabilities.csv for humaneval ppi (docs/ppi.md).",
+)
+@click.option("--choose", type=click.Choice(PPI_STRATEGIES), default="random", show_default=True)
+@click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
+@click.option(
+    "--calibration",
+    type=InputFile(),
+    default=None,
+    help="A judge-scored pool (ratings table of an LLM judge): design the human calibration subset of it, "
+    "whole documents spread over the judge's scores (docs/judges.md); --documents may then be a count.",
+)
+@click.option(
+    "--calibration-items",
+    type=COUNT,
+    default=100,
+    show_default=True,
+    help="With --calibration: summaries to calibrate on (each rated by --annotators-per-block humans).",
+)
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
@@ -92,22 +128,50 @@ def command(**o) -> None:
         BWSOptions,
         DesignSpec,
         PairOptions,
+        documents_of,
         generate_design,
         read_documents,
         read_summaries,
     )
 
+    if o["judge_scores"] is not None:
+        o = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
+    summaries = read_summaries(o["summaries"])
+    if o["documents"] is None and not summaries and o["calibration"] is None:
+        raise DesignError("give --documents (a count or a file of ids) or --summaries (document, system)")
+    per_block = o["annotators_per_block"]
+    if o["family"] == "nested" and per_block not in (None, 1):
+        raise DesignError(
+            f"--family nested has one annotator per block, not {per_block}; use --family blocks for "
+            f"{per_block} annotators per block"
+        )
+    if o["documents"] is not None:
+        documents = read_documents(o["documents"])
+    else:  # from the summaries, or (a calibration alone) the pool's documents: 0 stands for "all of them"
+        documents = documents_of(summaries) if summaries else 0
+    calibration = None
+    if o["calibration"] is not None:
+        from humaneval.judges.planning import calibration_documents, plan_calibration
+        from humaneval.ratings import load_ratings
+
+        pool = load_ratings(o["calibration"], continuous=True)
+        calibration = plan_calibration(
+            pool, o["calibration_items"], humans_per_item=per_block or 3, seed=o["seed"]
+        )
+        documents, summaries = calibration_documents(calibration, documents, summaries)
+        if o["systems"] is None and not summaries:
+            o["systems"] = ",".join(pool.systems)
     spec = DesignSpec(
-        documents=read_documents(o["documents"]),
-        summaries=read_summaries(o["summaries"]),
+        documents=o.get("chosen") or documents,
+        summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
         method=o["method"],
         family=o["family"],
         documents_per_block=o["docs_per_block"],
-        annotators_per_block=o["annotators_per_block"],
+        annotators_per_block=1 if o["family"] == "nested" else per_block or 3,
         remainder=o["remainder"],
         order=o["order"],
         checks_per_annotator=o["attention_checks"],
@@ -135,6 +199,8 @@ def command(**o) -> None:
         overrecruit_rate=o["overrecruit"],
     )
     paths = design.write(o["out"])
+    if o.get("chosen"):
+        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
     summary = design.summary()
@@ -144,6 +210,8 @@ def command(**o) -> None:
         line = f"design {design.design_id}: {len(design.table)} rows, {len(design.slots)} slots → {files}"
         if spec.criteria:
             line += "\ncriteria: " + "; ".join(f"{c.name} ({c.scale().describe()})" for c in spec.criteria)
+        if calibration is not None:
+            line += "\n" + calibration.summary()
         return line + ("\n\n" + summary.to_markdown() if o["show_summary"] else "")
 
     emit(
@@ -154,7 +222,29 @@ def command(**o) -> None:
             "summary": summary.to_dict(),
             "balance": design.balance,
             "criteria": [c.to_dict() for c in design.criteria],
+            "calibration": None if calibration is None else calibration.to_dict(),
         },
         o["as_json"],
         render,
     )
+
+
+def _judged_pool(o: dict) -> dict:
+    """The documents chosen for the humans from the judge's scores of the pool, written with their
+    inclusion probabilities beside the design (``<out>.probabilities.csv``)."""
+    from humaneval.design.spec import Document
+    from humaneval.ppi.design import choose_documents
+    from humaneval.ppi.judged import read_judge_scores
+
+    if not str(o["documents"]).isdigit():
+        raise DesignError("with --judge-scores, --documents is how many documents the humans rate, e.g. 20")
+    judge = read_judge_scores(o["judge_scores"])
+    picks = choose_documents(
+        judge, int(o["documents"]), strategy=o["choose"], strata=o["strata"], seed=o["seed"]
+    )
+    picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
+    chosen = [Document(str(d)) for d in picks.loc[picks["selected"], "document"]]
+    systems = o["systems"] or (
+        None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
+    )
+    return {**o, "chosen": chosen, "systems": systems}

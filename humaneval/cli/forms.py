@@ -9,6 +9,7 @@ import click
 from humaneval.cli._checks import MINUTES, NONNEG, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 from humaneval.errors import CostWarning, DesignError
+from humaneval.platform_registry import PLATFORMS
 
 
 def _render(package) -> str:
@@ -31,7 +32,13 @@ def _render(package) -> str:
 @click.option(
     "--placeholder-texts", is_flag=True, help="Use labelled placeholder texts (layout pilots, demos)."
 )
-@click.option("--platform", type=click.Choice(["mturk", "standalone"]), default="mturk", show_default=True)
+@click.option(
+    "--platform",
+    type=click.Choice(tuple(PLATFORMS)),
+    default=None,
+    help="Where the forms run (default: the design's platform; Prolific when it names none). Prolific's "
+    "forms are served by 'humaneval serve': the pages written are a preview.",
+)
 @click.option("--route", type=click.Choice(["api", "batch", "both"]), default="both", show_default=True)
 @click.option(
     "--hit-per",
@@ -56,7 +63,7 @@ def _render(package) -> str:
 def command(
     design: str, texts, documents, placeholder_texts: bool, out: str, as_json: bool, **options
 ) -> None:
-    """Write annotation forms (MTurk package or standalone pages) for a design."""
+    """Write annotation forms (Prolific preview pages, MTurk package or standalone pages) for a design."""
     from humaneval.forms import load_design, load_texts, write_forms
     from humaneval.forms import placeholder_texts as placeholders
     from humaneval.forms.screens import design_frame

@@ -273,9 +273,12 @@ def _comparison_text(compared: dict[str, Any], adjust: str) -> str:
         f"\n\n{compared['metric_a']} vs {compared['metric_b']} "
         f"(A − B; permutation p, {compared['alternative']}, adjust {adjust}):"
     )
+    floor = 1 / (compared["n_permutations"] + 1)
     for row in compared["levels"]:
         ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
-        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  p = {row['p_adj']:.4f}"
+        p = f"p ≤ {floor:.4f}" if row["p_adj"] <= floor else f"p = {row['p_adj']:.4f}"
+        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  {p}"
+    text += "".join(f"\n  {line}" for line in compared["nulls"].values())
     return text
 
 

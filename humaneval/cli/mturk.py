@@ -27,9 +27,9 @@ profile_option = click.option(
 
 
 def _client(production: bool, profile: str | None):
-    from humaneval.platforms import mturk
+    from humaneval.platform_registry import MTURK
 
-    return mturk.mturk_client(production, profile=profile)
+    return MTURK.load("client")(production, profile=profile)
 
 
 @click.group()
@@ -113,9 +113,9 @@ def fetch(
         raise RatingsError(f"{package}: no assignment has been submitted yet; nothing written")
     parsed = parse_mturk_results(rows, load_design(design))
     if parsed.ratings is None:
-        raise RatingsError(
-            f"{package}: no usable assignment yet (see the problems with --json); nothing written"
-        )
+        from humaneval.cli.collect import no_usable_assignment
+
+        raise RatingsError(no_usable_assignment(package, parsed))
     parsed.ratings.write(Path(out))
 
     def render() -> str:
@@ -181,26 +181,57 @@ def _emit_plan(plan, execute: bool, as_json: bool, key: str = "assignment_id") -
 @command.command("bonus")
 @click.argument("bonuses", type=InputFile())
 @click.option("--execute", is_flag=True, help="Pay for real (default: only check the table).")
+@click.option("--allow-repeat", is_flag=True, help="Pay an assignment listed more than once once per row.")
 @production_option
 @profile_option
 @json_option
-def bonus(bonuses: str, execute: bool, production: bool, profile: str | None, as_json: bool) -> None:
-    """Pay the bonuses of BONUSES (CSV: assignment_id, amount in USD, reason[, worker_id])."""
-    from humaneval.platforms.mturk import check_money, pay_bonuses
+def bonus(
+    bonuses: str, execute: bool, allow_repeat: bool, production: bool, profile: str | None, as_json: bool
+) -> None:
+    """Pay the bonuses of BONUSES (CSV: assignment_id, amount in USD, reason[, worker_id]).
+
+    Re-running a run that stopped half-way pays only what is left: MTurk's "token already used"
+    counts as already paid. Each row is reported paid, already paid or failed.
+    """
+    from humaneval.errors import PlatformError
+    from humaneval.platforms.mturk import check_money, check_repeats, pay_bonuses
     from humaneval.tables import read_table
 
     table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
     if execute:
-        paid = pay_bonuses(table, _client(production, profile), production=production)
+        paid = pay_bonuses(
+            table, _client(production, profile), production=production, allow_repeat=allow_repeat
+        )
     else:
-        paid = table.assign(amount=[check_money(a, "bonus") for a in table.get("amount", [])], paid=False)
-    total = sum(float(a) for a in paid["amount"])
+        check_repeats(table, allow_repeat)
+        paid = table.assign(
+            amount=[check_money(a, "bonus") for a in table.get("amount", [])], outcome="checked", paid=False
+        )
+    counts = (
+        paid["outcome"].where(~paid["outcome"].str.startswith("failed"), "failed").value_counts().to_dict()
+    )
+    total = sum(float(a) for a, ok in zip(paid["amount"], paid["paid"], strict=True) if ok or not execute)
+    rows = paid[["assignment_id", "amount", "outcome"]].to_dict(orient="records")
 
     def render() -> str:
-        state = "paid" if execute else "checked (dry run; add --execute to pay)"
-        return f"{len(paid)} bonuses, {total:.2f} USD in total: {state}"
+        if not execute:
+            return f"{len(paid)} bonuses, {total:.2f} USD in total: checked (dry run; add --execute to pay)"
+        lines = [
+            f"{len(paid)} bonuses: {counts.get('paid', 0)} paid, {counts.get('already paid', 0)} already "
+            f"paid, {counts.get('failed', 0)} failed ({total:.2f} USD paid now or before)"
+        ]
+        lines += [f"  {r['assignment_id']} {r['amount']} USD: {r['outcome']}" for r in rows]
+        return "\n".join(lines)
 
-    emit({"executed": execute, "total": round(total, 2), "bonuses": len(paid)}, as_json, render)
+    emit(
+        {"executed": execute, "total": round(total, 2), "bonuses": len(paid), "counts": counts, "rows": rows},
+        as_json,
+        render,
+    )
+    if counts.get("failed"):
+        raise PlatformError(
+            f"{counts['failed']} bonus(es) failed; fix the cause and run again (paid ones are skipped)"
+        )
 
 
 @command.command("exclusion")

@@ -168,6 +168,14 @@ GRID_KEYS = (
 @click.option("--target", type=float, default=None, hidden=True, help="Deprecated: use 'humaneval budget'.")
 @grid_options(hidden=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option(
+    "--alt-test",
+    "alt_test",
+    default=None,
+    metavar="humans=3,categories=4,noise_humans=0.3,noise_judge=0.3,epsilon=0.1/0.15/0.2",
+    help="Plan an LLM-judge calibration instead: simulate the alternative-annotator test (docs/judges.md) at "
+    "--breaks items (default 30,50,75,100,150,200) with --trials data sets each; 'default' for the defaults.",
+)
 @json_option
 def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
@@ -178,6 +186,9 @@ def command(**opts) -> None:
     check_run_size(opts["trials"], opts["workers"], force=opts["force"])
     if opts["calibration_trials"] is not None:
         check_run_size(opts["calibration_trials"], force=opts["force"], option="--calibration-trials")
+    if opts["alt_test"] is not None:
+        _alt_test(opts)
+        return
     if opts["target"] is not None:
         _budget_alias(opts)
         return
@@ -199,6 +210,36 @@ def command(**opts) -> None:
         run = _curve if opts["along"] is not None else _point
         runs.append(run(setup, tests, options, folder, opts))
     _emit(runs, fitted, opts["as_json"])
+
+
+def _alt_test(opts: dict) -> None:
+    """``power --alt-test``: how often a judge of given quality passes the alt-test, by number of items."""
+    from humaneval.judges.planning import simulate_alt_test
+
+    keys = {"humans": int, "categories": int, "noise_humans": float, "noise_judge": float, "epsilon": str}
+    settings: dict = {}
+    spec = "" if opts["alt_test"].strip() == "default" else opts["alt_test"]
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key.strip() not in keys:
+            raise DesignError(f"--alt-test {part!r}: use KEY=VALUE with KEY one of {', '.join(keys)}")
+        try:
+            settings[key.strip()] = keys[key.strip()](value.strip())
+        except ValueError:
+            raise DesignError(f"--alt-test {part!r}: {value.strip()!r} is not a number") from None
+    epsilons = [float(e) for e in settings.pop("epsilon", "0.1/0.15/0.2").split("/")]
+    sizes = [int(b) for b in (opts["breaks"] or "30,50,75,100,150,200").split(",") if b.strip()]
+    result = simulate_alt_test(
+        sizes,
+        n_humans=settings.get("humans", 3),
+        n_categories=settings.get("categories", 4),
+        noise_humans=settings.get("noise_humans", 0.3),
+        noise_judge=settings.get("noise_judge", 0.3),
+        epsilons=epsilons,
+        n_trials=opts["trials"],
+        seed=opts["seed"],
+    )
+    emit(result.to_dict(), opts["as_json"], result.summary)
 
 
 def _comparative(opts: dict) -> bool:

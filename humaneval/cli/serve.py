@@ -56,6 +56,9 @@ def command() -> None:
     help="Prolific's STUDY_ID: only links carrying it are admitted (or set it later with set-study-id).",
 )
 @click.option("--title", default="Annotation task", show_default=True, help="Page title.")
+@click.option(
+    "--placeholder-texts", is_flag=True, help="Use labelled placeholder texts (layout pilots, demos)."
+)
 @json_option
 def init(
     design: str,
@@ -63,17 +66,25 @@ def init(
     texts: str | None,
     documents: str | None,
     exclude_pids: str | None,
+    placeholder_texts: bool,
     as_json: bool,
     **options,
 ) -> None:
     """Create STUDY_DIR (study.sqlite + admin_token) from a design.json and its texts."""
-    from humaneval.forms import load_texts
+    from humaneval.forms import load_design, load_texts
+    from humaneval.forms import placeholder_texts as placeholders
+    from humaneval.forms.screens import design_frame
     from humaneval.serve import create_study
 
+    if placeholder_texts and texts:
+        raise click.UsageError("give --texts or --placeholder-texts, not both")
+    chosen = load_texts(texts, documents) if texts else None
+    if placeholder_texts:
+        chosen = placeholders(design_frame(load_design(design)))
     study = create_study(
         design,
         study_dir,
-        texts=load_texts(texts, documents) if texts else None,
+        texts=chosen,
         exclude_pids=exclude_pids.split() if exclude_pids else (),
         **options,
     )

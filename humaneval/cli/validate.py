@@ -16,7 +16,9 @@ FAMILY_NAMES = {
 }
 
 
-def render_structure(source: str, s: DesignStructure, scales: tuple = ()) -> str:
+def render_structure(
+    source: str, s: DesignStructure, scales: tuple = (), judges: tuple[str, int] | None = None
+) -> str:
     """The human-readable validation summary."""
     if lower_is_better(s.response):
         response = f"rank ({s.rank_base} = best)"
@@ -38,6 +40,8 @@ def render_structure(source: str, s: DesignStructure, scales: tuple = ()) -> str
     ]
     if s.n_checks:
         rows.append(("attention checks", s.n_checks))
+    if judges:  # (names, rows): raters marked as judges, outside every human statistic above
+        rows.append(("judges", f"{judges[0]} ({judges[1]} ratings, left out of the human statistics)"))
     for scale in scales:  # the declared scale of each criterion (design → collect → scale sidecar)
         rows.append(
             (f"scale of {scale.criterion}" if scale.criterion else "declared scale", scale.describe())
@@ -55,8 +59,14 @@ def command(ratings: str, as_json: bool, **options) -> None:
     table = load_from_options(ratings, **options)
     structure = describe_structure(table)
     scales = table.scales
+    judges = (", ".join(table.judge_names), len(table.judges())) if table.has_judges else None
     emit(
-        {"file": ratings, **structure.to_dict(), "scales": [s.to_dict() for s in scales]},
+        {
+            "file": ratings,
+            **structure.to_dict(),
+            "scales": [s.to_dict() for s in scales],
+            "judges": table.judge_names,
+        },
         as_json,
-        lambda: render_structure(ratings, structure, scales),
+        lambda: render_structure(ratings, structure, scales, judges),
     )

@@ -7,7 +7,10 @@ support of emmeans), from the fixed effects alone (random effects at 0):
   covariate at its mean. The EMM of a factor level (within a level of the ``by`` factors) is the
   equally weighted average over the other factors' levels.
 - ``latent``: x̄ᵀβ − mean(θ), the linear predictor on the latent scale (higher = later categories).
-- ``mean.class``: the expected class number Σ_k k·P(Y = k) (k = 1..K), averaged over the grid.
+- ``mean.class``: the expected class number Σ_k k·P(Y = k) (k = 1..K), averaged over the grid. It is a
+  class *index*, not a score: on a 1–5 scale where only 3, 4 and 5 were used, class 1 is the score 3.
+- ``expected``: the expected score Σ_k v_k·P(Y = k) over the response values v_k the model knows (the
+  observed scores), averaged over the grid: ``mean.class`` mapped back to the scale of the ratings.
 - ``prob``: P(Y = k) per category, averaged over the grid.
 
 Standard errors by the delta method on vcov(τ, β) (numerical gradients for the non-linear modes);
@@ -38,7 +41,7 @@ from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
 from humaneval.errors import ModelSpecError, OptionError
 
-MODES = ("latent", "mean.class", "prob")
+MODES = ("latent", "expected", "mean.class", "prob")
 _STEP = 1e-6
 
 
@@ -105,9 +108,16 @@ def _probabilities(theta: np.ndarray, eta: np.ndarray, link: str) -> np.ndarray:
 
 
 def _mode_values(
-    params: np.ndarray, x: np.ndarray, weights: np.ndarray, jac: np.ndarray, link: str, mode: str
+    params: np.ndarray,
+    x: np.ndarray,
+    weights: np.ndarray,
+    jac: np.ndarray,
+    link: str,
+    mode: str,
+    values: np.ndarray | None = None,
 ):
-    """The EMMs (one per row of ``weights``) of ``mode`` at parameters (τ, β)."""
+    """The EMMs (one per row of ``weights``) of ``mode`` at parameters (τ, β); ``values`` are the
+    response values of the categories (mode ``expected``)."""
     n_tau = jac.shape[1]
     theta = jac @ params[:n_tau]
     eta = x @ params[n_tau:] if x.shape[1] else np.zeros(x.shape[0])
@@ -116,6 +126,8 @@ def _mode_values(
     probs = _probabilities(theta, eta, link)
     if mode == "mean.class":
         return weights @ (probs @ np.arange(1, probs.shape[1] + 1))
+    if mode == "expected":
+        return weights @ (probs @ values)
     return (weights @ probs).ravel()  # prob: emm-major, category-minor
 
 
@@ -170,9 +182,10 @@ def emmeans(
         equal weights, numeric covariates held at their means (emmeans' reference grid).
     by : str or sequence of str, optional
         Factors within each of whose levels the means are computed.
-    mode : {"latent", "mean.class", "prob"}
-        The scale: the linear predictor, the expected rating (1-based class), or per-category
-        probabilities.
+    mode : {"latent", "expected", "mean.class", "prob"}
+        The scale: the linear predictor, the expected score (on the response's own values), the
+        expected class index (1..K over the K categories used, R's ``mean.class``), or
+        per-category probabilities.
     confidence_level : float
         Of the Wald intervals.
 
@@ -219,10 +232,19 @@ def _emmeans_and_cov(
     """The EMM table of :func:`emmeans` and the covariance matrix of its ``emmean`` column."""
     if mode not in MODES:
         raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    values = None
+    if mode == "expected":
+        try:
+            values = np.asarray(fit.levels, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelSpecError(
+                "the expected score needs numeric response values; this response has text categories "
+                "(use mode 'mean.class' or 'prob')"
+            ) from None
     cells, grid, weights, _, _ = _cells(fit, factor, by)
     params, vcov, jac = _params(fit)
     x = grid_design(fit, grid)
-    value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode))
+    value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode, values))
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     z = stats.norm.ppf(0.5 + confidence_level / 2)
     if mode == "prob":

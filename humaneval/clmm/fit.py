@@ -32,6 +32,7 @@ from humaneval.clmm.links import check_link, quantile
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
+from humaneval.clmm.sparse import laplace_problem
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError
@@ -198,7 +199,7 @@ def _likelihood(spec: ClmmSpec, link: str, n_agq: int) -> _Likelihood:
     layout = ParamLayout(jac.shape[1], len(spec.beta_names), design.terms, spec.threshold == "flexible")
     if int(n_agq) != n_agq or n_agq < 1:
         raise OptionError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
-    problem: LaplaceProblem | QuadratureProblem = LaplaceProblem(spec.y, spec.x, design, link, jac.shape[0])
+    problem: LaplaceProblem | QuadratureProblem = laplace_problem(spec.y, spec.x, design, link, jac.shape[0])
     if n_agq > 1:
         problem = QuadratureProblem(problem, int(n_agq))
     return _Likelihood(problem, layout, jac, design)

@@ -85,11 +85,17 @@ class ProlificResults:
     ratings: Ratings | None
     participants: pd.DataFrame
 
+    @property
+    def n_ratings(self) -> int:
+        """Ratings in :attr:`ratings`, its attention-check rows not counted."""
+        return 0 if self.ratings is None else len(self.ratings.without_checks())
+
     def to_dict(self) -> dict[str, Any]:
         p = self.participants
         return {
             "judgements": len(self.table),
-            "ratings": 0 if self.ratings is None else len(self.ratings),
+            "ratings": self.n_ratings,
+            "attention_checks": 0 if self.ratings is None else len(self.ratings) - self.n_ratings,
             "participants": len(p),
             "complete": int(p["complete"].sum()) if len(p) else 0,
             "surplus": int(p["surplus"].sum()) if len(p) else 0,

@@ -88,6 +88,7 @@ class ComparativeFit:
     thresholds: tuple[tuple[str, float], ...] = ()
     random_sd: pd.DataFrame | None = None
     n_params: int | None = None
+    covariates: tuple[tuple[str, float, float], ...] = ()
 
     n_boot = renamed_attribute("n_boot", "n_resamples")
     n_boot_failed = renamed_attribute("n_boot_failed", "n_resamples_failed")
@@ -132,7 +133,7 @@ class ComparativeFit:
 
     @property
     def aic(self) -> float:
-        n_params = self.n_params or len(self.systems) - 1 + (self.log_nu is not None)
+        n_params = self.n_params or len(self.systems) - 1 + (self.log_nu is not None) + len(self.covariates)
         return -2 * self.loglik + 2 * n_params
 
     def estimates(self) -> pd.Series:
@@ -161,6 +162,13 @@ class ComparativeFit:
                 "p": 2 * stats.norm.sf(np.abs(z)),
             }
         )
+
+    def covariates_frame(self) -> pd.DataFrame:
+        """Style covariates γ (log-odds per unit of style difference) with SE, z and p; else empty."""
+        frame = pd.DataFrame(list(self.covariates), columns=["covariate", "estimate", "se"])
+        frame["z"] = frame["estimate"] / frame["se"]
+        frame["p"] = 2 * stats.norm.sf(np.abs(frame["z"].to_numpy(dtype=float)))
+        return frame
 
     def thresholds_frame(self) -> pd.DataFrame:
         """Davidson's tie parameter log ν, or the mixed model's thresholds τ; else empty."""
@@ -247,6 +255,7 @@ class ComparativeAnalysis:
             ],
             "fixed_effects": fit.fixed_effects().to_dict(orient="records"),
             "thresholds": fit.thresholds_frame().to_dict(orient="records"),
+            "covariates": fit.covariates_frame().to_dict(orient="records"),
             "random_effects": fit.random_effects_frame().to_dict(orient="records"),
             "contrasts": self.contrasts.to_dict(orient="records"),
             "groups": self.systems.to_dict(orient="records"),
@@ -265,6 +274,9 @@ class ComparativeAnalysis:
         ]
         if fit.log_nu is not None:
             lines.append(f"tie parameter ν = {np.exp(fit.log_nu):.3f}")
+        if fit.covariates:
+            shown = ", ".join(f"{name} {value:.3f} (SE {se:.3f})" for name, value, se in fit.covariates)
+            lines.append(f"style covariates (log-odds per unit of difference): {shown}")
         if fit.random_sd is not None:
             shown = ", ".join(
                 f"{r.system} {r.sd:.2f}" for r in fit.random_sd.itertuples() if r.factor == "annotator"
@@ -331,6 +343,10 @@ def mixed_design(judgements: Judgements) -> pd.DataFrame:
     second = judgements.features[event, 1, : n_sys - 1]
     outcome = np.select([judgements.chosen[event] == 0, judgements.chosen[event] == 1], [1.0, 0.0], 0.5)
     frame = pd.DataFrame(first - second, columns=list(judgements.systems[1:]))
+    n_cov = len(judgements.covariates)
+    for k, name in enumerate(judgements.covariates):  # the style difference of the first system
+        column = judgements.n_params - n_cov + k
+        frame[name] = judgements.features[event, 0, column] - judgements.features[event, 1, column]
     frame.insert(0, "outcome", outcome)
     frame.insert(0, "document", judgements.document[events.row[order]])
     frame.insert(0, "annotator", judgements.annotator[events.row[order]])
@@ -351,6 +367,7 @@ def analyze_comparative(
     seed: int | np.random.Generator | None = 1,
     floor: bool = True,
     mixed_terms: tuple[str, ...] = ("annotator", "document"),
+    style: tuple[str, ...] = (),
 ) -> ComparativeAnalysis:
     """Fit the comparative model of a pairwise, best–worst or ranking table and compare all systems.
 
@@ -383,6 +400,10 @@ def analyze_comparative(
     mixed_terms:
         Grouping factors with random system deviations in the mixed model: ``("annotator",
         "document")`` (default) or ``("annotator",)``.
+    style:
+        Pairwise tables: columns holding a style difference of the row's system over its opponent
+        (LMArena's "style control", e.g. the normalised length difference); the strengths are then
+        those of P(a ≻ b) = σ(θa − θb + γᵀd), style held equal, and γ is in ``fit.covariates``.
 
     Returns
     -------
@@ -419,7 +440,9 @@ def analyze_comparative(
     humaneval.errors.OptionError: unknown inference 'jackknife'; use one of two-way, ...
     """
     started = time.perf_counter()
-    kind, inference, adjust, judgements = _checked_judgements(ratings, kind, criterion, inference, adjust)
+    kind, inference, adjust, judgements = _checked_judgements(
+        ratings, kind, criterion, inference, adjust, tuple(style)
+    )
     counts = judgements.event_counts
     fit = fit_events(
         judgements.features, judgements.mask, judgements.chosen, counts, _choix_start(judgements)
@@ -460,6 +483,7 @@ def _checked_judgements(
     criterion: str | None,
     inference: str | None,
     adjust: str | None,
+    style: tuple[str, ...] = (),
 ) -> tuple[str, str, str, Judgements]:
     """The kind, inference and adjustment (defaults filled in, unknown ones refused) and the coded
     judgements of the criterion, refused when the systems cannot be told apart."""
@@ -472,7 +496,7 @@ def _checked_judgements(
     if inference not in INFERENCE:
         raise OptionError(f"unknown inference {inference!r}; use one of {', '.join(INFERENCE)}")
     adjust = check_adjust(adjust or "tukey")
-    judgements = build_judgements(table, kind)
+    judgements = build_judgements(table, kind, style)
     check_estimable(judgements.beats, judgements.systems, MODEL_NAMES[judgements.model])
     counts = judgements.event_counts
     if judgements.model == "davidson" and counts[judgements.chosen != 2].sum() == 0:
@@ -525,6 +549,8 @@ def _fixed_result(
     replicates done and failed."""
     beta, info = fit.beta[0], fit.hessian[0]
     n_sys = len(judgements.systems)
+    n_cov = len(judgements.covariates)
+    cov_se = np.sqrt(np.diag(vcov))[len(beta) - n_cov :]
     strengths_vcov = vcov[: n_sys - 1, : n_sys - 1]
     eigen = np.linalg.eigvalsh(info)
     diagnostics = Diagnostics(
@@ -552,10 +578,17 @@ def _fixed_result(
         inference=inference,
         n_resamples=resamples[0],
         n_resamples_failed=resamples[1],
-        log_nu=float(beta[-1]) if judgements.model == "davidson" else None,
+        log_nu=float(beta[n_sys - 1]) if judgements.model == "davidson" else None,
         fallbacks=fallbacks,
         versions=_versions(),
+        covariates=_named(judgements.covariates, beta[len(beta) - n_cov :], cov_se),
     )
+
+
+def _named(
+    names: tuple[str, ...], estimates: np.ndarray, se: np.ndarray
+) -> tuple[tuple[str, float, float], ...]:
+    return tuple((n, float(e), float(v)) for n, e, v in zip(names, estimates, se, strict=True))
 
 
 def _compare_systems(
@@ -623,12 +656,13 @@ def _mixed_result(mixed, judgements: Judgements, kind: str, model_vcov: np.ndarr
     clmm = mixed.clmm
     n_sys = len(judgements.systems)
     names = ("first listed|won",) if len(clmm.thresholds) == 1 else ("lost|tie", "tie|won")
+    se = np.sqrt(np.diag(mixed.vcov))
     return ComparativeFit(
         model="mixed-bradley-terry",
         kind=kind,
         systems=judgements.systems,
-        beta=mixed.beta,
-        vcov=mixed.vcov,
+        beta=mixed.beta[: n_sys - 1],
+        vcov=mixed.vcov[: n_sys - 1, : n_sys - 1],
         model_vcov=model_vcov[: n_sys - 1, : n_sys - 1],
         loglik=clmm.loglik,
         nobs=clmm.nobs,
@@ -641,6 +675,7 @@ def _mixed_result(mixed, judgements: Judgements, kind: str, model_vcov: np.ndarr
         thresholds=tuple(zip(names, map(float, clmm.thresholds), strict=True)),
         random_sd=mixed.random_sd(),
         n_params=clmm.n_params,
+        covariates=_named(judgements.covariates, mixed.beta[n_sys - 1 :], se[n_sys - 1 :]),
     )
 
 
@@ -718,18 +753,14 @@ def _cautions(judgements: Judgements, inference: str, n_resamples: int, n_failed
 
 
 def _choix_start(judgements: Judgements) -> np.ndarray | None:
-    """The MLE of untied Bradley–Terry or Plackett–Luce data by choix's ILSR (Maystre & Grossglauser
-    2015), which Newton's method then only confirms; None for the other models."""
-    if judgements.orders is None or judgements.model not in ("bradley-terry", "plackett-luce"):
+    """The MLE of untied Bradley–Terry data by choix's ILSR (Maystre & Grossglauser 2015) on the
+    matrix of win counts, which Newton's method then only confirms; None for the other models and
+    with style covariates."""
+    if judgements.model != "bradley-terry" or judgements.covariates:
         return None
     import choix
 
-    n = len(judgements.systems)
-    data = list(judgements.orders)
-    if judgements.model == "bradley-terry":
-        theta = choix.ilsr_pairwise(n, data, alpha=0.0, max_iter=500)
-    else:
-        theta = choix.ilsr_rankings(n, data, alpha=0.0, max_iter=500)
+    theta = choix.ilsr_pairwise_dense(judgements.beats, alpha=0.0, max_iter=500)
     return theta[1:] - theta[0]
 
 

@@ -15,6 +15,10 @@ times and so is conservative.
 ``annotator``, ``document`` and ``naive`` are the one-way and independent versions, shown for
 comparison in the calibration study (docs/analysis.md).
 
+Every scheme reweights per-cluster sufficient statistics (how often each cluster holds each
+distinct event) by multinomial cluster multiplicities; the judgements themselves are never
+resampled, so 10⁶ judgements cost what their clusters and distinct events cost.
+
 References
 ----------
 Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2011). Robust inference with multiway clustering.
@@ -25,9 +29,11 @@ Owen, A. B. (2007). The pigeonhole bootstrap. *Annals of Applied Statistics* 1(2
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix, identity, vstack
 from threadpoolctl import threadpool_limits
 
 from humaneval._deprecation import renamed, renamed_attribute
@@ -50,37 +56,93 @@ class BootstrapVcov:
     n_boot = renamed_attribute("n_boot", "n_resamples")
 
 
-def _counts(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+#: Replicates are drawn in chunks whose (replicates × clusters) multiplicities stay below this.
+CHUNK_DRAWS = 2e7
+
+
+def _cluster_stats(judgements: Judgements, codes: np.ndarray) -> csr_matrix:
+    """(G, E) sufficient statistics of each cluster: how often it holds each distinct event."""
+    n_clusters = int(codes.max()) + 1
+    members = csr_matrix(
+        (np.ones(codes.size), (codes, np.arange(codes.size))), shape=(n_clusters, codes.size)
+    )
+    return (members @ judgements.incidence).tocsr()
+
+
+def _draws(n_clusters: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(B, G) multiplicities of G clusters drawn with replacement."""
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
-    return np.stack([np.bincount(d, minlength=n_clusters) for d in draws]).astype(float)
+    offsets = (np.arange(n_resamples) * n_clusters)[:, None]
+    counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_clusters)
+    return counts.reshape(n_resamples, n_clusters).astype(float)
 
 
-def unit_weights(
+def _resampled(stats: csr_matrix, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """(b, E) event weights of chunks of B cluster-bootstrap replicates.
+
+    Drawing G clusters with replacement gives multinomial(G, 1/G) multiplicities; clusters with the
+    same sufficient statistics are interchangeable, so when many clusters hold a single judgement
+    (annotator × document cells, single judgements) the draw is multinomial over the distinct
+    statistics instead, with probabilities their shares of the clusters.
+    """
+    n_clusters = stats.shape[0]
+    sizes = np.asarray(stats.sum(axis=1)).ravel()
+    single = sizes == 1
+    events = stats[single].indices  # the event of each single-judgement cluster
+    single_types, single_count = np.unique(events, return_counts=True)
+    n_types = single_types.size + int((~single).sum())
+    if n_types * 8 <= n_clusters:
+        types = vstack([identity(stats.shape[1], format="csr")[single_types], stats[~single]]).tocsr()
+        shares = np.r_[single_count, np.ones(n_types - single_types.size)] / n_clusters
+        counts = rng.multinomial(n_clusters, shares, size=n_resamples).astype(float)
+        yield np.asarray((types.T @ counts.T).T)
+        return
+    chunk = max(1, int(CHUNK_DRAWS // n_clusters))
+    for first in range(0, n_resamples, chunk):
+        counts = _draws(n_clusters, min(chunk, n_resamples - first), rng)
+        yield np.asarray((stats.T @ counts.T).T)
+
+
+def _pigeonhole(judgements: Judgements, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Annotators and documents drawn independently; a judgement weighs the product of the two."""
+    cells = _cluster_stats(judgements, judgements.cell)
+    first = np.zeros(int(judgements.cell.max()) + 1, dtype=np.int64)
+    first[judgements.cell[::-1]] = np.arange(judgements.cell.size)[::-1]
+    of_annotator, of_document = judgements.annotator[first], judgements.document[first]
+    n_a, n_d = int(of_annotator.max()) + 1, int(of_document.max()) + 1
+    chunk = max(1, int(CHUNK_DRAWS // max(n_a, n_d, first.size)))
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        product = _draws(n_a, size, rng)[:, of_annotator] * _draws(n_d, size, rng)[:, of_document]
+        yield np.asarray((cells.T @ product.T).T)
+
+
+def event_weights(
     judgements: Judgements, scheme: str, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(B, U) bootstrap weights of the judgements under a one-way or pigeonhole ``scheme``."""
-    if scheme == "naive":
-        return _counts(judgements.n_judgements, n_resamples, rng)
-    if scheme in ("annotator", "document", "cell"):
-        codes = getattr(judgements, scheme)
-        return _counts(int(codes.max()) + 1, n_resamples, rng)[:, codes]
+) -> Iterator[np.ndarray]:
+    """(b, E) weights of the distinct events in chunks of bootstrap replicates under ``scheme``.
+
+    Every scheme reweights the per-cluster sufficient statistics (event counts), never the judgements.
+    """
     if scheme == "pigeonhole":
-        a, d = judgements.annotator, judgements.document
-        return (
-            _counts(int(a.max()) + 1, n_resamples, rng)[:, a]
-            * _counts(int(d.max()) + 1, n_resamples, rng)[:, d]
-        )
+        return _pigeonhole(judgements, n_resamples, rng)
+    if scheme == "naive":
+        return _resampled(judgements.incidence.tocsr(), n_resamples, rng)
+    if scheme in ("annotator", "document", "cell"):
+        stats = _cluster_stats(judgements, getattr(judgements, scheme))
+        return _resampled(stats, n_resamples, rng)
     raise OptionError(f"unknown bootstrap scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
 
 
 def _replicates(
-    judgements: Judgements, scheme: str, n_resamples: int, rng: np.random.Generator
+    judgements: Judgements, scheme: str, n_resamples: int, rng: np.random.Generator, start: np.ndarray | None
 ) -> tuple[np.ndarray, int]:
-    weights = unit_weights(judgements, scheme, n_resamples, rng) @ judgements.incidence
-    fit = fit_events(judgements.features, judgements.mask, judgements.chosen, weights)
-    ok = fit.ok
-    return fit.beta[ok], int((~ok).sum())
+    betas, failed = [], 0
+    for weights in event_weights(judgements, scheme, n_resamples, rng):
+        fit = fit_events(judgements.features, judgements.mask, judgements.chosen, weights, start)
+        betas.append(fit.beta[fit.ok])
+        failed += int((~fit.ok).sum())
+    return np.concatenate(betas), failed
 
 
 @renamed(n_boot="n_resamples")
@@ -147,9 +209,12 @@ def bootstrap_vcov(
     rng = np.random.default_rng(seed)
     parts = ("annotator", "document", "cell") if scheme == "two-way" else (scheme,)
     covs, failed = [], 0
+    with threadpool_limits(1):  # many tiny matrix products: threads only contend
+        centre = fit_events(judgements.features, judgements.mask, judgements.chosen, judgements.event_counts)
+    start = centre.beta[0] if centre.ok[0] else None  # replicates start at the full-data estimate
     for part in parts:
-        with threadpool_limits(1):  # many tiny matrix products: threads only contend
-            beta, bad = _replicates(judgements, part, n_resamples, rng)
+        with threadpool_limits(1):
+            beta, bad = _replicates(judgements, part, n_resamples, rng, start)
         failed += bad
         cov = np.cov(beta, rowvar=False, ddof=1).reshape(judgements.n_params, judgements.n_params)
         covs.append(cov * _small_sample(judgements, part))

@@ -5,7 +5,9 @@ with step halving converges from β = 0 whenever the MLE exists; no prior or pen
 It exists when the "preferred to" graph of the systems is strongly connected (every group of
 systems was preferred at least once to some system outside it: Hunter 2004, Zermelo 1929);
 :func:`check_estimable` says which systems break it. Many weightings (bootstrap replicates) are
-fitted at once, vectorised over the replicates.
+fitted at once, vectorised over the replicates, and each event is evaluated on its support only
+(the parameters its alternatives involve: two systems and log ν for a pairwise comparison), so the
+cost is events × support², not events × parameters².
 """
 
 from __future__ import annotations
@@ -42,23 +44,70 @@ class EventFit:
         return (self.max_grad < 1e-5) & (np.abs(self.beta).max(axis=1) < DIVERGED)
 
 
-def _evaluate(features, mask, chosen, weights, beta):
-    """Log-likelihood, gradient and information of every weighting (rows of ``weights``) at ``beta``."""
-    n_events, n_alt, n_par = features.shape
-    eta = (features.reshape(-1, n_par) @ beta.T).T.reshape(len(beta), n_events, n_alt)
-    eta = np.where(mask[None], eta, -np.inf)
-    top = eta.max(axis=2, keepdims=True)
+@dataclass(frozen=True)
+class _Support:
+    """The events in sparse form: each event touches only a few parameters (its *support*).
+
+    ``index`` (E, K) holds the parameters an event's alternatives involve (padding points at a dummy
+    parameter P), ``values`` (E, A, K) the features on them; ``scatter`` maps the (E·K) gradient
+    entries and ``scatter2`` the (E·K·K) information entries to their parameters.
+    """
+
+    index: np.ndarray
+    values: np.ndarray
+    mask: np.ndarray
+    chosen: np.ndarray
+    n_par: int
+    scatter: csr_matrix
+    scatter2: csr_matrix
+
+    @classmethod
+    def of(cls, features: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> _Support:
+        n_par = features.shape[2]
+        used = (features != 0).any(axis=1)
+        width = max(1, int(used.sum(axis=1).max(initial=0)))
+        order = np.argsort(~used, axis=1, kind="stable")[:, :width]
+        valid = np.take_along_axis(used, order, axis=1)
+        index = np.where(valid, order, n_par)
+        padded = np.concatenate([features, np.zeros((*features.shape[:2], 1))], axis=2)
+        values = np.take_along_axis(padded, index[:, None, :], axis=2)
+        rows = np.arange(index.size)
+        scatter = csr_matrix((np.ones(index.size), (rows, index.ravel())), shape=(index.size, n_par + 1))
+        pairs = (index[:, :, None] * (n_par + 1) + index[:, None, :]).ravel()
+        scatter2 = csr_matrix(
+            (np.ones(pairs.size), (np.arange(pairs.size), pairs)), shape=(pairs.size, (n_par + 1) ** 2)
+        )
+        return cls(index, values, np.asarray(mask, bool), np.asarray(chosen), n_par, scatter, scatter2)
+
+
+def _evaluate(support: _Support, weights, beta):
+    """Log-likelihood, gradient and information of every weighting (rows of ``weights``) at ``beta``.
+
+    Replicates are the last axis of every intermediate array; only each event's support is touched:
+    the information is Σ_e w_e (Σ_a p_a x_a x_aᵀ − m_e m_eᵀ) with m_e = Σ_a p_a x_a, all on the
+    support, scattered once into the P × P matrices.
+    """
+    n_rep, n_par, n_events = len(beta), support.n_par, len(support.index)
+    padded = np.concatenate([beta.T, np.zeros((1, n_rep))])
+    on_support = padded[support.index]  # (E, K, R)
+    eta = np.einsum("eak,ekr->ear", support.values, on_support)
+    eta = np.where(support.mask[:, :, None], eta, -np.inf)
+    top = eta.max(axis=1, keepdims=True)
     prob = np.exp(eta - top)
-    total = prob.sum(axis=2, keepdims=True)
+    total = prob.sum(axis=1, keepdims=True)
     prob /= total
-    picked = eta[:, np.arange(n_events), chosen]
-    loglik = (weights * (picked - top[..., 0] - np.log(total[..., 0]))).sum(axis=1)
-    mean = (prob[..., None] * features[None]).sum(axis=2)
-    grad = np.einsum("re,rep->rp", weights, features[np.arange(n_events), chosen][None] - mean)
-    outer = (features[..., :, None] * features[..., None, :]).reshape(n_events * n_alt, n_par * n_par)
-    hessian = ((weights[..., None] * prob).reshape(len(beta), -1) @ outer).reshape(len(beta), n_par, n_par)
-    hessian -= np.swapaxes(weights[..., None] * mean, 1, 2) @ mean  # information (negative Hessian)
-    return loglik, grad, hessian
+    w = weights.T  # (E, R)
+    picked = eta[np.arange(n_events), support.chosen]
+    loglik = (w * (picked - top[:, 0] - np.log(total[:, 0]))).sum(axis=0)
+    mean = np.einsum("eak,ear->ekr", support.values, prob)
+    chosen_x = support.values[np.arange(n_events), support.chosen]  # (E, K)
+    grad = support.scatter.T @ (w[:, None, :] * (chosen_x[:, :, None] - mean)).reshape(-1, n_rep)
+    second = np.einsum("eak,eal,ear->eklr", support.values, support.values, prob)
+    second -= mean[:, :, None, :] * mean[:, None, :, :]
+    second *= w[:, None, None, :]
+    info = (support.scatter2.T @ second.reshape(-1, n_rep)).reshape(n_par + 1, n_par + 1, n_rep)
+    info = np.ascontiguousarray(info[:n_par, :n_par].transpose(2, 0, 1))
+    return loglik, np.ascontiguousarray(grad[:n_par].T), info
 
 
 def fit_events(
@@ -71,22 +120,25 @@ def fit_events(
     """Newton–Raphson with step halving for every row of ``weights`` (R, E) at once, from ``start``
     (P,) or β = 0."""
     weights = np.atleast_2d(np.asarray(weights, dtype=float))
-    chunk = max(1, int(CHUNK_CELLS // max(1, features.size)))
-    if weights.shape[0] > chunk:
-        parts = [
-            fit_events(features, mask, chosen, weights[i : i + chunk], start)
-            for i in range(0, len(weights), chunk)
-        ]
-        return EventFit(
-            beta=np.concatenate([p.beta for p in parts]),
-            loglik=np.concatenate([p.loglik for p in parts]),
-            max_grad=np.concatenate([p.max_grad for p in parts]),
-            hessian=np.concatenate([p.hessian for p in parts]),
-            n_iter=max(p.n_iter for p in parts),
-        )
-    n_rep, n_par = weights.shape[0], features.shape[2]
+    support = _Support.of(np.asarray(features, dtype=float), mask, chosen)
+    per_rep = support.values.size + support.index.size * support.index.shape[1]
+    chunk = max(1, int(CHUNK_CELLS // max(1, per_rep)))
+    parts = [_fit(support, weights[i : i + chunk], start) for i in range(0, len(weights), chunk)]
+    if len(parts) == 1:
+        return parts[0]
+    return EventFit(
+        beta=np.concatenate([p.beta for p in parts]),
+        loglik=np.concatenate([p.loglik for p in parts]),
+        max_grad=np.concatenate([p.max_grad for p in parts]),
+        hessian=np.concatenate([p.hessian for p in parts]),
+        n_iter=max(p.n_iter for p in parts),
+    )
+
+
+def _fit(support: _Support, weights: np.ndarray, start: np.ndarray | None) -> EventFit:
+    n_rep, n_par = weights.shape[0], support.n_par
     beta = np.zeros((n_rep, n_par)) if start is None else np.tile(np.asarray(start, dtype=float), (n_rep, 1))
-    loglik, grad, info = _evaluate(features, mask, chosen, weights, beta)
+    loglik, grad, info = _evaluate(support, weights, beta)
     ridge = 1e-10 * np.eye(n_par)
     n_iter = 0
     for _ in range(MAX_ITER):
@@ -98,8 +150,10 @@ def fit_events(
         scale = np.ones(int(active.sum()))
         for _ in range(30):
             trial = beta[active] + scale[:, None] * step
-            new_ll, new_grad, new_info = _evaluate(features, mask, chosen, weights[active], trial)
-            worse = new_ll < loglik[active] - 1e-12
+            new_ll, new_grad, new_info = _evaluate(support, weights[active], trial)
+            # a step may not lower ℓ by more than its rounding error: with 10^5 judgements ℓ is
+            # ~10^5 and the gain of a last Newton step (~10^-14) drowns in it
+            worse = new_ll < loglik[active] - 1e-13 * (1.0 + np.abs(loglik[active]))
             if not worse.any():
                 break
             scale[worse] /= 2

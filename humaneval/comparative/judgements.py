@@ -37,6 +37,26 @@ Kind = Literal["likert", "pairwise", "bws", "ranking"]
 COMPARATIVE_KINDS = ("pairwise", "bws", "ranking")
 
 
+def count_judgements(ratings: Ratings | pd.DataFrame) -> int:
+    """The judgements in a ratings table, attention checks left out: one per pairwise comparison
+    (two rows), one per best–worst tuple judged (one row per shown summary), one per row otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> count_judgements(pd.DataFrame({"annotator": ["w"] * 2, "document": ["d"] * 2,
+    ...                                "system": ["A", "B"], "opponent": ["B", "A"], "score": [1.0, 0.0]}))
+    1
+    """
+    table = as_ratings(ratings).without_checks()
+    data, unit = table.data, get_method(detect_kind(table)).unit
+    if unit == "pair":
+        return len(data) // 2
+    if unit == "tuple":
+        return len(data.drop_duplicates(["annotator", "tuple_id"]))
+    return len(data)
+
+
 def detect_kind(ratings: Ratings | pd.DataFrame) -> Kind:
     """What a ratings table holds: ``pairwise``, ``bws``, ``ranking`` or ``likert`` (any rating scale).
 
@@ -94,6 +114,9 @@ class Judgements:
     means:
         Descriptive score per system: win rate (ties ½), best–worst counting score, or mean rank
         (1 = best).
+    covariates:
+        Names of the style covariates of a pairwise table (the last parameters, after log ν);
+        with covariates every comparison is its own event.
     """
 
     kind: str
@@ -109,7 +132,7 @@ class Judgements:
     beats: np.ndarray
     means: pd.Series
     n_rows: int
-    orders: tuple[tuple[int, ...], ...] | None = None
+    covariates: tuple[str, ...] = ()
 
     @property
     def n_params(self) -> int:
@@ -125,7 +148,9 @@ class Judgements:
         return np.asarray(self.incidence.sum(axis=0)).ravel()
 
 
-def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -> Judgements:
+def build_judgements(
+    ratings: Ratings | pd.DataFrame, kind: str | None = None, style: tuple[str, ...] = ()
+) -> Judgements:
     """Pool a pairwise, best–worst or ranking table (checks excluded) into :class:`Judgements`.
 
     Parameters
@@ -134,6 +159,11 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
         A pairwise (``opponent``), best–worst (``tuple_id``) or ranking (``rank``) table.
     kind : {"pairwise", "bws", "ranking"}, optional
         Detected by :func:`detect_kind` when None.
+    style : tuple of str
+        Columns of a pairwise table holding a style difference of the row's system over its
+        opponent (e.g. the normalised length difference (len_a − len_b)/(len_a + len_b) of
+        LMArena's style control; a mirror row holds its negative), entered as covariates:
+        P(a ≻ b) = σ(θa − θb + γᵀd).
 
     Returns
     -------
@@ -160,8 +190,10 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
     table = ratings.without_checks()
     data = table.data
     unit = get_method(kind).unit
+    if style and unit != "pair":
+        raise RatingsError(f"style covariates are for pairwise tables, not {kind} tables")
     if unit == "pair":
-        return _pairwise(data)
+        return _pairwise(data, tuple(style))
     if unit == "tuple":
         return _bws(data)
     if unit == "document":
@@ -175,26 +207,24 @@ def build_judgements(ratings: Ratings | pd.DataFrame, kind: str | None = None) -
 
 
 class _Builder:
-    """Accumulates events (alternative features as tuples) and their judgement/cluster codes."""
+    """Accumulates best–worst events (alternative features as tuples) and their judgement codes."""
 
-    def __init__(self, systems: list[str], extra: int = 0):
+    def __init__(self, systems: list[str]):
         self.systems = systems
         self.index = {s: i for i, s in enumerate(systems)}
-        self.n_params = len(systems) - 1 + extra
+        self.n_params = len(systems) - 1
         self.keys: dict[tuple, int] = {}
         self.events: list[tuple[np.ndarray, int]] = []
         self.rows: list[int] = []
         self.cols: list[int] = []
         self.beats = np.zeros((len(systems), len(systems)))
 
-    def vector(self, weights: dict[int, float], extra: float = 0.0) -> np.ndarray:
-        """Features of one alternative: system weights, then log ν; without the reference system,
-        whose θ is 0 while fitting."""
+    def vector(self, weights: dict[int, float]) -> np.ndarray:
+        """Features of one alternative: system weights without the reference system, whose θ is 0
+        while fitting."""
         full = np.zeros(self.n_params + 1)
         for j, w in weights.items():
             full[j] += w
-        if self.n_params >= len(self.systems):
-            full[-1] = extra
         return full[1:]
 
     def add(self, unit: int, alternatives: list[np.ndarray], chosen: int) -> None:
@@ -213,7 +243,6 @@ class _Builder:
         units: pd.DataFrame,
         means: pd.Series,
         n_rows: int,
-        orders: list[tuple[int, ...]] | None = None,
     ) -> Judgements:
         n_alt = max(f.shape[0] for f, _ in self.events)
         features = np.zeros((len(self.events), n_alt, self.n_params))
@@ -244,7 +273,6 @@ class _Builder:
             beats=self.beats,
             means=means.reindex(self.systems),
             n_rows=n_rows,
-            orders=None if orders is None else tuple(orders),
         )
 
 
@@ -270,46 +298,129 @@ def _criterion_keys(data: pd.DataFrame) -> list[str]:
     return ["criterion"] if "criterion" in data else []
 
 
-def _pairwise(data: pd.DataFrame) -> Judgements:
-    score = pd.to_numeric(data["score"], errors="coerce")
-    if score.isna().any() or not score.isin([0, 0.5, 1]).all():
+def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
+    """Vectorised: comparisons are keyed by integer codes, events by (first, second, outcome);
+    with ``style`` covariates each comparison is its own event."""
+    score = pd.to_numeric(data["score"], errors="coerce").to_numpy(dtype=float)
+    if np.isnan(score).any() or not np.isin(score, [0, 0.5, 1]).all():
         raise RatingsError("pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)")
-    system, opponent = data["system"].astype(str), data["opponent"].astype(str).str.strip()
-    if (system == opponent).any():
+    sys_code, sys_names = pd.factorize(data["system"].astype(str))
+    opp_code, opp_names = pd.factorize(data["opponent"].astype(str))
+    opp_names = pd.Index(opp_names).str.strip()
+    systems = sorted(set(sys_names) | set(opp_names))
+    n_sys = len(systems)
+    lookup = pd.Index(systems)
+    sys_code, opp_code = lookup.get_indexer(sys_names)[sys_code], lookup.get_indexer(opp_names)[opp_code]
+    if (sys_code == opp_code).any():
         raise RatingsError("a pairwise row compares a system with itself (system = opponent)")
-    systems = sorted(set(system) | set(opponent))
     # one comparison = the row whose system sorts first; its mirror row (if present) must agree
-    a, b = np.where(system < opponent, system, opponent), np.where(system < opponent, opponent, system)
-    score_a = np.where(system < opponent, score, 1 - score)
+    first = sys_code < opp_code
+    a, b = np.where(first, sys_code, opp_code), np.where(first, opp_code, sys_code)
+    score_a = np.where(first, score, 1 - score)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    frame = data[keys].assign(a=a, b=b, score_a=score_a)
-    agree = frame.groupby([*keys, "a", "b"], sort=False)["score_a"].agg(["min", "max"])
-    if (agree["min"] != agree["max"]).any():
-        bad = agree.index[agree["min"] != agree["max"]][0]
+    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    kept = np.all([c >= 0 for c in key_codes], axis=0)  # rows with a missing key form no comparison
+    combined, bound = np.zeros(len(data), dtype=np.int64), 1
+    for c in [*key_codes, a, b]:
+        width = int(c.max()) + 2 if c.size else 1
+        if bound * width >= 2**62:  # renumber before the mixed-radix key could overflow
+            combined, uniques = pd.factorize(combined)
+            bound = len(uniques)
+        combined, bound = combined * width + c, bound * width
+    group = np.full(len(data), -1, dtype=np.int64)
+    group[kept] = pd.factorize(combined[kept])[0]
+    n_comp = int(group.max()) + 1 if group.size else 0
+    rows = np.flatnonzero(kept)
+    low, high = np.full(n_comp, 2.0), np.full(n_comp, -1.0)
+    np.minimum.at(low, group[rows], score_a[rows])
+    np.maximum.at(high, group[rows], score_a[rows])
+    if (low != high).any():
+        u = int(np.flatnonzero(low != high)[0])
+        row = rows[group[rows] == u][0]
         raise RatingsError(
-            f"the two rows of the comparison {bad[-2]} vs {bad[-1]} (annotator {bad[0]}, document {bad[1]}) "
+            f"the two rows of the comparison {systems[a[row]]} vs {systems[b[row]]} (annotator "
+            f"{data[keys[0]].iloc[row]}, document {data[keys[1]].iloc[row]}) "
             "disagree: their scores must add up to 1"
         )
-    comparisons = agree.reset_index()
-    ties = bool((comparisons["min"] == 0.5).any())
-    builder = _Builder(systems, extra=1 if ties else 0)
-    idx = builder.index
-    orders: list[tuple[int, ...]] = []
-    for u, row in enumerate(comparisons.itertuples(index=False)):
-        i, j, s = idx[row.a], idx[row.b], row.min
-        alternatives = [builder.vector({i: 1.0}), builder.vector({j: 1.0})]
+    head = np.zeros(n_comp, dtype=np.int64)
+    head[group[rows][::-1]] = rows[::-1]  # the first row of each comparison
+    i, j, s = a[head], b[head], low
+    ties = bool((s == 0.5).any())
+    outcome = np.where(s == 1, 0, np.where(s == 0, 1, 2))
+    difference = _style_differences(data, style, first, group, rows, n_comp)
+    if style:
+        event, event_keys = np.arange(n_comp), (i * n_sys + j) * 3 + outcome
+    else:
+        event, event_keys = pd.factorize((i * n_sys + j) * 3 + outcome)
+    event_i, event_j, chosen = event_keys // 3 // n_sys, event_keys // 3 % n_sys, event_keys % 3
+    n_par = n_sys - 1 + ties
+    features = np.zeros((len(event_keys), 3 if ties else 2, n_par + 1 + len(style)))
+    rank = np.arange(len(event_keys))
+    features[rank, 0, event_i] = 1.0
+    features[rank, 1, event_j] = 1.0
+    if ties:
+        features[rank, 2, event_i] = features[rank, 2, event_j] = 0.5
+        features[:, 2, n_par] = 1.0
+    if style:  # only differences matter: the first system's alternative carries d, a tie d/2
+        features[:, 0, n_par + 1 :] = difference
         if ties:
-            alternatives.append(builder.vector({i: 0.5, j: 0.5}, extra=1.0))
-        builder.add(u, alternatives, 0 if s == 1 else 1 if s == 0 else 2)
-        builder.beats[i, j] += s > 0
-        builder.beats[j, i] += s < 1
-        orders.append((i, j) if s == 1 else (j, i))
-    units = pd.DataFrame(
-        {"annotator": comparisons["annotator"], "documents": [[d] for d in comparisons["document"]]}
+            features[:, 2, n_par + 1 :] = difference / 2
+    beats = np.bincount(i * n_sys + j, s > 0, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
+    beats = beats + np.bincount(j * n_sys + i, s < 1, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
+    incidence = csr_matrix((np.ones(n_comp), (np.arange(n_comp), event)), shape=(n_comp, len(event_keys)))
+    annotator = pd.factorize(key_codes[0][head])[0]
+    document = pd.factorize(key_codes[1][head])[0]
+    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
+    with np.errstate(invalid="ignore"):  # a system only ever listed as the opponent has no mean
+        rate = np.bincount(sys_code, score, n_sys) / np.bincount(sys_code, minlength=n_sys)
+    means = pd.Series(rate, systems)
+    return Judgements(
+        kind="pairwise",
+        model="davidson" if ties else "bradley-terry",
+        systems=tuple(systems),
+        features=features[:, :, 1:],
+        mask=np.ones(features.shape[:2], dtype=bool),
+        chosen=chosen.astype(int),
+        incidence=incidence,
+        annotator=annotator,
+        document=document,
+        cell=cell,
+        beats=beats.astype(float),
+        means=means.reindex(systems),
+        n_rows=len(data),
+        covariates=style,
     )
-    means = pd.Series(score.to_numpy(), index=system.to_numpy()).groupby(level=0).mean()
-    model = "davidson" if ties else "bradley-terry"
-    return builder.finish("pairwise", model, units, means, len(data), None if ties else orders)
+
+
+def _style_differences(
+    data: pd.DataFrame, style: tuple[str, ...], first: np.ndarray, group: np.ndarray, rows, n_comp: int
+) -> np.ndarray:
+    """(comparisons, covariates) style differences of each comparison's first system; the rows of
+    one comparison must agree (a mirror row holds the negative difference)."""
+    out = np.zeros((n_comp, len(style)))
+    for k, column in enumerate(style):
+        if column not in data:
+            raise RatingsError(
+                f"style column {column!r} is not in the table; columns: {', '.join(map(str, data.columns))}"
+            )
+        values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=float)
+        if not np.isfinite(values).all():
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise RatingsError(
+                f"style column {column!r}: row {bad} is not a number; give every comparison its "
+                "style difference (the row's system minus its opponent)"
+            )
+        oriented = np.where(first, values, -values)[rows]
+        low, high = np.full(n_comp, np.inf), np.full(n_comp, -np.inf)
+        np.minimum.at(low, group[rows], oriented)
+        np.maximum.at(high, group[rows], oriented)
+        if (high - low > 1e-9 * (1 + np.abs(high))).any():
+            raise RatingsError(
+                f"style column {column!r}: the two rows of a comparison disagree; it holds the "
+                "difference of the row's system over its opponent, so a mirror row holds its negative"
+            )
+        out[:, k] = low
+    return out
 
 
 def _bws(data: pd.DataFrame) -> Judgements:
@@ -356,32 +467,75 @@ def _bws(data: pd.DataFrame) -> Judgements:
 
 
 def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
-    systems = sorted(data["system"].astype(str).unique())
-    builder = _Builder(systems)
-    idx = builder.index
+    """Vectorised: every summary ranked above the last level of its ranking is chosen from those
+    ranked at or below it; the event is keyed by that set (a bit mask of systems) and the choice."""
+    codes, names = pd.factorize(data["system"].astype(str))
+    systems = sorted(names)
+    n_sys = len(systems)
+    codes = pd.Index(systems).get_indexer(names)[codes]
+    ranks = reported.to_numpy(float)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    codes = data["system"].astype(str).map(idx).to_numpy()
-    all_ranks = reported.to_numpy(float)
-    units = []
-    orders: list[tuple[int, ...]] | None = []
-    for u, (key, rows) in enumerate(data.groupby(keys, sort=False).indices.items()):
-        rows = rows[np.argsort(codes[rows], kind="stable")]
-        members, ranks = codes[rows], all_ranks[rows]
-        if orders is not None and len(np.unique(ranks)) == len(ranks):
-            orders.append(tuple(int(m) for m in members[np.argsort(ranks)]))
-        else:
-            orders = None
-        remaining = list(range(len(members)))
-        for level in np.unique(ranks)[:-1] if len(np.unique(ranks)) > 1 else []:
-            tied = [k for k in remaining if ranks[k] == level]
-            alternatives = [builder.vector({int(members[k]): 1.0}) for k in remaining]
-            for k in tied:
-                builder.add(u, alternatives, remaining.index(k))
-            remaining = [k for k in remaining if ranks[k] != level]
-            for k in tied:
-                for m in remaining:
-                    builder.beats[members[k], members[m]] += 1
-        units.append((key[0], [str(key[1])]))
-    unit_frame = pd.DataFrame(units, columns=["annotator", "documents"])
+    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    kept = np.flatnonzero(np.all([c >= 0 for c in key_codes], axis=0))
+    unit = pd.MultiIndex.from_arrays([c[kept] for c in key_codes]).factorize()[0]
+    n_units = int(unit.max()) + 1 if unit.size else 0
+    order = np.lexsort((codes[kept], ranks[kept], unit))  # by ranking, best level first
+    rows, unit = kept[order], unit[order]
+    level = ranks[rows]
+    # the systems ranked at or below each row's level: suffix sums of bits within its ranking
+    n_words = (n_sys + 61) // 62
+    bits = np.zeros((rows.size, n_words), dtype=np.int64)
+    bits[np.arange(rows.size), codes[rows] // 62] = np.left_shift(1, codes[rows] % 62)
+    new_unit = np.r_[True, unit[1:] != unit[:-1]]
+    new_level = new_unit | np.r_[True, level[1:] != level[:-1]]
+    from_end = np.vstack([np.cumsum(bits[::-1], axis=0)[::-1], np.zeros((1, n_words), dtype=np.int64)])
+    unit_end = np.r_[np.flatnonzero(new_unit)[1:], rows.size]
+    starts = np.flatnonzero(new_level)[np.cumsum(new_level) - 1]
+    ends = unit_end[np.cumsum(new_unit) - 1]
+    remaining = from_end[starts] - from_end[ends]
+    last_level = level == level[ends - 1]
+    chooses = np.flatnonzero(~last_level)
+    event_key = pd.MultiIndex.from_arrays([*remaining[chooses].T, codes[rows[chooses]]])
+    event, uniques = event_key.factorize()
+    sets = np.array([list(k[:-1]) for k in uniques], dtype=np.int64).reshape(len(uniques), n_words)
+    chosen_sys = np.array([k[-1] for k in uniques], dtype=np.int64)
+    member = (sets[:, np.arange(n_sys) // 62] >> (np.arange(n_sys) % 62)) & 1 == 1  # (E, S)
+    n_alt = int(member.sum(axis=1).max(initial=1))
+    slot = np.cumsum(member, axis=1) - 1
+    features = np.zeros((len(uniques), n_alt, n_sys))
+    e_idx, s_idx = np.nonzero(member)
+    features[e_idx, slot[e_idx, s_idx], s_idx] = 1.0
+    mask = np.zeros((len(uniques), n_alt), dtype=bool)
+    mask[e_idx, slot[e_idx, s_idx]] = True
+    chosen = slot[np.arange(len(uniques)), chosen_sys]
+    incidence = csr_matrix((np.ones(chooses.size), (unit[chooses], event)), shape=(n_units, len(uniques)))
+    incidence.sum_duplicates()
+    # i preferred to j: i chosen while j still remained, j not tied with i
+    pairs = pd.DataFrame({"unit": unit, "code": codes[rows], "level": level})
+    joined = pairs.merge(pairs, on="unit", suffixes=("", "_o"))
+    joined = joined[joined["level"] < joined["level_o"]]
+    beats = np.bincount(
+        joined["code"].to_numpy() * n_sys + joined["code_o"].to_numpy(), minlength=n_sys * n_sys
+    ).reshape(n_sys, n_sys)
+    head = rows[np.flatnonzero(new_unit)]
+    unit_rows = np.zeros(n_units, dtype=np.int64)
+    unit_rows[unit[new_unit]] = head
+    annotator = pd.factorize(key_codes[0][unit_rows])[0]
+    document = pd.factorize(key_codes[1][unit_rows])[0]
+    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
     means = reported.groupby(data["system"].astype(str).to_numpy()).mean()
-    return builder.finish("ranking", "plackett-luce", unit_frame, means, len(data), orders)
+    return Judgements(
+        kind="ranking",
+        model="plackett-luce",
+        systems=tuple(systems),
+        features=features[:, :, 1:],
+        mask=mask,
+        chosen=chosen,
+        incidence=incidence,
+        annotator=annotator,
+        document=document,
+        cell=cell,
+        beats=beats.astype(float),
+        means=means.reindex(systems),
+        n_rows=len(data),
+    )

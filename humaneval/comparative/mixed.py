@@ -44,6 +44,9 @@ from humaneval.errors import ModelSpecError
 
 #: Random-effect terms the mixed fit can include.
 MIXED_TERMS = ("annotator", "document")
+#: Largest number of entries of the dense random-effect Hessian blocks (8 bytes each) a fit may hold:
+#: documents shared by all annotators (arena prompts) tie every annotator into one block.
+MAX_BLOCK_ENTRIES = 5e7
 #: The default: annotator and document deviations, the model counterpart of the two-way cluster
 #: bootstrap (with annotator terms only, intervals covered 92.0 % instead of 93.9 % when documents
 #: also had their own system deviations; docs/analysis.md, "Calibration").
@@ -93,11 +96,15 @@ class MixedFit:
 
 
 def mixed_spec(
-    design: pd.DataFrame, systems: tuple[str, ...], terms: tuple[str, ...] = DEFAULT_TERMS
+    design: pd.DataFrame,
+    systems: tuple[str, ...],
+    terms: tuple[str, ...] = DEFAULT_TERMS,
+    covariates: tuple[str, ...] = (),
 ) -> ClmmSpec:
     """The :class:`~humaneval.clmm.spec.ClmmSpec` of a :func:`~humaneval.comparative.mixed_design` frame.
 
-    Comparisons are reoriented alternately within each pair of systems (module docstring).
+    Comparisons are reoriented alternately within each pair of systems (module docstring);
+    ``covariates`` (style differences of the first system) are further fixed-effect columns.
     """
     unknown = [t for t in terms if t not in MIXED_TERMS]
     if unknown or not terms:
@@ -111,6 +118,7 @@ def mixed_spec(
     flip = (pair.groupby(pair, sort=False).cumcount().to_numpy() % 2) == 1
     sign = np.where(flip, -1.0, 1.0)
     x = x * sign[:, None]
+    style = design[list(covariates)].to_numpy(dtype=float) * sign[:, None]
     outcome = np.where(flip, 1.0 - outcome, outcome)
     ties = bool(np.any(outcome == 0.5))
     y = np.rint(outcome * 2).astype(int) if ties else outcome.astype(int)
@@ -131,7 +139,26 @@ def mixed_spec(
                 levels=tuple(str(u) for u in uniques),
             )
         )
-    return ClmmSpec.from_matrices(y, x, effects, beta_names=names, levels=levels)
+    return ClmmSpec.from_matrices(
+        y, np.column_stack([x, style]), effects, beta_names=[*names, *covariates], levels=levels
+    )
+
+
+def block_entries(spec: ClmmSpec) -> float:
+    """Entries of the dense blocks of the random-effect Hessian (kept part, cross part and the
+    eliminated groups' diagonal blocks; :mod:`humaneval.clmm.design`) a fit of ``spec`` holds, or
+    the square of the number of random effects when that is below :data:`MAX_BLOCK_ENTRIES`."""
+    from humaneval.clmm.design import random_design
+
+    effects = sum(t.n_groups * t.size for t in spec.terms)
+    if effects**2 <= MAX_BLOCK_ENTRIES:  # one block of all effects would fit: skip the layout
+        return float(effects**2)
+    return float(
+        sum(
+            b.n_blocks * (b.n_kept**2 + b.n_kept * b.n_elim * b.elim_size + b.n_elim * b.elim_size**2)
+            for b in random_design(spec.terms).buckets
+        )
+    )
 
 
 def fit_mixed_bt(
@@ -152,8 +179,13 @@ def fit_mixed_bt(
     Returns
     -------
     MixedFit
-        β (θ_s − θ_reference), its covariance with the variance parameters profiled out, and the
-        CLMM fit with its diagnostics.
+        β (θ_s − θ_reference, then the style covariates), its covariance with the variance
+        parameters profiled out, and the CLMM fit with its diagnostics.
+
+    Raises
+    ------
+    ModelSpecError
+        Unknown terms, or a design whose random-effect blocks exceed :data:`MAX_BLOCK_ENTRIES`.
 
     Examples
     --------
@@ -167,7 +199,15 @@ def fit_mixed_bt(
     from humaneval.clmm.fit import fit_spec
     from humaneval.comparative.analyze import mixed_design
 
-    spec = mixed_spec(mixed_design(judgements), judgements.systems, tuple(terms))
+    spec = mixed_spec(mixed_design(judgements), judgements.systems, tuple(terms), judgements.covariates)
+    entries = block_entries(spec)
+    if entries > MAX_BLOCK_ENTRIES:
+        raise ModelSpecError(
+            f"the mixed-effects fit would hold {entries:.2g} numbers in the dense blocks of its "
+            f"random-effect Hessian (limit {MAX_BLOCK_ENTRIES:.0g}; {' and '.join(terms)} groups linked by "
+            "shared comparisons form one block); leave the document term out (mixed_terms=('annotator',) "
+            "in Python) or use a cluster bootstrap (--inference two-way)"
+        )
     result = fit_spec(spec, link)
     return MixedFit(
         systems=judgements.systems,

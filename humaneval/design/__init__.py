@@ -9,7 +9,7 @@ path, a table or a :class:`Design` for every later stage.
 from humaneval.design.blocks import block_design, block_sizes, cut_blocks
 from humaneval.design.bws import BWSBalance, bws_balance, bws_tuples
 from humaneval.design.generate import generate_design
-from humaneval.design.inputs import read_documents, read_summaries
+from humaneval.design.inputs import documents_of, read_documents, read_summaries
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.pairwise import PairBalance, pair_balance, pair_schedule, round_robin
 from humaneval.design.plan import Design, DesignTexts
@@ -37,6 +37,7 @@ __all__ = [
     "bws_balance",
     "bws_tuples",
     "cut_blocks",
+    "documents_of",
     "generate_design",
     "load_design",
     "pair_balance",

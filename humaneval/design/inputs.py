@@ -30,6 +30,12 @@ def read_documents(value: str | Path) -> int | list[Document]:
     return [Document(str(d), _text(t)) for d, t in zip(frame[column], texts, strict=True)]
 
 
+def documents_of(summaries: list[Summary]) -> list[Document]:
+    """The documents of a summaries table, in the order they first appear (``--summaries`` without
+    ``--documents``)."""
+    return [Document(d) for d in dict.fromkeys(s.document for s in summaries)]
+
+
 def read_summaries(path: str | Path | None) -> list[Summary]:
     """A table ``document, system`` with an optional ``text`` (or ``summary``) column."""
     if path is None:

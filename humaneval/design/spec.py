@@ -18,6 +18,7 @@ from typing import Any, Literal
 from humaneval.errors import DesignError
 from humaneval.methods import ALIASES, get_method
 from humaneval.methods import METHODS as REGISTRY
+from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS, get_platform
 
 Method = Literal["likert", "rank", "bws", "pairwise", "da"]
 METHODS: tuple[str, ...] = tuple(REGISTRY)
@@ -25,7 +26,6 @@ FAMILIES: tuple[str, ...] = ("blocks", "crossed", "nested")
 REMAINDERS: tuple[str, ...] = ("spread", "drop", "error")
 ORDERS: tuple[str, ...] = ("random", "balanced")
 CHECK_KINDS: tuple[str, ...] = ("imc", "gold")
-PLATFORMS: tuple[str, ...] = ("prolific", "mturk", "standalone")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MAX_DOCUMENTS = 20_000
 """The most documents one design holds (generating 50,000 takes about 45 s); split larger studies."""
@@ -113,9 +113,9 @@ class DesignSpec:
     pairwise: PairOptions = field(default_factory=PairOptions)
     allow_missing: bool = False
     fillers: Sequence[str] = ()
-    dimension: str = "coherence"
+    dimension: str | None = None
     show_source: bool = False
-    platform: Literal["prolific", "mturk", "standalone"] = "prolific"
+    platform: str = DEFAULT_PLATFORM
     round: int = 1
     criteria: Sequence[Any] = ()
 
@@ -123,6 +123,9 @@ class DesignSpec:
         set_ = object.__setattr__
         if isinstance(self.method, str):
             set_(self, "method", ALIASES.get(self.method, self.method))
+        if self.dimension is None:  # coherence; "preference" for pairwise comparisons
+            known = REGISTRY.get(self.method)
+            set_(self, "dimension", known.default_dimension if known is not None else "coherence")
         set_(self, "documents", _documents(self.documents))
         set_(self, "summaries", tuple(_summary(s) for s in self.summaries))
         if self.systems is None:
@@ -201,7 +204,7 @@ class DesignSpec:
         _choice("family", self.family, FAMILIES)
         _choice("remainder", self.remainder, REMAINDERS)
         _choice("order", self.order, ORDERS)
-        _choice("platform", self.platform, PLATFORMS)
+        _choice("platform", self.platform, tuple(PLATFORMS))
         for kind in self.check_kinds:
             _choice("check kind", kind, CHECK_KINDS)
         _ids("document", self.document_ids)
@@ -287,9 +290,11 @@ class DesignSpec:
         if self.warmup_items and not self.fillers:
             raise DesignError("warm-up screens are built from filler texts: give fillers")
         self._validate_summaries()
-        if self.platform == "prolific" and self.checks_per_annotator < 2:
+        platform = get_platform(self.platform)
+        if self.checks_per_annotator < (platform.checks_for_rejection or 0):
             warnings.warn(
-                "Prolific allows rejecting a submission only after two failed attention checks; "
+                f"{platform.title} allows rejecting a submission only after {platform.checks_for_rejection} "
+                "failed attention checks; "
                 f"with checks_per_annotator={self.checks_per_annotator} no submission could be rejected",
                 UserWarning,
                 stacklevel=4,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from humaneval.errors import PayBelowMinimumError
 from humaneval.methods import METHODS, get_method
+from humaneval.platform_registry import get_platform
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
@@ -24,16 +25,6 @@ STUDY_SECONDS = {
     (m.name, dimension): seconds for m in METHODS.values() for dimension, seconds in m.study_seconds.items()
 }
 """Published seconds per screen by (method, dimension): each method's ``study_seconds``."""
-#: (default, minimum) hourly pay per platform and currency. Prolific publishes both ("Prolific's
-#: payment principles", researcher-help.prolific.com, checked November 2026): it recommends at least
-#: £9.00 / $12.00 per hour and allows no less than £6.00 / $8.00. MTurk publishes no minimum; the
-#: package uses $12.00 for both (SummEval's target and Prolific's USD recommendation).
-PLATFORM_PAY = {
-    "prolific": {"GBP": (9.00, 6.00), "USD": (12.00, 8.00)},
-    "mturk": {"USD": (12.00, 12.00)},
-    "standalone": {"GBP": (9.00, 6.00), "USD": (12.00, 8.00)},
-}
-PLATFORM_CURRENCY = {"prolific": "GBP", "mturk": "USD", "standalone": "GBP"}
 FEW_UNITS = 10
 FEW_ANNOTATORS = 15
 FEW_DOCUMENTS = 50
@@ -216,9 +207,8 @@ def summarize_design(design: Design) -> DesignSummary:
 def _cost(design: Design, table: Any) -> tuple[CostEstimate | None, str]:
     settings = design.cost or CostSettings()
     platform = design.spec["platform"]
-    currency = settings.currency or PLATFORM_CURRENCY[platform]
-    rates = PLATFORM_PAY[platform]
-    default_wage, default_minimum = rates.get(currency, rates[PLATFORM_CURRENCY[platform]])
+    currency = settings.currency or get_platform(platform).currency
+    default_wage, default_minimum = get_platform(platform).hourly_pay(currency)
     wage = default_wage if settings.hourly_wage is None else settings.hourly_wage
     minimum = default_minimum if settings.min_hourly_wage is None else settings.min_hourly_wage
     if wage < minimum:

@@ -266,6 +266,20 @@ def _builtin() -> dict[str, Preset]:
                 else "Which summary avoids unnecessary repetition better?",
             )
         )
+    rank = next(p for p in presets if p.name == "coherence-rank")
+    presets.append(
+        replace(
+            rank,
+            name="preference-pairwise",
+            dimension="preference",
+            method="pairwise",
+            title="Which summary is better?",
+            overview="You will see {n} pairs of summaries. For each pair, say which summary is better "
+            "overall, or that they are about the same.",
+            definition="",
+            question="Which summary is better?",
+        )
+    )
     return {p.name: p for p in presets}
 
 

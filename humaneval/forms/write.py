@@ -18,8 +18,7 @@ from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame, design_order
 from humaneval.forms.texts import Texts, load_texts
 from humaneval.methods import get_method
-
-PLATFORMS = ("mturk", "standalone")
+from humaneval.platform_registry import Platform, get_platform
 
 
 def default_preset_name(method: str, dimension: str) -> str:
@@ -127,7 +126,7 @@ def design_texts(design: DesignLike, texts: Texts | Mapping | str | Path | None)
         if texts is None or texts.is_empty():
             raise DesignError(
                 "the design carries no texts; give them (a texts.json or a document, system, text table), "
-                "or use placeholder texts for a demo"
+                "or use placeholder texts for a demo (--placeholder-texts)"
             )
     if hasattr(texts, "to_dict") and not isinstance(texts, Texts):
         texts = texts.to_dict()
@@ -139,7 +138,7 @@ def write_forms(
     texts: Texts | Mapping | str | Path | None,
     out_dir: str | Path,
     *,
-    platform: str = "mturk",
+    platform: str | None = None,
     preset: str | Path | Preset | None = None,
     hit_per: str | None = None,
     route: str = "both",
@@ -157,14 +156,17 @@ def write_forms(
     ``design`` is a ``Design``, its long table or the path of ``design.csv``; ``texts`` is a
     :class:`Texts`, a ``texts.json`` mapping or path, or a ``document, system, text`` table
     (:func:`~humaneval.forms.placeholder_texts` makes labelled stand-ins for demos). The preset
-    defaults to the built-in one of the design's method and dimension. ``platform="mturk"``
-    writes the package of docs/forms.md (see :func:`~humaneval.forms.mturk.write_mturk_package`);
-    ``"standalone"`` writes the same pages for local pilots (no submission; ``?slot=`` picks the
-    slot). ``instructions`` replaces the preset's overview and definition (custom instructions);
-    ``consent`` adds an "I agree" step to the start page. ``extra_submit_origins`` lets pilots and
-    tests accept a non-MTurk ``turkSubmitTo``. ``hit_per`` defaults to ``"slot"`` on MTurk (one
-    HIT per annotator slot with one assignment: every worker gets the planned order) and to
-    ``"block"`` for standalone pages (``?slot=`` picks the slot).
+    defaults to the built-in one of the design's method and dimension. ``platform`` (default: the
+    design's own, Prolific when it names none) decides the packaging by its registry record
+    (:data:`humaneval.platform_registry.PLATFORMS`): ``"mturk"`` writes the package of
+    docs/forms.md (see :func:`~humaneval.forms.mturk.write_mturk_package`); ``"standalone"``
+    writes the same pages for local pilots (no submission; ``?slot=`` picks the slot);
+    ``"prolific"`` writes those pages as a preview plus a README, since Prolific's forms are
+    served by ``humaneval serve`` (docs/serve.md). ``instructions`` replaces the preset's overview
+    and definition (custom instructions); ``consent`` adds an "I agree" step to the start page.
+    ``extra_submit_origins`` lets pilots and tests accept a non-MTurk ``turkSubmitTo``.
+    ``hit_per`` defaults to the platform's unit (``"slot"`` on MTurk: one HIT per annotator slot
+    with one assignment, every worker gets the planned order; ``"block"`` for pages).
 
     Parameters
     ----------
@@ -174,8 +176,8 @@ def write_forms(
         The documents' and summaries' texts (None: the design's own).
     out_dir : str or Path
         The folder written.
-    platform : {"mturk", "standalone"}
-        Where the forms run.
+    platform : {"prolific", "mturk", "standalone"}, optional
+        Where the forms run (default: the design's platform).
     preset : str, Path or Preset, optional
         The question, scale and instructions (default: the built-in one of the method).
     hit_per : {"slot", "block"}, optional
@@ -206,18 +208,14 @@ def write_forms(
     >>> design = generate_design(DesignSpec(documents=10, systems=["A", "B", "C"], seed=1,
     ...                                     checks_per_annotator=1, platform="mturk"))
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     package = write_forms(design, placeholder_texts(design.table), folder)
+    ...     package = write_forms(design, placeholder_texts(design.table), folder)  # the design's MTurk
     ...     names = sorted(path.name for path in package.out_dir.iterdir())
     >>> len(package.hits), names
     (6, ['README.md', 'batch_input.csv', 'hits', 'preview', 'template.html'])
     """
-    if platform not in PLATFORMS:
-        raise DesignError(
-            f"platform {platform!r} is not supported by write_forms; use one of {', '.join(PLATFORMS)} "
-            "(Prolific forms are served by the collection server)"
-        )
+    where = get_platform(platform if platform is not None else design_platform(design))
     if hit_per is None:
-        hit_per = "slot" if platform == "mturk" else "block"
+        hit_per = where.form_per
     if hit_per not in ("block", "slot"):
         raise DesignError(f"hit_per must be 'block' or 'slot', not {hit_per!r}")
     extra = {
@@ -239,26 +237,45 @@ def write_forms(
         chosen,
         out_dir,
         hit_per=hit_per,
-        route=route if platform == "mturk" else "none",
+        route=route if where.routes else "none",
         frame_height=frame_height,
         reward=reward,
         estimated_minutes=estimated_minutes,
         live=live,
     )
-    return _pay_warning(package, design, platform)
+    if where.forms == "server":
+        readme = package.out_dir / "README.md"
+        readme.write_text(SERVER_README.format(title=where.title, docs=where.docs), encoding="utf-8")
+        package = replace(package, files=(*package.files, readme))
+    return _pay_warning(package, design, where)
 
 
-def _pay_warning(package: MTurkPackage, design: DesignLike, platform: str) -> MTurkPackage:
-    """Warn when the design was costed for another platform than the forms are for."""
-    costed = (getattr(design, "spec", None) or {}).get("platform")
-    if platform != "mturk" or costed in (None, "mturk", "standalone"):
+SERVER_README = """# Preview of the annotation pages
+
+These pages show the forms as {title} participants will see them; open one in a browser and
+add `?slot=<slot>` to try an annotator slot. On {title} the forms are served, stored and checked
+by the collection server: `humaneval serve init DESIGN STUDY_DIR`, then
+`humaneval prolific create STUDY_DIR --serve-url https://<host>` ({docs}, docs/serve.md).
+"""
+
+
+def design_platform(design: DesignLike) -> str | None:
+    """The platform a design was planned for (``None`` for a bare table)."""
+    return (getattr(design, "spec", None) or {}).get("platform")
+
+
+def _pay_warning(package: MTurkPackage, design: DesignLike, where: Platform) -> MTurkPackage:
+    """Warn when forms that carry a reward are for another paying platform than the design was
+    costed for."""
+    costed = design_platform(design)
+    if not where.routes or costed is None or not get_platform(costed).client or costed == where.name:
         return package
     cost = getattr(design, "cost", None)
-    currency = getattr(cost, "currency", None) or "GBP"
+    currency = getattr(cost, "currency", None) or get_platform(costed).currency
     note = (
-        f"the design was costed for {costed} ({currency}, at {costed}'s pay rates) but these are MTurk "
-        "forms: set the MTurk Reward in USD (--reward) from the time per HIT, or re-plan the design "
-        "with --platform mturk"
+        f"the design was costed for {costed} ({currency}, at {costed}'s pay rates) but these are "
+        f"{where.title} forms: set the Reward in {where.currency} (--reward) from the time per HIT, or "
+        f"re-plan the design with --platform {where.name}"
     )
     warnings.warn(note, CostWarning, stacklevel=3)
     return replace(package, warnings=(*package.warnings, note))

@@ -324,6 +324,21 @@ def plot_intra_system(
     return fig
 
 
+def _nulls(unit: str, bootstrapped: bool) -> dict[str, str]:
+    """What the interval and the p of a metric comparison each test, in words."""
+    over = {"systems": "systems", "documents": "documents", "both": "systems and documents"}[unit]
+    out = {
+        "permutation": f"p: on these {over}, are A's and B's scores exchangeable (swaps of A and B over "
+        f"{over})? A small p says A agrees better than B on this sample",
+    }
+    if bootstrapped:
+        out["bootstrap"] = (
+            f"interval: how far A − B varies over new {over} drawn like these (bootstrap over {over}); "
+            "one covering 0 says another sample could rank the metrics the other way"
+        )
+    return out
+
+
 def compare_metrics(
     result: MetaEvalResult,
     pairs: Sequence[tuple[str, str]],
@@ -336,6 +351,14 @@ def compare_metrics(
     estimates, the paired bootstrap CI of A − B (when ``result`` was bootstrapped) and the
     one-sided paired permutation p (``p_unadj``), with ``p_adj`` by Holm
     across the pairs per measure (Holm 1979) or unadjusted (``adjust="none"``).
+
+    The permutations swap A and B over the same unit the bootstrap resampled (``systems``,
+    ``documents`` or ``both``; ``both`` without a bootstrap). The two still answer different
+    questions, which ``nulls`` states: the interval is how far A − B would vary over new systems
+    and documents drawn like these (it covers 0 when another sample could rank the metrics the
+    other way, e.g. with few systems), while the permutation p tests, on these very systems and
+    documents, the null that A's and B's scores are exchangeable. A small p beside an interval
+    over 0 means: A beats B here, but the sample is too small to say it would elsewhere.
 
     Parameters
     ----------
@@ -353,7 +376,8 @@ def compare_metrics(
     Returns
     -------
     list of dict
-        Per pair: ``metric_a``, ``metric_b``, ``alternative``, ``n_permutations``, ``adjust`` and
+        Per pair: ``metric_a``, ``metric_b``, ``alternative``, ``n_permutations``, ``resampling``
+        (the unit of both the bootstrap and the permutations), ``nulls`` (what each tests), ``adjust`` and
         ``levels`` (per measure: ``difference``, ``ci_low``, ``ci_high``, ``p_unadj``, ``p_adj``; the
         names of the contrast tables, docs/vocabulary.md).
 
@@ -383,6 +407,7 @@ def compare_metrics(
     if adjust not in ADJUSTMENTS:
         raise OptionError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]
+    unit = result.bootstrap.mode if result.bootstrap is not None else "both"
     compared = []
     for a, b in pairs:
         unknown = [name for name in (a, b) if name not in result.scores.metrics]
@@ -399,6 +424,7 @@ def compare_metrics(
                 result.scores.metrics[b],
                 level,
                 coefficient="kendall" if level == "acc" else result.coefficient,
+                method=unit,
                 n_permutations=n_permutations,
                 seed=seed,
             )
@@ -419,6 +445,8 @@ def compare_metrics(
                 "metric_b": b,
                 "alternative": "greater",
                 "n_permutations": n_permutations,
+                "resampling": unit,
+                "nulls": _nulls(unit, result.bootstrap is not None),
                 "levels": rows,
             }
         )

@@ -116,6 +116,12 @@ class Method:
         None means ``{dimension}-{name}``.
     position_balancing : str
         How the design balances positions on a screen, in the words of the datasheet.
+    default_dimension : str
+        The dimension a design asks about when none is given (``coherence``; ``preference`` for
+        pairwise comparisons, which usually ask which response is better).
+    scale_description : str or None
+        What the values of the ratings table mean, when they are not points of a rating scale
+        (pairwise preferences with ties, best–worst choices); the report shows it as the scale.
     """
 
     name: str
@@ -142,6 +148,8 @@ class Method:
     study_seconds: Mapping[str, float] = field(default_factory=dict)
     preset: str | None = None
     position_balancing: str = "one summary per screen"
+    default_dimension: str = "coherence"
+    scale_description: str | None = None
 
     @property
     def is_comparative(self) -> bool:

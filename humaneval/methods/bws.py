@@ -45,4 +45,5 @@ BWS = BestWorst(
     entry_order="shuffled",
     entry_codes=True,
     position_balancing="order inside each tuple shuffled per annotator",
+    scale_description="best–worst choices within a tuple (+1 = best, −1 = worst, 0 = neither)",
 )

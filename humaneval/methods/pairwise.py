@@ -41,4 +41,6 @@ PAIRWISE = Pairwise(
     screen_key="pair_id",
     integer=False,
     position_balancing="left/right position alternates with each occurrence of a pair",
+    default_dimension="preference",
+    scale_description="preferences between two summaries, with ties (1 = preferred, 0.5 = tie, 0 = not)",
 )

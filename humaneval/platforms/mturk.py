@@ -38,6 +38,8 @@ REGION = "us-east-1"
 MANIFEST = "mturk_hits.json"
 STATUSES = ("Submitted", "Approved", "Rejected")
 _MONEY = re.compile(r"\d{1,4}\.\d{2}")
+#: MTurk's refusal of a repeated ``UniqueRequestToken`` (the bonus was sent by an earlier request).
+_TOKEN_USED = re.compile(r"(?i)unique ?request ?token|token .*already|already (been )?(used|processed|sent)")
 
 
 def mturk_client(production: bool = False, *, profile: str | None = None) -> Any:
@@ -286,10 +288,19 @@ def apply_review(plan: pd.DataFrame, client: Any, *, production: bool = False) -
 # -- bonuses and qualifications ----------------------------------------------------------------------
 
 
-def pay_bonuses(bonuses: pd.DataFrame, client: Any, *, production: bool = False) -> pd.DataFrame:
+def pay_bonuses(
+    bonuses: pd.DataFrame, client: Any, *, production: bool = False, allow_repeat: bool = False
+) -> pd.DataFrame:
     """Pay one bonus per row of ``bonuses`` (``assignment_id``, ``amount`` in USD, ``reason``;
-    ``worker_id`` optional, else looked up with ``GetAssignment``). Returns the rows with
-    ``worker_id`` and ``paid``. Every amount is checked before anything is paid."""
+    ``worker_id`` optional, else looked up with ``GetAssignment``).
+
+    Every row is checked before anything is paid, and an assignment listed twice is refused
+    unless ``allow_repeat``. Each ``SendBonus`` carries a ``UniqueRequestToken`` made from the
+    row, so re-running a run that stopped half-way pays the rest: MTurk's "token already used"
+    answer means the bonus was paid before. One failed row does not stop the others. Returns
+    the rows with ``worker_id``, ``outcome`` (``paid``, ``already paid`` or ``failed: …``) and
+    ``paid`` (paid now or before).
+    """
     _guard(client, production)
     missing = [c for c in ("assignment_id", "amount", "reason") if c not in bonuses]
     if missing:
@@ -305,22 +316,43 @@ def pay_bonuses(bonuses: pd.DataFrame, client: Any, *, production: bool = False)
         raise DesignError(
             f"bonus for {frame.at[empty[0], 'assignment_id']}: a reason is required (workers see it)"
         )
-    workers = []
+    check_repeats(frame, allow_repeat)
+    workers, outcomes = [], []
     for row in frame.itertuples(index=False):
         worker = getattr(row, "worker_id", None)
-        if not isinstance(worker, str) or not worker:
-            worker = _call(client, "get_assignment", AssignmentId=row.assignment_id)["Assignment"]["WorkerId"]
-        _call(
-            client,
-            "send_bonus",
-            WorkerId=worker,
-            BonusAmount=row.amount,
-            AssignmentId=row.assignment_id,
-            Reason=str(row.reason),
-            UniqueRequestToken=_token("bonus", row.assignment_id, row.amount, str(row.reason)),
-        )
+        try:
+            if not isinstance(worker, str) or not worker:
+                worker = _call(client, "get_assignment", AssignmentId=row.assignment_id)["Assignment"][
+                    "WorkerId"
+                ]
+            _call(
+                client,
+                "send_bonus",
+                WorkerId=worker,
+                BonusAmount=row.amount,
+                AssignmentId=row.assignment_id,
+                Reason=str(row.reason),
+                UniqueRequestToken=_token("bonus", row.assignment_id, row.amount, str(row.reason)),
+            )
+            outcome = "paid"
+        except PlatformError as exc:
+            outcome = "already paid" if _TOKEN_USED.search(str(exc)) else f"failed: {exc}"
         workers.append(worker)
-    return frame.assign(worker_id=workers, paid=True)
+        outcomes.append(outcome)
+    return frame.assign(
+        worker_id=workers, outcome=outcomes, paid=[o in ("paid", "already paid") for o in outcomes]
+    )
+
+
+def check_repeats(bonuses: pd.DataFrame, allow_repeat: bool) -> None:
+    """Refuse a bonus table listing an assignment twice (each row would be paid) unless ``allow_repeat``."""
+    ids = bonuses["assignment_id"] if "assignment_id" in bonuses else pd.Series(dtype=object)
+    repeated = ids[ids.duplicated()]
+    if len(repeated) and not allow_repeat:
+        raise DesignError(
+            f"assignment {repeated.iloc[0]} is listed more than once in the bonus table (each row would be "
+            "paid); merge the rows or pass --allow-repeat"
+        )
 
 
 def create_exclusion_qualification(client: Any, name: str, *, production: bool = False) -> str:

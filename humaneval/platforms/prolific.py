@@ -1,18 +1,31 @@
-"""Prolific's REST API on httpx (extra ``humaneval[prolific]``): submissions, review, export.
+"""Prolific's REST API on httpx (extra ``humaneval[prolific]``): the robust request layer,
+submissions, review and export.
 
 The study's answers live in the collection server's database (``humaneval serve``); Prolific
 knows who submitted. :func:`list_submissions` pages through a study's submissions,
 :func:`review_plan` matches them to the database by ``PROLIFIC_PID`` and decides approve /
 reject / review by :mod:`humaneval.platforms.review` (reject only for ≥ 2 failed instructed
 checks on a complete record; anyone without a complete record is left to a person), and
-:func:`apply_review` carries the plan out with ``POST /submissions/<id>/transition/``.
-:func:`export_demographics` downloads Prolific's own export of the study. The API token comes
-from ``PROLIFIC_TOKEN`` (or is passed in); it is sent only to ``api.prolific.com``.
+:func:`apply_review` carries the plan out (``POST /submissions/bulk-approve/`` and
+``POST /submissions/<id>/transition/``). :func:`export_demographics` downloads Prolific's own
+export. Creating and running the study lives in :mod:`humaneval.platforms.prolific_study`,
+bonuses in :mod:`humaneval.platforms.prolific_bonus`.
+
+Every call goes through :func:`call`: the base URL is ``PROLIFIC_API_URL`` (default Prolific's
+``https://api.prolific.com/api/v1/``; for proxies and test servers), the token
+``PROLIFIC_TOKEN``, sent only to that base URL. A 429 (after ``Retry-After``), a 5xx, a timeout,
+a body that is not JSON or has the wrong shape is retried a bounded number of times when the
+call is safe to repeat, then becomes one :class:`~humaneval.errors.PlatformError` line;
+pagination follows ``_links.next`` only on the same base URL, stops on a page seen before and
+after :data:`MAX_PAGES` pages. Endpoints, shapes and units: Prolific's API reference,
+https://docs.prolific.com/api-reference.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +36,21 @@ from humaneval.platforms.review import APPROVE, REJECT, decide, rejection_messag
 from humaneval.qc import QCRules
 
 API = "https://api.prolific.com/api/v1/"
+URL_VARIABLE = "PROLIFIC_API_URL"
 TOKEN_VARIABLE = "PROLIFIC_TOKEN"
 AWAITING_REVIEW = "AWAITING REVIEW"
 REJECTION_CATEGORY = "FAILED_CHECK"
 SUBMISSION_COLUMNS = ["id", "participant_id", "status", "started_at", "completed_at", "study_code"]
+#: Attempts of a call that is safe to repeat; a call that is not (creating, paying) is only
+#: repeated after a 429, which Prolific answers before doing anything.
+ATTEMPTS = 4
+#: The longest ``Retry-After`` waited for, and the back-off between other attempts (seconds).
+MAX_WAIT = 60.0
+BACKOFF = (1.0, 2.0, 4.0)
+#: Pagination stops with an error after this many pages (200,000 submissions at 200 a page).
+MAX_PAGES = 1000
+#: Submission ids per ``bulk-approve`` request (Prolific's limit: 1,000).
+BULK_APPROVE = 1000
 PLAN_COLUMNS = [
     "submission_id",
     "participant",
@@ -40,12 +64,25 @@ PLAN_COLUMNS = [
     "reason",
 ]
 
+sleep: Callable[[float], None] = time.sleep
+"""How the layer waits between attempts (tests replace it)."""
 
-def prolific_client(token: str | None = None, *, transport: Any = None) -> Any:
+
+def api_url(url: str | None = None) -> str:
+    """The API's base URL: ``url``, else ``PROLIFIC_API_URL``, else Prolific's; ends with ``/``."""
+    url = (url or os.environ.get(URL_VARIABLE, "") or API).strip()
+    if not url.startswith(("https://", "http://")):
+        raise DesignError(f"{URL_VARIABLE} {url!r} must be an http(s) URL such as {API}")
+    return url if url.endswith("/") else url + "/"
+
+
+def prolific_client(
+    token: str | None = None, *, transport: Any = None, base_url: str | None = None, timeout: float = 30.0
+) -> Any:
     """An ``httpx.Client`` for Prolific's API with ``Authorization: Token …``.
 
-    ``token`` defaults to the ``PROLIFIC_TOKEN`` environment variable; ``transport`` is for tests
-    (``httpx.MockTransport``).
+    ``token`` defaults to ``PROLIFIC_TOKEN``, ``base_url`` to :func:`api_url`; ``transport`` is
+    for tests (``httpx.MockTransport``).
     """
     try:
         import httpx
@@ -60,45 +97,167 @@ def prolific_client(token: str | None = None, *, transport: Any = None) -> Any:
             "or pass --token-file"
         )
     return httpx.Client(
-        base_url=API,
+        base_url=api_url(base_url),
         headers={"Authorization": f"Token {token.strip()}", "Accept": "application/json"},
-        timeout=30.0,
+        timeout=timeout,
         transport=transport,
         follow_redirects=False,
     )
 
 
-def _request(client: Any, method: str, url: str, **kwargs: Any) -> Any:
+def _detail(response: Any) -> str:
+    """The message of an error answer, in any of Prolific's documented error shapes."""
+    try:
+        body = response.json()
+    except ValueError:
+        return " ".join(response.text.split())[:200]
+    error = body.get("error", body) if isinstance(body, dict) else body
+    detail = error.get("detail", error.get("message", error)) if isinstance(error, dict) else error
+    if isinstance(detail, dict):
+        detail = "; ".join(
+            f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in detail.items()
+        )
+    elif isinstance(detail, list):
+        detail = " ".join(map(str, detail))
+    return str(detail)[:300]
+
+
+def _retry_after(response: Any) -> float | None:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None
+
+
+def call(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    shape: type | None = dict,
+    check: Callable[[Any], str] | None = None,
+    safe: bool = True,
+    attempts: int = ATTEMPTS,
+    **kwargs: Any,
+) -> Any:
+    """One API call: the parsed JSON body (``shape=None``: the ``httpx.Response``).
+
+    ``shape`` is the type the body must have and ``check`` returns what else is wrong with it
+    (``""``: nothing); a body that fails either counts as a failed attempt. ``safe=False``
+    marks a call that must not be repeated after an answer that may mean it was carried out (a
+    5xx, a timeout, a garbled body); it is repeated only after a 429. ``attempts=1`` never
+    repeats.
+
+    Raises
+    ------
+    PlatformError
+        One line: what was asked, what went wrong, after how many attempts.
+    """
     import httpx
 
-    try:
-        response = client.request(method, url, **kwargs)
-    except httpx.HTTPError as exc:
-        raise PlatformError(f"Prolific {method} {url} failed: {exc.__class__.__name__}: {exc}") from None
-    if response.status_code >= 400:
+    base = str(client.base_url)
+    url = url[len(base) :] if url.startswith(base) else url
+    problem = ""
+    for attempt in range(1, attempts + 1):
+        wait = BACKOFF[min(attempt, len(BACKOFF)) - 1]
+        repeatable = safe
         try:
-            detail = response.json().get("error", {})
-            detail = detail.get("detail", detail) if isinstance(detail, dict) else detail
-        except ValueError:
-            detail = response.text[:200]
-        raise PlatformError(f"Prolific refused {method} {url} ({response.status_code}): {str(detail)[:300]}")
-    return response
+            response = client.request(method, url, **kwargs)
+        except httpx.HTTPError as exc:
+            problem = f"failed ({exc.__class__.__name__})"
+        else:
+            code = response.status_code
+            if code == 429:
+                retry_after = _retry_after(response)
+                if retry_after is not None and retry_after > MAX_WAIT:
+                    raise PlatformError(
+                        f"Prolific asks to wait {retry_after:.0f} s before {method} {url} (429); "
+                        "try again later"
+                    )
+                wait, repeatable = (wait if retry_after is None else retry_after), True
+                problem = "was rate-limited (429)"
+            elif code >= 500:
+                problem = f"failed on Prolific's side ({code}): {_detail(response)}"
+            elif code >= 400:
+                raise PlatformError(f"Prolific refused {method} {url} ({code}): {_detail(response)}")
+            elif shape is None:
+                return response
+            else:
+                try:
+                    body = response.json()
+                except ValueError:
+                    kind = response.headers.get("content-type", "no content type").split(";")[0]
+                    problem = f"answered with {kind}, not JSON ({' '.join(response.text.split())[:60]!r})"
+                else:
+                    if not isinstance(body, shape):
+                        problem = f"answered with a JSON {type(body).__name__}, not a {shape.__name__}"
+                    elif check is None or not (problem := check(body)):
+                        return body
+        if not repeatable or attempt == attempts:
+            break
+        sleep(wait)
+    if attempt > 1:
+        tries = f" after {attempt} attempts"
+    elif not repeatable and attempts > 1:
+        tries = " (not repeated: it may have been carried out)"
+    else:
+        tries = ""
+    raise PlatformError(f"Prolific {method} {url} {problem}{tries}")
+
+
+def pages(client: Any, url: str, *, params: dict[str, Any] | None = None) -> Iterator[list[dict[str, Any]]]:
+    """The ``results`` of every page of a list answer, following ``_links.next``.
+
+    Refuses a ``next`` off the client's base URL (the token would go there), a page seen
+    before and more than :data:`MAX_PAGES` pages; each refusal is one ``PlatformError`` line.
+    """
+    base = str(client.base_url)
+    current = str(client.build_request("GET", url, params=params).url)
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        seen.add(current)
+        page = call(client, "GET", current, check=_list_problem)
+        yield page["results"]
+        links = page.get("_links") or {}
+        nxt = links.get("next") if isinstance(links, dict) else None
+        href = nxt.get("href") if isinstance(nxt, dict) else nxt
+        if href is None:
+            return
+        if not isinstance(href, str):
+            raise PlatformError(f"Prolific's answer to GET {url} has a next link that is not a URL")
+        current = str(client.base_url.join(href))
+        if not current.startswith(base):
+            raise PlatformError(
+                f"Prolific's next page {href!r} is not on {base}; refusing to send the token there"
+            )
+        if current in seen:
+            raise PlatformError(f"Prolific's next page {href!r} was read before; stopping (the list repeats)")
+    raise PlatformError(f"Prolific's list {url} has more than {MAX_PAGES} pages; stopping")
+
+
+def _list_problem(page: dict[str, Any]) -> str:
+    results = page.get("results")
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        return f"answered with 'results' of type {type(results).__name__}, not a list of objects"
+    return ""
 
 
 def list_submissions(client: Any, study_id: str) -> pd.DataFrame:
-    """Every submission of ``study_id`` (columns ``id``, ``participant_id``, ``status``,
-    ``started_at``, ``completed_at``, ``study_code``), following the API's ``next`` links."""
-    url: str | None = f"studies/{study_id}/submissions/"
-    rows: list[dict[str, Any]] = []
-    while url:
-        page = _request(client, "GET", url).json()
-        rows += page.get("results", [])
-        url = ((page.get("_links") or {}).get("next") or {}).get("href")
-        if url and not url.startswith(API):
-            raise PlatformError(
-                f"Prolific's next page {url!r} is not on {API}; refusing to send the token there"
-            )
-    frame = pd.DataFrame(rows)
+    """Every submission of ``study_id`` once (columns ``id``, ``participant_id``, ``status``,
+    ``started_at``, ``completed_at``, ``study_code``), following the API's ``next`` links.
+
+    A submission listed on two pages (the list moved while it was read) is kept once, with the
+    later answer.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for results in pages(client, f"studies/{study_id}/submissions/"):
+        for row in results:
+            if not isinstance(row.get("id"), str) or not isinstance(row.get("participant_id"), str):
+                raise PlatformError(
+                    f"Prolific listed a submission of study {study_id} without a string id and participant_id"
+                )
+            rows[row["id"]] = row
+    frame = pd.DataFrame(list(rows.values()))
     for column in SUBMISSION_COLUMNS:
         if column not in frame:
             frame[column] = None
@@ -153,24 +312,28 @@ def review_plan(
 def apply_review(plan: pd.DataFrame, client: Any) -> pd.DataFrame:
     """Approve and reject as ``plan`` says (``review`` rows are left alone); adds ``done``.
 
-    Prolific's transition endpoint is idempotent, so re-running after an interruption is safe.
+    Approvals go in ``POST submissions/bulk-approve/`` requests of up to 1,000 ids; each
+    rejection is ``POST submissions/<id>/transition/`` with the message and category Prolific
+    requires. Both are idempotent on Prolific's side, so re-running after an interruption is safe.
     """
-    done = []
+    approve = [row.submission_id for row in plan.itertuples(index=False) if row.action == APPROVE]
+    for start in range(0, len(approve), BULK_APPROVE):
+        call(
+            client,
+            "POST",
+            "submissions/bulk-approve/",
+            json={"submission_ids": approve[start : start + BULK_APPROVE]},
+            shape=None,
+        )
     for row in plan.itertuples(index=False):
-        if row.action == APPROVE:
-            body: dict[str, Any] = {"action": "APPROVE"}
-        elif row.action == REJECT:
+        if row.action == REJECT:
             body = {
                 "action": "REJECT",
                 "message": rejection_message(row.imc_failed, row.checks_total),
                 "rejection_category": REJECTION_CATEGORY,
             }
-        else:
-            done.append(False)
-            continue
-        _request(client, "POST", f"submissions/{row.submission_id}/transition/", json=body)
-        done.append(True)
-    return plan.assign(done=done)
+            call(client, "POST", f"submissions/{row.submission_id}/transition/", json=body)
+    return plan.assign(done=plan["action"].isin([APPROVE, REJECT]))
 
 
 def export_demographics(client: Any, study_id: str, path: str | Path) -> Path:
@@ -178,7 +341,7 @@ def export_demographics(client: Any, study_id: str, path: str | Path) -> Path:
 
     It holds Prolific ids and personal data: the file is created 0600.
     """
-    response = _request(client, "GET", f"studies/{study_id}/export/")
+    response = call(client, "GET", f"studies/{study_id}/export/", shape=None)
     path = Path(path)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "wb") as handle:

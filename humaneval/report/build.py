@@ -22,17 +22,21 @@ import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed
+from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.prepare import select_criterion
 from humaneval.analysis.result import FitResult
-from humaneval.analysis.workflow import Analysis, analyze
+from humaneval.analysis.workflow import analyze
+from humaneval.comparative import ComparativeAnalysis
 from humaneval.comparative.agreement import ComparativeAgreement
 from humaneval.comparative.power import ComparativePower
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
-from humaneval.errors import HumanEvalError
-from humaneval.methods import get_method
+from humaneval.errors import AnalysisCaution, HumanEvalError
+from humaneval.judges.data import from_ratings
+from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.model import OrdinalModel
+from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
 from humaneval.ratings import Ratings, load_ratings
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
@@ -85,7 +89,7 @@ class CriterionReport:
     """The results of one criterion: analysis, reliability, means with intervals, power, warnings."""
 
     criterion: str | None
-    analysis: Analysis
+    analysis: SystemAnalysis
     reliability: ReliabilityReport | None
     means: pd.DataFrame
     power: PowerNote | None
@@ -149,6 +153,17 @@ class StudyReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     title: str = "Human evaluation report"
     correlations: CriterionCorrelations | None = None
+    #: The judges' alt-test, agreement and verdict (docs/judges.md) when the ratings hold judge rows.
+    judges: JudgeAssessment | None = None
+    #: Human-only and prediction-powered system means per judge and criterion (docs/ppi.md).
+    ppi: tuple[PPIAnalysis, ...] = ()
+
+    @property
+    def has_judges(self) -> bool:
+        return self.judges is not None
+
+    def _verdict_rows(self) -> list[Any]:
+        return [] if self.judges is None else list(self.judges.verdict.itertuples())
 
     def criteria_table(self) -> pd.DataFrame | None:
         """Systems × criteria, each cell the mean and rank group (``"3.78 (1/2)"``); ``None`` for
@@ -162,7 +177,14 @@ class StudyReport:
         """Every caution once, most important first; a criterion's carries its name when there are
         several criteria and it does not hold for all of them."""
         study = (
-            design_cautions(self.structure) + qc_cautions(self.qc) + [Caution(NOTE, n) for n in self.notes]
+            design_cautions(self.structure)
+            + qc_cautions(self.qc)
+            + [Caution(NOTE, n) for n in self.notes]
+            + [
+                Caution(NOTE, f"LLM judge {r.judge}: {flag}.")
+                for r in self._verdict_rows()
+                for flag in r.flags
+            ]
         )
         return merge_criteria(study, [(part.criterion, criterion_cautions(part)) for part in self.criteria])
 
@@ -188,6 +210,8 @@ class StudyReport:
             "criteria_summary": _summary_records(self.criteria_table()),
             "criterion_correlations": [] if self.correlations is None else self.correlations.to_dict(),
             "qc": self.qc.to_dict(),
+            "judges": None if self.judges is None else self.judges.to_dict(),
+            "ppi": [analysis.to_dict() for analysis in self.ppi],
             "warnings": self.warnings,
         }
 
@@ -229,6 +253,7 @@ def build_report(
     seconds = times if times is not None else _ratings_seconds(ratings)
     planned = planned_tables(design) if design is not None and settings.power_trials > 0 else {}
     single = next(iter(planned.values())) if len(planned) == 1 else None
+    joint = _joint(ratings, settings, say)
     parts = tuple(
         _criterion_report(
             ratings,
@@ -240,6 +265,7 @@ def build_report(
             settings,
             say,
             planned.get(criterion or "", single),
+            joint,
         )
         for criterion, part in ratings.by_criterion()
     )
@@ -250,6 +276,17 @@ def build_report(
     say("quality control: attention checks, speed, straight-lining")
     qc = qc_report(ratings)
     notes: list[str] = []
+    judges = None
+    if ratings.has_judges:
+        names = ", ".join(ratings.judge_names)
+        say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
+        try:
+            judges = assess_judges(
+                from_ratings(ratings), n_resamples=settings.mean_resamples, seed=settings.seed
+            )
+        except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
+            notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
+    ppi = _ppi_analyses(ratings, settings, say, notes)
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
@@ -283,11 +320,47 @@ def build_report(
         notes=tuple(notes),
         title=title,
         correlations=correlations,
+        judges=judges,
+        ppi=ppi,
     )
 
 
-def _comparative_report(criterion, kind, comparative, part, settings, say) -> CriterionReport:
+def _ppi_analyses(
+    ratings: Ratings, settings: ReportSettings, say: Progress, notes: list[str]
+) -> tuple[PPIAnalysis, ...]:
+    """PPI++ system means of every judge and criterion of a score table with judge rows (docs/ppi.md);
+    a judge or criterion that cannot be analysed gets a note saying why."""
+    if not ratings.has_judges or ratings.response != "score":
+        return ()
+    from humaneval.ppi.judged import analyze_ppi
+
+    data = ratings.data
+    humans = data[data["rater_kind"] != "judge"]
+    rated = set(zip(humans["document"], humans["system"], strict=True))
+    out = []
+    for name in ratings.judge_names:
+        judged = data[(data["rater_kind"] == "judge") & (data["annotator"] == name)]
+        if set(zip(judged["document"], judged["system"], strict=True)) <= rated:
+            continue  # the judge scored only what the humans rated (a validation study): nothing to add
+        say(f"prediction-powered system means (PPI++) with judge {name}")
+        for criterion in ratings.criteria:
+            try:
+                out.append(analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed))
+            except HumanEvalError as exc:
+                where = f"judge {name}" + (f", criterion {criterion}" if criterion else "")
+                notes.append(f"No prediction-powered estimates for {where}: {exc}")
+    return tuple(out)
+
+
+def _comparative_report(
+    criterion: str | None,
+    comparative: ComparativeAnalysis,
+    part: Ratings,
+    settings: ReportSettings,
+    say: Progress,
+) -> CriterionReport:
     """Means, agreement on the choices and observed power of a pairwise or best–worst criterion."""
+    kind = comparative.kind
     from humaneval.comparative.agreement import comparative_agreement
     from humaneval.comparative.power import DEFAULT_ANNOTATOR_SD, ComparativeDesign, comparative_power
 
@@ -321,7 +394,7 @@ def _comparative_report(criterion, kind, comparative, part, settings, say) -> Cr
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
-        criterion, comparative, None, means, None,  # type: ignore[arg-type]
+        criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
 
@@ -336,22 +409,31 @@ def _criterion_report(
     settings: ReportSettings,
     say: Progress,
     planned: TableDesign | None = None,
+    joint: tuple[dict[str, SystemAnalysis], list] | None = None,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
-    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
+    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
+    ``joint`` holds the joint model's analyses of several criteria and its warnings."""
     label = f" [{criterion}]" if criterion is not None else ""
-    from humaneval.comparative import analyze_comparative, detect_kind
-
-    kind = detect_kind(part)
-    if get_method(kind).analysis == "comparative" and get_method(kind).unit != "document":
-        comparative = analyze_comparative(ratings, criterion=criterion, seed=settings.seed)
-        return _comparative_report(criterion, kind, comparative, part, settings, say)
-    say(f"analysis{label}: CLMM (engine {settings.engine}, structure {settings.structure})")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        analysis = analyze(
-            ratings, "clmm", engine=settings.engine, structure=settings.structure, criterion=criterion
+    if joint is not None and criterion in joint[0]:
+        analysis, caught = joint[0][criterion], joint[1]
+    else:
+        say(
+            f"analysis{label}: the table kind's model (engine {settings.engine}, "
+            f"structure {settings.structure})"
         )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            analysis = analyze(
+                ratings,
+                "clmm",
+                engine=settings.engine,
+                structure=settings.structure,
+                criterion=criterion,
+                seed=settings.seed,
+            )
+    if isinstance(analysis, ComparativeAnalysis):
+        return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
     say(
         f"  fitted the {fit.structure} model with the {fit.engine} engine "
@@ -383,7 +465,7 @@ def _criterion_report(
         )
         try:
             note = power_note(
-                resolve_model(model if model is not None else fit),
+                resolve_model(model if model is not None else _simulable(fit, part, settings)),
                 structure,
                 trials=settings.power_trials,
                 clmm_trials=settings.clmm_power_trials,
@@ -399,11 +481,45 @@ def _criterion_report(
         reliability=reliability,
         means=means,
         power=note,
-        fit_warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
+        fit_warnings=tuple(
+            dict.fromkeys(str(w.message) for w in caught if not issubclass(w.category, AnalysisCaution))
+        ),
         power_error=power_error,
         reliability_error=reliability_error,
         means_interval=means_interval,
     )
+
+
+def _joint(
+    ratings: Ratings, settings: ReportSettings, say: Progress
+) -> tuple[dict[str, SystemAnalysis], list] | None:
+    """The joint model of several Likert criteria, as ``analyze_criteria`` (and ``humaneval
+    analyze``) fits it, with its warnings; None for other tables."""
+    from humaneval.analysis.adapters import AnalysisOptions, table_kind
+    from humaneval.analysis.joint import JOINT_FORMULA, joint_analyses, joint_applies
+
+    criteria = ratings.criteria
+    if None in criteria or not joint_applies(ratings, table_kind(ratings, criteria[0])):
+        return None
+    formula = JOINT_FORMULA.format(response=ratings.response)
+    say(f"analysis: one joint model of the {len(criteria)} criteria ({formula})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        options = AnalysisOptions(engine=settings.engine, structure=settings.structure, seed=settings.seed)
+        parts = joint_analyses(ratings, options)
+    return dict(parts), list(caught)
+
+
+def _simulable(fit: FitResult, part: Ratings, settings: ReportSettings) -> FitResult:
+    """The model the power note simulates from: the analysis's fit, or for the joint model of several
+    criteria (which has no simulator) the criterion's own CLMM."""
+    if fit.structure != "formula":
+        return fit
+    from humaneval.analysis.fit import fit_clmm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_clmm(part, engine=settings.engine, structure=settings.structure)
 
 
 def preset_form(preset: Any, design: Design) -> dict[str, Any]:

@@ -10,6 +10,7 @@ boundary fits, α and split-half reliability, observed power; docs/report.md lis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,17 +51,67 @@ def ordered(cautions: Iterable[Caution]) -> list[str]:
     return list(dict.fromkeys(c.text for c in ranked))
 
 
+def caution_kind(text: str, criteria: Iterable[str | None] = ()) -> str:
+    """What a caution is about, whatever its numbers and criterion: the text with numbers and
+    criterion names blanked, so "α = 0.61 …" and "α = 0.48 …" are one kind.
+
+    Examples
+    --------
+    >>> caution_kind("Only 3 annotators in total.") == caution_kind("Only 12 annotators in total.")
+    True
+    """
+    for name in criteria:
+        if name:
+            text = re.sub(rf"\b{re.escape(str(name))}\b", "<criterion>", text)
+    return re.sub(r"[−+-]?\d+(?:[.,]\d+)*", "#", text)
+
+
 def merge_criteria(study: list[Caution], parts: Sequence[tuple[str | None, list[Caution]]]) -> list[str]:
-    """Study cautions and each criterion's: a caution every criterion shares is stated once, the
-    others carry their criterion's name (``"coherence: ..."``)."""
+    """Study cautions and each criterion's, one bullet per kind of caution (:func:`caution_kind`):
+    a caution every criterion shares is stated once; one that holds for some criteria names them
+    (``"coherence, fluency: ..."``); one whose numbers differ by criterion is one bullet listing each
+    criterion's sentence (``"coherence: ...; fluency: ..."``)."""
     out = list(study)
-    texts = [{c.text for c in cautions} for _, cautions in parts]
-    shared = set.intersection(*texts) if len(texts) > 1 else set()
+    if len(parts) <= 1:
+        return ordered(out + [c for _, cautions in parts for c in cautions])
+    names = [criterion for criterion, _ in parts]
+    groups: dict[str, list[tuple[str | None, Caution]]] = {}
     for criterion, cautions in parts:
         for c in cautions:
-            prefix = "" if criterion is None or len(parts) == 1 or c.text in shared else f"{criterion}: "
-            out.append(Caution(c.rank, prefix + c.text))
+            groups.setdefault(caution_kind(c.text, names), []).append((criterion, c))
+    for members in groups.values():
+        rank = min(c.rank for _, c in members)
+        by_text = dict.fromkeys(c.text for _, c in members)
+        holders = list(dict.fromkeys(str(criterion) for criterion, _ in members))
+        if len(by_text) == 1:
+            text = next(iter(by_text))
+            out.append(Caution(rank, text if len(holders) == len(names) else f"{', '.join(holders)}: {text}"))
+        else:
+            out.append(Caution(rank, _per_criterion(members, len(holders) == len(names))))
     return ordered(out)
+
+
+_NUMBER = r"[−+-]?\d+(?:[.,]\d+)*"
+
+
+def _per_criterion(members: list[tuple[str | None, Caution]], everyone: bool) -> str:
+    """One sentence for a kind of caution whose numbers differ by criterion: the numbers that differ
+    become "…" and each criterion's follow in brackets."""
+    texts = [c.text for _, c in members]
+    numbers = [re.findall(_NUMBER, t) for t in texts]
+    if len({len(n) for n in numbers}) > 1 or caution_kind(texts[0]) != caution_kind(texts[-1]):
+        return "; ".join(f"{criterion}: {c.text}" for criterion, c in members)
+    differ = [i for i in range(len(numbers[0])) if len({n[i] for n in numbers}) > 1]
+    pieces = re.split(f"({_NUMBER})", texts[0])
+    template = pieces[0]
+    for index, (number, rest) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True)):
+        template += ("…" if index in differ else number) + rest
+    values = "; ".join(
+        f"{criterion}: {', '.join(n[i] for i in differ)}"
+        for (criterion, _), n in zip(members, numbers, strict=True)
+    )
+    who = "" if everyone else ", ".join(str(criterion) for criterion, _ in members) + ": "
+    return f"{who}{template.rstrip('.')} ({values})."
 
 
 def design_cautions(structure: DesignStructure) -> list[Caution]:
@@ -140,7 +191,7 @@ def model_cautions(analysis: Any, fit_warnings: Iterable[str] = ()) -> list[Caut
     fit = analysis.fit
     if getattr(fit, "kind", None) in COMPARATIVE_KINDS:
         return [Caution(MODEL, _sentence(text)) for text in analysis.cautions]
-    out = []
+    out = [Caution(MODEL, _sentence(text)) for text in analysis.cautions]  # e.g. known mis-calibration
     fell_back = fit is not None and bool(fit.fallbacks)
     for attempt in fit.fallbacks if fit is not None else ():
         text = (

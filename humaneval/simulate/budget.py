@@ -106,6 +106,7 @@ def plan_budget(
     seed: int = 1,
     effects: Sequence[float] | dict[str, float] | float | None = None,
     workers: int = 1,
+    notes: Sequence[str] = (),
 ) -> BudgetPlan:
     """Screen every (B, D, A) of the grid within ``max_cost`` and pick the cheapest reaching ``target``.
 
@@ -130,6 +131,9 @@ def plan_budget(
         Leave out candidates that cost more.
     trials, seed, effects, workers :
         As for :func:`~humaneval.simulate.simulate`.
+    notes : sequence of str
+        How the model was made (from :func:`~humaneval.simulate.study.plan_study`), kept first in
+        the plan's notes.
 
     Returns
     -------
@@ -191,7 +195,32 @@ def plan_budget(
     candidates = pd.DataFrame(rows)
     reached = candidates[candidates["power"] >= target]
     best = None if reached.empty else {k: _plain(v) for k, v in reached.iloc[0].items()}
-    return BudgetPlan(candidates, best, target, test, aggregate, cost_model, _notes(best, test, target))
+    return BudgetPlan(
+        candidates, best, target, test, aggregate, cost_model, (*notes, *_notes(best, test, target))
+    )
+
+
+def design_costs(design: str | Path) -> dict[str, Any]:
+    """Seconds per screen, hourly wage and currency of a design written by ``humaneval design``
+    (its manifest's cost estimate); empty for a bare table without manifest.
+
+    Examples
+    --------
+    >>> design_costs("no-such-design.csv")
+    {}
+    """
+    from humaneval.design.load import load_design
+    from humaneval.design.plan import Design
+    from humaneval.errors import HumanEvalError
+
+    try:
+        loaded = load_design(design)
+    except (HumanEvalError, OSError):
+        return {}
+    cost = loaded.summary().cost if isinstance(loaded, Design) else None
+    if cost is None:
+        return {}
+    return {"seconds": cost.seconds_per_screen, "wage": cost.hourly_wage, "currency": cost.currency}
 
 
 def _plain(value: Any) -> Any:

@@ -227,7 +227,8 @@ class SimulationResult:
         )
         for k, row in enumerate(self.overall().itertuples()):
             rate = fmt_estimate_ci(row.rate, row.ci_low, row.ci_high)
-            line = f"  {row.test:<6} {row.aggregate:<9} {rate:<26}"
+            level = level_label(row.test, row.aggregate)
+            line = f"  {row.test:<6} {level:<9} {rate:<26}"
             if calibration is not None:
                 cal = calibration.iloc[k]
                 line += "  " + fmt_estimate_ci(cal["rate"], cal["ci_low"], cal["ci_high"])
@@ -308,6 +309,18 @@ class SimulationResult:
                 "warnings": self.calibration_warnings(),
             }
         return out
+
+
+def level_label(test: str, aggregate: str) -> str:
+    """The level column of ``humaneval power``: the CLMM models every judgement (it has no
+    aggregation level), a classic test its aggregation level.
+
+    Examples
+    --------
+    >>> level_label("clmm", "none"), level_label("ttest", "document")
+    ('judgement', 'document')
+    """
+    return "judgement" if test == "clmm" else aggregate
 
 
 def design_line(design: SimDesign | TableDesign) -> str:

@@ -133,6 +133,10 @@ def plan_study(
         designs = {getattr(design, "criterion", ""): design}
     elif is_design_file(design):
         designs = read_design_table(design)
+        criteria = planned_criteria(design)
+        if len(designs) == 1 and len(criteria) > 1:  # several questions on every screen: one table each
+            (plan,) = designs.values()
+            designs = {name: replace(plan, criterion=name) for name in criteria}
         points = planned_scale_points(design)  # a pilot keeps the scale it was fitted on
         if points is not None and points != base.n_categories and fitted is None:
             base = with_scale_points(base, points)
@@ -182,6 +186,17 @@ def plan_study(
         notes.append(f"simulated effects (latent, vs {current.system_names[0]}): {beta}")
         setups.append(StudySetup(name, current, plan, tuple(notes)))
     return setups, fitted
+
+
+def planned_criteria(design_csv: str | Path) -> list[str]:
+    """The criteria ``humaneval design --criteria`` recorded in the manifest beside the design CSV
+    (empty when it asks one question)."""
+    manifest = Path(design_csv).with_suffix(".json")
+    try:
+        criteria = json.loads(manifest.read_text())["spec"]["criteria"]
+        return [str(c["name"]) for c in criteria or ()]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def planned_scale_points(design_csv: str | Path) -> int | None:

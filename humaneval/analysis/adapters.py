@@ -1,0 +1,211 @@
+"""Which analysis a table kind gets: one adapter per analysis path, chosen through the methods registry.
+
+Every annotation method names its default analysis (``Method.analysis``: ``"clmm"`` for Likert,
+slider and ranking tables, ``"comparative"`` for pairwise and best–worst tables; docs/methods.md).
+:data:`ADAPTERS` maps that name to the adapter that runs it, as emmeans has one adapter per model
+class, and :func:`adapter_for` is the one place that decides: :func:`~humaneval.analysis.workflow.
+analyze` asks it, and ``humaneval analyze`` and ``humaneval report`` call :func:`analyze`, so one
+table gets one model whichever door it came through.
+
+Both adapters return a :class:`SystemAnalysis`: the system table with rank groups, the contrast
+table, the fit, the cautions, ``summary()`` and ``to_dict()`` (the ``--json`` schema of
+docs/analysis.md). :class:`~humaneval.analysis.workflow.Analysis` (CLMM, classic tests) and
+:class:`~humaneval.comparative.ComparativeAnalysis` (Bradley–Terry, MaxDiff, Plackett–Luce) both
+satisfy it.
+
+Adding an analysis path is one adapter here (a class with ``name`` and ``run``) and the name in the
+methods that use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from humaneval.comparative import analyze_comparative, detect_kind
+from humaneval.errors import OptionError
+from humaneval.methods import RANK, get_method
+from humaneval.ratings import Ratings, as_ratings, select_criterion
+
+if TYPE_CHECKING:
+    from humaneval.clmm.result import FitResult
+    from humaneval.comparative import ComparativeFit
+
+
+@runtime_checkable
+class SystemAnalysis(Protocol):
+    """What every analysis of a ratings table returns, whichever model fitted it.
+
+    ``systems`` has one row per system (``system``, ``mean``, ``estimate``, ``label``, ``group``,
+    ``letters``), ``contrasts`` one row per pair (``system_a``, ``system_b``, ``estimate``, ``se``,
+    ``statistic``, ``p_unadj``, ``p_adj``, ``ci_low``, ``ci_high``, ``better``).
+    """
+
+    @property
+    def test(self) -> str: ...
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def criterion(self) -> str | None: ...
+    @property
+    def adjust(self) -> str: ...
+    @property
+    def response(self) -> str: ...
+    @property
+    def systems(self) -> pd.DataFrame: ...
+    @property
+    def contrasts(self) -> pd.DataFrame: ...
+    @property
+    def fit(self) -> FitResult | ComparativeFit | None: ...
+    @property
+    def aggregate(self) -> str | None: ...
+    @property
+    def independent(self) -> bool: ...
+    @property
+    def cautions(self) -> tuple[str, ...]: ...
+
+    def summary(self) -> str: ...
+
+    def to_dict(self) -> dict[str, object]: ...
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """The options of :func:`~humaneval.analysis.workflow.analyze` an adapter may use."""
+
+    engine: str = "native"
+    structure: str = "auto"
+    link: str = "logit"
+    reference: str | Mapping[str, str] | None = None
+    adjust: str | None = None
+    fallback: bool = True
+    alpha: float = 0.05
+    seed: int | np.random.Generator | None = None
+    inference: str | None = None
+    n_resamples: int = 1000
+    progress: bool = False
+    style: tuple[str, ...] = ()
+
+
+class AnalysisAdapter(Protocol):
+    """One analysis path: ``run`` fits the criterion's table and returns a :class:`SystemAnalysis`."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+
+    def run(
+        self, ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions
+    ) -> SystemAnalysis: ...
+
+
+@dataclass(frozen=True)
+class ClmmAdapter:
+    """The cumulative link mixed model of ratings or ranks (Steen & Markert 2021)."""
+
+    name: ClassVar[str] = "clmm"
+    title: ClassVar[str] = "cumulative link mixed model"
+
+    def run(
+        self, ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions
+    ) -> SystemAnalysis:
+        if options.inference is not None:
+            raise OptionError(
+                f"inference {options.inference!r} applies to pairwise, best–worst and Plackett–Luce "
+                f"analyses; a {kind} table gets the CLMM, whose standard errors come from the model"
+            )
+        if options.style:
+            raise OptionError(
+                f"style covariates ({', '.join(options.style)}) are for pairwise tables (an 'opponent' "
+                f"column with scores 1/0/0.5); a {kind} table gets the CLMM"
+            )
+        from humaneval.analysis.joint import joint_analyses, joint_applies
+
+        if joint_applies(ratings, kind):  # several criteria: one model of all (docs/analysis.md)
+            select_criterion(ratings, criterion)  # an unknown or missing criterion is refused first
+            return joint_analyses(ratings, options)[criterion]
+        from humaneval.analysis.workflow import clmm_analysis
+
+        return clmm_analysis(ratings, kind, criterion, options)
+
+
+@dataclass(frozen=True)
+class ComparativeAdapter:
+    """Bradley–Terry (mixed or with a cluster bootstrap), MaxDiff or Plackett–Luce strengths."""
+
+    name: ClassVar[str] = "comparative"
+    title: ClassVar[str] = "comparative-judgement model"
+
+    def run(
+        self, ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions
+    ) -> SystemAnalysis:
+        return analyze_comparative(
+            ratings,
+            kind=kind,
+            criterion=criterion,
+            inference=options.inference,
+            adjust=options.adjust,
+            n_resamples=options.n_resamples,
+            alpha=options.alpha,
+            seed=1 if options.seed is None else options.seed,
+            style=options.style,
+        )
+
+
+ADAPTERS: MappingProxyType[str, AnalysisAdapter] = MappingProxyType(
+    {adapter.name: adapter for adapter in (ClmmAdapter(), ComparativeAdapter())}
+)
+"""The analysis adapters by the name a :class:`~humaneval.methods.Method` gives as ``analysis``."""
+
+MODEL_TESTS = ("clmm", "plackett-luce")
+"""The ``test`` values that ask for a model rather than a classic test: ``clmm`` (the default) means
+"the model of the table's kind"; ``plackett-luce`` analyses a ranking table as comparative judgements."""
+
+
+def table_kind(ratings: Ratings | pd.DataFrame, criterion: str | None = None) -> str:
+    """The kind of the criterion's table (``likert``, ``ranking``, ``bws`` or ``pairwise``)."""
+    return detect_kind(select_criterion(as_ratings(ratings), criterion))
+
+
+def adapter_for(
+    ratings: Ratings | pd.DataFrame, criterion: str | None = None, test: str = "clmm"
+) -> tuple[AnalysisAdapter, str]:
+    """The adapter and table kind that analyse ``ratings`` (one criterion) for ``test``.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        The ratings table.
+    criterion : str, optional
+        The criterion, when the table has several.
+    test : {"clmm", "plackett-luce"}
+        ``clmm``: the default model of the table's kind (``Method.analysis``);
+        ``plackett-luce``: a ranking table as comparative judgements.
+
+    Returns
+    -------
+    (AnalysisAdapter, str)
+
+    Examples
+    --------
+    >>> from humaneval.comparative.simulate import simulate_pairwise_study
+    >>> from humaneval.datasets import wine_ratings
+    >>> adapter, kind = adapter_for(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
+    >>> adapter.name, kind
+    ('comparative', 'pairwise')
+    >>> adapter_for(wine_ratings())[0].name
+    'clmm'
+    """
+    if test not in MODEL_TESTS:
+        raise OptionError(f"test {test!r} is not a model; use one of {', '.join(MODEL_TESTS)}")
+    kind = table_kind(ratings, criterion)
+    if test == "plackett-luce":
+        ranking = get_method(RANK).table_kind
+        if kind != ranking:
+            raise OptionError(f"the Plackett–Luce model is for ranking tables; this table is {kind}")
+        return ADAPTERS["comparative"], ranking
+    return ADAPTERS[get_method(kind).analysis], kind

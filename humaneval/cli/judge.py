@@ -1,0 +1,106 @@
+"""``humaneval judge``: may an automatic judge replace (or join) the human annotators?"""
+
+from __future__ import annotations
+
+import click
+
+from humaneval.cli._checks import NONNEG, RESAMPLES
+from humaneval.cli._common import InputFile, emit, json_option
+
+
+def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
+    from humaneval.errors import OptionError
+
+    out: dict[str, list[str]] = {}
+    for value in values:
+        judge, sep, systems = value.partition("=")
+        if not sep or not judge.strip() or not systems.strip():
+            raise OptionError(
+                f"--self {value!r}: write JUDGE=SYSTEM[,SYSTEM...], e.g. gpt-4o=gpt-4o,gpt-4o-mini"
+            )
+        out.setdefault(judge.strip(), []).extend(s.strip() for s in systems.split(",") if s.strip())
+    return out or None
+
+
+@click.command()
+@click.argument("humans", type=InputFile())
+@click.option(
+    "--judge-file",
+    type=InputFile(),
+    default=None,
+    help="The judges' labels (JSON {judge: {item: label}} or a long item/annotator/label table); "
+    "every annotator there is a judge.",
+)
+@click.option(
+    "--judges",
+    default=None,
+    metavar="NAME,...",
+    help="Annotators of HUMANS that are judges (comma-separated).",
+)
+@click.option(
+    "--epsilon",
+    type=float,
+    default=None,
+    help="The judge's cost–benefit allowance ε in [0, 1) (default: from --profile).",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(["expert", "skilled", "crowd"]),
+    default=None,
+    help="Who the humans are: ε = 0.2 (expert), 0.15 (skilled), 0.1 (crowd, the default).",
+)
+@click.option(
+    "--scoring",
+    type=click.Choice(["auto", "accuracy", "neg_rmse"]),
+    default="auto",
+    show_default=True,
+    help="Alignment with the other humans: accuracy (categories, pairwise) or -RMSE (numbers).",
+)
+@click.option("--criterion", default=None, help="Test one criterion (default: each).")
+@click.option(
+    "--resamples",
+    "n_resamples",
+    type=RESAMPLES,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples of the α and τ intervals (0 = point estimates only; otherwise >= 1000).",
+)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
+@click.option(
+    "--self",
+    "self_systems",
+    multiple=True,
+    metavar="JUDGE=SYSTEM,...",
+    help="Systems of a judge's own family, for the self-preference check; repeatable.",
+)
+@json_option
+def command(
+    humans: str,
+    judge_file: str | None,
+    judges: str | None,
+    epsilon: float | None,
+    profile: str | None,
+    scoring: str,
+    criterion: str | None,
+    n_resamples: int,
+    seed: int,
+    self_systems: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit."""
+    from humaneval.judges.data import load_annotations
+    from humaneval.judges.verdict import assess_judges
+
+    table = load_annotations(humans, judge_file, judges=judges)
+    result = assess_judges(
+        table,
+        epsilon=epsilon,
+        profile=profile,
+        scoring=scoring,
+        criterion=criterion,
+        n_resamples=n_resamples,
+        seed=seed,
+        self_systems=_self_systems(self_systems),
+        progress=lambda line: click.echo(line, err=True),
+    )
+    emit(result.to_dict(), as_json, result.summary)

@@ -1,0 +1,166 @@
+"""PPI from a ratings table: the human rows and one judge's scores (from the table or a file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from humaneval.errors import OptionError, RatingsError
+from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
+from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
+from humaneval.ppi.systems import PPIAnalysis, ppi_systems
+from humaneval.ratings import Ratings, as_ratings
+from humaneval.tables import read_table
+
+__all__ = ["MODELS", "analyze_ppi", "read_judge_scores", "split_judge"]
+
+_NAME_COLUMNS = ("judge", "annotator")
+
+
+def read_judge_scores(path: str | Path) -> pd.DataFrame:
+    """A judge file (CSV, TSV or JSON lines): ``document, system, score`` and optionally ``judge`` (or
+    ``annotator``) naming the judge of each row and ``criterion``."""
+    frame = read_table(path, what="judge file")
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    frame = frame.rename(columns={"doc": "document", "summarizer": "system", "model": "system"})
+    missing = [c for c in ("document", "system", "score") if c not in frame]
+    if missing:
+        raise RatingsError(
+            f"{path}: no column {', '.join(missing)}; a judge file has document, system, score"
+        )
+    scores = pd.to_numeric(frame["score"], errors="coerce")
+    bad = scores.isna() & frame["score"].notna()
+    if bad.any():
+        raise RatingsError(
+            f"{path}: score {frame['score'][bad].iloc[0]!r} at row {bad.idxmax()} is not a number"
+        )
+    return frame.assign(score=scores)
+
+
+def split_judge(
+    data: pd.DataFrame, judge: str | None, judge_scores: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The human rows of a ratings table, one judge's ``document, system, score`` rows and its name.
+
+    Judge rows are those with ``rater_kind = judge`` (their ``annotator`` is the judge's name) or
+    the rows of ``judge_scores``; ``judge`` picks one when there are several.
+    """
+    kind = data["rater_kind"].astype(str).str.lower() if "rater_kind" in data else None
+    humans = data if kind is None else data[kind != "judge"]
+    if judge_scores is not None:
+        pool, names = judge_scores, None
+        for column in _NAME_COLUMNS:
+            if column in judge_scores:
+                names = judge_scores[column].astype(str)
+                break
+    elif (
+        (kind is None or not (kind == "judge").any())
+        and judge is not None
+        and (data["annotator"] == judge).any()
+    ):
+        humans = data[data["annotator"] != judge]
+        pool, names = (
+            data[data["annotator"] == judge],
+            data.loc[data["annotator"] == judge, "annotator"].astype(str),
+        )
+    else:
+        if kind is None or not (kind == "judge").any():
+            raise RatingsError(
+                "the ratings table has no judge rows (rater_kind = judge); give the judge's scores with "
+                "--judge-file"
+            )
+        pool, names = data[kind == "judge"], data.loc[kind == "judge", "annotator"].astype(str)
+    available = sorted(names.unique()) if names is not None else []
+    if judge is None:
+        if len(available) > 1:
+            raise OptionError(f"several judges ({', '.join(available)}); choose one with --judge")
+        judge = available[0] if available else "judge"
+    elif names is not None and judge not in available:
+        raise OptionError(f"no judge {judge!r}; the judges are {', '.join(available)}")
+    rows = pool if names is None else pool[names == judge]
+    return humans, rows, judge
+
+
+#: What ``analyze_ppi`` estimates for a score table: system means (PPI++) or proportional-odds contrasts.
+MODELS = ("mean", "ordinal")
+
+
+def analyze_ppi(
+    ratings: Ratings | pd.DataFrame,
+    *,
+    judge: str | None = None,
+    judge_scores: pd.DataFrame | str | Path | None = None,
+    criterion: str | None = None,
+    model: str = "mean",
+    **options: object,
+) -> PPIAnalysis | PPIOrdinal | PPIPairwise:
+    """Prediction-powered inference on a ratings table with judge rows or a judge file (docs/ppi.md).
+
+    A score table gets :func:`~humaneval.ppi.systems.ppi_systems` (``model="mean"``) or
+    :func:`~humaneval.ppi.ordinal.ppi_ordinal` (``model="ordinal"``; a judge whose scores are not whole
+    numbers on the rating scale is binned by :func:`~humaneval.ppi.ordinal.judge_categories`); a pairwise
+    table (``opponent``) gets :func:`~humaneval.ppi.pairwise.ppi_pairwise`.
+
+    Parameters
+    ----------
+    ratings : Ratings or DataFrame
+        Human ratings (``score``), possibly with judge rows marked ``rater_kind = judge``.
+    judge : str, optional
+        The judge's name (needed when there are several).
+    judge_scores : DataFrame or path, optional
+        The judge's scores ``document, system, score`` when they are not in ``ratings``.
+    criterion : str, optional
+        The criterion, when the table has several.
+    model : {"mean", "ordinal"}
+        For score tables.
+    **options
+        Passed to :func:`~humaneval.ppi.systems.ppi_systems` (``confidence_level``, ``adjust``, ``cluster``,
+        ``probabilities``, ``n_resamples``, ``seed``).
+
+    Returns
+    -------
+    PPIAnalysis, PPIOrdinal or PPIPairwise
+    """
+    if model not in MODELS:
+        raise OptionError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
+    data = ratings.data if isinstance(ratings, Ratings) else as_ratings(ratings).data
+    if "score" not in data:
+        raise RatingsError("PPI needs scores: a rating scale or pairwise verdicts (1 won, 0 lost, 0.5 tie)")
+    if isinstance(judge_scores, (str, Path)):
+        judge_scores = read_judge_scores(judge_scores)
+    humans, judged, name = split_judge(data, judge, judge_scores)
+    if "is_check" in humans:
+        humans = humans[~humans["is_check"].astype(bool)]
+    criteria = sorted(humans["criterion"].unique()) if "criterion" in humans else [None]
+    if criterion is None and len(criteria) > 1:
+        raise OptionError(f"several criteria ({', '.join(map(str, criteria))}); choose one with --criterion")
+    criterion = criterion if criterion is not None else criteria[0]
+    if criterion is not None:
+        if criterion not in criteria:
+            raise OptionError(f"no criterion {criterion!r}; the criteria are {', '.join(map(str, criteria))}")
+        humans = humans[humans["criterion"] == criterion]
+        if "criterion" in judged:
+            judged = judged[judged["criterion"] == criterion]
+    if "opponent" in humans and humans["opponent"].notna().any():
+        keep = {k: options[k] for k in ("adjust", "confidence_level") if k in options}
+        return ppi_pairwise(humans, judged, judge_name=name, **keep)
+    if model == "ordinal":
+        return _ordinal(humans, judged, name, ratings, options)
+    return ppi_systems(humans, judged, judge_name=name, criterion=criterion, **options)
+
+
+def _ordinal(humans, judged, name, ratings, options) -> PPIOrdinal:
+    """The proportional-odds contrasts, with a continuous judge binned into the scale's categories."""
+    scores = pd.to_numeric(humans["score"], errors="coerce")
+    low, high = (
+        tuple(int(v) for v in ratings.scale)
+        if isinstance(ratings, Ratings)
+        else (int(scores.min()), int(scores.max()))
+    )
+    values = pd.to_numeric(judged["score"], errors="coerce")
+    on_scale = (values == values.round()).all() and values.between(low, high).all()
+    if not on_scale:
+        judged = judged.assign(score=judge_categories(values, high - low + 1, low))
+    keep = {k: options[k] for k in ("adjust", "confidence_level") if k in options}
+    return ppi_ordinal(humans, judged, judge_name=name, scale=(low, high), **keep)

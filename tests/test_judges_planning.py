@@ -1,0 +1,178 @@
+"""Planning a judge calibration (the authors' appendix C simulation, the calibration subset) and the
+bias audit on tables built so that each bias has a known value."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from humaneval.errors import DesignError, OptionError
+from humaneval.judges import from_ratings, load_annotations
+from humaneval.judges.alttest import alt_test
+from humaneval.judges.bias import bias_audit
+from humaneval.judges.planning import (
+    alt_test_arrays,
+    by_rejections,
+    plan_calibration,
+    simulate_alt_test,
+    simulated_labels,
+)
+from humaneval.ratings import load_ratings
+
+
+def test_batched_benjamini_yekutieli_equals_statsmodels():
+    rng = np.random.default_rng(0)
+    p = rng.random((300, 7)) ** 3
+    expected = np.array([multipletests(row, alpha=0.05, method="fdr_by")[0] for row in p])
+    assert (by_rejections(p, 0.05) == expected).all() and expected.any() and not expected.all()
+
+
+def test_simulated_studies_give_what_alt_test_gives_on_each():
+    h, j = simulated_labels(np.random.default_rng(3), 4, 60, 4, 3, 0.3, 0.2)
+    omega, rho = alt_test_arrays(h, j, 0.15)
+    for t in range(4):
+        humans = {f"h{a}": {f"i{i}": str(h[t, i, a]) for i in range(60)} for a in range(4)}
+        judge = {"j": {f"i{i}": str(j[t, i, 0]) for i in range(60)}}
+        row = alt_test(load_annotations(humans, judge), epsilon=0.15, scoring="accuracy").table.iloc[0]
+        assert row["winning_rate"] == pytest.approx(omega[t]) and row[
+            "advantage_probability"
+        ] == pytest.approx(rho[t])
+
+
+def test_simulation_follows_the_noise_model():
+    # human agreement: Cohen's κ of two humans is (1 − noise)², the README's 0.3 → 0.48 (sampled)
+    h, _ = simulated_labels(np.random.default_rng(1), 1, 20000, 2, 4, 0.3, 0.3)
+    observed = np.mean(h[0, :, 0] == h[0, :, 1])
+    assert (observed - 0.25) / 0.75 == pytest.approx(0.49, abs=0.02)
+    perfect = simulate_alt_test([100], noise_judge=0.0, epsilons=[0.1], n_trials=100).table.iloc[0]
+    useless = simulate_alt_test([100], noise_judge=1.0, epsilons=[0.2], n_trials=100).table.iloc[0]
+    assert perfect.pass_rate == 1.0 and useless.pass_rate == 0.0
+    curve = simulate_alt_test([30, 100, 200], epsilons=[0.2], n_trials=300).table
+    assert curve["pass_rate"].is_monotonic_increasing and curve["pass_rate"].iloc[-1] > 0.95
+    with pytest.raises(OptionError, match="at least 2 humans"):
+        simulate_alt_test([50], n_humans=1)
+
+
+def test_power_alt_test_mode_prints_json():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "humaneval",
+            "power",
+            "--alt-test",
+            "noise_judge=0,epsilon=0.2",
+            "--breaks",
+            "40",
+            "--trials",
+            "50",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(out.stdout)
+    assert result["results"][0]["pass_rate"] == 1.0 and result["human_kappa"] == pytest.approx(0.49)
+
+
+def pool() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [("gpt", f"d{d}", f"s{s}", float(rng.integers(1, 6))) for d in range(30) for s in range(4)]
+    return pd.DataFrame(rows, columns=["annotator", "document", "system", "score"]).assign(rater_kind="judge")
+
+
+def test_calibration_subset_takes_whole_documents_across_the_judge_range(tmp_path):
+    plan = plan_calibration(load_ratings(pool()), 40, seed=2)
+    assert len(plan.documents) == 10 and len(plan.items) == 40
+    assert set(plan.items["system"].value_counts()) == {10}  # balanced over systems
+    assert plan.items["stratum"].nunique() == 5  # every fifth of the judge's range
+    with pytest.raises(DesignError, match="fewer than the 500 items"):
+        plan_calibration(load_ratings(pool()), 500)
+    pool().to_csv(tmp_path / "pool.csv", index=False)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "humaneval",
+            "design",
+            "--calibration",
+            str(tmp_path / "pool.csv"),
+            "--documents",
+            "30",
+            "--calibration-items",
+            "40",
+            "--docs-per-block",
+            "5",
+            "--out",
+            str(tmp_path / "d.csv"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(out.stdout)
+    design = pd.read_csv(tmp_path / "d.csv")
+    assert set(design["document"].dropna().astype(str)) - {""} <= set(result["calibration"]["documents"])
+    assert result["calibration"]["n_items"] == 40
+
+
+# -- bias audit ------------------------------------------------------------------------------------
+
+
+def pairwise_with_order() -> pd.DataFrame:
+    """Two humans compare a and b once per document (always preferring a); a judge sees both orders on
+    20 documents and always prefers the system shown first (flip rate 1). b is the longer output."""
+    rows = []
+    for d in range(20):
+        for who in ("h1", "h2"):
+            first = "ab"[(d + int(who[1])) % 2]
+            rows += [
+                (who, f"d{d}", "a", "b", 1.0, first, 10, "human"),
+                (who, f"d{d}", "b", "a", 0.0, first, 30, "human"),
+            ]
+        for first in ("a", "b"):
+            a_wins = 1.0 if first == "a" else 0.0
+            rows += [
+                ("gpt", f"d{d}", "a", "b", a_wins, first, 10, "judge"),
+                ("gpt", f"d{d}", "b", "a", 1 - a_wins, first, 30, "judge"),
+            ]
+    columns = ["annotator", "document", "system", "opponent", "score", "shown_first", "length", "rater_kind"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_position_verbosity_and_self_preference_of_a_pairwise_judge():
+    table = from_ratings(load_ratings(pairwise_with_order()))
+    audit = bias_audit(table, self_systems={"gpt": ["b"]}).table.set_index("check")
+    position = audit.loc["position_flip_rate"]
+    assert (position.judge_value, position.n) == (1.0, 20) and np.isnan(
+        position.human_value
+    )  # one order each
+    assert position.judge_low == pytest.approx(0.8389, abs=1e-4)  # Wilson interval of 20/20
+    longer = audit.loc["longer_wins"]  # b (longer) wins half of the judge's choices, none of the humans'
+    assert (longer.judge_value, longer.human_value) == (0.5, 0.0)
+    self_pref = audit.loc["self_win_rate"]
+    assert (self_pref.judge_value, self_pref.human_value) == (0.5, 0.0)
+
+
+def test_rating_table_verbosity_and_self_preference():
+    rows = []
+    for d in range(10):
+        for s, length in (("x", 10), ("y", 20), ("z", 30)):
+            for who, kind in (("h1", "human"), ("h2", "human"), ("j", "judge")):
+                score = {"x": 2, "y": 3, "z": 4}[s] if kind == "judge" else 3
+                rows.append((who, f"d{d}", s, score, length, kind))
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "score", "length", "rater_kind"])
+    audit = bias_audit(from_ratings(load_ratings(table)), self_systems={"j": ["z"]}).table.set_index("check")
+    assert audit.loc["length_tau", "judge_value"] == pytest.approx(1.0)
+    assert np.isnan(audit.loc["length_tau", "human_value"])  # the humans' constant 3 has no τ
+    assert audit.loc["self_mean_difference", "judge_value"] == pytest.approx(4 - 2.5)
+    assert audit.loc["self_mean_difference", "human_value"] == pytest.approx(0.0)
+    assert bias_audit(from_ratings(load_ratings(table.drop(columns="length")))) is None
