@@ -39,7 +39,7 @@ import pandas as pd
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import read_table_lines, write_table
+from humaneval.tables import WIDE_TABLE, read_table_lines, write_table
 
 __all__ = [
     "ID_COLUMNS",
@@ -358,7 +358,10 @@ def load_ratings(
         judges=judges,
     )
     if label is not None:
-        _restore_numbers(ratings.data)
+        if ratings.data.shape[1] >= WIDE_TABLE:
+            object.__setattr__(ratings, "data", _restore_wide_numbers(ratings.data))
+        else:
+            _restore_numbers(ratings.data)
     return ratings
 
 
@@ -379,6 +382,33 @@ def _restore_numbers(data: pd.DataFrame) -> None:
             continue
         if numbers.notna().any():
             data[column] = numbers
+
+
+def _restore_wide_numbers(data: pd.DataFrame) -> pd.DataFrame:
+    """:func:`_restore_numbers` for a table of thousands of columns: one pass over all cells and one new
+    frame (column by column, each assignment splits pandas' block again: quadratic in the columns).
+    Whole-number columns become int64, other number columns float64."""
+    candidates = [
+        c for c in data.columns if c not in KNOWN_COLUMNS and not pd.api.types.is_numeric_dtype(data[c])
+    ]
+    if not candidates:
+        return data
+    cells = data[candidates].to_numpy(dtype=object)
+    missing = pd.isna(cells)
+    flat = pd.Series(cells.ravel(), dtype=object)
+    numbers = pd.to_numeric(flat, errors="coerce").to_numpy(dtype=float).reshape(cells.shape)
+    numeric = (np.isnan(numbers) == missing).all(axis=0) & (~missing).any(axis=0)
+    if not numeric.any():
+        return data
+    values = numbers[:, numeric]
+    whole = ~missing[:, numeric].any(axis=0) & (values == np.round(values)).all(axis=0)
+    names = np.asarray(candidates, dtype=object)[numeric]
+    parts = [
+        pd.DataFrame(values[:, whole].astype(np.int64), columns=names[whole], index=data.index),
+        pd.DataFrame(values[:, ~whole], columns=names[~whole], index=data.index),
+    ]
+    kept = data.drop(columns=list(names))
+    return pd.concat([kept, *parts], axis=1)[list(data.columns)]
 
 
 #: Largest end of a declared scale: integers beyond 2^53 are not exact in floating point.

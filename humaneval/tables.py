@@ -157,7 +157,7 @@ def _sniff(text: str) -> str:
 def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.DataFrame, np.ndarray]:
     delimiter = delimiter or _sniff(text)
     try:
-        if text.count(delimiter, 0, text.find("\n") % (len(text) + 1)) >= _WIDE:
+        if text.count(delimiter, 0, text.find("\n") % (len(text) + 1)) >= WIDE_TABLE:
             frame = _read_wide(text, delimiter)
         else:
             frame = pd.read_csv(
@@ -189,7 +189,7 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.Da
 
 #: Header fields from which a table is parsed by :func:`_read_wide`: pandas' parser spends about 0.1 ms
 #: per column (on any number of rows), so a file of 100,000 columns and 20 rows took 10 s.
-_WIDE = 1_000
+WIDE_TABLE = 1_000
 
 
 def _read_wide(text: str, delimiter: str) -> pd.DataFrame:
@@ -238,7 +238,7 @@ def _stripped(frame: pd.DataFrame) -> pd.DataFrame:
     """Header and cells without surrounding spaces, empty cells NA. A wide table is stripped in one pass
     over its cells and stays one block of objects (pandas' per-column calls cost ~1 ms each)."""
     columns = [str(c).strip() for c in frame.columns]
-    if frame.shape[1] < _WIDE:
+    if frame.shape[1] < WIDE_TABLE:
         frame.columns = columns
         return frame.apply(lambda col: col.str.strip()).replace("", pd.NA)
     cells = pd.Series(frame.to_numpy(dtype=object).ravel(), dtype=object)

@@ -1249,6 +1249,10 @@ def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
     assert list(frame.columns[4:12]) == ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x6.1"]
     assert frame.iloc[2, -2:].isna().all() and frame.iloc[1, -1] == "1"
     assert frame["score"].tolist() == ["1", "2", "3", "4", "5", "1"]
+    from humaneval import load_ratings
+
+    data = load_ratings(_wide(tmp_path, 2_000, 6)).data  # number columns are numbers, as pandas reads them
+    assert data["x0"].dtype == "int64" and (data.filter(like="x") == 1).all().all()
     too_long = _wide(tmp_path, 2_000, 6, lambda lines: lines.__setitem__(4, lines[4] + ",extra"))
     with pytest.raises(RatingsError, match="cannot parse as comma-separated: line 5 has 2001 fields but"):
         read_table_lines(too_long)
