@@ -36,6 +36,9 @@ __all__ = [
 ]
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+#: Largest |coefficient| or |threshold| of a model (latent scale; SDs of random effects likewise): at 50
+#: the logistic CDF is 1 − 2e−22, so larger values only put every rating in one category.
+MAX_LATENT = 50.0
 
 
 def _links():
@@ -91,8 +94,17 @@ class OrdinalModel:
             raise ModelSpecError("coefficients[0] belongs to the reference system and must be 0")
         if not np.all(np.isfinite(beta)):
             raise ModelSpecError("coefficients must be finite numbers")
+        if np.abs(beta).max() > MAX_LATENT:
+            raise ModelSpecError(
+                f"coefficients must lie within ±{MAX_LATENT:g} on the latent scale (beyond, every rating "
+                f"falls in one category); got {np.abs(beta).max():g}"
+            )
         if theta.ndim != 1 or theta.size < 1 or np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             raise ModelSpecError("thresholds must be finite and strictly increasing")
+        if np.abs(theta).max() > MAX_LATENT:
+            raise ModelSpecError(
+                f"thresholds must lie within ±{MAX_LATENT:g} on the latent scale; got {np.abs(theta).max():g}"
+            )
         if self.link not in _links():
             raise ModelSpecError(f"link must be one of {', '.join(_links())}, not {self.link!r}")
         effects = {}
@@ -188,6 +200,8 @@ class OrdinalModel:
             raise ModelSpecError(f"{path}: no such file") from None
         except json.JSONDecodeError as exc:
             raise ModelSpecError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        except RecursionError:
+            raise ModelSpecError(f"{path}: nested too deeply to be a model JSON") from None
         except UnicodeDecodeError as exc:
             raise ModelSpecError(f"{path}: byte {exc.start} is not valid UTF-8; give a model JSON") from None
         try:
@@ -222,6 +236,10 @@ def _check_covariance(factor: str, matrix: object, n_sys: int) -> np.ndarray:
         )
     if not np.all(np.isfinite(psi)):
         raise ModelSpecError(f"random_effects[{factor!r}] must hold finite numbers")
+    if np.abs(psi).max() > MAX_LATENT**2:
+        raise ModelSpecError(
+            f"random_effects[{factor!r}] must hold variances of at most {MAX_LATENT**2:g} (SD {MAX_LATENT:g})"
+        )
     if not np.allclose(psi, psi.T, atol=1e-8, rtol=0):
         raise ModelSpecError(f"random_effects[{factor!r}] is not symmetric")
     if np.linalg.eigvalsh(psi).min() < -1e-8 * max(1.0, np.trace(psi)):

@@ -40,7 +40,7 @@ from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import per_distinct, read_table_lines, write_table
+from humaneval.tables import WIDE_TABLE, per_distinct, read_table_lines, write_table
 
 __all__ = [
     "ID_COLUMNS",
@@ -359,7 +359,10 @@ def load_ratings(
         judges=judges,
     )
     if label is not None:
-        _restore_numbers(ratings.data)
+        if ratings.data.shape[1] >= WIDE_TABLE:
+            object.__setattr__(ratings, "data", _restore_wide_numbers(ratings.data))
+        else:
+            _restore_numbers(ratings.data)
     return ratings
 
 
@@ -380,6 +383,37 @@ def _restore_numbers(data: pd.DataFrame) -> None:
             continue
         if numbers.notna().any():
             data[column] = numbers
+
+
+def _restore_wide_numbers(data: pd.DataFrame) -> pd.DataFrame:
+    """:func:`_restore_numbers` for a table of thousands of columns: one pass over all cells and one new
+    frame (column by column, each assignment splits pandas' block again: quadratic in the columns).
+    Whole-number columns become int64, other number columns float64."""
+    candidates = [
+        c for c in data.columns if c not in KNOWN_COLUMNS and not pd.api.types.is_numeric_dtype(data[c])
+    ]
+    if not candidates:
+        return data
+    cells = data[candidates].to_numpy(dtype=object)
+    missing = pd.isna(cells)
+    flat = pd.Series(cells.ravel(), dtype=object)
+    numbers = pd.to_numeric(flat, errors="coerce").to_numpy(dtype=float).reshape(cells.shape)
+    numeric = (np.isnan(numbers) == missing).all(axis=0) & (~missing).any(axis=0)
+    if not numeric.any():
+        return data
+    values = numbers[:, numeric]
+    whole = ~missing[:, numeric].any(axis=0) & (values == np.round(values)).all(axis=0)
+    names = np.asarray(candidates, dtype=object)[numeric]
+    parts = [
+        pd.DataFrame(values[:, whole].astype(np.int64), columns=names[whole], index=data.index),
+        pd.DataFrame(values[:, ~whole], columns=names[~whole], index=data.index),
+    ]
+    kept = data.drop(columns=list(names))
+    return pd.concat([kept, *parts], axis=1)[list(data.columns)]
+
+
+#: Largest end of a declared scale: integers beyond 2^53 are not exact in floating point.
+_MAX_SCALE = 2.0**53
 
 
 def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
@@ -409,6 +443,10 @@ def parse_scale(scale: tuple[float, float] | str) -> tuple[float, float]:
             raise RatingsError(f"scale {scale!r} is not of the form LOW-HIGH, e.g. 1-7")
     else:
         parsed = (float(scale[0]), float(scale[1]))
+    if not all(abs(v) <= _MAX_SCALE for v in parsed):  # NaN and ±inf fail too
+        raise RatingsError(
+            f"scale {scale!r}: both ends must be finite numbers within ±2^53 (exact as floats), e.g. 1-7"
+        )
     if not parsed[0] < parsed[1]:
         raise RatingsError(f"scale {scale!r}: the low end must be below the high end, e.g. 1-7")
     return parsed
@@ -853,7 +891,8 @@ class _Validator:
     def check_duplicates(self, data: pd.DataFrame) -> None:
         keys = list(ID_COLUMNS) + [c for c in (*COMPARATIVE_KEYS, "criterion") if c in data]
         # several samples of one judge on one summary are not duplicates: judge analyses average them
-        dup = data.duplicated(keys, keep=False) & ~self._judges(data)
+        # (data[keys], not data.duplicated(keys): that visits every column of a wide table)
+        dup = data[keys].duplicated(keep=False) & ~self._judges(data)
         if dup.any():
             first = data[dup].iloc[0]
             ident = ", ".join(f"{k}={first[k]}" for k in keys)

@@ -6,15 +6,19 @@ spread over workers, on the chunk size, or on the total number of trials (a run 
 Replicates run in-process, in a local process pool (``workers``) or on a dask.distributed cluster
 (``scheduler="tcp://host:port"``). Each finished replicate is appended as one JSON line to the
 checkpoint, whose first line is a header describing the experiment; ``resume=True`` skips the
-replicates already there and refuses a checkpoint written for a different experiment.
+replicates already there and refuses a checkpoint written for a different experiment or whose header
+cannot be read. Each record carries a digest of its content and of the header, so a torn, malformed,
+edited or foreign record is never trusted: its replicate runs again.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -25,10 +29,50 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.errors import BackendUnavailableError, DesignError, OptionError
 
 Record = dict[str, Any]
+#: The key of each checkpoint record's digest (of the record and the experiment's header).
+_DIGEST = "digest"
 ReplicateFn = Callable[[Any, int], Record]
+
+
+#: Most replicates one command-line run takes unless ``--force`` lifts the ceiling: 100,000 studies give
+#: a Monte-Carlo SE of ±0.13 percentage points for a power near 0.8, far below any planning need.
+MAX_TRIALS = 100_000
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_run_size(trials: int, workers: int = 1, *, force: bool = False, option: str = "--trials") -> None:
+    """Refuse more than :data:`MAX_TRIALS` replicates or more worker processes than CPUs (at least
+    2) unless ``force``: a typo such as ``--trials 1000000000000`` or ``--workers 100000`` fails at
+    once instead of starting.
+
+    Raises
+    ------
+    OptionError
+        With the ceiling and the flag that lifts it.
+    """
+    if force:
+        return
+    if trials > MAX_TRIALS:
+        raise OptionError(
+            f"{option} {trials:,}: more than {MAX_TRIALS:,} simulated studies; {MAX_TRIALS:,} already give "
+            "a Monte-Carlo SE below 0.2 points; pass --force to run them anyway"
+        )
+    cpus = available_cpus()
+    if workers > max(cpus, 2):
+        raise OptionError(
+            f"--workers {workers:,}: this machine has {cpus} CPU(s), and more worker processes only compete "
+            f"for them; use --workers {cpus}, or pass --force to start them anyway"
+        )
 
 
 def replicate_seed(seed: int, index: int) -> np.random.SeedSequence:
@@ -77,29 +121,71 @@ def _heap_for_numpy() -> Iterator[None]:
 
 
 def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:
-    """Records already in ``path``, keyed by replicate; a torn last line (interrupted write) is ignored.
+    """Records already in ``path``, keyed by replicate.
 
-    Raises :class:`DesignError` when the header belongs to another experiment.
+    A record is kept only when it is a JSON object with a whole-number ``replicate`` and the digest
+    written with it matches its content and this experiment's header; anything else (a torn last line
+    from an interrupted write, a hand-edited or foreign line) is run again.
+
+    Raises :class:`DesignError` when the header cannot be read or belongs to another experiment.
     """
     done: dict[int, Record] = {}
-    with path.open() as handle:
-        for number, line in enumerate(handle):
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if number == 0:
-                found, wanted = _comparable(item.get("header", {})), _comparable(header)
-                if found != wanted:
-                    differ = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
-                    raise DesignError(
-                        f"{path}: this checkpoint was written for a different experiment "
-                        f"({', '.join(differ)} differ); "
-                        "use another --out folder or drop --resume to start over"
-                    )
-                continue
-            done[int(item["replicate"])] = item
+    with path.open(errors="replace") as handle:
+        first = handle.readline()
+        if not first.strip():
+            return done  # interrupted before the header was written: nothing to keep
+        try:
+            item = json.loads(first)
+        except (json.JSONDecodeError, RecursionError):
+            item = None
+        found = item.get("header") if isinstance(item, dict) else None
+        if not isinstance(found, dict):
+            raise DesignError(
+                f"{path}: checkpoint header unreadable (the first line is not a checkpoint header); "
+                "use another --out folder or drop --resume to start over"
+            )
+        found, wanted = _comparable(found), _comparable(header)
+        if found != wanted:
+            differ = sorted(k for k in found.keys() | wanted.keys() if found.get(k) != wanted.get(k))
+            raise DesignError(
+                f"{path}: this checkpoint was written for a different experiment "
+                f"({', '.join(differ)} differ); "
+                "use another --out folder or drop --resume to start over"
+            )
+        key = _experiment_key(header)
+        for line in handle:
+            record = _checked(line, key)
+            if record is not None:
+                done[record["replicate"]] = record
     return done
+
+
+def _experiment_key(header: Record) -> bytes:
+    return json.dumps(_comparable(header), sort_keys=True, default=str).encode()
+
+
+def _digest(key: bytes, record: Record) -> str:
+    body = json.dumps(record, sort_keys=True).encode()
+    return hashlib.sha256(key + b"\0" + body).hexdigest()[:32]
+
+
+def _checked(line: str, key: bytes) -> Record | None:
+    """The record on ``line`` without its digest, or None when it is torn, malformed or foreign."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    digest = record.pop(_DIGEST, None)
+    index = record.get("replicate")
+    if type(index) is not int or index < 0 or digest != _digest(key, record):
+        return None
+    return record
+
+
+def _line(key: bytes, record: Record) -> str:
+    return json.dumps({**record, _DIGEST: _digest(key, json.loads(json.dumps(record)))}) + "\n"
 
 
 def _comparable(header: Record) -> Record:
@@ -126,6 +212,7 @@ def run_replicates(
     progress: bool = False,
     max_chunk: int = 50,
     desc: str = "simulating",
+    size: str = "",
 ) -> list[Record]:
     """Run replicates 0..trials−1 of ``fn(config, index)`` and return their records in order.
 
@@ -133,7 +220,9 @@ def run_replicates(
     ``scheduler`` is given. One task runs about a quarter of a worker's share of the replicates, at
     most ``max_chunk`` (small for slow replicates such as CLMM fits, so that the workers stay
     balanced and the checkpoint grows steadily); on dask, chunks are joined into about four tasks
-    per worker thread. ``desc`` labels the progress bar.
+    per worker thread. ``desc`` labels the progress bar. With ``progress``, the first replicate runs
+    alone and is timed, and one line on stderr states the run's size (``size`` describes one replicate)
+    and the time it will take, before the others start.
     """
     if trials < 1:
         raise DesignError(f"trials must be at least 1, not {trials}")
@@ -145,24 +234,59 @@ def run_replicates(
         done = {i: r for i, r in read_checkpoint(path, header).items() if i < trials}
     todo = [i for i in range(trials) if i not in done]
     n_workers = workers if scheduler is None else max(workers, 2)
-    size = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
-    chunks = list(_chunks(todo, size))
     handle = _open_checkpoint(path, header, done) if path is not None else None
+    key = _experiment_key(header)
+    resumed = len(done)
+
+    def keep(records: list[Record]) -> None:
+        for record in records:
+            done[record["replicate"]] = record
+            if handle is not None:
+                handle.write(_line(key, record))
+        if handle is not None:
+            handle.flush()
+        bar.update(len(records))
+
     bar = tqdm(total=trials, initial=len(done), disable=not progress, unit="trial", desc=desc)
     try:
+        if progress and todo:
+            start = time.perf_counter()
+            keep(run_chunk(fn, config, todo[:1]))
+            _announce(desc, trials, resumed, size, time.perf_counter() - start, len(todo) - 1, n_workers)
+            todo = todo[1:]
+        chunk = max(1, min(max_chunk, -(-len(todo) // (4 * n_workers))))
+        chunks = list(_chunks(todo, chunk))
         for records in _execute(fn, config, chunks, workers, scheduler):
-            for record in records:
-                done[record["replicate"]] = record
-                if handle is not None:
-                    handle.write(json.dumps(record) + "\n")
-            if handle is not None:
-                handle.flush()
-            bar.update(len(records))
+            keep(records)
     finally:
         bar.close()
         if handle is not None:
             handle.close()
     return [done[i] for i in range(trials)]
+
+
+def _announce(
+    desc: str, trials: int, resumed: int, size: str, seconds: float, remaining: int, workers: int
+) -> None:
+    """One line on stderr: how many replicates, of what size, and how long the rest will take."""
+    again = f", {resumed:,} from the checkpoint" if resumed else ""
+    what = f" ({size})" if size else ""
+    rest = seconds * remaining / max(1, workers)
+    tqdm.write(
+        f"{desc}: {trials:,} trials{what}{again}; the first took {_duration(seconds)}, "
+        f"so about {_duration(rest)} more on {workers} worker{'s' if workers > 1 else ''}",
+        file=sys.stderr,
+    )
+
+
+def _duration(seconds: float) -> str:
+    """``0.04 s``, ``12 s``, ``3.5 min``, ``2.1 h`` or ``4.0 days``."""
+    if seconds < 10:
+        return f"{seconds:.2g} s"
+    for unit, length in (("days", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= 2 * length:
+            return f"{seconds / length:.1f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _open_checkpoint(path: Path, header: Record, done: dict[int, Record]):
@@ -171,8 +295,9 @@ def _open_checkpoint(path: Path, header: Record, done: dict[int, Record]):
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("w")
     handle.write(json.dumps({"header": header}) + "\n")
+    key = _experiment_key(header)
     for index in sorted(done):
-        handle.write(json.dumps(done[index]) + "\n")
+        handle.write(_line(key, done[index]))
     handle.flush()
     return handle
 
@@ -186,7 +311,7 @@ def _execute(
         for chunk in chunks:
             yield run_chunk(fn, config, chunk)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
             futures = [pool.submit(run_chunk, fn, config, chunk) for chunk in chunks]
             for future in as_completed(futures):
                 yield future.result()

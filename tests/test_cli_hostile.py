@@ -17,6 +17,7 @@ import random
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +26,7 @@ from click.testing import CliRunner
 
 from humaneval.cli import main
 from humaneval.cli._checks import check_output_path
-from humaneval.errors import BackendUnavailableError, OptionError
+from humaneval.errors import BackendUnavailableError, OptionError, RatingsError
 
 #: No case may hang: every test of this module fails after five minutes.
 pytestmark = pytest.mark.timeout(300)
@@ -769,3 +770,523 @@ def test_no_help_text_prints_an_unbounded_range_as_none():
         result = run(name, "--help")
         assert result.exit_code == 0, result.output
         assert "None]" not in result.output and "x<=None" not in result.output, (name, result.output)
+
+
+# ---------------------------------------------------------------- formulas cannot run code (issue 33, item 1)
+
+#: Terms that would run code if formulaic (or R) evaluated them; each would create the file ``pwned``.
+INJECTIONS = [
+    "I(__import__('os').system('touch pwned'))",
+    "I(x.__class__.__init__.__globals__['os'].system('touch pwned'))",
+    "I((lambda: __import__('os').system('touch pwned'))())",
+    "I(globals()['__builtins__'].open('pwned', 'w'))",
+    "log(exp(system(paste0('touch ', 'pwned'))))",
+    "I(open(chr(112) + chr(119) + chr(110) + chr(101) + chr(100), chr(119)))",
+    "C(eval(compile(chr(49), chr(120), chr(101))))",
+    "score[0]",
+]
+#: Where the term goes: the fixed part, a random-effect term, the response.
+PLACES = [
+    "score ~ system + {term} + (1|annotator)",
+    "score ~ system + ({term} | annotator)",
+    "{term} ~ system + (1|annotator)",
+]
+
+
+@pytest.mark.parametrize("place", PLACES, ids=["fixed", "random", "response"])
+@pytest.mark.parametrize("term", INJECTIONS)
+def test_a_formula_cannot_run_code_in_the_api(tmp_path, monkeypatch, term, place):
+    from humaneval.analysis import analyze, fit_clmm, fit_formula
+    from humaneval.clmm import clmm_spec, parse_formula
+    from humaneval.errors import ModelSpecError
+
+    monkeypatch.chdir(tmp_path)
+    formula = place.format(term=term)
+    frame = pd.read_csv(io.StringIO(ratings_text())).assign(x=1.0)
+    for call in (
+        lambda: parse_formula(formula),
+        lambda: clmm_spec(formula, frame),
+        lambda: fit_clmm(frame, formula=formula),
+        lambda: fit_formula(frame, formula),
+        lambda: analyze(frame, formula=formula),
+    ):
+        with pytest.raises(ModelSpecError, match=r"is not allowed|must be a column name") as caught:
+            call()
+        assert "\n" not in str(caught.value)
+    assert not (tmp_path / "pwned").exists()
+
+
+ENGINES = ("native", "r", "both")
+
+
+@pytest.mark.parametrize("term", INJECTIONS[:5])
+def test_a_formula_cannot_run_code_on_the_command_line(inputs, tmp_path, monkeypatch, term):
+    """Every command that takes a formula: analyze (each engine; --compare) and power --pilot."""
+    monkeypatch.chdir(tmp_path)
+    formula = f"score ~ system + {term} + (1|annotator)"
+    good = "score ~ system + (1|annotator)"
+    commands = [
+        *(
+            ["analyze", inputs["ratings"], "--formula", formula, "--engine", e]
+            for e in ("native", "r", "both")
+        ),
+        ["analyze", inputs["ratings"], "--formula", good, "--compare", formula],
+        ["power", "--pilot", inputs["ratings"], "--formula", formula, "--tests", "ttest", "--trials", 2],
+    ]
+    for args in commands:
+        line = assert_one_line_error(run(*args))
+        assert "is not allowed" in line and term.split("(")[0] in line, line
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_allowed_formula_functions_still_fit():
+    """The documented functions pass the check and fit: the log-likelihood of the columns made by hand."""
+    from humaneval.analysis import fit_formula
+
+    frame = pd.read_csv(io.StringIO(ratings_text(n_docs=12))).assign(
+        x=lambda d: d["document"].str[1:].astype(float) + 1
+    )
+    frame["logx"], frame["x2"] = frame["x"].map(math.log), frame["x"] ** 2
+    by_hand = fit_formula(frame, "score ~ system + logx + x2 + (1|annotator)")
+    written = fit_formula(frame, "score ~ C(system) + log(x) + I(x ** 2) + (1|annotator)")
+    assert written.loglik == pytest.approx(by_hand.loglik, abs=1e-6)
+    assert written.loglik < 0
+
+
+# ---------------------------------------------------------------- power checkpoints cannot lie (issue 33)
+
+
+def _simulate(path: Path, **options):
+    from humaneval.simulate import simulate
+
+    settings = {"tests": ("ttest",), "trials": 12, "seed": 7, **options}
+    return simulate(None, "6x5x1", settings.pop("tests"), checkpoint=path, **settings)
+
+
+@pytest.mark.parametrize(
+    "header", ["{not json", "[]", '{"header": []}', '"text"', '{"head": {}}', "[" * 100_000]
+)
+def test_a_checkpoint_header_that_does_not_parse_is_refused(tmp_path, header):
+    from humaneval.errors import DesignError
+
+    path = tmp_path / "replicates.jsonl"
+    _simulate(path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    with pytest.raises(DesignError, match="checkpoint header unreadable"):
+        _simulate(path, resume=True)
+    with pytest.raises(DesignError, match="checkpoint header unreadable"):
+        _simulate(path, resume=True, seed=8)  # the seed-7 records are never taken for seed 8
+
+
+def test_an_unreadable_checkpoint_header_is_one_line_on_the_command_line(tmp_path):
+    args = ["power", "--tests", "ttest", "--trials", 3, "--seed", 7, "--design", "6x5x1", "--out", tmp_path]
+    assert run(*args).exit_code == 0
+    path = tmp_path / "replicates.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0][:40], *lines[1:]]) + "\n")
+    line = assert_one_line_error(run(*args, "--seed", 8, "--resume"), "checkpoint header unreadable")
+    assert str(path) in line
+
+
+CHECKPOINT_DAMAGE = {
+    "list": lambda r: [r],
+    "no-replicate": lambda r: {k: v for k, v in r.items() if k != "replicate"},
+    "no-p": lambda r: {k: v for k, v in r.items() if k != "p"},
+    "replicate-abc": lambda r: {**r, "replicate": "abc"},
+    "replicate-float": lambda r: {**r, "replicate": 2.5},
+    "replicate-negative": lambda r: {**r, "replicate": -1},
+    "p-text": lambda r: {**r, "p": "abc"},
+    "p-edited": lambda r: {**r, "p": {name: [0.0] * len(v) for name, v in r["p"].items()}},
+    "number": lambda r: 17,
+}
+
+
+@pytest.mark.parametrize("damage", list(CHECKPOINT_DAMAGE))
+def test_malformed_checkpoint_records_are_run_again(tmp_path, damage):
+    """A record that is not what the run wrote is re-run like a torn line: the results equal a fresh run."""
+    whole = _simulate(tmp_path / "whole.jsonl")
+    path = tmp_path / "replicates.jsonl"
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    for k in (2, 5):
+        records[k] = CHECKPOINT_DAMAGE[damage](records[k])
+    path.write_text("\n".join([lines[0], *map(json.dumps, records)]) + "\n")
+    resumed = _simulate(path, resume=True)
+    pd.testing.assert_frame_equal(resumed.results, whole.results)
+    kept = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert sorted(r["replicate"] for r in kept) == list(range(12))
+
+
+def test_experiments_never_mix(tmp_path):
+    """Seed-7 records under a seed-8 header (a copied or edited header) are not reused for seed 8."""
+    seed7, seed8 = _simulate(tmp_path / "seed7.jsonl"), _simulate(tmp_path / "seed8.jsonl", seed=8)
+    assert not seed7.results.equals(seed8.results)
+    lines7 = (tmp_path / "seed7.jsonl").read_text().splitlines()
+    lines8 = (tmp_path / "seed8.jsonl").read_text().splitlines()
+    path = tmp_path / "replicates.jsonl"
+    path.write_text("\n".join([lines8[0], *lines7[1:7]]) + "\n")
+    pd.testing.assert_frame_equal(_simulate(path, seed=8, resume=True).results, seed8.results)
+    path.write_text("\n".join(lines7[:7]) + "\n")
+    from humaneval.errors import DesignError
+
+    with pytest.raises(DesignError, match=r"different experiment \(seed differ\)"):
+        _simulate(path, seed=8, resume=True)
+
+
+# ---------------------------------------------------------------- model weights cannot run code (issue 33)
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory) -> dict[str, Path]:
+    """A tiny NLI model three ways: safetensors; the same tensors as a pickle only; a pickle that would
+    create the file ``pwned`` when unpickled (beside safetensors, and alone)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import pickle
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file
+
+    from tests._tiny_models import build_nli
+
+    root = tmp_path_factory.mktemp("weights")
+    safe = build_nli(root / "safe")
+    paths = {"root": root, "safe": safe}
+    paths["pickle"] = root / "pickle"
+    shutil.copytree(safe, paths["pickle"])
+    torch.save(load_file(safe / "model.safetensors"), paths["pickle"] / "pytorch_model.bin")
+    (paths["pickle"] / "model.safetensors").unlink()
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {root / 'pwned'}",))
+
+    for name, keep_safe in (("both", True), ("evil", False)):
+        paths[name] = root / name
+        shutil.copytree(safe, paths[name])
+        (paths[name] / "pytorch_model.bin").write_bytes(pickle.dumps(Payload()))
+        if not keep_safe:
+            (paths[name] / "model.safetensors").unlink()
+    return paths
+
+
+def test_pickled_weights_are_refused_unless_allowed(weights, inputs):
+    from humaneval.errors import ModelSpecError
+    from humaneval.scorers.embeddings import embedding_similarity
+    from humaneval.scorers.ffci import BertScore, NextSentenceScorer
+    from humaneval.scorers.nli import NLIScorer
+
+    for load in (NLIScorer, NextSentenceScorer, embedding_similarity, lambda p: BertScore(p, 1)):
+        with pytest.raises(ModelSpecError, match=r"the weights are a pickle \(pytorch_model.bin\)"):
+            load(weights["pickle"])
+    pairs = (["the cat sat on the mat"] * 2, ["the cat sat", "a dog ran"])
+    trusted = NLIScorer(weights["pickle"], allow_pickle=True).probabilities(*pairs)[0]
+    safe = NLIScorer(weights["safe"]).probabilities(*pairs)[0]
+    assert trusted.shape == (1, 2, 3) and abs(trusted - safe).max() < 1e-6  # the same tensors
+    line = assert_one_line_error(
+        run("score", "faithfulness", inputs["texts"], "--model", weights["pickle"]), "--allow-pickle"
+    )
+    assert "pytorch_model.bin" in line and "can run code" in line
+    allowed = run("score", "faithfulness", inputs["texts"], "--model", weights["pickle"], "--allow-pickle")
+    assert allowed.exit_code == 0, allowed.output
+
+
+def test_a_malicious_pickle_never_runs(weights, inputs):
+    """Safetensors are preferred over a pickle beside them; a pickle alone is refused, and even when
+    allowed, torch ≥ 2.6 loads tensors only (weights_only), so the payload never runs."""
+    from humaneval.errors import ModelSpecError
+    from humaneval.scorers.nli import NLIScorer
+
+    pairs = (["the cat sat on the mat"], ["the cat sat"])
+    assert NLIScorer(weights["both"]).probabilities(*pairs)[0].shape == (1, 1, 3)
+    with pytest.raises(ModelSpecError, match="can run code"):
+        NLIScorer(weights["evil"])
+    with pytest.raises(ModelSpecError, match="the weights did not load"):
+        NLIScorer(weights["evil"], allow_pickle=True)
+    result = run("score", "faithfulness", inputs["texts"], "--model", weights["evil"], "--allow-pickle")
+    assert_one_line_error(result, "the weights did not load")
+    assert not (weights["root"] / "pwned").exists()
+
+
+# ---------------------------------------------------------------- invalid values refused (issue 33)
+
+INVALID_VALUES = [
+    (["reliability", "{ratings}", "--alpha-min", "nan"], ["'--alpha-min'", "not a finite number"]),
+    (["reliability", "{ratings}", "--alpha-min", "1.5"], ["'--alpha-min'"]),
+    (["validate", "{ratings}", "--scale", "-inf-inf"], ["scale '-inf-inf'", "finite numbers within ±2^53"]),
+    (["validate", "{ratings}", "--scale", "1-99999999999999999999"], ["finite numbers within ±2^53"]),
+    (["reliability", "{ratings}", "--scale", "nan-5"], ["scale 'nan-5'", "finite"]),
+    (["analyze", "{ratings}", "--by", "annotator"], ["--by annotator", "add --emmeans"]),
+    (["power", "--effect", "1e308", "--tests", "ttest", "--trials", "2"], ["effect '1e308'", "within ±50"]),
+    (["power", "--effect", "BART=-1e308", "--tests", "ttest", "--trials", "2"], ["within ±50"]),
+    (["power", "--effect-scale", "1e308", "--tests", "ttest", "--trials", "2"], ["--effect-scale", "±50"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--currency", "<script>", "--out", "{root}/c.csv"],
+     ["--currency '<script>'", "not an ISO 4217 code"]),
+    (["design", "--documents", "10", "--systems", "A,B", "--currency", "", "--out", "{root}/c.csv"],
+     ["--currency ''", "ISO 4217"]),
+    (["report", "{ratings}", "--out", "/proc/humaneval-report"], ["--out /proc/humaneval-report", "/proc"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "template,fragments", INVALID_VALUES, ids=[" ".join(c[0][:3]) for c in INVALID_VALUES]
+)
+def test_invalid_values_are_refused(inputs, template, fragments):
+    if template[0] == "report" and not Path("/proc").is_dir():
+        pytest.skip("no /proc here")
+    assert_one_line_error(run(*fill(template, inputs)), *fragments)
+    assert not (inputs["root"] / "c.csv").exists()
+
+
+def test_the_currency_is_checked_in_the_api():
+    from humaneval.design.summary import CostSettings
+    from humaneval.simulate import CostModel
+
+    assert CostSettings(currency="eur").currency == "EUR" and CostModel(currency="gbp").currency == "GBP"
+    for make in (CostSettings, CostModel):
+        with pytest.raises(OptionError, match="'<script>' is not an ISO 4217 code"):
+            make(currency="<script>")
+
+
+@pytest.mark.parametrize(
+    "damage,fragment",
+    [
+        (lambda m: m["coefficients"].__setitem__(1, 1e308), "coefficients must lie within ±50"),
+        (lambda m: m["thresholds"].__setitem__(0, -1e308), "thresholds must lie within ±50"),
+        (lambda m: m["random_effects"].__setitem__("judge", [1.0]), "random effects of judge"),
+        (lambda m: m["random_effects"].__setitem__("document", [1e300]), "variances of at most 2500"),
+    ],
+    ids=["coefficient-1e308", "threshold-1e308", "extra-group", "huge-variance"],
+)
+def test_model_files_beyond_the_latent_scale_or_with_other_groups(tmp_path, damage, fragment):
+    from humaneval.model import default_model
+
+    model = default_model().to_dict()
+    damage(model)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow warning was all there was
+        result = run("power", "--model-file", path, "--tests", "ttest", "--trials", 2)
+    assert_one_line_error(result, fragment)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"coefficients": ' + "[" * 100_000 + "}"])
+def test_a_model_file_nested_too_deeply(tmp_path, text):
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    assert_one_line_error(
+        run("power", "--model-file", path, "--tests", "ttest"), "deep.json", "nested too deeply"
+    )
+
+
+@pytest.mark.parametrize("value", ["-100", "1e308", "nan", "31536001"])
+def test_mturk_work_times_that_cannot_be(tmp_path, value):
+    """A WorkTimeInSeconds below 0 or beyond a year is a problem row and unknown, not shown as is; the
+    answers are kept."""
+    from humaneval.collect.mturk import parse_mturk_results
+    from humaneval.demo import simulate_annotators
+    from humaneval.design import DesignSpec, generate_design
+    from humaneval.model import default_model
+
+    model = default_model()
+    design = generate_design(
+        DesignSpec(documents=10, systems=list(model.system_names), seed=1, platform="mturk")
+    )
+    batch, _ = simulate_annotators(design, model, seed=1)
+    clean = parse_mturk_results(batch, design)
+    batch = batch.astype({"WorkTimeInSeconds": str})
+    batch.loc[batch.index[0], "WorkTimeInSeconds"] = value
+    parsed = parse_mturk_results(batch, design)
+    work = parsed.workers["work_time_seconds"]
+    assert (
+        math.isnan(work.iloc[0]) and work.iloc[1:].tolist() == clean.workers["work_time_seconds"][1:].tolist()
+    )
+    (problem,) = parsed.problems.itertuples()
+    assert problem.kind == "bad_work_time" and repr(value) in problem.detail
+    assert len(parsed.ratings.data) == len(clean.ratings.data)
+
+
+# ---------------------------------------------------------------- files named for what they are (issue 33)
+
+
+def _workbook(path: Path) -> Path:
+    """A minimal .xlsx: the zip layout Excel writes (content types, workbook, one sheet)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        book.writestr("xl/workbook.xml", '<?xml version="1.0"?><workbook/>')
+        book.writestr("xl/worksheets/sheet1.xml", '<?xml version="1.0"?><worksheet/>')
+    return path
+
+
+ENCODED = {
+    "xlsx": (lambda text, path: _workbook(path), "this is an Excel workbook: export it as CSV UTF-8"),
+    "utf-16-bom": (lambda text, path: path.write_bytes(text.encode("utf-16")), "this file is UTF-16: "),
+    "utf-16-be-bom": (
+        lambda text, path: path.write_bytes(b"\xfe\xff" + text.encode("utf-16-be")),
+        "UTF-16: ",
+    ),
+    "utf-16-le": (lambda text, path: path.write_bytes(text.encode("utf-16-le")), "this file is UTF-16 (LE, "),
+    "utf-16-be": (lambda text, path: path.write_bytes(text.encode("utf-16-be")), "this file is UTF-16 (BE, "),
+}
+
+
+@pytest.mark.parametrize("kind", list(ENCODED))
+def test_files_are_named_for_what_they_are(inputs, tmp_path, kind):
+    write, fragment = ENCODED[kind]
+    path = tmp_path / ("ratings.xlsx" if kind == "xlsx" else "ratings.csv")
+    write(ratings_text(), path)
+    for command in (["validate"], ["analyze"], ["reliability"], ["report", "--out", tmp_path / "rep"]):
+        line = assert_one_line_error(run(command[0], path, *command[1:]), str(path), fragment)
+        assert "save it as UTF-8" in line or "export it as CSV UTF-8" in line
+    line = assert_one_line_error(
+        run("collect", "mturk", path, "--design", inputs["design"], "--out", tmp_path / "r.csv"), fragment
+    )
+    assert str(path) in line
+    assert_one_line_error(run("power", "--pilot", path, "--tests", "ttest", "--trials", 2), fragment)
+
+
+def test_a_zip_that_is_not_a_workbook_and_plain_bad_bytes(tmp_path, inputs):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "data.csv", "w") as archive:
+        archive.writestr("ratings.csv", ratings_text())
+    assert_one_line_error(run("validate", tmp_path / "data.csv"), "zip archive, not a table: unpack it")
+    assert_one_line_error(run("validate", inputs["binary"]), "byte 0 is not valid UTF-8")
+
+
+# ---------------------------------------------------------------- bounds on the biggest jobs (issue 33)
+
+CEILINGS = [
+    (["power", "--trials", "1000000000000"], ["--trials 1,000,000,000,000", "more than 100,000", "--force"]),
+    (["power", "--trials", "100001", "--tests", "ttest"], ["--trials 100,001", "--force"]),
+    (["power", "--calibration-trials", "100001"], ["--calibration-trials 100,001", "--force"]),
+    (["power", "--workers", "100000"], ["--workers 100,000", "CPU(s)", "--force"]),
+    (["power", "--workers", "0"], ["'--workers'", "x>=1"]),
+    (["budget", "--target", "0.8", "--trials", "1000000"], ["--trials 1,000,000", "--force"]),
+    (["budget", "--target", "0.8", "--workers", "100000"], ["--workers 100,000", "--force"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args,fragments", CEILINGS, ids=[" ".join(c[0][:3]) for c in CEILINGS])
+@pytest.mark.timeout(60)  # a run that starts would end the test, not the suite
+def test_run_sizes_have_a_ceiling(args, fragments):
+    """Refused at once, before any work."""
+    assert_one_line_error(run(*args), *fragments)
+
+
+def test_force_lifts_the_ceilings():
+    from humaneval.replicates import MAX_TRIALS, available_cpus, check_run_size
+
+    check_run_size(MAX_TRIALS, available_cpus())
+    check_run_size(10 * MAX_TRIALS, 1000 * available_cpus(), force=True)
+    with pytest.raises(OptionError, match="--force"):
+        check_run_size(MAX_TRIALS + 1, 1)
+
+
+def test_power_states_its_size_and_an_estimate_first(tmp_path):
+    result = run("power", "--tests", "ttest", "--trials", 30, "--design", "6x5x1", "--no-calibration")
+    assert result.exit_code == 0, result.output
+    err = result.stderr
+    statement = re.search(
+        r"power: 30 trials \(design 6x5x1, 150 judgements each, ttest:none, ttest:document\); "
+        r"the first took [\d.e-]+ s, "
+        r"so about [\d.e-]+ s more on 1 worker",
+        err,
+    )
+    assert statement is not None, err
+    assert statement.start() < err.index("30/30")  # before the run ends, with progress after it
+
+
+def _wide(tmp_path: Path, n_columns: int = 100_000, rows: int = 20, edit=None) -> Path:
+    """A ratings table with ``n_columns`` columns (4 ratings columns and filler), about 5 MB."""
+    header = ["annotator", "document", "system", "score"] + [f"x{k}" for k in range(n_columns - 4)]
+    lines = [",".join(header)]
+    for r in range(rows):
+        lines.append(",".join([f"a{r % 3}", f"d{r}", "AB"[r % 2], str(1 + r % 5)] + ["1"] * (n_columns - 4)))
+    if edit is not None:
+        edit(lines)
+    path = tmp_path / "wide.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.timeout(120)
+def test_validate_reads_a_file_of_100000_columns_in_seconds(tmp_path):
+    """Was > 74 s of CPU (~1 ms per column); now the cost of the cells, as for a long table."""
+    path = _wide(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "humaneval", "validate", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert (payload["n_ratings"], payload["n_annotators"], payload["n_systems"]) == (20, 3, 2)
+    assert payload["scale"] == [1.0, 5.0]
+
+
+def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
+    """Short rows padded, blank lines skipped, repeated names made unique (the same frame as pandas reads),
+    a long row refused with its line."""
+    from humaneval.tables import read_table_lines
+
+    def damage(lines):
+        lines[3] = lines[3].rsplit(",", 2)[0]  # two fields short
+        lines.insert(5, "")
+        lines[0] = lines[0].replace("x7,", "x6,")
+
+    path = _wide(tmp_path, 2_000, 6, damage)
+    frame, lines = read_table_lines(path)
+    by_pandas = pd.read_csv(path, dtype=str, keep_default_na=False).replace("", pd.NA)
+    pd.testing.assert_frame_equal(frame, by_pandas.astype(object), check_dtype=False)
+    assert frame.shape == (6, 2_000) and lines.tolist() == [2, 3, 4, 5, 7, 8]
+    assert list(frame.columns[4:12]) == ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x6.1"]
+    assert frame.iloc[2, -2:].isna().all() and frame.iloc[1, -1] == "1"
+    assert frame["score"].tolist() == ["1", "2", "3", "4", "5", "1"]
+    from humaneval import load_ratings
+
+    data = load_ratings(_wide(tmp_path, 2_000, 6)).data  # number columns are numbers, as pandas reads them
+    assert data["x0"].dtype == "int64" and (data.filter(like="x") == 1).all().all()
+    too_long = _wide(tmp_path, 2_000, 6, lambda lines: lines.__setitem__(4, lines[4] + ",extra"))
+    with pytest.raises(RatingsError, match="cannot parse as comma-separated: line 5 has 2001 fields but"):
+        read_table_lines(too_long)
+
+
+@pytest.mark.timeout(120)
+def test_collect_mturk_reads_a_forged_batch_of_834_assignments_per_slot(tmp_path):
+    """10,008 rows, every one of the 12 slots filled 834 times: was > 180 s of CPU (pandas work per screen
+    and assignment); now each slot's screens are read once. Every assignment is kept and counted."""
+    from humaneval.demo import simulate_annotators
+    from humaneval.design import DesignSpec, generate_design
+    from humaneval.model import default_model
+
+    model = default_model()
+    spec = DesignSpec(documents=20, systems=list(model.system_names), seed=1, platform="mturk")
+    design = generate_design(spec)
+    design.write(tmp_path / "design.csv")
+    batch, _ = simulate_annotators(design, model, seed=1)
+    assert len(batch) == 12 and batch["Answer.slot"].nunique() == 12
+    copies = [
+        batch.assign(AssignmentId=batch["AssignmentId"] + f"x{k}", WorkerId=batch["WorkerId"] + f"w{k}")
+        for k in range(834)
+    ]
+    pd.concat(copies).to_csv(tmp_path / "batch.csv", index=False)
+    one = run("collect", "mturk", tmp_path / "batch.csv", "--design", tmp_path / "design.json", "--out",
+              tmp_path / "r.csv", "--json")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    payload = json.loads(one.stdout)
+    assert payload["assignments"] == 10_008
+    assert [c["assignments"] for c in payload["collisions"]] == [834] * 12
+    ratings = pd.read_csv(tmp_path / "r.csv", dtype=str)
+    batch.to_csv(tmp_path / "one.csv", index=False)
+    single = run("collect", "mturk", tmp_path / "one.csv", "--design", tmp_path / "design.json", "--out",
+                 tmp_path / "r1.csv")  # fmt: skip
+    assert single.exit_code == 0, single.output
+    assert len(ratings) == 834 * len(pd.read_csv(tmp_path / "r1.csv", dtype=str))
+    assert ratings["annotator"].nunique() == 10_008

@@ -174,8 +174,11 @@ def test_unreadable_files(tmp_path):
     with pytest.raises(RatingsError, match="no such file"):
         load_ratings(tmp_path / "absent.csv")
     binary = tmp_path / "b.csv"
-    binary.write_bytes(b"\xff\xfe\x00annotator")
-    with pytest.raises(RatingsError, match="not valid UTF-8"):
+    binary.write_bytes(b"\xff\xfe\x00annotator")  # starts with the UTF-16 byte-order mark
+    with pytest.raises(RatingsError, match="this file is UTF-16: save it as UTF-8"):
+        load_ratings(binary)
+    binary.write_bytes(b"annotator\xff\xfe\x00")
+    with pytest.raises(RatingsError, match="byte 9 is not valid UTF-8"):
         load_ratings(binary)
     with pytest.raises(RatingsError, match="line 2: not valid JSON"):
         load_ratings(write(tmp_path, "j.jsonl", '{"annotator": 1}\n{oops\n'))

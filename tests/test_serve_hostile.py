@@ -333,3 +333,56 @@ def test_what_the_server_accepts_the_export_reads_back_the_same(value):
     number = parse_number(value)
     if number is not None:
         assert parse_number(str(value)) == number
+
+
+# ---------------------------------------------------------------- slow and half-sent requests (issue 33)
+
+
+def test_half_sent_requests_are_closed_in_bounded_time(tmp_path):
+    """A loopback `humaneval serve --request-timeout 1`: connections that never finish their request (no
+    bytes, half a request line, headers without the blank line, a body shorter than its length) are
+    closed within seconds, and a whole request is served meanwhile. uvicorn alone keeps them open for ever."""
+    import socket
+    import time
+
+    import httpx
+
+    from humaneval.serve.loadtest import free_port, spawn_server
+
+    made = new_study(tmp_path)
+    port = free_port()
+    process = spawn_server(made.study_dir, port, options=["--pilot", "--request-timeout", "1"])
+    try:
+        partial = [
+            b"",
+            b"GET /healthz HT",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n",
+            f"POST /api/{made.key}/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n".encode()
+            + b"Content-Length: 1000\r\n\r\n{",
+        ] * 10
+        opened = time.monotonic()
+        sockets = []
+        for data in partial:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=15)
+            sock.sendall(data)
+            sockets.append(sock)
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        closed_after = []
+        for sock, data in zip(sockets, partial, strict=True):
+            received = b""
+            while chunk := sock.recv(4096):  # until the server closes the connection
+                received += chunk
+            closed_after.append(time.monotonic() - opened)
+            assert received == b"" or received.startswith(b"HTTP/1.1 408"), (data, received)
+            sock.close()
+        assert max(closed_after) < 8, closed_after
+        sock = socket.create_connection(("127.0.0.1", port), timeout=15)  # keep-alive is bounded too
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        start, received = time.monotonic(), b""
+        while chunk := sock.recv(4096):
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 200") and time.monotonic() - start < 8
+        sock.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

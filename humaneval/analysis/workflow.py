@@ -360,6 +360,8 @@ def analyze(
     >>> row.system_a, row.system_b, float(round(row.estimate, 3))
     ('cold', 'warm', -3.063)
     """
+    if by is not None and formula is None and emm is None and compare is None:
+        raise OptionError(f"--by {by} compares the --emmeans factor within each level; add --emmeans FACTOR")
     if style and (test not in MODEL_TESTS or formula is not None):
         raise OptionError(
             "style covariates apply to the pairwise Bradley–Terry model, not to a formula or classic test"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,7 +119,20 @@ def check_output_path(path: str | Path, *, folder: bool = False, option: str = "
     target = path if path.exists() else parent
     if not os.access(target, os.W_OK | (os.X_OK if target.is_dir() else 0)):
         raise OptionError(f"{where}: {target} is not writable (permission denied); choose another path")
+    folder_of_target = target if target.is_dir() else target.parent
+    refused = _cannot_create_in(folder_of_target)
+    if refused:  # os.access says yes to root everywhere, also on /proc or a read-only mount
+        raise OptionError(f"{where}: {folder_of_target} is not writable ({refused}); choose another path")
     return path
+
+
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (an anonymous temporary file is tried), or None."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as exc:
+        return (exc.strerror or type(exc).__name__).lower()
 
 
 class OutputPath(click.ParamType):

@@ -140,10 +140,9 @@ def read_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     """Click callback: the UTF-8 text of the :class:`InputFile` an option names (``None`` if not given)."""
     if value is None:
         return None
-    try:
-        return Path(value).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RatingsError(f"{value}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+    from humaneval.tables import decode_utf8
+
+    return decode_utf8(Path(value).read_bytes(), value)
 
 
 def form_options(func: Callable) -> Callable:

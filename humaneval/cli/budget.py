@@ -131,18 +131,30 @@ def grid_options(hidden: bool = False) -> Callable[[Callable], Callable]:
 @click.option("--trials", type=COUNT, default=200, show_default=True, help="Replicates per candidate design.")
 @click.option("--effect-scale", type=FINITE, default=None, help="Multiply the model's effects.")
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
-@click.option("--workers", type=int, default=1, show_default=True, help="Local worker processes.")
+@click.option(
+    "--workers", type=COUNT, default=1, show_default=True, help="Local worker processes (at most the CPUs)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Lift the ceilings on --trials (100,000) and --workers (the CPU count).",
+)
 @click.option(
     "--out", type=OutputPath(folder=True), default=None, help="Folder for budget.csv and the figure."
 )
 @judge_options
 @json_option
-def command(target, model_path, test, trials, effect_scale, seed, workers, out, as_json, **options) -> None:
+def command(
+    target, model_path, test, trials, effect_scale, seed, workers, force, out, as_json, **options
+) -> None:
     """Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power
     reaches --target, screening a grid of candidates with one cheap test. The model comes from
     --model-file, --pilot or --design with --effect, as for 'power'; money is in the design's currency
     and wage. See docs/simulation.md. With --judge-correlation or --judge-pilot: the cheapest numbers
     of human-rated and judge-only units for a judge beside the humans (docs/ppi.md)."""
+    from humaneval.replicates import check_run_size
+
+    check_run_size(trials, workers, force=force)
     judge = {k: options.pop(k) for k in JUDGE_OPTIONS}
     if judge["judge_correlation"] is not None or judge["judge_pilot"] is not None:
         return run_judge_budget(target, seed, as_json, effect=options["effect"], **judge)

@@ -39,8 +39,10 @@ def _render(results, out: Path, extra: list[str]) -> str:
     if results.duplicate_rows:
         lines.append(f"  repeated batch rows (same AssignmentId) counted once: {results.duplicate_rows}")
     for row in results.collisions.itertuples(index=False):
+        ids = row.assignment_ids.split(",")
+        shown = ",".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
         lines.append(
-            f"  warning: slot collision: {row.assignments} assignments ({row.assignment_ids}) of HIT "
+            f"  warning: slot collision: {row.assignments} assignments ({shown}) of HIT "
             f"{row.hit_id} got slot {row.annotator_slot} (same order and checks; position balance broken)"
         )
     for row in results.problems.itertuples(index=False):

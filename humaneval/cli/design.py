@@ -8,6 +8,7 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.currency import currency_code
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
@@ -86,7 +87,12 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
 )
 @click.option("--seconds-overhead", type=SECONDS, default=60.0, show_default=True)
 @click.option("--wage", type=WAGE, default=None, help="Hourly wage (default: the platform minimum).")
-@click.option("--currency", default=None, help="Currency code (default: GBP on Prolific, USD on MTurk).")
+@click.option(
+    "--currency",
+    default=None,
+    callback=lambda ctx, param, value: None if value is None else currency_code(value, "--currency"),
+    help="ISO 4217 currency code (default: GBP on Prolific, USD on MTurk).",
+)
 @click.option("--fee-rate", type=RATE, default=0.0, show_default=True, help="Platform fee as a fraction.")
 @click.option("--overrecruit", type=SHARE, default=0.10, show_default=True, help="Budget for replacements.")
 @click.option(

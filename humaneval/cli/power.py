@@ -122,7 +122,7 @@ GRID_KEYS = (
     show_default=True,
     help="Levels for ttest/art: none, document, cluster.",
 )
-@click.option("--trials", type=COUNT, default=1000, show_default=True)
+@click.option("--trials", type=COUNT, default=1000, show_default=True, help="Simulated studies (≤ 100,000).")
 @click.option("--null", is_flag=True, help="Type I error: set every system effect to 0.")
 @click.option(
     "--effect-scale",
@@ -149,7 +149,14 @@ GRID_KEYS = (
 @click.option(
     "--engine", type=click.Choice(ENGINES), default="native", show_default=True, help="CLMM engine."
 )
-@click.option("--workers", type=int, default=1, show_default=True, help="Local worker processes.")
+@click.option(
+    "--workers", type=COUNT, default=1, show_default=True, help="Local worker processes (at most the CPUs)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Lift the ceilings on --trials (100,000) and --workers (the CPU count).",
+)
 @click.option(
     "--scheduler", default=None, metavar="ADDR", help="dask.distributed scheduler, e.g. tcp://10.0.0.1:8786."
 )
@@ -173,6 +180,11 @@ def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
     table, a block design or a pilot's fitted model, at one size or along a power curve. The
     cheapest design for a target power is 'humaneval budget'. See docs/simulation.md."""
+    from humaneval.replicates import check_run_size
+
+    check_run_size(opts["trials"], opts["workers"], force=opts["force"])
+    if opts["calibration_trials"] is not None:
+        check_run_size(opts["calibration_trials"], force=opts["force"], option="--calibration-trials")
     if opts["alt_test"] is not None:
         _alt_test(opts)
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from humaneval._deprecation import renamed_option
-from humaneval.cli._checks import NONNEG, RESAMPLES
+from humaneval.cli._checks import NONNEG, RESAMPLES, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.reliability.disagreement import LEVELS
 
@@ -32,7 +32,7 @@ from humaneval.reliability.disagreement import LEVELS
 @click.option(
     "--alpha-min",
     "alpha_min",
-    type=float,
+    type=FiniteRange(-1, 1),
     multiple=True,
     default=(0.667,),
     show_default=True,

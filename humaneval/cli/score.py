@@ -42,6 +42,15 @@ def _device_option(func):
     )(func)
 
 
+def _allow_pickle_option(func):
+    return click.option(
+        "--allow-pickle",
+        is_flag=True,
+        help="Load pickled weights (pytorch_model.bin) of a model without safetensors; they can run code "
+        "when loaded, so only for files you trust.",
+    )(func)
+
+
 def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
     from humaneval.tables import write_table
 
@@ -91,10 +100,11 @@ def command() -> None:
 @click.option("--max-length", type=click.IntRange(min=8), default=512, show_default=True)
 @_device_option
 @click.option("--label-order", default=None, help="Comma-separated label of every model output, in order.")
+@_allow_pickle_option
 @_out_option
 @json_option
 def faithfulness(input_path, backend, model, revision, k, mode, pair_mode, seed, batch_size, max_length,
-                 device, label_order, out, as_json) -> None:  # fmt: skip
+                 device, label_order, allow_pickle, out, as_json) -> None:  # fmt: skip
     """Faithfulness of each summary to its source (columns document, system, source, summary)."""
     from humaneval.scorers.faithfulness import score_faithfulness
     from humaneval.scorers.inputs import metric_table, read_text_table
@@ -106,7 +116,7 @@ def faithfulness(input_path, backend, model, revision, k, mode, pair_mode, seed,
     elif backend == "summac-zs":
         options = {"k": k, "pair_mode": pair_mode, "seed": seed}
     common = {"model": model, "revision": revision, "max_length": max_length, "batch_size": batch_size,
-              "device": device}  # fmt: skip
+              "device": device, "allow_pickle": allow_pickle}  # fmt: skip
     if label_order:
         common["label_order"] = [s.strip() for s in label_order.split(",")]
     result = score_faithfulness(
@@ -205,10 +215,11 @@ def coherence(input_path, measure, ngram, builder, spacy_model, weights, no_dist
 @click.option("--revision", default=None, help="Branch, tag or commit of the hub models [main].")
 @click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
 @_device_option
+@_allow_pickle_option
 @_out_option
 @json_option
 def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, focus_layer, coverage_layer,
-         nsp_model, revision, batch_size, device, out, as_json) -> None:  # fmt: skip
+         nsp_model, revision, batch_size, device, allow_pickle, out, as_json) -> None:  # fmt: skip
     """FFCI faithfulness, focus, coverage and coherence (columns document, system, summary; source for
     faithfulness, reference for focus and coverage)."""
     from humaneval.scorers.ffci import score_ffci
@@ -218,7 +229,9 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
     frame = read_text_table(input_path, ("document", "system", "summary"))
     column = {c: frame[c].tolist() if c in frame.columns else None for c in ("source", "reference")}
     options = (
-        {} if backend == "lexical" else {"revision": revision, "device": device, "batch_size": batch_size}
+        {}
+        if backend == "lexical"
+        else {"revision": revision, "device": device, "batch_size": batch_size, "allow_pickle": allow_pickle}
     )
     results = score_ffci(
         column["source"], column["reference"], frame["summary"].tolist(), aspects=wanted, backend=backend,
@@ -255,10 +268,11 @@ def ffci(input_path, aspects, backend, model, layer, top_n, sim, focus_model, fo
     "--resamples", "n_resamples", type=click.IntRange(1, 1_000_000), default=1000, show_default=True
 )
 @click.option("--seed", type=NONNEG, default=0, show_default=True)
+@_allow_pickle_option
 @_out_option
 @json_option
-def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_table, n_resamples, seed, out,
-         as_json) -> None:  # fmt: skip
+def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_table, n_resamples, seed,
+         allow_pickle, out, as_json) -> None:  # fmt: skip
     """Bias scores per system with bootstrap CIs over documents (d) and name samples (s).
 
     Columns: document (or cluster), system, source, summary; optional sample, group, entities.
@@ -288,7 +302,9 @@ def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_tab
         measures=measures or None,
         smoothing=smoothing,
         table=table,
-        similarity=embedding_similarity(embedding_model) if embedding_model else "bow",
+        similarity=embedding_similarity(embedding_model, allow_pickle=allow_pickle)
+        if embedding_model
+        else "bow",
         n_resamples=n_resamples,
         seed=seed,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._checks import OutputPath
+from humaneval.cli._checks import FiniteRange, OutputPath
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
 
 
@@ -158,16 +158,30 @@ def backup(study_dir: str, out: str) -> None:
     show_default=True,
     help="New participants per client address: BURST/SECONDS (a burst, then one per SECONDS), or off.",
 )
+@click.option(
+    "--request-timeout",
+    type=FiniteRange(1, 3600),
+    default=None,
+    help="Seconds a client has to send a whole request; slower connections are closed [20] (docs/serve.md).",
+)
 @click.option("--quiet", is_flag=True, help="No access log.")
 def run(
-    study_dir: str, host: str, port: int, public_url: str | None, pilot: bool, start_limit: str, quiet: bool
+    study_dir: str,
+    host: str,
+    port: int,
+    public_url: str | None,
+    pilot: bool,
+    start_limit: str,
+    request_timeout: float | None,
+    quiet: bool,
 ) -> None:
-    """Serve STUDY_DIR with uvicorn until interrupted."""
+    """Serve STUDY_DIR with uvicorn until interrupted (connection limits: docs/serve.md)."""
     import logging
 
     import uvicorn
 
     from humaneval.serve import create_app, open_study
+    from humaneval.serve.deployment import REQUEST_TIMEOUT, server_options
     from humaneval.serve.limits import StartLimit
 
     study = open_study(study_dir)
@@ -186,4 +200,5 @@ def run(
         f"status: {base}/admin/{study.key}/status   export: {base}/admin/{study.key}/export?format=csv"
     )
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, format="%(asctime)s %(message)s")
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+    limits = server_options(request_timeout or REQUEST_TIMEOUT)
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning", **limits)

@@ -14,6 +14,14 @@ any number of bars that this module parses itself:
 
 Bars with the same grouping factor are merged into one term with a block-diagonal Ψ.
 
+A formula cannot run code: before formulaic (or R) sees it, every term is read by this module and
+may hold only column names (``` `odd name` ``` in backticks), numbers, the operators
+``+ - * / : ^ ** %in%``, parentheses and the functions of :data:`FUNCTIONS` — ``C(column)``,
+``I(…)``, ``log``, ``exp``, ``sqrt``, ``scale``, ``center`` over arithmetic of columns and numbers,
+``poly(x, degree)``. Anything else (a call of another function, attribute access, a subscript, a
+string, a lambda, a dunder name) is refused with one line naming the term, and formulaic evaluates
+terms with only these functions in scope.
+
 As in ``ordinal::clmm`` the intercept column of the fixed part is absorbed by the thresholds
 (``0 +`` or ``- 1`` make no difference), and coefficients carry R's names: ``tempwarm``,
 ``contactyes``, ``tempwarm:contactyes``, ``position``. Factor levels are sorted as strings (or kept
@@ -40,6 +48,29 @@ import pandas as pd
 
 from humaneval.clmm.spec import ClmmSpec, RandomEffect
 from humaneval.errors import InsufficientDataError, ModelSpecError
+
+#: The functions a formula may call: the argument each takes ("arith": arithmetic of columns,
+#: numbers and the arithmetic functions; "column": one column name; "poly": arithmetic, then an
+#: optional integer degree).
+FUNCTIONS = {
+    "C": "column",
+    "I": "arith",
+    "log": "arith",
+    "exp": "arith",
+    "sqrt": "arith",
+    "scale": "arith",
+    "center": "arith",
+    "poly": "poly",
+}
+_ARITHMETIC_FUNCTIONS = ("log", "exp", "sqrt")
+#: What formulaic may call while it builds a design: these functions and nothing else.
+_CONTEXT = {"log": np.log, "exp": np.exp, "sqrt": np.sqrt}
+_TOKEN = re.compile(
+    r"\s*(?:(?P<quoted>`[^`\n]*`)|(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_.]*)|(?P<op>%in%|\*\*|[-+*/:^(),]))"
+)
+_FORMULA_OPERATORS = {"+", "-", "*", "/", ":", "^", "**", "%in%"}
+_ARITH_OPERATORS = {"+", "-", "*", "/", "**"}
 
 #: Most distinct response values a CLMM is fitted to (beyond that the data are not ordinal).
 MAX_LEVELS = 21
@@ -97,9 +128,14 @@ def parse_formula(formula: str) -> ParsedFormula:
             f"a model formula has one '~', e.g. 'score ~ system + (1 | annotator)'; got {formula!r}"
         )
     lhs, rhs = (part.strip() for part in formula.split("~"))
-    lhs = lhs.strip("`")
+    if lhs.startswith("`") and lhs.endswith("`") and len(lhs) > 1:
+        lhs = lhs[1:-1]
     if not lhs:
         raise ModelSpecError(f"the formula {formula!r} has no response left of '~'")
+    if not re.fullmatch(r"[\w .-]+", lhs) or "__" in lhs:
+        raise ModelSpecError(
+            f"the response {lhs!r} of the formula {formula!r} must be a column name (in backticks if odd)"
+        )
     bars: list[Bar] = []
     kept: list[str] = []
     i, depth, start = 0, 0, 0
@@ -126,6 +162,7 @@ def parse_formula(formula: str) -> ParsedFormula:
         elif "|" in piece:
             sign_error = piece
         elif piece:
+            term_names(piece)
             kept.append(piece)
     if sign_error is not None:
         raise ModelSpecError(
@@ -133,6 +170,135 @@ def parse_formula(formula: str) -> ParsedFormula:
         )
     fixed = " + ".join(kept) if kept else "1"
     return ParsedFormula(lhs, fixed, tuple(bars))
+
+
+class _Refused(Exception):
+    """A term holds something a formula may not (the reason is the message)."""
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out, at = [], 0
+    while at < len(text):
+        if text[at:].strip() == "":
+            break
+        match = _TOKEN.match(text, at)
+        if match is None:
+            ch = text[at:].lstrip()[0]
+            what = {"'": "a string", '"': "a string", "[": "a subscript", "{": "a brace", "=": "'='"}
+            raise _Refused(f"{what.get(ch, repr(ch))} is not allowed")
+        kind = match.lastgroup or ""
+        token = match.group(kind)
+        if kind in ("name", "quoted"):
+            bare = token.strip("`")
+            if "__" in bare:
+                raise _Refused(f"the name {bare!r} is not allowed (no names with '__')")
+            if kind == "quoted" and not bare.strip():
+                raise _Refused("an empty name `` is not allowed")
+        out.append((kind, token))
+        at = match.end()
+    return out
+
+
+class _TermReader:
+    """Recursive descent over one term's tokens: it only accepts, it never evaluates."""
+
+    def __init__(self, tokens: list[tuple[str, str]]):
+        self.tokens, self.at, self.names = tokens, 0, []
+
+    def peek(self) -> tuple[str, str]:
+        return self.tokens[self.at] if self.at < len(self.tokens) else ("end", "")
+
+    def take(self, text: str) -> None:
+        if self.peek()[1] != text:
+            found = self.peek()[1] or "the end"
+            raise _Refused(f"expected {text!r}, found {found!r}")
+        self.at += 1
+
+    def expression(self, arith: bool) -> None:
+        operators = _ARITH_OPERATORS if arith else _FORMULA_OPERATORS
+        self.unary(arith)
+        while self.peek()[0] == "op" and self.peek()[1] in operators:
+            self.at += 1
+            self.unary(arith)
+
+    def unary(self, arith: bool) -> None:
+        while self.peek() in (("op", "-"), ("op", "+")):
+            self.at += 1
+        self.atom(arith)
+
+    def atom(self, arith: bool) -> None:
+        kind, text = self.peek()
+        self.at += 1
+        if kind == "number":
+            return
+        if kind == "quoted":
+            self.names.append(text[1:-1])
+            return
+        if (kind, text) == ("op", "("):
+            self.expression(arith)
+            self.take(")")
+            return
+        if kind != "name":
+            raise _Refused(f"{text!r} is not allowed here" if text else "the term ends too soon")
+        if self.peek() != ("op", "("):
+            if text == "lambda":
+                raise _Refused("a lambda is not allowed")
+            self.names.append(text)
+            return
+        allowed = _ARITHMETIC_FUNCTIONS if arith else tuple(FUNCTIONS)
+        if text not in allowed:
+            raise _Refused(
+                f"the function {text}() is not allowed"
+                + ("" if arith else f" (allowed: {', '.join(f'{f}()' for f in FUNCTIONS)})")
+            )
+        self.take("(")
+        takes = FUNCTIONS[text]
+        if takes == "column":
+            if self.peek()[0] not in ("name", "quoted"):
+                raise _Refused(f"{text}() takes one column name")
+            self.atom(arith=True)
+        else:
+            self.expression(arith=True)
+            if takes == "poly" and self.peek() == ("op", ","):
+                self.at += 1
+                if self.peek()[0] != "number" or not self.peek()[1].isdigit():
+                    raise _Refused("poly()'s degree must be a whole number")
+                self.at += 1
+        self.take(")")
+
+    def end(self) -> None:
+        kind, text = self.peek()
+        if kind != "end":
+            raise _Refused(f"{text!r} is not allowed here")
+
+
+def term_names(term: str) -> list[str]:
+    """The column names a formula term uses, after checking that it only holds what formulas may.
+
+    Raises
+    ------
+    ModelSpecError
+        The term holds anything but column names, numbers, the formula operators and the functions of
+        :data:`FUNCTIONS`; the message names the term.
+
+    Examples
+    --------
+    >>> term_names("I(x ** 2) + log(`a b`) * C(g)")
+    ['x', 'a b', 'g']
+    >>> term_names("I(__import__('os').system('id'))")                  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    humaneval.errors.ModelSpecError: the formula term "I(__import__('os').system('id'))" ... not allowed ...
+    """
+    try:
+        reader = _TermReader(_tokens(term))
+        reader.expression(arith=False)
+        reader.end()
+    except _Refused as why:
+        raise ModelSpecError(
+            f'the formula term "{term.strip()}" is not allowed: {why}; a formula holds column names, '
+            f"numbers, + - * / : ^ and the functions {', '.join(FUNCTIONS)} (docs/analysis.md#formulas)"
+        ) from None
+    return list(dict.fromkeys(reader.names))
 
 
 def _is_bar(piece: str) -> bool:
@@ -165,6 +331,7 @@ def _parse_bar(piece: str, formula: str) -> list[Bar]:
                 raise ModelSpecError(
                     f"grouping factor {name.strip()!r} in {piece!r} must be a column name (or a:b, a/b)"
                 )
+    term_names(expr)
     groups = [":".join(parts[: k + 1]) for k in range(len(parts))]
     return [Bar(expr, g, double) for g in groups]  # lme4: (x | a/b) = (x | a) + (x | a:b)
 
@@ -265,13 +432,8 @@ def _code_factors(frame: pd.DataFrame, columns: list[str], reference: Mapping[st
 
 
 def _variables(expr: str, frame: pd.DataFrame) -> list[str]:
-    """The columns of ``frame`` that a formulaic expression uses."""
-    from formulaic import Formula
-
-    names = set()
-    for term in Formula(expr):
-        for factor in term.factors:
-            names.update(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", str(factor)))
+    """The columns of ``frame`` that a formula expression uses (checked by :func:`term_names`)."""
+    names = set(term_names(expr))
     return [c for c in frame.columns if c in names]
 
 
@@ -313,17 +475,17 @@ def clmm_spec(
     if not isinstance(data, pd.DataFrame):
         raise ModelSpecError("clmm_spec needs a pandas DataFrame")
     reference = dict(reference or {})
-    fixed_cols = _safe_variables(parsed.fixed, data, parsed)
-    bar_cols = [
-        c for b in parsed.bars if b.expr not in ("1", "0") for c in _safe_variables(b.expr, data, parsed)
-    ]
-    used = list(dict.fromkeys([parsed.response, *fixed_cols, *bar_cols, *parsed.columns]))
+    named = [*term_names(parsed.fixed), *(n for b in parsed.bars for n in term_names(b.expr))]
+    used = list(dict.fromkeys([parsed.response, *named, *parsed.columns]))
     missing = [c for c in used if c not in data.columns]
     if missing:
         raise ModelSpecError(
             f"column {missing[0]!r} of the formula is not in the data; "
             f"columns are {', '.join(map(str, data.columns))}"
         )
+    fixed_cols = _variables(parsed.fixed, data)
+    bar_cols = [c for b in parsed.bars if b.expr not in ("1", "0") for c in _variables(b.expr, data)]
+    used = list(dict.fromkeys([parsed.response, *fixed_cols, *bar_cols, *parsed.columns]))
     frame = data[used].dropna().reset_index(drop=True).copy()
     if frame.empty:
         raise InsufficientDataError("no complete rows for the columns of the formula")
@@ -384,7 +546,7 @@ def _model_matrix(expr: str, frame: pd.DataFrame, data: pd.DataFrame):
     from formulaic import model_matrix
 
     try:
-        return model_matrix(expr, frame, ensure_full_rank=True)
+        return model_matrix(expr, frame, ensure_full_rank=True, context=dict(_CONTEXT))
     except Exception as exc:  # formulaic raises several error types
         missing = re.search(r"`([^`]+)` is not present", str(exc))
         if missing:
@@ -394,13 +556,6 @@ def _model_matrix(expr: str, frame: pd.DataFrame, data: pd.DataFrame):
             ) from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelSpecError(f"cannot build the design of {expr!r}: {first}") from None
-
-
-def _safe_variables(expr: str, data: pd.DataFrame, parsed: ParsedFormula) -> list[str]:
-    try:
-        return _variables(expr, data)
-    except Exception as exc:  # formulaic's parser errors have several types
-        raise ModelSpecError(f"cannot read {expr!r} in the formula {parsed}: {exc}") from None
 
 
 def _aliased(x: np.ndarray, columns: list[str]) -> list[str]:

@@ -31,13 +31,16 @@ from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES, WON
 from humaneval.ratings import Ratings, validate_ratings
 from humaneval.scales import Scale
+from humaneval.tables import file_kind
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
 GOLD_LOW_MAX, GOLD_HIGH_MIN = 30.0, 70.0
 COLLISION_COLUMNS = ["annotator_slot", "block", "hit_id", "assignments", "assignment_ids"]
 #: Problem kinds that are reported but do not take an assignment out of the ratings.
-INFORMATIONAL = {"unknown_field", "duplicate_row"}
+INFORMATIONAL = {"unknown_field", "duplicate_row", "bad_work_time"}
+#: MTurk's longest assignment duration (one year): a WorkTimeInSeconds beyond it, or below 0, is corrupt.
+MAX_WORK_SECONDS = 31_536_000
 
 
 @dataclass(frozen=True)
@@ -246,8 +249,9 @@ def parse_mturk_results(
     kept = raw[keep]
     parser = _Parser(frame, method, points, allow_ties, points_of, order=design_order(design))
     parser.problems += copies
-    for line, row in zip(kept.index, kept.to_dict(orient="records"), strict=True):
-        parser.assignment(row, line)
+    columns = list(kept.columns)
+    for line, values in zip(kept.index, kept.to_numpy(dtype=object).tolist(), strict=True):
+        parser.assignment(dict(zip(columns, values, strict=True)), line)
     table = pd.DataFrame(parser.rows)
     workers = pd.DataFrame(parser.workers)
     problems = pd.DataFrame(
@@ -288,6 +292,9 @@ def _read_results(results: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str
         raw, label = results.fillna("").astype(str), "results"
     else:
         label = str(results)
+        kind = file_kind(results)
+        if kind:
+            raise RatingsError(f"{label}: {kind}")
         try:
             raw = pd.read_csv(results, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except FileNotFoundError:
@@ -377,6 +384,26 @@ def _check_design_id(raw: pd.DataFrame, design_id: str, label: str) -> None:
             )
 
 
+@dataclass(frozen=True)
+class _Screen:
+    """One screen of a slot as the parser needs it, read from the design once (not per assignment: a
+    batch may hold hundreds of assignments of one slot)."""
+
+    id: str
+    rows: pd.DataFrame
+    records: list[dict[str, Any]]
+    position: int
+    fields: list[str]
+    checks: np.ndarray
+    dimensions: list[Any]
+
+    @classmethod
+    def of(cls, screen_id: str, rows: pd.DataFrame) -> _Screen:
+        checks = rows["is_check"].to_numpy() & (rows["system"] == "").to_numpy()
+        return cls(screen_id, rows, rows.to_dict(orient="records"), int(rows["position"].iloc[0]),
+                   list(rows["field"]), checks, list(rows.get("dimension", [None] * len(rows))))  # fmt: skip
+
+
 class _Parser:
     """Turns one assignment's answer fields into long-table rows, collecting problems."""
 
@@ -392,6 +419,10 @@ class _Parser:
         self.method, self.points, self.allow_ties = method, points, allow_ties
         self.points_of = points_of or {}
         self.slots = {slot: rows for slot, rows in frame.groupby("annotator_slot", sort=False)}
+        self.screens = {
+            slot: [_Screen.of(str(k), screen) for k, screen in rows.groupby("screen_id", sort=False)]
+            for slot, rows in self.slots.items()
+        }
         self.docs, self.systems = index_maps(frame, order)
         self.rows: list[dict[str, Any]] = []
         self.workers: list[dict[str, Any]] = []
@@ -413,7 +444,7 @@ class _Parser:
                 "block": None,
                 "status": row["AssignmentStatus"],
                 "submit_time": row.get("SubmitTime", ""),
-                "work_time_seconds": pd.to_numeric(row.get("WorkTimeInSeconds", ""), errors="coerce"),
+                "work_time_seconds": self.work_time(row.get("WorkTimeInSeconds", "")),
                 "line": line,
             }
         )
@@ -426,13 +457,14 @@ class _Parser:
         if not shown:
             self.problem("missing_field", "order", "no Answer.order (the order the screens were shown in)")
         used = set(IDENTITY_FIELDS)
-        for screen_id, screen in rows.groupby("screen_id", sort=False):
-            position = shown.index(screen_id) if screen_id in shown else int(screen["position"].iloc[0])
+        for screen in self.screens[self.slot]:
+            screen_id = screen.id
+            position = shown.index(screen_id) if screen_id in shown else screen.position
             timing = self.timing(answers, screen_id)
             used |= {f"tm_{screen_id}", f"cm_{screen_id}"}
             values, fields = self.screen_values(screen, answers)
             used |= fields
-            for record, (value, raw_value) in zip(screen.to_dict(orient="records"), values, strict=True):
+            for record, (value, raw_value) in zip(screen.records, values, strict=True):
                 self.rows.append(
                     {
                         **record,
@@ -452,19 +484,28 @@ class _Parser:
         for name in sorted(set(answers) - used):
             self.problem("unknown_field", name, "not a field of this slot's screens")
 
+    def work_time(self, text: str) -> float:
+        """WorkTimeInSeconds, NaN (and a problem) when it is not a duration MTurk can report."""
+        value = pd.to_numeric(text, errors="coerce")
+        if text != "" and not 0 <= value <= MAX_WORK_SECONDS:
+            detail = f"{text!r} is not a duration from 0 to {MAX_WORK_SECONDS} s; shown as unknown"
+            self.problem("bad_work_time", "WorkTimeInSeconds", detail)
+            return np.nan
+        return value
+
     def timing(self, answers: dict[str, str], screen_id: str) -> dict[str, float]:
         text = answers.get(f"tm_{screen_id}")
         if text is None:
             self.problem("missing_field", f"tm_{screen_id}", "no time on screen")
             return {"seconds": np.nan, "visible_seconds": np.nan, "hidden_count": np.nan}
         parts = text.split(",")
-        numbers = pd.to_numeric(pd.Series(parts), errors="coerce")
-        if len(parts) != 3 or numbers.isna().any() or (numbers < 0).any():
+        numbers = [_number(p) for p in parts]
+        if len(parts) != 3 or not all(n >= 0 for n in numbers):  # NaN (unreadable) fails too
             self.problem(
                 "bad_value", f"tm_{screen_id}", f"{text!r} is not 'seconds,visible_seconds,hidden_count'"
             )
             return {"seconds": np.nan, "visible_seconds": np.nan, "hidden_count": np.nan}
-        return dict(zip(("seconds", "visible_seconds", "hidden_count"), numbers.astype(float), strict=True))
+        return dict(zip(("seconds", "visible_seconds", "hidden_count"), numbers, strict=True))
 
     def get(self, answers: dict[str, str], name: str) -> str | None:
         if name not in answers:
@@ -485,14 +526,13 @@ class _Parser:
             return np.nan
         return value
 
-    def screen_values(self, screen: pd.DataFrame, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
+    def screen_values(self, screen: _Screen, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
         """(value, raw_value) per design row of one screen, and the answer fields it used."""
-        fields = list(screen["field"])
-        checks = screen["is_check"].to_numpy() & (screen["system"] == "").to_numpy()
+        fields, checks = screen.fields, screen.checks
         method = self.method
         if method.rates_items:
             out = []
-            for name, criterion in zip(fields, screen["dimension"], strict=True):
+            for name, criterion in zip(fields, screen.dimensions, strict=True):
                 out.append((self.number(answers, name, self.points_of.get(criterion, self.points)), ""))
             return out, set(fields)
         if method.unit == "document":
@@ -508,8 +548,8 @@ class _Parser:
                     used.add(raw_name)
             return out, used
         if method.unit == "tuple":
-            return self.bws_values(screen, answers, checks)
-        return self.pair_values(screen, answers, checks)
+            return self.bws_values(screen.rows, answers, checks)
+        return self.pair_values(screen.rows, answers, checks)
 
     def bws_values(
         self, screen: pd.DataFrame, answers: dict[str, str], checks: np.ndarray
@@ -554,6 +594,17 @@ class _Parser:
         return [(won[p], side) for p in screen["display_pos"]], {name}
 
 
+def _number(text: str) -> float:
+    """A decimal number as ``pd.to_numeric`` reads it, NaN when it is not one."""
+    text = text.strip()
+    if not text.isascii() or "_" in text:
+        return np.nan
+    try:
+        return float(text)
+    except ValueError:
+        return np.nan
+
+
 def _mark_duplicates(workers: pd.DataFrame) -> pd.DataFrame:
     """docs/forms.md rule 5: a worker in several slots keeps the earliest submission only."""
     order = workers.assign(
@@ -568,19 +619,19 @@ def _mark_duplicates(workers: pd.DataFrame) -> pd.DataFrame:
 
 def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
     """docs/forms.md: IMC passed when the instructed answer was given; gold by the low/high thresholds."""
-    passed = pd.Series(pd.NA, index=table.index, dtype="boolean")
-    checks = table["is_check"] & (table["system"] == "")
-    for i in table.index[checks]:
-        row = table.loc[i]
-        value, expected = row["value"], str(row["check_expected"]).strip()
+    passed: list[Any] = [pd.NA] * len(table)
+    checks = (table["is_check"] & (table["system"] == "")).to_numpy(dtype=bool)
+    rows = table.loc[checks, ["value", "check_expected", "check_kind", "method"]]
+    for k, value, expected, kind, method in zip(np.flatnonzero(checks), *map(rows.get, rows), strict=True):
+        expected = str(expected).strip()
         if value is None or (isinstance(value, float) and np.isnan(value)):
-            passed[i] = False
-        elif row["check_kind"] == "gold":
-            passed[i] = value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN
+            passed[k] = False
+        elif kind == "gold":
+            passed[k] = bool(value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN)
         else:
-            passed[i] = get_method(row["method"]).check_passed(value, expected)
+            passed[k] = bool(get_method(method).check_passed(value, expected))
     table = table.copy()
-    table["check_passed"] = passed
+    table["check_passed"] = pd.array(passed, dtype="boolean")
     return table
 
 

@@ -47,6 +47,12 @@ class CostSettings:
     platform_fee_rate: float = 0.0
     overrecruit_rate: float = 0.10
 
+    def __post_init__(self) -> None:
+        if self.currency is not None:
+            from humaneval.currency import currency_code
+
+            object.__setattr__(self, "currency", currency_code(self.currency))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from humaneval.errors import DesignError
+from humaneval.tables import file_kind
 
 DESIGN_COLUMNS: tuple[str, ...] = (
     "design_id",
@@ -131,7 +132,8 @@ def read_design_csv(path: str | Path) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise DesignError(f"{path}: the file is empty; give the CSV written by 'humaneval design'") from None
     except UnicodeDecodeError as exc:
-        raise DesignError(f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8") from None
+        why = file_kind(path) or f"byte {exc.start} is not valid UTF-8; save the file as UTF-8"
+        raise DesignError(f"{path}: {why}") from None
     except pd.errors.ParserError:
         raise DesignError(f"{path}: not a CSV; give the design.csv written by 'humaneval design'") from None
     missing = [c for c in DESIGN_COLUMNS if c not in frame]

@@ -149,7 +149,7 @@ def kalpha_bootstrap(
     >>> boot.q[0.667], boot.q[0.8]
     (0.001, 0.948)
     """
-    _check_resamples(n_resamples, confidence_level)
+    _check_resamples(n_resamples, confidence_level, alpha_min)
     prep, d_o, d_e = _observed(data, level_of_measurement, unit, orient, value_domain)
     n = len(prep.x)
     n_units = int(prep.unit.max()) + 1
@@ -214,7 +214,7 @@ def unit_bootstrap(
     >>> boot.method, tuple(round(x, 2) for x in boot.ci)
     ('unit', (0.61, 0.84))
     """
-    _check_resamples(n_resamples, confidence_level)
+    _check_resamples(n_resamples, confidence_level, alpha_min)
     prep, d_o, d_e = _observed(data, level_of_measurement, unit, orient, value_domain)
     rd = prep.data
     pairable_units = np.flatnonzero(np.bincount(rd.unit) >= 2)
@@ -265,7 +265,10 @@ def _observed(
     return prep, d_o, d_e
 
 
-def _check_resamples(n_resamples: int, confidence_level: float) -> None:
+def _check_resamples(n_resamples: int, confidence_level: float, alpha_min: Sequence[float] = ()) -> None:
+    for value in alpha_min:
+        if not -1 <= float(value) <= 1:  # NaN fails too
+            raise OptionError(f"alpha_min={value} must be a number from -1 to 1, e.g. 0.667")
     if n_resamples < MIN_RESAMPLES:
         raise OptionError(
             f"n_resamples={n_resamples} is too few for percentile intervals; use at least {MIN_RESAMPLES}"

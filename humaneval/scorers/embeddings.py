@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
+from humaneval.scorers.models import load_pretrained, load_transformers, resolve_device, resolve_model
 
 
 def embedding_similarity(
@@ -24,15 +24,22 @@ def embedding_similarity(
     max_length: int = 256,
     batch_size: int = 32,
     device: str = "auto",
+    allow_pickle: bool = False,
 ) -> Callable[[list[str]], np.ndarray]:
-    """A ``callable(texts) -> cosine matrix`` of mean-pooled, normalised last hidden states."""
+    """A ``callable(texts) -> cosine matrix`` of mean-pooled, normalised last hidden states.
+
+    Weights load from safetensors; pickled weights only with ``allow_pickle=True``
+    (:func:`humaneval.scorers.models.load_pretrained`).
+    """
     import torch
 
     path = resolve_model(model, what="sentence-embedding model", revision=revision)
     transformers = load_transformers()
     device = resolve_device(device)
     tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
-    encoder = transformers.AutoModel.from_pretrained(path, local_files_only=True).to(device)
+    encoder = load_pretrained(transformers.AutoModel, path, "sentence-embedding model", allow_pickle).to(
+        device
+    )
     encoder.eval()
 
     def similarity(texts: list[str]) -> np.ndarray:

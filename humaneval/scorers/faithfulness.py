@@ -66,6 +66,7 @@ def score_faithfulness(
     batch_size: int = 8,
     device: str = "auto",
     progress: bool | None = None,
+    allow_pickle: bool = False,
     **score_options: Any,
 ) -> ScoreResult:
     """Faithfulness of each summary to its source.
@@ -86,6 +87,9 @@ def score_faithfulness(
         The NLI model (hub id or folder) and how it runs.
     progress : bool, optional
         Show a progress bar.
+    allow_pickle : bool
+        Load pickled weights (``pytorch_model.bin``) of a model without safetensors; they can run code
+        when loaded, so only for a file you trust.
     **score_options
         Backend options (``k``, ``mode``, ``pair_mode``, ``seed``).
 
@@ -131,6 +135,7 @@ def score_faithfulness(
         batch_size=batch_size,
         device=device,
         progress=progress,
+        allow_pickle=allow_pickle,
     )
     if backend == "summac-zs":
         return scorer.score_summac_zs(sources, summaries, **score_options)

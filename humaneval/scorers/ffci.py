@@ -29,7 +29,13 @@ import numpy as np
 
 from humaneval.errors import BackendUnavailableError, OptionError
 from humaneval.scorers.lexical import top_n_alignment
-from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
+from humaneval.scorers.models import (
+    load_pretrained,
+    load_transformers,
+    resolve_device,
+    resolve_model,
+    weight_options,
+)
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
 
 FAITHFULNESS_MODEL, FAITHFULNESS_LAYER = "roberta-large-mnli", 8
@@ -48,6 +54,9 @@ class BertScore:
         Hidden layer whose token vectors are matched (``num_layers`` of ``bert-score``).
     revision, device, batch_size:
         Hub revision; ``auto``/``cpu``/``cuda``/``mps``; pairs per forward batch.
+    allow_pickle:
+        Load pickled weights (``pytorch_model.bin``) when the model has no safetensors; they can run
+        code, so only for a file you trust.
     """
 
     def __init__(
@@ -58,6 +67,7 @@ class BertScore:
         revision: str | None = None,
         device: str = "auto",
         batch_size: int = 64,
+        allow_pickle: bool = False,
     ) -> None:
         try:
             from bert_score import BERTScorer
@@ -68,6 +78,7 @@ class BertScore:
         load_transformers()
         self.name = os.fspath(model)
         self.path = resolve_model(model, what="BERTScore model", revision=revision)
+        weight_options(self.path, "BERTScore model", allow_pickle)  # transformers prefers safetensors
         self.layer = int(layer)
         self.device = resolve_device(device)
         self._scorer = BERTScorer(
@@ -101,14 +112,15 @@ class NextSentenceScorer:
         device: str = "auto",
         batch_size: int = 32,
         max_length: int = 256,
+        allow_pickle: bool = False,
     ) -> None:
         transformers = load_transformers()
         self.name = os.fspath(model)
         self.path = resolve_model(model, what="next-sentence model", revision=revision)
         self.device = resolve_device(device)
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        self.model = transformers.AutoModelForNextSentencePrediction.from_pretrained(
-            self.path, local_files_only=True
+        self.model = load_pretrained(
+            transformers.AutoModelForNextSentencePrediction, self.path, "next-sentence model", allow_pickle
         ).to(self.device)
         self.model.eval()
         self.batch_size = batch_size

@@ -8,13 +8,21 @@ Hugging Face cache with :func:`huggingface_hub.snapshot_download`, which honours
 ``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE``: the first use downloads the checkpoint (weights in one
 format only), later uses and offline runs read the cache. Everything is then loaded from that local
 directory, so a scorer's ``meta["model_path"]`` always names the exact files that ran.
+
+Weights load from safetensors files (``use_safetensors=True``), which hold tensors only. Pickled
+weights (``pytorch_model.bin``, ``*.pt``, ``*.pth``, ``*.ckpt``) can run code when they are loaded, so a
+model directory that has only those is refused unless the caller passes ``allow_pickle=True``
+(``--allow-pickle``) for a file they trust; convert them once with
+``AutoModel.from_pretrained(path).save_pretrained(path, safe_serialization=True)``.
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import os
+import pickle
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +42,8 @@ IGNORED_FILES = (
     "onnx/*",
     "coreml/*",
 )
+#: Weight files that are Python pickles: loading one can run code.
+PICKLE_WEIGHTS = ("pytorch_model*.bin", "*.pt", "*.pth", "*.ckpt")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 
@@ -149,6 +159,46 @@ def resolve_device(device: str = "auto") -> str:
             f"device {device}: torch's MPS backend is not available; use --device cpu"
         )
     return name
+
+
+def weight_options(path: str | os.PathLike, what: str = "model", allow_pickle: bool = False) -> dict:
+    """``from_pretrained`` options for the weights in ``path``: safetensors, pickles only when allowed.
+
+    Raises
+    ------
+    ModelSpecError
+        The directory holds only pickled weights and ``allow_pickle`` is false, or no weights at all.
+    """
+    folder = Path(path)
+    if any(folder.glob("*.safetensors")):
+        return {"local_files_only": True, "use_safetensors": True}
+    pickles = sorted({p.name for pattern in PICKLE_WEIGHTS for p in folder.glob(pattern)})
+    if not pickles:
+        raise ModelSpecError(f"{what} {folder}: no weights (model.safetensors) in the folder")
+    if not allow_pickle:
+        raise ModelSpecError(
+            f"{what} {folder}: the weights are a pickle ({pickles[0]}), which can run code when loaded; "
+            "convert them to safetensors (save_pretrained(..., safe_serialization=True)), or pass "
+            "--allow-pickle (allow_pickle=True) if you trust the file"
+        )
+    return {"local_files_only": True, "use_safetensors": False}
+
+
+def load_pretrained(auto_class: Any, path: str | os.PathLike, what: str, allow_pickle: bool = False) -> Any:
+    """``auto_class.from_pretrained(path)`` from local files, safetensors first (:func:`weight_options`);
+    weights that do not load (a pickle that is not plain tensors included) are one :class:`ModelSpecError`."""
+    options = weight_options(path, what, allow_pickle)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Detected pickle protocol")
+            return auto_class.from_pretrained(path, **options)
+    except pickle.UnpicklingError:
+        raise ModelSpecError(
+            f"{what} {path}: the weights did not load: the pickle holds more than tensors, which torch "
+            "refuses to unpickle (weights_only); use safetensors weights"
+        ) from None
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise ModelSpecError(f"{what} {path}: the weights did not load ({_first_line(exc)})") from None
 
 
 def load_transformers() -> Any:

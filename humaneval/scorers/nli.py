@@ -30,7 +30,7 @@ import numpy as np
 
 from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError
-from humaneval.scorers.models import load_transformers, resolve_device, resolve_model
+from humaneval.scorers.models import load_pretrained, load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts
 from humaneval.scorers.text import sentences
 
@@ -79,7 +79,11 @@ def label_indices(id2label: dict[int, str], label_order: Sequence[str] | None) -
 
 
 class NLIScorer:
-    """Scores (source, summary) pairs with a local NLI model; see the module docstring."""
+    """Scores (source, summary) pairs with a local NLI model; see the module docstring.
+
+    Weights load from safetensors; a model with only pickled weights (``pytorch_model.bin``, which can
+    run code when loaded) needs ``allow_pickle=True`` (:func:`humaneval.scorers.models.load_pretrained`).
+    """
 
     def __init__(
         self,
@@ -92,6 +96,7 @@ class NLIScorer:
         batch_size: int = 8,
         device: str = "auto",
         progress: bool | None = None,
+        allow_pickle: bool = False,
     ) -> None:
         self.name = os.fspath(nli_model_name(model))
         self.path = resolve_model(self.name, what="NLI model", revision=revision, cache_dir=cache_dir)
@@ -99,8 +104,8 @@ class NLIScorer:
         self.device = resolve_device(device)
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
         self.tokenizer.truncation_side = "right"
-        self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            self.path, local_files_only=True
+        self.model = load_pretrained(
+            transformers.AutoModelForSequenceClassification, self.path, "NLI model", allow_pickle
         ).to(self.device)
         self.model.eval()
         self.entail, self.contra = label_indices(self.model.config.id2label, label_order)

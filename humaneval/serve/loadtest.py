@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,8 +169,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def spawn_server(study_dir: str | Path, port: int, timeout_s: float = 30.0) -> subprocess.Popen:
-    """``humaneval serve STUDY_DIR`` as a subprocess on 127.0.0.1:``port``, returned once it answers."""
+def spawn_server(
+    study_dir: str | Path, port: int, timeout_s: float = 30.0, options: Sequence[str] = ()
+) -> subprocess.Popen:
+    """``humaneval serve STUDY_DIR [OPTIONS]`` as a subprocess on 127.0.0.1:``port``, returned once it
+    answers."""
     import httpx
 
     process = subprocess.Popen(
@@ -184,6 +188,7 @@ def spawn_server(study_dir: str | Path, port: int, timeout_s: float = 30.0) -> s
             "--quiet",
             "--start-limit",
             "off",  # every simulated participant comes from 127.0.0.1
+            *options,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

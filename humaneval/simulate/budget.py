@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval._docstrings import shared_docs
+from humaneval.currency import currency_code
 from humaneval.errors import DesignError
 from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
@@ -47,10 +48,7 @@ class CostModel:
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
             if name == "currency":
-                if not isinstance(value, str) or not value.strip():
-                    raise DesignError(
-                        f"cost model currency must be a currency code such as USD, not {value!r}"
-                    )
+                object.__setattr__(self, "currency", currency_code(value, "cost model currency"))
                 continue
             if not np.isfinite(value) or value < 0:
                 raise DesignError(f"cost model {name} must be a non-negative number, not {value!r}")

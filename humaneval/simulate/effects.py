@@ -20,7 +20,7 @@ from scipy import optimize
 
 from humaneval.clmm.links import get_link
 from humaneval.errors import DesignError
-from humaneval.model import OrdinalModel
+from humaneval.model import MAX_LATENT, OrdinalModel
 
 #: Pseudo-system of a bare effect: every system against the reference.
 EVERY = "*"
@@ -53,8 +53,11 @@ def parse_effects(text: str, systems: Sequence[str] | None = None) -> tuple[Effe
             raise DesignError(
                 f"effect {part!r}: {value.strip()!r} is not a number; write e.g. BART-seneca=0.5 or 0.5"
             ) from None
-        if not math.isfinite(number):
-            raise DesignError(f"effect {part!r}: the size must be a finite number")
+        if not abs(number) <= MAX_LATENT:  # NaN and ±inf fail too
+            raise DesignError(
+                f"effect {part!r}: the size must be a finite number within ±{MAX_LATENT:g} on the latent "
+                "scale (beyond, every rating falls in one category), e.g. 0.5"
+            )
         effect = Effect(EVERY, None, number) if not sep else _pair(key.strip(), number, systems, part)
         pair = (effect.system, effect.versus)
         if pair in seen or (effect.versus, effect.system) in seen:

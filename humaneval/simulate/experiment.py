@@ -27,7 +27,7 @@ from humaneval._docstrings import shared_docs
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
-from humaneval.errors import BackendUnavailableError, DesignError
+from humaneval.errors import BackendUnavailableError, DesignError, ModelSpecError
 from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.model import OrdinalModel, default_model, sample_scores
 from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
@@ -100,6 +100,9 @@ class SimulationConfig:
             },
         }
 
+
+#: The grouping factors of every simulated design (block designs and design tables alike).
+SIMULATED_GROUPS = ("annotator", "document")
 
 #: Per process: the design's codes and coded CLMM data of the configs seen (keyed by token).
 _PREPARED: dict[str, tuple[np.ndarray, dict[str, tuple[np.ndarray, int]], ClmmData | None]] = {}
@@ -543,6 +546,12 @@ def simulate(
     if calibrate and calibration_trials is not None:
         _check_settings(calibration_trials, *settings)
     check_size(design, model)
+    extra = sorted(set(model.random_effects) - set(SIMULATED_GROUPS))
+    if extra:
+        raise ModelSpecError(
+            f"the model has random effects of {', '.join(extra)}, which the simulated design does not "
+            f"have (it has {', '.join(SIMULATED_GROUPS)}); their variance would be dropped: remove them"
+        )
     if isinstance(design, TableDesign):
         design.group_codes(model.system_names)  # every planned system must be in the model
     config = SimulationConfig(
@@ -621,6 +630,10 @@ def _run(
         resume=resume,
         progress=progress,
         max_chunk=5 if has_clmm else 50,
+        desc="Type I error" if config.null else "power",
+        size=f"design {config.design.label}, "
+        f"{config.design.judgements(len(config.model.system_names)):,} judgements each, "
+        f"{', '.join(p.name for p in config.procedures)}",
     )
     return summarise(config, records, time.perf_counter() - start)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.analysis.prepare import choose_reference
-from humaneval.errors import DesignError
+from humaneval.errors import DesignError, ModelSpecError
 from humaneval.model import OrdinalModel
 from humaneval.ratings import Ratings, as_ratings
 from humaneval.simulate.designs import SimDesign
@@ -165,7 +165,10 @@ def plan_study(
         elif effect_scale is not None:
             if not np.isfinite(effect_scale):
                 raise DesignError(f"--effect-scale must be a finite number, not {effect_scale!r}")
-            current = current.with_effects(float(effect_scale))
+            try:
+                current = current.with_effects(float(effect_scale))
+            except ModelSpecError as exc:
+                raise DesignError(f"--effect-scale {effect_scale:g}: {exc}") from None
             notes.append(f"the model's effects multiplied by {effect_scale:g}")
         elif not known:
             current = apply_effects(current, parse_effects(str(DEFAULT_POINTS)), points=True)
