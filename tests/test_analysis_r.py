@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -134,6 +135,11 @@ def test_nested_designs_drop_the_document_terms(likert):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("HUMANEVAL_LIVE_R_MAXIMAL"),
+    reason="a live 5-minute R fit, kept out of the suite: tests/test_clmm_native.py asserts the same stored "
+    "R numbers; set HUMANEVAL_LIVE_R_MAXIMAL=1 to refit in R",
+)
 def test_maximal_fit_reproduces_the_published_model(likert):
     """Checklist #11 (~5 min): the §5.7 maximal crossed fit and its Tukey table."""
     reference = json.loads(shared_file("steen2021", "model_logit_likert_cnndm_coherence.json").read_text())

@@ -49,8 +49,8 @@ def test_budget_plan_summary_names_the_cheapest_design():
     }  # fmt: skip
     plan = BudgetPlan(pd.DataFrame([best]), best, 0.8, "artagg", "mean", CostModel(), ("a note",))
     assert plan.summary().splitlines() == [
-        "1 designs screened with artagg (mean), target power 0.8",
-        "cheapest: 30 blocks × 5 docs × 1 annotators (30 annotators, 750 judgements, cost 100.00), "
+        "1 designs screened with artagg (mean), target power 0.8; cost at 15 USD/h, 32 s per judgement",
+        "cheapest: 30 blocks × 5 docs × 1 annotators (30 annotators, 750 judgements, cost 100.00 USD), "
         "power 0.812 [0.700, 0.900]",
         "note: a note",
     ]
