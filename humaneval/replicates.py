@@ -13,7 +13,6 @@ edited or foreign record is never trusted: its replicate runs again.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
@@ -30,6 +29,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from humaneval.errors import BackendUnavailableError, DesignError, OptionError
+from humaneval.heap import malloc_thresholds
 
 Record = dict[str, Any]
 #: The key of each checkpoint record's digest (of the record and the experiment's header).
@@ -90,9 +90,6 @@ def run_chunk(fn: ReplicateFn, config: Any, indices: Sequence[int]) -> list[Reco
         return [fn(config, int(i)) for i in indices]
 
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-
 @contextmanager
 def _heap_for_numpy() -> Iterator[None]:
     """Keep numpy's temporaries on the heap while replicates run in a dask worker.
@@ -103,21 +100,11 @@ def _heap_for_numpy() -> Iterator[None]:
     thresholds are raised for the batch and set back to dask's afterwards; elsewhere a no-op.
     """
     trim = os.environ.get("MALLOC_TRIM_THRESHOLD_")
-    if trim is None or not sys.platform.startswith("linux"):
+    if trim is None:
         yield
         return
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):
+    with malloc_thresholds(64 << 20, 256 << 20, restore=(128 << 10, int(trim))):
         yield
-        return
-    mallopt(_M_MMAP_THRESHOLD, 64 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-    try:
-        yield
-    finally:
-        mallopt(_M_MMAP_THRESHOLD, 128 << 10)
-        mallopt(_M_TRIM_THRESHOLD, int(trim))
 
 
 def read_checkpoint(path: Path, header: Record) -> dict[int, Record]:

@@ -14,8 +14,6 @@ rules (docs/native-engine.md).
 
 from __future__ import annotations
 
-import ctypes
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,6 +37,7 @@ from humaneval.clmm.sparse import laplace_problem
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError
+from humaneval.heap import malloc_thresholds
 
 BOUNDARY_TOL = 1e-3
 RESTARTS = 2
@@ -145,9 +144,6 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-
 @contextmanager
 def _arrays_on_heap(nobs: int) -> Iterator[None]:
     """Keep a large fit's per-observation temporaries on glibc's heap (Linux; elsewhere a no-op).
@@ -158,21 +154,11 @@ def _arrays_on_heap(nobs: int) -> Iterator[None]:
     2.4 s → 0.2 s, 18× fewer page faults). The thresholds are raised for the fit and then left at
     the values glibc's own adaptive rule reaches (mmap 32 MiB, trim 64 MiB).
     """
-    if nobs < HEAP_MIN_ROWS or not sys.platform.startswith("linux"):
+    if nobs < HEAP_MIN_ROWS:
         yield
         return
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):
+    with malloc_thresholds(1 << 30, 1 << 30, restore=(32 << 20, 64 << 20)):
         yield
-        return
-    mallopt(_M_MMAP_THRESHOLD, 1 << 30)
-    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
-    try:
-        yield
-    finally:
-        mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-        mallopt(_M_TRIM_THRESHOLD, 64 << 20)
 
 
 def _fit(
