@@ -21,47 +21,38 @@ def _expit_both(x):
 
 
 @njit(cache=True, error_model="numpy")
+def _second(theta_ext, y, eta, i, out):
+    """Row ``i`` of orders 0–2 into ``out[0:3]``; returns what the third-order terms reuse."""
+    a = theta_ext[y[i] + 1] - eta[i]
+    c = theta_ext[y[i]] - eta[i]
+    fu, su = _expit_both(a)
+    fl, sl = _expit_both(c)
+    prob = (sl - su) if c > 0 else (fu - fl)
+    fa = fu * su
+    fc = fl * sl
+    la = fa / prob
+    lc = -fc / prob
+    ra = fa * (su - fu) / prob
+    rc = -fc * (sl - fl) / prob
+    l_aa = ra - la * la
+    l_cc = rc - lc * lc
+    l_ac = -la * lc
+    out[0, i] = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
+    out[1, i] = -(la + lc)
+    out[2, i] = -(l_aa + 2.0 * l_ac + l_cc)
+    return prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac
+
+
+@njit(cache=True, error_model="numpy")
 def order2(theta_ext, y, eta, out):
     for i in range(eta.size):
-        a = theta_ext[y[i] + 1] - eta[i]
-        c = theta_ext[y[i]] - eta[i]
-        fu, su = _expit_both(a)
-        fl, sl = _expit_both(c)
-        prob = (sl - su) if c > 0 else (fu - fl)
-        fa = fu * su
-        fc = fl * sl
-        la = fa / prob
-        lc = -fc / prob
-        ra = fa * (su - fu) / prob
-        rc = -fc * (sl - fl) / prob
-        l_aa = ra - la * la
-        l_cc = rc - lc * lc
-        l_ac = -la * lc
-        out[0, i] = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
-        out[1, i] = -(la + lc)
-        out[2, i] = -(l_aa + 2.0 * l_ac + l_cc)
+        _second(theta_ext, y, eta, i, out)
 
 
 @njit(cache=True, error_model="numpy")
 def order3(theta_ext, y, eta, out):
     for i in range(eta.size):
-        a = theta_ext[y[i] + 1] - eta[i]
-        c = theta_ext[y[i]] - eta[i]
-        fu, su = _expit_both(a)
-        fl, sl = _expit_both(c)
-        prob = (sl - su) if c > 0 else (fu - fl)
-        fa = fu * su
-        fc = fl * sl
-        la = fa / prob
-        lc = -fc / prob
-        ra = fa * (su - fu) / prob
-        rc = -fc * (sl - fl) / prob
-        l_aa = ra - la * la
-        l_cc = rc - lc * lc
-        l_ac = -la * lc
-        out[0, i] = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
-        out[1, i] = -(la + lc)
-        out[2, i] = -(l_aa + 2.0 * l_ac + l_cc)
+        prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = _second(theta_ext, y, eta, i, out)
         l_aaa = fa * (1.0 - 6.0 * fa) / prob - 3.0 * ra * la + 2.0 * la * la * la
         l_ccc = -fc * (1.0 - 6.0 * fc) / prob - 3.0 * rc * lc + 2.0 * lc * lc * lc
         l_aac = -ra * lc + 2.0 * la * la * lc
