@@ -116,6 +116,9 @@ def test_annotation_errors_are_one_line(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(RatingsError, match=r"list.json: the file holds a JSON list; the layout is"):
         read_annotations(tmp_path / "list.json")
+    (tmp_path / "deep.json").write_text('{"h1": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(RatingsError, match=r"deep.json: the JSON is nested too deeply"):
+        read_annotations(tmp_path / "deep.json")
     (tmp_path / "empty.json").write_text("{}")
     with pytest.raises(RatingsError, match=r"no labels"):
         read_annotations(tmp_path / "empty.json")

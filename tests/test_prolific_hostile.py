@@ -299,3 +299,23 @@ def test_the_base_url_comes_from_prolific_api_url(monkeypatch):
     monkeypatch.setenv("PROLIFIC_API_URL", "ftp://x")
     with pytest.raises(DesignError, match="PROLIFIC_API_URL 'ftp://x' must be an http"):
         prolific.prolific_client(TOKEN)
+
+
+@pytest.mark.parametrize(
+    "text", ["{not json", "[]", '{"bulks": "nope"}', '{"bulks": [{"id": "b1"}]}', "[" * 100_000]
+)
+def test_an_unreadable_bonus_ledger_is_one_line_and_pays_nothing(tmp_path, text):
+    from humaneval.platforms.prolific_bonus import LEDGER
+
+    (tmp_path / LEDGER).write_text(text, encoding="utf-8")
+    with pytest.raises(PlatformError, match="restore it from a backup") as caught:
+        read_ledger(tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+def test_an_unreadable_study_record_is_one_line(tmp_path):
+    from humaneval.platforms.prolific_study import RECORD, read_record
+
+    (tmp_path / RECORD).write_text('"a string"', encoding="utf-8")
+    with pytest.raises(PlatformError, match="study record is not a readable JSON object"):
+        read_record(tmp_path)

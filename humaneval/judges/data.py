@@ -291,6 +291,8 @@ def _read_file(path: Path) -> pd.DataFrame:
     if path.suffix.lower() == ".json" and path.is_file():
         try:
             parsed = json.loads(path.read_text(encoding="utf-8-sig"))
+        except RecursionError:
+            raise RatingsError(f"{path}: the JSON is nested too deeply to be annotations") from None
         except (ValueError, UnicodeDecodeError):
             parsed = None
         if isinstance(parsed, dict):

@@ -23,6 +23,7 @@ https://docs.prolific.com/api-reference.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -347,3 +348,16 @@ def export_demographics(client: Any, study_id: str, path: str | Path) -> Path:
     with os.fdopen(descriptor, "wb") as handle:
         handle.write(response.content)
     return path
+
+
+def read_state(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object this package wrote into a study folder (study record, bonus ledger), checked:
+    a file that is not one JSON object is one :class:`PlatformError` line, never a guess about what
+    was created or paid."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        state = None
+    if not isinstance(state, dict):
+        raise PlatformError(f"{path}: the {what} is not a readable JSON object; restore it from a backup")
+    return state

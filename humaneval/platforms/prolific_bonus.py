@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from humaneval.errors import DesignError, PlatformError
-from humaneval.platforms.prolific import call, list_submissions
+from humaneval.platforms.prolific import call, list_submissions, read_state
 
 LEDGER = "prolific_bonuses.json"
 _AMOUNT = re.compile(r"\d{1,4}(\.\d{1,2})?")
@@ -79,8 +79,17 @@ def bonus_rows(table: pd.DataFrame, *, allow_repeat: bool = False) -> list[tuple
 
 
 def read_ledger(study_dir: str | Path) -> dict[str, Any]:
+    """The bonus ledger of a study folder; an unreadable one stops everything (never pay blind)."""
     path = Path(study_dir) / LEDGER
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"bulks": []}
+    if not path.exists():
+        return {"bulks": []}
+    ledger = read_state(path, "bonus ledger")
+    bulks = ledger.get("bulks")
+    if not isinstance(bulks, list) or not all(
+        isinstance(b, dict) and "id" in b and isinstance(b.get("rows"), list) for b in bulks
+    ):
+        raise PlatformError(f"{path}: the bonus ledger's bulks are not as written; restore it from a backup")
+    return ledger
 
 
 def _write_ledger(study_dir: str | Path, ledger: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ import pandas as pd
 
 from humaneval.errors import DesignError, PayBelowMinimumError, PlatformError
 from humaneval.platform_registry import PROLIFIC
-from humaneval.platforms.prolific import call, pages
+from humaneval.platforms.prolific import call, pages, read_state
 from humaneval.serve.study import Study, open_study, set_study_id
 
 RECORD = "prolific.json"
@@ -49,7 +49,7 @@ FULL_REASON = "Every place of this study was taken when you arrived; please retu
 def read_record(study_dir: str | Path) -> dict[str, Any]:
     """``prolific.json`` of a study folder (``{}`` before the draft exists)."""
     path = Path(study_dir) / RECORD
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return read_state(path, "study record") if path.exists() else {}
 
 
 def write_record(study_dir: str | Path, record: dict[str, Any]) -> None:
