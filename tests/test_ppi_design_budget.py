@@ -206,3 +206,40 @@ def test_hostile_ppi_files_are_one_line(tmp_path, pool):
         ],
     )
     assert result.exit_code == 2 and "no probability for" in result.output and result.output.count("\n") == 1
+
+
+def test_a_pilot_gives_the_within_system_sd_and_correlation(pool):
+    """budget --judge-pilot: each summary's mean human score against the judge's, centred per system."""
+    from humaneval.ppi.budget import judged_pilot_relation
+
+    human, judge = pool
+    sd, r = judged_pilot_relation(human, None, judge)
+    units = human.groupby(["document", "system"], as_index=False)["score"].mean()
+    units = units.merge(
+        judge[["document", "system", "score"]], on=["document", "system"], suffixes=("", "_j")
+    )
+    centred = units[["score", "score_j"]] - units.groupby("system")[["score", "score_j"]].transform("mean")
+    assert sd == pytest.approx(np.std(centred["score"], ddof=1), rel=1e-12)
+    assert r == pytest.approx(np.corrcoef(centred["score"], centred["score_j"])[0, 1], rel=1e-12)
+    assert 0.2 < r < 1
+
+
+def test_budget_judge_pilot_on_the_command_line_plans_from_the_pilot(pool, tmp_path):
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+    from humaneval.ppi.budget import judged_pilot_relation
+
+    human, judge = pool
+    human.to_csv(tmp_path / "pilot.csv", index=False)
+    judge.to_csv(tmp_path / "judge.csv", index=False)
+    result = CliRunner().invoke(
+        main,
+        ["budget", "--judge-pilot", str(tmp_path / "pilot.csv"), "--judge-file", str(tmp_path / "judge.csv"),
+         "--human-cost", "1", "--judge-cost", "0.01", "--target-width", "0.3", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    sd, r = judged_pilot_relation(human, None, judge)
+    assert (plan["sd"], plan["correlation"]) == pytest.approx((sd, r), rel=1e-12)
+    assert plan["simulated_width"] <= 0.3 and plan["cost"] < plan["human_only_cost"]

@@ -71,7 +71,7 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
     """The cheapest (n, N) of :func:`~humaneval.ppi.budget.ppi_budget`, printed or as JSON; ``effect``
     (``--effect``) is the difference a target power is against, one number in the ratings' units."""
     from humaneval.errors import OptionError
-    from humaneval.ppi.budget import pilot_relation, ppi_budget
+    from humaneval.ppi.budget import judged_pilot_relation, ppi_budget
 
     try:
         difference = None if effect is None else float(effect)
@@ -83,17 +83,12 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
-        from humaneval.ppi.items import judged_items
-        from humaneval.ppi.judged import read_judge_scores, split_judge
+        from humaneval.ppi.judged import read_judge_scores
         from humaneval.tables import read_table
 
         pilot = read_table(o["judge_pilot"], what="pilot ratings")
         scores = None if o["judge_file"] is None else read_judge_scores(o["judge_file"])
-        humans, judged, name = split_judge(pilot, o["judge"], scores)
-        items = judged_items(humans, judged, judge_name=name).table.dropna(subset=["human"])
-        # a system mean's variance is about the spread within a system: centre both scores per system
-        within = items.groupby("system")[["human", "judge"]].transform(lambda v: v - v.mean())
-        pilot_sd, pilot_r = pilot_relation(within["human"], within["judge"])
+        pilot_sd, pilot_r = judged_pilot_relation(pilot, o["judge"], scores)
         sd = pilot_sd if sd is None else sd
         correlation = pilot_r if correlation is None else correlation
     if sd is None:

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from humaneval.errors import OptionError
@@ -103,6 +104,21 @@ def pilot_relation(human: np.ndarray, judge: np.ndarray) -> tuple[float, float]:
     if np.ptp(judge[ok]) == 0 or np.ptp(human[ok]) == 0:
         raise OptionError("the pilot's human or judge scores are constant: no correlation to plan with")
     return float(np.std(human[ok], ddof=1)), float(np.corrcoef(human[ok], judge[ok])[0, 1])
+
+
+def judged_pilot_relation(
+    pilot: pd.DataFrame, judge: str | None, judge_scores: pd.DataFrame | None = None
+) -> tuple[float, float]:
+    """:func:`pilot_relation` of a pilot ratings table with judge rows (or ``judge_scores``): each
+    summary's mean human score against the judge's, both centred per system, since a system mean's
+    variance is about the spread within a system."""
+    from humaneval.ppi.items import judged_items
+    from humaneval.ppi.judged import split_judge
+
+    humans, judged, name = split_judge(pilot, judge, judge_scores)
+    items = judged_items(humans, judged, judge_name=name).table.dropna(subset=["human"])
+    within = items.groupby("system")[["human", "judge"]].transform(lambda v: v - v.mean())
+    return pilot_relation(within["human"].to_numpy(), within["judge"].to_numpy())
 
 
 def ppi_budget(
