@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,9 +14,15 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def dry_run(target: str) -> str:
-    """The commands ``make`` would run for ``target`` from scratch (``-B``: as on a fresh machine)."""
+    """The commands ``make`` would run for ``target`` from scratch (``-B``: as on a fresh machine).
+
+    CI runs the suite from inside ``make test``: the outer make's variables are dropped so the
+    dry run prints only the commands (no "Entering directory" lines).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     return subprocess.run(
-        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "--no-print-directory", "-n", "-B", target],
+        cwd=ROOT, capture_output=True, text=True, check=True, env=env,
     ).stdout
 
 
