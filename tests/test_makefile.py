@@ -22,7 +22,11 @@ def dry_run(target: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     return subprocess.run(
         ["make", "--no-print-directory", "-n", "-B", target],
-        cwd=ROOT, capture_output=True, text=True, check=True, env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout
 
 
