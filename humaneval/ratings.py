@@ -40,7 +40,7 @@ from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import WIDE_TABLE, per_distinct, read_table_lines, write_table
+from humaneval.tables import WIDE_TABLE, decoded, per_distinct, read_table_lines, text_codes, write_table
 
 __all__ = [
     "ID_COLUMNS",
@@ -97,7 +97,9 @@ class Ratings:
     Attributes
     ----------
     data:
-        The long table with canonical column names; ids are strings.
+        The long table with canonical column names. The id columns (``annotator``, ``document``,
+        ``system``) hold strings as pandas categoricals whose categories are the ids present, in
+        sorted order: stages group and count on their codes instead of hashing the strings again.
     response:
         ``"score"`` (higher means better) or ``"rank"`` (lower means better).
     scale:
@@ -165,8 +167,9 @@ class Ratings:
         return sorted(self.data["criterion"].unique())
 
     def with_data(self, data: pd.DataFrame) -> Ratings:
-        """The same metadata over a subset or transformation of the rows."""
-        return replace(self, data=data.reset_index(drop=True))
+        """The same metadata over a subset or transformation of the rows (ids no longer present
+        leave the id columns' categories)."""
+        return replace(self, data=_observed_ids(data.reset_index(drop=True)))
 
     def without_checks(self) -> Ratings:
         """The rows human analyses use: no attention checks (``is_check``) and no judge rows.
@@ -340,15 +343,16 @@ def load_ratings(
     if isinstance(source, pd.DataFrame):
         frame, label, lines = source.copy(), None, None
     else:
-        frame, lines = read_table_lines(source, what="ratings table")
+        frame, lines = read_table_lines(source, what="ratings table", coded=True)
         label = str(source)
         sidecar = sidecar_path(source)
         if scale is None and sidecar.is_file():
             scale = read_scales(sidecar)
             if any(s.points is None for s in scale):
                 continuous = True
-    ratings = validate_ratings(
+    ratings = _validated(
         frame,
+        coded=label is not None and all(isinstance(t, pd.CategoricalDtype) for t in frame.dtypes),
         response=response,
         columns=columns,
         scale=scale,
@@ -470,6 +474,35 @@ def validate_ratings(
     :func:`humaneval.tables.read_table_lines`), else by the frame's index labels when they are
     unique, else (e.g. a ``pd.concat`` of tables) by 0-based positions.
     """
+    return _validated(
+        frame,
+        coded=False,
+        response=response,
+        columns=columns,
+        scale=scale,
+        allow_ties=allow_ties,
+        continuous=continuous,
+        source=source,
+        lines=lines,
+        judges=judges,
+    )
+
+
+def _validated(
+    frame: pd.DataFrame,
+    *,
+    coded: bool,
+    response: Response | None,
+    columns: Mapping[str, str] | None,
+    scale: tuple[float, float] | str | tuple[Scale, ...] | None,
+    allow_ties: bool,
+    continuous: bool,
+    source: str | None,
+    lines: np.ndarray | None,
+    judges: str | Sequence[str] | None,
+) -> Ratings:
+    """:func:`validate_ratings`; ``coded``: every column is categorical as
+    ``read_table_lines(coded=True)`` returns it (the id columns stay so, the others become text)."""
     if lines is None:
         labels = frame.index.to_numpy() if frame.index.is_unique else np.arange(len(frame))
         v = _Validator(frame.reset_index(drop=True), source, labels, "row")
@@ -477,7 +510,11 @@ def validate_ratings(
         v = _Validator(frame.reset_index(drop=True), source, np.asarray(lines), "line")
     data = v.canonical_columns(columns or {})
     resp = v.response_column(data, response)
-    data = v.ids(data)
+    if coded:  # ids stay codes (stripped and sorted already), the response is parsed per category
+        for col in data.columns:
+            if col not in (*ID_COLUMNS, resp) and isinstance(data[col].dtype, pd.CategoricalDtype):
+                data[col] = decoded(data[col])
+    data = v.ids(data, recode=not coded)
     data = v.rater_kinds(data, judge_list(judges))
     data = v.responses(data, resp, continuous)
     scales: tuple[Scale, ...] = ()
@@ -511,6 +548,21 @@ def validate_ratings(
         source=source,
         scales=scales,
     )
+
+
+def _observed_ids(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with the categories of its categorical id columns cut to the ids present (a subset of
+    rows keeps all its parent's categories; counts and models must not see absent ids)."""
+    for col in ID_COLUMNS:
+        if col in data and isinstance(data[col].dtype, pd.CategoricalDtype):
+            categories = data[col].cat.categories
+            codes = data[col].cat.codes.to_numpy()
+            used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+            if not used.all():
+                recode = np.append(np.cumsum(used) - 1, -1)
+                values = pd.Categorical.from_codes(recode[codes], categories=categories[used])
+                data[col] = pd.Series(values, index=data.index, name=col)
+    return data
 
 
 def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
@@ -643,12 +695,15 @@ class _Validator:
             raise self.fail("both 'score' and 'rank' columns are present; choose one with --response")
         return present[0]  # type: ignore[return-value]
 
-    def ids(self, data: pd.DataFrame) -> pd.DataFrame:
+    def ids(self, data: pd.DataFrame, recode: bool = True) -> pd.DataFrame:
+        """Every row has its ids; they become :func:`~humaneval.tables.text_codes` (``recode``: they
+        are not yet)."""
         for col in ID_COLUMNS:
             missing = data.index[data[col].isna()]
             if len(missing):
                 raise self.fail(f"empty '{col}' at {self.where(missing)}; every row needs an id")
-            data[col] = per_distinct(data[col].astype(str), lambda values: values.str.strip())
+            if recode:
+                data[col] = text_codes(data[col])
         return data
 
     def rater_kinds(self, data: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
@@ -788,6 +843,7 @@ class _Validator:
         """Warn about a system with a handful of ratings next to systems with many (a corrupted
         id that would get its own fixed effect)."""
         counts = data.loc[~self._checks(data) & ~self._judges(data), "system"].value_counts()
+        counts = counts[counts > 0]  # a categorical counts the systems of the left-out rows as 0
         if len(counts) < 3:
             return
         for system, n in counts.items():
@@ -820,11 +876,15 @@ class _Validator:
         if base not in (0, 1):
             raise self.fail(f"the smallest rank is {base}; ranks must start at 0 or 1 (best)")
         keys = ["annotator", "document"] + (["criterion"] if "criterion" in data else [])
-        groups = data.groupby(keys, sort=False)["rank"]
+        groups = data.groupby(keys, sort=False, observed=True)["rank"]
         size = groups.transform("size")
         judge = self._judges(data)
         if judge.any():  # a judge's repeated samples of one ranking count once
-            samples = data.assign(_n=1).groupby([*keys, "system"], sort=False)["_n"].transform("size")
+            samples = (
+                data.assign(_n=1)
+                .groupby([*keys, "system"], sort=False, observed=True)["_n"]
+                .transform("size")
+            )
             size = size.where(~judge, size // samples)
         out_of_range = data.index[(ranks > base + size - 1)]
         if allow_ties:

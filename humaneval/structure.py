@@ -37,7 +37,7 @@ class Spread:
     max: int
 
     @classmethod
-    def of(cls, counts: pd.Series) -> Spread:
+    def of(cls, counts: pd.Series | np.ndarray) -> Spread:
         return cls(int(counts.min()), float(counts.mean()), int(counts.max()))
 
     def __str__(self) -> str:
@@ -90,6 +90,17 @@ def cluster_labels(ratings: Ratings | pd.DataFrame) -> pd.Series:
     return pd.Series(by_appearance[inverse], index=data.index, name="block")
 
 
+def _codes(column: pd.Series) -> np.ndarray:
+    """Integer codes of an id column: a categorical's own (no hashing), else from ``pd.factorize``."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype(np.int64)
+    return pd.factorize(column)[0].astype(np.int64)
+
+
+def _nonzero(counts: np.ndarray) -> np.ndarray:
+    return counts[counts > 0]
+
+
 def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
     """Counts, judgements per summary, blocks and design family of a ratings table.
 
@@ -101,17 +112,25 @@ def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
     data = ratings.without_checks().data
     first_criterion = data["criterion"].iloc[0] if "criterion" in data else None
     design = data[data["criterion"] == first_criterion] if first_criterion is not None else data
-    # the id strings are hashed once here; every count below runs on their integer codes
-    ids = pd.DataFrame(
-        {c: pd.factorize(design[c])[0] for c in ("annotator", "document", "system")}, index=design.index
+    # every count runs on the ids' integer codes (a validated table's categorical codes: no hashing)
+    ann, doc, sys_ = (_codes(design[c]) for c in ("annotator", "document", "system"))
+    n_ann, n_doc, n_sys = (int(c.max(initial=-1)) + 1 for c in (ann, doc, sys_))
+    n_doc = max(n_doc, 1)
+    pair = pd.unique(ann * n_doc + doc)  # hashing: faster than sorting
+    pair_ann, pair_doc = pair // n_doc, pair % n_doc
+    graph = coo_matrix((np.ones(pair.size), (pair_ann, n_ann + pair_doc)), shape=(n_ann + n_doc,) * 2)
+    _, comp = connected_components(graph, directed=False)
+    used_ann = np.flatnonzero(np.bincount(pair_ann, minlength=n_ann))
+    used_doc = np.flatnonzero(np.bincount(pair_doc, minlength=n_doc))
+    n_comp = int(comp.max(initial=-1)) + 1
+    per_block = pd.DataFrame(
+        {
+            "annotators": np.bincount(comp[used_ann], minlength=n_comp),
+            "documents": np.bincount(comp[n_ann + used_doc], minlength=n_comp),
+            "pairs": np.bincount(comp[pair_ann], minlength=n_comp),
+        }
     )
-    whole = ids if design is data else data
-    pairs = ids[["annotator", "document"]].drop_duplicates()
-    blocks = cluster_labels(pairs)
-    pairs = pairs.assign(block=blocks.to_numpy())
-    per_block = pairs.groupby("block").agg(
-        annotators=("annotator", "nunique"), documents=("document", "nunique"), pairs=("annotator", "size")
-    )
+    per_block = per_block[per_block["pairs"] > 0]  # ids without ratings are nodes of no block
     crossed = bool((per_block["pairs"] == per_block["annotators"] * per_block["documents"]).all())
     family: Family
     if (per_block["annotators"] == 1).all():
@@ -122,19 +141,29 @@ def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
         family = "crossed_in_blocks"
     else:
         family = "irregular"
+    if design is data:
+        n_annotators, n_documents, n_systems = (
+            used_ann.size,
+            used_doc.size,
+            np.count_nonzero(np.bincount(sys_)),
+        )
+    else:
+        n_annotators, n_documents, n_systems = (
+            data[c].nunique() for c in ("annotator", "document", "system")
+        )
     return DesignStructure(
         n_ratings=len(data),
-        n_annotators=whole["annotator"].nunique(),
-        n_documents=whole["document"].nunique(),
-        n_systems=whole["system"].nunique(),
+        n_annotators=int(n_annotators),
+        n_documents=int(n_documents),
+        n_systems=int(n_systems),
         n_criteria=data["criterion"].nunique() if "criterion" in data else 1,
         response=ratings.response,
         scale=ratings.scale,
         scale_declared=ratings.scale_declared,
         rank_base=ratings.rank_base,
-        judgements_per_summary=Spread.of(ids.groupby(["document", "system"]).size()),
-        annotators_per_document=Spread.of(pairs.groupby("document").size()),
-        documents_per_annotator=Spread.of(pairs.groupby("annotator").size()),
+        judgements_per_summary=Spread.of(_nonzero(np.bincount(doc * n_sys + sys_))),
+        annotators_per_document=Spread.of(_nonzero(np.bincount(pair_doc))),
+        documents_per_annotator=Spread.of(_nonzero(np.bincount(pair_ann))),
         n_blocks=len(per_block),
         block_annotators=Spread.of(per_block["annotators"]),
         block_documents=Spread.of(per_block["documents"]),

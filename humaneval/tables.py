@@ -33,12 +33,16 @@ def read_table(path: str | Path, *, what: str = "table") -> pd.DataFrame:
     return read_table_lines(path, what=what)[0]
 
 
-def read_table_lines(path: str | Path, *, what: str = "table") -> tuple[pd.DataFrame, np.ndarray]:
+def read_table_lines(
+    path: str | Path, *, what: str = "table", coded: bool = False
+) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`read_table` plus the 1-based source line of every row (an int64 array).
 
     The line numbers travel beside the frame, not in ``DataFrame.attrs``: pandas deep-copies
     ``attrs`` into every derived frame, which made a Python list of one int per row the largest
-    cost of loading a large table.
+    cost of loading a large table. With ``coded``, every column of a delimited file comes back as
+    :func:`text_codes` gives it (a categorical of its stripped cells), so that a reader of ids hashes
+    their strings once; JSON lines and very wide files are returned as without it.
     """
     path = Path(path)
     try:
@@ -55,7 +59,7 @@ def read_table_lines(path: str | Path, *, what: str = "table") -> tuple[pd.DataF
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson", ".json"}:
         return _read_jsonl(text, path)
-    return _read_delimited(text, path, "\t" if suffix == ".tsv" else None)
+    return _read_delimited(text, path, "\t" if suffix == ".tsv" else None, coded)
 
 
 #: Signatures of files that are not text: (leading bytes, what the file is, how to fix it).
@@ -154,14 +158,21 @@ def _sniff(text: str) -> str:
         return best if counts[best] else ","
 
 
-def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+def _read_delimited(
+    text: str, path: Path, delimiter: str | None, coded: bool = False
+) -> tuple[pd.DataFrame, np.ndarray]:
     delimiter = delimiter or _sniff(text)
+    wide = text.count(delimiter, 0, text.find("\n") % (len(text) + 1)) >= WIDE_TABLE
     try:
-        if text.count(delimiter, 0, text.find("\n") % (len(text) + 1)) >= WIDE_TABLE:
+        if wide:
             frame = _read_wide(text, delimiter)
         else:
-            frame = pd.read_csv(
-                io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, skipinitialspace=True
+            frame = pd.read_csv(  # from bytes: pandas' parser would encode a text buffer again
+                io.BytesIO(text.encode()),
+                sep=delimiter,
+                dtype=object if coded else str,
+                keep_default_na=False,
+                skipinitialspace=True,
             )
     except pd.errors.ParserError as exc:
         found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
@@ -183,25 +194,77 @@ def _read_delimited(text: str, path: Path, delimiter: str | None) -> tuple[pd.Da
                 f"{_DELIMITERS[delimiter]}-separated but contains {_DELIMITERS[others[0]]}s; "
                 f"save it as a comma-separated .csv or a tab-separated .tsv"
             )
-    frame = _stripped(frame)
+    frame = _coded(frame) if coded and not wide else _stripped(frame)
     return frame, np.asarray(_data_lines(text, len(frame)), dtype=np.int64)
+
+
+def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = False) -> pd.Series:
+    """``column`` as text ids: a categorical of its cells as stripped strings, categories sorted.
+
+    Each distinct value is converted and stripped once (ids repeat thousands of times in a ratings
+    file), and the codes let every later stage group, count and compare ids without hashing their
+    strings again. The categories are the distinct stripped strings in Python's sorted order, so
+    code order is the sorted-string order; cells that differ only in surrounding spaces share a
+    category. Missing cells (and, with ``empty_missing``, empty ones) get code −1. A categorical
+    ``column`` is recoded from its categories (no pass over the rows' strings); a column that does not
+    hold only strings is converted with ``astype(str)`` first, so ``1`` and ``1.0`` stay apart
+    (``text``: the caller knows it does).
+
+    Examples
+    --------
+    >>> ids = text_codes(pd.Series([" b", "a", "b ", None, ""]), empty_missing=True)
+    >>> ids.tolist(), ids.cat.codes.tolist(), list(ids.cat.categories)
+    (['b', 'a', 'b', nan, nan], [1, 0, 1, -1, -1], ['a', 'b'])
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories.to_numpy(dtype=object)
+    else:
+        if not (text or _all_text(column)):
+            column = column.astype(str).where(column.notna())
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    names = [str(u).strip() for u in uniques]
+    distinct = sorted(set(names) - ({""} if empty_missing else set()))
+    position = {name: k for k, name in enumerate(distinct)}
+    recode = np.array([position.get(name, -1) for name in names] + [-1], dtype=np.int64)  # [-1]: code -1
+    dtype = pd.CategoricalDtype(pd.Index(distinct, dtype="str"))
+    values = pd.Categorical.from_codes(recode[codes], dtype=dtype, validate=False)
+    return pd.Series(values, index=column.index, name=column.name)
+
+
+def _all_text(column: pd.Series) -> bool:
+    """Whether every non-missing cell of ``column`` is a Python string."""
+    if pd.api.types.is_object_dtype(column.dtype):
+        return pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
+    return pd.api.types.is_string_dtype(column.dtype)  # the str and string dtypes hold strings only
+
+
+def decoded(column: pd.Series) -> pd.Series:
+    """A categorical of strings as a plain text column (``str`` dtype, missing cells NaN)."""
+    text = pd.array(column.cat.categories.to_numpy(dtype=object), dtype="str")
+    return pd.Series(
+        text.take(column.cat.codes.to_numpy(), allow_fill=True), index=column.index, name=column.name
+    )
 
 
 def per_distinct(column: pd.Series, func) -> pd.Series:
     """``func(column)`` for an element-wise ``func``, computed once per distinct value: ids and scores
     repeat thousands of times in a ratings file, and pandas' string methods cost a Python call per
     element. Missing cells stay missing; the result keeps ``column``'s index (and, when ``func``
-    keeps it, its dtype).
+    keeps it, its dtype; a categorical's categories are the distinct values).
 
     Examples
     --------
     >>> per_distinct(pd.Series([" a", "b ", " a", None]), lambda v: v.str.strip()).tolist()
     ['a', 'b', 'a', nan]
     """
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    if len(uniques) * 2 > len(column):  # mostly distinct: nothing to share
-        return func(column)
-    done = func(pd.Series(uniques, dtype=column.dtype))
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its codes are the distinct values already
+        codes, distinct = column.cat.codes.to_numpy(), pd.Series(column.cat.categories)
+    else:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        if len(uniques) * 2 > len(column):  # mostly distinct: nothing to share
+            return func(column)
+        distinct = pd.Series(uniques, dtype=column.dtype)
+    done = func(distinct)
     values = done.to_numpy()
     if (codes < 0).any():
         values = np.append(values, done.iloc[:0].reindex([0]).to_numpy())  # the result dtype's NA
@@ -267,6 +330,14 @@ def _stripped(frame: pd.DataFrame) -> pd.DataFrame:
     text = cells.map(lambda v: v.strip() if isinstance(v, str) else v, na_action="ignore")
     values = text.where(text != "", pd.NA).to_numpy(dtype=object).reshape(frame.shape)
     return pd.DataFrame(values, columns=columns, index=frame.index, dtype=object)
+
+
+def _coded(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`_stripped` as categoricals: every column through :func:`text_codes`, empty cells missing."""
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return pd.DataFrame(
+        {k: text_codes(frame.iloc[:, k], empty_missing=True, text=True) for k in range(frame.shape[1])}
+    ).set_axis(frame.columns, axis=1)
 
 
 def _data_lines(text: str, n_rows: int) -> list[int] | range:

@@ -114,7 +114,7 @@ def prepare_clmm_data(
     for factor in FACTORS:
         cat = pd.Categorical(df[factor])
         groups[factor] = np.asarray(cat.codes, dtype=np.int64)
-        group_levels[factor] = tuple(str(c) for c in cat.categories)
+        group_levels[factor] = tuple(map(str, cat.categories.tolist()))
     structure = describe_structure(table)
     return ClmmData(
         y=np.searchsorted(levels, oriented).astype(np.int64),
