@@ -24,6 +24,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from humaneval.ratings import Ratings, as_ratings
+from humaneval.tables import codes_of
 
 Family = Literal["nested", "fully_crossed", "crossed_in_blocks", "irregular"]
 
@@ -90,13 +91,6 @@ def cluster_labels(ratings: Ratings | pd.DataFrame) -> pd.Series:
     return pd.Series(by_appearance[inverse], index=data.index, name="block")
 
 
-def _codes(column: pd.Series) -> np.ndarray:
-    """Integer codes of an id column: a categorical's own (no hashing), else from ``pd.factorize``."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy().astype(np.int64)
-    return pd.factorize(column)[0].astype(np.int64)
-
-
 def _nonzero(counts: np.ndarray) -> np.ndarray:
     return counts[counts > 0]
 
@@ -113,7 +107,7 @@ def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
     first_criterion = data["criterion"].iloc[0] if "criterion" in data else None
     design = data[data["criterion"] == first_criterion] if first_criterion is not None else data
     # every count runs on the ids' integer codes (a validated table's categorical codes: no hashing)
-    ann, doc, sys_ = (_codes(design[c]) for c in ("annotator", "document", "system"))
+    ann, doc, sys_ = (codes_of(design[c])[0] for c in ("annotator", "document", "system"))
     n_ann, n_doc, n_sys = (int(c.max(initial=-1)) + 1 for c in (ann, doc, sys_))
     n_doc = max(n_doc, 1)
     pair = pd.unique(ann * n_doc + doc)  # hashing: faster than sorting

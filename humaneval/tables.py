@@ -231,6 +231,22 @@ def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = F
     return pd.Series(values, index=column.index, name=column.name)
 
 
+def codes_of(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (−1 where missing) and the values they stand for: a categorical's own codes and
+    categories (no hashing; a category may be unused), else ``pd.factorize`` (by appearance).
+
+    Examples
+    --------
+    >>> codes, values = codes_of(pd.Series(pd.Categorical(["b", "a", "b"])))
+    >>> codes.tolist(), list(values)
+    ([1, 0, 1], ['a', 'b'])
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype(np.int64), column.cat.categories
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
 def _all_text(column: pd.Series) -> bool:
     """Whether every non-missing cell of ``column`` is a Python string."""
     if pd.api.types.is_object_dtype(column.dtype):

@@ -31,6 +31,7 @@ from scipy.sparse import coo_matrix, csr_matrix
 from humaneval.errors import RatingsError
 from humaneval.methods import RANK, SCORE, get_method, lower_is_better
 from humaneval.ratings import Ratings, as_ratings
+from humaneval.tables import codes_of
 
 Kind = Literal["likert", "pairwise", "bws", "ranking"]
 #: The kinds analysed by :func:`humaneval.comparative.analyze_comparative`.
@@ -294,6 +295,15 @@ def _document_clusters(documents: pd.Series) -> np.ndarray:
     return pd.factorize(pd.Series([root(docs[0]) for docs in documents]))[0]
 
 
+def _text_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Codes and names of an id column as text (a validated table's categorical: its own codes)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, names = codes_of(column)
+        return codes, pd.Index(names.astype(str))
+    codes, names = pd.factorize(column.astype(str))
+    return codes, pd.Index(names)
+
+
 def _criterion_keys(data: pd.DataFrame) -> list[str]:
     return ["criterion"] if "criterion" in data else []
 
@@ -304,9 +314,9 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
     score = pd.to_numeric(data["score"], errors="coerce").to_numpy(dtype=float)
     if np.isnan(score).any() or not np.isin(score, [0, 0.5, 1]).all():
         raise RatingsError("pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)")
-    sys_code, sys_names = pd.factorize(data["system"].astype(str))
-    opp_code, opp_names = pd.factorize(data["opponent"].astype(str))
-    opp_names = pd.Index(opp_names).str.strip()
+    sys_code, sys_names = _text_codes(data["system"])
+    opp_code, opp_names = _text_codes(data["opponent"])
+    opp_names = opp_names.str.strip()
     systems = sorted(set(sys_names) | set(opp_names))
     n_sys = len(systems)
     lookup = pd.Index(systems)
@@ -318,7 +328,7 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
     a, b = np.where(first, sys_code, opp_code), np.where(first, opp_code, sys_code)
     score_a = np.where(first, score, 1 - score)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    key_codes = [codes_of(data[k])[0] for k in keys]
     kept = np.all([c >= 0 for c in key_codes], axis=0)  # rows with a missing key form no comparison
     combined, bound = np.zeros(len(data), dtype=np.int64), 1
     for c in [*key_codes, a, b]:

@@ -1,0 +1,178 @@
+"""The id columns of a validated table are categoricals coded once at load (issue 34, goals 8 and 1).
+
+Every stage that reads the codes must give what it gives on plain string ids: the CLMM coding, the
+design description, the comparative judgements and the fits on them are compared with the same
+table whose id columns are ordinary strings (the general path), on the shared Steen & Markert
+data and a simulated arena table. The user still sees and writes the id strings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humaneval.analysis.fit import fit_clmm
+from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.comparative import analyze_comparative, build_judgements
+from humaneval.ratings import ID_COLUMNS, Ratings, load_ratings
+from humaneval.structure import describe_structure
+from humaneval.tables import codes_of, read_table, text_codes
+from tests.conftest import shared_file
+
+
+def as_strings(ratings: Ratings) -> Ratings:
+    """The same table with plain ``str`` id columns: every stage takes its general path."""
+    data = ratings.data.astype({c: str for c in ID_COLUMNS})
+    assert not any(isinstance(data[c].dtype, pd.CategoricalDtype) for c in ID_COLUMNS)
+    return replace(ratings, data=data)
+
+
+@pytest.fixture(scope="module")
+def likert() -> Ratings:
+    return load_ratings(shared_file("steen2021", "likert_coherence_cnn_dm.csv"))
+
+
+def test_loaded_ids_are_sorted_categoricals_of_the_file_strings(likert):
+    raw = pd.read_csv(shared_file("steen2021", "likert_coherence_cnn_dm.csv"), dtype=str)
+    for column in ID_COLUMNS:
+        ids = likert.data[column]
+        assert isinstance(ids.dtype, pd.CategoricalDtype)
+        assert list(ids.cat.categories) == sorted(raw[column].unique())  # Python's sorted order
+        assert ids.tolist() == raw[column].tolist()
+    assert likert.systems == sorted(raw["system"].unique())
+    assert all(isinstance(s, str) for s in likert.systems + likert.annotators + likert.documents)
+
+
+def test_clmm_coding_is_that_of_string_ids(likert):
+    coded, plain = prepare_clmm_data(likert), prepare_clmm_data(as_strings(likert))
+    assert coded.systems == plain.systems and coded.levels == plain.levels
+    assert coded.group_levels == plain.group_levels
+    assert coded.family == plain.family == "crossed_in_blocks"
+    np.testing.assert_array_equal(coded.y, plain.y)
+    np.testing.assert_array_equal(coded.system, plain.system)
+    for factor in coded.groups:
+        np.testing.assert_array_equal(coded.groups[factor], plain.groups[factor])
+    # independently: the group codes index the sorted distinct strings
+    raw = pd.read_csv(shared_file("steen2021", "likert_coherence_cnn_dm.csv"), dtype=str)
+    names = np.array(coded.group_levels["document"])
+    assert (names[coded.groups["document"]] == raw["document"].to_numpy()).all()
+
+
+def test_design_description_is_that_of_string_ids(likert):
+    coded, plain = describe_structure(likert), describe_structure(as_strings(likert))
+    assert coded == plain
+    # the study: 3 annotators judge all 5 systems on 5 documents in each of 20 blocks
+    assert (coded.n_blocks, coded.n_annotators, coded.n_documents, coded.n_systems) == (20, 60, 100, 5)
+    assert str(coded.judgements_per_summary) == "3" and coded.blocks_fully_crossed
+
+
+def test_design_description_of_an_irregular_subset():
+    table = load_ratings(
+        pd.DataFrame(
+            {
+                "annotator": ["a", "a", "b", "b", "c", "c", "c", "d"],
+                "document": ["x", "y", "x", "z", "z", "w", "x", "v"],
+                "system": ["S", "T", "S", "T", "S", "T", "T", "S"],
+                "score": [1, 2, 3, 4, 5, 1, 2, 3],
+                "is_check": [False] * 7 + [True],
+            }
+        )
+    )
+    coded, plain = describe_structure(table), describe_structure(as_strings(table))
+    assert coded == plain
+    assert (coded.family, coded.n_blocks, coded.n_annotators, coded.n_checks) == ("irregular", 1, 3, 1)
+
+
+def test_a_fit_on_codes_equals_the_fit_on_strings(likert):
+    coded = fit_clmm(likert, structure="intercepts")
+    plain = fit_clmm(as_strings(likert), structure="intercepts")
+    np.testing.assert_allclose(coded.beta, plain.beta, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(coded.thresholds, plain.thresholds, rtol=0, atol=1e-8)
+    assert abs(coded.loglik - plain.loglik) < 1e-8
+
+
+def arena(n: int = 20_000, n_sys: int = 12, seed: int = 3) -> pd.DataFrame:
+    """LMArena-style votes: random pairs, 300 annotators, one prompt per vote, 5 % ties."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, 1, n_sys)
+    a = rng.integers(0, n_sys, n)
+    b = (a + rng.integers(1, n_sys, n)) % n_sys
+    u = rng.random(n)
+    p = 1 / (1 + np.exp(theta[b] - theta[a]))
+    score = np.where(u < 0.05, 0.5, np.where(u < 0.05 + 0.95 * p, 1.0, 0.0))
+    names = np.array([f"model-{k:02d}" for k in range(n_sys)])
+    return pd.DataFrame(
+        {
+            "annotator": np.char.add("w", rng.integers(0, 300, n).astype(str)),
+            "document": np.char.add("p", np.arange(n).astype(str)),
+            "system": names[a],
+            "opponent": names[b],
+            "score": score,
+        }
+    )
+
+
+def test_arena_judgements_and_strengths_equal_the_string_path():
+    ratings = load_ratings(arena())
+    coded, plain = build_judgements(ratings), build_judgements(as_strings(ratings))
+    assert coded.systems == plain.systems and coded.model == plain.model == "davidson"
+    for name in ("features", "mask", "chosen", "annotator", "document", "cell", "beats"):
+        np.testing.assert_array_equal(getattr(coded, name), getattr(plain, name))
+    assert (coded.incidence != plain.incidence).nnz == 0
+    pd.testing.assert_series_equal(coded.means, plain.means)
+    fit_coded = analyze_comparative(ratings, inference="model")
+    fit_plain = analyze_comparative(as_strings(ratings), inference="model")
+    np.testing.assert_allclose(fit_coded.fit.beta, fit_plain.fit.beta, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(fit_coded.fit.vcov, fit_plain.fit.vcov, rtol=0, atol=1e-8)
+    assert abs(fit_coded.fit.loglik - fit_plain.fit.loglik) < 1e-8
+
+
+def test_the_user_sees_and_writes_id_strings(tmp_path, likert):
+    written = likert.write(tmp_path / "copy.csv")
+    assert read_table(written)["document"].tolist() == likert.data["document"].tolist()
+    again = likert.write(tmp_path / "copy.jsonl")
+    first = json.loads(again.read_text().splitlines()[0])
+    assert all(isinstance(first[c], str) for c in ID_COLUMNS)
+    assert load_ratings(written).data.equals(likert.data)
+
+
+def test_subsets_keep_only_the_ids_present():
+    table = load_ratings(
+        pd.DataFrame(
+            {
+                "annotator": ["a", "a", "b", "b", "c"],
+                "document": ["x", "x", "y", "y", "z"],
+                "system": ["S", "T", "S", "T", "U"],
+                "score": [1, 2, 3, 4, 5],
+                "is_check": [False, False, False, False, True],
+            }
+        )
+    )
+    assert list(table.data["system"].cat.categories) == ["S", "T", "U"]
+    humans = table.without_checks()
+    assert list(humans.data["system"].cat.categories) == ["S", "T"]
+    assert humans.data["system"].value_counts().to_dict() == {"S": 2, "T": 2}
+    assert humans.systems == ["S", "T"] and humans.annotators == ["a", "b"]
+
+
+def test_a_system_only_in_left_out_rows_is_not_a_rare_system(recwarn):
+    rows = [("a", f"d{k}", s, 3) for k in range(30) for s in ("S", "T", "V")]
+    frame = pd.DataFrame(rows, columns=["annotator", "document", "system", "score"])
+    frame["is_check"] = False
+    frame.loc[len(frame)] = ["a", "dc", "CHECK", 1, True]
+    load_ratings(frame)
+    assert not [w for w in recwarn if "rating(s)" in str(w.message)]
+
+
+def test_text_codes_strip_merge_and_sort():
+    ids = text_codes(pd.Series([" b", "a", "b ", "B", 7, None]))
+    assert list(ids.cat.categories) == ["7", "B", "a", "b"]  # code points: digits, upper, lower
+    assert ids.cat.codes.tolist() == [3, 2, 3, 1, 0, -1]
+    numbers = text_codes(pd.Series([1, 1.0], dtype=object))  # 1 and 1.0 are different ids
+    assert list(numbers.cat.categories) == ["1", "1.0"]
+    codes, values = codes_of(pd.Series(["q", "p", "q"]))
+    assert codes.tolist() == [0, 1, 0] and list(values) == ["q", "p"]
