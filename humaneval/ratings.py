@@ -40,7 +40,15 @@ from humaneval._deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, RatingsError
 from humaneval.methods.base import RESPONSES, lower_is_better
 from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import WIDE_TABLE, decoded, per_distinct, read_table_lines, text_codes, write_table
+from humaneval.tables import (
+    WIDE_TABLE,
+    codes_of,
+    decoded,
+    per_distinct,
+    read_table_lines,
+    text_codes,
+    write_table,
+)
 
 __all__ = [
     "ID_COLUMNS",
@@ -63,6 +71,9 @@ RATER_KINDS = ("human", "judge")
 #: Columns that tell comparative judgements of one summary apart: a summary meets several opponents
 #: (pairwise) or appears in several best–worst tuples.
 COMPARATIVE_KEYS = ("opponent", "tuple_id")
+#: Columns of ids held as categoricals of strings (see :attr:`Ratings.data`): the ids, and the opponent
+#: of a pairwise table (a system name).
+CODED_COLUMNS = (*ID_COLUMNS, "opponent")
 
 #: Column names accepted as aliases of the canonical ones (compared case-insensitively).
 ALIASES: dict[str, str] = {
@@ -98,8 +109,9 @@ class Ratings:
     ----------
     data:
         The long table with canonical column names. The id columns (``annotator``, ``document``,
-        ``system``) hold strings as pandas categoricals whose categories are the ids present, in
-        sorted order: stages group and count on their codes instead of hashing the strings again.
+        ``system``, and a pairwise table's ``opponent``) hold stripped strings as pandas
+        categoricals whose categories are the ids present, in sorted order: stages group and count
+        on their codes instead of hashing the strings again.
     response:
         ``"score"`` (higher means better) or ``"rank"`` (lower means better).
     scale:
@@ -512,7 +524,7 @@ def _validated(
     resp = v.response_column(data, response)
     if coded:  # ids stay codes (stripped and sorted already), the response is parsed per category
         for col in data.columns:
-            if col not in (*ID_COLUMNS, resp) and isinstance(data[col].dtype, pd.CategoricalDtype):
+            if col not in (*CODED_COLUMNS, resp) and isinstance(data[col].dtype, pd.CategoricalDtype):
                 data[col] = decoded(data[col])
     data = v.ids(data, recode=not coded)
     data = v.rater_kinds(data, judge_list(judges))
@@ -553,7 +565,7 @@ def _validated(
 def _observed_ids(data: pd.DataFrame) -> pd.DataFrame:
     """``data`` with the categories of its categorical id columns cut to the ids present (a subset of
     rows keeps all its parent's categories; counts and models must not see absent ids)."""
-    for col in ID_COLUMNS:
+    for col in CODED_COLUMNS:
         if col in data and isinstance(data[col].dtype, pd.CategoricalDtype):
             categories = data[col].cat.categories
             codes = data[col].cat.codes.to_numpy()
@@ -563,6 +575,20 @@ def _observed_ids(data: pd.DataFrame) -> pd.DataFrame:
                 values = pd.Categorical.from_codes(recode[codes], categories=categories[used])
                 data[col] = pd.Series(values, index=data.index, name=col)
     return data
+
+
+def _row_keys(data: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """One int64 per row, equal for rows equal in ``keys`` (missing equal to missing): the columns'
+    codes (a categorical's own) in mixed radix, renumbered before the key could overflow."""
+    combined, bound = np.zeros(len(data), dtype=np.int64), 1
+    for key in keys:
+        codes = codes_of(data[key])[0] + 1
+        width = int(codes.max(initial=0)) + 1
+        if bound * width >= 2**62:
+            combined = pd.factorize(combined)[0].astype(np.int64)
+            bound = int(combined.max(initial=0)) + 1
+        combined, bound = combined * width + codes, bound * width
+    return combined
 
 
 def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
@@ -704,6 +730,8 @@ class _Validator:
                 raise self.fail(f"empty '{col}' at {self.where(missing)}; every row needs an id")
             if recode:
                 data[col] = text_codes(data[col])
+        if recode and "opponent" in data:
+            data["opponent"] = text_codes(data["opponent"])
         return data
 
     def rater_kinds(self, data: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
@@ -817,7 +845,9 @@ class _Validator:
         or 2 ratings) and either lies more than one step from the other values and more than half
         their range away, or is a single rating next to a value used at least ten times.
         """
-        data = data[~self._judges(data)]
+        judges = self._judges(data)
+        if judges.any():
+            data = data[~judges]
         scores = data["score"]
         counts = scores.value_counts().sort_index()
         if len(scores) < 20 or len(counts) < 3:
@@ -842,7 +872,8 @@ class _Validator:
     def warn_rare_systems(self, data: pd.DataFrame) -> None:
         """Warn about a system with a handful of ratings next to systems with many (a corrupted
         id that would get its own fixed effect)."""
-        counts = data.loc[~self._checks(data) & ~self._judges(data), "system"].value_counts()
+        left_out = self._checks(data) | self._judges(data)
+        counts = (data.loc[~left_out, "system"] if left_out.any() else data["system"]).value_counts()
         counts = counts[counts > 0]  # a categorical counts the systems of the left-out rows as 0
         if len(counts) < 3:
             return
@@ -951,8 +982,7 @@ class _Validator:
     def check_duplicates(self, data: pd.DataFrame) -> None:
         keys = list(ID_COLUMNS) + [c for c in (*COMPARATIVE_KEYS, "criterion") if c in data]
         # several samples of one judge on one summary are not duplicates: judge analyses average them
-        # (data[keys], not data.duplicated(keys): that visits every column of a wide table)
-        dup = data[keys].duplicated(keep=False) & ~self._judges(data)
+        dup = pd.Series(_row_keys(data, keys), index=data.index).duplicated(keep=False) & ~self._judges(data)
         if dup.any():
             first = data[dup].iloc[0]
             ident = ", ".join(f"{k}={first[k]}" for k in keys)

@@ -359,7 +359,8 @@ def _coded(frame: pd.DataFrame) -> pd.DataFrame:
 def _data_lines(text: str, n_rows: int) -> list[int] | range:
     """The file line of every data row: pandas skips blank lines, so row k is not always line k + 2.
     (A quoted field spanning lines breaks the one-row-per-line count; rows are then numbered in order.)"""
-    if not re.search(r"\n[ \t\r\f\v]*(\n|$)", text.rstrip()) and text.rstrip().count("\n") == n_rows:
+    body = text.rstrip()
+    if body.count("\n") == n_rows and not re.search(r"\n[ \t\r\f\v]*\n", body):
         return range(2, n_rows + 2)  # no blank line: row k is on line k + 2 (checked without a loop)
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if n > 1 and line.strip()]
     return lines if len(lines) == n_rows else list(range(2, n_rows + 2))

@@ -18,7 +18,7 @@ import pytest
 from humaneval.analysis.fit import fit_clmm
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.comparative import analyze_comparative, build_judgements
-from humaneval.ratings import ID_COLUMNS, Ratings, load_ratings
+from humaneval.ratings import CODED_COLUMNS, ID_COLUMNS, Ratings, load_ratings
 from humaneval.structure import describe_structure
 from humaneval.tables import codes_of, read_table, text_codes
 from tests.conftest import shared_file
@@ -26,8 +26,8 @@ from tests.conftest import shared_file
 
 def as_strings(ratings: Ratings) -> Ratings:
     """The same table with plain ``str`` id columns: every stage takes its general path."""
-    data = ratings.data.astype({c: str for c in ID_COLUMNS})
-    assert not any(isinstance(data[c].dtype, pd.CategoricalDtype) for c in ID_COLUMNS)
+    data = ratings.data.astype({c: str for c in CODED_COLUMNS if c in ratings.data})
+    assert not any(isinstance(t, pd.CategoricalDtype) for t in data.dtypes)
     return replace(ratings, data=data)
 
 

@@ -102,7 +102,7 @@ def prepare_clmm_data(
     ref = choose_reference(names, reference)
     systems = (ref, *sorted(s for s in names if s != ref))
     oriented = table.oriented().to_numpy(dtype=float)
-    levels = np.unique(oriented)
+    levels = np.sort(pd.unique(oriented))  # hashing the values: faster than sorting them all
     if levels.size < 2:
         raise InsufficientDataError(f"every {table.response} is {levels[0]:g}; a CLMM needs ≥ 2 categories")
     if levels.size > MAX_LEVELS:

@@ -21,7 +21,9 @@ and a bootstrap replicate only reweights them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -109,7 +111,8 @@ class Judgements:
         Sparse (U, E): how often judgement u contributes event e.
     annotator, document, cell:
         (U,) cluster codes of each judgement: annotator, document (documents sharing a judgement
-        are one cluster) and annotator × document cell.
+        are one cluster) and annotator × document cell. Computed on first use (only the cluster
+        bootstrap, the mixed model and the summaries need them) by ``clusters``.
     beats:
         (S, S) count of "i was preferred to j" implied by the judgements (existence of the MLE).
     means:
@@ -127,13 +130,27 @@ class Judgements:
     mask: np.ndarray
     chosen: np.ndarray
     incidence: csr_matrix
-    annotator: np.ndarray
-    document: np.ndarray
-    cell: np.ndarray
     beats: np.ndarray
     means: pd.Series
     n_rows: int
+    clusters: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
     covariates: tuple[str, ...] = ()
+
+    @cached_property
+    def _clusters(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.clusters()
+
+    @property
+    def annotator(self) -> np.ndarray:
+        return self._clusters[0]
+
+    @property
+    def document(self) -> np.ndarray:
+        return self._clusters[1]
+
+    @property
+    def cell(self) -> np.ndarray:
+        return self._clusters[2]
 
     @property
     def n_params(self) -> int:
@@ -257,9 +274,13 @@ class _Builder:
         incidence = coo_matrix(
             (np.ones(len(self.rows)), (self.rows, self.cols)), shape=(n_units, len(self.events))
         ).tocsr()
-        annotator = pd.factorize(units["annotator"])[0]
-        document = _document_clusters(units["documents"])
-        cell = pd.factorize(pd.Series(list(zip(annotator, document, strict=True))))[0]
+
+        def clusters() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            annotator = pd.factorize(units["annotator"])[0]
+            document = _document_clusters(units["documents"])
+            cell = pd.factorize(pd.Series(list(zip(annotator, document, strict=True))))[0]
+            return annotator, document, cell
+
         return Judgements(
             kind=kind,
             model=model,
@@ -268,9 +289,7 @@ class _Builder:
             mask=mask,
             chosen=chosen,
             incidence=incidence,
-            annotator=annotator,
-            document=document,
-            cell=cell,
+            clusters=clusters,
             beats=self.beats,
             means=means.reindex(self.systems),
             n_rows=n_rows,
@@ -304,6 +323,13 @@ def _text_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(names)
 
 
+def _clusters_of(annotator: np.ndarray, document: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Annotator, document and annotator × document codes of the judgements, numbered by appearance."""
+    annotator, document = pd.factorize(annotator)[0], pd.factorize(document)[0]
+    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
+    return annotator, document, cell
+
+
 def _criterion_keys(data: pd.DataFrame) -> list[str]:
     return ["criterion"] if "criterion" in data else []
 
@@ -330,30 +356,21 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
     keys = ["annotator", "document", *_criterion_keys(data)]
     key_codes = [codes_of(data[k])[0] for k in keys]
     kept = np.all([c >= 0 for c in key_codes], axis=0)  # rows with a missing key form no comparison
-    combined, bound = np.zeros(len(data), dtype=np.int64), 1
-    for c in [*key_codes, a, b]:
-        width = int(c.max()) + 2 if c.size else 1
-        if bound * width >= 2**62:  # renumber before the mixed-radix key could overflow
-            combined, uniques = pd.factorize(combined)
-            bound = len(uniques)
-        combined, bound = combined * width + c, bound * width
-    group = np.full(len(data), -1, dtype=np.int64)
-    group[kept] = pd.factorize(combined[kept])[0]
+    group, first_row = _comparisons(key_codes, a, b, kept)
     n_comp = int(group.max()) + 1 if group.size else 0
     rows = np.flatnonzero(kept)
-    low, high = np.full(n_comp, 2.0), np.full(n_comp, -1.0)
-    np.minimum.at(low, group[rows], score_a[rows])
-    np.maximum.at(high, group[rows], score_a[rows])
-    if (low != high).any():
-        u = int(np.flatnonzero(low != high)[0])
-        row = rows[group[rows] == u][0]
+    head = np.zeros(n_comp, dtype=np.int64)
+    head[group[rows][::-1]] = rows[::-1]  # the first row of each comparison
+    low = score_a[head]
+    mirrors = rows[first_row[rows] != rows]
+    disagree = mirrors[score_a[mirrors] != score_a[first_row[mirrors]]]
+    if disagree.size:
+        row = int(head[group[disagree].min()])
         raise RatingsError(
             f"the two rows of the comparison {systems[a[row]]} vs {systems[b[row]]} (annotator "
             f"{data[keys[0]].iloc[row]}, document {data[keys[1]].iloc[row]}) "
             "disagree: their scores must add up to 1"
         )
-    head = np.zeros(n_comp, dtype=np.int64)
-    head[group[rows][::-1]] = rows[::-1]  # the first row of each comparison
     i, j, s = a[head], b[head], low
     ties = bool((s == 0.5).any())
     outcome = np.where(s == 1, 0, np.where(s == 0, 1, 2))
@@ -361,7 +378,7 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
     if style:
         event, event_keys = np.arange(n_comp), (i * n_sys + j) * 3 + outcome
     else:
-        event, event_keys = pd.factorize((i * n_sys + j) * 3 + outcome)
+        event, event_keys = _factorize_small((i * n_sys + j) * 3 + outcome, n_sys * n_sys * 3)
     event_i, event_j, chosen = event_keys // 3 // n_sys, event_keys // 3 % n_sys, event_keys % 3
     n_par = n_sys - 1 + ties
     features = np.zeros((len(event_keys), 3 if ties else 2, n_par + 1 + len(style)))
@@ -378,9 +395,6 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
     beats = np.bincount(i * n_sys + j, s > 0, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
     beats = beats + np.bincount(j * n_sys + i, s < 1, minlength=n_sys * n_sys).reshape(n_sys, n_sys)
     incidence = csr_matrix((np.ones(n_comp), (np.arange(n_comp), event)), shape=(n_comp, len(event_keys)))
-    annotator = pd.factorize(key_codes[0][head])[0]
-    document = pd.factorize(key_codes[1][head])[0]
-    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
     with np.errstate(invalid="ignore"):  # a system only ever listed as the opponent has no mean
         rate = np.bincount(sys_code, score, n_sys) / np.bincount(sys_code, minlength=n_sys)
     means = pd.Series(rate, systems)
@@ -392,14 +406,59 @@ def _pairwise(data: pd.DataFrame, style: tuple[str, ...] = ()) -> Judgements:
         mask=np.ones(features.shape[:2], dtype=bool),
         chosen=chosen.astype(int),
         incidence=incidence,
-        annotator=annotator,
-        document=document,
-        cell=cell,
+        clusters=lambda: _clusters_of(key_codes[0][head], key_codes[1][head]),
         beats=beats.astype(float),
         means=means.reindex(systems),
         n_rows=len(data),
         covariates=style,
     )
+
+
+def _comparisons(
+    key_codes: list[np.ndarray], a: np.ndarray, b: np.ndarray, kept: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The comparison of every kept row (−1 for the others), numbered by first appearance as
+    ``pd.factorize`` of the (keys, pair) key would, and the first row of each row's comparison.
+
+    A comparison's rows share annotator, document (``key_codes[1]``), criterion and pair of systems.
+    Rows alone in their document (arena votes: one prompt, one comparison) are their own comparison
+    and are not hashed; the others are keyed by their codes in mixed radix."""
+    n = kept.size
+    first_row = np.arange(n)
+    doc = key_codes[1]
+    per_doc = np.bincount(doc[kept], minlength=1)
+    shared = np.flatnonzero(kept)
+    shared = shared[per_doc[doc[shared]] > 1]
+    if shared.size:
+        combined, bound = np.zeros(shared.size, dtype=np.int64), 1
+        for c in [*(k[shared] for k in key_codes), a[shared], b[shared]]:
+            width = int(c.max()) + 1
+            if bound * width >= 2**62:  # renumber before the mixed-radix key could overflow
+                combined, uniques = pd.factorize(combined)
+                bound = len(uniques)
+            combined, bound = combined * width + c, bound * width
+        sub = pd.factorize(combined)[0]
+        head = np.zeros(int(sub.max()) + 1, dtype=np.int64)
+        head[sub[::-1]] = shared[::-1]
+        first_row[shared] = head[sub]
+    starts = np.zeros(n, dtype=bool)
+    starts[first_row[kept]] = True
+    group = np.full(n, -1, dtype=np.int64)
+    group[kept] = (np.cumsum(starts) - 1)[first_row[kept]]
+    return group, first_row
+
+
+def _factorize_small(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize`` of non-negative integers below ``size``, by counting when ``size`` is small."""
+    if size > 4 * keys.size + 65536:
+        return pd.factorize(keys)
+    first = np.full(size, keys.size, dtype=np.int64)
+    first[keys[::-1]] = np.arange(keys.size)[::-1]
+    present = np.flatnonzero(first < keys.size)
+    uniques = present[np.argsort(first[present], kind="stable")]
+    code = np.zeros(size, dtype=np.int64)
+    code[uniques] = np.arange(uniques.size)
+    return code[keys], uniques
 
 
 def _style_differences(
@@ -530,9 +589,6 @@ def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
     head = rows[np.flatnonzero(new_unit)]
     unit_rows = np.zeros(n_units, dtype=np.int64)
     unit_rows[unit[new_unit]] = head
-    annotator = pd.factorize(key_codes[0][unit_rows])[0]
-    document = pd.factorize(key_codes[1][unit_rows])[0]
-    cell = pd.factorize(annotator.astype(np.int64) * (int(document.max(initial=0)) + 1) + document)[0]
     means = reported.groupby(data["system"].astype(str).to_numpy()).mean()
     return Judgements(
         kind="ranking",
@@ -542,9 +598,7 @@ def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
         mask=mask,
         chosen=chosen,
         incidence=incidence,
-        annotator=annotator,
-        document=document,
-        cell=cell,
+        clusters=lambda: _clusters_of(key_codes[0][unit_rows], key_codes[1][unit_rows]),
         beats=beats.astype(float),
         means=means.reindex(systems),
         n_rows=len(data),
