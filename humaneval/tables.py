@@ -222,13 +222,36 @@ def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = F
         if not (text or _all_text(column)):
             column = column.astype(str).where(column.notna())
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    names = [str(u).strip() for u in uniques]
-    distinct = sorted(set(names) - ({""} if empty_missing else set()))
-    position = {name: k for k, name in enumerate(distinct)}
-    recode = np.array([position.get(name, -1) for name in names] + [-1], dtype=np.int64)  # [-1]: code -1
+    names = [str(u).strip() for u in np.asarray(uniques, dtype=object)]  # not through pandas per value
+    distinct, recode = _sorted_codes(names, empty_missing)
     dtype = pd.CategoricalDtype(pd.Index(distinct, dtype="str"))
     values = pd.Categorical.from_codes(recode[codes], dtype=dtype, validate=False)
     return pd.Series(values, index=column.index, name=column.name)
+
+
+def _sorted_codes(names: list[str], empty_missing: bool) -> tuple[list[str], np.ndarray]:
+    """The distinct ``names`` in Python's sorted order and the position of each name among them (−1
+    for an empty one with ``empty_missing``), with a last −1 that code −1 picks. Many names are sorted
+    as numpy strings (UTF-8 order, which is code-point order, as Python's), a few in Python."""
+    try:
+        if len(names) < 1000:
+            raise ValueError("few names: Python is faster")
+        text = np.array(names, dtype=np.dtypes.StringDType())
+    except (ValueError, UnicodeEncodeError):  # a lone surrogate has no UTF-8 form
+        distinct = sorted(set(names) - ({""} if empty_missing else set()))
+        position = {name: k for k, name in enumerate(distinct)}
+        return distinct, np.array([position.get(name, -1) for name in names] + [-1], dtype=np.int64)
+    order = np.argsort(text, kind="stable")
+    ordered = text[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    rank = np.cumsum(new) - 1
+    if empty_missing and len(ordered) and ordered[0] == "":  # "" sorts first
+        rank -= 1
+        new[0] = False
+    recode = np.empty(len(names) + 1, dtype=np.int64)
+    recode[order] = rank
+    recode[-1] = -1
+    return ordered[new].tolist(), recode
 
 
 def codes_of(column: pd.Series) -> tuple[np.ndarray, pd.Index]:

@@ -18,6 +18,7 @@ import pytest
 from humaneval.analysis.fit import fit_clmm
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.comparative import analyze_comparative, build_judgements
+from humaneval.errors import RatingsError
 from humaneval.ratings import CODED_COLUMNS, ID_COLUMNS, Ratings, load_ratings
 from humaneval.structure import describe_structure
 from humaneval.tables import codes_of, read_table, text_codes
@@ -176,3 +177,53 @@ def test_text_codes_strip_merge_and_sort():
     assert list(numbers.cat.categories) == ["1", "1.0"]
     codes, values = codes_of(pd.Series(["q", "p", "q"]))
     assert codes.tolist() == [0, 1, 0] and list(values) == ["q", "p"]
+
+
+def test_comparisons_and_events_are_numbered_as_factorize_numbers_them():
+    from humaneval.comparative.judgements import _comparisons, _factorize_small
+
+    rng = np.random.default_rng(7)
+    n = 3_000
+    annotator, document = rng.integers(0, 40, n), rng.integers(-1, 900, n)  # -1: a missing key
+    a, b = rng.integers(0, 6, n), rng.integers(6, 12, n)
+    kept = document >= 0
+    group, first_row = _comparisons([annotator, document], a, b, kept)
+    key = pd.Series(list(zip(annotator, document, a, b, strict=True)))
+    expected = np.full(n, -1)
+    expected[kept] = pd.factorize(key[kept])[0]
+    np.testing.assert_array_equal(group, expected)
+    assert (group[first_row[kept]] == group[kept]).all() and (first_row[kept] <= np.flatnonzero(kept)).all()
+    keys = rng.integers(0, 50, 500) * 3
+    codes, uniques = _factorize_small(keys, 150)
+    ref_codes, ref_uniques = pd.factorize(keys)
+    np.testing.assert_array_equal(codes, ref_codes)
+    np.testing.assert_array_equal(uniques, ref_uniques)
+
+
+def test_mirror_rows_that_disagree_are_named():
+    rows = [
+        ("w1", "p1", "A", "B", 1.0),
+        ("w1", "p1", "B", "A", 0.0),  # the mirror row agrees
+        ("w2", "p2", "A", "C", 1.0),  # alone in its prompt
+        ("w1", "p3", "B", "C", 1.0),
+        ("w1", "p3", "C", "B", 1.0),  # both rows say they won
+    ]
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score"])
+    with pytest.raises(RatingsError, match="comparison B vs C \\(annotator w1, document p3\\) disagree"):
+        build_judgements(table)
+    judgements = build_judgements(table.iloc[:4])
+    assert judgements.n_judgements == 3 and judgements.beats[0].tolist() == [0, 1, 1]
+    assert judgements.annotator.tolist() == [0, 1, 0] and judgements.document.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("empty_missing", [False, True])
+def test_text_codes_sort_many_ids_as_python_sorts_them(empty_missing):
+    rng = np.random.default_rng(5)
+    letters = list("aAbZ _-é中\U0001f600")
+    values = ["".join(rng.choice(letters, rng.integers(0, 6))) for _ in range(6_000)]
+    ids = text_codes(pd.Series(values, dtype=object), empty_missing=empty_missing)
+    names = [v.strip() for v in values]
+    assert len(set(values)) > 1_000  # the numpy path
+    assert list(ids.cat.categories) == sorted(set(names) - ({""} if empty_missing else set()))
+    decoded = [None if pd.isna(v) else v for v in ids.astype(object)]
+    assert decoded == [None if empty_missing and not n else n for n in names]
