@@ -227,3 +227,21 @@ def test_text_codes_sort_many_ids_as_python_sorts_them(empty_missing):
     assert list(ids.cat.categories) == sorted(set(names) - ({""} if empty_missing else set()))
     decoded = [None if pd.isna(v) else v for v in ids.astype(object)]
     assert decoded == [None if empty_missing and not n else n for n in names]
+
+
+def test_rankings_give_the_plackett_luce_events_of_string_ids():
+    ratings = load_ratings(shared_file("steen2021", "rank_coherence_cnn_dm.csv"))
+    coded, plain = build_judgements(ratings), build_judgements(as_strings(ratings))
+    assert coded.model == "plackett-luce" and coded.systems == plain.systems
+    for name in ("features", "mask", "chosen", "annotator", "document", "cell", "beats"):
+        np.testing.assert_array_equal(getattr(coded, name), getattr(plain, name))
+    assert (coded.incidence != plain.incidence).nnz == 0
+
+
+def test_a_hand_built_table_with_unused_categories_models_only_its_systems():
+    frame = arena(2_000, 4).assign(
+        system=lambda f: pd.Categorical(f["system"], categories=[*sorted(f["system"].unique()), "ghost"])
+    )
+    ratings = Ratings(data=frame, response="score", scale=(0.0, 1.0))
+    judgements = build_judgements(ratings)
+    assert "ghost" not in judgements.systems and len(judgements.systems) == 4

@@ -315,9 +315,14 @@ def _document_clusters(documents: pd.Series) -> np.ndarray:
 
 
 def _text_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Codes and names of an id column as text (a validated table's categorical: its own codes)."""
+    """Codes and names of an id column as text (a validated table's categorical: its own codes, its
+    unused categories left out)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, names = codes_of(column)
+        used = np.bincount(codes[codes >= 0], minlength=len(names)) > 0
+        if not used.all():
+            codes = np.append(np.cumsum(used) - 1, -1)[codes]
+            names = names[used]
         return codes, pd.Index(names.astype(str))
     codes, names = pd.factorize(column.astype(str))
     return codes, pd.Index(names)
@@ -538,13 +543,13 @@ def _bws(data: pd.DataFrame) -> Judgements:
 def _ranking(data: pd.DataFrame, reported: pd.Series) -> Judgements:
     """Vectorised: every summary ranked above the last level of its ranking is chosen from those
     ranked at or below it; the event is keyed by that set (a bit mask of systems) and the choice."""
-    codes, names = pd.factorize(data["system"].astype(str))
+    codes, names = _text_codes(data["system"])
     systems = sorted(names)
     n_sys = len(systems)
     codes = pd.Index(systems).get_indexer(names)[codes]
     ranks = reported.to_numpy(float)
     keys = ["annotator", "document", *_criterion_keys(data)]
-    key_codes = [pd.factorize(data[k])[0] for k in keys]
+    key_codes = [codes_of(data[k])[0] for k in keys]
     kept = np.flatnonzero(np.all([c >= 0 for c in key_codes], axis=0))
     unit = pd.MultiIndex.from_arrays([c[kept] for c in key_codes]).factorize()[0]
     n_units = int(unit.max()) + 1 if unit.size else 0
