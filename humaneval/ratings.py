@@ -548,7 +548,7 @@ def _validated(
     if resp == "score" and declared is None and not continuous:
         v.warn_stray_scores(data)
     v.warn_rare_systems(data)
-    data = data.reset_index(drop=True)
+    data = _observed_ids(data.reset_index(drop=True))  # rows with a missing response are gone
     return Ratings(
         data=data,
         response=resp,

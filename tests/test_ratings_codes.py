@@ -245,3 +245,11 @@ def test_a_hand_built_table_with_unused_categories_models_only_its_systems():
     ratings = Ratings(data=frame, response="score", scale=(0.0, 1.0))
     judgements = build_judgements(ratings)
     assert "ghost" not in judgements.systems and len(judgements.systems) == 4
+
+
+def test_ids_of_dropped_rows_are_no_categories(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("annotator,document,system,score\na,x,S,1\na,x,T,2\nb,y,S,3\nb,y,T,4\nc,z,U,\n")
+    with pytest.warns(UserWarning, match="dropped 1 rows with a missing score"):
+        table = load_ratings(path)
+    assert [list(table.data[c].cat.categories) for c in ID_COLUMNS] == [["a", "b"], ["x", "y"], ["S", "T"]]
