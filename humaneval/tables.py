@@ -7,6 +7,7 @@ the same kind of message: file, line, what is wrong, how to fix it.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -233,11 +234,11 @@ def _sorted_codes(names: list[str], empty_missing: bool) -> tuple[list[str], np.
     """The distinct ``names`` in Python's sorted order and the position of each name among them (−1
     for an empty one with ``empty_missing``), with a last −1 that code −1 picks. Many names are sorted
     as numpy strings (UTF-8 order, which is code-point order, as Python's), a few in Python."""
-    try:
-        if len(names) < 1000:
-            raise ValueError("few names: Python is faster")
-        text = np.array(names, dtype=np.dtypes.StringDType())
-    except (ValueError, UnicodeEncodeError):  # a lone surrogate has no UTF-8 form
+    text = None
+    if len(names) >= 1000:
+        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate has no UTF-8 form
+            text = np.array(names, dtype=np.dtypes.StringDType())
+    if text is None:
         distinct = sorted(set(names) - ({""} if empty_missing else set()))
         position = {name: k for k, name in enumerate(distinct)}
         return distinct, np.array([position.get(name, -1) for name in names] + [-1], dtype=np.int64)

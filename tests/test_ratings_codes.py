@@ -253,3 +253,9 @@ def test_ids_of_dropped_rows_are_no_categories(tmp_path):
     with pytest.warns(UserWarning, match="dropped 1 rows with a missing score"):
         table = load_ratings(path)
     assert [list(table.data[c].cat.categories) for c in ID_COLUMNS] == [["a", "b"], ["x", "y"], ["S", "T"]]
+
+
+def test_text_codes_of_many_ids_with_a_lone_surrogate():
+    values = [f"id{k}" for k in range(1_500)] + ["bad\ud800"]
+    ids = text_codes(pd.Series(values, dtype=object))
+    assert list(ids.cat.categories) == sorted(values) and ids.tolist() == values
