@@ -111,7 +111,9 @@ class Ratings:
         The long table with canonical column names. The id columns (``annotator``, ``document``,
         ``system``, and a pairwise table's ``opponent``) hold stripped strings as pandas
         categoricals whose categories are the ids present, in sorted order: stages group and count
-        on their codes instead of hashing the strings again.
+        on their codes instead of hashing the strings again. To edit ids, work on a text copy
+        (``data["system"].astype(str).replace(...)``) or rename categories (``.cat.rename_categories``):
+        pandas refuses to set a value that is not yet a category.
     response:
         ``"score"`` (higher means better) or ``"rank"`` (lower means better).
     scale:

@@ -281,7 +281,7 @@ def test_system_names_are_escaped_in_html_and_latex(tmp_path):
     model = default_model()
     ratings = sample_ratings(model, block_design(6, 5, 2, model.system_names, seed=8), seed=8)
     hostile = {"BART": "<script>alert(1)</script>", "seneca": "R&D_100%"}
-    data = ratings.data.assign(system=ratings.data["system"].replace(hostile))
+    data = ratings.data.assign(system=ratings.data["system"].astype(str).replace(hostile))
     settings = ReportSettings(engine="native", n_resamples=1000, n_splits=50, power_trials=0)
     files = write_report(build_report(load_ratings(data), settings=settings), tmp_path)
     html = files["html"].read_text()
