@@ -222,12 +222,28 @@ def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = F
     else:
         if not (text or _all_text(column)):
             column = column.astype(str).where(column.notna())
+        head = column.iloc[:_SAMPLE]
+        if len(head) == _SAMPLE and head.nunique() * 2 > _SAMPLE:  # mostly distinct: sorted, not hashed
+            present = column.notna().to_numpy()
+            names = [v.strip() for v in column.to_numpy(dtype=object)[present]]  # strings here
+            distinct, recode = _sorted_codes(names, empty_missing)
+            codes = np.full(len(column), -1, dtype=np.int64)
+            codes[present] = recode[:-1]
+            return _categorical(codes, distinct, column)
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     names = [str(u).strip() for u in np.asarray(uniques, dtype=object)]  # not through pandas per value
     distinct, recode = _sorted_codes(names, empty_missing)
-    dtype = pd.CategoricalDtype(pd.Index(distinct, dtype="str"))
-    values = pd.Categorical.from_codes(recode[codes], dtype=dtype, validate=False)
-    return pd.Series(values, index=column.index, name=column.name)
+    return _categorical(recode[codes], distinct, column)
+
+
+#: Cells of a column looked at to tell mostly distinct ids (one per row: sorted) from repeated ones.
+_SAMPLE = 10_000
+
+
+def _categorical(codes: np.ndarray, categories: list[str], like: pd.Series) -> pd.Series:
+    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="str"))
+    values = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+    return pd.Series(values, index=like.index, name=like.name)
 
 
 def _sorted_codes(names: list[str], empty_missing: bool) -> tuple[list[str], np.ndarray]:

@@ -259,3 +259,15 @@ def test_text_codes_of_many_ids_with_a_lone_surrogate():
     values = [f"id{k}" for k in range(1_500)] + ["bad\ud800"]
     ids = text_codes(pd.Series(values, dtype=object))
     assert list(ids.cat.categories) == sorted(values) and ids.tolist() == values
+
+
+@pytest.mark.parametrize("empty_missing", [False, True])
+def test_text_codes_of_one_id_per_row_are_sorted_not_hashed(empty_missing):
+    values = [f" p{k} " if k % 7 else f"p{k}" for k in range(12_000)] + ["", None, "p5", " "]
+    ids = text_codes(pd.Series(values, dtype=object), empty_missing=empty_missing)
+    names = [None if v is None else v.strip() for v in values]
+    kept = {n for n in names if n is not None and (n or not empty_missing)}
+    assert list(ids.cat.categories) == sorted(kept)
+    decoded = [None if pd.isna(v) else v for v in ids.astype(object)]
+    assert decoded == [None if n is None or (empty_missing and not n) else n for n in names]
+    assert ids.cat.codes.iloc[5] == ids.cat.codes.iloc[-2]  # "p5" twice, one code
