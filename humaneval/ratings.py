@@ -550,7 +550,9 @@ def _validated(
     if resp == "score" and declared is None and not continuous:
         v.warn_stray_scores(data)
     v.warn_rare_systems(data)
-    data = _observed_ids(data.reset_index(drop=True))  # rows with a missing response are gone
+    data = data.reset_index(drop=True)
+    if len(data) < len(frame):  # rows with a missing response are gone, and maybe some ids with them
+        data = _observed_ids(data)
     return Ratings(
         data=data,
         response=resp,

@@ -217,8 +217,11 @@ def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = F
     >>> ids.tolist(), ids.cat.codes.tolist(), list(ids.cat.categories)
     (['b', 'a', 'b', nan, nan], [1, 0, 1, -1, -1], ['a', 'b'])
     """
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its used categories are the distinct values
         codes, uniques = column.cat.codes.to_numpy(), column.cat.categories.to_numpy(dtype=object)
+        used = np.bincount(codes[codes >= 0], minlength=len(uniques)) > 0
+        if not used.all():
+            codes, uniques = np.append(np.cumsum(used) - 1, -1)[codes], uniques[used]
     else:
         if not (text or _all_text(column)):
             column = column.astype(str).where(column.notna())
@@ -400,7 +403,8 @@ def _data_lines(text: str, n_rows: int) -> list[int] | range:
     """The file line of every data row: pandas skips blank lines, so row k is not always line k + 2.
     (A quoted field spanning lines breaks the one-row-per-line count; rows are then numbered in order.)"""
     body = text.rstrip()
-    if body.count("\n") == n_rows and not re.search(r"\n[ \t\r\f\v]*\n", body):
+    # without quotes no newline hides inside a row, so as many newlines as rows leave no blank line
+    if body.count("\n") == n_rows and ('"' not in body or not re.search(r"\n[ \t\r\f\v]*\n", body)):
         return range(2, n_rows + 2)  # no blank line: row k is on line k + 2 (checked without a loop)
     lines = [n for n, line in enumerate(text.splitlines(), start=1) if n > 1 and line.strip()]
     return lines if len(lines) == n_rows else list(range(2, n_rows + 2))

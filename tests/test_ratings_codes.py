@@ -271,3 +271,12 @@ def test_text_codes_of_one_id_per_row_are_sorted_not_hashed(empty_missing):
     decoded = [None if pd.isna(v) else v for v in ids.astype(object)]
     assert decoded == [None if n is None or (empty_missing and not n) else n for n in names]
     assert ids.cat.codes.iloc[5] == ids.cat.codes.iloc[-2]  # "p5" twice, one code
+
+
+def test_a_categorical_input_keeps_only_the_ids_it_uses():
+    frame = arena(200, 3).assign(
+        system=lambda f: pd.Categorical(f["system"], categories=["ghost", *sorted(f["system"].unique())])
+    )
+    ratings = load_ratings(frame)
+    assert list(ratings.data["system"].cat.categories) == sorted(frame["system"].astype(str).unique())
+    assert "ghost" not in build_judgements(ratings).systems
