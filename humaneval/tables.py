@@ -60,7 +60,8 @@ def read_table_lines(
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson", ".json"}:
         return _read_jsonl(text, path)
-    return _read_delimited(text, path, "\t" if suffix == ".tsv" else None, coded)
+    data = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw  # the text's bytes, without a BOM
+    return _read_delimited(text, path, "\t" if suffix == ".tsv" else None, coded, data)
 
 
 #: Signatures of files that are not text: (leading bytes, what the file is, how to fix it).
@@ -160,7 +161,7 @@ def _sniff(text: str) -> str:
 
 
 def _read_delimited(
-    text: str, path: Path, delimiter: str | None, coded: bool = False
+    text: str, path: Path, delimiter: str | None, coded: bool = False, data: bytes | None = None
 ) -> tuple[pd.DataFrame, np.ndarray]:
     delimiter = delimiter or _sniff(text)
     wide = text.count(delimiter, 0, text.find("\n") % (len(text) + 1)) >= WIDE_TABLE
@@ -169,7 +170,7 @@ def _read_delimited(
             frame = _read_wide(text, delimiter)
         else:
             frame = pd.read_csv(  # from bytes: pandas' parser would encode a text buffer again
-                io.BytesIO(text.encode()),
+                io.BytesIO(text.encode() if data is None else data),
                 sep=delimiter,
                 dtype=object if coded else str,
                 keep_default_na=False,
@@ -240,7 +241,7 @@ def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = F
 
 
 #: Cells of a column looked at to tell mostly distinct ids (one per row: sorted) from repeated ones.
-_SAMPLE = 10_000
+_SAMPLE = 2_000
 
 
 def _categorical(codes: np.ndarray, categories: list[str], like: pd.Series) -> pd.Series:
