@@ -33,7 +33,7 @@ from humaneval.clmm.links import check_link, quantile
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
-from humaneval.clmm.sparse import laplace_problem
+from humaneval.clmm.scalar import laplace_problem
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError
