@@ -51,8 +51,8 @@ def wine() -> pd.DataFrame:
 
 def use(monkeypatch, path: str) -> None:
     """Fit through ``path``: general, numba (the scalar path's default) or numpy."""
-    monkeypatch.setenv("HUMANEVAL_SCALAR", "0" if path == "general" else "1")
-    monkeypatch.setenv("HUMANEVAL_FUSED", "0" if path == "numpy" else "")
+    monkeypatch.setenv("HUMANEVAL_FASTPATH", "0" if path == "general" else "")
+    monkeypatch.setenv("HUMANEVAL_FUSED", "0" if path in ("numpy", "general") else "")
 
 
 def fits(monkeypatch, spec, link: str, kernel: str, **options):
@@ -84,7 +84,8 @@ def assert_same_fit(fast, general, tight) -> None:
 
 
 def test_dispatch_takes_the_scalar_path_for_one_scalar_term(wine, monkeypatch):
-    monkeypatch.delenv("HUMANEVAL_SCALAR", raising=False)
+    monkeypatch.delenv("HUMANEVAL_FASTPATH", raising=False)
+    monkeypatch.setenv("HUMANEVAL_FUSED", "0")
 
     def problem(formula: str):
         return _likelihood(clmm_spec(formula, wine.assign(b=wine["bottle"] / 4)), "logit", 1).problem
@@ -96,7 +97,7 @@ def test_dispatch_takes_the_scalar_path_for_one_scalar_term(wine, monkeypatch):
     assert type(_likelihood(clmm_spec("rating ~ temp + (1|judge)", wine), "logit", 5).problem.laplace) is (
         ScalarLaplaceProblem
     )
-    monkeypatch.setenv("HUMANEVAL_SCALAR", "0")
+    monkeypatch.setenv("HUMANEVAL_FASTPATH", "0")
     assert type(problem("rating ~ temp + contact + (1|judge)")) is LaplaceProblem
 
 

@@ -28,12 +28,12 @@ from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
 from humaneval.clmm.design import RandomDesign, random_design
+from humaneval.clmm.dispatch import laplace_problem
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import check_link, quantile
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
-from humaneval.clmm.scalar import laplace_problem
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError

@@ -17,8 +17,7 @@ link, one compiled function (:mod:`humaneval.clmm.scalar_numba`). The modes are 
 general path's tolerance (each group's Newton step halved until its F_j does not fall), so the
 fits are the general path's (tests/test_clmm_scalar.py: logLik, estimates and SEs to 1e-8).
 
-``HUMANEVAL_SCALAR=0`` turns this path off (e.g. to compare); ``HUMANEVAL_FUSED=0`` keeps it on
-numpy.
+Chosen by :mod:`humaneval.clmm.dispatch`; ``HUMANEVAL_FUSED=0`` keeps it on numpy.
 """
 
 from __future__ import annotations
@@ -31,21 +30,11 @@ import numpy as np
 from humaneval.clmm.design import RandomDesign
 from humaneval.clmm.laplace import NEWTON_MAX_ITER, NEWTON_TOL, LaplaceProblem, LaplaceValue
 from humaneval.clmm.links import obs_terms
-from humaneval.clmm.sparse import laplace_problem as general_problem
 
 
 def scalar_applies(design: RandomDesign) -> bool:
-    """One random-effect term of one column (and the path not turned off)."""
-    if os.environ.get("HUMANEVAL_SCALAR", "") == "0":
-        return False
+    """One random-effect term of one column."""
     return len(design.terms) == 1 and design.terms[0].size == 1
-
-
-def laplace_problem(y, x, design: RandomDesign, link: str, n_thresholds: int) -> LaplaceProblem:
-    """:class:`ScalarLaplaceProblem` when :func:`scalar_applies`, else the sparse or general one."""
-    if scalar_applies(design):
-        return ScalarLaplaceProblem(y, x, design, link, n_thresholds)
-    return general_problem(y, x, design, link, n_thresholds)
 
 
 @cache
