@@ -20,15 +20,15 @@ from humaneval.clmm.scalar_numba import _obs2
 
 @njit(cache=True, error_model="numpy")
 def _block(theta_ext, y, eta_fix, rows, pattern, cols, lo, hi, u, grad, hess):
-    """F_b(u) = Σ ℓ_i − ‖u‖²/2 of the observations lo..hi−1; ∂F/∂u into ``grad`` and
-    I + Σ W_i m_i m_iᵀ into ``hess``."""
+    """F_b(u) = Σ ℓ_i − ‖u‖²/2 of the observations lo..hi−1; ∂F/∂u into ``grad`` and the lower
+    triangle of I + Σ W_i m_i m_iᵀ into ``hess`` (all that :func:`_cholesky` reads)."""
     d = u.size
     p = cols.shape[1]
     value = 0.0
     for j in range(d):
         value -= 0.5 * u[j] * u[j]
         grad[j] = -u[j]
-        for k in range(d):
+        for k in range(j):
             hess[j, k] = 0.0
         hess[j, j] = 1.0
     for i in range(lo, hi):
@@ -39,17 +39,21 @@ def _block(theta_ext, y, eta_fix, rows, pattern, cols, lo, hi, u, grad, hess):
         out = _obs2(theta_ext[y[i]], theta_ext[y[i] + 1], eta)
         value += out[0]
         for j in range(p):
+            if m[j] == 0.0:
+                continue
             cj = cols[i, j]
             grad[cj] += m[j] * out[1]
             wm = out[2] * m[j]
             for k in range(p):
-                hess[cj, cols[i, k]] += wm * m[k]
+                ck = cols[i, k]
+                if ck <= cj:
+                    hess[cj, ck] += wm * m[k]
     return value
 
 
 @njit(cache=True, error_model="numpy")
 def _cholesky(a, low):
-    """Lower Cholesky factor of ``a`` into ``low``; False unless positive definite."""
+    """Lower Cholesky factor of ``a`` (its lower triangle) into ``low``; False unless positive definite."""
     d = a.shape[0]
     for j in range(d):
         s = a[j, j]
@@ -63,8 +67,6 @@ def _cholesky(a, low):
             for k in range(j):
                 t -= low[i, k] * low[j, k]
             low[i, j] = t / low[j, j]
-        for i in range(j):
-            low[i, j] = 0.0
     return True
 
 
@@ -86,24 +88,28 @@ def _solve(low, b, out):
 
 @njit(cache=True, error_model="numpy")
 def _inverse(low):
-    """(L Lᵀ)⁻¹ from the Cholesky factor."""
+    """(L Lᵀ)⁻¹ = XᵀX with X = L⁻¹ from the Cholesky factor; both loops run along rows (axpy and
+    rank-one updates), which the compiler vectorises."""
     d = low.shape[0]
-    inv_low = np.zeros((d, d))  # L⁻¹, lower triangular
-    for j in range(d):
-        inv_low[j, j] = 1.0 / low[j, j]
-        for i in range(j + 1, d):
-            s = 0.0
-            for k in range(j, i):
-                s -= low[i, k] * inv_low[k, j]
-            inv_low[i, j] = s / low[i, i]
-    out = np.empty((d, d))
+    x = np.zeros((d, d))  # L⁻¹, lower triangular, row by row
     for i in range(d):
+        x[i, i] = 1.0
+        for k in range(i):
+            c = low[i, k]
+            for j in range(k + 1):
+                x[i, j] -= c * x[k, j]
+        inv_diag = 1.0 / low[i, i]
         for j in range(i + 1):
-            s = 0.0
-            for k in range(i, d):
-                s += inv_low[k, i] * inv_low[k, j]
-            out[i, j] = s
-            out[j, i] = s
+            x[i, j] *= inv_diag
+    out = np.zeros((d, d))
+    for k in range(d):
+        for i in range(k + 1):
+            c = x[k, i]
+            for j in range(i + 1):
+                out[i, j] += c * x[k, j]
+    for i in range(d):
+        for j in range(i):
+            out[j, i] = out[i, j]
     return out
 
 
@@ -171,8 +177,8 @@ def laplace_blocks(
                     break
                 factor *= 0.5
             ub[:] = u_try
-            grad[:] = grad_try
-            hess[:, :] = hess_try
+            grad, grad_try = grad_try, grad
+            hess, hess_try = hess_try, hess
             value = value_try
         if not _cholesky(hess, low):
             return -math.inf, False
