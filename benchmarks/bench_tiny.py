@@ -91,7 +91,7 @@ def power_point(replicates: int) -> None:
             start = time.process_time()
             records = [simulate_replicate(config, i) for i in range(replicates)]
             per[path] = (time.process_time() - start) / replicates
-            pvalues[path] = [r["p"]["clmm"] for r in records]
+            pvalues[path] = [next(iter(r["p"].values())) for r in records]
             rungs = sorted({str(r["clmm"]["rung"]) for r in records})
             print(
                 f"  {structure:10s} {path:8s} {1000 * per[path]:6.1f} ms CPU per replicate → 1,000 replicates"
