@@ -20,6 +20,8 @@ from humaneval.clmm.scalar_numba import _obs2
 #: Reassociation and fused multiply–adds let the compiler vectorise the sums of the dense linear
 #: algebra (Cholesky 2×, inverse, solves): rounding-level differences only; NaN and ∞ checks stay.
 LINALG_MATH = {"reassoc", "contract"}
+#: A block whose mode gradient is already this small needs no polishing step.
+FLOOR = 1e-13
 
 
 @njit(cache=True, error_model="numpy")
@@ -163,9 +165,10 @@ def laplace_blocks(
                 return -math.inf, False
         polished = factored = False
         for _ in range(max_iter):
-            small = np.max(np.abs(grad)) < tol
+            size = np.max(np.abs(grad))
+            small = size < tol
             if small:
-                if polished:
+                if polished or size < FLOOR:
                     break
                 # one more step, a chord step with this block's last factor where there is one:
                 # Newton's error is then at the rounding floor (the stale factor's is second order)
