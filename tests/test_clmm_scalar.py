@@ -5,7 +5,7 @@ tests/r/clmm_formulas.R) and the shared Likert study, both with the numba kernel
 fallback. The scalar path solves each group's mode to the rounding floor (Newton, one step past
 the tolerance); the general path stops its chord steps at |∂F/∂u| < 1e-9, an error that the
 forward-difference Hessian divides by its step 1e-5. So SEs are compared to 1e-8 against the
-general path with its modes solved to 1e-13, and to its own accuracy (rel 1e-5) at the default;
+general path with its modes solved to 1e-13, and to its own accuracy (rel 1e-4) at the default;
 logLik and estimates to 1e-8 against both. R's own numbers are met as closely as by the general
 path (logLik 1e-5, β 5e-5, SEs and variances rel 1e-4: R stops its optimiser a little short).
 """
@@ -81,7 +81,9 @@ def assert_same_fit(fast, general, tight, estimates: float = 1e-8) -> None:
         assert fast.diagnostics.reasons == other.diagnostics.reasons
         assert fast.diagnostics.warnings == other.diagnostics.warnings
     np.testing.assert_allclose(se(fast), se(tight), atol=max(estimates, 1e-8))
-    np.testing.assert_allclose(se(fast), se(general), rtol=1e-5)
+    # the general path's own SE accuracy (forward differences over modes solved to 1e-9: 4–5e-5
+    # relative against central differences, docs of humaneval.clmm.fit._hessian)
+    np.testing.assert_allclose(se(fast), se(general), rtol=1e-4)
 
 
 def test_dispatch_takes_the_scalar_path_for_one_scalar_term(wine, monkeypatch):
