@@ -158,7 +158,7 @@ def _capped(weights: np.ndarray, n: int) -> np.ndarray:
 
 
 def chosen_documents(
-    chosen: Sequence[str], documents: list[Document], summaries: list[Summary]
+    chosen: Sequence[str], documents: int | list[Document], summaries: list[Summary]
 ) -> tuple[list[Document], list[Summary]]:
     """The design inputs restricted to the chosen documents (their texts kept where a documents file or
     the summaries give them).
@@ -169,7 +169,7 @@ def chosen_documents(
         A chosen document that the documents file does not list.
     """
     keep = set(chosen)
-    if not documents:
+    if isinstance(documents, int) or not documents:
         return [Document(d) for d in sorted(keep)], []
     kept = [d for d in documents if d.id in keep]
     missing = sorted(keep - {d.id for d in kept})
