@@ -317,3 +317,17 @@ def test_bad_inputs_are_one_line_errors(tmp_path, likert_path):
         result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
         assert result.exit_code == 2
         assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+
+
+def test_reliability_caution_without_a_recorded_reason():
+    # a criterion with neither a reliability report nor its error crashed on None.rstrip
+    from types import SimpleNamespace
+
+    from humaneval.report.cautions import _reliability_cautions
+
+    part = SimpleNamespace(reliability=None, agreement=None, reliability_error=None)
+    assert [c.text for c in _reliability_cautions(part)] == ["Reliability was not computed."]
+    part.reliability_error = "too few annotators."
+    assert [c.text for c in _reliability_cautions(part)] == [
+        "Reliability was not computed: too few annotators."
+    ]
