@@ -91,7 +91,7 @@ def test_weighted_kappa_weights_by_category_values_with_gaps():
 
 def test_numeric_ratings_with_label_categories_get_one_clear_error():
     # was a bare ValueError from float('low')
-    with pytest.raises(RatingsError, match="categories .* are not; give numeric categories"):
+    with pytest.raises(RatingsError, match=r"categories .* are not; give numeric categories"):
         two_coder_agreement([1, 2, 3], [1, 2, 2], categories=["low", "mid", "high"])
     # numeric categories given as strings still count as numbers: κ = (2/3 − 1/3) / (1 − 1/3) = 0.5
     kappa = two_coder_agreement([1, 2, 3], [1, 2, 2], categories=["1", "2", "3", "4"]).cohen_kappa
