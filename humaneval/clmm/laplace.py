@@ -82,36 +82,62 @@ class LaplaceProblem:
         theta_ext = np.r_[-np.inf, theta, np.inf]
         eta_fix = self.x @ beta if self.x.shape[1] else np.zeros(self.y.size)
         rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # P × q_f each
-        total = 0.0
         g_theta = np.zeros(self.n_thresholds)
         g_beta = np.zeros(self.x.shape[1])
+        found = self._sweep(theta_ext, eta_fix, rows, gradient, g_theta, g_beta)
+        if found is None:
+            return LaplaceValue(-np.inf)
+        total, g_fac = found
+        if not gradient:
+            return LaplaceValue(total)
+        grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
+        return LaplaceValue(total, g_theta, g_beta, grads)
+
+    def state(self) -> tuple[list[np.ndarray], list[SchurFactor | None]]:
+        """The warm start of the next evaluation (modes and factorisations of H), to :meth:`restore`."""
+        return [u.copy() for u in self._modes], list(self._factors)
+
+    def restore(self, state: tuple[list[np.ndarray], list[SchurFactor | None]]) -> None:
+        """Start the next evaluation from a saved :meth:`state`."""
+        self._modes = [u.copy() for u in state[0]]
+        self._factors = list(state[1])
+
+    def _sweep(self, theta_ext, eta_fix, rows, gradient: bool, g_theta, g_beta):
+        """Σ over buckets of ℓ_LA and (``gradient``) its θ and β parts added into ``g_theta`` and
+        ``g_beta``; ``(total, per-pattern L-gradient sums)``, or None where ℓ_LA is −∞."""
+        total = 0.0
         g_fac = [np.zeros((self.n_patterns, t.size)) for t in self.design.terms]
         for k, bucket in enumerate(self.design.buckets):
             vals = np.concatenate([r[self.pattern[bucket.obs]] for r in rows], axis=1)
             y = self.y[bucket.obs]
             found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
             if found is None:
-                return LaplaceValue(-np.inf)
+                return None
             value, parts = found
             total += value
             if gradient:
                 self._accumulate(bucket, y, parts, g_theta, g_beta, g_fac)
-        if not gradient:
-            return LaplaceValue(total)
-        grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
-        return LaplaceValue(total, g_theta, g_beta, grads)
+        return total, g_fac
+
+    def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _BucketSystem:
+        """The random-effect system of bucket ``k``: η at given modes, Mᵀg and H's factorisation."""
+        return _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
+
+    def _terms(self, theta_ext, y, eta, order: int = 2):
+        """The per-observation terms (:func:`~humaneval.clmm.links.obs_terms`)."""
+        return obs_terms(theta_ext, y, eta, self.link, order=order)
 
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         """ℓ_LA's share of one bucket and (``gradient``) the per-observation parts of its gradient;
         None where the likelihood is zero or H is singular."""
-        system = _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
+        system = self._system(bucket, k, rows, vals, eta_fix)
         found = self._mode(system, theta_ext, y, k)
         if found is None:
             return None
         u, eta, t, value = found
         try:
             if gradient:
-                t = obs_terms(theta_ext, y, eta, self.link, order=3)
+                t = self._terms(theta_ext, y, eta, order=3)
             chol = system.factorise(t.w)
         except np.linalg.LinAlgError:
             return None
@@ -169,7 +195,7 @@ class LaplaceProblem:
     def _at(self, system: _BucketSystem, theta_ext, y, u):
         """η, the per-observation terms and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
         eta = system.eta_at(u)
-        t = obs_terms(theta_ext, y, eta, self.link)
+        t = self._terms(theta_ext, y, eta)
         return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
 
     def _gradient_parts(self, system: _BucketSystem, chol: SchurFactor, t, u):
@@ -207,8 +233,19 @@ class LaplaceProblem:
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
-        n_pat, n_thr = self.n_patterns, self.n_thresholds
+        self._accumulate_fixed(bucket, y, t, h, mv, kappa, g_theta, g_beta)
+        n_pat = self.n_patterns
         pattern = self.pattern[bucket.obs]
+        for k, sl in enumerate(self.design.slices):
+            part = bracket[:, sl]
+            summed = np.stack(
+                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
+            )
+            g_fac[k] += summed
+
+    def _accumulate_fixed(self, bucket: Bucket, y, t, h, mv, kappa, g_theta, g_beta) -> None:
+        """∂ℓ/∂β and ∂ℓ/∂θ of one bucket (module docstring) added into ``g_beta`` and ``g_theta``."""
+        n_thr = self.n_thresholds
         if g_beta.size:
             g_beta += self.x[bucket.obs].T @ kappa
         up = y < n_thr
@@ -217,12 +254,6 @@ class LaplaceProblem:
         low = y > 0
         coef_low = t.d_low - 0.5 * (h * t.dw_low + mv * t.dg_low)
         g_theta += np.bincount(y[low] - 1, coef_low[low], minlength=n_thr)
-        for k, sl in enumerate(self.design.slices):
-            part = bracket[:, sl]
-            summed = np.stack(
-                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
-            )
-            g_fac[k] += summed
 
 
 class _BucketSystem:
