@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import NamedTuple
 
@@ -177,7 +177,7 @@ def _fit(
     best, check = _maximise(model, spec, link, start, max_iter)
     if reporter is not None:
         reporter.phase = "standard errors"
-    hess, grad = _hessian(model.loglik_and_grad, best.x, best.free, _laplace(model.problem).modes)
+    hess, grad = _hessian(model, best.x, best.free)
     return _fit_result(spec, link, n_agq, grad_tol, model, best, check, hess, grad, clock)
 
 
@@ -190,19 +190,31 @@ class _Likelihood:
     jac: np.ndarray
     design: RandomDesign
     reporter: _Progress | None = None
+    last: list = field(default_factory=list)  # [x, ℓ, gradient, warm start after it] of the last call
 
     def loglik_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """ℓ and its gradient at the natural-scale vector ``x`` (−∞ and zeros where ℓ is not finite)."""
+        """ℓ and its gradient at the natural-scale vector ``x`` (−∞ and zeros where ℓ is not finite).
+
+        The same ``x`` as the last call (the optimiser's end point, asked for again by the optimum
+        checks and the Hessian) returns that call's values and puts back the modes it left, exactly
+        what evaluating again from those converged modes would give.
+        """
+        laplace = _laplace(self.problem)
+        if self.last and np.array_equal(self.last[0], x):
+            laplace.restore(self.last[3])
+            return self.last[1], self.last[2].copy()
         layout = self.layout
         tau, beta, factors = layout.split(x)
         value = self.problem.evaluate(self.jac @ tau, beta, factors)
         if self.reporter is not None:
             self.reporter.evaluated(value.loglik)
         if not np.isfinite(value.loglik):
-            return -np.inf, np.zeros(layout.size)
-        return value.loglik, layout.flatten(
-            self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors
-        )
+            loglik, grad = -np.inf, np.zeros(layout.size)
+        else:
+            loglik = value.loglik
+            grad = layout.flatten(self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors)
+        self.last[:] = [x.copy(), loglik, grad.copy(), laplace.state()]
+        return loglik, grad
 
     def objective(self, z: np.ndarray) -> tuple[float, np.ndarray]:
         """−ℓ and its gradient at the optimiser-scale vector ``z`` (what L-BFGS-B minimises)."""
@@ -610,9 +622,7 @@ def _start_factor(term, psi: np.ndarray | None) -> np.ndarray:
     return np.linalg.cholesky(psi + 1e-2 * np.eye(size))
 
 
-def _hessian(
-    loglik_and_grad, x: np.ndarray, free: np.ndarray, modes: list[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
+def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Forward differences of the analytic gradient over the free parameters, symmetrised, and that
     gradient at ``x``.
 
@@ -621,18 +631,24 @@ def _hessian(
     solved to 1e-9) divided by h: SEs of (θ, β) agree with central differences to 4–5e-5 relative
     on the Likert maximal fit, a 20-system maximal fit and three interior optima of wine, soup and
     simulated data (3.6–4.4e-4 with h = 1e-4; 1e-6 is more accurate on small models but its noise
-    reaches 8e-5 with 445 parameters). Every step starts from the modes at ``x``, so each mode
-    re-solve is one or two chord steps with the optimum's factorisation (docs/native-engine.md).
+    reaches 8e-5 with 445 parameters). Every column starts from the modes and the factorisation of
+    H at ``x``, so that its mode re-solve is one or two chord steps (docs/native-engine.md) and no
+    column depends on the one before.
     """
     idx = np.flatnonzero(free)
-    base = [u.copy() for u in modes]
-    grad0 = loglik_and_grad(x)[1][idx]
+    grad0 = model.loglik_and_grad(x)[1][idx]
+    laplace = _laplace(model.problem)
+    at_x = laplace.state()
     hess = np.empty((idx.size, idx.size))
-    for k, j in enumerate(idx):
-        step = HESSIAN_STEP * max(1.0, abs(x[j]))
-        up = x.copy()
-        up[j] += step
-        modes[:] = [u.copy() for u in base]
-        hess[:, k] = (loglik_and_grad(up)[1][idx] - grad0) / step
-    modes[:] = base
+    laplace.trial_order = 2 if isinstance(model.problem, QuadratureProblem) else 3
+    try:
+        for k, j in enumerate(idx):
+            step = HESSIAN_STEP * max(1.0, abs(x[j]))
+            up = x.copy()
+            up[j] += step
+            laplace.restore(at_x)
+            hess[:, k] = (model.loglik_and_grad(up)[1][idx] - grad0) / step
+    finally:
+        laplace.trial_order = 2
+        laplace.restore(at_x)
     return 0.5 * (hess + hess.T), grad0

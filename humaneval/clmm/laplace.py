@@ -62,6 +62,9 @@ class LaplaceProblem:
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
         self._factors: list[SchurFactor | None] = [None] * len(design.buckets)
+        # 3 while evaluating points next to the last one (the Hessian's columns): a chord step's trial
+        # point is then most often the mode, and its third-order terms are not computed twice
+        self.trial_order = 2
 
     @property
     def modes(self) -> list[np.ndarray]:
@@ -136,7 +139,7 @@ class LaplaceProblem:
             return None
         u, eta, t, value = found
         try:
-            if gradient:
+            if gradient and t.dw is None:
                 t = self._terms(theta_ext, y, eta, order=3)
             chol = system.factorise(t.w)
         except np.linalg.LinAlgError:
@@ -173,7 +176,7 @@ class LaplaceProblem:
                 if chord is not None and size <= CHORD_RATE * last:
                     last = size
                     u_try = u + chord.solve(grad)
-                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try)
+                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try, self.trial_order)
                     if value_try >= value:
                         u, eta, t, value = u_try, eta_try, t_try, value_try
                         continue
@@ -192,10 +195,10 @@ class LaplaceProblem:
         self._modes[k] = u
         return u, eta, t, value
 
-    def _at(self, system: _BucketSystem, theta_ext, y, u):
-        """η, the per-observation terms and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
+    def _at(self, system: _BucketSystem, theta_ext, y, u, order: int = 2):
+        """η, the per-observation terms (to ``order``) and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
         eta = system.eta_at(u)
-        t = self._terms(theta_ext, y, eta)
+        t = self._terms(theta_ext, y, eta, order)
         return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
 
     def _gradient_parts(self, system: _BucketSystem, chol: SchurFactor, t, u):
