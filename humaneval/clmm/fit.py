@@ -631,14 +631,16 @@ def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.nd
     solved to 1e-9) divided by h: SEs of (θ, β) agree with central differences to 4–5e-5 relative
     on the Likert maximal fit, a 20-system maximal fit and three interior optima of wine, soup and
     simulated data (3.6–4.4e-4 with h = 1e-4; 1e-6 is more accurate on small models but its noise
-    reaches 8e-5 with 445 parameters). Every column starts from the modes and the factorisation of
-    H at ``x``, so that its mode re-solve is one or two chord steps (docs/native-engine.md) and no
-    column depends on the one before.
+    reaches 8e-5 with 445 parameters). Every step starts from the modes at ``x``, so each mode
+    re-solve is one or two chord steps with the factorisation of H left by the evaluation before
+    (docs/native-engine.md); a chord step's trial point, most often the mode, gets its third-order
+    terms at once.
     """
     idx = np.flatnonzero(free)
-    grad0 = model.loglik_and_grad(x)[1][idx]
     laplace = _laplace(model.problem)
-    at_x = laplace.state()
+    modes = laplace.modes
+    base = [u.copy() for u in modes]
+    grad0 = model.loglik_and_grad(x)[1][idx]
     hess = np.empty((idx.size, idx.size))
     laplace.trial_order = 2 if isinstance(model.problem, QuadratureProblem) else 3
     try:
@@ -646,9 +648,9 @@ def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.nd
             step = HESSIAN_STEP * max(1.0, abs(x[j]))
             up = x.copy()
             up[j] += step
-            laplace.restore(at_x)
+            modes[:] = [u.copy() for u in base]
             hess[:, k] = (model.loglik_and_grad(up)[1][idx] - grad0) / step
     finally:
         laplace.trial_order = 2
-        laplace.restore(at_x)
+        modes[:] = base
     return 0.5 * (hess + hess.T), grad0

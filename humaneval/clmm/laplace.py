@@ -102,8 +102,8 @@ class LaplaceProblem:
 
     def restore(self, state: tuple[list[np.ndarray], list[SchurFactor | None]]) -> None:
         """Start the next evaluation from a saved :meth:`state`."""
-        self._modes = [u.copy() for u in state[0]]
-        self._factors = list(state[1])
+        self._modes[:] = [u.copy() for u in state[0]]
+        self._factors[:] = state[1]
 
     def _sweep(self, theta_ext, eta_fix, rows, gradient: bool, g_theta, g_beta):
         """Σ over buckets of ℓ_LA and (``gradient``) its θ and β parts added into ``g_theta`` and
