@@ -216,6 +216,15 @@ class _Likelihood:
         self.last[:] = [x.copy(), loglik, grad.copy(), laplace.state()]
         return loglik, grad
 
+    def snapshot(self) -> tuple:
+        """The warm start and the last call, to :meth:`resume` after evaluating elsewhere."""
+        return _laplace(self.problem).state(), list(self.last)
+
+    def resume(self, snapshot: tuple) -> None:
+        """Put back a :meth:`snapshot`: the next evaluation starts as if none had happened since."""
+        _laplace(self.problem).restore(snapshot[0])
+        self.last[:] = snapshot[1]
+
     def objective(self, z: np.ndarray) -> tuple[float, np.ndarray]:
         """−ℓ and its gradient at the optimiser-scale vector ``z`` (what L-BFGS-B minimises)."""
         value, grad = self.loglik_and_grad(self.layout.from_optimizer(z))
@@ -312,15 +321,17 @@ def _probe_boundary(
     variance can stick at the boundary although a small positive one is better.
     """
     layout, x = model.layout, best.x
+    if not np.any(diag & (x < BOUNDARY_TOL)):
+        return best
     probe = layout.to_optimizer(np.where(diag & (x < BOUNDARY_TOL), BOUNDARY_PROBE, x))
-    if (
-        np.any(diag & (x < BOUNDARY_TOL))
-        and model.loglik_and_grad(layout.from_optimizer(probe))[0] > best.loglik
-    ):
+    at_optimum = model.snapshot()
+    if model.loglik_and_grad(layout.from_optimizer(probe))[0] > best.loglik:
         found = run(probe)
         if found.loglik > best.loglik:
             return best.then(found)
         model.loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
+    else:
+        model.resume(at_optimum)  # the probe's modes would be a poor start for the Hessian's columns
     return best
 
 
