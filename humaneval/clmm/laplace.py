@@ -85,12 +85,20 @@ class LaplaceProblem:
         theta_ext = np.r_[-np.inf, theta, np.inf]
         eta_fix = self.x @ beta if self.x.shape[1] else np.zeros(self.y.size)
         rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # P × q_f each
+        total = 0.0
         g_theta = np.zeros(self.n_thresholds)
         g_beta = np.zeros(self.x.shape[1])
-        found = self._sweep(theta_ext, eta_fix, rows, gradient, g_theta, g_beta)
-        if found is None:
-            return LaplaceValue(-np.inf)
-        total, g_fac = found
+        g_fac = [np.zeros((self.n_patterns, t.size)) for t in self.design.terms]
+        for k, bucket in enumerate(self.design.buckets):
+            vals = np.concatenate([r[self.pattern[bucket.obs]] for r in rows], axis=1)
+            y = self.y[bucket.obs]
+            found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
+            if found is None:
+                return LaplaceValue(-np.inf)
+            value, parts = found
+            total += value
+            if gradient:
+                self._accumulate(bucket, y, parts, g_theta, g_beta, g_fac)
         if not gradient:
             return LaplaceValue(total)
         grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
@@ -104,23 +112,6 @@ class LaplaceProblem:
         """Start the next evaluation from a saved :meth:`state`."""
         self._modes[:] = [u.copy() for u in state[0]]
         self._factors[:] = state[1]
-
-    def _sweep(self, theta_ext, eta_fix, rows, gradient: bool, g_theta, g_beta):
-        """Σ over buckets of ℓ_LA and (``gradient``) its θ and β parts added into ``g_theta`` and
-        ``g_beta``; ``(total, per-pattern L-gradient sums)``, or None where ℓ_LA is −∞."""
-        total = 0.0
-        g_fac = [np.zeros((self.n_patterns, t.size)) for t in self.design.terms]
-        for k, bucket in enumerate(self.design.buckets):
-            vals = np.concatenate([r[self.pattern[bucket.obs]] for r in rows], axis=1)
-            y = self.y[bucket.obs]
-            found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
-            if found is None:
-                return None
-            value, parts = found
-            total += value
-            if gradient:
-                self._accumulate(bucket, y, parts, g_theta, g_beta, g_fac)
-        return total, g_fac
 
     def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _BucketSystem:
         """The random-effect system of bucket ``k``: η at given modes, Mᵀg and H's factorisation."""
