@@ -22,7 +22,9 @@ def maximal():
     model = default_model()
     data = prepare_clmm_data(sample_ratings(model, block_design(4, 5, 3, model.system_names, seed=3), seed=3))
     spec = structure_spec(data, "maximal")
-    likelihood = native._likelihood(spec, "logit", 1)
+    with pytest.MonkeyPatch.context() as patch:  # the general path's internals (not the compiled blocks)
+        patch.setenv("HUMANEVAL_FASTPATH", "0")
+        likelihood = native._likelihood(spec, "logit", 1)
     x = native._start_vector(spec, likelihood.layout, "logit", None)
     return likelihood, x
 
