@@ -222,6 +222,10 @@ def _through_shims(path: Path) -> list[str]:
         if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
             continue
         module = node.module
+        if module.split(".")[0] != "humaneval":
+            # shims are the package's own; importing e.g. rpy2.robjects here would embed R and
+            # leave R's folders in LD_LIBRARY_PATH for every later subprocess (dask workers)
+            continue
         if module in SHIM_MODULES:
             found.append(module)
             continue
