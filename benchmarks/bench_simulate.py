@@ -12,17 +12,22 @@
    1000 replicates in ≤ 2 minutes on 2 cores, i.e. ≥ 4.2 replicates per CPU-second. The R
    reference per replicate is one ``ordinal::clmm`` maximal fit (``--r-fits N`` times it here, wall
    and CPU; minutes each; ``--clmm-trials 0 --r-fits 1`` times R alone).
-3. ``--dask-trials N``: the same power point, N replicates, on a process pool of 2 workers and on a
-   dask ``LocalCluster`` of 2 single-threaded worker processes, same seed (results must be equal).
-   CPU = user + system time of every process involved: this one, the pool's reaped children, and
-   the live dask workers and nannies (psutil). The cluster's start-up (its processes import numpy,
-   scipy and humaneval afresh) is reported apart from the run: a cluster serving many runs pays
-   it once. The cluster runs with the lean settings docs/simulation.md recommends (``LEAN_DASK``:
-   no worker profiler, slow event-loop ticks, no work stealing) unless ``--dask-defaults``.
-   Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+ replicates.
+3. ``--dask-trials N``: the same power point, N replicates, on a process pool of 2 workers and then on
+   a dask cluster of 2 single-threaded worker processes, same seed (results must be equal), ``--dask-rounds``
+   times back to back. The cluster is a ``SubprocessCluster`` without nannies (scheduler and workers each
+   in its own process, as ``dask scheduler`` and ``dask worker --no-nanny`` on one host), or with
+   ``--dask-local`` a ``LocalCluster`` (nannies and scheduler in this process). CPU = user + system time
+   of every process involved while the replicates run: this one and the pool's reaped children, or this
+   one and the live scheduler and workers (psutil), printed per process. The cluster's start-up (its
+   processes import numpy, scipy and humaneval afresh) and its idle CPU per second of wall time are
+   reported apart: a cluster serving many runs pays the start-up once, and the idle cost (heartbeats,
+   event-loop ticks, monitors) is paid per second of wall time whatever the tasks do. Every process
+   reads the settings docs/simulation.md recommends (``humaneval.replicates.LEAN_DASK`` as environment
+   variables) unless ``--dask-defaults``. Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+
+   replicates.
 
     .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip sweep clmm] [--r-fits 1]
-        [--dask-trials 100]
+        [--dask-trials 100 [--dask-rounds 2] [--dask-local] [--dask-defaults]]
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ def main() -> None:
     args.add_argument("--r-fits", type=int, default=0, help="time this many R maximal fits (minutes each)")
     args.add_argument("--dask-trials", type=int, default=0, help="pool vs dask LocalCluster, N replicates")
     args.add_argument("--dask-defaults", action="store_true", help="dask's own settings, not LEAN_DASK")
+    args.add_argument("--dask-local", action="store_true", help="a LocalCluster (nannies) for the dask side")
+    args.add_argument("--dask-rounds", type=int, default=1, help="pool then dask, this many times")
     opts = args.parse_args()
     skip = set(opts.skip) | ({"sweep"} if opts.skip_sweep else set())
     if "sweep" not in skip:
@@ -79,67 +86,110 @@ def main() -> None:
     if "clmm" not in skip and clmm_available("native") and (opts.clmm_trials or opts.r_fits):
         clmm_benchmark(opts.clmm_trials, opts.r_fits)
     if opts.dask_trials:
-        dask_benchmark(opts.dask_trials, opts.dask_defaults)
+        dask_benchmark(opts.dask_trials, opts.dask_defaults, opts.dask_local, opts.dask_rounds)
 
 
-#: Worker profiler off (it samples the running task every 10 ms), event-loop ticks every 1 s instead of
-#: 20 ms, the system monitor every 2 s, no work stealing between equal batches (docs/simulation.md).
-LEAN_DASK = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.scheduler.work-stealing": False,
-}
+def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rounds: int = 1) -> None:
+    """The 20×5×3 maximal-CLMM point on a 2-process pool and on a 2-worker dask cluster, back to back.
 
-
-def dask_benchmark(trials: int, defaults: bool = False) -> None:
-    """The 20×5×3 maximal-CLMM point on a 2-process pool and on a 2-worker dask LocalCluster."""
+    CPU on both sides is user + system time of every process involved while the replicates run: on the
+    pool side this process and its reaped children, on the dask side this process (the client; with
+    ``local`` also the scheduler and the nannies) and its live children (the workers; without ``local``
+    also the scheduler). The cluster's start-up and its idle cost per second of wall time (measured
+    after the run) are reported apart.
+    """
     import dask
     import psutil
     from distributed import Client, LocalCluster
+    from distributed.deploy.subprocess import SubprocessCluster
 
+    from humaneval.replicates import dask_environment
+
+    if not defaults:  # the settings docs/simulation.md gives, as the environment every process reads
+        os.environ.update(dask_environment())
+        dask.config.refresh()
     model = default_model()
     me = psutil.Process()
 
-    def live_children() -> float:
-        total = 0.0
-        for child in me.children(recursive=True):
-            try:
-                times = child.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            total += times.user + times.system
-        return total
-
-    def own() -> float:
-        times = me.cpu_times()
+    def cpu(process: psutil.Process) -> float:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            return 0.0
         return times.user + times.system
 
-    load = os.getloadavg()[0]
-    cpu, start = _cpu_seconds(), time.perf_counter()
-    pool = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
-    pool_cpu, pool_wall = _cpu_seconds() - cpu, time.perf_counter() - start
-    start_cpu = own() + live_children()
-    if not defaults:  # the lean settings docs/simulation.md recommends for simulation clusters
-        dask.config.set(LEAN_DASK)
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    with cluster, Client(cluster) as client:
-        client.run(lambda: __import__("humaneval.simulate.experiment"))  # the workers' imports
-        startup = own() + live_children() - start_cpu
-        before, start = own() + live_children(), time.perf_counter()
-        address = cluster.scheduler_address
-        on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
-        dask_cpu, dask_wall = own() + live_children() - before, time.perf_counter() - start
-    same = pool.overall().equals(on_dask.overall())
-    extra, with_startup = dask_cpu / pool_cpu - 1, (dask_cpu + startup) / pool_cpu - 1
+    def split(processes: dict[str, psutil.Process]) -> dict[str, float]:
+        return {name: cpu(process) for name, process in processes.items()}
+
+    kind = "LocalCluster with nannies" if local else "SubprocessCluster, no nannies"
     print(
-        f"dask ({'default' if defaults else 'lean'} settings) vs pool, 20x5x3 maximal CLMM, "
-        f"{trials} replicates, 2 workers (load average {load:.1f} → "
-        f"{os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s wall, {pool_cpu:.1f} CPU-s | dask run "
-        f"{dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({100 * extra:+.0f} % vs the pool; target ≤ +10 %) | "
-        f"cluster start-up {startup:.1f} CPU-s (with it {100 * with_startup:+.0f} %) | same results: "
-        f"{'yes' if same else 'NO'}"
+        f"dask ({'default' if defaults else 'lean'} settings, {kind}) vs pool, 20x5x3 maximal CLMM, "
+        f"{trials} replicates, 2 workers, {rounds} round(s)"
     )
+    totals = {"pool": 0.0, "dask": 0.0, "pool wall": 0.0, "dask wall": 0.0, "start-up": 0.0, "idle": 0.0}
+    for round_ in range(1, rounds + 1):
+        load = os.getloadavg()[0]
+        before, start = _cpu_seconds(), time.perf_counter()
+        pool = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
+        pool_cpu, pool_wall = _cpu_seconds() - before, time.perf_counter() - start
+        before_startup = cpu(me) + sum(cpu(child) for child in me.children(recursive=True))
+        if local:
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        else:
+            cluster = SubprocessCluster(
+                n_workers=2, threads_per_worker=1, worker_class="distributed.Worker", dashboard_address=None
+            )
+        with cluster, Client(cluster) as client:
+            client.wait_for_workers(2)
+            address = cluster.scheduler_address
+            # the workers' imports, and the scheduler's: it unpickles the first tasks, which name
+            # humaneval's functions, so it imports humaneval once (as a process-pool child never does)
+            simulate(None, "6x5x2", ("ttest",), trials=2, seed=0, scheduler=address)
+            processes = {"client": me, **_dask_processes(me, client, local)}
+            startup = sum(split(processes).values()) - before_startup
+            before, start = split(processes), time.perf_counter()
+            on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
+            dask_wall = time.perf_counter() - start
+            used = {name: value - before[name] for name, value in split(processes).items()}
+            idle_start, idle_wall = split(processes), time.perf_counter()
+            time.sleep(10)
+            idle = sum(split(processes).values()) - sum(idle_start.values())
+            idle_rate = idle / (time.perf_counter() - idle_wall)
+        dask_cpu = sum(used.values())
+        same = pool.overall().equals(on_dask.overall())
+        parts = ", ".join(f"{name} {value:.1f}" for name, value in used.items())
+        print(
+            f"  round {round_} (load average {load:.1f} → {os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s "
+            f"wall, {pool_cpu:.1f} CPU-s | dask {dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({parts}), "
+            f"{100 * (dask_cpu / pool_cpu - 1):+.1f} % | idle cluster {1000 * idle_rate:.1f} ms CPU per s "
+            f"(× the run's wall = {idle_rate * dask_wall:.1f} CPU-s) | start-up {startup:.1f} CPU-s | "
+            f"same results: {'yes' if same else 'NO'}"
+        )
+        totals["pool"] += pool_cpu
+        totals["dask"] += dask_cpu
+        totals["pool wall"] += pool_wall
+        totals["dask wall"] += dask_wall
+        totals["start-up"] += startup / rounds
+        totals["idle"] += idle_rate * dask_wall
+    extra = totals["dask"] / totals["pool"] - 1
+    print(
+        f"  all rounds: pool {totals['pool']:.1f} CPU-s ({totals['pool wall']:.0f} s wall), dask "
+        f"{totals['dask']:.1f} CPU-s ({totals['dask wall']:.0f} s wall) = {100 * extra:+.1f} % vs the pool "
+        f"(target ≤ +10 %); of the difference, the idle cost × wall explains {totals['idle']:.1f} CPU-s; "
+        f"cluster start-up {totals['start-up']:.1f} CPU-s per cluster"
+    )
+
+
+def _dask_processes(me, client, local: bool) -> dict:
+    """The cluster's processes by role: the workers (by the pids they report) and, unless the scheduler
+    runs in this process (``local``), the scheduler."""
+    import psutil
+
+    pids = client.run(os.getpid)
+    processes = {f"worker {i + 1}": psutil.Process(pid) for i, pid in enumerate(sorted(pids.values()))}
+    if not local:
+        processes["scheduler"] = psutil.Process(client.run_on_scheduler(os.getpid))
+    return processes
 
 
 def sweep_benchmark(opts: argparse.Namespace) -> None:
