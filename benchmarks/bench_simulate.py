@@ -126,7 +126,7 @@ def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rou
         f"dask ({'default' if defaults else 'lean'} settings, {kind}) vs pool, 20x5x3 maximal CLMM, "
         f"{trials} replicates, 2 workers, {rounds} round(s)"
     )
-    totals = {"pool": 0.0, "dask": 0.0, "pool wall": 0.0, "dask wall": 0.0, "start-up": 0.0, "idle": 0.0}
+    totals = dict.fromkeys(("pool", "dask", "pool wall", "dask wall", "start-up", "idle", "tasks"), 0.0)
     for round_ in range(1, rounds + 1):
         load = os.getloadavg()[0]
         before, start = _cpu_seconds(), time.perf_counter()
@@ -145,12 +145,13 @@ def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rou
             # the workers' imports, and the scheduler's: it unpickles the first tasks, which name
             # humaneval's functions, so it imports humaneval once (as a process-pool child never does)
             simulate(None, "6x5x2", ("ttest",), trials=2, seed=0, scheduler=address)
-            processes = {"client": me, **_dask_processes(me, client, local)}
+            processes = {"client": me, **_dask_processes(client, local)}
             startup = sum(split(processes).values()) - before_startup
-            before, start = split(processes), time.perf_counter()
+            before, start, tasks = split(processes), time.perf_counter(), _task_cpu(client)
             on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
             dask_wall = time.perf_counter() - start
             used = {name: value - before[name] for name, value in split(processes).items()}
+            tasks = _task_cpu(client) - tasks
             idle_start, idle_wall = split(processes), time.perf_counter()
             time.sleep(10)
             idle = sum(split(processes).values()) - sum(idle_start.values())
@@ -160,27 +161,43 @@ def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rou
         parts = ", ".join(f"{name} {value:.1f}" for name, value in used.items())
         print(
             f"  round {round_} (load average {load:.1f} → {os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s "
-            f"wall, {pool_cpu:.1f} CPU-s | dask {dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({parts}), "
-            f"{100 * (dask_cpu / pool_cpu - 1):+.1f} % | idle cluster {1000 * idle_rate:.1f} ms CPU per s "
-            f"(× the run's wall = {idle_rate * dask_wall:.1f} CPU-s) | start-up {startup:.1f} CPU-s | "
-            f"same results: {'yes' if same else 'NO'}"
+            f"wall, {pool_cpu:.1f} CPU-s | dask {dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({parts}) = "
+            f"{100 * (dask_cpu / pool_cpu - 1):+.1f} % | dask outside the task threads "
+            f"{dask_cpu - tasks:.1f} CPU-s ({100 * (dask_cpu / tasks - 1):+.1f} % of their {tasks:.1f}) | "
+            f"idle cluster {1000 * idle_rate:.1f} ms CPU per s (× the run's wall: "
+            f"{idle_rate * dask_wall:.1f} CPU-s) | start-up {startup:.1f} CPU-s | "
+            f"same results: {'yes' if same else 'NO'}",
+            flush=True,
         )
-        totals["pool"] += pool_cpu
-        totals["dask"] += dask_cpu
-        totals["pool wall"] += pool_wall
-        totals["dask wall"] += dask_wall
+        for key, value in (("pool", pool_cpu), ("dask", dask_cpu), ("pool wall", pool_wall)):
+            totals[key] += value
+        for key, value in (("dask wall", dask_wall), ("idle", idle_rate * dask_wall), ("tasks", tasks)):
+            totals[key] += value
         totals["start-up"] += startup / rounds
-        totals["idle"] += idle_rate * dask_wall
-    extra = totals["dask"] / totals["pool"] - 1
+    outside = totals["dask"] - totals["tasks"]
     print(
         f"  all rounds: pool {totals['pool']:.1f} CPU-s ({totals['pool wall']:.0f} s wall), dask "
-        f"{totals['dask']:.1f} CPU-s ({totals['dask wall']:.0f} s wall) = {100 * extra:+.1f} % vs the pool "
-        f"(target ≤ +10 %); of the difference, the idle cost × wall explains {totals['idle']:.1f} CPU-s; "
-        f"cluster start-up {totals['start-up']:.1f} CPU-s per cluster"
+        f"{totals['dask']:.1f} CPU-s ({totals['dask wall']:.0f} s wall) = "
+        f"{100 * (totals['dask'] / totals['pool'] - 1):+.1f} % vs the pool (target ≤ +10 %) | dask outside "
+        f"the task threads {outside:.1f} CPU-s = {100 * outside / totals['tasks']:+.1f} % of their "
+        f"{totals['tasks']:.1f}, the idle cost × wall {totals['idle']:.1f} of it | start-up "
+        f"{totals['start-up']:.1f} CPU-s per cluster"
     )
 
 
-def _dask_processes(me, client, local: bool) -> dict:
+def _task_cpu(client) -> float:
+    """CPU seconds the workers' task threads spent in ``run_chunk`` so far (dask's own per-task metric)."""
+
+    wanted = ("run_chunk", "thread-cpu", "seconds")
+
+    def thread_cpu(dask_worker) -> float:
+        digests = dask_worker.digests_total.items()
+        return sum(v for k, v in digests if isinstance(k, tuple) and k[0] == "execute" and k[-3:] == wanted)
+
+    return sum(client.run(thread_cpu).values())
+
+
+def _dask_processes(client, local: bool) -> dict:
     """The cluster's processes by role: the workers (by the pids they report) and, unless the scheduler
     runs in this process (``local``), the scheduler."""
     import psutil
