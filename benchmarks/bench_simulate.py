@@ -198,14 +198,18 @@ def _task_cpu(client) -> float:
 
 
 def _dask_processes(client, local: bool) -> dict:
-    """The cluster's processes by role: the workers (by the pids they report) and, unless the scheduler
-    runs in this process (``local``), the scheduler."""
+    """The cluster's processes by role: the workers (by the pids they report), unless the scheduler runs
+    in this process (``local``) the scheduler, and any other live child of this process (e.g. a
+    multiprocessing helper), so that nothing the cluster runs goes uncounted."""
     import psutil
 
     pids = client.run(os.getpid)
     processes = {f"worker {i + 1}": psutil.Process(pid) for i, pid in enumerate(sorted(pids.values()))}
     if not local:
         processes["scheduler"] = psutil.Process(client.run_on_scheduler(os.getpid))
+    known = {process.pid for process in processes.values()}
+    others = [child for child in psutil.Process().children(recursive=True) if child.pid not in known]
+    processes.update({f"other {i + 1}": child for i, child in enumerate(others)})
     return processes
 
 
