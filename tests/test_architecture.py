@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -261,6 +262,7 @@ def test_the_shim_scan_flags_re_exports_but_not_real_homes(tmp_path):
 
 
 def test_the_package_never_imports_its_own_shims():
+    library_path = os.environ.get("LD_LIBRARY_PATH")
     offenders = {
         str(path.relative_to(PACKAGE.parent)): found
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -268,6 +270,9 @@ def test_the_package_never_imports_its_own_shims():
         if (found := _through_shims(path))
     }
     assert offenders == {}
+    # the scan imports no third-party module: rpy2.robjects would leave R's folders in LD_LIBRARY_PATH,
+    # and every later subprocess (a dask worker) would then fail to import ssl
+    assert os.environ.get("LD_LIBRARY_PATH") == library_path
 
 
 def test_warnings_point_at_the_callers_line():
