@@ -12,17 +12,22 @@
    1000 replicates in ≤ 2 minutes on 2 cores, i.e. ≥ 4.2 replicates per CPU-second. The R
    reference per replicate is one ``ordinal::clmm`` maximal fit (``--r-fits N`` times it here, wall
    and CPU; minutes each; ``--clmm-trials 0 --r-fits 1`` times R alone).
-3. ``--dask-trials N``: the same power point, N replicates, on a process pool of 2 workers and on a
-   dask ``LocalCluster`` of 2 single-threaded worker processes, same seed (results must be equal).
-   CPU = user + system time of every process involved: this one, the pool's reaped children, and
-   the live dask workers and nannies (psutil). The cluster's start-up (its processes import numpy,
-   scipy and humaneval afresh) is reported apart from the run: a cluster serving many runs pays
-   it once. The cluster runs with the lean settings docs/simulation.md recommends (``LEAN_DASK``:
-   no worker profiler, slow event-loop ticks, no work stealing) unless ``--dask-defaults``.
-   Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+ replicates.
+3. ``--dask-trials N``: the same power point, N replicates, on a process pool of 2 workers and then on
+   a dask cluster of 2 single-threaded worker processes, same seed (results must be equal), ``--dask-rounds``
+   times back to back. The cluster is a ``SubprocessCluster`` without nannies (scheduler and workers each
+   in its own process, as ``dask scheduler`` and ``dask worker --no-nanny`` on one host), or with
+   ``--dask-local`` a ``LocalCluster`` (nannies and scheduler in this process). CPU = user + system time
+   of every process involved while the replicates run: this one and the pool's reaped children, or this
+   one and the live scheduler and workers (psutil), printed per process. The cluster's start-up (its
+   processes import numpy, scipy and humaneval afresh) and its idle CPU per second of wall time are
+   reported apart: a cluster serving many runs pays the start-up once, and the idle cost (heartbeats,
+   event-loop ticks, monitors) is paid per second of wall time whatever the tasks do. Every process
+   reads the settings docs/simulation.md recommends (``humaneval.replicates.LEAN_DASK`` as environment
+   variables) unless ``--dask-defaults``. Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+
+   replicates.
 
     .venv/bin/python benchmarks/bench_simulate.py [--clmm-trials 1000] [--skip sweep clmm] [--r-fits 1]
-        [--dask-trials 100]
+        [--dask-trials 100 [--dask-rounds 2] [--dask-local] [--dask-defaults]]
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ def main() -> None:
     args.add_argument("--r-fits", type=int, default=0, help="time this many R maximal fits (minutes each)")
     args.add_argument("--dask-trials", type=int, default=0, help="pool vs dask LocalCluster, N replicates")
     args.add_argument("--dask-defaults", action="store_true", help="dask's own settings, not LEAN_DASK")
+    args.add_argument("--dask-local", action="store_true", help="a LocalCluster (nannies) for the dask side")
+    args.add_argument("--dask-rounds", type=int, default=1, help="pool then dask, this many times")
     opts = args.parse_args()
     skip = set(opts.skip) | ({"sweep"} if opts.skip_sweep else set())
     if "sweep" not in skip:
@@ -79,67 +86,131 @@ def main() -> None:
     if "clmm" not in skip and clmm_available("native") and (opts.clmm_trials or opts.r_fits):
         clmm_benchmark(opts.clmm_trials, opts.r_fits)
     if opts.dask_trials:
-        dask_benchmark(opts.dask_trials, opts.dask_defaults)
+        dask_benchmark(opts.dask_trials, opts.dask_defaults, opts.dask_local, opts.dask_rounds)
 
 
-#: Worker profiler off (it samples the running task every 10 ms), event-loop ticks every 1 s instead of
-#: 20 ms, the system monitor every 2 s, no work stealing between equal batches (docs/simulation.md).
-LEAN_DASK = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.scheduler.work-stealing": False,
-}
+def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rounds: int = 1) -> None:
+    """The 20×5×3 maximal-CLMM point on a 2-process pool and on a 2-worker dask cluster, back to back.
 
-
-def dask_benchmark(trials: int, defaults: bool = False) -> None:
-    """The 20×5×3 maximal-CLMM point on a 2-process pool and on a 2-worker dask LocalCluster."""
+    CPU on both sides is user + system time of every process involved while the replicates run: on the
+    pool side this process and its reaped children, on the dask side this process (the client; with
+    ``local`` also the scheduler and the nannies) and its live children (the workers; without ``local``
+    also the scheduler). The cluster's start-up and its idle cost per second of wall time (measured
+    after the run) are reported apart.
+    """
     import dask
     import psutil
     from distributed import Client, LocalCluster
+    from distributed.deploy.subprocess import SubprocessCluster
 
+    from humaneval.replicates import dask_environment
+
+    if not defaults:  # the settings docs/simulation.md gives, as the environment every process reads
+        os.environ.update(dask_environment())
+        dask.config.refresh()
     model = default_model()
     me = psutil.Process()
 
-    def live_children() -> float:
-        total = 0.0
-        for child in me.children(recursive=True):
-            try:
-                times = child.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            total += times.user + times.system
-        return total
-
-    def own() -> float:
-        times = me.cpu_times()
+    def cpu(process: psutil.Process) -> float:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            return 0.0
         return times.user + times.system
 
-    load = os.getloadavg()[0]
-    cpu, start = _cpu_seconds(), time.perf_counter()
-    pool = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
-    pool_cpu, pool_wall = _cpu_seconds() - cpu, time.perf_counter() - start
-    start_cpu = own() + live_children()
-    if not defaults:  # the lean settings docs/simulation.md recommends for simulation clusters
-        dask.config.set(LEAN_DASK)
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    with cluster, Client(cluster) as client:
-        client.run(lambda: __import__("humaneval.simulate.experiment"))  # the workers' imports
-        startup = own() + live_children() - start_cpu
-        before, start = own() + live_children(), time.perf_counter()
-        address = cluster.scheduler_address
-        on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
-        dask_cpu, dask_wall = own() + live_children() - before, time.perf_counter() - start
-    same = pool.overall().equals(on_dask.overall())
-    extra, with_startup = dask_cpu / pool_cpu - 1, (dask_cpu + startup) / pool_cpu - 1
+    def split(processes: dict[str, psutil.Process]) -> dict[str, float]:
+        return {name: cpu(process) for name, process in processes.items()}
+
+    kind = "LocalCluster with nannies" if local else "SubprocessCluster, no nannies"
     print(
-        f"dask ({'default' if defaults else 'lean'} settings) vs pool, 20x5x3 maximal CLMM, "
-        f"{trials} replicates, 2 workers (load average {load:.1f} → "
-        f"{os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s wall, {pool_cpu:.1f} CPU-s | dask run "
-        f"{dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({100 * extra:+.0f} % vs the pool; target ≤ +10 %) | "
-        f"cluster start-up {startup:.1f} CPU-s (with it {100 * with_startup:+.0f} %) | same results: "
-        f"{'yes' if same else 'NO'}"
+        f"dask ({'default' if defaults else 'lean'} settings, {kind}) vs pool, 20x5x3 maximal CLMM, "
+        f"{trials} replicates, 2 workers, {rounds} round(s)"
     )
+    totals = dict.fromkeys(("pool", "dask", "pool wall", "dask wall", "start-up", "idle", "tasks"), 0.0)
+    for round_ in range(1, rounds + 1):
+        load = os.getloadavg()[0]
+        before, start = _cpu_seconds(), time.perf_counter()
+        pool = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, workers=2)
+        pool_cpu, pool_wall = _cpu_seconds() - before, time.perf_counter() - start
+        before_startup = cpu(me) + sum(cpu(child) for child in me.children(recursive=True))
+        if local:
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        else:
+            cluster = SubprocessCluster(
+                n_workers=2, threads_per_worker=1, worker_class="distributed.Worker", dashboard_address=None
+            )
+        with cluster, Client(cluster) as client:
+            client.wait_for_workers(2)
+            address = cluster.scheduler_address
+            # the workers' imports, and the scheduler's: it unpickles the first tasks, which name
+            # humaneval's functions, so it imports humaneval once (as a process-pool child never does)
+            simulate(None, "6x5x2", ("ttest",), trials=2, seed=0, scheduler=address)
+            processes = {"client": me, **_dask_processes(client, local)}
+            startup = sum(split(processes).values()) - before_startup
+            before, start, tasks = split(processes), time.perf_counter(), _task_cpu(client)
+            on_dask = simulate(model, "20x5x3", ("clmm",), trials=trials, seed=1, scheduler=address)
+            dask_wall = time.perf_counter() - start
+            used = {name: value - before[name] for name, value in split(processes).items()}
+            tasks = _task_cpu(client) - tasks
+            idle_start, idle_wall = split(processes), time.perf_counter()
+            time.sleep(10)
+            idle = sum(split(processes).values()) - sum(idle_start.values())
+            idle_rate = idle / (time.perf_counter() - idle_wall)
+        dask_cpu = sum(used.values())
+        same = pool.overall().equals(on_dask.overall())
+        parts = ", ".join(f"{name} {value:.1f}" for name, value in used.items())
+        print(
+            f"  round {round_} (load average {load:.1f} → {os.getloadavg()[0]:.1f}): pool {pool_wall:.1f} s "
+            f"wall, {pool_cpu:.1f} CPU-s | dask {dask_wall:.1f} s wall, {dask_cpu:.1f} CPU-s ({parts}) = "
+            f"{100 * (dask_cpu / pool_cpu - 1):+.1f} % | dask outside the task threads "
+            f"{dask_cpu - tasks:.1f} CPU-s ({100 * (dask_cpu / tasks - 1):+.1f} % of their {tasks:.1f}) | "
+            f"idle cluster {1000 * idle_rate:.1f} ms CPU per s (× the run's wall: "
+            f"{idle_rate * dask_wall:.1f} CPU-s) | start-up {startup:.1f} CPU-s | "
+            f"same results: {'yes' if same else 'NO'}",
+            flush=True,
+        )
+        for key, value in (("pool", pool_cpu), ("dask", dask_cpu), ("pool wall", pool_wall)):
+            totals[key] += value
+        for key, value in (("dask wall", dask_wall), ("idle", idle_rate * dask_wall), ("tasks", tasks)):
+            totals[key] += value
+        totals["start-up"] += startup / rounds
+    outside = totals["dask"] - totals["tasks"]
+    print(
+        f"  all rounds: pool {totals['pool']:.1f} CPU-s ({totals['pool wall']:.0f} s wall), dask "
+        f"{totals['dask']:.1f} CPU-s ({totals['dask wall']:.0f} s wall) = "
+        f"{100 * (totals['dask'] / totals['pool'] - 1):+.1f} % vs the pool (target ≤ +10 %) | dask outside "
+        f"the task threads {outside:.1f} CPU-s = {100 * outside / totals['tasks']:+.1f} % of their "
+        f"{totals['tasks']:.1f}, the idle cost × wall {totals['idle']:.1f} of it | start-up "
+        f"{totals['start-up']:.1f} CPU-s per cluster"
+    )
+
+
+def _task_cpu(client) -> float:
+    """CPU seconds the workers' task threads spent in ``run_chunk`` so far (dask's own per-task metric)."""
+
+    wanted = ("run_chunk", "thread-cpu", "seconds")
+
+    def thread_cpu(dask_worker) -> float:
+        digests = dask_worker.digests_total.items()
+        return sum(v for k, v in digests if isinstance(k, tuple) and k[0] == "execute" and k[-3:] == wanted)
+
+    return sum(client.run(thread_cpu).values())
+
+
+def _dask_processes(client, local: bool) -> dict:
+    """The cluster's processes by role: the workers (by the pids they report), unless the scheduler runs
+    in this process (``local``) the scheduler, and any other live child of this process (e.g. a
+    multiprocessing helper), so that nothing the cluster runs goes uncounted."""
+    import psutil
+
+    pids = client.run(os.getpid)
+    processes = {f"worker {i + 1}": psutil.Process(pid) for i, pid in enumerate(sorted(pids.values()))}
+    if not local:
+        processes["scheduler"] = psutil.Process(client.run_on_scheduler(os.getpid))
+    known = {process.pid for process in processes.values()}
+    others = [child for child in psutil.Process().children(recursive=True) if child.pid not in known]
+    processes.update({f"other {i + 1}": child for i, child in enumerate(others)})
+    return processes
 
 
 def sweep_benchmark(opts: argparse.Namespace) -> None:

@@ -46,7 +46,7 @@ from humaneval.collect import parse_mturk_results
 from humaneval.collect.mturk import results_row
 from humaneval.design import Design, DesignSpec, generate_design
 from humaneval.design.criteria import Criterion, question_field
-from humaneval.errors import OptionError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.forms import get_preset, placeholder_texts, write_forms
 from humaneval.forms.write import form_preset
 from humaneval.methods import get_method
@@ -163,6 +163,8 @@ def run_demo(
     say("[4/5] ratings: results parsed against the design and validated")
     parsed = parse_mturk_results(results, design, salt=f"humaneval-demo-{seed}")
     ratings = parsed.ratings
+    if ratings is None:
+        raise RatingsError("the simulated MTurk results parsed to no ratings")
     files["ratings"] = ratings.write(out / "ratings.csv")
     say(f"      {len(ratings.data)} rows → {files['ratings']}")
     analysis = "comparative models" if method.is_comparative else f"{settings.engine} CLMM engine"
@@ -253,7 +255,8 @@ def simulate_annotators(
             sampled["score"],
             strict=True,
         ):
-            score[(*key, m)] = int(value)
+            cell = (*key, m)  # not score[*key, m]: Python 3.11 syntax to mypy
+            score[cell] = int(value)
     if len(criteria) > 1:
         _add_halo(score, criteria, rng)
     slots = sorted(design.table["annotator_slot"].unique())
@@ -303,4 +306,5 @@ def _add_halo(score: dict[tuple, int], criteria: tuple[Criterion, ...], rng: np.
         for m in range(1, len(criteria)):
             if rng.random() < halo[annotator]:
                 points = criteria[m].points
-                score[(*key[:3], m)] = round(1 + (score[key] - 1) * (points - 1) / (first - 1))
+                cell = (*key[:3], m)
+                score[cell] = round(1 + (score[key] - 1) * (points - 1) / (first - 1))

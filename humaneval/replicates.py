@@ -37,6 +37,38 @@ _DIGEST = "digest"
 ReplicateFn = Callable[[Any, int], Record]
 
 
+#: dask.distributed settings for a cluster that runs replicates (docs/simulation.md, "Running on several
+#: machines"; environment variables from :func:`dask_environment`). dask's defaults suit interactive
+#: analytics: each worker samples its running task every 10 ms, every process checks its event loop every
+#: 20 ms and its host every 0.5 s, workers and nannies check memory every 0.1 s, and the scheduler steals
+#: work and runs the active memory manager. A replicate batch is long, CPU-bound and holds little memory,
+#: so these are turned off or down; what remains (heartbeats, which dask schedules itself) costs a
+#: 2-worker cluster about 13 ms of CPU per second of wall time (benchmarks/RESULTS.md).
+LEAN_DASK: dict[str, object] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "2s",
+    "distributed.scheduler.work-stealing": False,
+    "distributed.scheduler.active-memory-manager.start": False,
+}
+
+
+def dask_environment(settings: dict[str, object] | None = None) -> dict[str, str]:
+    """``settings`` (default :data:`LEAN_DASK`) as the environment variables dask reads at start-up.
+
+    Examples
+    --------
+    >>> dask_environment({"distributed.admin.tick.interval": "1s"})
+    {'DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL': '1s'}
+    """
+    settings = LEAN_DASK if settings is None else settings
+    return {
+        "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+        for key, value in settings.items()
+    }
+
+
 #: Most replicates one command-line run takes unless ``--force`` lifts the ceiling: 100,000 studies give
 #: a Monte-Carlo SE of ±0.13 percentage points for a power near 0.8, far below any planning need.
 MAX_TRIALS = 100_000

@@ -159,3 +159,12 @@ def test_analyze_states_its_cautions_for_api_users(likert):
     assert text.splitlines()[0] == "ttest test, aggregate=document"
     assert "contrasts (adjust = holm; positive = first system better)" in text
     assert repr(result).startswith("<Analysis ttest: 5 systems, 10 contrasts (")
+
+
+@pytest.mark.parametrize("test", [paired_ttest, wilcoxon_test])
+def test_pairwise_tests_refuse_tukey_called_directly(test):
+    # only classic_test refused it; called directly they crashed comparing None with an int
+    from humaneval.datasets import wine_ratings
+
+    with pytest.raises(OptionError, match="Tukey adjustment applies to the CLMM and the ANOVA"):
+        test(wine_ratings(), adjust="tukey")

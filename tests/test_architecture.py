@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -222,6 +223,10 @@ def _through_shims(path: Path) -> list[str]:
         if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
             continue
         module = node.module
+        if module.split(".")[0] != "humaneval":
+            # shims are the package's own; importing e.g. rpy2.robjects here would embed R and
+            # leave R's folders in LD_LIBRARY_PATH for every later subprocess (dask workers)
+            continue
         if module in SHIM_MODULES:
             found.append(module)
             continue
@@ -257,6 +262,7 @@ def test_the_shim_scan_flags_re_exports_but_not_real_homes(tmp_path):
 
 
 def test_the_package_never_imports_its_own_shims():
+    library_path = os.environ.get("LD_LIBRARY_PATH")
     offenders = {
         str(path.relative_to(PACKAGE.parent)): found
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -264,6 +270,9 @@ def test_the_package_never_imports_its_own_shims():
         if (found := _through_shims(path))
     }
     assert offenders == {}
+    # the scan imports no third-party module: rpy2.robjects would leave R's folders in LD_LIBRARY_PATH,
+    # and every later subprocess (a dask worker) would then fail to import ssl
+    assert os.environ.get("LD_LIBRARY_PATH") == library_path
 
 
 def test_warnings_point_at_the_callers_line():

@@ -57,12 +57,12 @@ def test_simulated_probit_intercepts_match_live_r():
 
 
 def test_adaptive_quadrature_matches_live_r_nagq():
+    from humaneval.analysis.rbridge import r_available
+
+    assert r_available()  # first: it starts R without leaving R's folders in LD_LIBRARY_PATH
     import rpy2.robjects as ro
     from rpy2.robjects.vectors import IntVector, StrVector
 
-    from humaneval.analysis.rbridge import r_available
-
-    assert r_available()
     fit_r_agq = ro.r(
         """function(y, K, s, S, g, n) {
         d <- data.frame(y = factor(y, levels = 0:(K - 1), ordered = TRUE),

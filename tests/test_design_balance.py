@@ -190,3 +190,10 @@ def test_latin_rows_and_rank_position_balance() -> None:
 def test_bws_pool_too_small_is_an_error() -> None:
     with pytest.raises(DesignError, match="tuple_size < N"):
         bws_tuples(4, 4, rng=np.random.default_rng(0))
+
+
+def test_bws_tuples_need_an_iteration_when_searching():
+    # iterations=0 returned None instead of tuples; complete enumeration needs no search
+    with pytest.raises(DesignError, match="iterations ≥ 1"):
+        bws_tuples(10, 4, 2.0, iterations=0, rng=np.random.default_rng(0))
+    assert bws_tuples(5, 4, 2.0, iterations=0, rng=np.random.default_rng(0)).shape == (10, 4)

@@ -374,3 +374,22 @@ def test_design_costed_for_prolific_but_formed_for_mturk_warns(tmp_path):
         main, ["forms", str(paths["manifest"]), "--placeholder-texts", "--platform", "mturk", "--out", out]
     )
     assert result.exit_code == 0 and "  warning: the design was costed for prolific" in result.output
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"summaries": ["a", "b"]}, {"documents": "d1"}, {"fillers": 3}],
+)
+def test_texts_json_of_the_wrong_shape_is_one_design_error(data):
+    # a list or a string where texts.json holds a mapping was a bare ValueError / TypeError
+    from humaneval.forms.texts import texts_from_json
+
+    with pytest.raises(DesignError, match="must map names to texts"):
+        texts_from_json(data)
+
+
+def test_texts_json_fillers_may_be_a_list():
+    from humaneval.forms.texts import texts_from_json
+
+    texts = texts_from_json({"summaries": {"d1|A": "text"}, "fillers": ["one", "two"]})
+    assert texts.fillers == {"0": "one", "1": "two"} and texts.summaries == {("d1", "A"): "text"}

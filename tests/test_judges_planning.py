@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
+from humaneval.design.judged import choose_documents
 from humaneval.errors import DesignError, OptionError
 from humaneval.judges import from_ratings, load_annotations
 from humaneval.judges.alttest import alt_test
@@ -102,10 +103,8 @@ def test_calibration_subset_takes_whole_documents_across_the_judge_range(tmp_pat
             "-m",
             "humaneval",
             "design",
-            "--calibration",
+            "--judge-scores",
             str(tmp_path / "pool.csv"),
-            "--documents",
-            "30",
             "--calibration-items",
             "40",
             "--docs-per-block",
@@ -122,6 +121,29 @@ def test_calibration_subset_takes_whole_documents_across_the_judge_range(tmp_pat
     design = pd.read_csv(tmp_path / "d.csv")
     assert set(design["document"].dropna().astype(str)) - {""} <= set(result["calibration"]["documents"])
     assert result["calibration"]["n_items"] == 40
+    picks = pd.read_csv(tmp_path / "d.probabilities.csv")
+    assert sorted(picks.loc[picks["selected"], "document"]) == result["calibration"]["documents"]
+
+
+def test_calibration_and_the_judge_informed_design_choose_the_same_documents():
+    """One pool, one seed, one draw: 40 items of 4 systems are the 10 documents that
+    ``choose_documents(..., 10, strategy="stratified")`` picks, and each stratum gets its share."""
+    frame = pool()
+    plan = plan_calibration(frame, 40, seed=7)
+    picks = choose_documents(frame, 10, strategy="stratified", seed=7)
+    assert list(plan.documents) == sorted(picks.loc[picks["selected"], "document"])
+    assert plan.probabilities.equals(picks)
+    assert plan.items.groupby("stratum")["document"].nunique().tolist() == [2, 2, 2, 2, 2]
+    assert plan_calibration(load_ratings(frame), 40, seed=7).documents == plan.documents
+
+
+def test_calibration_items_needs_a_judge_scored_pool():
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+
+    result = CliRunner().invoke(main, ["design", "--calibration-items", "40", "--out", "d.csv"])
+    assert result.exit_code == 2 and "--calibration-items needs --judge-scores" in result.output
 
 
 # -- bias audit ------------------------------------------------------------------------------------

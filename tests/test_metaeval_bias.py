@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from humaneval.errors import OptionError
 from humaneval.metaeval import align, pairwise_accuracy, read_scores
 from humaneval.metaeval.bias import bias_matrix, plot_bias_matrix
 from humaneval.metaeval.binned import assign_bins, binned_agreement, normalise_scores
@@ -158,3 +159,9 @@ def test_capitalisation_probe_counts_uppercase_by_key():
     probe = capitalisation_probe(texts, ["A", "B"], ["d1", "d2"])
     np.testing.assert_array_equal(probe[:, 0], [5, 0])
     assert probe[0, 1] == 3 and np.isnan(probe[1, 1])
+
+
+def test_plot_bias_matrix_refuses_an_empty_mapping():
+    # was a ZeroDivisionError from the grid layout
+    with pytest.raises(OptionError, match="no bias matrix"):
+        plot_bias_matrix({})

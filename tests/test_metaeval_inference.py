@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from humaneval.errors import OptionError
 from humaneval.metaeval import align, read_scores
 from humaneval.metaeval.bootstrap import bootstrap, draw_counts, level_samples, resample_indices
 from humaneval.metaeval.levels import measure
@@ -357,3 +358,18 @@ def test_sorted_counts_equal_the_direct_pair_count(block):
         (np.sign(h[:, None] - h[None]) * np.sign(x[:, None] - x[None])).sum() for x in np.where(z, b, a)
     ]
     np.testing.assert_array_equal(form(zt), expected)
+
+
+def test_per_system_intervals_normalise_the_coefficient():
+    # A coefficient alias reached the kernel unnormalised (KeyError 'value') and a callable
+    # crashed on str.startswith; the alias now equals its canonical name, a callable is refused.
+    rng = np.random.default_rng(0)
+    H, P = rng.integers(1, 6, (3, 8)).astype(float), rng.random((3, 8))
+    by_alias = per_system_intervals(H, P, coefficient="tau_b", n_resamples=20, seed=1)
+    by_name = per_system_intervals(H, P, coefficient="kendall", n_resamples=20, seed=1)
+    assert by_alias.equals(by_name)
+    _, cols = resample_indices(3, 8, "documents", 20, seed=1)
+    ref = [stats.kendalltau(H[0, c], P[0, c]).statistic for c in cols]
+    assert by_alias["ci_low"].iloc[0] == pytest.approx(np.nanquantile(ref, 0.025), abs=1e-12)
+    with pytest.raises(OptionError, match="named coefficient"):
+        per_system_intervals(H, P, coefficient=lambda x, y: 0.0, n_resamples=20, seed=1)

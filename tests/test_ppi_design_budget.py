@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from scipy import stats
 
 from humaneval.cli import main
+from humaneval.design.judged import choose_documents
 from humaneval.errors import DesignError, OptionError
 from humaneval.ppi import ipw_mean, ppi_systems
 from humaneval.ppi.budget import ppi_budget
-from humaneval.ppi.design import choose_documents
 from humaneval.ppi.simulate import judged_study
 
 REFERENCE = json.loads((Path(__file__).parent / "ppi_reference" / "reference.json").read_text())
@@ -165,7 +165,8 @@ def test_budget_cli_and_bad_options():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["design", "--documents", "x.csv"], "with --judge-scores, --documents is how many documents"),
+        (["design", "--documents", "x.csv"], "with --judge-scores, give how many documents the humans rate"),
+        (["design", "--documents", "20", "--calibration-items", "40"], "or as --calibration-items"),
         (["design", "--documents", "500"], "cannot give the humans 500 of the 200 documents"),
         (["budget", "--judge-correlation", "1", "--sd", "1", "--target-width", "0.3"], "--judge-correlation"),
         (["budget", "--judge-correlation", "0.5", "--sd", "1", "--target", "0.8"], "positive --effect"),

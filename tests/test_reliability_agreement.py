@@ -87,3 +87,12 @@ def test_weighted_kappa_weights_by_category_values_with_gaps():
         assert cohen_kappa(a, b, weights=weights) == pytest.approx(1 - observed / expected, abs=1e-12)
     with pytest.warns(ReliabilityWarning, match="chance agreement is 1"):
         assert np.isnan(cohen_kappa([3, 3, 3], [3, 3, 3]))
+
+
+def test_numeric_ratings_with_label_categories_get_one_clear_error():
+    # was a bare ValueError from float('low')
+    with pytest.raises(RatingsError, match=r"categories .* are not; give numeric categories"):
+        two_coder_agreement([1, 2, 3], [1, 2, 2], categories=["low", "mid", "high"])
+    # numeric categories given as strings still count as numbers: κ = (2/3 − 1/3) / (1 − 1/3) = 0.5
+    kappa = two_coder_agreement([1, 2, 3], [1, 2, 2], categories=["1", "2", "3", "4"]).cohen_kappa
+    assert kappa == pytest.approx(0.5)

@@ -317,3 +317,40 @@ def test_bad_inputs_are_one_line_errors(tmp_path, likert_path):
         result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
         assert result.exit_code == 2
         assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+
+
+def test_reliability_caution_without_a_recorded_reason():
+    # a criterion with neither a reliability report nor its error crashed on None.rstrip
+    from types import SimpleNamespace
+
+    from humaneval.report.cautions import _reliability_cautions
+
+    part = SimpleNamespace(reliability=None, agreement=None, reliability_error=None)
+    assert [c.text for c in _reliability_cautions(part)] == ["Reliability was not computed."]
+    part.reliability_error = "too few annotators."
+    assert [c.text for c in _reliability_cautions(part)] == [
+        "Reliability was not computed: too few annotators."
+    ]
+
+
+def test_pairwise_table_with_a_judge_reports_without_ppi_system_means(tmp_path):
+    # analyze_ppi gives Bradley–Terry strengths for a pairwise table; the report took them for
+    # system means and crashed writing the PPI section (AttributeError: human_estimate)
+    from humaneval.report.build import ReportSettings, build_report
+    from humaneval.report.render import write_report
+
+    rng = np.random.default_rng(0)
+    systems = ["A", "B", "C"]
+    rows = []
+    for d in range(30):
+        for i, a in enumerate(systems):
+            for b in systems[i + 1 :]:
+                for annotator in ("h1", "h2") if d < 12 else ():
+                    rows.append((annotator, f"d{d}", a, b, float(rng.random() < 0.6)))
+                rows.append(("j", f"d{d}", a, b, float(rng.random() < 0.6)))
+    frame = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score"])
+    settings = ReportSettings(n_resamples=1000, n_splits=10, power_trials=0, mean_resamples=100)
+    report = build_report(load_ratings(frame, judges="j"), settings=settings)
+    assert report.ppi == ()
+    assert any("judge j are Bradley–Terry strengths" in note for note in report.notes)
+    assert (tmp_path / "out" / "index.html") == write_report(report, tmp_path / "out")["html"]

@@ -205,6 +205,24 @@ def test_budget_planner_picks_the_cheapest_design_reaching_the_target(tmp_path):
     assert json.dumps(plan.to_dict())
 
 
+def test_lean_dask_settings_are_the_documented_environment():
+    """docs/simulation.md's export line is LEAN_DASK as environment variables, and dask reads those
+    variables back as exactly these settings."""
+    from pathlib import Path
+
+    config = pytest.importorskip("dask.config")
+    from humaneval.replicates import LEAN_DASK, dask_environment
+
+    env = dask_environment()
+    assert len(env) == len(LEAN_DASK) == 6
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "simulation.md").read_text(encoding="utf-8")
+    for name, value in env.items():
+        assert f"{name}={value}" in docs
+    collected = config.collect_env(env)
+    for key, value in LEAN_DASK.items():
+        assert config.get(key, config=collected) == value
+
+
 def test_dask_tasks_batch_replicates_in_order():
     from humaneval.replicates import _batches
 

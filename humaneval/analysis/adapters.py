@@ -20,9 +20,9 @@ methods that use it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import Field, dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,9 @@ class SystemAnalysis(Protocol):
     ``letters``), ``contrasts`` one row per pair (``system_a``, ``system_b``, ``estimate``, ``se``,
     ``statistic``, ``p_unadj``, ``p_adj``, ``ci_low``, ``ci_high``, ``better``).
     """
+
+    #: Every analysis is a dataclass: adjusted copies are made with ``dataclasses.replace``.
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     @property
     def test(self) -> str: ...

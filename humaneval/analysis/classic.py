@@ -466,6 +466,10 @@ def _finish(
     check_adjust(adjust)
     table = pd.DataFrame(rows)
     if adjust == "tukey":
+        if n_means is None:
+            raise OptionError(
+                f"the Tukey adjustment applies to the CLMM and the ANOVA, not to {test}; use holm"
+            )
         table["p_adj"] = tukey_p(table["statistic"], n_means, table["df"].to_numpy(dtype=float))
     else:
         table["p_adj"] = adjust_pvalues(table["p_unadj"].to_numpy(dtype=float), adjust)

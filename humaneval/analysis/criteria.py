@@ -98,7 +98,7 @@ def analyze_criteria(
     ratings: Ratings | pd.DataFrame,
     test: str = "clmm",
     *,
-    criteria: Sequence[str] | None = None,
+    criteria: Sequence[str | None] | None = None,
     adjust_across_criteria: str | None = None,
     alpha: float = 0.05,
     **options: Any,
@@ -161,7 +161,7 @@ def analyze_criteria(
     joint = _joint_options(table, test, names, alpha, options)
     if joint is not None:  # several Likert criteria: the joint model, fitted once
         parts = joint_analyses(table, joint)
-        analyses = [parts[name] for name in names]
+        analyses: list[SystemAnalysis] = [parts[name] for name in names]
     else:
         analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
     if adjust_across_criteria is not None:

@@ -77,7 +77,7 @@ def fit_formula(
     link: str = "logit",
     threshold: str = "flexible",
     reference: dict[str, str] | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
     **options: Any,
 ) -> FitResult:
     """Fit ``formula`` to any data frame with the native engine, R, or both.
@@ -103,7 +103,7 @@ def fit_formula(
         The threshold structure.
     reference : dict, optional
         Reference level per factor column.
-    progress : bool
+    progress : bool or callable
         %(r_progress)s
     **options
         Passed to the native engine.
@@ -148,7 +148,7 @@ def fit_formula(
     if engine in ("r", "both"):
         from humaneval.clmm.rbridge import fit_r_spec
 
-        fits["r"] = fit_r_spec(spec, link, progress=progress)
+        fits["r"] = fit_r_spec(spec, link, progress=bool(progress))
     result = fits["native"] if "native" in fits else fits["r"]
     if len(fits) == 2:
         result = replace(result, engine_comparison=engine_differences(fits["native"], fits["r"]))

@@ -36,7 +36,7 @@ def joint_applies(ratings: Ratings, kind: str) -> bool:
     return get_method(kind).rates_items and len(ratings.criteria) > 1
 
 
-def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> dict[str, Analysis]:
+def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> dict[str | None, Analysis]:
     """The joint model of every criterion, fitted once, as one :class:`Analysis` per criterion.
 
     Parameters
@@ -92,6 +92,7 @@ def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> 
     if caution is not None:
         warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
     emms, contrasts = joint.emms, joint.contrasts
+    assert emms is not None  # emm="system" gives them
     out = {}
     for name in table.criteria:
         mine = contrasts[contrasts["criterion"] == name].drop(columns="criterion").reset_index(drop=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,7 @@ from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import FitResult
+from humaneval.clmm.spec import ClmmSpec
 from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
@@ -61,10 +63,10 @@ class Analysis:
     fit: FitResult | None = None
     independent: bool = True
     criterion: str | None = None
-    extra: dict[str, object] | None = None
+    extra: Mapping[str, object] | None = None
     emms: pd.DataFrame | None = None
-    lr_test: dict[str, object] | None = None
-    omnibus: dict[str, object] | None = None
+    lr_test: Mapping[str, object] | None = None
+    omnibus: Mapping[str, object] | None = None
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
     kind: str | None = None
@@ -150,9 +152,12 @@ class Analysis:
     def _emm_lines(self) -> list[str]:
         """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
         emms = self.emms
+        if emms is None:
+            return []
         factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
         lines = []
-        categories = (self.extra or {}).get("categories") or {}
+        found = (self.extra or {}).get("categories")
+        categories = found if isinstance(found, dict) else {}
         used = categories.get("used") or []
         same = "expected" in set(emms["mode"]) and used == list(range(1, len(used) + 1))
         for mode, part in emms.groupby("mode", sort=False):
@@ -501,7 +506,7 @@ def bradley_terry(
     adjust: str | None = None,
     n_resamples: int = 1000,
     seed: int | np.random.Generator | None = 1,
-    **options: object,
+    **options: Any,
 ) -> ComparativeAnalysis:
     """Bradley–Terry strengths of pairwise judgements through
     :func:`humaneval.comparative.analyze_comparative` (``kind`` ``pairwise``; other ``options`` are
@@ -564,7 +569,7 @@ def bradley_terry(
         adjust=adjust,
         n_resamples=n_resamples,
         seed=seed,
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
@@ -583,9 +588,10 @@ def _analyze_formula(
     emm: str | None,
     by: str | None,
     compare: str | None,
-    progress: bool,
+    progress: bool | Callable[[str], None],
 ) -> Analysis:
     """The CLMM of any formula (or of a named structure, for --emmeans/--compare) with EMMs."""
+    frame: pd.DataFrame
     if _plain(ratings):
         if formula is None:
             raise ModelSpecError("a table without annotator and system columns needs --formula")
@@ -629,7 +635,7 @@ def _analyze_formula(
         omnibus = wald_omnibus(fit, factor)
         if by is None:
             est = latent.set_index(factor)["emmean"]
-            column = fit.spec.response if fit.spec is not None else None
+            column = fit.spec.response if isinstance(fit.spec, ClmmSpec) else None
             if column in frame and factor in frame:
                 means = (
                     pd.to_numeric(frame[column], errors="coerce").groupby(frame[factor].astype(str)).mean()
@@ -653,7 +659,7 @@ def _analyze_formula(
         test="clmm",
         aggregate=None,
         adjust=adjust,
-        response=response or (fit.spec.response if fit.spec is not None else "response"),
+        response=response or (fit.spec.response if isinstance(fit.spec, ClmmSpec) else "response"),
         systems=groups if groups is not None else pd.DataFrame(),
         contrasts=contrasts,
         fit=fit,

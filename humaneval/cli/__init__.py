@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -75,6 +77,7 @@ class _Group(click.Group):
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
         rows = []
+        command: click.Command | None
         for name in names:
             if name in COMMANDS:
                 command = click.Command(name, help=COMMANDS[name])
@@ -107,13 +110,20 @@ class _Group(click.Group):
             click.echo(line, err=True)
             sys.exit(2)
 
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ):
         """Click's main, with usage errors (normally three lines) printed as one line, exit code 2.
         (The CLI's checks load only when a command runs or fails: ``--help`` needs none of them.)"""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
             from humaneval.cli._checks import usage_error_line
 

@@ -11,7 +11,7 @@ import click
 
 from humaneval.cli._checks import check_preset
 from humaneval.errors import RatingsError
-from humaneval.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, RESPONSES, Ratings, load_ratings
+from humaneval.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, RESPONSES, Ratings, Response, load_ratings
 from humaneval.serialization import jsonable
 
 CANONICAL = ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS
@@ -51,7 +51,7 @@ def ratings_options(func: Callable) -> Callable:
 
 def load_from_options(
     path: str,
-    response: str | None,
+    response: Response | None,
     scale: str | None,
     allow_ties: bool,
     continuous: bool,

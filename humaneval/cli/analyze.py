@@ -172,6 +172,7 @@ def command(
     if size >= READ_NOTICE_BYTES:
         click.echo(f"reading {ratings} ({size / 2**20:.0f} MiB)", err=True)
     table = _load(ratings, formula, options)
+    criteria: list[str | None]
     if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):
         criteria = [None]
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, Ou
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli._judge_budget import JUDGE_OPTIONS, judge_options, run_judge_budget
 from humaneval.simulate.procedures import TESTS
+
+if TYPE_CHECKING:
+    from humaneval.model import OrdinalModel
 
 
 def ints(text: str) -> tuple[int, ...]:
@@ -191,7 +195,8 @@ def run_budget(
     """Screen the grid with :func:`~humaneval.simulate.budget.plan_budget` and print or write the plan."""
     from humaneval.simulate.budget import CostModel, design_costs, plan_budget
 
-    model, notes = model_path, ()
+    model: OrdinalModel | str | None = model_path
+    notes: tuple[str, ...] = ()
     if any(v is not None for v in (design, pilot, effect, effect_points)):
         from humaneval.simulate.study import plan_study
 

@@ -7,6 +7,7 @@ A click group with one subcommand per platform: ``mturk`` (batch results CSV) an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -202,7 +203,12 @@ def prolific(
 )
 @json_option
 def summeval(
-    annotations: str, out: str, group: str, criteria: str | None, unique_turkers: bool, as_json: bool
+    annotations: str,
+    out: str,
+    group: Literal["expert", "turker", "both"],
+    criteria: str | None,
+    unique_turkers: bool,
+    as_json: bool,
 ) -> None:
     """Convert SummEval's model_annotations.aligned.jsonl into a ratings table (with its 1-5 scales)."""
     from humaneval.collect.summeval import load_summeval

@@ -56,7 +56,9 @@ def command(out: str, seed: int, engine: str, criteria: str | None, method: str)
     for part in result.report.criteria:
         fit = part.analysis.fit
         model = (
-            fit.structure
+            part.analysis.test
+            if fit is None
+            else fit.structure
             if hasattr(fit, "inference")
             else f"CLMM: {fit.structure} model, {fit.engine} engine"
         )

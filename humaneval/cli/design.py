@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
 from humaneval.currency import currency_code
+from humaneval.design.judged import STRATEGIES as JUDGED_STRATEGIES
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
-from humaneval.errors import DesignError
+from humaneval.errors import DesignError, OptionError
 from humaneval.methods import METHODS
 from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
-from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
+
+if TYPE_CHECKING:
+    from humaneval.judges.planning import CalibrationPlan
 
 
 @click.command()
@@ -99,28 +103,29 @@ from humaneval.ppi.design import STRATEGIES as PPI_STRATEGIES
     "--judge-scores",
     type=InputFile(),
     default=None,
-    help="A judge's scores of the pool (document, system, score): the humans get --documents documents "
-    "chosen by --choose, with <out>.probabilities.csv for humaneval ppi (docs/ppi.md).",
+    help="A judge's scores of the pool (document, system, score, or a ratings table of judge rows): "
+    "the humans rate the documents chosen by --choose, --documents N of them or as many as hold "
+    "--calibration-items summaries; <out>.probabilities.csv goes beside the design "
+    "(docs/ppi.md, docs/judges.md).",
 )
-@click.option("--choose", type=click.Choice(PPI_STRATEGIES), default="random", show_default=True)
-@click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
-@click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
-@click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
-@click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
 @click.option(
-    "--calibration",
-    type=InputFile(),
+    "--choose",
+    type=click.Choice(JUDGED_STRATEGIES),
     default=None,
-    help="A judge-scored pool (ratings table of an LLM judge): design the human calibration subset of it, "
-    "whole documents spread over the judge's scores (docs/judges.md); --documents may then be a count.",
+    help="How --judge-scores documents are drawn "
+    "[default: stratified with --calibration-items, else random].",
 )
+@click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
 @click.option(
     "--calibration-items",
     type=COUNT,
-    default=100,
-    show_default=True,
-    help="With --calibration: summaries to calibrate on (each rated by --annotators-per-block humans).",
+    default=None,
+    help="With --judge-scores: plan the judge's calibration (alt-test) on this many summaries, each rated "
+    "by --annotators-per-block humans; --documents may then name the pool's documents file.",
 )
+@click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
+@click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
+@click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
@@ -133,13 +138,17 @@ def command(**o) -> None:
         read_documents,
         read_summaries,
     )
+    from humaneval.design.judged import chosen_documents
 
+    calibration = None
+    if o["calibration_items"] is not None and o["judge_scores"] is None:
+        raise OptionError("--calibration-items needs --judge-scores (the judge-scored pool to choose from)")
     if o["judge_scores"] is not None:
-        o = _judged_pool(o)
+        o, calibration = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     summaries = read_summaries(o["summaries"])
-    if o["documents"] is None and not summaries and o["calibration"] is None:
+    if o["documents"] is None and not summaries and not o.get("chosen"):
         raise DesignError("give --documents (a count or a file of ids) or --summaries (document, system)")
     per_block = o["annotators_per_block"]
     if o["family"] == "nested" and per_block not in (None, 1):
@@ -147,24 +156,11 @@ def command(**o) -> None:
             f"--family nested has one annotator per block, not {per_block}; use --family blocks for "
             f"{per_block} annotators per block"
         )
-    if o["documents"] is not None:
-        documents = read_documents(o["documents"])
-    else:  # from the summaries, or (a calibration alone) the pool's documents: 0 stands for "all of them"
-        documents = documents_of(summaries) if summaries else 0
-    calibration = None
-    if o["calibration"] is not None:
-        from humaneval.judges.planning import calibration_documents, plan_calibration
-        from humaneval.ratings import load_ratings
-
-        pool = load_ratings(o["calibration"], continuous=True)
-        calibration = plan_calibration(
-            pool, o["calibration_items"], humans_per_item=per_block or 3, seed=o["seed"]
-        )
-        documents, summaries = calibration_documents(calibration, documents, summaries)
-        if o["systems"] is None and not summaries:
-            o["systems"] = ",".join(pool.systems)
+    documents = documents_of(summaries) if o["documents"] is None else read_documents(o["documents"])
+    if o.get("chosen"):
+        documents, summaries = chosen_documents(o["chosen"], documents, summaries)
     spec = DesignSpec(
-        documents=o.get("chosen") or documents,
+        documents=documents,
         summaries=summaries,
         systems=None if o["systems"] is None else [s.strip() for s in o["systems"].split(",") if s.strip()],
         reference_system=o["reference"],
@@ -229,22 +225,51 @@ def command(**o) -> None:
     )
 
 
-def _judged_pool(o: dict) -> dict:
+def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
-    inclusion probabilities beside the design (``<out>.probabilities.csv``)."""
-    from humaneval.design.spec import Document
-    from humaneval.ppi.design import choose_documents
+    inclusion probabilities beside the design (``<out>.probabilities.csv``); with
+    ``--calibration-items`` also the calibration plan of the alt-test."""
+    from humaneval.design.judged import choose_documents
+    from humaneval.judges.planning import plan_calibration
     from humaneval.ppi.judged import read_judge_scores
 
-    if not str(o["documents"]).isdigit():
-        raise DesignError("with --judge-scores, --documents is how many documents the humans rate, e.g. 20")
     judge = read_judge_scores(o["judge_scores"])
-    picks = choose_documents(
-        judge, int(o["documents"]), strategy=o["choose"], strata=o["strata"], seed=o["seed"]
-    )
+    if "rater_kind" in judge and (judge["rater_kind"].astype(str).str.lower() == "judge").any():
+        judge = judge[judge["rater_kind"].astype(str).str.lower() == "judge"]
+    count = str(o["documents"]).isdigit()
+    calibration = None
+    if o["calibration_items"] is not None:
+        if count:
+            raise OptionError(
+                "give the humans' share as --documents N or as --calibration-items N, not both "
+                "(with --calibration-items, --documents may name the pool's documents file)"
+            )
+        calibration = plan_calibration(
+            judge,
+            o["calibration_items"],
+            humans_per_item=o["annotators_per_block"] or 3,
+            strategy=o["choose"] or "stratified",
+            strata=o["strata"],
+            seed=o["seed"],
+        )
+        picks = calibration.probabilities
+    elif count:
+        picks = choose_documents(
+            judge, int(o["documents"]), strategy=o["choose"] or "random", strata=o["strata"], seed=o["seed"]
+        )
+    else:
+        raise OptionError(
+            "with --judge-scores, give how many documents the humans rate (--documents 20) or how many "
+            "summaries the judge's calibration needs (--calibration-items 100)"
+        )
     picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
-    chosen = [Document(str(d)) for d in picks.loc[picks["selected"], "document"]]
+    chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]
     systems = o["systems"] or (
         None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
     )
-    return {**o, "chosen": chosen, "systems": systems}
+    return {
+        **o,
+        "documents": None if count else o["documents"],
+        "chosen": chosen,
+        "systems": systems,
+    }, calibration

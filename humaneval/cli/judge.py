@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
@@ -80,7 +82,7 @@ def command(
     judges: str | None,
     epsilon: float | None,
     profile: str | None,
-    scoring: str,
+    scoring: Literal["auto", "accuracy", "neg_rmse"],
     criterion: str | None,
     n_resamples: int,
     seed: int,

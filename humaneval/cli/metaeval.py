@@ -206,7 +206,13 @@ def _read_inputs(
     """The human scores and each ``--metric``'s scores by name (a name given twice is an error)."""
     from humaneval.metaeval import read_human, read_scores
 
-    human = read_human(human_path, human_column, criterion=criterion, **keys)
+    human = read_human(
+        human_path,
+        human_column,
+        criterion=criterion,
+        document_col=keys["document_col"],
+        system_col=keys["system_col"],
+    )
     metrics = {}
     for spec in metric_specs:
         name, path, column = parse_metric(spec)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
@@ -9,6 +11,9 @@ from humaneval.cli._common import InputFile, emit, json_option, load_from_option
 from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.ppi.items import CLUSTERINGS
 from humaneval.ppi.judged import MODELS
+
+if TYPE_CHECKING:
+    from humaneval.ratings import Response
 
 
 @click.command()
@@ -69,7 +74,7 @@ from humaneval.ppi.judged import MODELS
 @json_option
 def command(
     ratings: str,
-    response: str | None,
+    response: Response | None,
     scale: str | None,
     allow_ties: bool,
     continuous: bool,

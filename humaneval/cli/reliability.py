@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, RESAMPLES, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.reliability.disagreement import LEVELS
+
+if TYPE_CHECKING:
+    from humaneval.reliability.alpha import Level
 
 
 @click.command()
@@ -52,7 +57,7 @@ from humaneval.reliability.disagreement import LEVELS
 @json_option
 def command(
     ratings: str,
-    level_of_measurement: str,
+    level_of_measurement: Level,
     n_resamples: int,
     alpha_min: tuple[float, ...],
     n_splits: int,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import NamedTuple
 
@@ -28,12 +28,12 @@ from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
 from humaneval.clmm.design import RandomDesign, random_design
+from humaneval.clmm.dispatch import laplace_problem
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import check_link, quantile
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
-from humaneval.clmm.sparse import laplace_problem
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError
@@ -177,7 +177,7 @@ def _fit(
     best, check = _maximise(model, spec, link, start, max_iter)
     if reporter is not None:
         reporter.phase = "standard errors"
-    hess, grad = _hessian(model.loglik_and_grad, best.x, best.free, _laplace(model.problem).modes)
+    hess, grad = _hessian(model, best.x, best.free)
     return _fit_result(spec, link, n_agq, grad_tol, model, best, check, hess, grad, clock)
 
 
@@ -190,19 +190,40 @@ class _Likelihood:
     jac: np.ndarray
     design: RandomDesign
     reporter: _Progress | None = None
+    last: list = field(default_factory=list)  # [x, ℓ, gradient, warm start after it] of the last call
 
     def loglik_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """ℓ and its gradient at the natural-scale vector ``x`` (−∞ and zeros where ℓ is not finite)."""
+        """ℓ and its gradient at the natural-scale vector ``x`` (−∞ and zeros where ℓ is not finite).
+
+        The same ``x`` as the last call (the optimiser's end point, asked for again by the optimum
+        checks and the Hessian) returns that call's values and puts back the modes it left, exactly
+        what evaluating again from those converged modes would give.
+        """
+        laplace = _laplace(self.problem)
+        if self.last and np.array_equal(self.last[0], x):
+            laplace.restore(self.last[3])
+            return self.last[1], self.last[2].copy()
         layout = self.layout
         tau, beta, factors = layout.split(x)
         value = self.problem.evaluate(self.jac @ tau, beta, factors)
         if self.reporter is not None:
             self.reporter.evaluated(value.loglik)
         if not np.isfinite(value.loglik):
-            return -np.inf, np.zeros(layout.size)
-        return value.loglik, layout.flatten(
-            self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors
-        )
+            loglik, grad = -np.inf, np.zeros(layout.size)
+        else:
+            loglik = value.loglik
+            grad = layout.flatten(self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors)
+        self.last[:] = [x.copy(), loglik, grad.copy(), laplace.state()]
+        return loglik, grad
+
+    def snapshot(self) -> tuple:
+        """The warm start and the last call, to :meth:`resume` after evaluating elsewhere."""
+        return _laplace(self.problem).state(), list(self.last)
+
+    def resume(self, snapshot: tuple) -> None:
+        """Put back a :meth:`snapshot`: the next evaluation starts as if none had happened since."""
+        _laplace(self.problem).restore(snapshot[0])
+        self.last[:] = snapshot[1]
 
     def objective(self, z: np.ndarray) -> tuple[float, np.ndarray]:
         """−ℓ and its gradient at the optimiser-scale vector ``z`` (what L-BFGS-B minimises)."""
@@ -300,15 +321,17 @@ def _probe_boundary(
     variance can stick at the boundary although a small positive one is better.
     """
     layout, x = model.layout, best.x
+    if not np.any(diag & (x < BOUNDARY_TOL)):
+        return best
     probe = layout.to_optimizer(np.where(diag & (x < BOUNDARY_TOL), BOUNDARY_PROBE, x))
-    if (
-        np.any(diag & (x < BOUNDARY_TOL))
-        and model.loglik_and_grad(layout.from_optimizer(probe))[0] > best.loglik
-    ):
+    at_optimum = model.snapshot()
+    if model.loglik_and_grad(layout.from_optimizer(probe))[0] > best.loglik:
         found = run(probe)
         if found.loglik > best.loglik:
             return best.then(found)
         model.loglik_and_grad(x)  # leave the warm-start modes at the reported optimum
+    else:
+        model.resume(at_optimum)  # the probe's modes would be a poor start for the Hessian's columns
     return best
 
 
@@ -610,9 +633,7 @@ def _start_factor(term, psi: np.ndarray | None) -> np.ndarray:
     return np.linalg.cholesky(psi + 1e-2 * np.eye(size))
 
 
-def _hessian(
-    loglik_and_grad, x: np.ndarray, free: np.ndarray, modes: list[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
+def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Forward differences of the analytic gradient over the free parameters, symmetrised, and that
     gradient at ``x``.
 
@@ -622,17 +643,25 @@ def _hessian(
     on the Likert maximal fit, a 20-system maximal fit and three interior optima of wine, soup and
     simulated data (3.6–4.4e-4 with h = 1e-4; 1e-6 is more accurate on small models but its noise
     reaches 8e-5 with 445 parameters). Every step starts from the modes at ``x``, so each mode
-    re-solve is one or two chord steps with the optimum's factorisation (docs/native-engine.md).
+    re-solve is one or two chord steps with the factorisation of H left by the evaluation before
+    (docs/native-engine.md); a chord step's trial point, most often the mode, gets its third-order
+    terms at once.
     """
     idx = np.flatnonzero(free)
+    laplace = _laplace(model.problem)
+    modes = laplace.modes
     base = [u.copy() for u in modes]
-    grad0 = loglik_and_grad(x)[1][idx]
+    grad0 = model.loglik_and_grad(x)[1][idx]
     hess = np.empty((idx.size, idx.size))
-    for k, j in enumerate(idx):
-        step = HESSIAN_STEP * max(1.0, abs(x[j]))
-        up = x.copy()
-        up[j] += step
-        modes[:] = [u.copy() for u in base]
-        hess[:, k] = (loglik_and_grad(up)[1][idx] - grad0) / step
-    modes[:] = base
+    laplace.trial_order = 2 if isinstance(model.problem, QuadratureProblem) else 3
+    try:
+        for k, j in enumerate(idx):
+            step = HESSIAN_STEP * max(1.0, abs(x[j]))
+            up = x.copy()
+            up[j] += step
+            modes[:] = [u.copy() for u in base]
+            hess[:, k] = (model.loglik_and_grad(up)[1][idx] - grad0) / step
+    finally:
+        laplace.trial_order = 2
+        modes[:] = base
     return 0.5 * (hess + hess.T), grad0

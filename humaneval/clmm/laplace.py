@@ -62,6 +62,9 @@ class LaplaceProblem:
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
         self._factors: list[SchurFactor | None] = [None] * len(design.buckets)
+        # 3 while evaluating points next to the last one (the Hessian's columns): a chord step's trial
+        # point is then most often the mode, and its third-order terms are not computed twice
+        self.trial_order = 2
 
     @property
     def modes(self) -> list[np.ndarray]:
@@ -101,17 +104,34 @@ class LaplaceProblem:
         grads = tuple(t.zs.T @ r for t, r in zip(self.design.terms, g_fac, strict=True))
         return LaplaceValue(total, g_theta, g_beta, grads)
 
+    def state(self) -> tuple[list[np.ndarray], list[SchurFactor | None]]:
+        """The warm start of the next evaluation (modes and factorisations of H), to :meth:`restore`."""
+        return [u.copy() for u in self._modes], list(self._factors)
+
+    def restore(self, state: tuple[list[np.ndarray], list[SchurFactor | None]]) -> None:
+        """Start the next evaluation from a saved :meth:`state`."""
+        self._modes[:] = [u.copy() for u in state[0]]
+        self._factors[:] = state[1]
+
+    def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _BucketSystem:
+        """The random-effect system of bucket ``k``: η at given modes, Mᵀg and H's factorisation."""
+        return _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
+
+    def _terms(self, theta_ext, y, eta, order: int = 2):
+        """The per-observation terms (:func:`~humaneval.clmm.links.obs_terms`)."""
+        return obs_terms(theta_ext, y, eta, self.link, order=order)
+
     def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
         """ℓ_LA's share of one bucket and (``gradient``) the per-observation parts of its gradient;
         None where the likelihood is zero or H is singular."""
-        system = _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
+        system = self._system(bucket, k, rows, vals, eta_fix)
         found = self._mode(system, theta_ext, y, k)
         if found is None:
             return None
         u, eta, t, value = found
         try:
-            if gradient:
-                t = obs_terms(theta_ext, y, eta, self.link, order=3)
+            if gradient and t.dw is None:
+                t = self._terms(theta_ext, y, eta, order=3)
             chol = system.factorise(t.w)
         except np.linalg.LinAlgError:
             return None
@@ -147,7 +167,7 @@ class LaplaceProblem:
                 if chord is not None and size <= CHORD_RATE * last:
                     last = size
                     u_try = u + chord.solve(grad)
-                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try)
+                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try, self.trial_order)
                     if value_try >= value:
                         u, eta, t, value = u_try, eta_try, t_try, value_try
                         continue
@@ -166,10 +186,10 @@ class LaplaceProblem:
         self._modes[k] = u
         return u, eta, t, value
 
-    def _at(self, system: _BucketSystem, theta_ext, y, u):
-        """η, the per-observation terms and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
+    def _at(self, system: _BucketSystem, theta_ext, y, u, order: int = 2):
+        """η, the per-observation terms (to ``order``) and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
         eta = system.eta_at(u)
-        t = obs_terms(theta_ext, y, eta, self.link)
+        t = self._terms(theta_ext, y, eta, order)
         return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
 
     def _gradient_parts(self, system: _BucketSystem, chol: SchurFactor, t, u):
@@ -207,8 +227,19 @@ class LaplaceProblem:
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
-        n_pat, n_thr = self.n_patterns, self.n_thresholds
+        self._accumulate_fixed(bucket, y, t, h, mv, kappa, g_theta, g_beta)
+        n_pat = self.n_patterns
         pattern = self.pattern[bucket.obs]
+        for k, sl in enumerate(self.design.slices):
+            part = bracket[:, sl]
+            summed = np.stack(
+                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
+            )
+            g_fac[k] += summed
+
+    def _accumulate_fixed(self, bucket: Bucket, y, t, h, mv, kappa, g_theta, g_beta) -> None:
+        """∂ℓ/∂β and ∂ℓ/∂θ of one bucket (module docstring) added into ``g_beta`` and ``g_theta``."""
+        n_thr = self.n_thresholds
         if g_beta.size:
             g_beta += self.x[bucket.obs].T @ kappa
         up = y < n_thr
@@ -217,12 +248,6 @@ class LaplaceProblem:
         low = y > 0
         coef_low = t.d_low - 0.5 * (h * t.dw_low + mv * t.dg_low)
         g_theta += np.bincount(y[low] - 1, coef_low[low], minlength=n_thr)
-        for k, sl in enumerate(self.design.slices):
-            part = bracket[:, sl]
-            summed = np.stack(
-                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
-            )
-            g_fac[k] += summed
 
 
 class _BucketSystem:

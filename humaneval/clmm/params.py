@@ -81,7 +81,7 @@ class ParamLayout:
         x = z.copy()
         if not self.flexible:
             return x
-        x[: self.n_thresholds] = np.cumsum(np.r_[z[0], np.exp(z[1 : self.n_thresholds])])
+        x[: self.n_thresholds] = np.cumsum(np.concatenate((z[:1], np.exp(z[1 : self.n_thresholds]))))
         return x
 
     def gradient_to_optimizer(self, z: np.ndarray, grad: np.ndarray) -> np.ndarray:
@@ -91,7 +91,7 @@ class ParamLayout:
             return out
         k = self.n_thresholds
         tail = np.cumsum(grad[:k][::-1])[::-1]
-        out[:k] = tail * np.r_[1.0, np.exp(z[1:k])]
+        out[:k] = tail * np.concatenate(((1.0,), np.exp(z[1:k])))
         return out
 
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from humaneval.clmm.design import Bucket, RandomDesign
-from humaneval.clmm.laplace import CHORD_RATE, NEWTON_MAX_ITER, NEWTON_TOL, LaplaceProblem
-from humaneval.clmm.links import obs_terms
+from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.schur import SchurFactor
 
 #: The sparse path is taken when every term is diagonal and its rows hold at most this share of
@@ -86,83 +85,15 @@ class SparseLaplaceProblem(LaplaceProblem):
             "keys": keys,
         }
 
-    def _bucket(self, bucket: Bucket, rows, vals, eta_fix, theta_ext, y, k: int, gradient: bool):
+    def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _SparseSystem:
+        return _SparseSystem(bucket, self._layout[k], vals, eta_fix)
+
+    def _gradient_parts(self, system: _SparseSystem, chol: SchurFactor, t, u):
+        """As the general path, on each observation's nonzero columns: (H⁻¹ M_iᵀ) there is read from
+        H⁻¹ at the observation's own entries; the other columns meet only zeros of M_i in h_i and of
+        Z in the diagonal of ∂ℓ/∂L."""
+        bucket, layout, z, at = system.bucket, system.layout, system.z, system.layout["modes"]
         nb, m = bucket.n_blocks, bucket.dim
-        u = self._modes[k]
-        layout = self._layout[k]
-        at = layout["modes"]
-        z = vals[np.arange(vals.shape[0])[:, None], layout["columns"]] * layout["valid"]  # (n, nnz)
-        shapes = {
-            "kept": (nb, bucket.n_kept, bucket.n_kept),
-            "cross": (nb, bucket.n_kept, bucket.n_elim * bucket.elim_size),
-            "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
-        }
-        products = [z[:, sf][:, :, None] * z[:, sj][:, None, :] for _, _, sf, sj in layout["pieces"]]
-
-        def eta_at(u_try):
-            return eta_fix + np.einsum("ij,ij->i", z, u_try.reshape(-1)[at])
-
-        def factorise(w) -> SchurFactor:
-            parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
-            for (piece, pos, *_), product in zip(layout["pieces"], products, strict=True):
-                size = parts[piece.target].size
-                parts[piece.target] += np.bincount(pos.ravel(), (w[:, None, None] * product).ravel(), size)
-            a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
-            d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
-            return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)
-
-        eta = eta_at(u)
-        t = obs_terms(theta_ext, y, eta, self.link)
-        value = t.loglik.sum() - 0.5 * np.sum(u * u)
-        if not np.isfinite(value):
-            u = np.zeros_like(u)
-            eta = eta_at(u)
-            t = obs_terms(theta_ext, y, eta, self.link)
-            value = t.loglik.sum()
-            if not np.isfinite(value):
-                return None
-        chord = self._factors[k]
-        last = np.inf
-        try:
-            for _ in range(NEWTON_MAX_ITER):
-                grad = np.bincount(at.ravel(), (t.g[:, None] * z).ravel(), minlength=nb * m)
-                grad = grad.reshape(nb, m) - u
-                size = np.max(np.abs(grad))
-                if size < NEWTON_TOL:
-                    break
-                if chord is not None and size <= CHORD_RATE * last:
-                    last = size
-                    u_try = u + chord.solve(grad)
-                    eta_try = eta_at(u_try)
-                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
-                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
-                    if value_try >= value:
-                        u, eta, t, value = u_try, eta_try, t_try, value_try
-                        continue
-                chord = None
-                step = factorise(t.w).solve(grad)
-                factor = 1.0
-                while True:
-                    u_try = u + factor * step
-                    eta_try = eta_at(u_try)
-                    t_try = obs_terms(theta_ext, y, eta_try, self.link)
-                    value_try = t_try.loglik.sum() - 0.5 * np.sum(u_try * u_try)
-                    if value_try >= value - 1e-12 * abs(value) or factor < 1e-8:
-                        break
-                    factor /= 2
-                u, eta, t, value = u_try, eta_try, t_try, value_try
-            self._modes[k] = u
-            if gradient:
-                t = obs_terms(theta_ext, y, eta, self.link, order=3)
-            chol = factorise(t.w)
-            self._factors[k] = chol
-        except np.linalg.LinAlgError:
-            return None
-        total = value - 0.5 * chol.logdet
-        if not gradient:
-            return total, None
-        # (H⁻¹ M_iᵀ) at the observation's nonzero columns, read from H⁻¹ at its own entries; the
-        # other columns meet only zeros of M_i in h_i and of Z in the diagonal of ∂ℓ/∂L
         inverse = chol.inverse_blocks()
         cm = np.zeros_like(z)
         for piece, pos, sf, sj in layout["pieces"]:
@@ -176,23 +107,52 @@ class SparseLaplaceProblem(LaplaceProblem):
         mv = np.einsum("ij,ij->i", z, v_obs)
         kappa = t.g - 0.5 * (h * t.dw - t.w * mv)
         bracket = kappa[:, None] * u.reshape(-1)[at] - t.w[:, None] * cm - 0.5 * t.g[:, None] * v_obs
-        return total, (t, h, mv, kappa, bracket * layout["valid"])
+        return t, h, mv, kappa, bracket * layout["valid"]
 
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         """As the general path, with the factor gradients binned per (pattern, nonzero column):
         Zᵀ(…) then has the right diagonal, all that a diagonal L_f needs."""
         t, h, mv, kappa, bracket = parts
-        n_thr = self.n_thresholds
-        if g_beta.size:
-            g_beta += self.x[bucket.obs].T @ kappa
-        up = y < n_thr
-        coef_up = t.d_up - 0.5 * (h * t.dw_up + mv * t.dg_up)
-        g_theta += np.bincount(y[up], coef_up[up], minlength=n_thr)
-        low = y > 0
-        coef_low = t.d_low - 0.5 * (h * t.dw_low + mv * t.dg_low)
-        g_theta += np.bincount(y[low] - 1, coef_low[low], minlength=n_thr)
+        self._accumulate_fixed(bucket, y, t, h, mv, kappa, g_theta, g_beta)
         layout = self._layout[self.design.buckets.index(bucket)]
         for k, (span, key) in enumerate(zip(layout["spans"], layout["keys"], strict=True)):
             g_fac[k] += np.bincount(key.ravel(), bracket[:, span].ravel(), g_fac[k].size).reshape(
                 g_fac[k].shape
             )
+
+
+class _SparseSystem:
+    """One bucket's random-effect system on each observation's nonzero columns ``z`` (n × nnz): the
+    interface of the general path's bucket system, so that the mode search is the same
+    (:meth:`humaneval.clmm.laplace.LaplaceProblem._mode`)."""
+
+    def __init__(self, bucket: Bucket, layout: dict, vals, eta_fix) -> None:
+        self.bucket, self.layout, self.eta_fix = bucket, layout, eta_fix
+        self.z = vals[np.arange(vals.shape[0])[:, None], layout["columns"]] * layout["valid"]  # (n, nnz)
+        nb = bucket.n_blocks
+        self.shapes = {
+            "kept": (nb, bucket.n_kept, bucket.n_kept),
+            "cross": (nb, bucket.n_kept, bucket.n_elim * bucket.elim_size),
+            "elim": (nb, bucket.n_elim, bucket.elim_size, bucket.elim_size),
+        }
+        self.products = [
+            self.z[:, sf][:, :, None] * self.z[:, sj][:, None, :] for _, _, sf, sj in layout["pieces"]
+        ]
+
+    def score(self, g: np.ndarray) -> np.ndarray:
+        nb, m = self.bucket.n_blocks, self.bucket.dim
+        flat = np.bincount(self.layout["modes"].ravel(), (g[:, None] * self.z).ravel(), minlength=nb * m)
+        return flat.reshape(nb, m)
+
+    def eta_at(self, u: np.ndarray) -> np.ndarray:
+        return self.eta_fix + np.einsum("ij,ij->i", self.z, u.reshape(-1)[self.layout["modes"]])
+
+    def factorise(self, w: np.ndarray) -> SchurFactor:
+        bucket, shapes = self.bucket, self.shapes
+        parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
+        for (piece, pos, *_), product in zip(self.layout["pieces"], self.products, strict=True):
+            size = parts[piece.target].size
+            parts[piece.target] += np.bincount(pos.ravel(), (w[:, None, None] * product).ravel(), size)
+        a = parts["kept"].reshape(shapes["kept"]) + np.eye(bucket.n_kept)
+        d = parts["elim"].reshape(shapes["elim"]) + np.eye(bucket.elim_size)
+        return SchurFactor(a, parts["cross"].reshape(shapes["cross"]), d)

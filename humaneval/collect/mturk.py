@@ -24,7 +24,7 @@ import pandas as pd
 
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.design.load import DesignLike
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
 from humaneval.forms.screens import Order, design_frame, design_order, index_maps
 from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
 from humaneval.methods.bws import CHOICES
@@ -108,7 +108,7 @@ def results_row(
     hit_id: str = "HIT",
     status: str = "Submitted",
     submit_time: str = "",
-    work_time: float | int = 0,
+    work_time: float | str = 0,
     inputs: Mapping[str, Any] | None = None,
 ) -> dict[str, str]:
     """One row of a batch results CSV from submitted form fields (for pilots and tests).
@@ -543,6 +543,8 @@ class _Parser:
                 out.append((self.number(answers, name, high), ""))
                 used.add(name)
                 if self.allow_ties and not is_check:
+                    if method.field_prefix is None or method.raw_field_prefix is None:
+                        raise OptionError(f"allow_ties: the {method.name} method has no tied answers to read")
                     raw_name = name.replace(method.field_prefix, method.raw_field_prefix, 1)
                     out[-1] = (out[-1][0], answers.get(raw_name, ""))
                     used.add(raw_name)

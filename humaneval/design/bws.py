@@ -64,6 +64,8 @@ def bws_tuples(
         uses = np.full(n_subsets, base)
         uses[rng.choice(n_subsets, extra, replace=False)] += 1
         return np.repeat(subsets, uses, axis=0)[rng.permutation(n_tuples)]
+    if iterations < 1:
+        raise DesignError(f"BWS needs iterations ≥ 1; got {iterations}")
     best, best_key = None, None
     for _ in range(iterations):
         candidate = _greedy_candidate(n_items, tuple_size, n_tuples, rng)
@@ -71,6 +73,7 @@ def bws_tuples(
         key = (int(co.max() - co.min()), int((co == 0).sum()), float(co.var()))
         if best_key is None or key < best_key:
             best, best_key = candidate, key
+    assert best is not None  # iterations ≥ 1
     return best
 
 

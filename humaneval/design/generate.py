@@ -20,7 +20,7 @@ from humaneval.design.order import balanced_item_order, check_positions, interle
 from humaneval.design.pairwise import pair_balance, pair_schedule
 from humaneval.design.plan import Design, DesignTexts
 from humaneval.design.rng import stream
-from humaneval.design.spec import DesignSpec, design_id
+from humaneval.design.spec import DesignSpec, Document, design_id
 from humaneval.design.table import (
     BOOL_COLUMNS,
     DESIGN_COLUMNS,
@@ -58,11 +58,11 @@ class _Builder:
     def __post_init__(self) -> None:
         self.method = get_method(self.spec.method)
         self.doc_index = {d: i for i, d in enumerate(self.spec.document_ids)}
-        self.sys_index = {s: j for j, s in enumerate(self.spec.systems)}
+        self.sys_index = {s: j for j, s in enumerate(_systems(self.spec))}
         self.present = self.spec.present_pairs()
 
     def systems_of(self, document: str) -> list[str]:
-        return [s for s in self.spec.systems if (document, s) in self.present]
+        return [s for s in _systems(self.spec) if (document, s) in self.present]
 
     def entry(self, document: str, system: str, **extra: Any) -> dict[str, Any]:
         out = {"document": document, "system": system, "is_reference": system == self.spec.reference_system}
@@ -142,7 +142,7 @@ class _Builder:
             return self.grouped_screens(docs, rng)
         if spec.order == "balanced":
             by_key = {s.key: s for s in real}
-            systems = list(spec.systems)
+            systems = _systems(spec)
             ordered = [
                 by_key[(docs[i], systems[j])]
                 for i, j in balanced_item_order(len(docs), len(systems), rng)
@@ -155,7 +155,9 @@ class _Builder:
             entries = [dict(e) for e in screen.entries]
             if self.method.entry_order == "latin":
                 by_system = {e["system"]: e for e in entries}
-                names = [spec.systems[symbols[m]] for m in latin_row(j, slot, len(spec.systems))]
+                assert symbols is not None  # drawn for every latin-order block
+                systems = _systems(spec)
+                names = [systems[symbols[m]] for m in latin_row(j, slot, len(systems))]
                 entries = [by_system[n] for n in names if n in by_system]
             elif self.method.entry_order == "shuffled":
                 entries = [entries[i] for i in rng.permutation(len(entries))]
@@ -334,7 +336,7 @@ def generate_design(spec: DesignSpec) -> Design:
     blocks, dropped = cut_blocks(ids, docs_per_block, spec.remainder)
     builder = _Builder(spec)
     pair_ids = _schedule_pairs(spec, builder, blocks, ids)
-    constant = {
+    constant: dict[str, Any] = {
         "design_id": design_id(spec),
         "method": spec.method,
         "dimension": spec.dimension,
@@ -350,7 +352,7 @@ def generate_design(spec: DesignSpec) -> Design:
     return Design(
         design_id=constant["design_id"],
         spec=spec.to_dict(),
-        systems=tuple(spec.systems),
+        systems=_systems(spec),
         reference_system=spec.reference_system,
         documents=spec.document_ids,
         blocks=tuple(tuple(docs) for docs in blocks),
@@ -389,7 +391,7 @@ def _schedule_pairs(
     in_order = [d for docs in blocks for d in docs]
     for n, (d, left, right) in enumerate(
         c
-        for c in pair_schedule(in_order, spec.systems, spec.pairwise.pairs)
+        for c in pair_schedule(in_order, _systems(spec), spec.pairwise.pairs)
         if (c[0], c[1]) in builder.present and (c[0], c[2]) in builder.present
     ):
         pair_ids[d].append((f"p{n}", left, right))
@@ -410,7 +412,7 @@ def _block_rows(
     real = builder.block_screens(b, docs, pair_ids)
     items = [(d, s) for d in docs for s in builder.systems_of(d)]
     symbols = (
-        stream(spec.seed, "block", b).permutation(len(spec.systems))
+        stream(spec.seed, "block", b).permutation(len(_systems(spec)))
         if builder.method.entry_order == "latin"
         else None
     )
@@ -469,7 +471,7 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
             }
         }
     if unit == "pair":
-        return {builder.method.name: pair_balance(builder.pairs, spec.systems).to_dict()}
+        return {builder.method.name: pair_balance(builder.pairs, _systems(spec)).to_dict()}
     if unit == "document":
         # order among the real summaries of a screen: an embedded check shifts the entries below it
         real = table[~table["is_check"]]
@@ -487,8 +489,20 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
 
 def _texts(spec: DesignSpec) -> DesignTexts | None:
     texts = DesignTexts(
-        documents={d.id: d.text for d in spec.documents if d.text is not None},
+        documents={d.id: d.text for d in _documents(spec) if d.text is not None},
         summaries={f"{s.document}|{s.system}": s.text for s in spec.summaries if s.text is not None},
         fillers={f"f{i}": t for i, t in enumerate(spec.fillers)},
     )
     return None if texts.is_empty() else texts
+
+
+def _systems(spec: DesignSpec) -> tuple[str, ...]:
+    """``spec.systems`` as ``DesignSpec.__post_init__`` left them: a tuple, never None."""
+    assert isinstance(spec.systems, tuple)
+    return spec.systems
+
+
+def _documents(spec: DesignSpec) -> tuple[Document, ...]:
+    """``spec.documents`` as ``DesignSpec.__post_init__`` left them: a tuple of documents."""
+    assert isinstance(spec.documents, tuple)
+    return spec.documents

@@ -19,7 +19,7 @@ def read_documents(value: str | Path) -> int | list[Document]:
     """A document count (``"100"``), or a CSV/TSV/JSONL file of ids (column ``document`` or ``id``,
     else the first column) with an optional ``text`` column."""
     if str(value).isdigit():
-        return int(value)
+        return int(str(value))
     if not Path(value).exists():
         raise DesignError(
             f"--documents {str(value)!r} is neither a count nor an existing file of document ids"

@@ -17,7 +17,7 @@ def balanced_item_order(n_documents: int, n_systems: int, rng: np.random.Generat
     every system once, so no system clusters at the start, where sequence bias is strongest.
     """
     offset = int(rng.integers(n_systems))
-    out = []
+    out: list[tuple[int, int]] = []
     for s in rng.permutation(n_systems):
         segment = [(i, (i + s + offset) % n_systems) for i in range(n_documents)]
         out.extend(segment[j] for j in rng.permutation(len(segment)))

@@ -99,7 +99,7 @@ def shared_screens(payload: dict[str, Any]) -> dict[str, Any]:
     (``templates/form.js``). This keeps a 5-document × 5-system BWS HIT well under MTurk's
     64 KB question limit. Attention-check screens, which differ per slot, stay as they are.
     """
-    method = METHODS.get(payload.get("method"))
+    method = METHODS.get(payload.get("method", ""))
     if method is None or method.screen_field_prefix is None:
         return payload
     shared: dict[str, dict[str, Any]] = {}
@@ -112,7 +112,8 @@ def shared_screens(payload: dict[str, Any]) -> dict[str, Any]:
             base = shared.setdefault(key, {**rest, "entries": entries}) if key else None
             same = base is not None and {k: v for k, v in base.items() if k != "entries"} == rest
             if (
-                not same
+                base is None
+                or not same
                 or any(e.get("check") for e in entries)
                 or sorted(map(str, entries)) != sorted(map(str, base["entries"]))
             ):

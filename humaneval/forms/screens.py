@@ -177,7 +177,7 @@ def _screen(
         if row.is_warmup and not row.system:
             key = f"wu:{row.annotator_slot}:{row.field}"
             filler = warmups.get((row.annotator_slot, int(row.position)))
-            if filler not in texts.fillers:
+            if filler is None or filler not in texts.fillers:
                 raise DesignError(
                     f"warm-up screen {row.screen_id} of slot {row.annotator_slot} needs its filler text "
                     f"{filler!r}; pass the Design with its texts.json fillers"

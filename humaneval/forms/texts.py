@@ -64,19 +64,27 @@ class Texts:
 def texts_from_json(data: Mapping[str, object], source: str = "texts.json") -> Texts:
     """Build :class:`Texts` from the ``texts.json`` mapping of the design."""
     summaries = {}
-    for key, text in dict(data.get("summaries") or {}).items():
+    for key, text in _mapping(data, "summaries", source).items():
         document, sep, system = str(key).partition("|")
         if not sep:
             raise DesignError(f"{source}: summary key {key!r} is not of the form 'document|system'")
         summaries[(document, system)] = str(text)
-    fillers = data.get("fillers") or {}
+    fillers = data.get("fillers")
     if isinstance(fillers, list):
-        fillers = {str(i): t for i, t in enumerate(fillers)}
+        data = {**data, "fillers": {str(i): t for i, t in enumerate(fillers)}}
     return Texts(
         summaries=summaries,
-        documents={str(k): str(v) for k, v in dict(data.get("documents") or {}).items()},
-        fillers={str(k): str(v) for k, v in dict(fillers).items()},
+        documents={str(k): str(v) for k, v in _mapping(data, "documents", source).items()},
+        fillers={str(k): str(v) for k, v in _mapping(data, "fillers", source).items()},
     )
+
+
+def _mapping(data: Mapping[str, object], key: str, source: str) -> Mapping[object, object]:
+    """``data[key]`` as a mapping (empty when absent); anything else is one clear error."""
+    value = data.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise DesignError(f"{source}: {key!r} must map names to texts, not be a {type(value).__name__}")
+    return value
 
 
 def load_texts(summaries: str | Path | Mapping, documents: str | Path | None = None) -> Texts:

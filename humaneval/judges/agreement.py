@@ -27,7 +27,7 @@ from humaneval.errors import ReliabilityWarning
 from humaneval.judges.data import Annotations
 from humaneval.metaeval.bootstrap import bootstrap
 from humaneval.metaeval.levels import correlation_levels
-from humaneval.reliability.alpha import krippendorff_alpha
+from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 from humaneval.reliability.data import from_long
 
@@ -106,7 +106,7 @@ def judge_agreement(
     (0.6, True)
     """
     criteria = annotations.criteria if criterion is None else [criterion]
-    level = "nominal" if annotations.label_kind == "categorical" else "ordinal"
+    level: Level = "nominal" if annotations.label_kind == "categorical" else "ordinal"
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for name in criteria:
@@ -129,7 +129,9 @@ def judge_agreement(
     return JudgeAgreement(table=pd.DataFrame(rows), n_resamples=n_resamples, seed=seed, notes=tuple(notes))
 
 
-def _alpha(frame: pd.DataFrame, level: str, n_resamples: int, seed: int | None) -> tuple[float, float, float]:
+def _alpha(
+    frame: pd.DataFrame, level: Level, n_resamples: int, seed: int | None
+) -> tuple[float, float, float]:
     data = from_long(frame, unit=["item"], coder="annotator", value="label")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReliabilityWarning)

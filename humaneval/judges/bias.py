@@ -132,7 +132,7 @@ def bias_audit(
         pairwise = "opponent" in part
         for judge in judges:
             mine = part[part["annotator"] == judge]
-            found: list[dict[str, Any]] = []
+            found: list[dict[str, Any] | None] = []
             if pairwise and "shown_first" in part:
                 found.append(_position(mine, humans))
             if "length" in part and (not pairwise or "opponent_length" in part):

@@ -173,7 +173,7 @@ def read_annotations(
         from humaneval.ratings import load_ratings
 
         # the judges are named before validation: their repeated samples are then not duplicates
-        ratings = load_ratings(source if label else frame, judges=judges, continuous=True)  # type: ignore[arg-type]
+        ratings = load_ratings(source if label else frame, judges=judges, continuous=True)
         return _mark(from_ratings(ratings), rater_kind, None)
     typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
     return _validate(frame, rater_kind, judge_list(judges), label, typed)

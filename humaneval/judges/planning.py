@@ -231,11 +231,14 @@ def by_rejections(p: np.ndarray, q: float) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class CalibrationPlan:
     """The documents to send to humans: ``items`` (``document, system, judge_score, stratum``), the
-    chosen ``documents``, and what the plan cannot promise (``notes``)."""
+    chosen ``documents``, every pool document's inclusion ``probabilities`` (as
+    :func:`humaneval.design.judged.choose_documents` gives them) and what the plan cannot promise
+    (``notes``)."""
 
     items: pd.DataFrame
     documents: tuple[str, ...]
     humans_per_item: int
+    probabilities: pd.DataFrame
     notes: tuple[str, ...] = ()
 
     def summary(self) -> str:
@@ -259,30 +262,40 @@ class CalibrationPlan:
 
 
 def plan_calibration(
-    pool: Ratings,
+    pool: Ratings | pd.DataFrame,
     n_items: int = 100,
     *,
     humans_per_item: int = RECOMMENDED_HUMANS,
     criterion: str | None = None,
+    strategy: str = "stratified",
+    strata: int = 5,
     seed: int | None = 1,
 ) -> CalibrationPlan:
     """Choose whole documents of a judge-scored pool for the human calibration of the judge.
 
-    Documents are drawn without replacement from strata of the judge's mean score per document
-    (so the subset spans the judge's range, not just its typical scores) until the subset holds at
-    least ``n_items`` summaries; every system of a chosen document is in it, so the systems stay
-    balanced.
+    The documents are drawn by :func:`humaneval.design.judged.choose_documents` — by default from
+    ``strata`` strata of the judge's mean score per document, so the subset spans the judge's range,
+    not just its typical scores — as many as hold ``n_items`` summaries on average; every system of
+    a chosen document is in it, so the systems stay balanced. ``humaneval design --judge-scores POOL
+    --calibration-items N`` calls it; the same pool and seed give the same documents as
+    ``--documents n --choose stratified`` for the matching ``n``.
 
     Parameters
     ----------
-    pool : Ratings
-        The judge-scored pool (judge rows, or every row when none is marked as a judge).
+    pool : Ratings or DataFrame
+        The judge-scored pool: a ratings table (its judge rows, or every row when none is marked as a
+        judge) or a judge file's ``document, system, score`` rows (optionally ``judge`` or
+        ``annotator`` and ``criterion``).
     n_items : int
         Summaries to calibrate on (the authors: at least 30, 50–100 in most cases).
     humans_per_item : int
         Humans to rate each item (the authors recommend at least 3).
     criterion : str, optional
-        The criterion whose judge scores stratify the documents (default: all, averaged).
+        The criterion whose judge scores order the documents (default: all, averaged).
+    strategy : {"stratified", "random", "active"}
+        How the documents are drawn (:func:`~humaneval.design.judged.choose_documents`).
+    strata : int
+        Strata of the stratified draw (at most one per document drawn).
     seed : int, optional
         Seed of the draw.
 
@@ -294,39 +307,30 @@ def plan_calibration(
     ------
     DesignError
         Fewer than 2 humans per item, or a pool smaller than ``n_items``.
+
+    References
+    ----------
+    Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator test for LLM-as-a-judge:
+    how to statistically justify replacing human annotators with LLMs. *ACL 2025*.
     """
+    from humaneval.design.judged import choose_documents
+
     if humans_per_item < 2:
         raise DesignError(f"the alt-test needs at least 2 humans per item, not {humans_per_item}")
-    judged = pool.judges() if pool.has_judges else pool
-    data = judged.data
-    if criterion is not None and "criterion" in data:
-        data = data[data["criterion"] == criterion]
-    summaries = data.groupby(["document", "system"], as_index=False)[pool.response].mean()
-    summaries = summaries.rename(columns={pool.response: "judge_score"})
+    scores = _judge_scores(pool, criterion)
+    summaries = scores.groupby(["document", "system"], as_index=False)["score"].mean()
+    summaries = summaries.rename(columns={"score": "judge_score"})
     if n_items > len(summaries):
         raise DesignError(
             f"the pool has {len(summaries)} summaries, fewer than the {n_items} items asked for"
         )
-    per_doc = summaries.groupby("document").agg(score=("judge_score", "mean"), n=("system", "size"))
-    rng = np.random.default_rng(seed)
-    n_docs_needed = math.ceil(n_items / per_doc["n"].mean())
-    n_strata = max(1, min(5, n_docs_needed))
-    per_doc["stratum"] = pd.qcut(per_doc["score"].rank(method="first"), n_strata, labels=False)
-    order = []
-    pools = {s: list(rng.permutation(group.index.to_numpy())) for s, group in per_doc.groupby("stratum")}
-    while any(pools.values()):
-        for s in sorted(pools):
-            if pools[s]:
-                order.append(pools[s].pop())
-    chosen, total = [], 0
-    for doc in order:
-        if total >= n_items:
-            break
-        chosen.append(doc)
-        total += int(per_doc.loc[doc, "n"])
-    items = summaries[summaries["document"].isin(chosen)].merge(
-        per_doc[["stratum"]], left_on="document", right_index=True
-    )
+    per_document = len(summaries) / summaries["document"].nunique()
+    n_documents = min(math.ceil(n_items / per_document), summaries["document"].nunique())
+    picks = choose_documents(scores, n_documents, strategy=strategy, strata=strata, seed=seed)
+    chosen = picks.loc[picks["selected"], "document"]
+    items = summaries[summaries["document"].isin(chosen)]
+    if "stratum" in picks:
+        items = items.merge(picks[["document", "stratum"]], on="document")
     notes = []
     if n_items < MIN_ITEMS:
         notes.append(
@@ -338,29 +342,30 @@ def plan_calibration(
         items=items.sort_values(["document", "system"]).reset_index(drop=True),
         documents=tuple(sorted(chosen)),
         humans_per_item=humans_per_item,
+        probabilities=picks,
         notes=tuple(notes),
     )
 
 
-def calibration_documents(plan: CalibrationPlan, documents: int | list, summaries: list) -> tuple[list, list]:
-    """The design inputs restricted to the plan's documents (``--documents N`` becomes their ids).
-
-    Raises
-    ------
-    DesignError
-        A chosen document that the ``--documents`` file does not list.
-    """
-    from humaneval.design.spec import Document
-
-    chosen = set(plan.documents)
-    if isinstance(documents, int):
-        kept = [Document(d, None) for d in plan.documents]
+def _judge_scores(pool: Ratings | pd.DataFrame, criterion: str | None) -> pd.DataFrame:
+    """``document, system, score, judge`` rows of the pool's judges (one criterion, if named)."""
+    if isinstance(pool, Ratings):
+        judged = pool.judges() if pool.has_judges else pool
+        data = judged.data
+        frame = pd.DataFrame(
+            {
+                "document": data["document"].astype(str),
+                "system": data["system"].astype(str),
+                "score": data[pool.response].astype(float),
+                "judge": data["annotator"].astype(str),
+            }
+        )
+        if "criterion" in data:
+            frame["criterion"] = data["criterion"].to_numpy()
     else:
-        kept = [d for d in documents if d.id in chosen]
-        missing = sorted(chosen - {d.id for d in kept})
-        if missing:
-            raise DesignError(
-                f"the calibration pool's document {missing[0]!r} is not in --documents ({len(missing)} "
-                "missing); give the documents file the pool was scored on"
-            )
-    return kept, [s for s in summaries if s.document in chosen]
+        frame = pool.astype({"document": str, "system": str})
+        if "judge" not in frame and "annotator" in frame:
+            frame = frame.rename(columns={"annotator": "judge"})
+    if criterion is not None and "criterion" in frame:
+        frame = frame[frame["criterion"] == criterion]
+    return frame

@@ -218,7 +218,7 @@ def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFram
     return joined[VERDICT_COLUMNS]
 
 
-def _num(value: object) -> float:
+def _num(value: float | None) -> float:
     return float(value) if value is not None and not pd.isna(value) else math.nan
 
 

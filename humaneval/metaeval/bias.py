@@ -120,6 +120,8 @@ def plot_bias_matrix(
     if isinstance(matrices, BiasMatrix):
         matrices = {"": matrices}
     names = list(matrices)
+    if not names:
+        raise OptionError("plot_bias_matrix: no bias matrix to plot; pass at least one")
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     size = max(4.0, 0.35 * len(matrices[names[0]].systems) + 2)
@@ -145,5 +147,6 @@ def plot_bias_matrix(
         ax.set_title(name)
     for ax in axes.ravel()[len(names) :]:
         ax.set_visible(False)
+    assert scatter is not None  # at least one panel was drawn
     fig.colorbar(scatter, ax=axes.ravel().tolist(), label="τ+ (upper) / τ− (lower)")
     return fig

@@ -113,7 +113,7 @@ def binned_agreement(
             y = np.where(member, scores[b], np.nan).T
             enough = (~np.isnan(x + y)).sum(axis=1) >= n_min
             taus = group_values(x[enough], y[enough], "kendall")
-            row = {"metric_a": a, "metric_b": b, "setting": setting, "bins": label}
+            row: dict[str, object] = {"metric_a": a, "metric_b": b, "setting": setting, "bins": label}
             defined = ~np.isnan(taus)
             row["tau"] = float(taus[defined].mean()) if defined.any() else np.nan
             row["n_documents"] = int(defined.sum())

@@ -47,7 +47,7 @@ def sum_by_pair_matrix(n_cells: int, n_resamples: int) -> bool:
     return matrix <= scipy
 
 
-MODE_ALIASES = {
+MODE_ALIASES: dict[str, Mode] = {
     "documents": "documents",
     "inputs": "documents",
     "input": "documents",
@@ -56,7 +56,7 @@ MODE_ALIASES = {
 }
 
 
-def normalise_mode(mode: str) -> str:
+def normalise_mode(mode: str) -> Mode:
     try:
         return MODE_ALIASES[mode]
     except KeyError:
@@ -207,7 +207,7 @@ class BootstrapResult:
 
     table: pd.DataFrame
     samples: dict[str, dict[str, np.ndarray]] = field(repr=False)
-    mode: str
+    mode: Mode
     n_resamples: int
     confidence_level: float
     coefficient: str
@@ -317,7 +317,7 @@ def bootstrap(
         metrics = {"metric": metrics}
     levels = normalise_levels(levels)
     mode = normalise_mode(mode)
-    rows, cols = resample_indices(*H.shape, mode, n_resamples, seed)
+    rows, cols = resample_indices(H.shape[0], H.shape[1], mode, n_resamples, seed)
     n, m = draw_counts(rows, H.shape[0]), draw_counts(cols, H.shape[1])
     alpha = 1 - confidence_level
     records, samples = [], {}

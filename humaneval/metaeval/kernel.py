@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import overload
 
 import numpy as np
 
@@ -46,6 +47,12 @@ COEFFICIENTS = {
 }
 
 
+@overload
+def normalise_coefficient(coefficient: str) -> str: ...
+@overload
+def normalise_coefficient(
+    coefficient: Callable[[np.ndarray, np.ndarray], float],
+) -> Callable[[np.ndarray, np.ndarray], float]: ...
 def normalise_coefficient(coefficient: Coefficient) -> Coefficient:
     """The canonical coefficient name, or the callable itself."""
     if callable(coefficient):

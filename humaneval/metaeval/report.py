@@ -12,15 +12,22 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from humaneval._deprecation import renamed
 from humaneval.errors import OptionError, RatingsError
-from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap, draw_counts, resample_indices
+from humaneval.metaeval.bootstrap import (
+    BootstrapResult,
+    bootstrap,
+    draw_counts,
+    normalise_mode,
+    resample_indices,
+)
 from humaneval.metaeval.data import ScoreMatrices, align
-from humaneval.metaeval.kernel import Coefficient, PairKernel
+from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
 from humaneval.metaeval.significance import holm, permutation_test
 
@@ -49,7 +56,7 @@ class MetaEvalResult:
             if self.bootstrap is not None:
                 entry |= {k: row[k] for k in ("ci_low", "ci_high", "n_valid")}
             metrics.setdefault(row["metric"], {})[RESULT_NAMES[row["level"]]] = entry
-        out = {
+        out: dict[str, Any] = {
             "coefficient": self.coefficient,
             "levels": list(self.levels),
             "alignment": self.scores.to_dict(),
@@ -159,7 +166,7 @@ def meta_evaluate(
             scores.metrics,
             levels,
             coefficient=coefficient,
-            mode=mode,
+            mode=normalise_mode(mode),
             n_resamples=n_resamples,
             confidence_level=confidence_level,
             seed=seed,
@@ -191,7 +198,10 @@ def results_table(table: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
         by_level = part.set_index("level")
         out[metric] = {
             HEADERS[lv]: format_cell(
-                *(float(by_level.at[lv, k]) for k in ("estimate", "ci_low", "ci_high")), digits
+                float(by_level.at[lv, "estimate"]),
+                float(by_level.at[lv, "ci_low"]),
+                float(by_level.at[lv, "ci_high"]),
+                digits,
             )
             for lv in levels
             if lv in by_level.index
@@ -261,7 +271,10 @@ def per_system_intervals(
     seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Per-system τ_intra with percentile CIs from resampling documents only, systems fixed."""
-    _, cols = resample_indices(*H.shape, "documents", n_resamples, seed)
+    coefficient = normalise_coefficient(coefficient)
+    if callable(coefficient):
+        raise OptionError("per-system intervals need a named coefficient (kendall, pearson or spearman)")
+    _, cols = resample_indices(H.shape[0], H.shape[1], "documents", n_resamples, seed)
     samples = PairKernel(np.asarray(H, float), np.asarray(P, float)).evaluate(
         draw_counts(cols, H.shape[1]), coefficient
     )["value"]
@@ -413,7 +426,7 @@ def compare_metrics(
         raise OptionError(f"adjust={adjust!r}: use 'none' or 'holm'")
     estimates = result.table.set_index(["metric", "level"])["estimate"]
     unit = result.bootstrap.mode if result.bootstrap is not None else "both"
-    compared = []
+    compared: list[dict[str, Any]] = []
     for a, b in pairs:
         unknown = [name for name in (a, b) if name not in result.scores.metrics]
         if unknown:

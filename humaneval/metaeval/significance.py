@@ -130,7 +130,7 @@ class _SwapForms:
         return results[0], results[1]
 
 
-def _stacked(H, stack, level: str, coefficient: Coefficient) -> np.ndarray:
+def _stacked(H, stack, level: str, coefficient: str) -> np.ndarray:
     """EM(P_r, H) for a stack of metric matrices (R, S, D), any coefficient."""
     R = stack.shape[0]
     if level == "sys":

@@ -285,6 +285,7 @@ class SwapDifference:
         the quadratic form; and the members of every tie class on the A and B side."""
         G, U = h.shape
         kappa = np.zeros(G)
+        form: _SortedCounts | _BandedForm | np.ndarray
         if G == 1 and len(np.unique(h[0, present[0]])) <= 64:
             keep = present[0]
             form = _SortedCounts(h[0, keep], a[0, keep], b[0, keep], np.flatnonzero(keep), U)

@@ -14,16 +14,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 
 from humaneval._docstrings import shared_docs
 from humaneval.methods.values import parse_number
 
-SCORE = "score"
+SCORE: Final = "score"
 """Response kind of scores: higher is better."""
-RANK = "rank"
+RANK: Final = "rank"
 """Response kind of ranks: lower is better (1 = best)."""
 RESPONSES: tuple[str, ...] = (SCORE, RANK)
 """The response kinds of a ratings table."""

@@ -14,8 +14,8 @@ quality, and their intervals are narrower than the humans' alone when the judge 
 - :func:`ppi_budget` — the cheapest numbers of human and judge ratings for a target interval width.
 """
 
+from humaneval.design.judged import STRATEGIES, choose_documents
 from humaneval.ppi.budget import PPIBudget, ppi_budget
-from humaneval.ppi.design import STRATEGIES, choose_documents
 from humaneval.ppi.items import CLUSTERINGS, judged_items
 from humaneval.ppi.judged import analyze_ppi
 from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean

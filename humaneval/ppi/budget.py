@@ -176,7 +176,7 @@ def ppi_budget(
         bound = (target_width / (2 * z)) ** 2
         label = f"{100 * confidence_level:g}% interval width ≤ {target_width:g}"
     else:
-        if effect is None or not effect > 0 or not 0 < target_power < 1:
+        if effect is None or target_power is None or not effect > 0 or not 0 < target_power < 1:
             raise OptionError("a target power needs a power in (0, 1) and a positive --effect")
         bound = (effect / (z + stats.norm.ppf(target_power))) ** 2
         label = f"power ≥ {target_power:g} against a difference of {effect:g} (α = {1 - confidence_level:g})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -95,7 +96,7 @@ def analyze_ppi(
     judge_scores: pd.DataFrame | str | Path | None = None,
     criterion: str | None = None,
     model: str = "mean",
-    **options: object,
+    **options: Any,
 ) -> PPIAnalysis | PPIOrdinal | PPIPairwise:
     """Prediction-powered inference on a ratings table with judge rows or a judge file (docs/ppi.md).
 

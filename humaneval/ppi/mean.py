@@ -80,8 +80,10 @@ def cluster_codes(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Integer codes of the labelled and unlabelled units' clusters in one label space (a cluster may
     hold both), and the number of clusters; without labels every unit is its own cluster."""
-    left = np.arange(n) if clusters is None else np.asarray(clusters)
-    right = np.arange(n, n + big_n) if clusters_unlabeled is None else np.asarray(clusters_unlabeled)
+    left: np.ndarray = np.arange(n) if clusters is None else np.asarray(clusters)
+    right: np.ndarray = (
+        np.arange(n, n + big_n) if clusters_unlabeled is None else np.asarray(clusters_unlabeled)
+    )
     if (clusters is None) != (clusters_unlabeled is None):
         left, right = left.astype(str), right.astype(str)
         left = np.char.add("l", left) if clusters is None else left

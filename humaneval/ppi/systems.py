@@ -8,7 +8,7 @@ the same units, the effective-n factor ``gain`` (V̂_human / V̂_PPI) and the PP
 (:mod:`humaneval.ppi.bootstrap`). Intervals are normal (z) intervals, cluster-robust over documents or
 blocks (:mod:`humaneval.ppi.items`); pair p-values are adjusted as in ``humaneval analyze``.
 
-With inclusion probabilities (a design that sampled documents for the humans, :mod:`humaneval.ppi.design`),
+With inclusion probabilities (a design that sampled documents for the humans, :mod:`humaneval.design.judged`),
 the inverse-probability-weighted form :func:`humaneval.ppi.mean.ipw_mean` replaces the PPI++ mean.
 """
 
@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p, tukey_quantile
-from humaneval.errors import InsufficientDataError
+from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.bootstrap import ppboot_intervals
 from humaneval.ppi.items import MIN_UNITS, Items, judged_items
 from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean
@@ -158,7 +158,7 @@ def ppi_systems(
         The independent units (:mod:`humaneval.ppi.items`).
     probabilities : DataFrame, optional
         ``document, probability``: the chance each document's summaries were given to the humans,
-        when a design sampled them (:func:`humaneval.ppi.design.choose_documents`); the estimators
+        when a design sampled them (:func:`humaneval.design.judged.choose_documents`); the estimators
         then take their inverse-probability-weighted form.
     n_resamples, seed
         Of the PPBoot intervals (0 resamples: none).
@@ -285,11 +285,26 @@ def ppi_systems(
 
 
 def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.Series | None:
+    """The design's inclusion probability of every judged document, checked against the ratings."""
     if probabilities is None:
         return None
-    from humaneval.ppi.design import checked_probabilities
-
-    return checked_probabilities(probabilities, items.table)
+    if "document" not in probabilities or "probability" not in probabilities:
+        raise RatingsError(
+            "probabilities: give the columns document, probability (humaneval design --judge-scores)"
+        )
+    table = probabilities.astype({"document": str}).drop_duplicates("document").set_index("document")
+    values = pd.to_numeric(table["probability"], errors="coerce")
+    documents = pd.Index(items.table["document"].unique())
+    missing = documents.difference(values.dropna().index)
+    if len(missing):
+        raise RatingsError(
+            f"probabilities: no probability for {len(missing)} judged documents (e.g. {missing[0]}); give "
+            "one for every document of the pool"
+        )
+    chosen = values.reindex(documents)
+    if ((chosen <= 0) | (chosen > 1)).any():
+        raise RatingsError("probabilities: every probability must lie in (0, 1]")
+    return chosen
 
 
 def _estimate(y, f, clusters, probability, confidence_level, small_sample=False):

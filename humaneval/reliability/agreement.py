@@ -197,7 +197,10 @@ def cohen_kappa(
     1.0
     """
     result = two_coder_agreement(a, b, weights=weights, categories=categories)
-    return result.cohen_kappa if weights is None else float(result.weighted_kappa)  # type: ignore[arg-type]
+    if weights is None:
+        return result.cohen_kappa
+    assert result.weighted_kappa is not None  # computed whenever weights are given
+    return result.weighted_kappa
 
 
 def scott_pi(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -> float:
@@ -302,7 +305,7 @@ def pairwise_agreement(
     (36, '1', '3', 8, 0.375)
     """
     rd = as_reliability_data(data, unit=unit)
-    if rd.coder is None:
+    if rd.coder is None or rd.coders is None:
         raise RatingsError("value counts carry no coder identities; pairwise agreement needs them")
     wide = pd.DataFrame({"unit": rd.unit, "coder": rd.coder, "value": rd.value}).pivot(
         index="unit", columns="coder", values="value"
@@ -314,7 +317,10 @@ def pairwise_agreement(
         if both.sum() < min_units:
             continue
         res = two_coder_agreement(
-            wide.loc[both, ca].to_numpy(), wide.loc[both, cb].to_numpy(), weights=weights, categories=cats
+            wide.loc[both, ca].to_numpy(),
+            wide.loc[both, cb].to_numpy(),
+            weights=weights,
+            categories=cats.tolist(),
         )
         rows.append({"coder_a": rd.coders[ca], "coder_b": rd.coders[cb], **res.to_dict()})
     columns = ["coder_a", "coder_b", "n_units", "observed_agreement", "cohen_kappa", "scott_pi"]
@@ -353,8 +359,17 @@ def _categories(observed: np.ndarray, categories: Sequence[object] | None) -> li
     found = sorted(set(observed.tolist()))
     if categories is None:
         return found
-    convert = float if observed.dtype.kind == "f" else str
-    cats = [convert(c) for c in categories]
+    cats: list[object]
+    if observed.dtype.kind == "f":
+        numeric = pd.to_numeric(pd.Series(list(categories), dtype=object), errors="coerce")
+        if numeric.isna().any():
+            raise RatingsError(
+                f"the ratings are numbers but the categories {list(categories)} are not; "
+                "give numeric categories"
+            )
+        cats = numeric.astype(float).tolist()
+    else:
+        cats = [str(c) for c in categories]
     missing = [v for v in found if v not in set(cats)]
     if missing:
         raise RatingsError(f"value {missing[0]!r} is not among the categories {list(categories)}")

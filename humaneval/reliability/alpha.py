@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -33,11 +33,12 @@ from humaneval.reliability.profiles import (
 )
 
 Distance = Callable[[np.ndarray], np.ndarray] | np.ndarray
-LevelArg = Literal["nominal", "ordinal", "interval", "ratio"] | Distance
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+LevelArg = Level | Distance
 Method = Literal["auto", "fast", "coincidence"]
 MAX_COINCIDENCE_VALUES = 100
 MAX_CUSTOM_VALUES = 5_000
-AlphaInput = ReliabilityData | Ratings | pd.DataFrame | np.ndarray
+AlphaInput: TypeAlias = ReliabilityData | Ratings | pd.DataFrame | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,10 @@ def krippendorff_alpha(
     (11, 40, 1)
     """
     level = level_of_measurement
+    name = level if isinstance(level, str) else "custom"
     wide = _wide_profiles(data, level, orient, value_domain) if method == "auto" else None
+    pc: ProfileCounts | None
+    coders_present: int | None
     if wide is not None:
         pc, values, coders_present = wide
         labels: list[object] = [number(v) for v in values]
@@ -181,7 +185,7 @@ def krippendorff_alpha(
         values, labels, n_dropped = prep.values, rd.value_labels(prep.values), prep.n_units_dropped
         coders_present = None if rd.coder is None else int(np.count_nonzero(np.bincount(rd.coder)))
     if pc is not None:
-        d_o, d_e = _profile_disagreements(pc, level, values)  # type: ignore[arg-type]
+        d_o, d_e = _profile_disagreements(pc, name, values)
         o = pc.coincidence()
         counts, n_units = pc.counts, pc.n_pairable_units
     else:
@@ -192,7 +196,7 @@ def krippendorff_alpha(
         counts, n_units = prep.counts, int(prep.unit.max()) + 1
     return AlphaResult(
         alpha=alpha_value(d_o, d_e, strict),
-        level_of_measurement=level if isinstance(level, str) else "custom",
+        level_of_measurement=name,
         D_o=float(d_o),
         D_e=float(d_e),
         n_pairable_values=int(counts.sum()),

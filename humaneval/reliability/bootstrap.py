@@ -280,6 +280,7 @@ def _check_resamples(n_resamples: int, confidence_level: float, alpha_min: Seque
 def _pair_distribution(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
     """Distinct pair distances and their probabilities :math:`\\sum p_{ck}` over ordered cells."""
     n_values = len(prep.values)
+    delta: np.ndarray | None
     if n_values <= MAX_COINCIDENCE_VALUES:
         o = dis.coincidences(prep.unit, prep.codes, n_values)
         if prep.metric.matrix is not None:

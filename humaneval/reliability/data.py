@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -222,6 +222,8 @@ def from_matrix(
             f"orient={orient!r}: say how the matrix is laid out with orient='annotators_x_units' (rows "
             "are annotators) or orient='units_x_annotators' (rows are units)"
         )
+    rows: list[Any] | np.ndarray
+    cols: list[Any] | np.ndarray
     if isinstance(matrix, pd.DataFrame):
         raw, rows, cols = matrix.to_numpy(), list(matrix.index), list(matrix.columns)
     else:

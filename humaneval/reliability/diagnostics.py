@@ -88,7 +88,7 @@ def alpha_diagnostics(
     """
     level = level_of_measurement
     rd = as_reliability_data(data, unit=unit, orient=orient, value_domain=value_domain)
-    if rd.coder is None:
+    if rd.coder is None or rd.coders is None:
         raise RatingsError("value counts carry no coder identities; per-coder diagnostics need them")
     prep = prepare(rd, level)
     d_o, d_e = disagreements(prep)
@@ -124,7 +124,7 @@ def alpha_diagnostics(
             "n_values": coder_counts[present],
             "disagreement": per_coder[present] / n,
             "share": per_coder[present] / n / d_o if d_o > 0 else np.nan,
-            "alpha_without": [_alpha_without(rd, level, c) for c in present],
+            "alpha_without": [_alpha_without(rd, level, int(c)) for c in present],
         }
     )
     return AlphaDiagnostics(

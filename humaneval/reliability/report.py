@@ -19,7 +19,7 @@ from humaneval.errors import HumanEvalError
 from humaneval.formatting import MISSING, fmt, fmt_ci
 from humaneval.ratings import Ratings
 from humaneval.reliability.agreement import fleiss_kappa
-from humaneval.reliability.alpha import krippendorff_alpha
+from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 from humaneval.reliability.curves import time_buckets, time_reliability_curve
 from humaneval.reliability.splithalf import split_half_reliability
@@ -116,7 +116,7 @@ class ReliabilityReport:
 def reliability_report(
     ratings: Ratings,
     *,
-    level_of_measurement: str = "ordinal",
+    level_of_measurement: Level = "ordinal",
     n_resamples: int = 5000,
     alpha_min: Sequence[float] = (0.667,),
     n_splits: int = 1000,

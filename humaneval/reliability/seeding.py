@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 SeedLike = int | np.random.Generator | None
@@ -13,5 +15,5 @@ def resolve_seed(seed: SeedLike) -> tuple[np.random.Generator, int | None]:
     if isinstance(seed, np.random.Generator):
         return seed, None
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
+        seed = secrets.randbits(63)
     return np.random.default_rng(seed), int(seed)

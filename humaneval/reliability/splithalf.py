@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -204,10 +205,11 @@ def split_half_reliability(
         )
     r = r[used]
     shr = float(r.mean())
+    low, median, high = np.quantile(r, [0.025, 0.5, 0.975])
     return SplitHalfResult(
         shr=shr,
         sd=float(r.std(ddof=1)) if len(r) > 1 else float("nan"),
-        quantiles=tuple(float(q) for q in np.quantile(r, [0.025, 0.5, 0.975])),  # type: ignore[arg-type]
+        quantiles=(float(low), float(median), float(high)),
         spearman_brown=2 * shr / (1 + shr),
         mean_abs_difference=float(abs_diff[used].mean()),
         n_splits=len(r),
@@ -269,7 +271,7 @@ def _block_splits(n_clusters: int, n_splits: int, rng: np.random.Generator) -> t
     half = n_clusters // 2
     distinct = math.comb(n_clusters, half) // (2 if 2 * half == n_clusters else 1)
     if distinct <= n_splits:
-        combos = itertools.combinations(range(n_clusters), half)
+        combos: Iterator[tuple[int, ...]] = itertools.combinations(range(n_clusters), half)
         if 2 * half == n_clusters:
             combos = (c for c in combos if 0 in c)
         chosen = np.array(list(combos))

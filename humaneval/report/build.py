@@ -249,7 +249,7 @@ def build_report(
     if model is not None:
         model = resolve_model(model)
     structure = describe_structure(ratings)
-    seconds = times if times is not None else _ratings_seconds(ratings)
+    seconds: pd.Series | None = times if times is not None else _ratings_seconds(ratings)
     planned = planned_tables(design) if design is not None and settings.power_trials > 0 else {}
     single = next(iter(planned.values())) if len(planned) == 1 else None
     joint = _joint(ratings, settings, say)
@@ -336,18 +336,26 @@ def _ppi_analyses(
     data = ratings.data
     humans = data[data["rater_kind"] != "judge"]
     rated = set(zip(humans["document"], humans["system"], strict=True))
-    out = []
+    out: list[PPIAnalysis] = []
     for name in ratings.judge_names:
         judged = data[(data["rater_kind"] == "judge") & (data["annotator"] == name)]
         if set(zip(judged["document"], judged["system"], strict=True)) <= rated:
             continue  # the judge scored only what the humans rated (a validation study): nothing to add
         say(f"prediction-powered system means (PPI++) with judge {name}")
         for criterion in ratings.criteria:
+            where = f"judge {name}" + (f", criterion {criterion}" if criterion else "")
             try:
-                out.append(analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed))
+                result = analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed)
             except HumanEvalError as exc:
-                where = f"judge {name}" + (f", criterion {criterion}" if criterion else "")
                 notes.append(f"No prediction-powered estimates for {where}: {exc}")
+                continue
+            if not isinstance(result, PPIAnalysis):  # pairwise strengths, not system means
+                notes.append(
+                    f"The prediction-powered estimates for {where} are Bradley–Terry strengths, which the "
+                    "report does not show; 'humaneval ppi' gives them."
+                )
+                continue
+            out.append(result)
     return tuple(out)
 
 
@@ -408,7 +416,7 @@ def _criterion_report(
     settings: ReportSettings,
     say: Progress,
     planned: TableDesign | None = None,
-    joint: tuple[dict[str, SystemAnalysis], list] | None = None,
+    joint: tuple[dict[str | None, SystemAnalysis], list] | None = None,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
@@ -434,6 +442,7 @@ def _criterion_report(
     if isinstance(analysis, ComparativeAnalysis):
         return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
+    assert isinstance(fit, FitResult)  # the CLMM path always fits
     say(
         f"  fitted the {fit.structure} model with the {fit.engine} engine "
         f"in {fit.diagnostics.fit_seconds:.1f} s"
@@ -491,7 +500,7 @@ def _criterion_report(
 
 def _joint(
     ratings: Ratings, settings: ReportSettings, say: Progress
-) -> tuple[dict[str, SystemAnalysis], list] | None:
+) -> tuple[dict[str | None, SystemAnalysis], list] | None:
     """The joint model of several Likert criteria, as ``analyze_criteria`` (and ``humaneval
     analyze``) fits it, with its warnings; None for other tables."""
     from humaneval.analysis.adapters import AnalysisOptions, table_kind

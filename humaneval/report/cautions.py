@@ -259,7 +259,8 @@ def _reliability_cautions(part: CriterionReport) -> list[Caution]:
             for c in low
         ]
     if rel is None:
-        return [Caution(RELIABILITY, f"Reliability was not computed: {part.reliability_error.rstrip('.')}.")]
+        why = f": {part.reliability_error.rstrip('.')}" if part.reliability_error else ""
+        return [Caution(RELIABILITY, f"Reliability was not computed{why}.")]
     out = []
     shr_estimate = rel.shr is not None and not rel.shr_caveat
     if rel.shr is not None and rel.shr_caveat:
@@ -281,7 +282,7 @@ def _reliability_cautions(part: CriterionReport) -> list[Caution]:
                 "ratings as gold scores for single summaries.",
             )
         )
-    if shr_estimate and rel.shr < SHR_MIN:
+    if shr_estimate and rel.shr is not None and rel.shr < SHR_MIN:
         out.append(
             Caution(
                 RELIABILITY,

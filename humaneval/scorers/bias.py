@@ -92,7 +92,7 @@ def _by_group(groups: Sequence[str], values: np.ndarray) -> dict[str, float]:
     return dict(zip(groups, values.tolist(), strict=True))
 
 
-def tvd(p: Sequence[float], q: Sequence[float], kind: str = "half-l1") -> float:
+def tvd(p: Sequence[float] | np.ndarray, q: Sequence[float] | np.ndarray, kind: str = "half-l1") -> float:
     """Total variation distance: ½·Σ|p − q| (``half-l1``) or max|p − q| (``sup``).
 
     Raises
@@ -513,7 +513,7 @@ def distinguishability_by_cluster(
     for cluster in dict.fromkeys(cluster_ids.tolist()):
         members = np.flatnonzero(cluster_ids == cluster)
         matrix = np.asarray(similarity_fn([anonymised[i] for i in members]), dtype=float)
-        score, used = cluster_distinguishability(matrix, [str(groups[i]) for i in members], ties)
+        score, used = cluster_distinguishability(matrix, [str(groups[int(i)]) for i in members], ties)
         rows.append({"cluster": cluster, "score": score, "n_used": used, "n_summaries": len(members)})
     return pd.DataFrame(rows)
 
@@ -704,23 +704,23 @@ def _pooled_statistics(
     tvd_kind: str,
 ) -> dict[str, tuple[np.ndarray, Callable[[np.ndarray], float], Callable[[float], str]]]:
     """Per-instance count matrices and the score of their pooled sum, for every count-based measure."""
-    out = {}
+    out: dict[str, tuple[np.ndarray, Callable[[np.ndarray], float], Callable[[float], str]]] = {}
     if "word_list_inclusion" in measures:
         g = len(word_lists)
         counts = np.hstack([group_word_counts(summ, word_lists), group_word_counts(src, word_lists)])
-        out["word_list_inclusion"] = (
-            counts,
-            lambda c, g=g: _word_list_score(c[:g], c[g:], tvd_kind),
-            lambda s: _nan_flag(s, NO_WORDS),
-        )
+
+        def word_list_score(c: np.ndarray, g: int = g) -> float:
+            return _word_list_score(c[:g], c[g:], tvd_kind)
+
+        out["word_list_inclusion"] = (counts, word_list_score, lambda s: _nan_flag(s, NO_WORDS))
     if "entity_inclusion" in measures:
         included, total = inclusion_counts(entities, persons, list(groups))
         g = len(groups)
-        out["entity_inclusion"] = (
-            np.hstack([included, total]),
-            lambda c, g=g: _inclusion_score(c[:g], c[g:], smoothing),
-            _flag,
-        )
+
+        def inclusion_score(c: np.ndarray, g: int = g) -> float:
+            return _inclusion_score(c[:g], c[g:], smoothing)
+
+        out["entity_inclusion"] = (np.hstack([included, total]), inclusion_score, _flag)
     if "hallucination" in measures:
         counts, _ = hallucination_counts(src, persons, entities, list(groups), table=table, strict=strict)
         out["hallucination"] = (

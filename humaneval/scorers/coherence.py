@@ -241,7 +241,7 @@ def shuffled_orders(n: int, k: int, rng: np.random.Generator) -> list[tuple[int,
         eligible = [p for p in itertools.permutations(range(n)) if p != identity]
         picks = rng.choice(len(eligible), size=min(k, len(eligible)), replace=False)
         return [eligible[i] for i in sorted(picks)]
-    orders = []
+    orders: list[tuple[int, ...]] = []
     while len(orders) < k:
         order = tuple(int(i) for i in rng.permutation(n))
         if order != identity:

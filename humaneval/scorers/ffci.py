@@ -247,6 +247,7 @@ def score_ffci(
             raise RatingsError(f"FFCI {aspect} needs {name} (a {name[:-1]} column); or leave {aspect} out")
     results: dict[str, ScoreResult] = {}
     if "faithfulness" in aspects:
+        assert sources is not None  # checked above
         if backend == "lexical":
             results["faithfulness"] = lexical_faithfulness(sources, summaries, sim=sim, top_n=top_n or 2)
         else:
@@ -255,6 +256,7 @@ def score_ffci(
             )
     wanted = [a for a in ("focus", "coverage") if a in aspects]
     if wanted:
+        assert references is not None  # checked above
         if backend == "lexical":
             both = lexical_focus_coverage(references, summaries)
         else:

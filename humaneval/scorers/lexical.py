@@ -66,7 +66,7 @@ def _similarity(sim: str | Similarity) -> tuple[Similarity, str]:
 def top_n_alignment(
     sources: list[str],
     summaries: list[str],
-    score: Callable[[list[str], list[str]], np.ndarray],
+    score: Callable[[list[str], list[str]], np.ndarray | list[float]],
     top_n: int,
 ) -> tuple[np.ndarray, int]:
     """FA of every (source, summary): AvgTop-n over source sentences, mean over summary sentences.
@@ -208,7 +208,7 @@ def intersentential_coherence(
     One-sentence summaries have no pair: NaN, counted in ``meta["n_single_sentence"]``.
     """
     texts = as_texts(summaries, "summaries")
-    reducers = {"min": np.min, "mean": np.mean, "max": np.max}
+    reducers: dict[str, Callable[[np.ndarray], float]] = {"min": np.min, "mean": np.mean, "max": np.max}
     if aggregate not in reducers:
         raise OptionError(f"aggregate {aggregate!r} is not one of min, mean, max")
     blank = blank_mask(texts)
@@ -216,7 +216,7 @@ def intersentential_coherence(
     seconds: list[str] = []
     spans: dict[int, slice] = {}
     n_single = 0
-    for i in np.flatnonzero(~blank):
+    for i in np.flatnonzero(~blank).tolist():
         sents = sentences(texts[i])
         if len(sents) < 2:
             n_single += 1

@@ -119,7 +119,10 @@ def _snapshot(repo_id: str, what: str, revision: str | None, cache_dir: str | os
         ) from None
     try:
         folder = snapshot_download(
-            repo_id, revision=revision, cache_dir=cache_dir, ignore_patterns=list(IGNORED_FILES)
+            repo_id,
+            revision=revision,
+            cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+            ignore_patterns=list(IGNORED_FILES),
         )
     except Exception as exc:  # network, offline-and-not-cached, unknown id, gated repo: all one answer
         cache = os.fspath(cache_dir) if cache_dir else HF_HUB_CACHE

@@ -242,7 +242,7 @@ class NLIScorer:
         pairs: list[tuple[int, int, int]] = []
         flat_p: list[str] = []
         flat_h: list[str] = []
-        for item in np.flatnonzero(~blank):
+        for item in np.flatnonzero(~blank).tolist():
             source_sents, summary_sents = sentences(premises[item]), sentences(hypotheses[item])
             for j, hyp in enumerate(summary_sents):
                 for prem in source_sents:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from humaneval.errors import DesignError
 from humaneval.methods import get_method
 from humaneval.methods.pairwise import SIDES
 
@@ -36,7 +37,10 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
     entries = screen["entries"]
     kind = get_method(method)
     if kind.rates_items:
-        low, high = kind.value_range(int(preset["points"]))
+        bounds = kind.value_range(int(preset["points"]))
+        if bounds is None:
+            raise DesignError(f"the {method} method rates items but declares no value range")
+        low, high = bounds
         return {e["field"]: str(int(rng.integers(int(low), int(high) + 1))) for e in entries}
     if kind.unit == "document":
         order = rng.permutation(len(entries))

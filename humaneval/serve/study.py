@@ -175,7 +175,7 @@ def create_study(
         design, texts, preset=preset, allow_ties=allow_ties, per_slot=True, extra=extra
     )
     cost = design.summary().to_dict().get("cost") or {}
-    config = {
+    config: dict[str, Any] = {
         "completion_code": completion_code,
         "full_code": full_code,
         "slot_timeout_s": slot_timeout(max_minutes, estimated_minutes, cost.get("seconds_per_annotator")),
@@ -261,7 +261,9 @@ def _write_study(
             ),
         )
         for name, payload in payloads.items():
-            block, k = (int(x) for x in _SLOT.fullmatch(name).groups())
+            slot = _SLOT.fullmatch(name)
+            assert slot is not None, f"slot name {name!r} is not b<block>-a<k>"  # made by design_payloads
+            block, k = (int(x) for x in slot.groups())
             connection.execute(
                 "INSERT INTO slot (study, name, block, k, payload_json) VALUES (?, ?, ?, ?, ?)",
                 (key, name, block, k, json.dumps(payload, ensure_ascii=False, sort_keys=True)),

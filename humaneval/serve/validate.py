@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from humaneval.errors import DesignError
 from humaneval.methods import get_method
 from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES
@@ -96,9 +97,12 @@ def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> di
     kind = get_method(method)
     if kind.rates_items:
         # the slider and the scale both send whole numbers
-        low, high = kind.value_range(int(preset["points"]))
+        bounds = kind.value_range(int(preset["points"]))
+        if bounds is None:
+            raise DesignError(f"the {method} method rates items but declares no value range")
+        low, high = bounds
         check = _integer(int(low), int(high))
-        out = {e["field"]: check for e in entries}
+        out: dict[str, Any] = {e["field"]: check for e in entries}
         for q, question in enumerate(preset.get("questions") or ()):  # several questions per summary
             for e in entries:
                 if not e.get("check") and e["field"].startswith("lk_q0_"):
@@ -106,7 +110,7 @@ def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> di
         return out
     if kind.unit == "document":
         n_real = sum(not e.get("check") for e in entries)
-        out: dict[str, Any] = {}
+        out = {}
         for e in entries:
             out[e["field"]] = _integer(1, len(entries) if e.get("check") else n_real)
             if e.get("raw_field"):

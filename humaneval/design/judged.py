@@ -1,4 +1,4 @@
-"""Which documents the humans rate, given a judge's scores of the whole pool (docs/ppi.md).
+"""Which documents the humans rate when a judge has scored the whole pool (docs/ppi.md, docs/judges.md).
 
 The humans get whole documents (every system's summary of it), so that every pair of systems
 shares its human-rated documents. Three ways to choose them:
@@ -6,7 +6,8 @@ shares its human-rated documents. Three ways to choose them:
 - ``random`` — a simple random sample of ``n`` of the ``D`` documents (π = n / D);
 - ``stratified`` — the documents sorted by their mean judge score into ``strata`` equal-sized strata,
   ``n`` allocated to them in proportion (largest remainders) and drawn at random within each
-  (π = n_h / D_h): every part of the judge's range is rated;
+  (π = n_h / D_h): every part of the judge's range is rated — what a judge's calibration
+  (the alternative-annotator test) needs;
 - ``active`` — each document drawn independently with probability ∝ the judge's uncertainty about
   it, mixed with the uniform design so that no probability is tiny (Zrnic & Candès 2024): the
   ``uncertainty`` column of the judge file, or, with several judges, their disagreement (the SD
@@ -15,7 +16,8 @@ shares its human-rated documents. Three ways to choose them:
 
 The probabilities go with the ratings to ``humaneval ppi --probabilities``, whose estimates then
 take the inverse-probability-weighted form (:func:`humaneval.ppi.mean.ipw_mean`), unbiased under
-each design.
+each design. One function serves both uses of a judge-scored pool: the human share of a
+prediction-powered study and the calibration subset of :func:`humaneval.judges.planning.plan_calibration`.
 
 References
 ----------
@@ -24,12 +26,15 @@ Zrnic, T. & Candès, E. J. (2024). Active statistical inference. *ICML 2024*.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
+from humaneval.design.spec import Document, Summary
 from humaneval.errors import DesignError, RatingsError
 
-__all__ = ["STRATEGIES", "checked_probabilities", "choose_documents"]
+__all__ = ["STRATEGIES", "choose_documents", "chosen_documents"]
 
 STRATEGIES = ("random", "stratified", "active")
 #: Share of the uniform design mixed into the active one (no document's probability below
@@ -152,22 +157,25 @@ def _capped(weights: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def checked_probabilities(probabilities: pd.DataFrame, items: pd.DataFrame) -> pd.Series:
-    """The design's inclusion probability of every judged document, checked against the ratings."""
-    if "document" not in probabilities or "probability" not in probabilities:
-        raise RatingsError(
-            "probabilities: give the columns document, probability (humaneval design --judge-scores)"
+def chosen_documents(
+    chosen: Sequence[str], documents: int | list[Document], summaries: list[Summary]
+) -> tuple[list[Document], list[Summary]]:
+    """The design inputs restricted to the chosen documents (their texts kept where a documents file or
+    the summaries give them).
+
+    Raises
+    ------
+    DesignError
+        A chosen document that the documents file does not list.
+    """
+    keep = set(chosen)
+    if isinstance(documents, int) or not documents:
+        return [Document(d) for d in sorted(keep)], []
+    kept = [d for d in documents if d.id in keep]
+    missing = sorted(keep - {d.id for d in kept})
+    if missing:
+        raise DesignError(
+            f"the judge-scored pool's document {missing[0]!r} is not among the design's documents "
+            f"({len(missing)} missing); give the documents or summaries the pool was scored on"
         )
-    table = probabilities.astype({"document": str}).drop_duplicates("document").set_index("document")
-    values = pd.to_numeric(table["probability"], errors="coerce")
-    documents = pd.Index(items["document"].unique())
-    missing = documents.difference(values.dropna().index)
-    if len(missing):
-        raise RatingsError(
-            f"probabilities: no probability for {len(missing)} judged documents (e.g. {missing[0]}); give "
-            "one for every document of the pool"
-        )
-    bad = values.reindex(documents)
-    if ((bad <= 0) | (bad > 1)).any():
-        raise RatingsError("probabilities: every probability must lie in (0, 1]")
-    return bad
+    return kept, [s for s in summaries if s.document in keep]
