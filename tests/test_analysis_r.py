@@ -127,7 +127,7 @@ def test_uncorrelated_fit_matches_spec_and_is_singular_not_failed(likert):
 
 def test_nested_designs_drop_the_document_terms(likert):
     cl = cluster_labels(likert)
-    first = likert.data.groupby(cl.to_numpy())["annotator"].transform("min")
+    first = likert.data["annotator"].astype(str).groupby(cl.to_numpy()).transform("min")
     nested = likert.with_data(likert.data[likert.data["annotator"] == first])
     fit = fit_clmm(nested, engine="r", structure="intercepts")
     assert fit.formula == "y ~ system + (1|annotator)"
