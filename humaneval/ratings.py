@@ -261,9 +261,9 @@ class Ratings:
         [1.0, 2.0, 3.0, 4.0, 5.0]
         """
         scales = [self.scale_of(criterion)] if criterion is not None else list(self.scales)
-        discrete = [s for s in scales if s is not None and s.points]
+        discrete = [(s, s.points) for s in scales if s is not None and s.points]
         if discrete:
-            return sorted({float(v) for s in discrete for v in np.linspace(s.low, s.high, s.points)})
+            return sorted({float(v) for s, points in discrete for v in np.linspace(s.low, s.high, points)})
         if self.scales or not self.scale_declared or self._points() is None:
             return None
         return [float(v) for v in np.arange(self.scale[0], self.scale[1] + 1)]
@@ -532,6 +532,7 @@ def _validated(
     data = v.rater_kinds(data, judge_list(judges))
     data = v.responses(data, resp, continuous)
     scales: tuple[Scale, ...] = ()
+    declared: tuple[float, float] | None
     if scale is not None and not isinstance(scale, str) and scale and isinstance(scale[0], Scale):
         scales = tuple(scale)
         declared = (min(s.low for s in scales), max(s.high for s in scales))
@@ -692,7 +693,7 @@ class _Validator:
         data = self.frame.rename(columns=dict(renames))
         if len(data) == 0:
             raise self.fail("the table has a header but no rows")
-        mapping = {}
+        mapping: dict[str, str] = {}
         for col in data.columns:
             key = str(col).strip().lower()
             target = key if key in ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS else ALIASES.get(key)

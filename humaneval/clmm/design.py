@@ -195,11 +195,11 @@ def random_design(effects: tuple[RandomEffect, ...]) -> RandomDesign:
             start[k] = m_kept
             m_kept += int(counts[k]) * fitted[k].size
         slot = [r[c[obs]] for r, c in zip(rank, codes, strict=True)]
-        cols = []
+        blocks = []
         for k, t in enumerate(fitted):
             first = start[k] + slot[k] * t.size if k != elim else m_kept + slot[k] * t.size
-            cols.append(first[:, None] + np.arange(t.size)[None, :])
-        cols = np.concatenate(cols, axis=1)
+            blocks.append(first[:, None] + np.arange(t.size)[None, :])
+        cols = np.concatenate(blocks, axis=1)
         n_e = int(counts[elim]) if elim is not None else 0
         q_elim = fitted[elim].size if elim is not None else 0
         layout = _PieceLayout(block, slot, fitted, start, m_kept, n_e, q_elim, n_pat, pattern[obs])

@@ -202,8 +202,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 class _TermReader:
     """Recursive descent over one term's tokens: it only accepts, it never evaluates."""
 
-    def __init__(self, tokens: list[tuple[str, str]]):
-        self.tokens, self.at, self.names = tokens, 0, []
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens, self.at = tokens, 0
+        self.names: list[str] = []
 
     def peek(self) -> tuple[str, str]:
         return self.tokens[self.at] if self.at < len(self.tokens) else ("end", "")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -284,7 +285,7 @@ class FitResult:
     random_columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     n_params: int = 0
     spec: object | None = field(default=None, repr=False)
-    engine_comparison: dict[str, object] | None = None
+    engine_comparison: dict[str, Any] | None = None
 
     @property
     def terms(self) -> tuple[str, ...]:

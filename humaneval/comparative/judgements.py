@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -80,7 +80,7 @@ def detect_kind(ratings: Ratings | pd.DataFrame) -> Kind:
     else:
         response = RANK if RANK in data and SCORE not in data else SCORE
     if lower_is_better(response):
-        return get_method(RANK).table_kind
+        return cast(Kind, get_method(RANK).table_kind)  # the registry names one of the kinds
     if "score" not in data:
         return "likert"
     score = pd.to_numeric(data["score"], errors="coerce").dropna()

@@ -235,7 +235,7 @@ def _screen_answer(method, screen, taste, tie, rng, failing, docs, systems, entr
     real = [e for e in entries if not e.is_check]
     if get_method(method).unit == "document":
         order = plackett_luce_order(np.array([taste[e.system] for e in real]), rng)
-        answers = {real[m].field: rank for rank, m in enumerate(order, start=1)}
+        answers: dict[str, object] = {real[m].field: rank for rank, m in enumerate(order, start=1)}
         if check:
             answers[check[0].field] = 1 if failing else int(check[0].check_expected)
         return answers
