@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from humaneval.clmm.scalar_numba import _obs2
+from humaneval.clmm.fused_numba import obs_terms2
 
 #: Reassociation and fused multiply–adds let the compiler vectorise the sums of the dense linear
 #: algebra (Cholesky 2×, inverse, solves): rounding-level differences only; NaN and ∞ checks stay.
@@ -42,7 +42,7 @@ def _block(theta_ext, y, eta_fix, rows, pattern, cols, lo, hi, u, grad, hess):
         eta = eta_fix[i]
         for j in range(p):
             eta += m[j] * u[cols[i, j]]
-        out = _obs2(theta_ext[y[i]], theta_ext[y[i] + 1], eta)
+        out = obs_terms2(theta_ext[y[i]], theta_ext[y[i] + 1], eta)
         value += out[0]
         for j in range(p):
             if m[j] == 0.0:
@@ -222,7 +222,7 @@ def _block_gradient(
         eta = eta_fix[i]
         for j in range(p):
             eta += m[j] * u[cols[i, j]]
-        _, g, w, prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = _obs2(
+        _, g, w, prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = obs_terms2(
             theta_ext[y[i]], theta_ext[y[i] + 1], eta
         )
         l_aaa = fa * (1.0 - 6.0 * fa) / prob - 3.0 * ra * la + 2.0 * la * la * la

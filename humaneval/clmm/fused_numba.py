@@ -21,10 +21,11 @@ def _expit_both(x):
 
 
 @njit(cache=True, error_model="numpy")
-def _second(theta_ext, y, eta, i, out):
-    """Row ``i`` of orders 0–2 into ``out[0:3]``; returns what the third-order terms reuse."""
-    a = theta_ext[y[i] + 1] - eta[i]
-    c = theta_ext[y[i]] - eta[i]
+def obs_terms2(lo, hi, eta):
+    """ℓ, g, W of one observation with bounds θ_{y−1} = ``lo`` and θ_y = ``hi`` and linear predictor
+    ``eta``, then what the third-order terms reuse (P, f(a), f(c), ℓ_a, ℓ_c, r_a, r_c, ℓ_aa, ℓ_cc, ℓ_ac)."""
+    a = hi - eta
+    c = lo - eta
     fu, su = _expit_both(a)
     fl, sl = _expit_both(c)
     prob = (sl - su) if c > 0 else (fu - fl)
@@ -37,10 +38,18 @@ def _second(theta_ext, y, eta, i, out):
     l_aa = ra - la * la
     l_cc = rc - lc * lc
     l_ac = -la * lc
-    out[0, i] = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
-    out[1, i] = -(la + lc)
-    out[2, i] = -(l_aa + 2.0 * l_ac + l_cc)
-    return prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac
+    loglik = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
+    return loglik, -(la + lc), -(l_aa + 2.0 * l_ac + l_cc), prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac
+
+
+@njit(cache=True, error_model="numpy")
+def _second(theta_ext, y, eta, i, out):
+    """Row ``i`` of orders 0–2 into ``out[0:3]``; returns what the third-order terms reuse."""
+    terms = obs_terms2(theta_ext[y[i]], theta_ext[y[i] + 1], eta[i])
+    out[0, i] = terms[0]
+    out[1, i] = terms[1]
+    out[2, i] = terms[2]
+    return terms[3:]
 
 
 @njit(cache=True, error_model="numpy")

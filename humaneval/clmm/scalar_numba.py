@@ -3,7 +3,8 @@
 :func:`laplace_logit` runs the whole evaluation for the logit link in loops over the observations
 and groups: the Newton solve of every group's mode (with the step halving of the numpy path), ℓ_LA
 and, when asked for, its gradient. Per observation the terms are those of
-:mod:`humaneval.clmm.fused_numba` (``_second`` and the third-order block of ``order3``).
+:func:`humaneval.clmm.fused_numba.obs_terms2` (shared with the fused terms and the block path) and the
+third-order block of ``order3``.
 """
 
 from __future__ import annotations
@@ -13,29 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from humaneval.clmm.fused_numba import _expit_both
-
-
-@njit(cache=True, error_model="numpy")
-def _obs2(lo, hi, eta):
-    """ℓ, g, W of one observation with bounds θ_{y−1} = ``lo`` and θ_y = ``hi``, and what the
-    third-order terms reuse."""
-    a = hi - eta
-    c = lo - eta
-    fu, su = _expit_both(a)
-    fl, sl = _expit_both(c)
-    prob = (sl - su) if c > 0 else (fu - fl)
-    fa = fu * su
-    fc = fl * sl
-    la = fa / prob
-    lc = -fc / prob
-    ra = fa * (su - fu) / prob
-    rc = -fc * (sl - fl) / prob
-    l_aa = ra - la * la
-    l_cc = rc - lc * lc
-    l_ac = -la * lc
-    loglik = math.log(prob) if prob > 0 else (-math.inf if prob == 0 else math.nan)
-    return loglik, -(la + lc), -(l_aa + 2.0 * l_ac + l_cc), prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac
+from humaneval.clmm.fused_numba import obs_terms2
 
 
 @njit(cache=True, error_model="numpy")
@@ -47,7 +26,7 @@ def _groups(theta_ext, y, eta_fix, a, group, u, f, s, h):
     h[:] = 1.0
     for i in range(y.size):
         j = group[i]
-        out = _obs2(theta_ext[y[i]], theta_ext[y[i] + 1], eta_fix[i] + a[i] * u[j])
+        out = obs_terms2(theta_ext[y[i]], theta_ext[y[i] + 1], eta_fix[i] + a[i] * u[j])
         f[j] += out[0]
         s[j] += a[i] * out[1]
         h[j] += a[i] * a[i] * out[2]
@@ -129,7 +108,7 @@ def laplace_logit(theta_ext, y, x, beta, z, sigma, group, u, n_thr, tol, max_ite
     for i in range(n):
         j = group[i]
         lo, hi = theta_ext[y[i]], theta_ext[y[i] + 1]
-        _, g, w, prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = _obs2(lo, hi, eta_fix[i] + a[i] * u[j])
+        _, g, w, prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = obs_terms2(lo, hi, eta_fix[i] + a[i] * u[j])
         l_aaa = fa * (1.0 - 6.0 * fa) / prob - 3.0 * ra * la + 2.0 * la * la * la
         l_ccc = -fc * (1.0 - 6.0 * fc) / prob - 3.0 * rc * lc + 2.0 * lc * lc * lc
         l_aac = -ra * lc + 2.0 * la * la * lc
