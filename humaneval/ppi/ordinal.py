@@ -38,6 +38,7 @@ from scipy.special import expit
 from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
+from humaneval.ppi.mestimate import sandwich, tuned_lambda
 
 __all__ = ["PPIOrdinal", "judge_categories", "ppi_ordinal"]
 
@@ -167,13 +168,6 @@ class _Problem:
         return (h + h.T) / 2
 
 
-def _summed(g, codes, n_clusters):
-    centred = g - g.mean(axis=0)
-    return np.stack(
-        [np.bincount(codes, weights=centred[:, k], minlength=n_clusters) for k in range(g.shape[1])], 1
-    )
-
-
 def ppi_ordinal(
     human: pd.DataFrame,
     judge: pd.DataFrame,
@@ -265,16 +259,14 @@ def ppi_ordinal(
     human_theta, phi0, ok_h = problem.fit(0.0, start)
     if lam is None:
         theta1, _, _ = problem.fit(1.0, phi0)
-        lam = _tuned_lambda(problem, theta1, codes, codes_u, n_clusters)
+        _, _, grads = problem.terms(theta1, 1.0)
+        inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]  # λ for the system effects
+        lam = tuned_lambda(inv_h, grads, codes, n_clusters)
     theta, _, ok = problem.fit(lam, phi0)
 
     def vcov_of(th, lm):
-        _, _, (gy, gf, gu) = problem.terms(th, lm)
-        meat_units = _summed(gy - lm * gf, codes, n_clusters) / len(gy)
-        if lm > 0:
-            meat_units = meat_units + lm * _summed(gu, codes_u, n_clusters) / len(gu)
-        inv_h = np.linalg.inv(problem.hessian(th, lm))
-        return inv_h @ (meat_units.T @ meat_units) @ inv_h
+        _, _, grads = problem.terms(th, lm)
+        return sandwich(np.linalg.inv(problem.hessian(th, lm)), grads, lm, codes, codes_u, n_clusters)
 
     k1 = n_cat - 1
     tables = []
@@ -301,17 +293,3 @@ def ppi_ordinal(
         human_contrasts=human_contrasts,
         converged=ok and ok_h,
     )
-
-
-def _tuned_lambda(problem: _Problem, theta: np.ndarray, codes, codes_u, n_clusters) -> float:
-    """PPI++'s λ for the system effects (trace of their variance) at the λ = 1 estimate."""
-    _, _, (gy, gf, gu) = problem.terms(theta, 1.0)
-    n, big_n = len(gy), len(gu)
-    inv_h = np.linalg.inv(problem.hessian(theta, 1.0))[problem.k1 :]
-    sy, sf = _summed(gy, codes, n_clusters), _summed(gf, codes, n_clusters)
-    cross = (sy.T @ sf + sf.T @ sy) / n
-    pooled = np.vstack([gf, gu])
-    var = np.cov(pooled.T)
-    num = np.trace(inv_h @ cross @ inv_h.T)
-    den = 2 * (1 + n / big_n) * np.trace(inv_h @ var @ inv_h.T)
-    return float(np.clip(num / den, 0.0, 1.0)) if den > 0 else 0.0

@@ -34,6 +34,7 @@ from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.grouping import groupings
 from humaneval.ppi.items import MIN_UNITS
+from humaneval.ppi.mestimate import sandwich, tuned_lambda
 from humaneval.structure import cluster_labels
 
 __all__ = ["PPIPairwise", "comparisons", "ppi_pairwise"]
@@ -148,40 +149,13 @@ def _fit(x, y, f, xu, fu, lam, start=None, iterations=50):
     return theta
 
 
-def _sandwich(x, y, f, xu, fu, theta, lam, codes, codes_u, n_clusters):
-    """The cluster-robust covariance of θ̂ and the pieces λ's tuning needs."""
-    n, big_n = len(x), len(xu)
+def _terms(x, y, f, xu, fu, theta) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """H⁻¹ of the logistic equation at ``theta`` and the gradients g_y, g_f, g_u."""
     p, pu = expit(x @ theta), expit(xu @ theta)
-    grads, grads_hat, grads_u = x * (p - y)[:, None], x * (p - f)[:, None], xu * (pu - fu)[:, None]
+    grads = (x * (p - y)[:, None], x * (p - f)[:, None], xu * (pu - fu)[:, None])
     w = np.r_[p * (1 - p), pu * (1 - pu)]
     xa = np.vstack([x, xu])
-    inv_h = np.linalg.inv((xa.T * w) @ xa / (n + big_n))
-
-    def summed(g, c):
-        centred = g - g.mean(axis=0)
-        return np.stack(
-            [np.bincount(c, weights=centred[:, k], minlength=n_clusters) for k in range(g.shape[1])], 1
-        )
-
-    s_lab = summed(grads - lam * grads_hat, codes) / n
-    s_unl = summed(grads_u, codes_u) * lam / big_n
-    meat = (s_lab + s_unl).T @ (s_lab + s_unl)
-    return inv_h @ meat @ inv_h, (grads, grads_hat, grads_u, inv_h, summed)
-
-
-def _tuned_lambda(x, y, f, xu, fu, codes, codes_u, n_clusters) -> float:
-    theta = _fit(x, y, f, xu, fu, 1.0)
-    _, (grads, grads_hat, grads_u, inv_h, summed) = _sandwich(
-        x, y, f, xu, fu, theta, 1.0, codes, codes_u, n_clusters
-    )
-    n, big_n = len(x), len(xu)
-    s_y, s_f = summed(grads, codes), summed(grads_hat, codes)
-    cross = (s_y.T @ s_f + s_f.T @ s_y) / n
-    pooled = np.vstack([grads_hat, grads_u])
-    var = np.cov(pooled.T).reshape(len(inv_h), len(inv_h))
-    num = np.trace(inv_h @ cross @ inv_h)
-    den = 2 * (1 + n / big_n) * np.trace(inv_h @ var @ inv_h)
-    return float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
+    return np.linalg.inv((xa.T * w) @ xa / len(xa)), grads
 
 
 def ppi_pairwise(
@@ -262,11 +236,11 @@ def ppi_pairwise(
     x, xu = _design(merged, systems), _design(unlabelled, systems)
     y, f, fu = merged["y"].to_numpy(), merged["y_judge"].to_numpy(), unlabelled["y"].to_numpy()
     if lam is None:
-        lam = _tuned_lambda(x, y, f, xu, fu, codes, codes_u, n_clusters)
+        lam = tuned_lambda(*_terms(x, y, f, xu, fu, _fit(x, y, f, xu, fu, 1.0)), codes, n_clusters)
     theta = _fit(x, y, f, xu, fu, lam)
-    vcov, _ = _sandwich(x, y, f, xu, fu, theta, lam, codes, codes_u, n_clusters)
+    vcov = sandwich(*_terms(x, y, f, xu, fu, theta), lam, codes, codes_u, n_clusters)
     human_theta = _fit(x, y, f, xu, fu, 0.0)
-    human_vcov, _ = _sandwich(x, y, f, xu, fu, human_theta, 0.0, codes, codes_u, n_clusters)
+    human_vcov = sandwich(*_terms(x, y, f, xu, fu, human_theta), 0.0, codes, codes_u, n_clusters)
     means = (
         pd.concat(
             [
