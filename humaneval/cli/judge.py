@@ -8,6 +8,7 @@ import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
 
 
 def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
@@ -47,9 +48,13 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
 )
 @click.option(
     "--profile",
-    type=click.Choice(["expert", "skilled", "crowd"]),
+    type=click.Choice(list(EPSILON_BY_PROFILE)),
     default=None,
-    help="Who the humans are: ε = 0.2 (expert), 0.15 (skilled), 0.1 (crowd, the default).",
+    help="Who the humans are: ε = "
+    + ", ".join(
+        f"{e:g} ({p}{', the default' if p == DEFAULT_PROFILE else ''})" for p, e in EPSILON_BY_PROFILE.items()
+    )
+    + ".",
 )
 @click.option(
     "--scoring",
