@@ -13,7 +13,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from humaneval.design.judged import choose_documents
-from humaneval.errors import DesignError, OptionError
+from humaneval.errors import DesignError, OptionError, RatingsError
 from humaneval.judges import from_ratings, load_annotations
 from humaneval.judges.alttest import alt_test
 from humaneval.judges.bias import bias_audit
@@ -135,6 +135,16 @@ def test_calibration_and_the_judge_informed_design_choose_the_same_documents():
     assert plan.probabilities.equals(picks)
     assert plan.items.groupby("stratum")["document"].nunique().tolist() == [2, 2, 2, 2, 2]
     assert plan_calibration(load_ratings(frame), 40, seed=7).documents == plan.documents
+
+
+def test_a_judge_table_without_scores_or_with_text_scores_is_one_error():
+    frame = pool()
+    with pytest.raises(RatingsError, match="no column score"):
+        plan_calibration(frame.drop(columns="score"), 40)
+    with pytest.raises(RatingsError, match="'good' is not a number"):
+        plan_calibration(
+            frame.astype({"score": object}).assign(score=lambda f: f["score"].where(f.index > 0, "good")), 40
+        )
 
 
 def test_calibration_items_needs_a_judge_scored_pool():

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from humaneval.errors import DesignError, OptionError
+from humaneval.errors import DesignError, OptionError, RatingsError
 from humaneval.judges.alttest import MIN_ITEMS, RECOMMENDED_HUMANS, resolve_epsilon
 from humaneval.ratings import Ratings
 
@@ -307,6 +307,8 @@ def plan_calibration(
     ------
     DesignError
         Fewer than 2 humans per item, or a pool smaller than ``n_items``.
+    RatingsError
+        A judge table without ``document, system, score`` or with a score that is not a number.
 
     References
     ----------
@@ -363,7 +365,16 @@ def _judge_scores(pool: Ratings | pd.DataFrame, criterion: str | None) -> pd.Dat
         if "criterion" in data:
             frame["criterion"] = data["criterion"].to_numpy()
     else:
-        frame = pool.astype({"document": str, "system": str})
+        missing = [c for c in ("document", "system", "score") if c not in pool]
+        if missing:
+            raise RatingsError(f"judge scores: no column {', '.join(missing)}; give document, system, score")
+        scores = pd.to_numeric(pool["score"], errors="coerce")
+        if scores.isna().any():
+            raise RatingsError(
+                f"judge scores: score {pool['score'][scores.isna()].iloc[0]!r} is not a number; give one "
+                "numeric score per row"
+            )
+        frame = pool.astype({"document": str, "system": str}).assign(score=scores)
         if "judge" not in frame and "annotator" in frame:
             frame = frame.rename(columns={"annotator": "judge"})
     if criterion is not None and "criterion" in frame:
