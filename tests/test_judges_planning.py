@@ -208,3 +208,16 @@ def test_rating_table_verbosity_and_self_preference():
     assert audit.loc["self_mean_difference", "judge_value"] == pytest.approx(4 - 2.5)
     assert audit.loc["self_mean_difference", "human_value"] == pytest.approx(0.0)
     assert bias_audit(from_ratings(load_ratings(table.drop(columns="length")))) is None
+
+
+def test_a_ratings_table_as_judge_file_gives_its_judge_rows(tmp_path):
+    from humaneval.ppi.judged import read_judge_scores
+
+    frame = pool()
+    humans = frame.head(8).assign(annotator="h1", rater_kind="human", score=3.0)
+    pd.concat([frame, humans]).to_csv(tmp_path / "both.csv", index=False)
+    scores = read_judge_scores(tmp_path / "both.csv")
+    assert len(scores) == len(frame) and set(scores["annotator"]) == {"gpt"}
+    humans.to_csv(tmp_path / "humans.csv", index=False)
+    with pytest.raises(RatingsError, match="no row has rater_kind 'judge'"):
+        read_judge_scores(tmp_path / "humans.csv")

@@ -234,8 +234,6 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     from humaneval.ppi.judged import read_judge_scores
 
     judge = read_judge_scores(o["judge_scores"])
-    if "rater_kind" in judge and (judge["rater_kind"].astype(str).str.lower() == "judge").any():
-        judge = judge[judge["rater_kind"].astype(str).str.lower() == "judge"]
     count = str(o["documents"]).isdigit()
     calibration = None
     if o["calibration_items"] is not None:

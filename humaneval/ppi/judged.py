@@ -22,9 +22,17 @@ _NAME_COLUMNS = ("judge", "annotator")
 
 def read_judge_scores(path: str | Path) -> pd.DataFrame:
     """A judge file (CSV, TSV or JSON lines): ``document, system, score`` and optionally ``judge`` (or
-    ``annotator``) naming the judge of each row and ``criterion``."""
+    ``annotator``) naming the judge of each row and ``criterion``. A ratings table with a
+    ``rater_kind`` column gives its judge rows."""
     frame = read_table(path, what="judge file")
     frame.columns = [str(c).strip().lower() for c in frame.columns]
+    if "rater_kind" in frame:
+        kind = frame["rater_kind"].astype(str).str.strip().str.lower()
+        if not (kind == "judge").any():
+            raise RatingsError(
+                f"{path}: no row has rater_kind 'judge'; mark the judge's rows, or drop the column"
+            )
+        frame = frame[kind == "judge"]
     frame = frame.rename(columns={"doc": "document", "summarizer": "system", "model": "system"})
     missing = [c for c in ("document", "system", "score") if c not in frame]
     if missing:
