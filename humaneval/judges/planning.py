@@ -230,16 +230,20 @@ def by_rejections(p: np.ndarray, q: float) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class CalibrationPlan:
-    """The documents to send to humans: ``items`` (``document, system, judge_score, stratum``), the
-    chosen ``documents``, every pool document's inclusion ``probabilities`` (as
-    :func:`humaneval.design.judged.choose_documents` gives them) and what the plan cannot promise
+    """The documents to send to humans: ``items`` (``document, system, judge_score, stratum``), every
+    pool document's inclusion ``probabilities`` and whether it was drawn (as
+    :func:`humaneval.design.judged.choose_documents` gives them), and what the plan cannot promise
     (``notes``)."""
 
     items: pd.DataFrame
-    documents: tuple[str, ...]
     humans_per_item: int
     probabilities: pd.DataFrame
     notes: tuple[str, ...] = ()
+
+    @property
+    def documents(self) -> tuple[str, ...]:
+        """The chosen documents, sorted."""
+        return tuple(sorted(self.probabilities.loc[self.probabilities["selected"], "document"]))
 
     def summary(self) -> str:
         lines = [
@@ -342,7 +346,6 @@ def plan_calibration(
         notes.append("the authors recommend at least three humans per item")
     return CalibrationPlan(
         items=items.sort_values(["document", "system"]).reset_index(drop=True),
-        documents=tuple(sorted(chosen)),
         humans_per_item=humans_per_item,
         probabilities=picks,
         notes=tuple(notes),
