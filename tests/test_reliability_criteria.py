@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -79,7 +80,7 @@ def test_each_criterion_reports_its_declared_scale(tmp_path):
         ([1, 7], True),
     ]
     text = runner.invoke(main, ["reliability", str(path), "--resamples", "0"]).output
-    assert "scale                            1-7 (declared)" in text
+    assert re.search(r"^scale:\s+1-7 \(declared\)$", text, flags=re.M)
     (tmp_path / "r.scale.json").unlink()
     inferred = json.loads(
         runner.invoke(main, ["reliability", str(path), "--json", "--resamples", "0"]).output
