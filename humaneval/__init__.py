@@ -47,8 +47,9 @@ _LAZY = {
 }
 
 #: Import paths of modules that moved from the package's root (and the report's document and
-#: renderers) into the low-level packages: ``import humaneval.ratings`` still gives :mod:`humaneval.core.ratings` itself,
-#: the same module object, loaded only when asked for (docs/reference.md lists both paths).
+#: renderers) into the low-level packages: ``import humaneval.ratings`` still gives
+#: :mod:`humaneval.core.ratings` itself, the same module object, loaded only when asked for
+#: (docs/reference.md lists both paths).
 MOVED_MODULES = {
     "humaneval.ratings": "humaneval.core.ratings",
     "humaneval.scales": "humaneval.core.scales",
