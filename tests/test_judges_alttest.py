@@ -149,7 +149,8 @@ def random_study(seed: int, numeric: bool, n_items: int = 80, n_humans: int = 5)
     for j, noise in enumerate((0, 1, 2)):
         values = np.clip(truth + rng.integers(-noise, noise + 1, n_items), 1, 5)
         if numeric and j == 2:
-            values = values + 0.5 * rng.integers(0, 2, n_items)  # averaged samples: half points
+            # averaged samples: half points, on the 1-5 range (their min-max map is the identity)
+            values = np.clip(values + 0.5 * rng.integers(0, 2, n_items), 1, 5)
         judges[f"j{j}"] = {
             f"i{i}": (float(v) if numeric else "abcde"[int(v) - 1]) for i, v in enumerate(values)
         }
