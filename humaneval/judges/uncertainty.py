@@ -92,7 +92,8 @@ def verdict_uncertainty(
 
     Examples
     --------
-    >>> from humaneval.judges import alt_test, load_annotations
+    >>> from humaneval.judges import load_annotations
+    >>> from humaneval.judges.alttest import alt_test
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 60)
     >>> noisy = lambda: {f"i{k}": str(t if rng.random() < 0.7 else (t + 1) % 3) for k, t in enumerate(truth)}

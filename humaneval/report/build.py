@@ -280,9 +280,8 @@ def build_report(
         names = ", ".join(ratings.judge_names)
         say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
         try:
-            judges = assess_judges(
-                from_ratings(ratings), n_resamples=settings.mean_resamples, seed=settings.seed
-            )
+            # the verdict's own resample count, so that the report and `humaneval judge` agree
+            judges = assess_judges(from_ratings(ratings), seed=settings.seed)
         except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
             notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
     ppi = _ppi_analyses(ratings, settings, say, notes)
