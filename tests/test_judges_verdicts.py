@@ -52,7 +52,7 @@ def test_an_affinely_rescaled_judge_is_calibrated_not_failed():
         rescaled = omega_rho(humans, {"j": affine(good, a, b)})
         # min–max maps the judge's range 1-5 back onto the humans' 1-5: the plain judge's ω and ρ
         assert np.abs(rescaled.to_numpy() - plain.to_numpy()).max() <= 1e-12
-    with pytest.raises(RatingsError, match="leave the humans’ range 1 to 5.*--calibration minmax"):
+    with pytest.raises(RatingsError, match=r"leave the humans’ range 1 to 5.*--calibration minmax"):
         omega_rho(humans, {"j": affine(good, 20.0, 0.0)}, calibration="off")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -114,7 +114,10 @@ def test_metric_judges_on_their_own_scale_are_mapped():
     items = human["doc"] + "|" + human["summarizer"]
     rng = np.random.default_rng(0)
     humans = {
-        f"h{k}": {i: int(np.clip(v + rng.integers(-1, 2), 1, 5)) for i, v in zip(items, human["Qcoherence"])}
+        f"h{k}": {
+            i: int(np.clip(v + rng.integers(-1, 2), 1, 5))
+            for i, v in zip(items, human["Qcoherence"], strict=True)
+        }
         for k in range(3)
     }
 
@@ -123,7 +126,11 @@ def test_metric_judges_on_their_own_scale_are_mapped():
 
     for name, column in (("bartscore.csv", "0"), ("gruen.csv", "Qgruen")):
         metric = pd.read_csv(folder / name)
-        judge = {name: dict(zip(metric["doc"] + "|" + metric["summarizer"], metric[column].astype(float)))}
+        judge = {
+            name: dict(
+                zip(metric["doc"] + "|" + metric["summarizer"], metric[column].astype(float), strict=True)
+            )
+        }
         raw = omega_rho(humans, judge, scoring=neg_rmse)
         mapped = omega_rho(humans, judge)
         assert raw.iloc[0]["advantage_probability"] < 0.06  # on its own scale it never comes close
@@ -157,7 +164,7 @@ def test_a_constant_judge_is_flagged_and_never_ranked_first():
 
 
 def test_numbers_typed_as_text_are_scored_as_numbers():
-    humans, good, rng = study(seed=11)
+    humans, good, _ = study(seed=11)
     off_by_one = {k: float(np.clip(v + 1, 1, 5)) for k, v in good.items()}
     as_text = {a: {k: str(int(v)) for k, v in labels.items()} for a, labels in humans.items()}
     judges_text = {"j": {k: str(int(v)) for k, v in off_by_one.items()}}
