@@ -16,6 +16,7 @@ JUDGE_OPTIONS = (
     "judge_file",
     "judge",
     "sd",
+    "judge_sd",
     "target_width",
     "human_cost",
     "judge_cost",
@@ -44,6 +45,13 @@ def judge_options(func: Callable) -> Callable:
         click.option("--judge", default=None, metavar="NAME", help="The pilot's judge, when it has several."),
         click.option(
             "--sd", type=POS, default=None, help="SD of a unit's human score (with --judge-correlation)."
+        ),
+        click.option(
+            "--judge-sd",
+            type=POS,
+            default=None,
+            help="SD of the judge's scores (default: --sd, a judge on the humans' scale; --judge-pilot "
+            "measures it). PPI++ caps λ at 1, so a judge on a compressed scale gains less.",
         ),
         click.option(
             "--target-width", type=POS, default=None, help="Full width of the 95% interval to reach."
@@ -81,16 +89,17 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
             "in the ratings' units the target power is against, e.g. 0.25"
         ) from None
 
-    sd, correlation = o["sd"], o["judge_correlation"]
+    sd, correlation, judge_sd = o["sd"], o["judge_correlation"], o["judge_sd"]
     if o["judge_pilot"] is not None:
         from humaneval.io.tables import read_table
         from humaneval.ppi.judged import read_judge_scores
 
         pilot = read_table(o["judge_pilot"], what="pilot ratings")
         scores = None if o["judge_file"] is None else read_judge_scores(o["judge_file"])
-        pilot_sd, pilot_r = judged_pilot_relation(pilot, o["judge"], scores)
+        pilot_sd, pilot_r, pilot_judge_sd = judged_pilot_relation(pilot, o["judge"], scores)
         sd = pilot_sd if sd is None else sd
         correlation = pilot_r if correlation is None else correlation
+        judge_sd = pilot_judge_sd if judge_sd is None else judge_sd
     if sd is None:
         raise OptionError(
             "--judge-correlation needs --sd, the SD of a unit's human score (or give --judge-pilot)"
@@ -105,5 +114,6 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
         effect=difference,
         max_units=o["max_units"],
         seed=seed,
+        judge_sd=judge_sd,
     )
     emit(plan.to_dict(), as_json, plan.summary)

@@ -57,6 +57,7 @@ class PPIOrdinal:
     contrasts: pd.DataFrame
     human_contrasts: pd.DataFrame
     converged: bool
+    cautions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -69,6 +70,7 @@ class PPIOrdinal:
             "contrasts": self.contrasts.to_dict(orient="records"),
             "human_contrasts": self.human_contrasts.to_dict(orient="records"),
             "converged": self.converged,
+            "cautions": list(self.cautions),
         }
 
     def summary(self) -> str:
@@ -82,6 +84,7 @@ class PPIOrdinal:
                 f"{r.system_a + ' - ' + r.system_b:<36} {r.estimate:8.3f} {r.se:7.3f} {r.p_adj:8.4f}  "
                 f"{h.estimate:10.3f} {h.se:7.3f}  {r.gain:.2f}"
             )
+        lines += [f"Caution: {c}" for c in self.cautions]
         return "\n".join(lines)
 
 
@@ -257,16 +260,32 @@ def ppi_ordinal(
     logits = np.log(cum / (1 - cum))
     start = np.r_[logits[0], np.log(np.maximum(np.diff(logits), 0.1)), np.zeros(len(systems) - 1)]
     human_theta, phi0, ok_h = problem.fit(0.0, start)
+    cautions: list[str] = []
     if lam is None:
         theta1, _, _ = problem.fit(1.0, phi0)
         _, _, grads = problem.terms(theta1, 1.0)
-        inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]  # λ for the system effects
-        lam = tuned_lambda(inv_h, grads, codes, n_clusters)
+        try:
+            inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]  # λ for the system effects
+            lam = tuned_lambda(inv_h, grads, codes, n_clusters)
+        except np.linalg.LinAlgError:
+            # the judge-driven fit is singular (e.g. a category the judge never uses): no tuning possible
+            lam = 0.0
+            cautions.append(
+                "the λ = 1 fit that tunes λ is singular (a category the judge or the humans never use?): "
+                "λ = 0, the human-only estimate; bin the judge more coarsely to use it"
+            )
     theta, _, ok = problem.fit(lam, phi0)
 
     def vcov_of(th, lm):
         _, _, grads = problem.terms(th, lm)
-        return sandwich(np.linalg.inv(problem.hessian(th, lm)), grads, lm, codes, codes_u, n_clusters)
+        try:
+            inv_h = np.linalg.inv(problem.hessian(th, lm))
+        except np.linalg.LinAlgError:
+            raise InsufficientDataError(
+                f"the proportional-odds fit is singular (λ = {lm:g}): some rating category or system has too "
+                "few ratings; merge sparse categories or rate more documents"
+            ) from None
+        return sandwich(inv_h, grads, lm, codes, codes_u, n_clusters)
 
     k1 = n_cat - 1
     tables = []
@@ -292,4 +311,5 @@ def ppi_ordinal(
         contrasts=contrasts,
         human_contrasts=human_contrasts,
         converged=ok and ok_h,
+        cautions=tuple(cautions),
     )
