@@ -10,15 +10,15 @@ number of human-rated units is n (n + N) / (n + (1 − ρ²) N). That needs the 
 λ* = ρσ / (σ_f (1 + n/N)), σ_f the judge's SD; PPI++ clips λ to [0, 1], so a judge on a compressed
 scale (σ_f < ρσ) cannot reach it, and the plan then uses the variance at λ = 1,
 
-    V(n, N) = σ_f² / N + (σ² − 2ρσσ_f + σ_f²) / n,
+    V(n, N) = σ_f² / N + (σ² − 2ρσσ_f + σ_f²) / n.
 
-the least N for each n found by bisection (V falls with N). A human rating of a unit costs
-``human_cost`` (all its annotators), a judge score ``judge_cost``, and the judge scores every unit:
-the cost is ``human_cost · n + judge_cost · (n + N)`` (humans alone: ``human_cost · n``). A target interval width W at confidence
-1 − α asks for V ≤ (W / 2z)²; a target power 1 − β against a difference δ asks for
-V ≤ (δ / (z_{1−α/2} + z_{1−β}))². For every n from the smallest that can reach the target with
-unlimited judge scores to the human-only n, the least N is closed-form; the cheapest pair wins,
-and a simulation of bivariate normal scores with (σ, ρ) checks its width (or power) and coverage.
+A human rating of a unit costs ``human_cost`` (all its annotators), a judge score ``judge_cost``, and
+the judge scores every unit: the cost is ``human_cost · n + judge_cost · (n + N)`` (humans alone:
+``human_cost · n``). A target interval width W at confidence 1 − α asks for V ≤ (W / 2z)²; a target
+power 1 − β against a difference δ asks for V ≤ (δ / (z_{1−α/2} + z_{1−β}))². For every n from the
+smallest that can reach the target with unlimited judge scores to the human-only n, the least N is
+found by bisection (V falls with N); the cheapest pair wins, and a simulation of bivariate normal
+scores with (σ, σ_f, ρ) checks its width (or power) and coverage.
 
 A unit is what the target is about: a summary for a system mean, a document (two summaries) for a
 paired difference; σ and ρ come from a pilot (:func:`pilot_relation`) or are given.
