@@ -201,7 +201,10 @@ def ppi_systems(
     judge_wide[row, col] = table["judge"].to_numpy()
     clusters = np.zeros(len(docs), dtype=int)
     clusters[row] = table["cluster"].to_numpy()
-    doc_weights = None if weights is None else weights.reindex(docs).to_numpy()
+    doc_weights = None if weights is None else weights["probability"].reindex(docs).to_numpy()
+    doc_strata = None
+    if weights is not None and "stratum" in weights:
+        doc_strata = weights["stratum"].reindex(docs).to_numpy()
     blocks = items.clustering == "block"
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
@@ -222,7 +225,8 @@ def ppi_systems(
                 "judge scores of further summaries"
             )
         pi = None if doc_weights is None else doc_weights[judged]
-        est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks)
+        strata = None if doc_strata is None else doc_strata[judged]
+        est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks, strata)
         targets.append(target)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
         for flag in _flags(y[np.isfinite(y)], est):
@@ -238,7 +242,8 @@ def ppi_systems(
             targets.append(None)
             continue
         pi = None if doc_weights is None else doc_weights[both]
-        est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks)
+        strata = None if doc_strata is None else doc_strata[both]
+        est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks, strata)
         targets.append(target)
         pair_rows.append({**names, **_columns(est)})
     if n_resamples:
@@ -284,8 +289,9 @@ def ppi_systems(
     )
 
 
-def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.Series | None:
-    """The design's inclusion probability of every judged document, checked against the ratings."""
+def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The design's inclusion probability (and stratum, if any) of every judged document, checked
+    against the ratings."""
     if probabilities is None:
         return None
     if "document" not in probabilities or "probability" not in probabilities:
@@ -304,13 +310,17 @@ def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) ->
     chosen = values.reindex(documents)
     if ((chosen <= 0) | (chosen > 1)).any():
         raise RatingsError("probabilities: every probability must lie in (0, 1]")
-    return chosen
+    if "stratum" in table:  # a stratified draw: the variance is centred within strata
+        return pd.DataFrame(
+            {"probability": chosen, "stratum": table["stratum"].astype(str).reindex(documents)}
+        )
+    return chosen.to_frame("probability")
 
 
-def _estimate(y, f, clusters, probability, confidence_level, small_sample=False):
+def _estimate(y, f, clusters, probability, confidence_level, small_sample=False, strata=None):
     """One PPI estimate (PPI++ or, with design probabilities, IPW) and its PPBoot target."""
     if probability is not None:
-        est = ipw_mean(y, f, probability, clusters=clusters, confidence_level=confidence_level)
+        est = ipw_mean(y, f, probability, clusters=clusters, strata=strata, confidence_level=confidence_level)
         return est, None  # PPBoot has no weighted form here: the IPW estimate gets no bootstrap interval
     labelled = np.isfinite(y)
     est = ppi_mean(
