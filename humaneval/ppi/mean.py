@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval.ppi.fewclusters import jackknife_variances
+
 __all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
 
 
@@ -144,9 +146,9 @@ def ppi_mean(
     confidence_level : float
         Of the two-sided normal intervals.
     small_sample : bool
-        For clusters of several units (blocks): scale both variances by G/(G − 1) and use t(G − 1)
-        quantiles, G the number of human-rated clusters (CR1 with G − 1 degrees of freedom; Cameron &
-        Miller 2015). Off, the formulas are those of ``ppi_py``.
+        For clusters of several units (blocks): cluster-jackknife variances of both means, λ re-tuned
+        on every deletion (:mod:`humaneval.ppi.fewclusters`), and t(G − 1) quantiles, G the number of
+        human-rated clusters. Off, the formulas are those of ``ppi_py``.
 
     Returns
     -------
@@ -173,19 +175,23 @@ def ppi_mean(
     y, f, g = (np.asarray(v, dtype=float) for v in (y, f, g))
     n, big_n = len(y), len(g)
     codes, codes_u, n_cl = cluster_codes(clusters, clusters_unlabeled, n, big_n)
+    fixed = lam
     if lam is None:
         lam = ppi_lambda(y, f, g, codes, codes_u, n_cl)
     g_clusters = len(np.unique(codes))
     df = float(g_clusters - 1) if small_sample and g_clusters > 1 else float("inf")
-    scale = g_clusters / (g_clusters - 1) if np.isfinite(df) else 1.0
     z = stats.t.ppf(0.5 + confidence_level / 2, df)
     rect = y - lam * f
     estimate = lam * g.mean() + rect.mean()
-    influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
-    se = float(np.sqrt(scale * (influence @ influence)))
     human = float(y.mean())
-    human_influence = cluster_sums(y, codes, n_cl) / n
-    human_se = float(np.sqrt(scale * (human_influence @ human_influence)))
+    if np.isfinite(df):
+        v, v_human = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
+        se, human_se = float(np.sqrt(v)), float(np.sqrt(v_human))
+    else:
+        influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
+        se = float(np.sqrt(influence @ influence))
+        human_influence = cluster_sums(y, codes, n_cl) / n
+        human_se = float(np.sqrt(human_influence @ human_influence))
     return MeanEstimate(
         estimate=float(estimate),
         se=se,

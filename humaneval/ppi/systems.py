@@ -390,12 +390,14 @@ def _cautions(flags: dict[str, list[str]], judge: str, clustering: str) -> list[
         "than the humans'; putting them on the rating scale with a fixed linear map may narrow the "
         "intervals further",
         "small-skewed": f"at most {FEW_N} human-rated clusters, or at most {SMALL_N} on a skewed criterion "
-        f"(|skewness| ≥ {SKEWED:g}), for {{}}: normal intervals under-cover there in simulation (0.90–0.93 "
-        "instead of 0.95, docs/ppi.md); read the PPBoot interval beside them"
+        f"(|skewness| ≥ {SKEWED:g}), for {{}}: "
         + (
-            " (with blocks as clusters the t(G − 1) intervals held 0.92–0.94 and PPBoot 0.91–0.94)"
+            "with blocks as clusters the intervals are cluster-jackknife t(G − 1) intervals (λ re-tuned per "
+            "deleted block; they held 0.95 or more with 5 blocks in simulation, docs/ppi.md), and the gain "
+            "errs low; the PPBoot interval under-covers with so few clusters"
             if clustering == "block"
-            else ""
+            else "normal intervals under-cover there in simulation (0.90–0.93 instead of 0.95, docs/ppi.md); "
+            "read the PPBoot interval beside them"
         ),
     }
     return [texts[kind].format(", ".join(systems)) for kind, systems in flags.items() if systems]
