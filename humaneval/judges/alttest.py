@@ -227,9 +227,9 @@ def alt_test(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 60)
-    >>> noisy = lambda: {f"i{k}": str(t if rng.random() < 0.7 else (t + 1) % 3) for k, t in enumerate(truth)}
+    >>> noisy = lambda: {f"i{k}": "abc"[t if rng.random() < .7 else (t + 1) % 3] for k, t in enumerate(truth)}
     >>> humans = {"h1": noisy(), "h2": noisy(), "h3": noisy()}
-    >>> judge = {"gpt": {f"i{k}": str(t) for k, t in enumerate(truth)}}
+    >>> judge = {"gpt": {f"i{k}": "abc"[t] for k, t in enumerate(truth)}}
     >>> from humaneval.judges import load_annotations
     >>> result = alt_test(load_annotations(humans, judge), epsilon=0.2)
     >>> result.table[["judge", "winning_rate", "passed", "n_items", "n_humans"]].to_dict("records")

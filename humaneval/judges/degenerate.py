@@ -37,8 +37,9 @@ def degenerate_judges(annotations: Annotations) -> pd.DataFrame:
     >>> from humaneval.judges.data import load_annotations
     >>> humans = {"h1": {"a": 5, "b": 5, "c": 2}, "h2": {"a": 5, "b": 4, "c": 1}}
     >>> table = load_annotations(humans, {"top": {"a": 5, "b": 5, "c": 5}, "ok": {"a": 5, "b": 4, "c": 2}})
-    >>> degenerate_judges(table)[["judge", "degenerate"]].to_dict("records")[0]["degenerate"]
-    'gives the label 5 to 100% of the items (no item told from another)'
+    >>> found = degenerate_judges(table).set_index("judge")["degenerate"]
+    >>> found["top"], found["ok"]
+    ('gives the label 5 to 100% of the items (no item told from another)', '')
     """
     rows = []
     for criterion in annotations.criteria:

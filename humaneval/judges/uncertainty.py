@@ -96,8 +96,8 @@ def verdict_uncertainty(
     >>> from humaneval.judges.alttest import alt_test
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 60)
-    >>> noisy = lambda: {f"i{k}": str(t if rng.random() < 0.7 else (t + 1) % 3) for k, t in enumerate(truth)}
-    >>> judge = {"gpt": {f"i{k}": str(t) for k, t in enumerate(truth)}}
+    >>> noisy = lambda: {f"i{k}": "abc"[t if rng.random() < .7 else (t + 1) % 3] for k, t in enumerate(truth)}
+    >>> judge = {"gpt": {f"i{k}": "abc"[t] for k, t in enumerate(truth)}}
     >>> test = alt_test(load_annotations({"h1": noisy(), "h2": noisy(), "h3": noisy()}, judge), epsilon=0.2)
     >>> float(verdict_uncertainty(test, n_resamples=200).table.at[0, "pass_probability"])
     1.0
