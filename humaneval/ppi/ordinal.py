@@ -171,6 +171,35 @@ class _Problem:
         return (h + h.T) / 2
 
 
+def _tuned(problem: _Problem, phi0, codes, n_clusters: int, cautions: list[str]) -> float:
+    """PPI++'s λ for the system effects from the λ = 1 fit; 0 with a caution when that fit is singular."""
+    theta1, _, _ = problem.fit(1.0, phi0)
+    _, _, grads = problem.terms(theta1, 1.0)
+    try:
+        inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]
+    except np.linalg.LinAlgError:
+        # e.g. a category the judge never uses: no tuning possible
+        cautions.append(
+            "the λ = 1 fit that tunes λ is singular (a category the judge or the humans never use?): "
+            "λ = 0, the human-only estimate; bin the judge more coarsely to use it"
+        )
+        return 0.0
+    return tuned_lambda(inv_h, grads, codes, n_clusters)
+
+
+def _vcov(problem: _Problem, theta, lam: float, codes, codes_u, n_clusters: int) -> np.ndarray:
+    """The sandwich covariance at (θ, λ); a singular fit is one line, not a traceback."""
+    _, _, grads = problem.terms(theta, lam)
+    try:
+        inv_h = np.linalg.inv(problem.hessian(theta, lam))
+    except np.linalg.LinAlgError:
+        raise InsufficientDataError(
+            f"the proportional-odds fit is singular (λ = {lam:g}): some rating category or system has too "
+            "few ratings; merge sparse categories or rate more documents"
+        ) from None
+    return sandwich(inv_h, grads, lam, codes, codes_u, n_clusters)
+
+
 def ppi_ordinal(
     human: pd.DataFrame,
     judge: pd.DataFrame,
@@ -262,35 +291,13 @@ def ppi_ordinal(
     human_theta, phi0, ok_h = problem.fit(0.0, start)
     cautions: list[str] = []
     if lam is None:
-        theta1, _, _ = problem.fit(1.0, phi0)
-        _, _, grads = problem.terms(theta1, 1.0)
-        try:
-            inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]  # λ for the system effects
-            lam = tuned_lambda(inv_h, grads, codes, n_clusters)
-        except np.linalg.LinAlgError:
-            # the judge-driven fit is singular (e.g. a category the judge never uses): no tuning possible
-            lam = 0.0
-            cautions.append(
-                "the λ = 1 fit that tunes λ is singular (a category the judge or the humans never use?): "
-                "λ = 0, the human-only estimate; bin the judge more coarsely to use it"
-            )
+        lam = _tuned(problem, phi0, codes, n_clusters, cautions)
     theta, _, ok = problem.fit(lam, phi0)
-
-    def vcov_of(th, lm):
-        _, _, grads = problem.terms(th, lm)
-        try:
-            inv_h = np.linalg.inv(problem.hessian(th, lm))
-        except np.linalg.LinAlgError:
-            raise InsufficientDataError(
-                f"the proportional-odds fit is singular (λ = {lm:g}): some rating category or system has too "
-                "few ratings; merge sparse categories or rate more documents"
-            ) from None
-        return sandwich(inv_h, grads, lm, codes, codes_u, n_clusters)
 
     k1 = n_cat - 1
     tables = []
     for th, lm in ((theta, lam), (human_theta, 0.0)):
-        v = vcov_of(th, lm)
+        v = _vcov(problem, th, lm, codes, codes_u, n_clusters)
         # β_s is the shift of system s's latent score: higher = better, as the CLMM's system effects
         tables.append(
             pairwise_contrasts(

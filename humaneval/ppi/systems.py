@@ -201,10 +201,7 @@ def ppi_systems(
     judge_wide[row, col] = table["judge"].to_numpy()
     clusters = np.zeros(len(docs), dtype=int)
     clusters[row] = table["cluster"].to_numpy()
-    doc_weights = None if weights is None else weights["probability"].reindex(docs).to_numpy()
-    doc_strata = None
-    if weights is not None and "stratum" in weights:
-        doc_strata = weights["stratum"].reindex(docs).to_numpy()
+    doc_weights, doc_strata = _per_document(weights, docs)
     blocks = items.clustering == "block"
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
@@ -224,8 +221,7 @@ def ppi_systems(
                 f"the judge scored no summary of system {system!r} beyond those the humans rated; PPI needs "
                 "judge scores of further summaries"
             )
-        pi = None if doc_weights is None else doc_weights[judged]
-        strata = None if doc_strata is None else doc_strata[judged]
+        pi, strata = (None if v is None else v[judged] for v in (doc_weights, doc_strata))
         est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks, strata)
         targets.append(target)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
@@ -241,8 +237,7 @@ def ppi_systems(
             pair_rows.append({**names, **_columns(None)})
             targets.append(None)
             continue
-        pi = None if doc_weights is None else doc_weights[both]
-        strata = None if doc_strata is None else doc_strata[both]
+        pi, strata = (None if v is None else v[both] for v in (doc_weights, doc_strata))
         est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks, strata)
         targets.append(target)
         pair_rows.append({**names, **_columns(est)})
@@ -315,6 +310,16 @@ def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) ->
             {"probability": chosen, "stratum": table["stratum"].astype(str).reindex(documents)}
         )
     return chosen.to_frame("probability")
+
+
+def _per_document(
+    weights: pd.DataFrame | None, docs: pd.Index
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The inclusion probability and stratum (None when absent) of every document, in ``docs`` order."""
+    if weights is None:
+        return None, None
+    strata = weights["stratum"].reindex(docs).to_numpy() if "stratum" in weights else None
+    return weights["probability"].reindex(docs).to_numpy(), strata
 
 
 def _estimate(y, f, clusters, probability, confidence_level, small_sample=False, strata=None):
