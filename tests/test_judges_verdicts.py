@@ -241,3 +241,18 @@ def test_tied_judges_raise_no_best_judge_flag_and_flags_name_the_criterion():
     assert len(flagged) == 1 and "noisy ranks the systems better" in flagged[0]
     assert verdict.loc["reversed", "pass_probability"] == 1.0
     assert (verdict["winning_rate_low"] <= verdict["winning_rate"]).all()
+
+
+def test_cli_refuses_an_off_scale_judge_in_one_line_and_maps_it_by_default(tmp_path):
+    from tests.test_judges_cli import run
+
+    humans, good, _ = study(n_items=40, n_humans=3)
+    (tmp_path / "h.json").write_text(json.dumps(humans))
+    (tmp_path / "j.json").write_text(json.dumps({"j": affine(good, 20.0, 0.0)}))
+    args = ("judge", str(tmp_path / "h.json"), "--judge-file", str(tmp_path / "j.json"), "--resamples", "0")
+    refused = run(*args, "--calibration", "off")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--calibration minmax" in refused.stderr
+    mapped = json.loads(run(*args, "--json").stdout)
+    assert mapped["calibration"][0]["calibration"] == "minmax"
+    assert mapped["judges"][0]["winning_rate"] == 1.0
