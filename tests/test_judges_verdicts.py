@@ -159,8 +159,12 @@ def test_a_constant_judge_is_flagged_and_never_ranked_first():
     assert verdict.loc["always5", "degenerate"].startswith("gives the label 5 to 100% of the items")
     assert any(f.startswith("degenerate:") for f in verdict.loc["always5", "flags"])
     assert verdict.loc["honest", "degenerate"] == ""
-    with pytest.raises(RatingsError, match="gives the one label 5 to every item"):
-        calibrate(table, "minmax")
+    _, report = calibrate(table, "minmax")  # no map spreads one label: left as it is, and said so
+    assert report.set_index("judge").at["always5", "off_scale"] == "one label (5) only: left unmapped"
+    assert report.set_index("judge").at["always5", "calibration"] == "none"
+    off = {k: 50.0 for k in judges["always5"]}  # constant and off the scale: still assessed, and flagged
+    shifted = assess_judges(load_annotations(humans, {"c": off, **judges}), epsilon=0.2, n_resamples=0)
+    assert shifted.verdict.set_index("judge").at["c", "degenerate"].startswith("gives the label 50 to 100%")
 
 
 def test_numbers_typed_as_text_are_scored_as_numbers():

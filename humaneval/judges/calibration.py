@@ -100,7 +100,8 @@ def calibrate(
     Raises
     ------
     RatingsError
-        ``off`` and a judge off the scale; a judge that gives one label only (no map can spread it).
+        ``off`` and a judge off the scale. A judge that gives one label only is left unmapped (no
+        map spreads it) with the reason in ``off_scale``; the verdict flags it as degenerate.
     OptionError
         An unknown method.
 
@@ -145,13 +146,11 @@ def calibrate(
                 )
             use = "none" if use == "off" else use
             slope = intercept = np.nan
+            j = mapped[own]
+            if use != "none" and np.ptp(j) == 0:  # no map spreads one label; the verdict flags it degenerate
+                use = "none"
+                reason = (reason + "; " if reason else "") + f"one label ({j[0]:g}) only: left unmapped"
             if use != "none":
-                j = mapped[own]
-                if np.ptp(j) == 0:
-                    raise RatingsError(
-                        f"{where}judge {judge!r}{_of(name)} gives the one label {j[0]:g} to every item; no "
-                        "monotone map puts it on the humans' scale: it cannot replace them"
-                    )
                 if use == "minmax":
                     slope = float(np.ptp(h) / np.ptp(j))
                     intercept = float(h.min() - slope * j.min())
