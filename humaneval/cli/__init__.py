@@ -72,6 +72,19 @@ class _Group(click.Group):
             return None
         return importlib.import_module(f"{__name__}.{module_name}").command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Click's lookup, with a "did you mean" for a mistyped command, as for options."""
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            if close:
+                raise click.UsageError(f"no such command {name!r} (did you mean {close[0]!r}?)", ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from :data:`COMMANDS`, importing only a command missing from it."""
         names = self.list_commands(ctx)
