@@ -71,8 +71,16 @@ def test_fits_equal_the_numpy_path(likert_path, monkeypatch, structure):
     np.testing.assert_allclose(np.sqrt(np.diag(compiled.vcov)), np.sqrt(np.diag(general.vcov)), rtol=1e-4)
 
 
-def test_small_fits_stay_on_numpy_unless_asked(monkeypatch):
+def test_terms_are_compiled_when_asked_or_loaded(monkeypatch):
+    from humaneval.clmm import compiled
+
     monkeypatch.delenv("HUMANEVAL_FUSED", raising=False)
-    assert not fused.wanted(fused.MIN_ROWS - 1) and fused.wanted(fused.MIN_ROWS)
+    monkeypatch.setattr(compiled, "_loaded", [False])
+    assert not fused.wanted()
+    monkeypatch.setattr(compiled, "_loaded", [True])
+    assert fused.wanted()
     monkeypatch.setenv("HUMANEVAL_FUSED", "0")
-    assert not fused.wanted(10**7)
+    assert not fused.wanted()
+    monkeypatch.setattr(compiled, "_loaded", [False])
+    monkeypatch.setenv("HUMANEVAL_FUSED", "1")
+    assert fused.wanted()
