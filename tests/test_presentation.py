@@ -1,5 +1,5 @@
 """Results present themselves: ``summary()`` and a one-line ``repr`` on FitResult, Analysis,
-ReliabilityReport and SimulationResult, all numbers written by :mod:`humaneval.formatting`."""
+ReliabilityReport and SimulationResult, all numbers written by :mod:`humaneval.present.formatting`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from humaneval.analysis import fit_clmm
-from humaneval.formatting import MISSING, fmt, fmt_ci, fmt_estimate_ci, fmt_p, p_is
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
+from humaneval.present.formatting import MISSING, fmt, fmt_ci, fmt_estimate_ci, fmt_p, p_is
 from humaneval.reliability import fleiss_kappa, krippendorff_alpha, reliability_report
 from humaneval.simulate import simulate
 
@@ -73,8 +73,8 @@ def test_reliability_report_summary_and_repr():
     kappa = fleiss_kappa(ratings).kappa
     lines = report.summary("study.csv").splitlines()
     assert lines[0] == "study.csv: reliability"
-    assert lines[1].split() == ["Krippendorff's", "α", "(ordinal)", f"{alpha:.3f}"]
-    assert f"Fleiss' κ                        {kappa:.3f}" in lines[4]
+    assert lines[2].split() == ["Krippendorff's", "α", "(ordinal):", f"{alpha:.3f}"]
+    assert lines[5].split() == ["Fleiss'", "κ:", f"{kappa:.3f}"]
     assert report.summary().splitlines()[0] == "ratings: reliability"
     assert repr(report).startswith(
         f"<ReliabilityReport: ordinal α {alpha:.3f}, Fleiss' κ {kappa:.3f}, split-half "
