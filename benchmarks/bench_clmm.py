@@ -276,8 +276,8 @@ def breakdown(likert: Path, seed: int = 2021, cases: str = "likert,6,20", repeat
         d = fit.diagnostics
         print(
             f"{name} ({data.nobs} ratings, {fit.n_params} parameters, {path} path), median of {repeats} "
-            f"fits: {cpu:.3f} s CPU = {ratio:.2f}× the package's floor {floor:.3f} s ({len(objective)} optimiser "
-            f"evaluations × {per * 1000:.2f} ms; ratios {min(r[4] for r in rows):.2f}–"
+            f"fits: {cpu:.3f} s CPU = {ratio:.2f}× the package's floor {floor:.3f} s ({len(objective)} "
+            f"optimiser evaluations × {per * 1000:.2f} ms; ratios {min(r[4] for r in rows):.2f}–"
             f"{max(r[4] for r in rows):.2f}) = {honest_ratio:.2f}× the honest floor {honest:.3f} s (the same "
             f"calls × {honest / len(objective) * 1000:.2f} ms near the optimum); the Hessian {hessian:.3f} s "
             f"({hessian / cpu:.0%}, {n_hess} evaluations), the rest {cpu - floor - hessian:.3f} s; "
@@ -379,7 +379,11 @@ def cold(likert: Path, structures: list[str], repeats: int) -> None:
             for _ in range(repeats):
                 argv = ["analyze", str(likert), "--structure", structure, "--json"]
                 out = subprocess.run(
-                    [sys.executable, "-c", COLD_RUN, *argv], capture_output=True, text=True, env=env, check=True
+                    [sys.executable, "-c", COLD_RUN, *argv],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    check=True,
                 )
                 spent = json.loads(out.stderr.strip().splitlines()[-1])
                 fit_cpu.append(spent["fits"][0])
@@ -390,8 +394,9 @@ def cold(likert: Path, structures: list[str], repeats: int) -> None:
             print(
                 f"{structure:>10}, {label:<15}: first fit {statistics.median(fit_cpu):.3f} s CPU (runs "
                 f"{', '.join(f'{c:.3f}' for c in fit_cpu)}), analyze command "
-                f"{statistics.median(command):.2f} s CPU after start-up, fit_seconds (wall) {statistics.median(reported):.3f}, numba loaded "
-                f"{any(loaded)}; median of {repeats} processes",
+                f"{statistics.median(command):.2f} s CPU after start-up, fit_seconds (wall) "
+                f"{statistics.median(reported):.3f}, numba loaded {any(loaded)}; "
+                f"median of {repeats} processes",
                 flush=True,
             )
 
