@@ -35,9 +35,13 @@ def laplace_problem(y, x, design: RandomDesign, link: str, n_thresholds: int) ->
         cls = SparseLaplaceProblem
     elif fast and blocks_apply(design, link):
         cls = BlockLaplaceProblem
-    share = "evaluation" if cls is BlockLaplaceProblem else "terms"
-    if link == "logit" and compiled.worth(compiled.saving(len(y), effects, n_params, share)):
+    if cls is BlockLaplaceProblem:
+        if not compiled.worth(compiled.saving(len(y), effects, n_params)):
+            cls = LaplaceProblem
+    elif (
+        link == "logit"
+        and len(y) >= fused.MIN_ROWS
+        and compiled.worth(compiled.saving(len(y), effects, n_params, "terms"))
+    ):
         fused.load()
-    elif cls is BlockLaplaceProblem:
-        cls = LaplaceProblem
     return cls(y, x, design, link, n_thresholds)

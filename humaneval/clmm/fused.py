@@ -8,10 +8,12 @@ same tail-safe evaluation (F and 1 − F of each bound computed directly, P from
 not cancel). Results equal the numpy path to rounding (tests/test_clmm_fused.py asserts 1e-12 on
 the terms and 1e-8 on whole fits).
 
-Used once the compiled kernels are loaded in the process: a fit on the general or sparse path
-loads them when its expected saving pays for numba's load (:mod:`humaneval.clmm.compiled`; the
-compiled code is cached on disk); ``HUMANEVAL_FUSED=1`` uses them at every size and
-``HUMANEVAL_FUSED=0`` never (e.g. to compare). Without numba nothing changes.
+Used for calls over at least :data:`MIN_ROWS` observations once the compiled kernels are loaded in
+the process: a fit on the general or sparse path of that size loads them when its expected saving
+pays for numba's load (:mod:`humaneval.clmm.compiled`; the compiled code is cached on disk). Smaller
+fits keep the numpy terms, so that they give the same numbers in every process.
+``HUMANEVAL_FUSED=1`` uses the kernel at every size and ``HUMANEVAL_FUSED=0`` never (e.g. to
+compare). Without numba nothing changes.
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ import numpy as np
 
 from humaneval.clmm import compiled
 
+#: Observations from which the general and sparse paths use the compiled terms (once loaded).
+MIN_ROWS = 20_000
 
-def wanted() -> bool:
-    """Whether the link terms should use the compiled kernel: asked for, or already loaded."""
+
+def wanted(n: int) -> bool:
+    """Whether a call over ``n`` observations should use the compiled kernel: asked for, or loaded
+    and at least ``MIN_ROWS`` observations."""
     mode = compiled.setting()
-    if mode == "never" or (mode == "cost" and not compiled.loaded()):
+    if mode == "never" or (mode == "cost" and (n < MIN_ROWS or not compiled.loaded())):
         return False
     return load() is not None
 

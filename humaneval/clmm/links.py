@@ -207,7 +207,7 @@ def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, 
     Observations with P ≤ 0 (only possible for non-increasing thresholds) get ℓ = −∞. Large logit
     fits run the same formulas compiled in one pass when numba is installed (:mod:`humaneval.clmm.fused`).
     """
-    if link == "logit" and eta.ndim == 1 and np.shape(y) == eta.shape and fused.wanted():
+    if link == "logit" and eta.ndim == 1 and np.shape(y) == eta.shape and fused.wanted(eta.size):
         return ObsTerms(*fused.logit_terms(theta_ext, y, eta, order))
     a = theta_ext[y + 1] - eta
     c = theta_ext[y] - eta
