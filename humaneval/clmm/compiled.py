@@ -30,8 +30,8 @@ from functools import cache
 LOAD_SECONDS = 0.5
 #: Per-evaluation CPU of the numpy paths ≈ OVERHEAD + rows × (PER_ROW + PER_EFFECT × q), q the random
 #: effects per observation.
-OVERHEAD = 3e-4
-PER_ROW = 2.5e-7
+OVERHEAD = 1e-3
+PER_ROW = 1e-7
 PER_EFFECT = 2e-7
 #: Share of an evaluation's CPU that a compiled path saves: the whole evaluation (scalar and block
 #: kernels), or the per-observation link terms only (fused terms on the general path).
