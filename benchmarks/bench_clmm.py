@@ -60,6 +60,9 @@ def main() -> None:
         "--cold", action="store_true", help="`humaneval analyze` in fresh processes: the first fit's CPU"
     )
     parser.add_argument(
+        "--paths", action="store_true", help="CPU per evaluation, numpy vs compiled, against compiled.saving"
+    )
+    parser.add_argument(
         "--cases", default="likert,6,20", help="--breakdown fits: likert, 6 and/or 20 systems"
     )
     args = parser.parse_args()
@@ -77,6 +80,9 @@ def main() -> None:
         return
     if args.cold:
         cold(args.data, args.structures.split(","), args.repeats)
+        return
+    if args.paths:
+        paths(args.data, args.repeats)
         return
     if args.formulas:
         compare_formulas(args.data, args.repeats, use_r=not args.no_r)
@@ -400,6 +406,74 @@ def cold(likert: Path, structures: list[str], repeats: int) -> None:
                 f"median of {repeats} processes",
                 flush=True,
             )
+
+
+def paths(likert: Path, repeats: int, seed: int = 2021) -> None:
+    """CPU of one likelihood evaluation (ℓ and gradient, modes re-solved after a small step in β) on the
+    numpy general path and on the compiled block path, median of ``repeats`` ≥ 3 after a warm-up, with
+    the per-evaluation cost :mod:`humaneval.clmm.compiled` assumes for the numpy path beside it: the
+    measurements its constants come from."""
+    import os
+
+    import pandas as pd
+    from threadpoolctl import threadpool_limits
+
+    from humaneval.clmm import compiled
+    from humaneval.clmm.blocks import BlockLaplaceProblem
+    from humaneval.clmm.design import random_design
+    from humaneval.clmm.fit import _likelihood, _start_vector
+    from humaneval.clmm.formula import clmm_spec
+    from humaneval.clmm.laplace import LaplaceProblem
+    from humaneval.clmm.structures import structure_spec
+
+    likert_data = prepare_clmm_data(load_ratings(likert))
+    wine = pd.read_csv(Path(__file__).resolve().parents[1] / "tests" / "data" / "wine.csv")
+    cases = [
+        ("wine, (1|judge) + (1|bottle)", clmm_spec("rating ~ temp + contact + (1|judge) + (1|bottle)", wine)),
+        ("Likert intercepts", structure_spec(likert_data, "intercepts")),
+        ("Likert maximal", structure_spec(likert_data, "maximal")),
+    ]
+    model = default_model()
+    for blocks in (80, 320):
+        data = prepare_clmm_data(
+            sample_ratings(model, block_design(blocks, 5, 3, model.system_names, seed=seed), seed=seed)
+        )
+        for structure in ("intercepts", "maximal"):
+            cases.append((f"simulated {structure}", structure_spec(data, structure)))
+    env = os.environ.get("HUMANEVAL_FUSED")
+    os.environ["HUMANEVAL_FUSED"] = "1"
+    try:
+        with threadpool_limits(1):
+            for name, spec in cases:
+                fit_model = _likelihood(spec, "logit", 1)
+                tau, beta, factors = fit_model.layout.split(
+                    _start_vector(spec, fit_model.layout, "logit", None)
+                )
+                design = random_design(spec.terms)
+                per = []
+                for cls in (LaplaceProblem, BlockLaplaceProblem):
+                    problem = cls(spec.y, spec.x, design, "logit", spec.jacobian.shape[0])
+                    problem.evaluate(spec.jacobian @ tau, beta, factors)
+                    cpu = []
+                    for _ in range(max(repeats, 3)):
+                        start = time.process_time()
+                        problem.evaluate(spec.jacobian @ tau, beta * 1.0001 + 1e-4, factors)
+                        cpu.append(time.process_time() - start)
+                    per.append(statistics.median(cpu))
+                effects = sum(t.size for t in design.terms)
+                assumed = compiled.OVERHEAD + spec.nobs * (compiled.PER_ROW + compiled.PER_EFFECT * effects)
+                print(
+                    f"{name:<30} {spec.nobs:>6} rows, {effects:>2} effects per row: "
+                    f"numpy {per[0] * 1e3:7.2f} ms "
+                    f"(assumed {assumed * 1e3:6.2f}), compiled blocks {per[1] * 1e3:7.2f} ms "
+                    f"(ratio {per[1] / per[0]:.2f})",
+                    flush=True,
+                )
+    finally:
+        if env is None:
+            os.environ.pop("HUMANEVAL_FUSED")
+        else:
+            os.environ["HUMANEVAL_FUSED"] = env
 
 
 def _timed(fit, data, structure):
