@@ -30,6 +30,7 @@ from humaneval.analysis.contrasts import better_column, groupings
 from humaneval.analysis.joint import joint_analyses, joint_applies
 from humaneval.analysis.workflow import analyze
 from humaneval.errors import OptionError
+from humaneval.ranks import with_rank_sets
 from humaneval.ratings import Ratings, as_ratings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -161,7 +162,9 @@ def analyze_criteria(
     joint = _joint_options(table, test, names, alpha, options)
     if joint is not None:  # several Likert criteria: the joint model, fitted once
         parts = joint_analyses(table, joint)
-        analyses: list[SystemAnalysis] = [parts[name] for name in names]
+        analyses: list[SystemAnalysis] = [
+            with_rank_sets(parts[name], confidence=1.0 - alpha, seed=joint.seed) for name in names
+        ]
     else:
         analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
     if adjust_across_criteria is not None:

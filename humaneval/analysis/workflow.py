@@ -32,6 +32,7 @@ from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
+from humaneval.ranks import RankSets, rank_sets_dict, with_rank_sets
 from humaneval.ratings import Ratings, as_ratings, select_criterion
 from humaneval.structure import describe_structure
 
@@ -70,6 +71,7 @@ class Analysis:
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
     kind: str | None = None
+    rank_sets: Mapping[str, RankSets] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
@@ -113,6 +115,7 @@ class Analysis:
             "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
             **(self.extra or {}),
         }
 
@@ -401,7 +404,8 @@ def analyze(
             fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
             progress=progress, style=tuple(style), max_minutes=max_minutes,
         )  # fmt: skip
-        return adapter.run(as_ratings(ratings), kind, criterion, options)
+        result = adapter.run(as_ratings(ratings), kind, criterion, options)
+        return with_rank_sets(result, confidence=1.0 - alpha, seed=seed)
     table = select_criterion(ratings, criterion)
     means = system_means(table)
     return _classic_analysis(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -39,6 +40,7 @@ from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, buil
 from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
 from humaneval.grouping import groupings
 from humaneval.methods import get_method
+from humaneval.ranks import RankSets, rank_sets_dict
 from humaneval.ratings import Ratings, as_ratings, select_criterion
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
@@ -216,6 +218,7 @@ class ComparativeAnalysis:
     cautions: tuple[str, ...] = ()
     aggregate: str | None = None
     independent: bool = False
+    rank_sets: Mapping[str, RankSets] | None = None
 
     warnings = renamed_attribute("warnings", "cautions")
 
@@ -263,6 +266,7 @@ class ComparativeAnalysis:
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
             "versions": dict(fit.versions),
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
         }
 
     def summary(self) -> str:
