@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 from humaneval.reliability import criterion_correlations
 
 
@@ -67,7 +67,7 @@ def test_json_has_one_shape(tmp_path):
 
 
 def test_each_criterion_reports_its_declared_scale(tmp_path):
-    from humaneval.scales import Scale, write_scales
+    from humaneval.core.scales import Scale, write_scales
 
     path = tmp_path / "r.csv"
     halo_table().to_csv(path, index=False)

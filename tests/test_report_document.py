@@ -9,8 +9,8 @@ import typing
 
 import pytest
 
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design import block_design
-from humaneval.model import default_model, sample_ratings
 from humaneval.report import ReportSettings, build_report, sections
 from humaneval.report.document import (
     Block,

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import InsufficientDataError
 from humaneval.methods import get_method
-from humaneval.ratings import Ratings, as_ratings
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
+from humaneval.core.deprecation import renamed
 from humaneval.errors import OptionError, RatingsError
 from humaneval.metaeval.bootstrap import (
     BootstrapResult,
@@ -298,7 +298,7 @@ def plot_intra_system(
     import matplotlib.pyplot as plt
 
     from humaneval.metaeval.bias import system_order
-    from humaneval.plotting import CATEGORICAL, TICK_SIZE
+    from humaneval.present.plotting import CATEGORICAL, TICK_SIZE
 
     metrics = list(metrics or scores.metrics)
     order = system_order(scores.human, scores.systems)

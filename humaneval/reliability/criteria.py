@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import InsufficientDataError
-from humaneval.formatting import fmt
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.present.formatting import fmt
 
 COLUMNS = (
     "criterion_a",
@@ -77,7 +77,7 @@ def criterion_correlations(ratings: Ratings | pd.DataFrame) -> CriterionCorrelat
     Parameters
     ----------
     ratings:
-        A :class:`~humaneval.ratings.Ratings` (or raw table) with a ``criterion`` column; a table with
+        A :class:`~humaneval.core.ratings.Ratings` (or raw table) with a ``criterion`` column; a table with
         one criterion (or none) gives an empty table.
 
     Returns
@@ -90,7 +90,7 @@ def criterion_correlations(ratings: Ratings | pd.DataFrame) -> CriterionCorrelat
     The wine judges' 1–5 bitterness rating against their underlying 0–100 response:
 
     >>> import pandas as pd
-    >>> from humaneval.datasets import wine, wine_ratings
+    >>> from humaneval.io.datasets import wine, wine_ratings
     >>> table = wine_ratings()
     >>> two = pd.concat([table.assign(criterion="bitterness"),
     ...                  table.assign(criterion="response", score=wine()["response"])])

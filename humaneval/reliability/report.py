@@ -14,16 +14,16 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval.core.deprecation import renamed, renamed_attribute
+from humaneval.core.ratings import Ratings
+from humaneval.core.structure import describe_structure
 from humaneval.errors import HumanEvalError
-from humaneval.formatting import MISSING, fmt, fmt_ci
-from humaneval.ratings import Ratings
+from humaneval.present.formatting import MISSING, fmt, fmt_ci
 from humaneval.reliability.agreement import fleiss_kappa
 from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 from humaneval.reliability.curves import time_buckets, time_reliability_curve
 from humaneval.reliability.splithalf import split_half_reliability
-from humaneval.structure import describe_structure
 
 
 @dataclass(frozen=True)
@@ -167,8 +167,8 @@ def reliability_report(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> report = reliability_report(as_ratings(wine_ratings()), n_resamples=1000, n_splits=200, seed=1)
     >>> report  # doctest: +ELLIPSIS
     <ReliabilityReport: ordinal α 0.344 [0.250, 0.437], Fleiss' κ 0.040, split-half –; ...>

@@ -4,7 +4,7 @@
 :class:`~humaneval.report.build.StudyReport`; :mod:`humaneval.report.renderers` turns the same
 object into HTML, Markdown and LaTeX, so the three formats cannot drift apart (statsmodels'
 ``Summary.as_text/as_html/as_latex`` follows the same idea). Every value is text already formatted
-by :mod:`humaneval.formatting`; the document holds no numbers to format twice.
+by :mod:`humaneval.present.formatting`; the document holds no numbers to format twice.
 
 Text is a tuple of inline pieces: plain ``str`` (escaped by each renderer) or one of the small
 records below, which a renderer draws in its own markup.

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from humaneval.io.serialization import jsonable
 from humaneval.report.build import StudyReport
 from humaneval.report.renderers import to_html, to_latex, to_latex_tables, to_markdown
 from humaneval.report.sections import report_document
-from humaneval.serialization import jsonable
 
 
 def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:

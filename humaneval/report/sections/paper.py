@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from humaneval.formatting import fmt, fmt_ci
+from humaneval.present.formatting import fmt, fmt_ci
 from humaneval.report.build import StudyReport
 from humaneval.report.document import Column, Math, Sup, Table, text
 from humaneval.report.sections.base import Canvas, CriterionView

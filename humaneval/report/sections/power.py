@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.comparative.power import ComparativePower
-from humaneval.formatting import fmt, fmt_power
+from humaneval.present.formatting import fmt, fmt_power
 from humaneval.report import figures
 from humaneval.report.cautions import plural
 from humaneval.report.document import Block, Code, Column, Details, Paragraph, Section, Strong, Table, text

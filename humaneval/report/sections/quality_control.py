@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from humaneval.formatting import MISSING, fmt
+from humaneval.present.formatting import MISSING, fmt
 from humaneval.report.build import StudyReport
 from humaneval.report.document import (
     Block,

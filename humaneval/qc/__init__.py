@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import RatingsError
-from humaneval.ratings import Ratings, as_ratings
 
 __all__ = [
     "FLAGS",
