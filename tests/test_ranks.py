@@ -240,3 +240,28 @@ def test_api_refuses_bad_options():
         rank_sets([1.0, 2.0], se=[1, 1], confidence=1.0)
     with pytest.raises(RatingsError, match="missing column"):
         read_estimates(DATA / "docs10_cov.csv")
+
+
+def test_report_shows_rank_sets_and_ties_with_the_best(tmp_path):
+    from humaneval.comparative.simulate import simulate_pairwise_study
+    from humaneval.core.ratings import load_ratings
+    from humaneval.report.build import ReportSettings, build_report
+    from humaneval.report.render import write_report
+
+    frame = simulate_pairwise_study([0.8, 0.75, 0.0, -0.4], blocks=6, seed=3)
+    settings = ReportSettings(n_resamples=200, n_splits=10, power_trials=0, mean_resamples=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = build_report(load_ratings(frame), settings=settings)
+        files = write_report(report, tmp_path / "out")
+    sets = json.loads(files["json"].read_text())["criteria"][0]["analysis"]["rank_sets"]["simultaneous"]
+    md = files["markdown"].read_text()
+    header = next(line for line in md.splitlines() if line.startswith("| system |"))
+    assert "| letters | rank set | tied with the best |" in header
+    for row in sets["ranks"]:
+        line = next(line for line in md.splitlines() if line.startswith(f"| {row['name']} |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        low, high = row["rank_low"], row["rank_high"]
+        assert cells[5] == (f"{low}" if low == high else f"{low}–{high}")
+        assert cells[6] == ("yes" if row["name"] in sets["best_set"] else "")
+    assert {"s0", "s1"} <= set(sets["best_set"])  # 0.8 vs 0.75: tied with the best

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from humaneval.core.responses import lower_is_better
 from humaneval.methods import get_method
 from humaneval.present.formatting import fmt, fmt_ci
+from humaneval.ranks import RankSets
 from humaneval.report import figures
 from humaneval.report.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.report.sections.base import CriterionView
@@ -17,6 +18,15 @@ def mean_unit(view: CriterionView) -> str:
     analysis = view.part.analysis
     default = "mean rank (1 = best)" if lower_is_better(analysis.response) else "mean score"
     return getattr(analysis, "mean_unit", default)
+
+
+def rank_cells(sets: RankSets | None, system: str) -> tuple[str, str]:
+    """The rank set ("1–3") and whether the system may be the best ("yes"), or dashes without sets."""
+    if sets is None:
+        return "–", "–"
+    row = sets.ranks.set_index("name").loc[str(system)]
+    low, high = int(row["rank_low"]), int(row["rank_high"])
+    return (f"{low}" if low == high else f"{low}–{high}"), ("yes" if str(system) in sets.best_set else "")
 
 
 def part(view: CriterionView) -> Iterator[Block]:
@@ -40,6 +50,8 @@ def part(view: CriterionView) -> Iterator[Block]:
             ".",
         )
     )
+    found = getattr(analysis, "rank_sets", None)
+    sets = None if found is None else found.get("simultaneous")
     shown = interval is None or interval.computed
     note = None if interval is None else interval.caveat
     if shown:
@@ -53,6 +65,8 @@ def part(view: CriterionView) -> Iterator[Block]:
             Column("95 % CI", "r"),
             Column("rank group", "r"),
             Column("letters"),
+            Column("rank set", "r"),
+            Column("tied with the best"),
             Column("latent β", "r"),
         ),
         tuple(
@@ -62,6 +76,7 @@ def part(view: CriterionView) -> Iterator[Block]:
                 fmt_ci(r.ci_low, r.ci_high, 2),
                 f"({r.rank_group})",
                 r.letters,
+                *rank_cells(sets, r.system),
                 fmt(r.estimate),
             )
             for r in view.table.itertuples()
@@ -69,7 +84,15 @@ def part(view: CriterionView) -> Iterator[Block]:
         caption=text(
             "Systems, best first. Rank group: the ranks a system can take given the significant contrasts "
             "(“3/4”: not significantly different from its neighbour; dissertation Table 3.2). Systems "
-            "sharing a letter do not differ. " + about
+            "sharing a letter do not differ. "
+            + (
+                f"Rank set: the ranks a system may hold, all systems jointly with {sets.confidence:.0%} "
+                "confidence; tied with the best: the systems that may rank first (Mogstad, Romano, Shaikh "
+                "& Wilhelm 2024; docs/ranks.md). "
+                if sets is not None
+                else ""
+            )
+            + about
         ),
         id=f"systems{view.index}",
     )
