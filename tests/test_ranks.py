@@ -125,7 +125,7 @@ def test_coverage_by_simulation_clustered_design():
     centred = scores - means[:, None, :]
     covs = np.einsum("rdi,rdj->rij", centred, centred) / (documents - 1) / documents
     covered = {"marginal": np.zeros((replicates, 10), bool), "simultaneous": np.zeros((replicates, 10), bool)}
-    widths = []
+    widths: dict[str, list[float]] = {"marginal": [], "simultaneous": []}
     for r in range(replicates):
         for kind, hits in covered.items():
             found = rank_sets(means[r], covs[r], kind=kind, seed=r, draws=1000)
@@ -133,11 +133,12 @@ def test_coverage_by_simulation_clustered_design():
             hits[r] = (table["rank_low"].to_numpy() <= true_rank) & (
                 true_rank <= table["rank_high"].to_numpy()
             )
-            widths.append((table["rank_high"] - table["rank_low"]).mean())
+            widths[kind].append((table["rank_high"] - table["rank_low"]).mean())
     slack = 2.5 * np.sqrt(0.05 * 0.95 / replicates)
     assert covered["simultaneous"].all(axis=1).mean() >= 0.95 - slack
     assert covered["marginal"].mean(axis=0).min() >= 0.95 - slack
-    assert np.mean(widths) < 4  # informative: far from [1, 10]
+    # informative, far from [1, 10]: 3.4 and 4.1 ranks wide on average
+    assert np.mean(widths["marginal"]) < 3.6 and np.mean(widths["simultaneous"]) < 4.3
     # the same intervals ignoring the shared document effect (the variances only) are much wider
     loose = rank_sets(means[0], np.diag(np.diag(covs[0])), draws=1000)
     tight = rank_sets(means[0], covs[0], draws=1000)
