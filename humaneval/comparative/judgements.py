@@ -53,12 +53,17 @@ def count_judgements(ratings: Ratings | pd.DataFrame) -> int:
     1
     """
     table = as_ratings(ratings).without_checks()
-    data, unit = table.data, get_method(detect_kind(table)).unit
+    return judgements_in(table.data, get_method(detect_kind(table)).unit)
+
+
+def judgements_in(rows: pd.DataFrame, unit: str) -> int:
+    r"""The judgements in ``rows`` (no attention checks) of a table whose method judges ``unit``\ s
+    (``Method.unit``): a pair is two rows, a tuple one row per shown summary, else a row each."""
     if unit == "pair":
-        return len(data) // 2
+        return len(rows) // 2
     if unit == "tuple":
-        return len(data.drop_duplicates(["annotator", "tuple_id"]))
-    return len(data)
+        return len(rows.drop_duplicates(["annotator", "tuple_id"]))
+    return len(rows)
 
 
 def detect_kind(ratings: Ratings | pd.DataFrame) -> Kind:

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from humaneval.comparative.judgements import detect_kind, judgements_in
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import RatingsError
+from humaneval.methods import get_method
 
 __all__ = [
     "FLAGS",
@@ -137,6 +139,7 @@ def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> 
     rules = rules or QCRules()
     data = ratings.data.assign(_passed=check_outcomes(ratings))
     is_check = data["is_check"].astype(bool) if "is_check" in data else pd.Series(False, index=data.index)
+    unit = get_method(detect_kind(ratings)).unit  # a pairwise judgement is two rows
     rows = []
     for annotator, part in data.groupby("annotator", sort=True):
         checks = part[is_check[part.index]]
@@ -150,7 +153,7 @@ def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> 
         imc_failed = int((failed_checks & is_imc).sum())
         row: dict[str, object] = {
             "annotator": annotator,
-            "n_judgements": len(answers),
+            "n_judgements": judgements_in(answers, unit),
             "checks_total": len(checks),
             "checks_failed": failed,
             "check_pass_rate": (1 - failed / len(checks)) if len(checks) else np.nan,

@@ -60,6 +60,12 @@ from humaneval.stats.resampling import ClusterInterval
 Progress = Callable[[str], None]
 
 
+#: CPU minutes the simulated power of a comparative study may take by default (estimated from the
+#: analysis's own fit time before it starts); fewer studies are simulated to fit, none below MIN_POWER_TRIALS.
+POWER_MINUTES = 1.5
+MIN_POWER_TRIALS = 20
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
@@ -73,6 +79,8 @@ class ReportSettings:
     power_trials: int = 200
     clmm_power_trials: int = 20
     power_target: float = 0.8
+    style: tuple[str, ...] = ()
+    power_minutes: float = POWER_MINUTES
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -265,6 +273,7 @@ def build_report(
             say,
             planned.get(criterion or "", single),
             joint,
+            bar=progress is not None,
         )
         for criterion, part in ratings.by_criterion()
     )
@@ -365,6 +374,7 @@ def _comparative_report(
     part: Ratings,
     settings: ReportSettings,
     say: Progress,
+    bar: bool = False,
 ) -> CriterionReport:
     """Means, agreement on the choices and observed power of a pairwise or best–worst criterion."""
     kind = comparative.kind
@@ -385,8 +395,13 @@ def _comparative_report(
         agreement = comparative_agreement(part, kind, n_resamples=settings.n_resamples, seed=settings.seed)
     except HumanEvalError as exc:
         why = str(exc)
-    if settings.power_trials > 0:
-        say(f"power{label}: {settings.power_trials} simulated studies of this design")
+    trials, power_error = power_budget(settings, float(fit.diagnostics.fit_seconds or 0.0))
+    if trials > 0:
+        per_study = float(fit.diagnostics.fit_seconds or 0.0)
+        say(
+            f"power{label}: {trials} simulated studies of this design, about "
+            f"{_duration(trials * per_study)} ({per_study:.1f} s per study, as the analysis's fit)"
+        )
         sd = DEFAULT_ANNOTATOR_SD
         if fit.random_sd is not None:  # the mixed model's annotator deviations, as fitted
             annotator = fit.random_sd.loc[fit.random_sd["factor"] == "annotator", "sd"]
@@ -395,8 +410,8 @@ def _comparative_report(
             design = ComparativeDesign.from_ratings(part, kind)
             strengths = fit.estimates().reindex(design.systems).to_numpy()
             power = comparative_power(
-                design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
-                n_resamples=100, seed=settings.seed or 1,
+                design, strengths, annotator_sd=sd, trials=trials, calibrate=False,
+                n_resamples=100, seed=settings.seed or 1, progress=bar,
             )  # fmt: skip
         except HumanEvalError as exc:
             power_error = str(exc)
@@ -404,6 +419,37 @@ def _comparative_report(
         criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
+
+
+def power_budget(settings: ReportSettings, per_study: float) -> tuple[int, str | None]:
+    """How many studies the comparative power step simulates within ``settings.power_minutes``, given
+    the seconds one study's analysis takes (the observed fit's time), and why fewer or none.
+
+    Examples
+    --------
+    >>> power_budget(ReportSettings(), 0.2)
+    (200, None)
+    >>> power_budget(ReportSettings(), 1.5)[0]
+    60
+    >>> power_budget(ReportSettings(), 8.0)[1].split(";")[0]
+    '200 simulated studies of this design would take about 27 CPU-min (8.0 s each)'
+    """
+    wanted = settings.power_trials
+    if wanted == 0 or per_study * wanted <= settings.power_minutes * 60:
+        return wanted, None
+    affordable = int(settings.power_minutes * 60 // max(per_study, 1e-9))
+    if affordable >= MIN_POWER_TRIALS:
+        return affordable, None
+    return 0, (
+        f"{wanted} simulated studies of this design would take about {_duration(wanted * per_study)} "
+        f"({per_study:.1f} s each); fewer than {MIN_POWER_TRIALS} fit in --power-minutes "
+        f"{settings.power_minutes:g}. Raise --power-minutes, or run 'humaneval power' on the design "
+        "(it can use several workers; docs/simulation.md)"
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} CPU-s" if seconds < 90 else f"{seconds / 60:.0f} CPU-min"
 
 
 def _criterion_report(
@@ -417,6 +463,8 @@ def _criterion_report(
     say: Progress,
     planned: TableDesign | None = None,
     joint: tuple[dict[str | None, SystemAnalysis], list] | None = None,
+    *,
+    bar: bool = False,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
@@ -438,9 +486,10 @@ def _criterion_report(
                 structure=settings.structure,
                 criterion=criterion,
                 seed=settings.seed,
+                style=settings.style,
             )
     if isinstance(analysis, ComparativeAnalysis):
-        return _comparative_report(criterion, analysis, part, settings, say)
+        return _comparative_report(criterion, analysis, part, settings, say, bar)
     fit = analysis.fit
     assert isinstance(fit, FitResult)  # the CLMM path always fits
     say(

@@ -99,7 +99,7 @@ def part(view: CriterionView) -> Iterator[Block]:
     rank = lower_is_better(analysis.response)  # ranks: 1 is best
     means = view.figure(
         "means",
-        lambda path: figures.means_figure(view.table, analysis.response, path),
+        lambda path: figures.means_figure(view.table, analysis.response, path, mean_unit(view)),
         "System means with 95% intervals and rank groups",
         text(
             "System means"
