@@ -12,6 +12,7 @@ important first. docs/report.md lists what a report states.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -395,13 +396,7 @@ def _comparative_report(
         agreement = comparative_agreement(part, kind, n_resamples=settings.n_resamples, seed=settings.seed)
     except HumanEvalError as exc:
         why = str(exc)
-    trials, power_error = power_budget(settings, float(fit.diagnostics.fit_seconds or 0.0))
-    if trials > 0:
-        per_study = float(fit.diagnostics.fit_seconds or 0.0)
-        say(
-            f"power{label}: {trials} simulated studies of this design, about "
-            f"{_duration(trials * per_study)} ({per_study:.1f} s per study, as the analysis's fit)"
-        )
+    if settings.power_trials > 0:
         sd = DEFAULT_ANNOTATOR_SD
         if fit.random_sd is not None:  # the mixed model's annotator deviations, as fitted
             annotator = fit.random_sd.loc[fit.random_sd["factor"] == "annotator", "sd"]
@@ -409,10 +404,24 @@ def _comparative_report(
         try:
             design = ComparativeDesign.from_ratings(part, kind)
             strengths = fit.estimates().reindex(design.systems).to_numpy()
-            power = comparative_power(
-                design, strengths, annotator_sd=sd, trials=trials, calibrate=False,
-                n_resamples=100, seed=settings.seed or 1, progress=bar,
-            )  # fmt: skip
+
+            def simulate(trials: int, progress: bool = False) -> ComparativePower:
+                return comparative_power(
+                    design, strengths, annotator_sd=sd, trials=trials, calibrate=False,
+                    n_resamples=100, seed=settings.seed or 1, progress=progress,
+                )  # fmt: skip
+
+            say(f"power{label}: timing one simulated study of this design")
+            started = time.process_time()
+            simulate(1)  # its seed is study 1's: the run below repeats it
+            per_study = time.process_time() - started
+            trials, power_error = power_budget(settings, per_study)
+            if trials > 0:
+                say(
+                    f"power{label}: {trials} simulated studies, about {_duration(trials * per_study)} "
+                    f"({per_study:.1f} CPU-s each)"
+                )
+                power = simulate(trials, bar)
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(

@@ -53,6 +53,7 @@ def part(view: CriterionView) -> Iterator[Block]:
     found = getattr(analysis, "rank_sets", None)
     sets = None if found is None else found.get("simultaneous")
     shown = interval is None or interval.computed
+    model_ci = "estimate_ci_low" in view.table  # comparative strengths: the model's own interval
     note = None if interval is None else interval.caveat
     if shown:
         about = "Interval: 95 % bootstrap over the independent blocks" + (f" — {note}" if note else "") + "."
@@ -68,6 +69,7 @@ def part(view: CriterionView) -> Iterator[Block]:
             Column("rank set", "r"),
             Column("tied with the best"),
             Column("latent β", "r"),
+            *((Column("β 95 % CI", "r"),) if model_ci else ()),
         ),
         tuple(
             (
@@ -78,6 +80,7 @@ def part(view: CriterionView) -> Iterator[Block]:
                 r.letters,
                 *rank_cells(sets, r.system),
                 fmt(r.estimate),
+                *((fmt_ci(r.estimate_ci_low, r.estimate_ci_high),) if model_ci else ()),
             )
             for r in view.table.itertuples()
         ),
@@ -93,6 +96,12 @@ def part(view: CriterionView) -> Iterator[Block]:
                 else ""
             )
             + about
+            + (
+                " β 95 % CI: the strength's interval from the model's covariance (the inference named "
+                "above), available however few blocks there are."
+                if model_ci
+                else ""
+            )
         ),
         id=f"systems{view.index}",
     )
