@@ -46,9 +46,10 @@ _LAZY = {
     "describe_structure": "humaneval.core.structure",
 }
 
-#: Import paths of modules that moved from the package's root into its low-level packages (0.1 →
-#: 0.2 of the layout): ``import humaneval.ratings`` still gives :mod:`humaneval.core.ratings` itself,
-#: the same module object, loaded only when asked for (docs/reference.md lists both paths).
+#: Import paths of modules that moved from the package's root (and the report's document and
+#: renderers) into the low-level packages: ``import humaneval.ratings`` still gives
+#: :mod:`humaneval.core.ratings` itself, the same module object, loaded only when asked for
+#: (docs/reference.md lists both paths).
 MOVED_MODULES = {
     "humaneval.ratings": "humaneval.core.ratings",
     "humaneval.scales": "humaneval.core.scales",
@@ -69,6 +70,8 @@ MOVED_MODULES = {
     "humaneval.model": "humaneval.clmm.model",
     "humaneval.renv": "humaneval.clmm.renv",
     "humaneval.platform_registry": "humaneval.core.platforms",
+    "humaneval.report.document": "humaneval.present.document",
+    "humaneval.report.renderers": "humaneval.present.renderers",
 }
 
 

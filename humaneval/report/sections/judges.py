@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from humaneval.judges.verdict import TAU_FLOOR, JudgeAssessment
+from humaneval.present.document import Bullets, Column, Paragraph, Section, Styled, Table, text
 from humaneval.present.formatting import fmt, fmt_estimate_ci
 from humaneval.report.build import StudyReport
 from humaneval.report.cautions import plural
-from humaneval.report.document import Bullets, Column, Paragraph, Section, Styled, Table, text
 from humaneval.report.sections.base import Canvas
 
 COLUMNS = (

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 from humaneval.core.responses import lower_is_better
 from humaneval.methods import get_method
+from humaneval.present.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.present.formatting import fmt, fmt_ci
 from humaneval.ranks import RankSets
 from humaneval.report import figures
-from humaneval.report.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.report.sections.base import CriterionView
 
 
