@@ -33,7 +33,7 @@ from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError
 from humaneval.present.document import Block, Paragraph
 from humaneval.present.printable import Printable, frame_table
-from humaneval.ranks import with_rank_sets
+from humaneval.ranks.analysis import with_rank_sets
 from humaneval.stats.grouping import groupings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the

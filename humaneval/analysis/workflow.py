@@ -33,7 +33,8 @@ from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import describe_structure
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
-from humaneval.ranks import RankSets, rank_sets_dict, with_rank_sets
+from humaneval.ranks.analysis import rank_sets_dict, with_rank_sets
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 from humaneval.stats.kernels import AGGREGATES
 

@@ -6,8 +6,8 @@ import click
 
 from humaneval.cli._checks import NONNEG, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option
-from humaneval.ranks.estimates import DEFAULT_SEED, MAX_DRAWS
-from humaneval.ranks.sets import DEFAULT_DRAWS, KINDS
+from humaneval.ranks.estimates import DEFAULT_SEED
+from humaneval.ranks.sets import DEFAULT_DRAWS, KINDS, MAX_DRAWS
 
 
 @click.command()
@@ -64,7 +64,8 @@ def command(
     """Confidence sets for ranks of estimates from a file (name, estimate, se), with --cov for correlated
     estimates: which ranks each may hold, which may be the best, and with --top K which may be among
     the K best (Mogstad, Romano, Shaikh & Wilhelm 2024)."""
-    from humaneval.ranks import rank_sets, read_estimates
+    from humaneval.ranks.estimates import rank_sets
+    from humaneval.ranks.files import read_estimates
 
     values, cov, se = read_estimates(estimates, cov_path)
     result = rank_sets(

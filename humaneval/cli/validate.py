@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
-from humaneval.comparative.judgements import count_judgements, detect_kind
 from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import DesignStructure, describe_structure
+from humaneval.methods.kinds import count_judgements, detect_kind
 
 FAMILY_NAMES = {
     "nested": "nested (one annotator per block)",

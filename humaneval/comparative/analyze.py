@@ -34,13 +34,15 @@ from humaneval.clmm.contrasts import (
 from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
-from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
+from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements
 from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
 from humaneval.methods import get_method
-from humaneval.ranks import RankSets, rank_sets_dict
+from humaneval.methods.kinds import detect_kind
+from humaneval.ranks.analysis import rank_sets_dict
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information

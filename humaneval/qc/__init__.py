@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from humaneval.comparative.judgements import detect_kind, judgements_in
 from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.units import judgements_in
 from humaneval.errors import RatingsError
-from humaneval.methods import get_method
 from humaneval.present.document import Block, Column, Paragraph, Table
 from humaneval.present.formatting import MISSING, fmt
 from humaneval.present.printable import Printable
@@ -128,13 +127,14 @@ def _longest_run(values: np.ndarray) -> int:
     return int(np.diff(bounds).max())
 
 
-def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> QCReport:
-    """Per-annotator quality-control flags (attention checks, speed, straight-lining) of the humans."""
+def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None, unit: str = "row") -> QCReport:
+    """Per-annotator quality-control flags (attention checks, speed, straight-lining) of the humans;
+    ``n_judgements`` counts judgements of the method's ``unit`` (``Method.unit``: a pairwise judgement
+    is a pair of rows)."""
     ratings = as_ratings(ratings).humans()
     rules = rules or QCRules()
     data = ratings.data.assign(_passed=check_outcomes(ratings))
     is_check = data["is_check"].astype(bool) if "is_check" in data else pd.Series(False, index=data.index)
-    unit = get_method(detect_kind(ratings)).unit  # a pairwise judgement is two rows
     rows = []
     for annotator, part in data.groupby("annotator", sort=True):
         checks = part[is_check[part.index]]

@@ -38,6 +38,8 @@ from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
 from humaneval.judges.data import from_ratings
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
+from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
 from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
@@ -65,6 +67,10 @@ Progress = Callable[[str], None]
 #: analysis's own fit time before it starts); fewer studies are simulated to fit, none below MIN_POWER_TRIALS.
 POWER_MINUTES = 1.5
 MIN_POWER_TRIALS = 20
+
+
+def _silent(_message: str) -> None:
+    """The progress callback of a report built without one."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +254,7 @@ def build_report(
     ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
     """
     settings = settings or ReportSettings()
-    say = progress or (lambda _msg: None)
+    say = progress or _silent
     if not isinstance(ratings, Ratings):
         source = source or str(ratings)
         ratings = load_ratings(Path(ratings))
@@ -274,7 +280,6 @@ def build_report(
             say,
             planned.get(criterion or "", single),
             joint,
-            bar=progress is not None,
         )
         for criterion, part in ratings.by_criterion()
     )
@@ -283,7 +288,7 @@ def build_report(
         say("correlation between criteria")
         correlations = criterion_correlations(ratings)
     say("quality control: attention checks, speed, straight-lining")
-    qc = qc_report(ratings)
+    qc = qc_report(ratings, unit=get_method(detect_kind(ratings)).unit)
     notes: list[str] = []
     judges = None
     if ratings.has_judges:
@@ -375,7 +380,6 @@ def _comparative_report(
     part: Ratings,
     settings: ReportSettings,
     say: Progress,
-    bar: bool = False,
 ) -> CriterionReport:
     """Means, agreement on the choices and observed power of a pairwise or best–worst criterion."""
     kind = comparative.kind
@@ -421,7 +425,7 @@ def _comparative_report(
                     f"power{label}: {trials} simulated studies, about {_duration(trials * per_study)} "
                     f"({per_study:.1f} CPU-s each)"
                 )
-                power = simulate(trials, bar)
+                power = simulate(trials, say is not _silent)  # a progress bar beside the messages
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
@@ -472,8 +476,6 @@ def _criterion_report(
     say: Progress,
     planned: TableDesign | None = None,
     joint: tuple[dict[str | None, SystemAnalysis], list] | None = None,
-    *,
-    bar: bool = False,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
     (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
@@ -498,7 +500,7 @@ def _criterion_report(
                 style=settings.style,
             )
     if isinstance(analysis, ComparativeAnalysis):
-        return _comparative_report(criterion, analysis, part, settings, say, bar)
+        return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
     assert isinstance(fit, FitResult)  # the CLMM path always fits
     say(

@@ -8,7 +8,7 @@ from humaneval.core.responses import lower_is_better
 from humaneval.methods import get_method
 from humaneval.present.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.present.formatting import fmt, fmt_ci
-from humaneval.ranks import RankSets
+from humaneval.ranks.result import RankSets
 from humaneval.report import figures
 from humaneval.report.sections.base import CriterionView
 
@@ -29,37 +29,19 @@ def rank_cells(sets: RankSets | None, system: str) -> tuple[str, str]:
     return (f"{low}" if low == high else f"{low}–{high}"), ("yes" if str(system) in sets.best_set else "")
 
 
-def part(view: CriterionView) -> Iterator[Block]:
-    analysis, fit, interval = view.part.analysis, view.fit, view.part.means_interval
-    declared = view.report.ratings.scale_of(view.part.criterion)
-    kind = getattr(analysis, "kind", None)
-    described = get_method(kind).scale_description if kind is not None else None
-    if described is not None:  # pairwise preferences, best–worst choices: not points of a scale
-        yield Paragraph(text(f"Scale: {described}"), "meta")
-    elif declared is not None:
-        yield Paragraph(text(f"Scale: {declared.describe()}"), "meta")
-    n_significant = int(analysis.contrasts["better"].notna().sum())
-    family = getattr(fit, "family", "cumulative link mixed model")
-    yield Paragraph(
-        text(
-            f"{n_significant} of {len(analysis.contrasts)} system pairs differ significantly "
-            f"({analysis.adjust}-adjusted p\u00a0<\u00a00.05) in a ",
-            Strong(fit.structure),
-            f" {family} ({fit.link} link, {fit.engine} engine) with ",
-            Code(fit.formula),
-            ".",
-        )
-    )
+def system_table(view: CriterionView, shown: bool) -> Table:
+    """The system table: means with block-bootstrap intervals, rank groups, letters, the simultaneous
+    rank sets with "tied with the best" (docs/ranks.md) and the model's estimates."""
+    analysis, interval = view.part.analysis, view.part.means_interval
     found = getattr(analysis, "rank_sets", None)
     sets = None if found is None else found.get("simultaneous")
-    shown = interval is None or interval.computed
     model_ci = "estimate_ci_low" in view.table  # comparative strengths: the model's own interval
     note = None if interval is None else interval.caveat
     if shown:
         about = "Interval: 95 % bootstrap over the independent blocks" + (f" — {note}" if note else "") + "."
     else:
         about = f"No intervals — {note}."
-    yield Table(
+    return Table(
         (
             Column("system"),
             Column(mean_unit(view), "r"),
@@ -105,6 +87,31 @@ def part(view: CriterionView) -> Iterator[Block]:
         ),
         id=f"systems{view.index}",
     )
+
+
+def part(view: CriterionView) -> Iterator[Block]:
+    analysis, fit, interval = view.part.analysis, view.fit, view.part.means_interval
+    declared = view.report.ratings.scale_of(view.part.criterion)
+    kind = getattr(analysis, "kind", None)
+    described = get_method(kind).scale_description if kind is not None else None
+    if described is not None:  # pairwise preferences, best–worst choices: not points of a scale
+        yield Paragraph(text(f"Scale: {described}"), "meta")
+    elif declared is not None:
+        yield Paragraph(text(f"Scale: {declared.describe()}"), "meta")
+    n_significant = int(analysis.contrasts["better"].notna().sum())
+    family = getattr(fit, "family", "cumulative link mixed model")
+    yield Paragraph(
+        text(
+            f"{n_significant} of {len(analysis.contrasts)} system pairs differ significantly "
+            f"({analysis.adjust}-adjusted p\u00a0<\u00a00.05) in a ",
+            Strong(fit.structure),
+            f" {family} ({fit.link} link, {fit.engine} engine) with ",
+            Code(fit.formula),
+            ".",
+        )
+    )
+    shown = interval is None or interval.computed
+    yield system_table(view, shown)
     rank = lower_is_better(analysis.response)  # ranks: 1 is best
     means = view.figure(
         "means",
