@@ -266,3 +266,20 @@ def test_report_shows_rank_sets_and_ties_with_the_best(tmp_path):
         assert cells[5] == (f"{low}" if low == high else f"{low}–{high}")
         assert cells[6] == ("yes" if row["name"] in sets["best_set"] else "")
     assert {"s0", "s1"} <= set(sets["best_set"])  # 0.8 vs 0.75: tied with the best
+
+
+def test_likert_rank_sets_agree_with_the_published_rank_groups(rank_path):
+    """Steen & Markert (2021) rank coherence: Table 3.2's groups are BART (1), onmt_pg (2),
+    __REFERENCE__ and abssentrw (3/4), seneca (5); the CLMM's simultaneous rank sets say the same."""
+    from humaneval.analysis.workflow import analyze
+    from humaneval.core.ratings import load_ratings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyze(load_ratings(rank_path), structure="intercepts")
+    sets = result.rank_sets["simultaneous"]
+    assert bounds_by_name(sets) == {
+        "BART": (1, 1), "onmt_pg": (2, 2), "abssentrw": (3, 4), "__REFERENCE__": (3, 4), "seneca": (5, 5),
+    }  # fmt: skip
+    assert sets.best_set == ("BART",)
+    assert result.to_dict()["rank_sets"]["marginal"]["kind"] == "marginal"
