@@ -194,6 +194,9 @@ def test_cli_json_and_text(tmp_path):
     assert text.exit_code == 0
     assert text.output.splitlines()[2].split() == ["p10", "3", "1", "1–4"]
     assert "may be among the 3 best: p10, p09, p08, p07, p06, p05" in text.output
+    args = ["ranks", str(seq), "--top", "3", "--lower-is-better", "--json", "--seed", "3"]
+    worst = runner.invoke(main, args)
+    assert set(json.loads(worst.output)["top_set"]) in BOTTOM3
 
 
 @pytest.mark.parametrize(
