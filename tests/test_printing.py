@@ -28,8 +28,6 @@ HAND_PRINTERS = {
     "analysis/workflow.py:Analysis.__repr__",
     "clmm/result.py:FitResult.__repr__",
     "comparative/analyze.py:ComparativeAnalysis.summary",
-    "comparative/power.py:ComparativePower.summary",
-    "comparative/power.py:ComparativePowerCurve.summary",
     "judges/agreement.py:JudgeAgreement.summary",
     "judges/alttest.py:AltTestResult.summary",
     "judges/alttest.py:to_string",
@@ -44,11 +42,8 @@ HAND_PRINTERS = {
     "ppi/pairwise.py:PPIPairwise.summary",
     "ppi/systems.py:PPIAnalysis.summary",
     "reliability/report.py:ReliabilityReport.__repr__",
-    "simulate/budget.py:BudgetPlan.summary",
-    "simulate/curve.py:PowerCurve.summary",
     "simulate/experiment.py:SimulationResult.summary",
     "simulate/experiment.py:SimulationResult.__repr__",
-    "simulate/pilot.py:PilotModel.summary",
     "cli/score.py:to_string",
 }
 
