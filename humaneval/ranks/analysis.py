@@ -12,7 +12,7 @@ cluster-bootstrap covariance, or PPI means.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -131,7 +131,7 @@ def with_rank_sets(
 ) -> AnalysisT:
     """A copy of ``analysis`` holding its rank sets (:func:`analysis_rank_sets`; ``seed`` None means
     the default seed); an analysis without a ``rank_sets`` field is returned as it is."""
-    if "rank_sets" not in {f.name for f in fields(analysis)}:  # type: ignore[arg-type]
+    if "rank_sets" not in getattr(analysis, "__dataclass_fields__", {}):
         return analysis
     found = analysis_rank_sets(
         analysis, confidence=confidence, seed=DEFAULT_SEED if seed is None else seed, draws=draws
