@@ -286,3 +286,16 @@ def test_likert_rank_sets_agree_with_the_published_rank_groups(rank_path):
     }  # fmt: skip
     assert sets.best_set == ("BART",)
     assert result.to_dict()["rank_sets"]["marginal"]["kind"] == "marginal"
+
+
+def test_with_rank_sets_leaves_an_analysis_without_the_field_alone():
+    from dataclasses import dataclass
+
+    from humaneval.ranks.analysis import with_rank_sets
+
+    @dataclass(frozen=True)
+    class Other:
+        systems: pd.DataFrame
+
+    other = Other(pd.DataFrame({"system": ["a", "b"], "estimate": [1.0, 0.0]}))
+    assert with_rank_sets(other) is other
