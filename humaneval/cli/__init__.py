@@ -41,6 +41,9 @@ COMMANDS = {
     "power": "Simulate power (with each test's Type I error beside it) for your study: a planned design "
     "table, a block design or a pilot's fitted model, at one size or along a power curve.",
     "prolific": "Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'.",
+    "ranks": "Confidence sets for ranks of estimates from a file (name, estimate, se), with --cov for "
+    "correlated estimates: which ranks each may hold, which may be the best, and with --top K which may "
+    "be among the K best (Mogstad, Romano, Shaikh & Wilhelm 2024).",
     "qc": "Quality control per annotator: attention checks, failed IMCs, speed, straight-lining.",
     "reliability": "Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file.",
     "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",
