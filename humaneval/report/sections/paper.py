@@ -64,4 +64,6 @@ def tables(report: StudyReport, canvas: Canvas) -> tuple[Table, ...]:
                 ),
             )
         )
-    return tuple(out)
+    from humaneval.report.sections.ppi import paper_tables
+
+    return (*out, *paper_tables(report))
