@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
-from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.cli._common import InputFile, emit, judge_column_option, json_option, read_text
 from humaneval.currency import currency_code
 from humaneval.design.judged import STRATEGIES as JUDGED_STRATEGIES
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
@@ -17,6 +17,8 @@ from humaneval.methods import METHODS
 from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from humaneval.judges.planning import CalibrationPlan
 
 
@@ -115,6 +117,13 @@ if TYPE_CHECKING:
     help="How --judge-scores documents are drawn "
     "[default: stratified with --calibration-items, else random].",
 )
+@judge_column_option
+@click.option(
+    "--judge",
+    default=None,
+    metavar="NAME",
+    help="With --judge-scores holding several judges: the one whose scores order the documents.",
+)
 @click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
 @click.option(
     "--calibration-items",
@@ -194,6 +203,8 @@ def command(**o) -> None:
         platform_fee_rate=o["fee_rate"],
         overrecruit_rate=o["overrecruit"],
     )
+    if calibration is not None:
+        _check_items_per_human(design.summary().judgements_per_annotator)
     paths = design.write(o["out"])
     if o.get("chosen"):
         paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
@@ -225,6 +236,36 @@ def command(**o) -> None:
     )
 
 
+def _check_items_per_human(judgements: list[int]) -> None:
+    """The alt-test compares each human with the judge on at least 30 items: a calibration design that
+    gives a human fewer is refused here, not discovered after the study."""
+    from humaneval.judges.alttest import MIN_ITEMS
+
+    low, high = judgements[0], judgements[-1]
+    if low < MIN_ITEMS:
+        raise DesignError(
+            f"this calibration design gives each human {low}–{high} items, but the alt-test needs at least "
+            f"{MIN_ITEMS} per human (Calderon, Reichart & Dror, 2025); raise --docs-per-block so that "
+            f"documents per block × systems ≥ {MIN_ITEMS}"
+        )
+
+
+def _judge_rows(judge: pd.DataFrame, name: str | None, strategy: str) -> pd.DataFrame:
+    """One judge's rows of the pool for a stratified or random draw; several judges are refused unless one
+    is named (the active draw uses their disagreement, so it keeps them all)."""
+    names = sorted(judge["judge"].unique())
+    if name is not None:
+        if name not in names:
+            raise OptionError(f"--judge {name!r}: no such judge in the pool; the judges are {', '.join(names)}")
+        return judge if strategy == "active" else judge[judge["judge"] == name]
+    if len(names) > 1 and strategy != "active":
+        raise OptionError(
+            f"the pool holds {len(names)} judges ({', '.join(names)}); the {strategy} draw orders documents "
+            "by one judge's scores: name it with --judge NAME"
+        )
+    return judge
+
+
 def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
     inclusion probabilities beside the design (``<out>.probabilities.csv``); with
@@ -233,7 +274,8 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     from humaneval.judges.planning import plan_calibration
     from humaneval.ppi.judged import read_judge_scores
 
-    judge = read_judge_scores(o["judge_scores"])
+    strategy = o["choose"] or ("stratified" if o["calibration_items"] is not None else "random")
+    judge = _judge_rows(read_judge_scores(o["judge_scores"], columns=o["judge_columns"]), o["judge"], strategy)
     count = str(o["documents"]).isdigit()
     calibration = None
     if o["calibration_items"] is not None:
@@ -259,6 +301,14 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         raise OptionError(
             "with --judge-scores, give how many documents the humans rate (--documents 20) or how many "
             "summaries the judge's calibration needs (--calibration-items 100)"
+        )
+    drawn = int(picks["selected"].sum())
+    if strategy == "active" and count and drawn != int(o["documents"]):
+        click.echo(
+            f"warning: the active draw chose {drawn} of the {o['documents']} documents asked for: each document "
+            "is drawn on its own with its probability, so the number varies around the one asked for; use "
+            "--choose stratified or random for exactly that many",
+            err=True,
         )
     picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
     chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]

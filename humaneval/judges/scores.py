@@ -158,14 +158,14 @@ def _from_mapping(mapping: Mapping, where: str) -> pd.DataFrame:
                 rows.append((str(judge), str(item), sample))
     if not rows:
         raise RatingsError(f"{where}no labels; the layout is {{judge: {{item: label}}}}")
-    frame = pd.DataFrame(rows, columns=["judge", "item", "score"])
+    frame = pd.DataFrame(rows, columns=["judge", "item", "score"]).astype({"judge": object, "item": object})
     frame = frame[frame["score"].notna()].reset_index(drop=True)
     words = frame["score"].map(lambda v: isinstance(v, str | bool)).to_numpy()
     if not words.any():
         frame["score"] = _numbers(frame["score"], where)
     parts = frame["item"].str.rsplit("|", n=1)
     if len(frame) and (parts.str.len() == 2).all():  # items that name a summary: document|system
-        frame["document"], frame["system"] = parts.str[0], parts.str[1]
+        frame["document"], frame["system"] = parts.str[0].astype(object), parts.str[1].astype(object)
     return frame
 
 
@@ -206,7 +206,8 @@ def _from_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
             empty = np.flatnonzero(frame[column].isna().to_numpy())
             if len(empty) and column != "opponent":
                 raise RatingsError(f"{where}empty '{column}' at row {int(empty[0])}; every row needs one")
-            frame[column] = frame[column].where(frame[column].isna(), frame[column].astype(str).str.strip())
+            text = frame[column].astype(str).str.strip().astype(object)
+            frame[column] = text.where(frame[column].notna().to_numpy(), None)
     frame = frame[frame["score"].notna()].reset_index(drop=True)
     if frame.empty:
         raise RatingsError(f"{where}every score is missing")
