@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from humaneval._deprecation import renamed_option
 from humaneval.cli._common import InputFile, emit, json_option
 
 production_option = click.option(
@@ -21,9 +22,12 @@ production_option = click.option(
     is_flag=True,
     help="Use the production site, where HITs and bonuses cost real money (default: the sandbox).",
 )
-profile_option = click.option(
-    "--profile", default=None, help="AWS credentials profile (default: boto3's chain)."
-)
+def profile_option(func):
+    """``--aws-profile`` (formerly ``--profile``, which in ``judge`` and ``report`` names who the humans are)."""
+    func = click.option(
+        "--aws-profile", "profile", default=None, help="AWS credentials profile (default: boto3's chain)."
+    )(func)
+    return renamed_option("--profile", "--aws-profile", dest="profile")(func)
 
 
 def _client(production: bool, profile: str | None):
