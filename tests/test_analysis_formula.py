@@ -15,6 +15,7 @@ from humaneval.analysis import analyze, fit_clmm
 from humaneval.cli import main
 from humaneval.clmm.structures import structure_formula
 from humaneval.errors import FitFailedError, OptionError
+from humaneval.io.datasets import wine, wine_ratings
 
 DATA = Path(__file__).parent / "data"
 WINE = DATA / "wine.csv"
@@ -100,7 +101,7 @@ def test_shortcuts_expand_to_formulas():
 
 def test_formula_intercepts_equal_the_named_structure(likert_path):
     """The same model through the formula path and the structure path: identical fits."""
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
 
     table = load_ratings(likert_path)
     named = fit_clmm(table, structure="intercepts")
@@ -164,10 +165,39 @@ def test_r_engine_fits_the_formula_with_its_names():
 
 @pytest.mark.r
 def test_engine_both_on_a_named_model(likert_path):
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
 
     fit = fit_clmm(load_ratings(likert_path), engine="both", structure="intercepts")
     comparison = fit.engine_comparison
     assert fit.engine == "native" and comparison["engines"] == ["native", "r"]
     assert comparison["loglik"] < 1e-3 and comparison["beta"] < 1e-3
     assert comparison["loglik_values"][1] == pytest.approx(-2577.45, abs=0.05)
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+WINE_FORMULA = "rating ~ temp + contact + (1|judge)"
+
+
+def test_fit_clmm_takes_a_reference_level_per_factor():
+    fit = fit_clmm(wine(), formula=WINE_FORMULA, reference={"temp": "warm"})
+    effects = fit.fixed_effects().set_index("term")["estimate"]
+    assert effects["tempcold"] == pytest.approx(-3.0630, abs=2e-3)  # R: tempwarm 3.0630
+
+
+def test_analyze_takes_a_reference_level_per_factor_and_the_cli_factor_equals_level(tmp_path):
+    result = analyze(wine(), formula=WINE_FORMULA, reference={"temp": "warm"}, emm="temp")
+    assert result.fit.reference is None and "tempcold" in result.fit.terms
+    path = tmp_path / "wine.csv"
+    wine().to_csv(path, index=False)
+    out = _cli("analyze", str(path), "--formula", WINE_FORMULA, "--reference", "temp=warm", "--json")
+    assert out.exit_code == 0, out.output
+    terms = [r["term"] for r in json.loads(out.stdout)["criteria"][0]["fixed_effects"]]
+    assert terms == ["tempcold", "contactyes"]
+
+
+def test_a_factor_reference_without_a_formula_is_refused():
+    with pytest.raises(OptionError, match="reference level for temp needs a formula"):
+        fit_clmm(wine_ratings(), reference={"temp": "warm"})

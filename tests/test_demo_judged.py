@@ -28,7 +28,9 @@ def test_demo_judge_runs_the_whole_path_and_agrees_with_ppi(tmp_path):
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["judges"]["epsilon"] == 0.1 and len(report["ppi"]) == 1
     # the report's PPI numbers are humaneval ppi's on the demo's own files
-    ppi = runner.invoke(main, ["ppi", str(out / "ratings.csv"), "--judge-file", str(out / "pool.csv"), "--json"])
+    ppi = runner.invoke(
+        main, ["ppi", str(out / "ratings.csv"), "--judge-file", str(out / "pool.csv"), "--json"]
+    )
     assert ppi.exit_code == 0, ppi.output
     mine, theirs = pd.DataFrame(json.loads(ppi.stdout)["groups"]), pd.DataFrame(report["ppi"][0]["groups"])
     np.testing.assert_allclose(mine["estimate"], theirs["estimate"], rtol=1e-12)

@@ -42,7 +42,9 @@ def test_every_layout_reads_to_the_same_rows(study, tmp_path):
     table = pool.rename(columns={"judge": "annotator"}).assign(rater_kind="judge")
     people = table.assign(annotator="h1", rater_kind="human", score=3)
     pd.concat([people, table]).to_csv(tmp_path / "ratings.csv", index=False)
-    pool.rename(columns={"judge": "model_name", "score": "rating"}).to_csv(tmp_path / "renamed.csv", index=False)
+    pool.rename(columns={"judge": "model_name", "score": "rating"}).to_csv(
+        tmp_path / "renamed.csv", index=False
+    )
     expected = read_judge_scores(tmp_path / "pool.csv")[["judge", "document", "system", "score"]]
     assert expected["score"].tolist() == pool["score"].tolist()
     for source, columns in (
@@ -77,18 +79,21 @@ def test_judge_ppi_design_and_report_take_the_same_pool(study, tmp_path):
 def test_judge_cli_reads_the_pool_layout(tmp_path):
     """The alt-test on ratings and a pool file ``document, system, score, judge``: the same verdict as
     on the ratings table with the judge's rows in it."""
+    from humaneval.core.ratings import load_ratings
     from humaneval.judges.data import from_ratings
     from humaneval.judges.verdict import assess_judges
-    from humaneval.ratings import load_ratings
 
-    human, judge = judged_study(n_documents=40, n_systems=3, human_share=1.0, n_annotators=3, docs_per_block=40, seed=2)
+    human, judge = judged_study(
+        n_documents=40, n_systems=3, human_share=1.0, n_annotators=3, docs_per_block=40, seed=2
+    )
     human.to_csv(tmp_path / "ratings.csv", index=False)
     judge.assign(judge="gpt").to_csv(tmp_path / "pool.csv", index=False)
     result = _run("judge", str(tmp_path / "ratings.csv"), "--judge-file", str(tmp_path / "pool.csv"),
                   "--resamples", "0", "--json")  # fmt: skip
     assert result.exit_code == 0, result.output
     merged = pd.concat(
-        [human.assign(rater_kind="human"), judge.assign(annotator="gpt", rater_kind="judge")], ignore_index=True
+        [human.assign(rater_kind="human"), judge.assign(annotator="gpt", rater_kind="judge")],
+        ignore_index=True,
     )
     reference = assess_judges(from_ratings(load_ratings(merged, continuous=True)), n_resamples=0)
     found = json.loads(result.stdout)["judges"][0]
@@ -155,7 +160,8 @@ def test_budget_pilot_leaves_attention_checks_out(study, tmp_path):
     pd.concat([judge, check_scores.assign(judge="gpt")]).to_csv(tmp_path / "pool.csv", index=False)
     plans = []
     for name in ("pilot.csv", "clean.csv"):
-        result = _run("budget", "--judge-pilot", str(tmp_path / name), "--judge-file", str(tmp_path / "pool.csv"),
+        pool = str(tmp_path / "pool.csv")
+        result = _run("budget", "--judge-pilot", str(tmp_path / name), "--judge-file", pool,
                       "--judge-cost", "0.01", "--target-width", "0.5", "--json")  # fmt: skip
         assert result.exit_code == 0, result.output
         plans.append(json.loads(result.stdout))
@@ -169,7 +175,8 @@ def test_active_draw_says_how_many_documents_it_chose(study, tmp_path):
     other = judge.assign(judge="claude", score=judge["score"] + rng.normal(0, 1, len(judge)))
     pd.concat([judge, other]).to_csv(tmp_path / "pool.csv", index=False)
     result = _run("design", "--judge-scores", str(tmp_path / "pool.csv"), "--documents", "25", "--choose",
-                  "active", "--docs-per-block", "5", "--seed", "3", "--out", str(tmp_path / "design.csv"))  # fmt: skip
+                  "active", "--docs-per-block", "5", "--seed", "3",
+                  "--out", str(tmp_path / "design.csv"))  # fmt: skip
     assert result.exit_code == 0, result.output
     drawn = int(pd.read_csv(tmp_path / "design.probabilities.csv")["selected"].sum())
     assert drawn != 25  # this seed's independent draws do not land on 25

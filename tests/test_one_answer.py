@@ -19,9 +19,9 @@ from humaneval.comparative.simulate import (
     simulate_pairwise_study,
     simulate_ranking_study,
 )
-from humaneval.datasets import wine_ratings
+from humaneval.core.ratings import as_ratings
 from humaneval.errors import OptionError
-from humaneval.ratings import as_ratings
+from humaneval.io.datasets import wine_ratings
 
 STRENGTHS = [0.6, 0.0, -0.6]
 LAYOUT = {"blocks": 4, "docs_per_block": 3, "annotators_per_block": 3, "seed": 5}
@@ -139,13 +139,19 @@ def _judged_likert(seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _judged_criteria() -> tuple[pd.DataFrame, pd.DataFrame]:
     parts = [_judged_likert(seed) for seed in (3, 4)]
-    human = pd.concat([h.assign(criterion=c) for (h, _), c in zip(parts, ("fluency", "relevance"), strict=True)])
-    judge = pd.concat([j.assign(criterion=c) for (_, j), c in zip(parts, ("fluency", "relevance"), strict=True)])
+    human = pd.concat(
+        [h.assign(criterion=c) for (h, _), c in zip(parts, ("fluency", "relevance"), strict=True)]
+    )
+    judge = pd.concat(
+        [j.assign(criterion=c) for (_, j), c in zip(parts, ("fluency", "relevance"), strict=True)]
+    )
     return human, judge
 
 
 def _judged_pairwise() -> tuple[pd.DataFrame, pd.DataFrame]:
-    table = simulate_pairwise_study([0.5, 0.0, -0.4], blocks=60, docs_per_block=3, annotators_per_block=2, seed=7)
+    table = simulate_pairwise_study(
+        [0.5, 0.0, -0.4], blocks=60, docs_per_block=3, annotators_per_block=2, seed=7
+    )
     judge = table[table["annotator"] == table.groupby("block")["annotator"].transform("first")]
     judge = judge.drop(columns=["annotator", "block"]).assign(judge="gpt")
     return table[table["block"] < 20].drop(columns="block"), judge
@@ -160,14 +166,20 @@ JUDGED = {
 
 
 def _same_ppi(left: dict, right: dict) -> None:
-    assert (left["test"], left["judge"], left["criterion"]) == (right["test"], right["judge"], right["criterion"])
+    assert (left["test"], left["judge"], left["criterion"]) == (
+        right["test"],
+        right["judge"],
+        right["criterion"],
+    )
     a, b = pd.DataFrame(left["groups"]), pd.DataFrame(right["groups"])
     assert list(a["system"]) == list(b["system"]) and list(a["letters"]) == list(b["letters"])
     np.testing.assert_allclose(a["estimate"].astype(float), b["estimate"].astype(float), rtol=1e-12)
     a, b = pd.DataFrame(left["contrasts"]), pd.DataFrame(right["contrasts"])
     assert list(a["system_a"]) == list(b["system_a"]) and list(a["system_b"]) == list(b["system_b"])
     for column in ("estimate", "se", "p_adj", "ci_low", "ci_high"):
-        np.testing.assert_allclose(a[column].astype(float), b[column].astype(float), rtol=1e-12, err_msg=column)
+        np.testing.assert_allclose(
+            a[column].astype(float), b[column].astype(float), rtol=1e-12, err_msg=column
+        )
 
 
 @pytest.mark.parametrize("kind", list(JUDGED))
@@ -179,7 +191,9 @@ def test_api_cli_ppi_and_report_give_one_judged_answer(kind, tmp_path):
     judge.to_csv(pool, index=False)
     table = as_ratings(human)
     api = [
-        analyze(table, judge="gpt", judge_scores=pool, judge_model=model, criterion=c, n_resamples=0).to_dict()
+        analyze(
+            table, judge="gpt", judge_scores=pool, judge_model=model, criterion=c, n_resamples=0
+        ).to_dict()
         for c in table.criteria
     ]
     assert all(part["test"] == test for part in api)

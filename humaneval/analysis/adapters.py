@@ -27,16 +27,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
 from humaneval.analysis.plan import CEILING_MINUTES
-from humaneval.comparative import analyze_comparative, detect_kind
+from humaneval.comparative.analyze import analyze_comparative
+from humaneval.comparative.judgements import detect_kind
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings, select_criterion
+from humaneval.core.responses import RANK
 from humaneval.errors import OptionError
-from humaneval.methods import RANK, get_method
-from humaneval.ratings import Ratings, as_ratings, select_criterion
+from humaneval.methods import get_method
 
 if TYPE_CHECKING:
     from humaneval.clmm.result import FitResult
-    from humaneval.comparative import ComparativeFit
+    from humaneval.comparative.analyze import ComparativeFit
 
 
 @runtime_checkable
@@ -203,7 +205,12 @@ class PPIAdapter:
         table = select_criterion(ratings, criterion).without_checks()
         means = table.reported().groupby(table.data["system"]).mean()
         return judged_analysis(
-            ppi, kind=kind, criterion=criterion, response=table.response, human_means=means, alpha=options.alpha
+            ppi,
+            kind=kind,
+            criterion=criterion,
+            response=table.response,
+            human_means=means,
+            alpha=options.alpha,
         )
 
 
@@ -247,7 +254,7 @@ def adapter_for(
     Examples
     --------
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> adapter, kind = adapter_for(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
     >>> adapter.name, kind
     ('comparative', 'pairwise')

@@ -26,7 +26,7 @@ JUDGE_OPTIONS = (
 
 def judge_options(func: Callable) -> Callable:
     """The options of the judge-beside-humans planner (:func:`humaneval.ppi.budget.ppi_budget`)."""
-    options = [
+    options: list[Callable[[Callable], Callable]] = [
         click.option(
             "--judge-correlation",
             type=click.FloatRange(-1, 1, min_open=True, max_open=True),
@@ -85,15 +85,17 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
+        from humaneval.core.ratings import load_ratings
         from humaneval.judges.scores import read_judge_scores
-        from humaneval.ratings import load_ratings
 
         # validated like every ratings table: attention checks are not summaries of the study
         pilot = load_ratings(o["judge_pilot"], continuous=True).data
         if "is_check" in pilot:
             pilot = pilot[~pilot["is_check"]]
         scores = (
-            None if o["judge_file"] is None else read_judge_scores(o["judge_file"], columns=o["judge_columns"])
+            None
+            if o["judge_file"] is None
+            else read_judge_scores(o["judge_file"], columns=o["judge_columns"])
         )
         pilot_sd, pilot_r = judged_pilot_relation(pilot, o["judge"], scores)
         sd = pilot_sd if sd is None else sd

@@ -53,7 +53,7 @@ DEMO_METHODS = tuple(name for name, m in METHODS.items() if m.is_comparative or 
 def command(out: str, seed: int, engine: str, criteria: str | None, method: str, judge: bool) -> None:
     """Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report."""
     if judge:
-        from humaneval.demo_judged import run_judged_demo
+        from humaneval.demo.judged import run_judged_demo
 
         start = time.perf_counter()
         result = run_judged_demo(Path(out), seed=seed, progress=click.echo)

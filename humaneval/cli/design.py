@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
-from humaneval.cli._common import InputFile, emit, judge_column_option, json_option, read_text
-from humaneval.currency import currency_code
+from humaneval.cli._common import InputFile, emit, json_option, judge_column_option, read_text
+from humaneval.core.currency import currency_code
+from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS
 from humaneval.design.judged import STRATEGIES as JUDGED_STRATEGIES
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
 from humaneval.errors import DesignError, OptionError
 from humaneval.methods import METHODS
-from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,16 +138,10 @@ if TYPE_CHECKING:
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
-    from humaneval.design import (
-        BWSOptions,
-        DesignSpec,
-        PairOptions,
-        documents_of,
-        generate_design,
-        read_documents,
-        read_summaries,
-    )
+    from humaneval.design.generate import generate_design
+    from humaneval.design.inputs import documents_of, read_documents, read_summaries
     from humaneval.design.judged import chosen_documents
+    from humaneval.design.spec import BWSOptions, DesignSpec, PairOptions
 
     calibration = None
     if o["calibration_items"] is not None and o["judge_scores"] is None:
@@ -256,7 +250,9 @@ def _judge_rows(judge: pd.DataFrame, name: str | None, strategy: str) -> pd.Data
     names = sorted(judge["judge"].unique())
     if name is not None:
         if name not in names:
-            raise OptionError(f"--judge {name!r}: no such judge in the pool; the judges are {', '.join(names)}")
+            raise OptionError(
+                f"--judge {name!r}: no such judge in the pool; the judges are {', '.join(names)}"
+            )
         return judge if strategy == "active" else judge[judge["judge"] == name]
     if len(names) > 1 and strategy != "active":
         raise OptionError(
@@ -275,7 +271,9 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     from humaneval.ppi.judged import read_judge_scores
 
     strategy = o["choose"] or ("stratified" if o["calibration_items"] is not None else "random")
-    judge = _judge_rows(read_judge_scores(o["judge_scores"], columns=o["judge_columns"]), o["judge"], strategy)
+    judge = _judge_rows(
+        read_judge_scores(o["judge_scores"], columns=o["judge_columns"]), o["judge"], strategy
+    )
     count = str(o["documents"]).isdigit()
     calibration = None
     if o["calibration_items"] is not None:
@@ -305,9 +303,9 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     drawn = int(picks["selected"].sum())
     if strategy == "active" and count and drawn != int(o["documents"]):
         click.echo(
-            f"warning: the active draw chose {drawn} of the {o['documents']} documents asked for: each document "
-            "is drawn on its own with its probability, so the number varies around the one asked for; use "
-            "--choose stratified or random for exactly that many",
+            f"warning: the active draw chose {drawn} of the {o['documents']} documents asked for: each "
+            "document is drawn on its own with its probability, so the number varies around the one asked "
+            "for; use --choose stratified or random for exactly that many",
             err=True,
         )
     picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)

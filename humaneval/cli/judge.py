@@ -7,8 +7,8 @@ from typing import Literal
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
-from humaneval._deprecation import renamed_option
-from humaneval.cli._common import InputFile, column_renames, emit, judge_column_option, json_option
+from humaneval.cli._common import InputFile, column_renames, emit, json_option, judge_column_option
+from humaneval.core.deprecation import renamed_option
 from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
 
 

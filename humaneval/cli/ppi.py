@@ -7,22 +7,22 @@ from typing import TYPE_CHECKING
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
-from humaneval._deprecation import renamed_option
 from humaneval.cli._common import (
     InputFile,
     emit,
-    judge_options,
     json_option,
+    judge_options,
     load_from_options,
     ratings_options,
 )
-from humaneval.errors import OptionError, RatingsError
 from humaneval.clmm.contrasts import ADJUSTMENTS
+from humaneval.core.deprecation import renamed_option
+from humaneval.errors import OptionError, RatingsError
 from humaneval.ppi.items import CLUSTERINGS
 from humaneval.ppi.judged import MODELS
 
 if TYPE_CHECKING:
-    from humaneval.ratings import Ratings, Response
+    from humaneval.core.ratings import Ratings, Response
 
 
 @click.command()
@@ -100,8 +100,8 @@ def command(
     ratings of some summaries and a judge's scores of all (prediction-powered inference, PPI++).
     The same analysis as ``humaneval analyze --judge NAME``."""
     from humaneval.analysis.workflow import analyze
+    from humaneval.io.tables import read_table
     from humaneval.judges.scores import read_judge_scores
-    from humaneval.tables import read_table
 
     table = load_from_options(ratings, response, scale, allow_ties, continuous, columns)
     scores = None if judge_file is None else read_judge_scores(judge_file, columns=judge_columns)
@@ -126,7 +126,8 @@ def only_judge(table: Ratings) -> str:
     names = table.judge_names
     if not names:
         raise RatingsError(
-            "the ratings table has no judge rows (rater_kind = judge); give the judge's scores with --judge-file"
+            "the ratings table has no judge rows (rater_kind = judge); give the judge's scores with "
+            "--judge-file"
         )
     if len(names) > 1:
         raise OptionError(f"several judges ({', '.join(names)}); choose one with --judge")

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import ALIASES
 from humaneval.errors import RatingsError
-from humaneval.ratings import ALIASES
-from humaneval.tables import read_table
+from humaneval.io.tables import read_table
 
 __all__ = ["JUDGE_COLUMNS", "judge_column_renames", "read_judge_scores"]
 
@@ -49,7 +49,9 @@ JUDGE_COLUMNS = (
 _RENAMES = {"doc": "document", "summarizer": "system", "model": "system", "label": "score"}
 
 
-def judge_column_renames(items: tuple[str, ...] | list[str], option: str = "--judge-column") -> dict[str, str]:
+def judge_column_renames(
+    items: tuple[str, ...] | list[str], option: str = "--judge-column"
+) -> dict[str, str]:
     """``("judge=model_name", ...)`` as ``{"model_name": "judge"}``; a malformed item is one error."""
     out: dict[str, str] = {}
     for item in items:
@@ -139,8 +141,8 @@ def _json_object(path: Path) -> dict | None:
         return None  # JSON lines, read as a table
     if not isinstance(parsed, dict):
         raise RatingsError(
-            f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is {{judge: {{item: label}}}} "
-            "(or JSON lines with document, system, score)"
+            f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is "
+            "{judge: {item: label}} (or JSON lines with document, system, score)"
         )
     return parsed
 
@@ -186,7 +188,7 @@ def _from_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
             )
         frame = frame[kind == "judge"].drop(columns="rater_kind")
     if "judge" not in frame:
-        frame["judge"] = frame["annotator"] if "annotator" in frame else "judge"
+        frame["judge"] = frame.get("annotator", "judge")
     frame = frame.drop(columns=[c for c in ("annotator",) if c in frame])
     has_summary = "document" in frame and "system" in frame
     if not has_summary and "item" not in frame:
@@ -211,9 +213,10 @@ def _from_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
     frame = frame[frame["score"].notna()].reset_index(drop=True)
     if frame.empty:
         raise RatingsError(f"{where}every score is missing")
-    words = frame["score"].map(lambda v: isinstance(v, str | bool)) & pd.to_numeric(
-        frame["score"], errors="coerce"
-    ).isna()
+    words = (
+        frame["score"].map(lambda v: isinstance(v, str | bool))
+        & pd.to_numeric(frame["score"], errors="coerce").isna()
+    )
     if has_summary or not words.any():
         frame["score"] = _numbers(frame["score"], where)
     elif not words.all():

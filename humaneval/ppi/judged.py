@@ -8,13 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError, RatingsError
 from humaneval.judges.scores import read_judge_scores
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
-from humaneval.ratings import Ratings, as_ratings
 
 __all__ = ["MODELS", "analyze_ppi", "read_judge_scores", "split_judge"]
 
@@ -115,14 +115,15 @@ def analyze_ppi(
     data = ratings.data if isinstance(ratings, Ratings) else as_ratings(ratings).data
     if "score" not in data:
         raise RatingsError("PPI needs scores: a rating scale or pairwise verdicts (1 won, 0 lost, 0.5 tie)")
+    pool = None
     if judge_scores is not None:
-        judge_scores = read_judge_scores(judge_scores, columns=judge_columns)
-        if "document" not in judge_scores or "system" not in judge_scores:
+        pool = read_judge_scores(judge_scores, columns=judge_columns)
+        if "document" not in pool or "system" not in pool:
             raise RatingsError(
                 "the judge file names items, not summaries: PPI needs each score's document and system "
                 "(columns document, system, or items written document|system)"
             )
-    humans, judged, name = split_judge(data, judge, judge_scores)
+    humans, judged, name = split_judge(data, judge, pool)
     if "is_check" in humans:
         humans = humans[~humans["is_check"].astype(bool)]
     criteria = sorted(humans["criterion"].unique()) if "criterion" in humans else [None]

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval.grouping import groupings
 from humaneval.ppi.ordinal import PPIOrdinal
 from humaneval.ppi.pairwise import PPIPairwise
 from humaneval.ppi.systems import PPIAnalysis
+from humaneval.stats.grouping import groupings
 
 __all__ = ["GAIN_UNCERTAIN", "JudgedAnalysis", "judged_analysis"]
 
@@ -99,7 +99,10 @@ def judged_analysis(
             contrasts["better"] = [
                 (a if e > 0 else b) if p < alpha else None
                 for a, b, e, p in zip(
-                    contrasts["system_a"], contrasts["system_b"], contrasts["estimate"], contrasts["p_adj"],
+                    contrasts["system_a"],
+                    contrasts["system_b"],
+                    contrasts["estimate"],
+                    contrasts["p_adj"],
                     strict=True,
                 )
             ]

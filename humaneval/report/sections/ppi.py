@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from humaneval.formatting import fmt, fmt_ci, fmt_estimate_ci, fmt_p
 from humaneval.ppi.result import JudgedAnalysis
 from humaneval.ppi.systems import PPIAnalysis
+from humaneval.present.document import Column, Paragraph, Section, Sup, Table, text
+from humaneval.present.formatting import fmt, fmt_ci, fmt_estimate_ci, fmt_p
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Column, Paragraph, Section, Sup, Table, text
 from humaneval.report.sections.base import Canvas
 
 MEANS = (
@@ -65,7 +65,9 @@ def _system_rows(analysis: JudgedAnalysis) -> tuple[tuple, ...]:
             )
             for r in result.systems.sort_values("estimate", ascending=False).itertuples()
         )
-    return tuple((r.system, fmt(r.mean, 2), fmt(r.estimate), r.letters) for r in analysis.systems.itertuples())
+    return tuple(
+        (r.system, fmt(r.mean, 2), fmt(r.estimate), r.letters) for r in analysis.systems.itertuples()
+    )
 
 
 def _contrast_rows(analysis: JudgedAnalysis) -> tuple[tuple, ...]:

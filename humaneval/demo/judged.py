@@ -55,9 +55,7 @@ class JudgedDemo:
     ppi: SystemAnalysis
 
 
-def run_judged_demo(
-    out: Path, *, seed: int = 1, progress: Callable[[str], None] | None = None
-) -> JudgedDemo:
+def run_judged_demo(out: Path, *, seed: int = 1, progress: Callable[[str], None] | None = None) -> JudgedDemo:
     """Run pool → calibration design → simulated humans → judge → PPI → report into ``out``.
 
     Parameters
@@ -74,10 +72,10 @@ def run_judged_demo(
     JudgedDemo
     """
     from humaneval.analysis.workflow import analyze
+    from humaneval.core.ratings import load_ratings
     from humaneval.judges.data import load_annotations
     from humaneval.judges.planning import plan_calibration
     from humaneval.judges.verdict import assess_judges
-    from humaneval.ratings import load_ratings
     from humaneval.report import ReportSettings, build_report, write_report
 
     say = progress or (lambda _line: None)
