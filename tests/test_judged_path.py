@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
-from humaneval.judges.scores import read_judge_scores
+from humaneval.core.judge_scores import read_judge_scores
 from humaneval.ppi.simulate import judged_study
 
 

@@ -99,7 +99,7 @@ class AnalysisOptions:
     style: tuple[str, ...] = ()
     max_minutes: float | None = CEILING_MINUTES
     #: Humans and a judge (the ``ppi`` adapter): the judge's name, its scores when they are not rows of
-    #: the table (any layout of :func:`~humaneval.judges.scores.read_judge_scores`), the estimator of a
+    #: the table (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`), the estimator of a
     #: score table (``mean`` or ``ordinal``), the clustering and the design's inclusion probabilities.
     judge: str | None = None
     judge_scores: Any = None

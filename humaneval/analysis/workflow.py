@@ -339,7 +339,7 @@ def analyze(
         docs/ppi.md), the same estimates as ``humaneval ppi``. Without it, judge rows are left out.
     judge_scores : path, DataFrame or dict, optional
         The judge's scores when they are not rows of ``ratings``
-        (:func:`~humaneval.judges.scores.read_judge_scores`); implies the ``ppi`` adapter.
+        (:func:`~humaneval.core.judge_scores.read_judge_scores`); implies the ``ppi`` adapter.
     judge_model : {"mean", "ordinal"}
         With a judge, the estimator of a score table: PPI++ means or proportional-odds contrasts.
     cluster : {"auto", "document", "block"}

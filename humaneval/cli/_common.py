@@ -52,7 +52,7 @@ def ratings_options(func: Callable) -> Callable:
 
 def judge_options(func: Callable) -> Callable:
     """Add the options of the commands that read humans and a judge together: ``--judge`` (which judge),
-    ``--judge-file`` (its scores, any layout of :func:`~humaneval.judges.scores.read_judge_scores`) and
+    ``--judge-file`` (its scores, any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`) and
     ``--judge-column`` (map the judge file's columns, as ``--column`` maps the ratings file's)."""
     options: list[Callable[[Callable], Callable]] = [
         click.option(
@@ -85,7 +85,7 @@ def judge_column_option(func: Callable) -> Callable:
 
 
 def _judge_renames(value: tuple[str, ...]) -> dict[str, str]:
-    from humaneval.judges.scores import judge_column_renames
+    from humaneval.core.judge_scores import judge_column_renames
 
     return judge_column_renames(value)
 

@@ -85,8 +85,8 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
+        from humaneval.core.judge_scores import read_judge_scores
         from humaneval.core.ratings import load_ratings
-        from humaneval.judges.scores import read_judge_scores
 
         # validated like every ratings table: attention checks are not summaries of the study
         pilot = load_ratings(o["judge_pilot"], continuous=True).data

@@ -207,7 +207,7 @@ def command(
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
     )  # fmt: skip
     if judge is not None or judge_file is not None:
-        from humaneval.judges.scores import read_judge_scores
+        from humaneval.core.judge_scores import read_judge_scores
 
         if formula is not None or test != "clmm" or adjust_across_criteria is not None:
             raise OptionError(

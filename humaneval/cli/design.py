@@ -266,9 +266,9 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
     inclusion probabilities beside the design (``<out>.probabilities.csv``); with
     ``--calibration-items`` also the calibration plan of the alt-test."""
+    from humaneval.core.judge_scores import read_judge_scores
     from humaneval.design.judged import choose_documents
     from humaneval.judges.planning import plan_calibration
-    from humaneval.ppi.judged import read_judge_scores
 
     strategy = o["choose"] or ("stratified" if o["calibration_items"] is not None else "random")
     judge = _judge_rows(

@@ -100,8 +100,8 @@ def command(
     ratings of some summaries and a judge's scores of all (prediction-powered inference, PPI++).
     The same analysis as ``humaneval analyze --judge NAME``."""
     from humaneval.analysis.workflow import analyze
+    from humaneval.core.judge_scores import read_judge_scores
     from humaneval.io.tables import read_table
-    from humaneval.judges.scores import read_judge_scores
 
     table = load_from_options(ratings, response, scale, allow_ties, continuous, columns)
     scores = None if judge_file is None else read_judge_scores(judge_file, columns=judge_columns)

@@ -152,7 +152,7 @@ def command(
     )
     scores = None
     if judge_file is not None:
-        from humaneval.judges.scores import read_judge_scores
+        from humaneval.core.judge_scores import read_judge_scores
 
         scores = read_judge_scores(judge_file, columns=judge_columns)
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))

@@ -76,7 +76,8 @@ def run_judged_demo(out: Path, *, seed: int = 1, progress: Callable[[str], None]
     from humaneval.judges.data import load_annotations
     from humaneval.judges.planning import plan_calibration
     from humaneval.judges.verdict import assess_judges
-    from humaneval.report import ReportSettings, build_report, write_report
+    from humaneval.report.build import ReportSettings, build_report
+    from humaneval.report.render import write_report
 
     say = progress or (lambda _line: None)
     out.mkdir(parents=True, exist_ok=True)

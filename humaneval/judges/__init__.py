@@ -2,10 +2,11 @@
 
 A judge is a rater marked as one (``rater_kind = judge`` or ``--mark-judges NAME,...``); the human
 analyses leave judges out (:meth:`humaneval.core.ratings.Ratings.without_checks`). This package reads
-judge labels (:mod:`humaneval.judges.scores`, :mod:`humaneval.judges.data`) and asks whether a judge
+judge labels (:mod:`humaneval.core.judge_scores`, :mod:`humaneval.judges.data`) and asks whether a judge
 may replace or join the annotators (docs/judges.md).
 """
 
+from humaneval.core.judge_scores import read_judge_scores
 from humaneval.judges.agreement import JudgeAgreement, judge_agreement
 from humaneval.judges.alttest import AltTestResult, alt_test, resolve_epsilon
 from humaneval.judges.bias import BiasAudit, bias_audit
@@ -17,7 +18,6 @@ from humaneval.judges.data import (
     read_annotations,
 )
 from humaneval.judges.planning import CalibrationPlan, plan_calibration, simulate_alt_test
-from humaneval.judges.scores import read_judge_scores
 from humaneval.judges.verdict import JudgeAssessment, assess_judges, verdict_table
 
 __all__ = [

@@ -208,7 +208,7 @@ def load_annotations(
         The human labels, possibly with judge rows (see :func:`read_annotations`).
     judge_file:
         The judges' labels, every annotator there a judge, in any layout
-        :func:`~humaneval.judges.scores.read_judge_scores` reads (the pool ``document, system, score,
+        :func:`~humaneval.core.judge_scores.read_judge_scores` reads (the pool ``document, system, score,
         judge`` of ``humaneval ppi`` and ``design --judge-scores`` included).
     judges:
         Annotators of ``humans`` that are judges.
@@ -257,9 +257,9 @@ def load_annotations(
 def judge_annotations(
     source: str | Path | pd.DataFrame | dict, *, columns: Mapping[str, str] | None = None
 ) -> Annotations:
-    """A judge file (any layout of :func:`~humaneval.judges.scores.read_judge_scores`) as annotations:
+    """A judge file (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`) as annotations:
     every row a judge's, its item ``document|system`` (or the file's own item id)."""
-    from humaneval.judges.scores import read_judge_scores
+    from humaneval.core.judge_scores import read_judge_scores
 
     label = str(source) if isinstance(source, str | Path) else None
     frame = read_judge_scores(source, columns=columns)

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 
 from humaneval.core.docstrings import shared_docs
+from humaneval.core.judge_scores import read_judge_scores
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError, RatingsError
-from humaneval.judges.scores import read_judge_scores
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
@@ -95,7 +95,7 @@ def analyze_ppi(
         The judge's name (needed when there are several).
     judge_scores : DataFrame, path or dict, optional
         The judge's scores when they are not in ``ratings``, in any layout
-        :func:`~humaneval.judges.scores.read_judge_scores` reads (``document, system, score[, judge]``).
+        :func:`~humaneval.core.judge_scores.read_judge_scores` reads (``document, system, score[, judge]``).
     criterion : str, optional
         %(criterion_when_several)s
     model : {"mean", "ordinal"}

@@ -243,7 +243,7 @@ def build_report(
     ``form``: the form settings for the datasheet (``preset``, ``overview``, ``question``, ``labels``,
     ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
     ``judge_scores``: the judges' scores of the pool when they are not rows of ``ratings`` (any layout of
-    :func:`humaneval.judges.scores.read_judge_scores`): the judge sections then assess them and add
+    :func:`humaneval.core.judge_scores.read_judge_scores`): the judge sections then assess them and add
     the prediction-powered analyses.
     """
     settings = settings or ReportSettings()
@@ -286,7 +286,7 @@ def build_report(
     judges = None
     pool = None
     if judge_scores is not None:
-        from humaneval.judges.scores import read_judge_scores
+        from humaneval.core.judge_scores import read_judge_scores
 
         pool = read_judge_scores(judge_scores)
     judge_names = sorted(pool["judge"].unique()) if pool is not None else ratings.judge_names
