@@ -19,6 +19,7 @@ from humaneval.methods import METHODS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from humaneval.design.plan import Design
     from humaneval.judges.planning import CalibrationPlan
 
 
@@ -143,11 +144,7 @@ def command(**o) -> None:
     from humaneval.design.judged import chosen_documents
     from humaneval.design.spec import BWSOptions, DesignSpec, PairOptions
 
-    calibration = None
-    if o["calibration_items"] is not None and o["judge_scores"] is None:
-        raise OptionError("--calibration-items needs --judge-scores (the judge-scored pool to choose from)")
-    if o["judge_scores"] is not None:
-        o, calibration = _judged_pool(o)
+    o, calibration = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     summaries = read_summaries(o["summaries"])
@@ -197,8 +194,7 @@ def command(**o) -> None:
         platform_fee_rate=o["fee_rate"],
         overrecruit_rate=o["overrecruit"],
     )
-    if calibration is not None:
-        _check_items_per_human(design.summary().judgements_per_annotator)
+    _check_items_per_human(design, calibration)
     paths = design.write(o["out"])
     if o.get("chosen"):
         paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
@@ -230,11 +226,14 @@ def command(**o) -> None:
     )
 
 
-def _check_items_per_human(judgements: list[int]) -> None:
+def _check_items_per_human(design: Design, calibration: CalibrationPlan | None) -> None:
     """The alt-test compares each human with the judge on at least 30 items: a calibration design that
     gives a human fewer is refused here, not discovered after the study."""
     from humaneval.judges.alttest import MIN_ITEMS
 
+    if calibration is None:
+        return
+    judgements = design.summary().judgements_per_annotator
     low, high = judgements[0], judgements[-1]
     if low < MIN_ITEMS:
         raise DesignError(
@@ -265,7 +264,14 @@ def _judge_rows(judge: pd.DataFrame, name: str | None, strategy: str) -> pd.Data
 def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
     inclusion probabilities beside the design (``<out>.probabilities.csv``); with
-    ``--calibration-items`` also the calibration plan of the alt-test."""
+    ``--calibration-items`` also the calibration plan of the alt-test. Without ``--judge-scores``, the
+    options as they are."""
+    if o["judge_scores"] is None:
+        if o["calibration_items"] is not None:
+            raise OptionError(
+                "--calibration-items needs --judge-scores (the judge-scored pool to choose from)"
+            )
+        return o, None
     from humaneval.core.judge_scores import read_judge_scores
     from humaneval.design.judged import choose_documents
     from humaneval.judges.planning import plan_calibration

@@ -283,27 +283,12 @@ def build_report(
     say("quality control: attention checks, speed, straight-lining")
     qc = qc_report(ratings)
     notes: list[str] = [n for n in (_untimed(ratings),) if n]
-    judges = None
     pool = None
     if judge_scores is not None:
         from humaneval.core.judge_scores import read_judge_scores
 
         pool = read_judge_scores(judge_scores)
-    judge_names = sorted(pool["judge"].unique()) if pool is not None else ratings.judge_names
-    if judge_names:
-        names = ", ".join(judge_names)
-        say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
-        try:
-            table = from_ratings(ratings) if pool is None else load_annotations(ratings, pool)
-            judges = assess_judges(
-                table,
-                epsilon=settings.epsilon,
-                profile=settings.profile,
-                n_resamples=settings.mean_resamples,
-                seed=settings.seed,
-            )
-        except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
-            notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
+    judges = _assess_judges(ratings, pool, settings, say, notes)
     ppi = _ppi_analyses(ratings, pool, settings, say, notes)
     summary = sheet = sheet_md = None
     if design is not None:
@@ -341,6 +326,29 @@ def build_report(
         judges=judges,
         ppi=ppi,
     )
+
+
+def _assess_judges(
+    ratings: Ratings, pool: pd.DataFrame | None, settings: ReportSettings, say: Progress, notes: list[str]
+) -> JudgeAssessment | None:
+    """The judges' alt-test, agreement and bias audit (``humaneval judge``) with the report's ε; a study
+    too small for the alt-test gets a note saying why."""
+    judge_names = sorted(pool["judge"].unique()) if pool is not None else ratings.judge_names
+    if not judge_names:
+        return None
+    names = ", ".join(judge_names)
+    say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
+    try:
+        return assess_judges(
+            from_ratings(ratings) if pool is None else load_annotations(ratings, pool),
+            epsilon=settings.epsilon,
+            profile=settings.profile,
+            n_resamples=settings.mean_resamples,
+            seed=settings.seed,
+        )
+    except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
+        notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
+        return None
 
 
 def _ppi_analyses(
