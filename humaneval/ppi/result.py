@@ -20,6 +20,9 @@ import pandas as pd
 from humaneval.ppi.ordinal import PPIOrdinal
 from humaneval.ppi.pairwise import PPIPairwise
 from humaneval.ppi.systems import PPIAnalysis
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_p
+from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.grouping import groupings
 
 __all__ = ["GAIN_UNCERTAIN", "JudgedAnalysis", "judged_analysis"]
@@ -34,7 +37,7 @@ _TESTS = {PPIAnalysis: "ppi-mean", PPIOrdinal: "ppi-ordinal", PPIPairwise: "ppi-
 
 
 @dataclass(frozen=True, eq=False)
-class JudgedAnalysis:
+class JudgedAnalysis(Printable):
     """Humans and one judge: the prediction-powered system table and contrasts (``SystemAnalysis``).
 
     ``systems`` has ``system, mean`` (the human ratings' mean), ``estimate`` (the PPI estimate: a
@@ -56,14 +59,58 @@ class JudgedAnalysis:
     fit: None = None
     aggregate: str | None = None
     independent: bool = True
+    alpha: float = 0.05
 
-    def summary(self) -> str:
-        """The estimator's tables, then the rank groups (what ``humaneval ppi`` prints)."""
-        lines = [self.result.summary(), "", "rank groups (systems sharing a letter do not differ)"]
-        for row in self.systems.itertuples():
-            lines.append(f"  {row.system:<20} {row.letters:<6} {row.estimate:8.3f}")
-        lines += [f"caution: {c}" for c in self.cautions if c not in getattr(self.result, "cautions", ())]
-        return "\n".join(lines)
+    def blocks(self) -> tuple[Block, ...]:
+        """The system table with rank groups, the contrasts and the cautions (what ``humaneval ppi``
+        prints; ``summary()`` is their text)."""
+        result = self.result
+        head = f"{self.test} with judge {self.judge!r}" + (
+            f", criterion {self.criterion}" if self.criterion else ""
+        )
+        what = (
+            f"{head}: {result.n_clusters} clusters (cluster-robust variances), "
+            f"{int(100 * (1 - self.alpha) + 0.5)}% intervals, contrasts {self.adjust}-adjusted (a − b)"
+        )
+        systems = self.systems
+        columns: dict[str, Any] = {"system": None, "mean": None, "estimate": None, "letters": str}
+        if isinstance(result, PPIAnalysis):
+            systems = systems.merge(result.systems.drop(columns="estimate"), on="system", how="left")
+            columns = {
+                "system": None, "estimate": None, "ci_low": None, "ci_high": None, "lam": None,
+                "human_estimate": None, "human_ci_low": None, "human_ci_high": None, "n_human": None,
+                "n_judge_only": None, "gain": None, "boot_ci_low": None, "boot_ci_high": None, "letters": str,
+            }  # fmt: skip
+        names = {
+            "estimate": "PPI",
+            "human_estimate": "human",
+            "lam": "λ",
+            "n_human": "n",
+            "n_judge_only": "N",
+        }
+        contrasts: dict[str, Any] = {
+            c: fmt_p if c == "p_adj" else None
+            for c in (
+                "system_a",
+                "system_b",
+                "estimate",
+                "se",
+                "p_adj",
+                "ci_low",
+                "ci_high",
+                "gain",
+                "better",
+            )
+            if c in self.contrasts
+        }
+        out: list[Block] = [
+            Paragraph((what,)),
+            frame_table(systems, columns, names=names),
+            frame_table(self.contrasts, contrasts, names={"estimate": "PPI", "p_adj": "p adj"}),
+        ]
+        if self.cautions:
+            out.append(Bullets(tuple((f"caution: {c}",) for c in self.cautions)))
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         """The estimator's JSON with the keys every analysis has (docs/ppi.md, docs/analysis.md)."""
@@ -120,6 +167,7 @@ def judged_analysis(
         contrasts=contrasts,
         result=result,
         cautions=cautions,
+        alpha=alpha,
     )
 
 
