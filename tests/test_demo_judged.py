@@ -36,3 +36,29 @@ def test_demo_judge_runs_the_whole_path_and_agrees_with_ppi(tmp_path):
     np.testing.assert_allclose(mine["estimate"], theirs["estimate"], rtol=1e-12)
     # the simulated effects (0, 0.35, 0.7) come out in order
     assert list(mine["system"]) == ["gpt", "pegasus", "extractive"]
+
+
+def test_report_takes_the_alt_test_profile_and_puts_the_judges_in_results_tex(tmp_path):
+    from humaneval.demo.judged import run_judged_demo
+
+    demo = run_judged_demo(tmp_path / "demo", seed=3)
+    assert (
+        "LLM judges beside the humans: alternative-annotator test (ε = 0.1,"
+        in demo.files["latex"].read_text()
+    )
+    out = tmp_path / "expert"
+    args = [
+        "report",
+        str(demo.files["ratings"]),
+        "--judge-file",
+        str(demo.files["pool"]),
+        "--profile",
+        "expert",
+    ]
+    result = CliRunner().invoke(
+        main, [*args, "--out", str(out), "--power-trials", "0", "--clmm-power-trials", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "report.json").read_text())["judges"]["epsilon"] == 0.2
+    assert "(ε = 0.2," in (out / "results.tex").read_text()
+    assert "Bias audit" in (out / "index.html").read_text() or demo.judges is None or demo.judges.bias is None

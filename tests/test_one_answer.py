@@ -220,4 +220,6 @@ def test_api_cli_ppi_and_report_give_one_judged_answer(kind, tmp_path):
         reported = json.loads((out / "report.json").read_text())["ppi"]
         assert len(reported) == 1
         _same_ppi(api[0], reported[0])
-        assert "Prediction-powered estimates with judge gpt" in (out / "results.tex").read_text()
+        tex = (out / "results.tex").read_text()
+        assert "Prediction-powered estimates with judge gpt" in tex
+        assert json.loads((out / "report.json").read_text())["judges"] is None or "LLM judges beside" in tex

@@ -90,6 +90,18 @@ def _draw(judges: JudgeAssessment):
     return draw
 
 
+def paper_table(report: StudyReport) -> tuple[Table, ...]:
+    """``results.tex``: the judges' verdict table, with the ε it was tested at."""
+    if report.judges is None:
+        return ()
+    test = report.judges.alt_test
+    caption = text(
+        f"LLM judges beside the humans: alternative-annotator test (ε = {test.epsilon:g}, scoring "
+        f"{test.scoring}; Calderon, Reichart & Dror, 2025), α with the judge and Kendall's τ."
+    )
+    return (Table(COLUMNS, _rows(report.judges), caption=caption),)
+
+
 def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
     judges = report.judges
     if judges is None:
