@@ -227,3 +227,47 @@ def test_reference_page_lists_functions_that_import_from_the_path_it_gives():
         if not hasattr(importlib.import_module(package), name)
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "extra", "message"),
+    [
+        ("[1, 2]", "bad.json", [], "the file holds a JSON list; the layout is {judge: {item: label}}"),
+        (
+            "document,system,score\nd0000,s0,high\n",
+            "bad.csv",
+            [],
+            "score 'high' at row 0 is not a finite number",
+        ),
+        (
+            "document,system,score\nd0000,s0,inf\n",
+            "inf.csv",
+            [],
+            "score 'inf' at row 0 is not a finite number",
+        ),
+        ("passage,system,score\nd0000,s0,1\n", "cols.csv", [], "no column document"),
+        (
+            "document,system,score\nd0000,s0,1\n",
+            "map.csv",
+            ["--judge-column", "judge=nosuch"],
+            "no column 'nosuch'",
+        ),
+        (
+            "document,system,score\nd0000,s0,1\n",
+            "map2.csv",
+            ["--judge-column", "nonsense"],
+            "write CANONICAL=NAME",
+        ),
+    ],
+)
+def test_a_bad_judge_file_is_one_line_on_every_command(study, tmp_path, content, name, extra, message):
+    human, _ = study
+    human.to_csv(tmp_path / "ratings.csv", index=False)
+    (tmp_path / name).write_text(content)
+    for command in ("ppi", "judge", "analyze", "report"):
+        args = [command, str(tmp_path / "ratings.csv"), "--judge-file", str(tmp_path / name), *extra]
+        if command == "report":
+            args += ["--out", str(tmp_path / "r")]
+        result = _run(*args)
+        assert result.exit_code == 2, (command, result.output)
+        assert message in result.output and result.output.count("\n") == 1, (command, result.output)

@@ -190,12 +190,12 @@ def test_api_cli_ppi_and_report_give_one_judged_answer(kind, tmp_path):
     human.to_csv(ratings, index=False)
     judge.to_csv(pool, index=False)
     table = as_ratings(human)
-    api = [
-        analyze(
-            table, judge="gpt", judge_scores=pool, judge_model=model, criterion=c, n_resamples=0
-        ).to_dict()
+    found = [
+        analyze(table, judge="gpt", judge_scores=pool, judge_model=model, criterion=c, n_resamples=0)
         for c in table.criteria
     ]
+    assert all(isinstance(result, SystemAnalysis) for result in found)  # an adapter like the others
+    api = [result.to_dict() for result in found]
     assert all(part["test"] == test for part in api)
     runner = CliRunner()
     common = ["--judge-file", str(pool), "--judge", "gpt", "--judge-model", model, "--json"]
