@@ -56,8 +56,8 @@ def command(out: str, seed: int, engine: str, criteria: str | None, method: str,
         from humaneval.demo.judged import run_judged_demo
 
         start = time.perf_counter()
-        result = run_judged_demo(Path(out), seed=seed, progress=click.echo)
-        click.echo(f"done in {time.perf_counter() - start:.0f} s; open {result.files['html']}")
+        judged = run_judged_demo(Path(out), seed=seed, progress=click.echo)
+        click.echo(f"done in {time.perf_counter() - start:.0f} s; open {judged.files['html']}")
         return
     from humaneval.demo import DemoSettings, run_demo
     from humaneval.design.criteria import parse_criteria
