@@ -16,7 +16,7 @@ import pandas as pd
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.spans.scoring import default_scoring, get_scoring, item_scores
 from humaneval.spans.table import ITEM, SpanTable
-from humaneval.spans.unitizing import continuum_of, unitizing_disagreements
+from humaneval.spans.unitizing import Continuum, unitizing_disagreements
 from humaneval.stats.resampling import cluster_bootstrap
 
 DEFAULT_RESAMPLES = 1000
@@ -84,18 +84,22 @@ def span_f1(table: SpanTable) -> float:
     return float(pairs["f1"].mean()) if len(pairs) else float("nan")
 
 
-def interval_alpha(values: pd.DataFrame) -> float:
-    """Krippendorff's interval α of ``unit, annotator, score`` (units with one value dropped)."""
-    counts = values.groupby("unit")["score"].transform("size")
-    v = values[counts >= 2]
-    if v["unit"].nunique() < 1 or len(v) < 2:
+def interval_alpha(units: list[np.ndarray]) -> float:
+    """Krippendorff's interval α of the values of several units (units with one value are dropped).
+
+    Examples
+    --------
+    >>> round(interval_alpha([np.array([1.0, 2.0]), np.array([3.0, 3.0]), np.array([5.0, 4.0, 5.0])]), 4)
+    0.8077
+    """
+    pairable = [u for u in units if len(u) >= 2]
+    if not pairable:
         return float("nan")
-    x = v["score"].to_numpy(float)
+    x = np.concatenate(pairable)
     n = len(x)
-    grouped = v.groupby("unit")["score"]
-    m_u = grouped.size().to_numpy(float)
-    # Σ_{i≠j} (v_i − v_j)² within a unit = 2 (m Σv² − (Σv)²)
-    within = 2 * (m_u * grouped.apply(lambda s: float(np.sum(np.square(s)))).to_numpy() - grouped.sum().to_numpy() ** 2)
+    m_u = np.array([len(u) for u in pairable], dtype=float)
+    # Σ_{i≠j} (v_i − v_j)² within a unit is 2 (m Σv² − (Σv)²)
+    within = 2 * (m_u * np.array([np.sum(u**2) for u in pairable]) - np.array([np.sum(u) for u in pairable]) ** 2)
     d_o = float(np.sum(within / (m_u - 1))) / n
     d_e = 2 * (n * float(np.sum(x**2)) - float(np.sum(x)) ** 2) / (n * (n - 1))
     return 1 - d_o / d_e if d_e > 0 else float("nan")
@@ -172,50 +176,66 @@ class SpanReliability:
 
 
 class _Statistics:
-    """Every statistic of :class:`SpanReliability` on a multiset of items."""
+    """Every statistic of :class:`SpanReliability` on a multiset of items (arrays prepared once)."""
 
     def __init__(self, table: SpanTable, scoring: str):
-        self.table = table
         self.items = [tuple(x) for x in table.items[ITEM].drop_duplicates().itertuples(index=False)]
-        self.coders_of = {
-            key: tuple(sorted(part["annotator"])) for key, part in table.items.groupby(ITEM, sort=True)
-        }
+        self.lengths = np.array([int(table.lengths[item]) for item in self.items], dtype=np.int64)
+        coders_of = {key: tuple(sorted(part["annotator"])) for key, part in table.items.groupby(ITEM, sort=True)}
+        self.coders_of = [coders_of[item] for item in self.items]
         self.categories = table.categories
+        category_index = {c: i for i, c in enumerate(self.categories)}
+        spans = table.spans
+        by_item = {key: part for key, part in spans.groupby(ITEM, sort=False)}
+        self.units: list[np.ndarray] = []
+        for item, coders in zip(self.items, self.coders_of):
+            part = by_item.get(item, spans.iloc[:0])
+            index = {c: i for i, c in enumerate(coders)}
+            self.units.append(
+                np.column_stack([
+                    part["annotator"].map(index).to_numpy(np.int64),
+                    part["category"].map(category_index).to_numpy(np.int64),
+                    part["start"].to_numpy(np.int64),
+                    part["end"].to_numpy(np.int64),
+                ]).reshape(-1, 4)
+            )  # fmt: skip
         pairs = item_pair_f1(table)
-        self.f1 = {key: part["f1"].to_numpy() for key, part in pairs.groupby(ITEM)}
-        self.scores: dict[tuple[str, str], pd.DataFrame] = {}
+        f1 = {key: part["f1"].to_numpy() for key, part in pairs.groupby(ITEM)}
+        self.f1 = [f1.get(item, np.zeros(0)) for item in self.items]
+        self.scores: list[np.ndarray] = []
         self.score_problem: str | None = None
         try:
             scores = item_scores(table, scoring)
         except RatingsError as error:  # agreement on spans stands without scores; say why there are none
             self.score_problem = f"no score_alpha: {error}"
             return
-        scores["unit"] = list(zip(scores["document"], scores["system"]))
-        self.scores = {key: part for key, part in scores.groupby("unit")}
+        found = {key: part["score"].to_numpy(float) for key, part in scores.groupby(ITEM)}
+        self.scores = [found[item] for item in self.items]
 
-    def __call__(self, draw: np.ndarray) -> np.ndarray:
-        items = [self.items[i] for i in sorted(draw.tolist())]
+    def unitizing(self, draw: list[int]) -> np.ndarray:
+        """``(D_o, D_e)`` per category, pooled over the continua of items with the same annotators."""
         parts = np.zeros((len(self.categories), 2))
-        # items seen by the same annotators form one continuum; their disagreements are pooled by m·L
-        groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-        for item in items:
-            groups.setdefault(self.coders_of[item], []).append(item)
-        weight_total = 0.0
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for i in draw:
+            groups.setdefault(self.coders_of[i], []).append(i)
         for coders, members in groups.items():
             if len(coders) < 2:
                 continue
-            continuum = continuum_of(self.table.spans, self.table.lengths, members, list(coders), self.categories)
-            weight = len(coders) * continuum.length
-            parts += weight * unitizing_disagreements(continuum, len(self.categories))
-            weight_total += weight
+            sizes = self.lengths[members]
+            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            table = np.concatenate([self.units[i] + [0, 0, o, o] for i, o in zip(members, offsets)])
+            continuum = Continuum(int(sizes.sum()), table[:, 0], table[:, 1], table[:, 2], table[:, 3], len(coders))
+            parts += len(coders) * continuum.length * unitizing_disagreements(continuum, len(self.categories))
+        return parts
+
+    def __call__(self, draw: np.ndarray) -> np.ndarray:
+        chosen = sorted(draw.tolist())
+        parts = self.unitizing(chosen)
         with np.errstate(invalid="ignore", divide="ignore"):
             by_category = 1 - parts[:, 0] / parts[:, 1]
-            overall = 1 - parts[:, 0].sum() / parts[:, 1].sum() if weight_total else np.nan
-        f1 = np.concatenate([self.f1.get(item, np.zeros(0)) for item in items] or [np.zeros(0)])
-        score_alpha = np.nan
-        if self.scores:
-            frames = [self.scores[item].assign(unit=k) for k, item in enumerate(items)]
-            score_alpha = interval_alpha(pd.concat(frames, ignore_index=True))
+            overall = 1 - parts[:, 0].sum() / parts[:, 1].sum()
+        f1 = np.concatenate([self.f1[i] for i in chosen])
+        score_alpha = interval_alpha([self.scores[i] for i in chosen]) if self.scores else np.nan
         return np.array([overall, f1.mean() if len(f1) else np.nan, score_alpha, *by_category])
 
 
@@ -264,7 +284,7 @@ def span_reliability(
     scoring = scoring or default_scoring(table)
     get_scoring(scoring)
     statistics = _Statistics(table, scoring)
-    if not any(len(c) >= 2 for c in statistics.coders_of.values()):
+    if not any(len(c) >= 2 for c in statistics.coders_of):
         raise InsufficientDataError(
             f"{table.source or 'the span table'}: no item was annotated by two annotators; agreement "
             "needs items annotated by at least two"

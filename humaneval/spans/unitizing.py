@@ -68,7 +68,7 @@ def _pair_disagreement(a: tuple, b: tuple) -> float:
     hi = np.searchsorted(bb, a_end, side="left")
     counts = hi - lo
     g = np.repeat(np.arange(len(ab)), counts)
-    h = np.concatenate([np.arange(x, y) for x, y in zip(lo, hi)]) if len(g) else np.zeros(0, int)
+    h = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(len(g))
     both = au[g] & bu[h]
     total = float(np.sum((ab[g] - bb[h])[both] ** 2 + (a_end[g] - b_end[h])[both] ** 2))
     inside = au[g] & ~bu[h] & (bb[h] <= ab[g]) & (a_end[g] <= b_end[h])
@@ -99,7 +99,8 @@ def category_disagreements(continuum: Continuum, category: int) -> tuple[float, 
                   length)
         for i in range(m)
     ]  # fmt: skip
-    observed = sum(_pair_disagreement(parts[i], parts[j]) for i in range(m) for j in range(m) if i != j)
+    # δ² is symmetric, so the ordered pairs i≠j are twice the pairs i<j
+    observed = 2 * sum(_pair_disagreement(parts[i], parts[j]) for i in range(m) for j in range(i + 1, m))
     d_o = observed / (m * (m - 1) * float(length) ** 2)
     units = np.concatenate([size[unit] for _, size, unit in parts]).astype(float)
     gaps = np.sort(np.concatenate([size[~unit] for _, size, unit in parts]).astype(float))
