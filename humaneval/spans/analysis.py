@@ -84,7 +84,9 @@ class SpanAnalysis:
         )
         return (
             f"span study scored by {get_scoring(self.scoring).title}\nmean score per system\n{means}\n"
-            f"errors per item by category\n{rates.round(3).to_string()}\n\n{self.analysis.summary()}"
+            f"errors per item by category\n{rates.round(3).to_string()}\n\n"
+            "the model of the scores' order (its mean scores are of the ordered classes, 1 = worst):\n"
+            f"{self.analysis.summary()}"
         )
 
 
