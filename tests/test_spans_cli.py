@@ -85,3 +85,10 @@ def test_analyze_mean_score_per_system(study, scoring):
     assert rates_b == errors_b
     assert [(c["system_a"], c["system_b"]) for c in out["contrasts"]] == [("A", "B")]
     assert out["contrasts"][0]["estimate"] > 0  # B has five times the errors of A
+
+
+def test_scoring_choices_are_the_registry():
+    from humaneval.cli._spans import SCORING_CHOICES
+    from humaneval.spans.scoring import SCORING_RULES
+
+    assert SCORING_CHOICES == tuple(SCORING_RULES)

@@ -16,6 +16,7 @@ import click
 from humaneval.cli._common import emit
 
 SCORING_CHOICES = ("mqm", "esa")
+"""The names of :data:`humaneval.spans.scoring.SCORING_RULES` (kept here so the CLI starts without pandas)."""
 
 
 def texts_option(func: Callable) -> Callable:
@@ -30,11 +31,9 @@ def texts_option(func: Callable) -> Callable:
 
 def scoring_option(func: Callable) -> Callable:
     """``--scoring mqm|esa``: the scoring rule turning a span table into item scores."""
-    from humaneval.spans.scoring import SCORING_RULES
-
     return click.option(
         "--scoring",
-        type=click.Choice(list(SCORING_RULES)),
+        type=click.Choice(SCORING_CHOICES),
         default=None,
         help="Span tables: item scores by MQM weights or the annotators' ESA scores "
         "(default: esa when the table has a score column, else mqm).",

@@ -57,7 +57,7 @@ def render_structure(
 @spans.texts_option
 @json_option
 def command(ratings: str, as_json: bool, texts: str | None, **options) -> None:
-    """Validate a ratings file (or a span table) and report its design structure."""
+    """Validate a ratings file and report its design structure (span tables: docs/spans.md)."""
     if spans.is_span_file(ratings):
         return spans.validate(ratings, texts, as_json)
     table = load_from_options(ratings, **options)
