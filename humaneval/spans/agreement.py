@@ -90,7 +90,7 @@ def interval_alpha(units: list[np.ndarray]) -> float:
     Examples
     --------
     >>> round(interval_alpha([np.array([1.0, 2.0]), np.array([3.0, 3.0]), np.array([5.0, 4.0, 5.0])]), 4)
-    0.8077
+    0.8723
     """
     pairable = [u for u in units if len(u) >= 2]
     if not pairable:

@@ -161,7 +161,7 @@ def load_spans(
     ...     "start": [0, None], "end": [4, None], "severity": ["minor", None],
     ...     "category": ["fluency", None], "length": 10})
     >>> table = load_spans(frame)
-    >>> len(table.spans), table.lengths[("d1", "s1")]
+    >>> len(table.spans), int(table.lengths[("d1", "s1")])
     (1, 10)
     """
     if isinstance(source, pd.DataFrame):
