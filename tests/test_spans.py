@@ -93,7 +93,7 @@ def test_span_f1_and_score_alpha_by_hand():
 def _brute_alpha_u(spans: pd.DataFrame, lengths: dict, coders: list[str]) -> float:
     """α_u straight from the definitions: every pair of sections, every placement of every unit."""
     items = sorted(lengths)
-    offset = dict(zip(items, np.cumsum([0] + [lengths[i] for i in items])))
+    offset = dict(zip(items, np.cumsum([0] + [lengths[i] for i in items]), strict=True))
     total = sum(lengths.values())
     m = len(coders)
     d_o_sum = d_e_sum = 0.0
@@ -102,7 +102,7 @@ def _brute_alpha_u(spans: pd.DataFrame, lengths: dict, coders: list[str]) -> flo
         for c in coders:
             part = spans[(spans["annotator"] == c) & (spans["category"] == cat)]
             units = sorted((offset[(d, s)] + int(a), offset[(d, s)] + int(b)) for d, s, a, b in zip(
-                part["document"], part["system"], part["start"], part["end"]))  # fmt: skip
+                part["document"], part["system"], part["start"], part["end"], strict=True))  # fmt: skip
             out, pos = [], 0
             for a, b in units:
                 if a > pos:
@@ -162,7 +162,9 @@ def test_interval_alpha_equals_the_package_alpha():
         [(f"a{j}", f"d{i}", "s", values[i, j]) for i in range(8) for j in range(3)],
         columns=["annotator", "document", "system", "score"],
     )
-    assert interval_alpha(list(values)) == pytest.approx(krippendorff_alpha(long, "interval").alpha, abs=1e-12)
+    assert interval_alpha(list(values)) == pytest.approx(
+        krippendorff_alpha(long, "interval").alpha, abs=1e-12
+    )
 
 
 # --- scoring rules ----------------------------------------------------------------------------------------
@@ -170,7 +172,11 @@ def test_interval_alpha_equals_the_package_alpha():
 
 def test_mqm_scores_equal_a_direct_computation():
     spans, texts = simulate_spans({"A": 2.0, "B": 3.0}, n_documents=4, n_annotators=2, seed=5)
-    spans.loc[spans.index[spans["start"].notna()][:3], "category"] = ["Non-translation!", "Fluency/Punctuation", "No-error"]
+    spans.loc[spans.index[spans["start"].notna()][:3], "category"] = [
+        "Non-translation!",
+        "Fluency/Punctuation",
+        "No-error",
+    ]
     table = load_spans(spans, texts=texts)
     direct = {}
     for row in spans.itertuples():
@@ -192,7 +198,7 @@ def test_mqm_scores_equal_a_direct_computation():
 
 
 def test_mqm_weight_rejects_an_unknown_severity():
-    with pytest.raises(RatingsError, match="severity 'critical'.*major, minor, neutral"):
+    with pytest.raises(RatingsError, match=r"severity 'critical'.*major, minor, neutral"):
         mqm_weight("critical", "accuracy")
 
 
@@ -201,7 +207,7 @@ def test_esa_scores_must_agree_within_an_item():
     ok = item_scores(load_spans(rows), "esa")
     assert ok["score"].tolist() == [70, 50, 100, 80, 50, 90]
     extra = frame([("A", "d1", "s", 7, 9, "minor", "fluency")]).assign(score=60)
-    with pytest.raises(RatingsError, match="'A'.*'d1'.*has different scores in its rows"):
+    with pytest.raises(RatingsError, match=r"'A'.*'d1'.*has different scores in its rows"):
         item_scores(load_spans(pd.concat([rows, extra], ignore_index=True)), "esa")
     with pytest.raises(RatingsError, match="no score column"):
         item_scores(load_spans(small()), "esa")
@@ -235,7 +241,9 @@ def test_overlapping_spans_of_one_annotator_are_named(tmp_path):
     rows = pd.concat([small(), frame([("A", "d1", "s", 4, 7, "major", "fluency")])], ignore_index=True)
     path = tmp_path / "spans.csv"
     rows.to_csv(path, index=False)
-    with pytest.raises(RatingsError, match=r"spans.csv: line 8: span 4-7 of A overlaps another 'fluency' span"):
+    with pytest.raises(
+        RatingsError, match=r"spans.csv: line 8: span 4-7 of A overlaps another 'fluency' span"
+    ):
         load_spans(path)
     assert len(load_spans(path, allow_overlap=True).spans) == 6
     rows.loc[6, "category"] = "accuracy"  # another category may overlap

@@ -75,7 +75,7 @@ def test_analyze_mean_score_per_system(study, scoring):
     spans, texts = study
     result = run("analyze", spans, "--texts", texts, "--scoring", scoring, "--json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output[result.output.index("{"):])
+    out = json.loads(result.output[result.output.index("{") :])
     direct = item_scores(load_spans(spans, texts=texts), scoring).groupby("system")["score"].mean()
     assert out["mean_score"] == pytest.approx(direct.to_dict())
     assert out["scoring"] == scoring
@@ -91,4 +91,4 @@ def test_scoring_choices_are_the_registry():
     from humaneval.cli._spans import SCORING_CHOICES
     from humaneval.spans.scoring import SCORING_RULES
 
-    assert SCORING_CHOICES == tuple(SCORING_RULES)
+    assert tuple(SCORING_RULES) == SCORING_CHOICES

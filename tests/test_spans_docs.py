@@ -21,7 +21,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "spans.md"
 
 def test_walkthrough_runs(tmp_path, monkeypatch):
     text = DOC.read_text(encoding="utf-8")
-    walkthrough = text[text.index("## Walkthrough"):]
+    walkthrough = text[text.index("## Walkthrough") :]
     code = re.search(r"```python\n(.*?)```", walkthrough, re.S).group(1)
     commands = re.findall(r"^\$ humaneval (.+)$", walkthrough, re.M)
     assert len(commands) == 4
@@ -34,7 +34,7 @@ def test_walkthrough_runs(tmp_path, monkeypatch):
         outputs.append(result.output)
     assert outputs[0].startswith("spans.csv: valid (span annotations)")
     assert "alpha_u" in outputs[1] and "span_f1" in outputs[1]
-    esa = json.loads(outputs[3][outputs[3].index("{"):])
+    esa = json.loads(outputs[3][outputs[3].index("{") :])
     # A has a fifth of C's errors: its mean ESA score is the highest
     assert max(esa["mean_score"], key=esa["mean_score"].get) == "A"
 
@@ -44,14 +44,17 @@ def _checks_table():
         ("a", "c1", "s", 3, 6, "major", "accuracy"), ("b", "c1", "s", None, None, None, None),
         ("a", "c2", "s", 10, 12, "minor", "fluency"), ("b", "c2", "s", 0, 2, "minor", "fluency"),
     ]  # fmt: skip
-    frame = pd.DataFrame(rows, columns=["annotator", "document", "system", "start", "end", "severity", "category"])
+    frame = pd.DataFrame(
+        rows, columns=["annotator", "document", "system", "start", "end", "severity", "category"]
+    )
     return load_spans(frame.assign(length=20))
 
 
 def test_injected_error_checks_and_qc_rule():
     injected = pd.DataFrame({"document": ["c1", "c2"], "system": "s", "start": [5, 0], "end": [9, 4]})
     results = injected_error_checks(_checks_table(), injected)
-    # a: [3,6) meets [5,9) → pass; [10,12) misses [0,4) → fail. b: nothing in c1 → fail; [0,2) meets [0,4) → pass
+    # a: [3,6) meets [5,9): pass; [10,12) misses [0,4): fail.
+    # b: nothing in c1: fail; [0,2) meets [0,4): pass
     assert results[["annotator", "document", "passed"]].values.tolist() == [
         ["a", "c1", True], ["a", "c2", False], ["b", "c1", False], ["b", "c2", True],
     ]  # fmt: skip

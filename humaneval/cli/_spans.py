@@ -106,7 +106,9 @@ def reliability(
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
 
 
-def analyze(path: str, texts: str | None, scoring: str | None, options: dict[str, Any], as_json: bool) -> None:
+def analyze(
+    path: str, texts: str | None, scoring: str | None, options: dict[str, Any], as_json: bool
+) -> None:
     """``humaneval analyze`` of a span table: item scores under ``scoring`` into the model."""
     from humaneval.spans.analysis import analyze_spans
     from humaneval.spans.scoring import default_scoring

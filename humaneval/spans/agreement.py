@@ -24,7 +24,7 @@ DEFAULT_RESAMPLES = 1000
 
 def _merged(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
     out: list[list[int]] = []
-    for s, e in sorted(zip(starts.tolist(), ends.tolist())):
+    for s, e in sorted(zip(starts.tolist(), ends.tolist(), strict=True)):
         if out and s <= out[-1][1]:
             out[-1][1] = max(out[-1][1], e)
         else:
@@ -99,7 +99,9 @@ def interval_alpha(units: list[np.ndarray]) -> float:
     n = len(x)
     m_u = np.array([len(u) for u in pairable], dtype=float)
     # Σ_{i≠j} (v_i − v_j)² within a unit is 2 (m Σv² − (Σv)²)
-    within = 2 * (m_u * np.array([np.sum(u**2) for u in pairable]) - np.array([np.sum(u) for u in pairable]) ** 2)
+    within = 2 * (
+        m_u * np.array([np.sum(u**2) for u in pairable]) - np.array([np.sum(u) for u in pairable]) ** 2
+    )
     d_o = float(np.sum(within / (m_u - 1))) / n
     d_e = 2 * (n * float(np.sum(x**2)) - float(np.sum(x)) ** 2) / (n * (n - 1))
     return 1 - d_o / d_e if d_e > 0 else float("nan")
@@ -172,7 +174,9 @@ class SpanReliability:
             f"{source + ': ' if source else ''}span agreement, {self.n_items} items, "
             f"{self.n_annotators} annotators, {self.n_spans} spans"
         )
-        return "\n".join([head] + [f"  {k:<{width}}  {v}" for k, v in rows] + [f"  note: {c}" for c in self.caveats])
+        return "\n".join(
+            [head] + [f"  {k:<{width}}  {v}" for k, v in rows] + [f"  note: {c}" for c in self.caveats]
+        )
 
 
 class _Statistics:
@@ -181,14 +185,16 @@ class _Statistics:
     def __init__(self, table: SpanTable, scoring: str):
         self.items = [tuple(x) for x in table.items[ITEM].drop_duplicates().itertuples(index=False)]
         self.lengths = np.array([int(table.lengths[item]) for item in self.items], dtype=np.int64)
-        coders_of = {key: tuple(sorted(part["annotator"])) for key, part in table.items.groupby(ITEM, sort=True)}
+        coders_of = {
+            key: tuple(sorted(part["annotator"])) for key, part in table.items.groupby(ITEM, sort=True)
+        }
         self.coders_of = [coders_of[item] for item in self.items]
         self.categories = table.categories
         category_index = {c: i for i, c in enumerate(self.categories)}
         spans = table.spans
         by_item = {key: part for key, part in spans.groupby(ITEM, sort=False)}
         self.units: list[np.ndarray] = []
-        for item, coders in zip(self.items, self.coders_of):
+        for item, coders in zip(self.items, self.coders_of, strict=True):
             part = by_item.get(item, spans.iloc[:0])
             index = {c: i for i, c in enumerate(coders)}
             self.units.append(
@@ -223,8 +229,12 @@ class _Statistics:
                 continue
             sizes = self.lengths[members]
             offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            table = np.concatenate([self.units[i] + [0, 0, o, o] for i, o in zip(members, offsets)])
-            continuum = Continuum(int(sizes.sum()), table[:, 0], table[:, 1], table[:, 2], table[:, 3], len(coders))
+            table = np.concatenate(
+                [self.units[i] + [0, 0, o, o] for i, o in zip(members, offsets, strict=True)]
+            )
+            continuum = Continuum(
+                int(sizes.sum()), table[:, 0], table[:, 1], table[:, 2], table[:, 3], len(coders)
+            )
             parts += len(coders) * continuum.length * unitizing_disagreements(continuum, len(self.categories))
         return parts
 
@@ -303,12 +313,14 @@ def span_reliability(
             rng=rng,
             unit="item",
         )
-        intervals = {name: (float(lo), float(hi)) for name, lo, hi in zip(names, found.low, found.high)}
+        intervals = {
+            name: (float(lo), float(hi)) for name, lo, hi in zip(names, found.low, found.high, strict=True)
+        }
         if found.caveat:
             caveats.append(found.caveat)
     return SpanReliability(
         alpha_u=float(point[0]),
-        alpha_u_by_category={c: float(a) for c, a in zip(statistics.categories, point[3:])},
+        alpha_u_by_category={c: float(a) for c, a in zip(statistics.categories, point[3:], strict=True)},
         span_f1=float(point[1]),
         score_alpha=float(point[2]),
         scoring=scoring,

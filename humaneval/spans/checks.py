@@ -33,8 +33,8 @@ def injected_error_checks(table: SpanTable, injected: pd.DataFrame) -> pd.DataFr
     >>> t = load_spans(pd.DataFrame({"annotator": ["a", "b"], "document": "c1", "system": "s",
     ...     "start": [3, None], "end": [6, None], "severity": ["major", None],
     ...     "category": ["accuracy", None], "length": 20}))
-    >>> injected_error_checks(t, pd.DataFrame({"document": ["c1"], "system": ["s"], "start": [5], "end": [9]}))[
-    ...     ["annotator", "passed"]].to_dict("records")
+    >>> injected = pd.DataFrame({"document": ["c1"], "system": ["s"], "start": [5], "end": [9]})
+    >>> injected_error_checks(t, injected)[["annotator", "passed"]].to_dict("records")
     [{'annotator': 'a', 'passed': True}, {'annotator': 'b', 'passed': False}]
     """
     missing = [c for c in (*ITEM, "start", "end") if c not in injected.columns]

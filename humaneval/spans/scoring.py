@@ -73,7 +73,9 @@ def mqm_weight(severity: str | None, category: str) -> float:
 def _mqm(table: SpanTable, views: pd.DataFrame) -> pd.Series:
     spans = table.spans
     weights = pd.Series(
-        [mqm_weight(s, c) for s, c in zip(spans["severity"], spans["category"])], index=spans.index, dtype=float
+        [mqm_weight(s, c) for s, c in zip(spans["severity"], spans["category"], strict=True)],
+        index=spans.index,
+        dtype=float,
     )
     keys = _keys(table)
     total = weights.groupby([spans[k] for k in keys]).sum()
@@ -92,13 +94,15 @@ def _esa(table: SpanTable, views: pd.DataFrame) -> pd.Series:
         bad = scores.nunique() > 1
         which = (bad[bad] if bad.any() else scores.count()[scores.count().eq(0)]).index[0]
         raise RatingsError(
-            f"{table.source or 'the span table'}: {dict(zip(keys, which))} has "
+            f"{table.source or 'the span table'}: {dict(zip(keys, which, strict=True))} has "
             f"{'different scores in its rows' if bad.any() else 'no score'}; give every row of an "
             "annotator's item the one ESA score"
         )
     values = scores.first()
     if ((values < 0) | (values > 100)).any():
-        raise RatingsError(f"{table.source or 'the span table'}: an ESA score outside 0–100; scores lie on 0–100")
+        raise RatingsError(
+            f"{table.source or 'the span table'}: an ESA score outside 0–100; scores lie on 0–100"
+        )
     return values.reindex(pd.MultiIndex.from_frame(views[keys])).set_axis(views.index)
 
 

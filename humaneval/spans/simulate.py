@@ -59,14 +59,19 @@ def simulate_spans(
     >>> sorted(spans.columns)[:4], len(texts)
     (['annotator', 'category', 'document', 'end'], 4)
     """
-    rates = dict(systems) if isinstance(systems, Mapping) else {s: float(i + 1) for i, s in enumerate(systems)}
+    rates = (
+        dict(systems) if isinstance(systems, Mapping) else {s: float(i + 1) for i, s in enumerate(systems)}
+    )
     if not 0 <= recall <= 1 or not 0 <= major <= 1 or false_alarms < 0 or length < 10:
         raise OptionError("recall and major lie in [0, 1], false_alarms >= 0 and length >= 10")
     if n_documents * len(rates) * n_annotators * 8 > MAX_CELLS:
-        raise OptionError(f"the simulated study is too large (more than {MAX_CELLS:,} cells); use fewer items")
+        raise OptionError(
+            f"the simulated study is too large (more than {MAX_CELLS:,} cells); use fewer items"
+        )
     rng = np.random.default_rng(seed)
     annotators = [f"a{i + 1}" for i in range(n_annotators)]
-    rows, texts = [], []
+    rows: list[tuple] = []
+    texts = []
     for d in range(n_documents):
         for system, rate in rates.items():
             doc = f"d{d + 1:02d}"

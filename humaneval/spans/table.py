@@ -88,7 +88,9 @@ class SpanTable:
         path = Path(path)
         frame = self.data.copy()
         if "length" not in frame:
-            frame["length"] = [self.lengths[(d, s)] for d, s in zip(frame["document"], frame["system"])]
+            frame["length"] = [
+                self.lengths[(d, s)] for d, s in zip(frame["document"], frame["system"], strict=True)
+            ]
         for col in ("start", "end"):
             frame[col] = frame[col].astype("Int64")
         if path.suffix.lower() in (".jsonl", ".ndjson"):
@@ -219,7 +221,7 @@ def load_spans(
             "characters; offsets count characters of the text, end exclusive"
         )
     empty = ~marked
-    both = empty & data.assign(_m=marked).groupby(ITEM + ["annotator"])["_m"].transform("any")
+    both = empty & data.assign(_m=marked).groupby([*ITEM, "annotator"])["_m"].transform("any")
     if both.any():
         raise check.fail(
             f"{check.where(both)}: an empty row (no errors) for an item the annotator also marked spans "
@@ -270,10 +272,10 @@ def _lengths(data: pd.DataFrame, texts, check: _Checker) -> pd.Series:
 
 
 def _check_overlaps(spans: pd.DataFrame, check: _Checker) -> None:
-    ordered = spans.sort_values(ITEM + ["annotator", "category", "start", "end"])
-    same = ordered[ITEM + ["annotator", "category"]].eq(ordered[ITEM + ["annotator", "category"]].shift())
+    ordered = spans.sort_values([*ITEM, "annotator", "category", "start", "end"])
+    same = ordered[[*ITEM, "annotator", "category"]].eq(ordered[[*ITEM, "annotator", "category"]].shift())
     # a span overlapping any earlier one of its group overlaps the latest-ending earlier one
-    running_end = ordered.groupby(ITEM + ["annotator", "category"])["end"].cummax().shift()
+    running_end = ordered.groupby([*ITEM, "annotator", "category"])["end"].cummax().shift()
     overlap = same.all(axis=1) & (ordered["start"] < running_end.fillna(-1))
     if overlap.any():
         first = ordered.index[overlap.to_numpy()]

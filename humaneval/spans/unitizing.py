@@ -94,11 +94,8 @@ def category_disagreements(continuum: Continuum, category: int) -> tuple[float, 
     """
     m, length = continuum.n_coders, continuum.length
     mask = continuum.category == category
-    parts = [
-        _sections(continuum.start[mask & (continuum.coder == i)], continuum.end[mask & (continuum.coder == i)],
-                  length)
-        for i in range(m)
-    ]  # fmt: skip
+    own = [mask & (continuum.coder == i) for i in range(m)]
+    parts = [_sections(continuum.start[o], continuum.end[o], length) for o in own]
     # δ² is symmetric, so the ordered pairs i≠j are twice the pairs i<j
     observed = 2 * sum(_pair_disagreement(parts[i], parts[j]) for i in range(m) for j in range(i + 1, m))
     d_o = observed / (m * (m - 1) * float(length) ** 2)
@@ -117,7 +114,11 @@ def category_disagreements(continuum: Continuum, category: int) -> tuple[float, 
 
 
 def continuum_of(
-    spans: pd.DataFrame, lengths: pd.Series, items: list[tuple[str, str]], coders: list[str], categories: list[str]
+    spans: pd.DataFrame,
+    lengths: pd.Series,
+    items: list[tuple[str, str]],
+    coders: list[str],
+    categories: list[str],
 ) -> Continuum:
     """Lay ``items`` (in the order given, repeats allowed) end to end and place the spans on them.
 
@@ -138,7 +139,7 @@ def continuum_of(
     coder_index = {c: i for i, c in enumerate(coders)}
     category_index = {c: i for i, c in enumerate(categories)}
     pieces = []
-    for item, offset in zip(items, offsets):
+    for item, offset in zip(items, offsets, strict=True):
         part = by_item.get(item)
         if part is None:
             continue
