@@ -93,7 +93,7 @@ def test_span_f1_and_score_alpha_by_hand():
 def _brute_alpha_u(spans: pd.DataFrame, lengths: dict, coders: list[str]) -> float:
     """α_u straight from the definitions: every pair of sections, every placement of every unit."""
     items = sorted(lengths)
-    offset = dict(zip(items, np.cumsum([0] + [lengths[i] for i in items]), strict=True))
+    offset = dict(zip(items, np.cumsum([0] + [lengths[i] for i in items])[:-1], strict=True))
     total = sum(lengths.values())
     m = len(coders)
     d_o_sum = d_e_sum = 0.0
