@@ -1,4 +1,4 @@
-"""Span output of automatic annotators as judges: the alt-test on span F1 and on item scores."""
+"""Span output of automatic annotators as judges (the alt-test on span F1 and item scores); span power."""
 
 from __future__ import annotations
 
@@ -58,3 +58,16 @@ def test_unknown_judge_is_named(humans):
     spans, texts = humans
     with pytest.raises(RatingsError, match="judge 'gpt' is not an annotator"):
         span_judge_test(load_spans(spans, texts=texts), ["gpt"])
+
+
+def test_span_power_grows_with_the_difference_and_the_study():
+    from humaneval.spans.power import span_power
+
+    null = span_power({"A": 1.0, "B": 1.0}, n_documents=8, n_annotators=2, trials=60, seed=2)
+    assert null["power"].iloc[0] <= 0.15  # a true null rejects about alpha = 5% of the time
+    small = span_power({"A": 0.5, "B": 2.0}, n_documents=4, n_annotators=1, trials=60, seed=2)
+    large = span_power({"A": 0.5, "B": 2.0}, n_documents=20, n_annotators=3, trials=60, seed=2)
+    assert large["power"].iloc[0] > small["power"].iloc[0] + 0.5
+    # MQM weight per error 0.7·1 + 0.3·5 = 2.2, found with recall 0.8: A (1.5 fewer errors) scores higher
+    # by about 1.5·2.2·0.8 = 2.64 (false alarms are the same for both)
+    assert large["mean_difference"].iloc[0] == pytest.approx(1.5 * 2.2 * 0.8, rel=0.15)
