@@ -172,8 +172,9 @@ def command(
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
     if spans.is_span_file(ratings):  # span tables: item scores under --scoring (docs/spans.md)
-        span_options = dict(engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
-                            fallback=not no_fallback, threshold=threshold)  # fmt: skip
+        span_options = dict(test=test, engine=engine, structure=structure, link=link, reference=reference,
+                            adjust=adjust, aggregate=aggregate, fallback=not no_fallback, threshold=threshold,
+                            n_permutations=n_permutations, seed=seed)  # fmt: skip
         return spans.analyze(ratings, texts, scoring, span_options, as_json)
     from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze

@@ -85,8 +85,12 @@ class SpanAnalysis:
         return (
             f"span study scored by {get_scoring(self.scoring).title}\nmean score per system\n{means}\n"
             f"errors per item by category\n{rates.round(3).to_string()}\n\n"
-            "the model of the scores' order (its mean scores are of the ordered classes, 1 = worst):\n"
-            f"{self.analysis.summary()}"
+            + (
+                "the model of the scores' order (its mean scores are of the ordered classes, 1 = worst):\n"
+                if self.analysis.test == "clmm"
+                else ""
+            )
+            + f"{self.analysis.summary()}"
         )
 
 
@@ -133,8 +137,11 @@ def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> Spa
 
     rule = get_scoring(scoring)
     scores = item_scores(table, rule)
-    ratings = load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
     test = options.pop("test", "clmm")
+    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
+        ratings = load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
+    else:
+        ratings = load_ratings(scores, response="score", continuous=True)
     result = analyze(ratings, test, **options)
     mean = scores.groupby("system")["score"].mean()
     return SpanAnalysis(
