@@ -92,3 +92,32 @@ def test_scoring_choices_are_the_registry():
     from humaneval.spans.scoring import SCORING_RULES
 
     assert tuple(SCORING_RULES) == SCORING_CHOICES
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("annotator,document,system,start,end,severity,category,length\n", "header but no rows"),
+        (
+            "annotator,document,system,start,end,severity,category,length\na,d,s,0,5,minor,x,99999999999\n",
+            "length beyond",
+        ),
+        ("annotator,document,system,start,end,severity,category,length\na,d,s,0,1e400,minor,x,9\n", "finite"),
+        ("annotator,document,system,start,end,category\na,d,s,0,5,x\n", "no column 'severity'"),
+    ],
+)
+def test_hostile_span_files_are_one_line(tmp_path, content, message):
+    path = tmp_path / "spans.csv"
+    path.write_text(content, encoding="utf-8")
+    for command in ("validate", "reliability", "analyze"):
+        result = run(command, str(path))
+        assert result.exit_code == 2, (command, result.output)
+        assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_texts_file_without_a_text_column(tmp_path, study):
+    spans, _ = study
+    texts = tmp_path / "texts.csv"
+    texts.write_text("document,system,body\nd01,A,xyz\n", encoding="utf-8")
+    result = run("validate", spans, "--texts", str(texts))
+    assert result.exit_code == 2 and "no column 'text'; a texts file has the columns" in result.output
