@@ -116,4 +116,8 @@ def analyze(
 
     table = load_spans(path, texts=texts)
     result = analyze_spans(table, scoring or default_scoring(table), **options)
-    emit({"file": path, **result.to_dict()}, as_json, result.summary)
+    emit(
+        {"file": path, **result.to_dict()},
+        as_json,
+        lambda: f"{result.summary()}\n\n{result.analysis.summary()}",
+    )

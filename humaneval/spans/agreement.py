@@ -14,6 +14,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.errors import InsufficientDataError, RatingsError
+from humaneval.present.document import Block, Column, Paragraph, Table
+from humaneval.present.formatting import fmt, fmt_ci
+from humaneval.present.printable import Printable
 from humaneval.spans.scoring import default_scoring, get_scoring, item_scores
 from humaneval.spans.table import ITEM, SpanTable
 from humaneval.spans.unitizing import Continuum, unitizing_disagreements
@@ -108,7 +111,7 @@ def interval_alpha(units: list[np.ndarray]) -> float:
 
 
 @dataclass(frozen=True)
-class SpanReliability:
+class SpanReliability(Printable):
     """Agreement of a span table, with item-cluster bootstrap intervals.
 
     Attributes
@@ -157,26 +160,25 @@ class SpanReliability:
             "caveats": list(self.caveats),
         }
 
-    def summary(self, source: str | None = None) -> str:
-        def fmt(name: str, value: float) -> str:
-            low, high = self.intervals.get(name, (float("nan"), float("nan")))
-            ci = "" if np.isnan(low) else f"  [{low:.3f}, {high:.3f}]"
-            return f"{value:.4f}{ci}"
-
-        rows = [
-            ("alpha_u", fmt("alpha_u", self.alpha_u)),
-            *((f"alpha_u {c}", fmt(f"alpha_u:{c}", a)) for c, a in self.alpha_u_by_category.items()),
-            ("span_f1", fmt("span_f1", self.span_f1)),
-            (f"score_alpha ({self.scoring})", fmt("score_alpha", self.score_alpha)),
+    def blocks(self, source: str | None = None) -> tuple[Block, ...]:
+        """A line naming the study, the statistics with their intervals, and the notes."""
+        named = [
+            ("alpha_u", "alpha_u", self.alpha_u),
+            *((f"alpha_u {c}", f"alpha_u:{c}", a) for c, a in self.alpha_u_by_category.items()),
+            ("span_f1", "span_f1", self.span_f1),
+            (f"score_alpha ({self.scoring})", "score_alpha", self.score_alpha),
         ]
-        width = max(len(k) for k, _ in rows)
+        rows = tuple(
+            (label, fmt(value, 4), fmt_ci(*self.intervals.get(key, (np.nan, np.nan))))
+            for label, key, value in named
+        )
         head = (
             f"{source + ': ' if source else ''}span agreement, {self.n_items} items, "
             f"{self.n_annotators} annotators, {self.n_spans} spans"
         )
-        return "\n".join(
-            [head] + [f"  {k:<{width}}  {v}" for k, v in rows] + [f"  note: {c}" for c in self.caveats]
-        )
+        table = Table((Column("statistic"), Column("value", "r"), Column("95% CI", "r")), rows)
+        notes = tuple(Paragraph((f"note: {c}",), "note") for c in self.caveats)
+        return (Paragraph((head,)), table, *notes)
 
 
 class _Statistics:

@@ -15,6 +15,8 @@ from typing import Any
 import pandas as pd
 
 from humaneval.core.ratings import load_ratings
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable, frame_table
 from humaneval.spans.scoring import get_scoring, item_scores
 from humaneval.spans.table import ITEM, SpanTable
 
@@ -46,7 +48,7 @@ def category_rates(table: SpanTable) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class SpanAnalysis:
+class SpanAnalysis(Printable):
     """The analysis of a span study.
 
     Attributes
@@ -77,20 +79,27 @@ class SpanAnalysis:
             **self.analysis.to_dict(),
         }
 
-    def summary(self) -> str:
-        means = "\n".join(f"  {s:<12} {v:9.3f}" for s, v in self.mean_score.items())
+    def blocks(self) -> tuple[Block, ...]:
+        """The scoring rule, the mean score per system and the error rates by category; the model's
+        own results print beside them (``humaneval analyze``)."""
+        means = pd.DataFrame({"system": list(self.mean_score), "mean_score": list(self.mean_score.values())})
         rates = self.category_rates.pivot_table(
             index="category", columns="system", values="rate", aggfunc="sum", fill_value=0.0
         )
+        note = (
+            "The CLMM below models the scores' order: its mean scores are of the ordered classes (1 = worst)."
+            if self.analysis.test == "clmm"
+            else "The test below takes the item scores themselves."
+        )
         return (
-            f"span study scored by {get_scoring(self.scoring).title}\nmean score per system\n{means}\n"
-            f"errors per item by category\n{rates.round(3).to_string()}\n\n"
-            + (
-                "the model of the scores' order (its mean scores are of the ordered classes, 1 = worst):\n"
-                if self.analysis.test == "clmm"
-                else ""
-            )
-            + f"{self.analysis.summary()}"
+            Paragraph((f"span study scored by {get_scoring(self.scoring).title}",)),
+            frame_table(means, ["system", "mean_score"], caption=("mean score per system",)),
+            frame_table(
+                rates.reset_index(),
+                list(rates.reset_index().columns),
+                caption=("errors per item by category",),
+            ),
+            Paragraph((note,), "note"),
         )
 
 
