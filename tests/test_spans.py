@@ -268,3 +268,11 @@ def test_missing_column_and_no_two_annotators():
 
     with pytest.raises(InsufficientDataError, match="no item was annotated by two annotators"):
         span_reliability(load_spans(small()[small()["annotator"] == "A"]), n_resamples=0)
+
+
+def test_agreement_of_several_criteria_is_refused():
+    rows = pd.concat([small().assign(criterion="fluency"), small().assign(criterion="accuracy")])
+    with pytest.raises(RatingsError, match=r"spans of several criteria \(accuracy, fluency\)"):
+        span_reliability(load_spans(rows.reset_index(drop=True)), n_resamples=0)
+    one = load_spans(small().assign(criterion="fluency"))
+    assert span_reliability(one, n_resamples=0).span_f1 == pytest.approx(0.6)

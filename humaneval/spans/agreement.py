@@ -295,6 +295,12 @@ def span_reliability(
     """
     scoring = scoring or default_scoring(table)
     get_scoring(scoring)
+    if "criterion" in table.data and table.data["criterion"].nunique() > 1:
+        raise RatingsError(
+            f"{table.source or 'the span table'}: spans of several criteria "
+            f"({', '.join(sorted(table.data['criterion'].unique()))}); measure agreement on one "
+            "criterion's rows at a time"
+        )
     statistics = _Statistics(table, scoring)
     if not any(len(c) >= 2 for c in statistics.coders_of):
         raise InsufficientDataError(

@@ -221,7 +221,8 @@ def load_spans(
             "characters; offsets count characters of the text, end exclusive"
         )
     empty = ~marked
-    both = empty & data.assign(_m=marked).groupby([*ITEM, "annotator"])["_m"].transform("any")
+    view = [*ITEM, "annotator", *(["criterion"] if "criterion" in data else [])]
+    both = empty & data.assign(_m=marked).groupby(view)["_m"].transform("any")
     if both.any():
         raise check.fail(
             f"{check.where(both)}: an empty row (no errors) for an item the annotator also marked spans "
@@ -272,10 +273,11 @@ def _lengths(data: pd.DataFrame, texts, check: _Checker) -> pd.Series:
 
 
 def _check_overlaps(spans: pd.DataFrame, check: _Checker) -> None:
-    ordered = spans.sort_values([*ITEM, "annotator", "category", "start", "end"])
-    same = ordered[[*ITEM, "annotator", "category"]].eq(ordered[[*ITEM, "annotator", "category"]].shift())
+    group = [*ITEM, "annotator", *(["criterion"] if "criterion" in spans else []), "category"]
+    ordered = spans.sort_values([*group, "start", "end"])
+    same = ordered[group].eq(ordered[group].shift())
     # a span overlapping any earlier one of its group overlaps the latest-ending earlier one
-    running_end = ordered.groupby([*ITEM, "annotator", "category"])["end"].cummax().shift()
+    running_end = ordered.groupby(group)["end"].cummax().shift()
     overlap = same.all(axis=1) & (ordered["start"] < running_end.fillna(-1))
     if overlap.any():
         first = ordered.index[overlap.to_numpy()]
