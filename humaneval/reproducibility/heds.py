@@ -271,9 +271,9 @@ def _quality_assurance(qc: Mapping[str, Any], report: StudyReport | None) -> str
         rules = report.qc.rules
         flagged = len(report.qc.flagged())
         parts.append(
-            f"QC flags: too fast below {rules.fast_fraction:.3g} of the median time, a run of one answer over "
-            f"{rules.long_run_fraction:.3g} of the items, ≥ {rules.min_failed_checks_for_rejection} failed "
-            f"instructed checks; {flagged} annotators flagged"
+            f"QC flags: too fast below {rules.fast_fraction:.3g} of the median time, a run of one answer "
+            f"over {rules.long_run_fraction:.3g} of the items, ≥ {rules.min_failed_checks_for_rejection} "
+            f"failed instructed checks; {flagged} annotators flagged"
         )
     return "; ".join(p for p in parts if p)
 

@@ -92,7 +92,7 @@ def make_prereg(
     target = design_file or "DESIGN"
     content = {
         "prereg_version": PREREG_VERSION,
-        "frozen_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "frozen_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "design": {"design_id": design.design_id, "sha256": design_hash(design), "file": design_file},
         "hypotheses": [
             {"criterion": c, "system_a": a, "system_b": b, "contrast": f"{a} - {b}", "sided": "two-sided"}
@@ -209,10 +209,7 @@ def _exclusion_deviations(
         )
     rules = QCRules(**prereg["exclusions"].get("qc_rules", {}))
     present = [f for f in planned if f in FLAGS]
-    if present and rules != report.qc.rules:
-        qc = qc_report(report.ratings, rules)
-    else:
-        qc = report.qc
+    qc = qc_report(report.ratings, rules) if present and rules != report.qc.rules else report.qc
     flags = [f for f in present if f in qc.table]
     if flags:
         kept = qc.table.loc[qc.table[flags].fillna(False).astype(bool).any(axis=1), "annotator"]

@@ -1,4 +1,5 @@
-"""Quantified Reproducibility Assessment: the small-sample coefficient of variation CV* (docs/reproducibility.md).
+"""Quantified Reproducibility Assessment: the small-sample coefficient of variation CV*
+(docs/reproducibility.md).
 
 References
 ----------
