@@ -125,6 +125,15 @@ if TYPE_CHECKING:
 )
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
+@click.option(
+    "--heds", is_flag=True, help="Also write <stem>.heds.json, the HEDS 3.0 datasheet in the form's JSON."
+)
+@click.option(
+    "--prereg",
+    is_flag=True,
+    help="Also write <stem>.prereg.json, the frozen preregistration 'report --prereg' compares with "
+    "(docs/reproducibility.md).",
+)
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
 @json_option
 def command(**o) -> None:
@@ -193,6 +202,7 @@ def command(**o) -> None:
         paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
+    paths.update(_reproducibility_files(design, o))
     summary = design.summary()
 
     def render() -> str:
@@ -265,3 +275,19 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         "chosen": chosen,
         "systems": systems,
     }, calibration
+
+
+def _reproducibility_files(design, o: dict) -> dict[str, Path]:
+    """``--heds`` and ``--prereg``: the datasheet in the HEDS form's JSON and the frozen preregistration."""
+    stem = Path(o["out"]).with_suffix("")
+    paths: dict[str, Path] = {}
+    if o["heds"]:
+        from humaneval.reproducibility.heds import heds_from_design
+
+        paths["heds"] = heds_from_design(design).write(stem.with_name(stem.name + ".heds.json"))
+    if o["prereg"]:
+        from humaneval.reproducibility.prereg import make_prereg, write_prereg
+
+        prereg = make_prereg(design, design_file=str(o["out"]))
+        paths["prereg"] = write_prereg(prereg, stem.with_name(stem.name + ".prereg.json"))
+    return paths

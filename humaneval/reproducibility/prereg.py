@@ -162,6 +162,9 @@ def deviations(
     list of str
         Empty when the study followed its preregistration.
     """
+    unknown = [f for f in exclusion_policy or () if f not in FLAGS]
+    if unknown:
+        raise PreregError(f"exclusion policy: {unknown[0]} is not a QC flag; use one of {', '.join(FLAGS)}")
     out: list[str] = []
     content = {k: v for k, v in prereg.items() if k != "sha256"}
     if _sha256(content) != prereg.get("sha256"):
