@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from humaneval.core.ratings import Ratings, load_ratings
 from humaneval.errors import InsufficientDataError, RatingsError
@@ -41,7 +42,7 @@ class RunComparison:
     ``measurands``: criterion, system, original, repeat, cv_star, cv_low, cv_high (one row per
     system mean). ``rankings``: per criterion, systems, spearman (and its p), kendall (and its p).
     ``swaps``: per criterion and pair of systems, the correlation as labelled (``r``), with the two
-    labels exchanged (``r_swapped``), ``swap_p`` and ``flagged``.
+    labels exchanged (``r_swapped``), ``swap_p``, its Holm adjustment over the pairs ``swap_p_adj`` and ``flagged``.
     """
 
     measurands: pd.DataFrame
@@ -168,10 +169,11 @@ def compare_runs(
         CV* of every system mean over the two runs (with its interval), Spearman and Kendall between
         the runs' system rankings, and for every pair of systems ``swap_p``: with per-document values,
         a one-sided sign-flip test over documents of d = |R_a−O_a| + |R_b−O_b| − |R_a−O_b| − |R_b−O_a|
-        (positive where the repeat's a matches the original's b); with one value per system, the share
+        (positive where the repeat's a matches the original's b), on values centred per document; with one value per system, the share
         of the repeat's label permutations whose Pearson r with the original is at least the swapped
-        one's. A pair is flagged when swapping raises r and swap_p < alpha (and, with one value per
-        system, the runs as labelled agree no better than chance at alpha).
+        one's. A pair is flagged when swapping fits better and the Holm-adjusted swap_p < alpha (and, with one value per
+        system, the runs as labelled agree no better than chance at alpha); of flagged pairs sharing a
+        system only the one that gains most is kept.
 
     References
     ----------
@@ -260,12 +262,13 @@ def _document_swaps(
     n_permutations: int,
     rng: np.random.Generator,
 ) -> list[dict[str, Any]]:
-    o = part.pivot(index="document", columns="system", values="value").reindex(index=documents)
-    r = other.pivot(index="document", columns="system", values="value").reindex(index=documents)
+    # each document's mean over systems removed: runs differ in document and annotator effects, and
+    # the test is about which system is which within a document
+    o = _centred(part.pivot(index="document", columns="system", values="value").reindex(index=documents))
+    r = _centred(other.pivot(index="document", columns="system", values="value").reindex(index=documents))
     rows = []
     for a, b in combinations(systems, 2):
         keep = o[[a, b]].notna().all(axis=1) & r[[a, b]].notna().all(axis=1)
-        oa, ob, ra, rb = (frame.loc[keep, s].to_numpy() for frame in (o, r) for s in (a, b))
         oa, ob = o.loc[keep, a].to_numpy(), o.loc[keep, b].to_numpy()
         ra, rb = r.loc[keep, a].to_numpy(), r.loc[keep, b].to_numpy()
         d = np.abs(ra - oa) + np.abs(rb - ob) - np.abs(ra - ob) - np.abs(rb - oa)
@@ -283,8 +286,13 @@ def _document_swaps(
                 random_state=rng,
             )
             p = float(test.pvalue)
-        rows.append(_swap_row(criterion, a, b, as_is, swapped, p, len(d), p < alpha and d.mean() > 0))
-    return rows
+        row = _swap_row(criterion, a, b, as_is, swapped, p, len(d), p < alpha and d.mean() > 0)
+        rows.append({**row, "gain": float(d.mean()) if len(d) else 0.0})
+    return _matched(rows, alpha)
+
+
+def _centred(table: pd.DataFrame) -> pd.DataFrame:
+    return table.sub(table.mean(axis=1), axis=0)
 
 
 def _label_swaps(
@@ -311,7 +319,29 @@ def _label_swaps(
         swapped = _pearson(o, swapped_r)
         p = float(np.mean(null >= swapped - 1e-12)) if np.isfinite(swapped) else 1.0
         flag = bool(swapped > as_is and p < alpha and p_as_is >= alpha)
-        rows.append(_swap_row(criterion, systems[i], systems[j], as_is, swapped, p, 1, flag))
+        row = _swap_row(criterion, systems[i], systems[j], as_is, swapped, p, 1, flag)
+        rows.append({**row, "gain": swapped - as_is})
+    return _matched(rows, alpha)
+
+
+def _matched(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
+    """Holm-adjust ``swap_p`` over the pairs (``swap_p_adj``; a flag needs it below ``alpha``), then keep
+    a flag only on the pairs that explain the mislabelling best: the flagged pairs taken by
+    gain, largest first, each system in one pair at most (when a's label went to b, swapping a with a
+    system close to b fits better too; that pair is not flagged)."""
+    if rows:
+        adjusted = multipletests([r["swap_p"] for r in rows], method="holm")[1]
+        for row, p in zip(rows, adjusted, strict=True):
+            row["swap_p_adj"] = float(p)
+            row["flagged"] = bool(row["flagged"] and p < alpha)
+    used: set[str] = set()
+    for row in sorted((r for r in rows if r["flagged"]), key=lambda r: -r["gain"]):
+        if {row["system_a"], row["system_b"]} & used:
+            row["flagged"] = False
+        else:
+            used |= {row["system_a"], row["system_b"]}
+    for row in rows:
+        del row["gain"]
     return rows
 
 

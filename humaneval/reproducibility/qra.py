@@ -26,7 +26,8 @@ class CVStar:
 
     ``sd`` is the unbiased standard deviation s/c4(n) and ``sd_interval`` its interval from the
     standard error of the unbiased sample variance (Belz et al. 2022); ``cv_interval`` is that
-    interval carried to the CV* scale, (1 + 1/(4n))·100·bound/mean.
+    interval carried to the CV* scale, (1 + 1/(4n))·100·bound/mean; a lower bound below 0 (small n) is
+    reported as 0.
     """
 
     cv_star: float
@@ -118,6 +119,7 @@ def cv_star(values: Iterable[float], *, scale_min: float = 0.0, confidence_level
     if sd > 0:
         se = variance * np.sqrt(2 / (n - 1)) / (2 * sd)
         low, high = stats.t.interval(confidence_level, n - 1, loc=sd, scale=se)
+        low = max(low, 0.0)  # a standard deviation is not negative
     else:
         low = high = 0.0
     distance = np.abs(x - mean)
@@ -128,7 +130,7 @@ def cv_star(values: Iterable[float], *, scale_min: float = 0.0, confidence_level
         sd_interval=(float(low), float(high)),
         cv_interval=(float(factor * low), float(factor * high)),
         n=n,
-        shift=-scale_min,
+        shift=0.0 - scale_min,
         within_one_sd=float(np.mean(distance < sd)),
         within_two_sd=float(np.mean(distance < 2 * sd)),
         confidence_level=confidence_level,
