@@ -124,6 +124,7 @@ LAYERS: list[set[str]] = [
     {"analysis", "platforms"},
     {"simulate"},
     {"report"},
+    {"reproducibility"},
     {"demo"},
     {"cli"},
 ]

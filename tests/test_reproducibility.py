@@ -302,3 +302,21 @@ def test_design_prereg_then_report_lists_the_deviation(tmp_path, study):
     assert not any("design differs" in w for w in payload["warnings"])
     assert "Deviation from the preregistration" in (tmp_path / "report" / "index.html").read_text()
     assert set(json.loads((tmp_path / "report" / "heds.json").read_text())) <= set(FIELDS)
+
+
+# -- replicability before collection ---------------------------------------------------------------
+
+
+def test_replicability_counts_agreeing_pairs_of_simulated_studies():
+    from humaneval.simulate.replicability import replicability
+
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    first = {"p": {"t": [0.01, 0.01, 0.5]}, "estimate": {"t": [1.0, 2.0, 1.0]}}  # 0 > 1 > 2
+    second = {"p": {"t": [0.01, 0.01, 0.5]}, "estimate": {"t": [1.0, 2.0, -0.5]}}  # 0 > 2 > 1
+    failed = {"p": {"t": [None, None, None]}, "estimate": {"t": [None, None, None]}}
+    records = [first, first, first, second, failed]
+    table = replicability(records, ["a", "b", "c"], pairs, 0.05).table.iloc[0]
+    assert table["n_studies"] == 4
+    assert table["same_ranking"] == pytest.approx(3 * 2 / (4 * 3))  # only the three 'first' agree
+    assert table["same_significant"] == 1.0  # the same two pairs significant, same directions
+    assert table["modal_ranking"] == "a > b > c" and table["modal_share"] == 0.75
