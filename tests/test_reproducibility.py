@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,7 +22,6 @@ from humaneval.reproducibility import compare_runs, cv_star, heds_from_report, r
 from humaneval.reproducibility.heds import F, HEDSError, heds_from_design
 from humaneval.reproducibility.heds_fields import FIELDS, JSON_KEYS
 from humaneval.reproducibility.prereg import deviations, make_prereg, with_deviations
-
 from tests.conftest import SHARED, shared_file
 
 BLEU_NTS_DEF = [84.51, 84.50, 87.46, 85.60, 84.20, 86.61, 86.20]
@@ -199,7 +197,12 @@ REPORT_FILLS = {
 def study():
     design, ratings = _ratings(3)
     settings = ReportSettings(
-        engine="native", n_resamples=1000, n_splits=50, mean_resamples=200, power_trials=0, clmm_power_trials=0
+        engine="native",
+        n_resamples=1000,
+        n_splits=50,
+        mean_resamples=200,
+        power_trials=0,
+        clmm_power_trials=0,
     )
     return design, ratings, build_report(ratings, design=design, settings=settings)
 

@@ -200,9 +200,7 @@ def command(**o) -> None:
     paths = design.write(o["out"])
     if o.get("chosen"):
         paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
-    if o["datasheet"]:
-        paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
-    paths.update(_reproducibility_files(design, o))
+    paths.update(_documentation_files(design, o))
     summary = design.summary()
 
     def render() -> str:
@@ -277,10 +275,11 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     }, calibration
 
 
-def _reproducibility_files(design, o: dict) -> dict[str, Path]:
-    """``--heds`` and ``--prereg``: the datasheet in the HEDS form's JSON and the frozen preregistration."""
+def _documentation_files(design, o: dict) -> dict[str, Path]:
+    """``--datasheet``, ``--heds`` and ``--prereg``: the datasheet (Markdown and JSON, and in the HEDS
+    form's JSON) and the frozen preregistration (docs/reproducibility.md)."""
     stem = Path(o["out"]).with_suffix("")
-    paths: dict[str, Path] = {}
+    paths: dict[str, Path] = design.datasheet().write(stem) if o["datasheet"] else {}
     if o["heds"]:
         from humaneval.reproducibility.heds import heds_from_design
 

@@ -42,7 +42,8 @@ class RunComparison:
     ``measurands``: criterion, system, original, repeat, cv_star, cv_low, cv_high (one row per
     system mean). ``rankings``: per criterion, systems, spearman (and its p), kendall (and its p).
     ``swaps``: per criterion and pair of systems, the correlation as labelled (``r``), with the two
-    labels exchanged (``r_swapped``), ``swap_p``, its Holm adjustment over the pairs ``swap_p_adj`` and ``flagged``.
+    labels exchanged (``r_swapped``), ``swap_p``, its Holm adjustment over the pairs ``swap_p_adj``
+    and ``flagged``.
     """
 
     measurands: pd.DataFrame
@@ -169,11 +170,12 @@ def compare_runs(
         CV* of every system mean over the two runs (with its interval), Spearman and Kendall between
         the runs' system rankings, and for every pair of systems ``swap_p``: with per-document values,
         a one-sided sign-flip test over documents of d = |R_a−O_a| + |R_b−O_b| − |R_a−O_b| − |R_b−O_a|
-        (positive where the repeat's a matches the original's b), on values centred per document; with one value per system, the share
-        of the repeat's label permutations whose Pearson r with the original is at least the swapped
-        one's. A pair is flagged when swapping fits better and the Holm-adjusted swap_p < alpha (and, with one value per
-        system, the runs as labelled agree no better than chance at alpha); of flagged pairs sharing a
-        system only the one that gains most is kept.
+        (positive where the repeat's a matches the original's b) on values centred per document; with
+        one value per system, the share of the repeat's label permutations whose Pearson r with the
+        original is at least the swapped one's. A pair is flagged when swapping fits better and the
+        Holm-adjusted swap_p < alpha (and, with one value per system, the runs as labelled agree no
+        better than chance at alpha); of flagged pairs sharing a system only the one that gains most
+        is kept.
 
     References
     ----------
