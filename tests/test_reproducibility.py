@@ -315,7 +315,7 @@ def test_replicability_counts_agreeing_pairs_of_simulated_studies():
 
     pairs = [(0, 1), (0, 2), (1, 2)]
     first = {"p": {"t": [0.01, 0.01, 0.5]}, "estimate": {"t": [1.0, 2.0, 1.0]}}  # 0 > 1 > 2
-    second = {"p": {"t": [0.01, 0.01, 0.5]}, "estimate": {"t": [1.0, 2.0, -0.5]}}  # 0 > 2 > 1
+    second = {"p": {"t": [0.01, 0.01, 0.5]}, "estimate": {"t": [1.0, 2.0, -3.0]}}  # 0 > 2 > 1
     failed = {"p": {"t": [None, None, None]}, "estimate": {"t": [None, None, None]}}
     records = [first, first, first, second, failed]
     table = replicability(records, ["a", "b", "c"], pairs, 0.05).table.iloc[0]
