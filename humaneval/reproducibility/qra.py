@@ -50,8 +50,8 @@ def c4(n: int) -> float:
 
     Examples
     --------
-    >>> round(c4(7), 12)
-    0.959368788700
+    >>> round(c4(7), 10)
+    0.9593687887
     """
     return float(np.sqrt(2 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2)))
 
