@@ -323,3 +323,22 @@ def test_replicability_counts_agreeing_pairs_of_simulated_studies():
     assert table["same_ranking"] == pytest.approx(3 * 2 / (4 * 3))  # only the three 'first' agree
     assert table["same_significant"] == 1.0  # the same two pairs significant, same directions
     assert table["modal_ranking"] == "a > b > c" and table["modal_share"] == 0.75
+
+
+def test_report_states_the_replicability_of_its_design(tmp_path):
+    from humaneval.design import block_design
+    from humaneval.report import write_report
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(8, 5, 2, model.system_names, seed=6), seed=6)
+    settings = ReportSettings(
+        engine="native", n_resamples=1000, n_splits=50, power_trials=30, clmm_power_trials=0
+    )
+    report = build_report(ratings, settings=settings)
+    (row,) = report.criteria[0].power.replicability
+    assert row["test"] == "artagg:cluster" and row["n_studies"] == 30
+    top = round(row["modal_share"] * 30)  # the modal ranking's studies alone agree this often
+    assert 0 <= row["same_significant"] <= 1 and top * (top - 1) / (30 * 29) <= row["same_ranking"] <= 1
+    html = write_report(report, tmp_path / "r")["html"].read_text()
+    assert f"same system ranking with probability {row['same_ranking']:.2f}" in html
+    assert report.to_dict()["criteria"][0]["power"]["replicability"][0] == row
