@@ -342,3 +342,32 @@ def test_report_states_the_replicability_of_its_design(tmp_path):
     html = write_report(report, tmp_path / "r")["html"].read_text()
     assert f"same system ranking with probability {row['same_ranking']:.2f}" in html
     assert report.to_dict()["criteria"][0]["power"]["replicability"][0] == row
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"o.csv": "system,value\nA,1\nB,2\n", "r.csv": "system,value\nA,1\nB,x\n"}, "line 3: column value"),
+        ({"o.csv": "system,value\nA,-1\nB,-2\n", "r.csv": "system,value\nA,-1\nB,-2\n"}, "--scale-min"),
+        ({"o.csv": "system,value\nA,1\nA,2\n", "r.csv": "system,value\nA,1\nA,2\n"}, "at least two systems"),
+        (
+            {"o.csv": "system,value\n" + "".join(f"s{i},{i + 1}\n" for i in range(201)), "r.csv": "x"},
+            "at most 200",
+        ),
+    ],
+)
+def test_compare_runs_refuses_bad_tables_in_one_line(tmp_path, files, message):
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    if files["r.csv"] == "x":
+        (tmp_path / "r.csv").write_text(files["o.csv"])
+    result = run("compare-runs", str(tmp_path / "o.csv"), str(tmp_path / "r.csv"))
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content", ["not json", "[1]", '{"heds-criteria-criterion": 3}'])
+def test_heds_refuses_files_that_are_not_the_forms(tmp_path, content):
+    (tmp_path / "h.json").write_text(content)
+    result = run("heds", str(tmp_path / "h.json"))
+    assert result.exit_code == 2 and result.output.startswith("error: ") and "Traceback" not in result.output

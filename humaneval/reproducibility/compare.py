@@ -23,6 +23,8 @@ from humaneval.reproducibility.qra import cv_star
 
 #: Label permutations enumerated exactly up to this many; beyond, ``n_permutations`` random ones.
 _EXACT_LIMIT = 40320
+#: Every pair of systems is tested: beyond this many systems the pairs are too many to test.
+MAX_SYSTEMS = 200
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,11 @@ def compare_runs(
             )
         if len(systems) < 2:
             raise InsufficientDataError("compare-runs needs at least two systems")
+        if len(systems) > MAX_SYSTEMS:
+            raise RatingsError(
+                f"{first.source}: {len(systems)} systems; compare-runs tests every pair and takes at most "
+                f"{MAX_SYSTEMS}"
+            )
         for system in systems:
             r = cv_star([o_sys[system], r_sys[system]], scale_min=low)
             measurands.append(

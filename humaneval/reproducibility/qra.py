@@ -111,7 +111,7 @@ def cv_star(values: Iterable[float], *, scale_min: float = 0.0, confidence_level
     if mean <= 0:
         raise RatingsError(
             f"CV*: the mean of the measurements on a 0-based scale is {mean:g}, not positive; give the "
-            "scale's lowest value (scale_min) so that the scale starts at 0"
+            "scale's lowest value (scale_min; --scale-min) so that the scale starts at 0"
         )
     variance = float(x.var(ddof=1))
     sd = float(np.sqrt(variance)) / c4(n)
