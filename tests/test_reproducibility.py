@@ -290,7 +290,8 @@ def test_design_prereg_then_report_lists_the_deviation(tmp_path, study):
         "--out", str(tmp_path / "d.csv"), "--prereg", "--heds",
     )  # fmt: skip
     assert out.exit_code == 0, out.output
-    assert (tmp_path / "d.heds.json").exists()
+    planned = json.loads((tmp_path / "d.heds.json").read_text())
+    assert planned[F["power_script"]]["data"] == {"": f"humaneval power --design {tmp_path / 'd.csv'}"}
     prereg = json.loads((tmp_path / "d.prereg.json").read_text())
     assert prereg["exclusions"]["policy"] == ["prolific_rejection_eligible"]
     report = run(

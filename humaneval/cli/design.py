@@ -280,13 +280,19 @@ def _documentation_files(design, o: dict) -> dict[str, Path]:
     form's JSON) and the frozen preregistration (docs/reproducibility.md)."""
     stem = Path(o["out"]).with_suffix("")
     paths: dict[str, Path] = design.datasheet().write(stem) if o["datasheet"] else {}
-    if o["heds"]:
-        from humaneval.reproducibility.heds import heds_from_design
-
-        paths["heds"] = heds_from_design(design).write(stem.with_name(stem.name + ".heds.json"))
+    power = None
     if o["prereg"]:
         from humaneval.reproducibility.prereg import make_prereg, write_prereg
 
         prereg = make_prereg(design, design_file=str(o["out"]))
         paths["prereg"] = write_prereg(prereg, stem.with_name(stem.name + ".prereg.json"))
+        power = {
+            "method": "simulation of the planned design (humaneval power)",
+            "script": prereg["power"]["command"],
+        }
+    if o["heds"]:
+        from humaneval.reproducibility.heds import heds_from_design
+
+        sheet = heds_from_design(design, power=power)
+        paths["heds"] = sheet.write(stem.with_name(stem.name + ".heds.json"))
     return paths
