@@ -124,6 +124,7 @@ LAYERS: list[set[str]] = [
     {"analysis", "platforms"},
     {"simulate", "spans"},
     {"report"},
+    {"reproducibility"},
     {"demo"},
     {"cli"},
 ]
