@@ -19,6 +19,8 @@ from statsmodels.stats.multitest import multipletests
 from humaneval.core.ratings import Ratings, load_ratings
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.io.tables import read_table
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable
 from humaneval.reproducibility.qra import cv_star
 
 #: Label permutations enumerated exactly up to this many; beyond, ``n_permutations`` random ones.
@@ -38,7 +40,7 @@ class RunValues:
 
 
 @dataclass(frozen=True, eq=False)
-class RunComparison:
+class RunComparison(Printable):
     """What :func:`compare_runs` returns; :meth:`to_dict` is ``compare-runs --json``.
 
     ``measurands``: criterion, system, original, repeat, cv_star, cv_low, cv_high (one row per
@@ -68,7 +70,7 @@ class RunComparison:
             "flagged": self.flagged[["criterion", "system_a", "system_b"]].to_dict(orient="records"),
         }
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         lines = []
         for row in self.rankings.itertuples():
             name = f"{row.criterion}: " if row.criterion else ""
@@ -90,7 +92,7 @@ class RunComparison:
             )
         if self.flagged.empty:
             lines.append(f"no pair of systems whose labels look exchanged (swap_p ≥ {self.alpha:g})")
-        return "\n".join(lines)
+        return tuple(Paragraph((line,)) for line in lines)
 
 
 def run_values(source: Ratings | pd.DataFrame | str | Path, *, scale_min: float | None = None) -> RunValues:

@@ -24,6 +24,8 @@ import pandas as pd
 from humaneval.design.datasheet import plain_text
 from humaneval.design.load import DesignLike, load_design
 from humaneval.errors import HumanEvalError
+from humaneval.present.document import Block, Column, Paragraph, Table
+from humaneval.present.printable import Printable
 from humaneval.reproducibility.heds_fields import FIELDS, JSON_KEYS
 
 if TYPE_CHECKING:
@@ -69,7 +71,7 @@ class HEDSError(HumanEvalError, ValueError):
 
 
 @dataclass(frozen=True)
-class HEDS:
+class HEDS(Printable):
     """The answers: field name → {criterion or ``""`` → text}."""
 
     answers: dict[str, dict[str, str]]
@@ -110,14 +112,21 @@ class HEDS:
         path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         return path
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         filled, missing = self.filled(), self.missing()
-        lines = [f"HEDS 3.0: {len(filled)} fields filled, {len(missing)} text questions empty"]
+        head = f"HEDS 3.0: {len(filled)} fields filled, {len(missing)} text questions empty"
         if self.criteria:
-            lines.append("criteria: " + ", ".join(self.criteria))
-        lines += ["", "filled:"] + [f"  {_question(f)} {f}: {_short(self.answers[f])}" for f in filled]
-        lines += ["", "missing:"] + [f"  {_question(f)} {f}" for f in missing]
-        return "\n".join(lines)
+            head += "; criteria: " + ", ".join(self.criteria)
+        columns = (Column("question"), Column("field"), Column("answer"))
+        return (
+            Paragraph((head,)),
+            Table(
+                columns,
+                tuple((_question(f), f, _short(self.answers[f])) for f in filled),
+                caption=("filled:",),
+            ),
+            Table(columns[:2], tuple((_question(f), f) for f in missing), caption=("missing:",)),
+        )
 
 
 def _question(field: str) -> str:
