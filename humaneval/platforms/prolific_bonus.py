@@ -287,7 +287,7 @@ def _settle(
     raise PlatformError(
         f"bulk bonus {bulk['id']}: its pay request got no clear answer and Prolific shows {seen} of "
         f"{len(bulk['rows'])} bonuses paid (new since its pay request); payment takes a few minutes, so "
-        "run this again later (nothing is paid twice); if Prolific's web app shows it unpaid, pass --confirm-unpaid {bulk['id']}"
+        f"run this again later (nothing is paid twice); if Prolific's web app shows it unpaid, pass --confirm-unpaid {bulk['id']}"
     )
 
 
