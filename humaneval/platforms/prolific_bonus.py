@@ -35,9 +35,6 @@ bonuses carry the same service fee as rewards, about 33.33 %, plus VAT where app
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -51,6 +48,7 @@ from typing import Any
 import pandas as pd
 
 from humaneval.errors import DesignError, PlatformError
+from humaneval.platforms.ledger import LOCK_WAIT, exclusive, write_json
 from humaneval.platforms.prolific import ATTEMPTS, RateLimited, call, path_id, read_state
 
 LEDGER = "prolific_bonuses.json"
@@ -63,8 +61,6 @@ ID_COLUMNS = ("participant_id", "prolific_pid", "participant", "submission_id")
 AMOUNT_COLUMNS = ("amount", "bonus")
 #: Prolific's service fee on bonuses (about a third, plus VAT where applicable; see References).
 FEE_RATE = Decimal(1) / Decimal(3)
-#: How long an ``--execute`` run waits for another one on the same study folder (seconds).
-LOCK_WAIT = 120.0
 PLAN_COLUMNS = ["id", "participant_id", "pence", "state", "bulk_id"]
 
 
@@ -148,37 +144,19 @@ def read_ledger(study_dir: str | Path) -> dict[str, Any]:
 
 
 def _write_ledger(study_dir: str | Path, ledger: dict[str, Any]) -> None:
-    path = Path(study_dir) / LEDGER
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(ledger, indent=2, sort_keys=True) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
+    write_json(Path(study_dir) / LEDGER, ledger)
 
 
 @contextmanager
 def ledger_lock(study_dir: str | Path, *, wait: float = LOCK_WAIT) -> Iterator[None]:
-    """Hold the study folder's bonus lock (``fcntl.flock`` on :data:`LOCK`) for a whole
-    plan → create → pay → record; another run waits up to ``wait`` seconds, then stops."""
-    descriptor = os.open(Path(study_dir) / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise PlatformError(
-                        f"{study_dir}: another 'prolific bonus --execute' has been paying for {wait:.0f} s; "
-                        "run this again when it has finished"
-                    ) from None
-                time.sleep(0.05)
+    """Hold the study folder's bonus lock (:data:`LOCK`) for a whole plan → create → pay → record;
+    another run waits up to ``wait`` seconds, then stops."""
+    busy = (
+        f"{study_dir}: another 'prolific bonus --execute' has been paying for {wait:.0f} s; run this again "
+        "when it has finished"
+    )
+    with exclusive(Path(study_dir) / LOCK, busy=busy, wait=wait):
         yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
 
 
 def _csv(rows: list[tuple[str, int]]) -> str:
@@ -287,7 +265,8 @@ def _settle(
     raise PlatformError(
         f"bulk bonus {bulk['id']}: its pay request got no clear answer and Prolific shows {seen} of "
         f"{len(bulk['rows'])} bonuses paid (new since its pay request); payment takes a few minutes, so "
-        f"run this again later (nothing is paid twice); if Prolific's web app shows it unpaid, pass --confirm-unpaid {bulk['id']}"
+        "run this again later (nothing is paid twice); if Prolific's web app shows it unpaid, pass "
+        f"--confirm-unpaid {bulk['id']}"
     )
 
 
