@@ -44,11 +44,8 @@ HAND_PRINTERS = {
     "ppi/pairwise.py:PPIPairwise.summary",
     "ppi/systems.py:PPIAnalysis.summary",
     "reliability/report.py:ReliabilityReport.__repr__",
-    "simulate/budget.py:BudgetPlan.summary",
-    "simulate/curve.py:PowerCurve.summary",
     "simulate/experiment.py:SimulationResult.summary",
     "simulate/experiment.py:SimulationResult.__repr__",
-    "simulate/pilot.py:PilotModel.summary",
     "cli/score.py:to_string",
 }
 
