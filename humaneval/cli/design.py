@@ -190,7 +190,12 @@ def command(**o) -> None:
     )
     paths = design.write(o["out"])
     if o.get("chosen"):
-        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
+        from humaneval.collect.spreadsheet import write_safe_table
+
+        # written only once the design is, and with text cells that cannot run as formulas
+        paths["probabilities"] = write_safe_table(
+            o["probabilities"], Path(o["out"]).with_suffix(".probabilities.csv")
+        )
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
     summary = design.summary()
@@ -254,7 +259,6 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
             "with --judge-scores, give how many documents the humans rate (--documents 20) or how many "
             "summaries the judge's calibration needs (--calibration-items 100)"
         )
-    picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
     chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]
     systems = o["systems"] or (
         None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
@@ -263,5 +267,6 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         **o,
         "documents": None if count else o["documents"],
         "chosen": chosen,
+        "probabilities": picks,
         "systems": systems,
     }, calibration

@@ -373,15 +373,37 @@ def apply_review(plan: pd.DataFrame, client: Any) -> pd.DataFrame:
 
 
 def export_demographics(client: Any, study_id: str, path: str | Path) -> Path:
-    """Save Prolific's demographic export of ``study_id`` (CSV, as Prolific sends it) to ``path``.
+    """Save Prolific's demographic export of ``study_id`` (CSV) to ``path``.
 
-    It holds Prolific ids and personal data: the file is created 0600.
+    Refuses an answer that is not CSV (an HTML maintenance or login page) before anything is
+    written; text cells that a spreadsheet would run as formulas get a leading ``'``. It holds
+    Prolific ids and personal data: the file is written 0600, an existing one replaced.
     """
+    import io
+
+    from humaneval.collect.spreadsheet import safe_csv_text
+
     response = call(client, "GET", f"studies/{path_id(study_id, 'study id')}/export/", shape=None)
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    start = response.content.lstrip()[:1]
+    if kind in ("text/html", "application/xhtml+xml", "application/json") or start in (b"<", b"{", b"["):
+        raise PlatformError(
+            f"Prolific answered the export of study {study_id} with {kind or 'no content type'}, not CSV "
+            f"({' '.join(response.text.split())[:60]!r}); nothing saved; try again later"
+        )
+    try:
+        frame = pd.read_csv(io.BytesIO(response.content), dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PlatformError(
+            f"Prolific's export of study {study_id} is not a readable CSV ({exc}); nothing saved"
+        ) from None
     path = Path(path)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(response.content)
+    temporary = path.with_name(path.name + ".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(safe_csv_text(frame))
+    temporary.replace(path)
     return path
 
 
