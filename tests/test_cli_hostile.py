@@ -316,6 +316,8 @@ CORPUS = [
      ["--effect 1e+200 is out of range"]),
     (["budget", "--judge-correlation", "0.5", "--sd", "1e-200", "--target-width", "0.3"],
      ["--sd 1e-200 is out of range"]),
+    (["design", "--documents", "10", "--judge-scores", "{ppi_judge_formula}", "--docs-per-block", "5", "--out",
+      "{root}/eq.csv"], ["document id '=d0000'"]),
     (["mturk", "bonus", "{mturk_no_amount}"], ["missing amount"]),
     (["mturk", "bonus", "{mturk_no_amount}", "--execute"], ["missing amount"]),
 ]  # fmt: skip
@@ -338,6 +340,7 @@ def corpus_inputs(inputs) -> dict[str, Path]:
         "ppi_judge_neginf": judge.assign(score=judge["score"].where(judge.index != 1, -math.inf)),
         "ppi_judge_flat": judge.assign(score=3.0 + 1e-14 * (judge.index % 2)),
         "ppi_judge_huge": judge.assign(score=judge["score"] * 1e200),
+        "ppi_judge_formula": judge.assign(document="=" + judge["document"]),
     }
     for name, frame in ppi.items():
         inputs[name] = root / f"{name}.csv"
@@ -351,6 +354,7 @@ def corpus_inputs(inputs) -> dict[str, Path]:
 @pytest.mark.parametrize("template,fragments", CORPUS, ids=[" ".join(c[0][:4]) for c in CORPUS])
 def test_corpus(corpus_inputs, template, fragments):
     assert_one_line_error(run(*fill(template, corpus_inputs)), *fragments)
+    assert not (corpus_inputs["root"] / "eq.probabilities.csv").exists()  # nothing written before a refusal
 
 
 def test_scores_beyond_int64_are_refused_not_wrapped(tmp_path):

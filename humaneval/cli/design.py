@@ -190,12 +190,10 @@ def command(**o) -> None:
     )
     paths = design.write(o["out"])
     if o.get("chosen"):
-        from humaneval.collect.spreadsheet import write_safe_table
-
-        # written only once the design is, and with text cells that cannot run as formulas
-        paths["probabilities"] = write_safe_table(
-            o["probabilities"], Path(o["out"]).with_suffix(".probabilities.csv")
-        )
+        # written only once the design is, so its document ids passed the design's id check (no
+        # formula can start one) and 'ppi --probabilities' reads them back unchanged
+        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
+        o["probabilities"].to_csv(paths["probabilities"], index=False)
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
     summary = design.summary()
