@@ -316,8 +316,8 @@ CORPUS = [
      ["--effect 1e+200 is out of range"]),
     (["budget", "--judge-correlation", "0.5", "--sd", "1e-200", "--target-width", "0.3"],
      ["--sd 1e-200 is out of range"]),
-    (["design", "--documents", "10", "--judge-scores", "{ppi_judge_formula}", "--docs-per-block", "5", "--out",
-      "{root}/eq.csv"], ["document id '=d0000'"]),
+    (["design", "--documents", "10", "--judge-scores", "{ppi_judge_formula}", "--docs-per-block", "5",
+      "--out", "{root}/eq.csv"], ["document id '=d0000'"]),
     (["mturk", "bonus", "{mturk_no_amount}"], ["missing amount"]),
     (["mturk", "bonus", "{mturk_no_amount}", "--execute"], ["missing amount"]),
 ]  # fmt: skip
