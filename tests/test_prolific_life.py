@@ -220,7 +220,8 @@ def test_the_whole_life_of_a_study(tmp_path, fake):
     assert dry["above_reward"] == ["P1 1.50"] and checked.stderr.startswith("warning: 1 bonus(es) exceed")
     fake.faults.add("timeout_after_paying")
     first = run("prolific", "bonus", table, folder, "--execute")
-    assert first.exit_code == 2 and first.output.count("\n") == 1 and "not repeated" in first.output
+    errors = [line for line in first.stderr.splitlines() if not line.startswith("warning: ")]
+    assert first.exit_code == 2 and len(errors) == 1 and "not repeated" in errors[0]
     assert fake.posts("bonus-payments/")[0][1] == {"study_id": study_id, "csv_bonuses": "P1,1.50\nP2,0.25\n"}
     fake.faults.clear()
     second = run("prolific", "bonus", table, folder, "--execute", "--json")

@@ -349,12 +349,19 @@ def bonus(
     """Pay the bonuses of BONUSES (participant_id, prolific_pid or submission_id; amount or bonus in
     pounds) once. The dry run checks every id against the study's submissions."""
     from humaneval.io.tables import read_table
-    from humaneval.platforms.prolific_bonus import bonus_check, pay_bonuses
+    from humaneval.platforms.prolific_bonus import bonus_check, bonus_rows, pay_bonuses
     from humaneval.platforms.prolific_study import open_prolific_study
 
     table = read_table(bonuses, what="bonus table")
     study, study_id = open_prolific_study(study_dir, study_id)
     client = _client(token)
+    check = bonus_check(client, study_id, bonus_rows(table, allow_repeat=allow_repeat))
+    if check.above_reward and check.reward_pence is not None:
+        click.echo(
+            f"warning: {len(check.above_reward)} bonus(es) exceed the study's reward of "
+            f"{check.reward_pence / 100:.2f} (e.g. {check.above_reward[0]}); pence typed as pounds?",
+            err=True,
+        )
     done = pay_bonuses(
         table,
         client,
@@ -364,14 +371,7 @@ def bonus(
         allow_repeat=allow_repeat,
         confirm_unpaid=confirm_unpaid,
     )
-    check = bonus_check(client, study_id, done)
     counts = done["state"].value_counts().to_dict()
-    if check.above_reward:
-        click.echo(
-            f"warning: {len(check.above_reward)} bonus(es) exceed the study's reward of "
-            f"{check.reward_pence / 100:.2f} (e.g. {check.above_reward[0]}); pence typed as pounds?",
-            err=True,
-        )
 
     def render() -> str:
         lines = [

@@ -320,18 +320,14 @@ class BonusCheck:
     above_reward: tuple[str, ...]
 
 
-def bonus_check(client: Any, study_id: str, plan: pd.DataFrame) -> BonusCheck:
-    """The :class:`BonusCheck` of a plan from :func:`pay_bonuses` (the reward from ``GET studies/<id>/``)."""
+def bonus_check(client: Any, study_id: str, rows: list[tuple[str, int]]) -> BonusCheck:
+    """The :class:`BonusCheck` of :func:`bonus_rows` (the study's reward from ``GET studies/<id>/``)."""
     from humaneval.platforms.prolific_study import get_study
 
     reward = get_study(client, study_id).get("reward")
     reward = int(reward) if isinstance(reward, int | float) and reward > 0 else None
-    total = int(plan["pence"].sum())
-    above = tuple(
-        f"{who} {pence / 100:.2f}"
-        for who, pence in zip(plan["id"], plan["pence"], strict=True)
-        if reward is not None and pence > reward
-    )
+    total = sum(pence for _, pence in rows)
+    above = tuple(f"{who} {pence / 100:.2f}" for who, pence in rows if reward is not None and pence > reward)
     return BonusCheck(total, fee_inclusive(total), reward, above)
 
 
