@@ -17,6 +17,8 @@ from humaneval.errors import DesignError, OptionError
 from humaneval.methods import METHODS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from humaneval.judges.planning import CalibrationPlan
 
 
@@ -190,10 +192,7 @@ def command(**o) -> None:
     )
     paths = design.write(o["out"])
     if o.get("chosen"):
-        # written only once the design is, so its document ids passed the design's id check (no
-        # formula can start one) and 'ppi --probabilities' reads them back unchanged
-        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
-        o["probabilities"].to_csv(paths["probabilities"], index=False)
+        paths["probabilities"] = _write_probabilities(o["probabilities"], o["out"])
     if o["datasheet"]:
         paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
     summary = design.summary()
@@ -220,6 +219,14 @@ def command(**o) -> None:
         o["as_json"],
         render,
     )
+
+
+def _write_probabilities(picks: pd.DataFrame, out: str) -> Path:
+    """``<out>.probabilities.csv``, written only once the design is: its document ids then passed the
+    design's id check (no formula can start one), and 'ppi --probabilities' reads them back unchanged."""
+    path = Path(out).with_suffix(".probabilities.csv")
+    picks.to_csv(path, index=False)
+    return path
 
 
 def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
