@@ -88,7 +88,7 @@ def test_two_runs_at_once_pay_each_person_once(fake, tmp_path):
     )
 
 
-def test_two_processes_at_once_pay_each_person_once(fake, tmp_path):
+def test_the_lock_holds_across_processes(tmp_path):
     """The lock is a file lock: a second process waits for the first one's whole run."""
     import subprocess
     import sys
@@ -132,6 +132,21 @@ def test_an_earlier_bonus_of_the_same_amount_is_no_proof_of_payment(fake, tmp_pa
         pay_bonuses(repeat, client(fake), tmp_path, STUDY, execute=True, allow_repeat=True)
     assert [b["state"] for b in read_ledger(tmp_path)["bulks"]] == ["paid", "paying"]
     assert prolific_payments(fake) == ledger_payments(tmp_path) == Counter({("P1", 100): 1})
+
+
+def test_a_bulk_of_an_older_ledger_is_settled_beyond_the_bulks_paid_before(fake, tmp_path):
+    pay_bonuses(table(participant_id=["P1"], amount=["1.00"]), client(fake), tmp_path, STUDY, execute=True)
+    fake.faults.add("error_before_paying")
+    repeat = table(participant_id=["P1", "P1"], amount=["1.00", "1.00"])
+    with pytest.raises(PlatformError, match="not repeated"):
+        pay_bonuses(repeat, client(fake), tmp_path, STUDY, execute=True, allow_repeat=True)
+    fake.faults.clear()
+    ledger = read_ledger(tmp_path)
+    del ledger["bulks"][1]["shown_before"]  # as written before snapshots were kept
+    (tmp_path / LEDGER).write_text(json.dumps(ledger))
+    with pytest.raises(PlatformError, match="shows 0 of 1 bonuses paid"):
+        pay_bonuses(repeat, client(fake), tmp_path, STUDY, execute=True, allow_repeat=True)
+    assert prolific_payments(fake) == Counter({("P1", 100): 1})
 
 
 def test_a_web_app_bonus_is_no_proof_either(fake, tmp_path):

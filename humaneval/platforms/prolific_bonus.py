@@ -236,11 +236,26 @@ def _unrecorded(shown: dict[str, list[int]], ledger: dict[str, Any], aliases: di
     return extra
 
 
+def _sent_before(
+    ledger: dict[str, Any], bulk: dict[str, Any], aliases: dict[str, str]
+) -> dict[str, list[int]]:
+    """For a bulk recorded without a snapshot (an older ledger): the amounts of the bulks paid before
+    it, as the baseline its own bonuses must show beyond."""
+    earlier = ledger["bulks"][: ledger["bulks"].index(bulk)]
+    sent: dict[str, list[int]] = defaultdict(list)
+    for other in earlier:
+        if other["state"] == "paid":
+            for who, pence in other["rows"]:
+                sent[aliases.get(who, who)].append(int(pence))
+    return dict(sent)
+
+
 def _settle(
     client: Any,
     submissions: pd.DataFrame,
     bulk: dict[str, Any],
     aliases: dict[str, str],
+    ledger: dict[str, Any],
     *,
     confirm: set[str],
 ) -> None:
@@ -252,7 +267,7 @@ def _settle(
         return
     persons = [aliases.get(who, who) for who, _ in bulk["rows"]]
     now = shown_bonuses(client, submissions, list(dict.fromkeys(persons)))
-    before = bulk.get("shown_before", {})
+    before = bulk.get("shown_before") or _sent_before(ledger, bulk, aliases)
     new = {p: Counter(now[p]) - Counter(before.get(p, [])) for p in now}
     seen = 0
     for person, (_, pence) in zip(persons, bulk["rows"], strict=True):
@@ -399,7 +414,7 @@ def _pay_pending(
     for bulk_id in dict.fromkeys(plan.loc[plan["state"] == "pending", "bulk_id"]):
         bulk = bulks[bulk_id]
         if bulk["state"] == "paying":
-            _settle(client, submissions, bulk, aliases, confirm=confirm)
+            _settle(client, submissions, bulk, aliases, ledger, confirm=confirm)
             _write_ledger(study_dir, ledger)
         if bulk["state"] == "created":
             _pay(client, study_dir, ledger, bulk)
