@@ -29,12 +29,12 @@ import pandas as pd
 
 from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.comparative.analyze import analyze_comparative
-from humaneval.comparative.judgements import detect_kind
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.core.responses import RANK
 from humaneval.errors import OptionError
 from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
 
 if TYPE_CHECKING:
     from humaneval.clmm.result import FitResult

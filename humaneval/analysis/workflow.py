@@ -33,6 +33,8 @@ from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import describe_structure
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.ranks.analysis import rank_sets_dict, with_rank_sets
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 from humaneval.stats.kernels import AGGREGATES
 
@@ -71,6 +73,7 @@ class Analysis:
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
     kind: str | None = None
+    rank_sets: Mapping[str, RankSets] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
@@ -114,6 +117,7 @@ class Analysis:
             "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
             **(self.extra or {}),
         }
 
@@ -402,7 +406,8 @@ def analyze(
             fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
             progress=progress, style=tuple(style), max_minutes=max_minutes,
         )  # fmt: skip
-        return adapter.run(as_ratings(ratings), kind, criterion, options)
+        result = adapter.run(as_ratings(ratings), kind, criterion, options)
+        return with_rank_sets(result, confidence=1.0 - alpha, seed=seed)
     table = select_criterion(ratings, criterion)
     means = system_means(table)
     return _classic_analysis(

@@ -105,6 +105,7 @@ JSON_SCHEMA_DOCS = {
     "power": "docs/simulation.md",
     "ppi": "docs/ppi.md",
     "qc": "docs/forms.md",
+    "ranks": "docs/ranks.md",
     "reliability": "docs/reliability.md",
     "report": "docs/report.md",
     "score": "docs/scorers.md",

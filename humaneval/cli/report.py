@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
+from humaneval.cli._checks import NONNEG, FiniteRange, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.core.deprecation import renamed_option
+from humaneval.report.build import POWER_MINUTES
 
 
 @click.command()
@@ -79,6 +80,21 @@ from humaneval.core.deprecation import renamed_option
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
+    "--power-minutes",
+    type=FiniteRange(min=0, min_open=True),
+    default=POWER_MINUTES,
+    show_default=True,
+    help="CPU minutes the power of a pairwise or best-worst study may take: the time is estimated from "
+    "the analysis's fit first, and fewer studies are simulated to fit (none below 20, with a note).",
+)
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated style-difference columns entered as covariates of the "
+    "Bradley-Terry model, as in 'humaneval analyze --style-columns' (docs/analysis.md).",
+)
+@click.option(
     "--out",
     type=OutputPath(folder=True),
     default="report",
@@ -98,6 +114,8 @@ def command(
     seed: int,
     power_trials: int,
     clmm_power_trials: int,
+    power_minutes: float,
+    style_columns: str | None,
     out: str,
     as_json: bool,
     **options,
@@ -113,6 +131,8 @@ def command(
         seed=seed,
         power_trials=power_trials,
         clmm_power_trials=clmm_power_trials,
+        power_minutes=power_minutes,
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
     )
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(

@@ -701,6 +701,12 @@ class _Validator:
                 mapping[col] = target
         data = data.rename(columns=mapping)
         found = ", ".join(map(str, self.frame.columns))
+        design_columns = ({"design_id", "annotator_slot"}, {"design_id", "slots"})
+        if "annotator" not in data and any(columns <= set(data.columns) for columns in design_columns):
+            raise self.fail(
+                "this is a study design, not ratings; collect the ratings first (humaneval collect "
+                "prolific|mturk writes the ratings table), then validate or analyse that table"
+            )
         for col in ID_COLUMNS:
             if col not in data:
                 raise self.fail(

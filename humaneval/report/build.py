@@ -12,6 +12,7 @@ important first. docs/report.md lists what a report states.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
 from humaneval.judges.data import from_ratings
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
+from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
 from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
@@ -60,6 +63,16 @@ from humaneval.stats.resampling import ClusterInterval
 Progress = Callable[[str], None]
 
 
+#: CPU minutes the simulated power of a comparative study may take by default (estimated from the
+#: analysis's own fit time before it starts); fewer studies are simulated to fit, none below MIN_POWER_TRIALS.
+POWER_MINUTES = 1.5
+MIN_POWER_TRIALS = 20
+
+
+def _silent(_message: str) -> None:
+    """The progress callback of a report built without one."""
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
@@ -73,6 +86,8 @@ class ReportSettings:
     power_trials: int = 200
     clmm_power_trials: int = 20
     power_target: float = 0.8
+    style: tuple[str, ...] = ()
+    power_minutes: float = POWER_MINUTES
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -239,7 +254,7 @@ def build_report(
     ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
     """
     settings = settings or ReportSettings()
-    say = progress or (lambda _msg: None)
+    say = progress or _silent
     if not isinstance(ratings, Ratings):
         source = source or str(ratings)
         ratings = load_ratings(Path(ratings))
@@ -273,7 +288,7 @@ def build_report(
         say("correlation between criteria")
         correlations = criterion_correlations(ratings)
     say("quality control: attention checks, speed, straight-lining")
-    qc = qc_report(ratings)
+    qc = qc_report(ratings, unit=get_method(detect_kind(ratings)).unit)
     notes: list[str] = []
     judges = None
     if ratings.has_judges:
@@ -386,7 +401,6 @@ def _comparative_report(
     except HumanEvalError as exc:
         why = str(exc)
     if settings.power_trials > 0:
-        say(f"power{label}: {settings.power_trials} simulated studies of this design")
         sd = DEFAULT_ANNOTATOR_SD
         if fit.random_sd is not None:  # the mixed model's annotator deviations, as fitted
             annotator = fit.random_sd.loc[fit.random_sd["factor"] == "annotator", "sd"]
@@ -394,16 +408,61 @@ def _comparative_report(
         try:
             design = ComparativeDesign.from_ratings(part, kind)
             strengths = fit.estimates().reindex(design.systems).to_numpy()
-            power = comparative_power(
-                design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
-                n_resamples=100, seed=settings.seed or 1,
-            )  # fmt: skip
+
+            def simulate(trials: int, progress: bool = False) -> ComparativePower:
+                return comparative_power(
+                    design, strengths, annotator_sd=sd, trials=trials, calibrate=False,
+                    n_resamples=100, seed=settings.seed or 1, progress=progress,
+                )  # fmt: skip
+
+            say(f"power{label}: timing one simulated study of this design")
+            started = time.process_time()
+            simulate(1)  # its seed is study 1's: the run below repeats it
+            per_study = time.process_time() - started
+            trials, power_error = power_budget(settings, per_study)
+            if trials > 0:
+                say(
+                    f"power{label}: {trials} simulated studies, about {_duration(trials * per_study)} "
+                    f"({per_study:.1f} CPU-s each)"
+                )
+                power = simulate(trials, say is not _silent)  # a progress bar beside the messages
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
         criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
+
+
+def power_budget(settings: ReportSettings, per_study: float) -> tuple[int, str | None]:
+    """How many studies the comparative power step simulates within ``settings.power_minutes``, given
+    the seconds one study's analysis takes (the observed fit's time), and why fewer or none.
+
+    Examples
+    --------
+    >>> power_budget(ReportSettings(), 0.2)
+    (200, None)
+    >>> power_budget(ReportSettings(), 1.5)[0]
+    60
+    >>> power_budget(ReportSettings(), 8.0)[1].split(";")[0]
+    '200 simulated studies of this design would take about 27 CPU-min (8.0 s each)'
+    """
+    wanted = settings.power_trials
+    if wanted == 0 or per_study * wanted <= settings.power_minutes * 60:
+        return wanted, None
+    affordable = int(settings.power_minutes * 60 // max(per_study, 1e-9))
+    if affordable >= MIN_POWER_TRIALS:
+        return affordable, None
+    return 0, (
+        f"{wanted} simulated studies of this design would take about {_duration(wanted * per_study)} "
+        f"({per_study:.1f} s each); fewer than {MIN_POWER_TRIALS} fit in --power-minutes "
+        f"{settings.power_minutes:g}. Raise --power-minutes, or run 'humaneval power' on the design "
+        "(it can use several workers; docs/simulation.md)"
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} CPU-s" if seconds < 90 else f"{seconds / 60:.0f} CPU-min"
 
 
 def _criterion_report(
@@ -438,6 +497,7 @@ def _criterion_report(
                 structure=settings.structure,
                 criterion=criterion,
                 seed=settings.seed,
+                style=settings.style,
             )
     if isinstance(analysis, ComparativeAnalysis):
         return _comparative_report(criterion, analysis, part, settings, say)
