@@ -7,9 +7,17 @@ from pathlib import Path
 import click
 
 from humaneval.cli._checks import NONNEG, FiniteRange, OutputPath, check_design, check_engine, check_preset
-from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import (
+    InputFile,
+    emit,
+    json_option,
+    judge_column_option,
+    load_from_options,
+    ratings_options,
+)
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.core.deprecation import renamed_option
+from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
 from humaneval.report.build import POWER_MINUTES
 
 
@@ -102,6 +110,28 @@ from humaneval.report.build import POWER_MINUTES
     help="Folder for index.html and the other files.",
 )
 @ratings_options
+@click.option(
+    "--judge-file",
+    type=InputFile(),
+    default=None,
+    help="The judges' scores of the pool (the file of humaneval ppi and design --judge-scores): adds the "
+    "judge assessment and the prediction-powered analysis (docs/judges.md, docs/ppi.md).",
+)
+@judge_column_option
+@click.option(
+    "--profile",
+    type=click.Choice(list(EPSILON_BY_PROFILE)),
+    default=None,
+    help="Who the humans are, for the judges' alt-test: ε = "
+    + ", ".join(f"{e:g} ({p})" for p, e in EPSILON_BY_PROFILE.items())
+    + f" (default {DEFAULT_PROFILE}).",
+)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="The alt-test's cost–benefit allowance ε (default: from --profile).",
+)
 @json_option
 def command(
     ratings: str,
@@ -117,6 +147,10 @@ def command(
     power_minutes: float,
     style_columns: str | None,
     out: str,
+    judge_file: str | None,
+    judge_columns: dict[str, str],
+    profile: str | None,
+    epsilon: float | None,
     as_json: bool,
     **options,
 ) -> None:
@@ -133,7 +167,14 @@ def command(
         clmm_power_trials=clmm_power_trials,
         power_minutes=power_minutes,
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
+        epsilon=epsilon,
+        profile=profile,
     )
+    scores = None
+    if judge_file is not None:
+        from humaneval.core.judge_scores import read_judge_scores
+
+        scores = read_judge_scores(judge_file, columns=judge_columns)
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(
         table,
@@ -144,6 +185,7 @@ def command(
         settings=settings,
         source=ratings,
         progress=progress,
+        judge_scores=scores,
     )
     files = write_report(report, Path(out))
     payload = {"out": str(out), "files": {k: str(v) for k, v in files.items()}, "warnings": report.warnings}
