@@ -122,7 +122,7 @@ LAYERS: list[set[str]] = [
     {"collect"},
     {"comparative", "serve"},
     {"analysis", "platforms"},
-    {"simulate"},
+    {"simulate", "spans"},
     {"report"},
     {"demo"},
     {"cli"},

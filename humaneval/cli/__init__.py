@@ -49,7 +49,7 @@ COMMANDS = {
     "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",
     "score": "Score summaries with the bundled scorers; outputs join with ``humaneval metaeval``.",
     "serve": "Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'.",
-    "validate": "Validate a ratings file and report its design structure.",
+    "validate": "Validate a ratings file and report its design structure (span tables: docs/spans.md).",
 }
 
 
