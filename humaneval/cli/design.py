@@ -206,7 +206,7 @@ def command(**o) -> None:
     _check_items_per_human(design, calibration)
     paths = design.write(o["out"])
     if o.get("chosen"):
-        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
+        paths["probabilities"] = _write_probabilities(o["probabilities"], o["out"])
     paths.update(_documentation_files(design, o))
     summary = design.summary()
 
@@ -232,6 +232,14 @@ def command(**o) -> None:
         o["as_json"],
         render,
     )
+
+
+def _write_probabilities(picks: pd.DataFrame, out: str) -> Path:
+    """``<out>.probabilities.csv``, written only once the design is: its document ids then passed the
+    design's id check (no formula can start one), and 'ppi --probabilities' reads them back unchanged."""
+    path = Path(out).with_suffix(".probabilities.csv")
+    picks.to_csv(path, index=False)
+    return path
 
 
 def _check_items_per_human(design: Design, calibration: CalibrationPlan | None) -> None:
@@ -322,7 +330,6 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
             "for; use --choose stratified or random for exactly that many",
             err=True,
         )
-    picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
     chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]
     systems = o["systems"] or (
         None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
@@ -331,6 +338,7 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         **o,
         "documents": None if count else o["documents"],
         "chosen": chosen,
+        "probabilities": picks,
         "systems": systems,
     }, calibration
 

@@ -33,6 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.errors import OptionError
+from humaneval.ppi.checks import check_magnitudes, check_units
 
 __all__ = ["PPIBudget", "pilot_relation", "ppi_budget"]
 
@@ -170,6 +171,7 @@ def ppi_budget(
     if not (sd > 0 and human_cost > 0 and judge_cost >= 0):
         raise OptionError("the SD and the human cost must be positive and the judge cost not negative")
     z = stats.norm.ppf(0.5 + confidence_level / 2)
+    check_magnitudes({"--sd": sd, "--target-width": target_width, "--effect": effect})
     if target_width is not None:
         if not target_width > 0:
             raise OptionError(f"target width {target_width}: give a positive number")
@@ -181,6 +183,7 @@ def ppi_budget(
         bound = (effect / (z + stats.norm.ppf(target_power))) ** 2
         label = f"power ≥ {target_power:g} against a difference of {effect:g} (α = {1 - confidence_level:g})"
     rho2 = correlation**2
+    check_units(sd**2 / bound if bound > 0 else math.inf, label)
     human_only = math.ceil(sd**2 / bound - 1e-9)
     n_low = max(2, math.floor(sd**2 * (1 - rho2) / bound) + 1)
     best = (human_only * (human_cost + judge_cost), human_only, 0)
