@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.errors import OptionError
+from humaneval.ppi.checks import check_magnitudes, check_units
 
 __all__ = ["PPIBudget", "pilot_relation", "ppi_budget"]
 
@@ -187,6 +188,7 @@ def ppi_budget(
     if not (math.isfinite(sd_f) and sd_f > 0):
         raise OptionError(f"judge SD {judge_sd}: give a positive number")
     z = stats.norm.ppf(0.5 + confidence_level / 2)
+    check_magnitudes({"--sd": sd, "--target-width": target_width, "--effect": effect})
     if target_width is not None:
         if not target_width > 0:
             raise OptionError(f"target width {target_width}: give a positive number")
@@ -198,6 +200,7 @@ def ppi_budget(
         bound = (effect / (z + stats.norm.ppf(target_power))) ** 2
         label = f"power ≥ {target_power:g} against a difference of {effect:g} (α = {1 - confidence_level:g})"
     rho2 = correlation**2
+    check_units(sd**2 / bound if bound > 0 else math.inf, label)
     human_only = math.ceil(sd**2 / bound - 1e-9)
     n_low = max(2, math.floor(sd**2 * (1 - rho2) / bound) + 1)
     best = (human_only * human_cost, human_only, 0)

@@ -27,6 +27,7 @@ from humaneval.report.sections import (
     ppi,
     quality_control,
     reliability,
+    replicability,
     results,
     study,
     systems,
@@ -39,6 +40,7 @@ CRITERION_PARTS: list[CriterionPart] = [
     contrasts.part,
     reliability.part,
     power.part,
+    replicability.part,
 ]
 
 #: The sections of the report, in order (``results`` is one section per criterion).
