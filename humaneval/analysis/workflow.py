@@ -30,6 +30,7 @@ from humaneval.clmm.result import FitResult
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.comparative import ComparativeAnalysis, analyze_comparative
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
+from humaneval.analysis.scale import scale_extra, scale_lines
 from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
 from humaneval.methods import lower_is_better
 from humaneval.ratings import Ratings, as_ratings, select_criterion
@@ -190,7 +191,7 @@ class Analysis:
                 f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
                 f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
             )
-        return lines
+        return lines + scale_lines(self.extra)
 
     def __repr__(self) -> str:
         what = (
@@ -251,6 +252,7 @@ def analyze(
     n_resamples: int = 1000,
     style: tuple[str, ...] = (),
     max_minutes: float | None = CEILING_MINUTES,
+    scale: str | None = None,
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 
@@ -314,6 +316,10 @@ def analyze(
         Compare the ``emm`` levels within each level of this factor.
     compare : str, optional
         A nested formula tested against ``formula`` (likelihood ratio).
+    scale : str, optional
+        Scale effects of the CLMM: ``"~ annotator"`` (fixed) or ``"~ (1 | annotator)"`` (a random
+        log-scale); the result's ``extra`` then holds ``scale_effects``, ``scale_sd`` and
+        ``scale_test`` (docs/analysis.md, "Annotators who use the scale differently").
     progress : bool or callable
         Say how long work goes (``True``: on stderr): the size, model and estimate of a long
         CLMM fit before it starts, then where it is (:func:`fit_clmm`).
@@ -371,9 +377,11 @@ def analyze(
         raise OptionError(
             "style covariates apply to the pairwise Bradley–Terry model, not to a formula or classic test"
         )
-    if formula is not None or emm is not None or compare is not None:
+    if formula is not None or emm is not None or compare is not None or scale is not None:
         if test != "clmm":
-            raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
+            raise OptionError(
+                "--formula, --emmeans, --compare and --scale-effects apply to the CLMM (--test clmm)"
+            )
         return _analyze_formula(
             ratings,
             formula,
@@ -389,6 +397,7 @@ def analyze(
             by=by,
             compare=compare,
             progress=progress,
+            scale=scale,
         )
     if test not in (*MODEL_TESTS, *TESTS):
         raise OptionError(f"unknown test {test!r}; use one of {', '.join((*MODEL_TESTS, *TESTS))}")
@@ -589,6 +598,7 @@ def _analyze_formula(
     by: str | None,
     compare: str | None,
     progress: bool | Callable[[str], None],
+    scale: str | None = None,
 ) -> Analysis:
     """The CLMM of any formula (or of a named structure, for --emmeans/--compare) with EMMs."""
     frame: pd.DataFrame
@@ -604,6 +614,8 @@ def _analyze_formula(
 
         nested = describe_structure(table).family == "nested"
         chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
+        if scale is not None and structure == "auto":  # the scale model takes random intercepts only
+            chosen = "intercepts"
         formula = structure_formula(chosen, nested, response or "score")
     fit = fit_clmm(
         frame,
@@ -613,6 +625,7 @@ def _analyze_formula(
         formula=formula,
         threshold=threshold,
         progress=progress,
+        **({"scale": scale} if scale is not None else {}),
     )
     categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
@@ -652,9 +665,12 @@ def _analyze_formula(
             reference=reference,
             formula=compare,
             threshold=threshold,
+            **({"scale": scale} if scale is not None else {}),
         )
         lr = lr_test(restricted, fit)
     extra = {"categories": categories} if emms is not None else None
+    if fit.scale is not None:
+        extra = {**(extra or {}), **scale_extra(fit)}
     return Analysis(
         test="clmm",
         aggregate=None,

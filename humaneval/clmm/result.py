@@ -286,6 +286,7 @@ class FitResult:
     n_params: int = 0
     spec: object | None = field(default=None, repr=False)
     engine_comparison: dict[str, Any] | None = None
+    scale: Any = None  # humaneval.clmm.scale.ScaleEstimates of a fit with scale effects
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -517,6 +518,7 @@ class FitResult:
             "engine_comparison": self.engine_comparison,
             "attempts": [a.to_dict() for a in self.attempts],
             "versions": dict(self.versions),
+            **({} if self.scale is None else self.scale.to_dict()),
         }
 
 
