@@ -25,7 +25,7 @@ from humaneval.analysis import fit_clmm
 from humaneval.analysis.classic import TESTS, classic_test
 from humaneval.analysis.contrasts import tukey_quantile
 from humaneval.analysis.rbridge import _start, emmeans_contrasts, versions
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 
 
 def cold(fit, adjust: str):

@@ -35,9 +35,9 @@ from _common import setting, shared_data
 
 from humaneval.analysis.prepare import default_structure, prepare_clmm_data
 from humaneval.clmm import fit_native
+from humaneval.clmm.model import default_model, sample_ratings
+from humaneval.core.ratings import load_ratings
 from humaneval.design.blocks import block_design
-from humaneval.model import default_model, sample_ratings
-from humaneval.ratings import load_ratings
 
 
 def main() -> None:
@@ -219,7 +219,7 @@ def systems_model(n_systems: int):
     """The published model widened to ``n_systems`` systems (effects spread over the published range;
     Ψ of each factor: the published intercept variance, slopes with its mean slope variance and
     correlation 0.5)."""
-    from humaneval.model import OrdinalModel
+    from humaneval.clmm.model import OrdinalModel
 
     base = default_model()
     beta = np.r_[0.0, np.linspace(-1.0, 1.0, n_systems - 1)]

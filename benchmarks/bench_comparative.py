@@ -18,7 +18,7 @@ from statsmodels.discrete.conditional_models import ConditionalLogit
 from humaneval.comparative import analyze_comparative, build_judgements
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study, simulate_ranking_study
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 
 THETA = [0.5, 0.2, 0.0, -0.2, -0.5]
 

@@ -98,7 +98,7 @@ def pooled(n: int, n_sys: int, repeats: int) -> None:
     from humaneval.comparative import build_judgements
     from humaneval.comparative.analyze import _choix_start
     from humaneval.comparative.engine import fit_events
-    from humaneval.ratings import as_ratings
+    from humaneval.core.ratings import as_ratings
 
     table = votes(n, n_sys, seed=1)
     ratings = as_ratings(table)
@@ -148,7 +148,7 @@ def plackett_luce(n: int, n_sys: int, repeats: int) -> None:
 
     from humaneval.comparative import build_judgements
     from humaneval.comparative.engine import fit_events
-    from humaneval.ratings import as_ratings
+    from humaneval.core.ratings import as_ratings
 
     table = rankings(n, n_sys, seed=3)
     ratings = as_ratings(table)
@@ -172,7 +172,7 @@ def bootstrap(n: int, n_sys: int, evalica_resamples: int) -> None:
     import evalica
 
     from humaneval.comparative import bootstrap_vcov, build_judgements
-    from humaneval.ratings import as_ratings
+    from humaneval.core.ratings import as_ratings
 
     table = votes(n, n_sys, seed=4, annotator_sd=0.5)
     judgements = build_judgements(as_ratings(table))
@@ -212,7 +212,7 @@ def mixed(n: int, repeats: int) -> None:
     from humaneval.clmm import fit_spec
     from humaneval.comparative import build_judgements, mixed_design
     from humaneval.comparative.mixed import mixed_spec
-    from humaneval.ratings import as_ratings
+    from humaneval.core.ratings import as_ratings
 
     table = votes(n, 50, seed=5, annotator_sd=0.5)
     judgements = build_judgements(as_ratings(table))

@@ -22,7 +22,7 @@ import pandas as pd
 from _common import setting, shared_data, timed
 
 from humaneval.analysis.prepare import prepare_clmm_data
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 
 
 def enlarged(source: pd.DataFrame, copies: int, folder: Path) -> Path:

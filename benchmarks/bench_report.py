@@ -16,8 +16,8 @@ from pathlib import Path
 
 from _common import setting, shared_data
 
+from humaneval.core.ratings import load_ratings
 from humaneval.demo import run_demo
-from humaneval.ratings import load_ratings
 from humaneval.report import ReportSettings, build_report, write_report
 
 TARGET_SECONDS = 180.0

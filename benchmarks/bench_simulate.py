@@ -22,7 +22,7 @@
    processes import numpy, scipy and humaneval afresh) and its idle CPU per second of wall time are
    reported apart: a cluster serving many runs pays the start-up once, and the idle cost (heartbeats,
    event-loop ticks, monitors) is paid per second of wall time whatever the tasks do. Every process
-   reads the settings docs/simulation.md recommends (``humaneval.replicates.LEAN_DASK`` as environment
+   reads the settings docs/simulation.md recommends (``humaneval.stats.replicates.LEAN_DASK`` as environment
    variables) unless ``--dask-defaults``. Target (issue 34): the run ≤ +10 % CPU vs the pool for 100+
    replicates.
 
@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from humaneval.model import default_model, sample_scores
+from humaneval.clmm.model import default_model, sample_scores
 from humaneval.simulate import SimDesign, simulate, sweep
 from humaneval.simulate.designs import pair_differences, system_pairs
 from humaneval.simulate.procedures import clmm_available
@@ -103,7 +103,7 @@ def dask_benchmark(trials: int, defaults: bool = False, local: bool = False, rou
     from distributed import Client, LocalCluster
     from distributed.deploy.subprocess import SubprocessCluster
 
-    from humaneval.replicates import dask_environment
+    from humaneval.stats.replicates import dask_environment
 
     if not defaults:  # the settings docs/simulation.md gives, as the environment every process reads
         os.environ.update(dask_environment())
@@ -243,10 +243,10 @@ def _cpu_seconds() -> float:
 def clmm_benchmark(trials: int, r_fits: int) -> None:
     """One 20×5×3 power point with the maximal native CLMM on 2 workers, per CPU-second."""
     from humaneval.analysis.fit import fit_clmm
-    from humaneval.replicates import replicate_seed
     from humaneval.simulate.experiment import SimulationConfig, _prepared
     from humaneval.simulate.procedures import expand_procedures
     from humaneval.simulate.table_design import clmm_data
+    from humaneval.stats.replicates import replicate_seed
 
     model = default_model()
     config = SimulationConfig(model, SimDesign(20, 5, 3), expand_procedures(("clmm",), ("none",)))

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.clmm import clmm_spec, fit_spec
-from humaneval.model import default_model
+from humaneval.clmm.model import default_model
 from humaneval.simulate import SimDesign, simulate
 from humaneval.simulate.experiment import SimulationConfig, simulate_replicate
 from humaneval.simulate.procedures import expand_procedures

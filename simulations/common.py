@@ -13,7 +13,7 @@ from pathlib import Path
 import matplotlib
 import pandas as pd
 
-from humaneval.model import default_model
+from humaneval.clmm.model import default_model
 from humaneval.simulate.obspower import read_obspower
 
 HERE = Path(__file__).resolve().parent

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from humaneval.analysis import analyze
 from humaneval.analysis.calibration import CLMM_TYPE1, CLMM_TYPE1_TRIALS
 from humaneval.cli import main
+from humaneval.clmm.model import default_model
 from humaneval.errors import AnalysisCaution
-from humaneval.model import default_model
-from humaneval.proportions import calibration_status, calibration_warnings, clopper_pearson
 from humaneval.simulate.designs import SimDesign
+from humaneval.stats.proportions import calibration_status, calibration_warnings, clopper_pearson
 
 NULL = default_model().with_effects(0)
 
@@ -46,7 +46,7 @@ def test_the_eacl_2021_layout_gets_no_calibration_caution():
 
 def test_six_annotators_are_not_shown_to_be_calibrated_but_not_called_inflated():
     from humaneval.analysis.calibration import clmm_calibration
-    from humaneval.structure import describe_structure
+    from humaneval.core.structure import describe_structure
 
     text = clmm_calibration(describe_structure(_null_study("2x5x3")))
     assert text is not None and "not shown to be calibrated" in text and "too often" not in text

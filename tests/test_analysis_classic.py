@@ -20,9 +20,9 @@ from humaneval.analysis.classic import (
     unit_table,
     wilcoxon_test,
 )
+from humaneval.core.ratings import load_ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import AnalysisCaution, OptionError
-from humaneval.ratings import load_ratings
-from humaneval.structure import cluster_labels
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ def test_analyze_states_its_cautions_for_api_users(likert):
 @pytest.mark.parametrize("test", [paired_ttest, wilcoxon_test])
 def test_pairwise_tests_refuse_tukey_called_directly(test):
     # only classic_test refused it; called directly they crashed comparing None with an int
-    from humaneval.datasets import wine_ratings
+    from humaneval.io.datasets import wine_ratings
 
     with pytest.raises(OptionError, match="Tukey adjustment applies to the CLMM and the ANOVA"):
         test(wine_ratings(), adjust="tukey")

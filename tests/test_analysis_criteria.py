@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from humaneval.analysis import analyze
 from humaneval.analysis.criteria import analyze_criteria
 from humaneval.cli import main
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design import DesignSpec, generate_design
 from humaneval.errors import OptionError
-from humaneval.model import default_model, sample_ratings
 
 
 @pytest.fixture(scope="module")

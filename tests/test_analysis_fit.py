@@ -14,9 +14,9 @@ from humaneval.analysis import fit as fit_module
 from humaneval.analysis.fit import fit_clmm, ladder
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data, r_formula, random_terms
 from humaneval.analysis.result import Diagnostics, FitResult, assess, is_singular
+from humaneval.clmm.model import default_model
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import ConvergenceWarning, FitFailedError, RatingsError
-from humaneval.model import default_model
-from humaneval.ratings import load_ratings
 from tests.conftest import TABLE_3_2_LIKERT
 
 

@@ -100,7 +100,7 @@ def test_shortcuts_expand_to_formulas():
 
 def test_formula_intercepts_equal_the_named_structure(likert_path):
     """The same model through the formula path and the structure path: identical fits."""
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
 
     table = load_ratings(likert_path)
     named = fit_clmm(table, structure="intercepts")
@@ -164,7 +164,7 @@ def test_r_engine_fits_the_formula_with_its_names():
 
 @pytest.mark.r
 def test_engine_both_on_a_named_model(likert_path):
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
 
     fit = fit_clmm(load_ratings(likert_path), engine="both", structure="intercepts")
     comparison = fit.engine_comparison

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from humaneval.analysis import fit_clmm
 from humaneval.cli import main
-from humaneval.ratings import load_ratings
-from humaneval.structure import cluster_labels
+from humaneval.core.ratings import load_ratings
+from humaneval.core.structure import cluster_labels
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.r

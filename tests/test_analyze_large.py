@@ -139,7 +139,7 @@ def test_a_large_max_grad_with_a_tiny_newton_step_has_converged():
 
 def test_progress_lines_leave_the_fit_unchanged(likert_path, monkeypatch):
     from humaneval.clmm import fit as native
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
 
     data = prepare_clmm_data(load_ratings(likert_path))
     quiet = fit_native(data, "intercepts")

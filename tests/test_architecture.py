@@ -4,6 +4,7 @@ and the public names importable from the short paths the docs use."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import os
@@ -33,6 +34,7 @@ def _subpackage(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else None
 
 
+@functools.lru_cache(maxsize=1)
 def subpackage_graph() -> dict[str, dict[str, set[str]]]:
     """``graph[a][b]``: the files of subpackage ``a`` importing from subpackage ``b`` (a ≠ b)."""
     graph: dict[str, dict[str, set[str]]] = {}
@@ -109,6 +111,60 @@ def test_clmm_never_imports_analysis():
     assert "analysis" not in subpackage_graph().get("clmm", {})
 
 
+#: The packages from the bottom up: a package imports only from packages on lower lines. The first
+#: three lines are the low-level packages named for what they hold (files, presentation, the table and
+#: its vocabulary, statistics); the workflow's stages sit above them, the command line on top.
+LAYERS: list[set[str]] = [
+    {"io", "present"},
+    {"core"},
+    {"stats", "methods", "qc", "metaeval", "scorers"},
+    {"clmm", "design", "reliability"},
+    {"forms", "judges", "ppi"},
+    {"collect"},
+    {"comparative", "serve"},
+    {"analysis", "platforms"},
+    {"simulate"},
+    {"report"},
+    {"demo"},
+    {"cli"},
+]
+
+
+def test_every_package_has_a_layer():
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    placed = [name for layer in LAYERS for name in layer]
+    assert len(placed) == len(set(placed))
+    assert set(placed) == packages
+
+
+def test_imports_point_down_the_layers():
+    level = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+    upward = [
+        f"{source}→{target} in {sorted(files)}"
+        for source, targets in subpackage_graph().items()
+        for target, files in targets.items()
+        if level[target] >= level[source]
+    ]
+    assert upward == []
+
+
+def test_the_root_holds_only_the_public_face():
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == ["__init__.py", "__main__.py", "errors.py"]
+    assert _imported_modules(PACKAGE / "errors.py") == set()
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(humaneval.MOVED_MODULES.items()))
+def test_old_import_paths_give_the_moved_module(old, new):
+    moved = importlib.import_module(old)
+    assert moved is importlib.import_module(new)
+    assert moved.__name__ == new and moved.__spec__.name == new
+
+
+def test_an_unknown_root_module_is_still_an_import_error():
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("humaneval.no_such_module")
+
+
 @pytest.mark.parametrize(
     ("module", "names"),
     [
@@ -129,8 +185,8 @@ def test_clmm_never_imports_analysis():
         ),
         ("humaneval.simulate", ["plan_budget", "CostModel", "power", "simulate", "SimulationResult"]),
         ("humaneval.comparative", ["bws_scores", "analyze_comparative"]),
-        ("humaneval.ratings", ["Ratings", "load_ratings", "as_ratings"]),
-        ("humaneval.model", ["OrdinalModel", "default_model", "sample_ratings"]),
+        ("humaneval.core.ratings", ["Ratings", "load_ratings", "as_ratings"]),
+        ("humaneval.clmm.model", ["OrdinalModel", "default_model", "sample_ratings"]),
         ("humaneval.qc", ["QCRules", "qc_report", "apply_exclusions"]),
     ],
 )
@@ -199,6 +255,7 @@ SHIM_MODULES = {
 RE_EXPORTING = {"humaneval.analysis", "humaneval.analysis.prepare"}
 
 
+@functools.cache
 def _defined_names(module: str) -> set[str]:
     """Names a module defines at its top level (not the ones it imports)."""
     path = PACKAGE.parent.joinpath(*module.split("."))
@@ -249,7 +306,7 @@ def test_the_shim_scan_flags_re_exports_but_not_real_homes(tmp_path):
         "from humaneval.analysis.prepare import select_criterion, prepare_clmm_data\n"
         "from humaneval.analysis.result import FitResult\n"
         "from humaneval.analysis import analyze, FitResult as F, rbridge\n"
-        "from humaneval.ratings import select_criterion as s\n"
+        "from humaneval.core.ratings import select_criterion as s\n"
         "import humaneval.simulate.kernels\n"
     )
     assert _through_shims(source) == [
@@ -275,14 +332,71 @@ def test_the_package_never_imports_its_own_shims():
     assert os.environ.get("LD_LIBRARY_PATH") == library_path
 
 
+@functools.cache
+def _reexported_names(module: str) -> set[str]:
+    """Names ``module`` imports at its top level from another humaneval module (what it re-exports)."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not path.is_file():
+        return set()
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+        if (node.module or "").startswith("humaneval")
+        for alias in node.names
+    }
+
+
+def _imports_not_from_home(path: Path) -> list[str]:
+    """Imports in ``path`` of a name through a module that only re-exports it. A package's
+    ``__init__`` gathering its own submodules' names (its public face) is not one."""
+    own = None
+    if path.name == "__init__.py" and path.is_relative_to(PACKAGE):
+        own = ".".join(path.parent.relative_to(PACKAGE.parent).parts)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        module = node.module if isinstance(node, ast.ImportFrom) and not node.level else None
+        if not (module or "").startswith("humaneval.") or (own and module.startswith(own)):
+            continue
+        folder = PACKAGE.parent.joinpath(*module.split("."))
+        passed_on = _reexported_names(module) - _defined_names(module)
+        found += [
+            f"{module}.{alias.name}"
+            for alias in node.names
+            if alias.name in passed_on
+            and not (folder / f"{alias.name}.py").is_file()
+            and not (folder / alias.name).is_dir()
+        ]
+    return found
+
+
+def test_the_package_imports_each_name_from_its_home():
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) not in SHIM_MODULES
+        if (found := _imports_not_from_home(path))
+    }
+    assert offenders == {}
+
+
+def test_the_home_scan_sees_a_re_export(tmp_path):
+    source = tmp_path / "x.py"
+    source.write_text(
+        "from humaneval.analysis.contrasts import groupings\nfrom humaneval.stats.grouping import groupings\n"
+    )
+    assert _imports_not_from_home(source) == ["humaneval.analysis.contrasts.groupings"]
+
+
 def test_warnings_point_at_the_callers_line():
     """Warnings raised deep inside analyze() (behind its deprecation wrapper) and deprecation warnings
     name the line that called the package, not a package file."""
     import warnings
 
     from humaneval.analysis import analyze
+    from humaneval.clmm.model import default_model, sample_ratings
     from humaneval.design import block_design
-    from humaneval.model import default_model, sample_ratings
     from humaneval.report import ReportSettings
 
     model = default_model()

@@ -628,7 +628,7 @@ def test_broken_r_gives_the_hint_or_the_native_fallback(inputs, env, reason):
 
 
 def test_r_probe_api(monkeypatch):
-    from humaneval import renv
+    from humaneval.clmm import renv
 
     monkeypatch.setenv("R_HOME", "/nonexistent")
     monkeypatch.delenv("HUMANEVAL_R_PROBED", raising=False)
@@ -1061,7 +1061,7 @@ def test_the_currency_is_checked_in_the_api():
     ids=["coefficient-1e308", "threshold-1e308", "extra-group", "huge-variance"],
 )
 def test_model_files_beyond_the_latent_scale_or_with_other_groups(tmp_path, damage, fragment):
-    from humaneval.model import default_model
+    from humaneval.clmm.model import default_model
 
     model = default_model().to_dict()
     damage(model)
@@ -1086,10 +1086,10 @@ def test_a_model_file_nested_too_deeply(tmp_path, text):
 def test_mturk_work_times_that_cannot_be(tmp_path, value):
     """A WorkTimeInSeconds below 0 or beyond a year is a problem row and unknown, not shown as is; the
     answers are kept."""
+    from humaneval.clmm.model import default_model
     from humaneval.collect.mturk import parse_mturk_results
     from humaneval.demo import simulate_annotators
     from humaneval.design import DesignSpec, generate_design
-    from humaneval.model import default_model
 
     model = default_model()
     design = generate_design(
@@ -1180,7 +1180,7 @@ def test_run_sizes_have_a_ceiling(args, fragments):
 
 
 def test_force_lifts_the_ceilings():
-    from humaneval.replicates import MAX_TRIALS, available_cpus, check_run_size
+    from humaneval.stats.replicates import MAX_TRIALS, available_cpus, check_run_size
 
     check_run_size(MAX_TRIALS, available_cpus())
     check_run_size(10 * MAX_TRIALS, 1000 * available_cpus(), force=True)
@@ -1234,7 +1234,7 @@ def test_validate_reads_a_file_of_100000_columns_in_seconds(tmp_path):
 def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
     """Short rows padded, blank lines skipped, repeated names made unique (the same frame as pandas reads),
     a long row refused with its line."""
-    from humaneval.tables import read_table_lines
+    from humaneval.io.tables import read_table_lines
 
     def damage(lines):
         lines[3] = lines[3].rsplit(",", 2)[0]  # two fields short
@@ -1262,9 +1262,9 @@ def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
 def test_collect_mturk_reads_a_forged_batch_of_834_assignments_per_slot(tmp_path):
     """10,008 rows, every one of the 12 slots filled 834 times: was > 180 s of CPU (pandas work per screen
     and assignment); now each slot's screens are read once. Every assignment is kept and counted."""
+    from humaneval.clmm.model import default_model
     from humaneval.demo import simulate_annotators
     from humaneval.design import DesignSpec, generate_design
-    from humaneval.model import default_model
 
     model = default_model()
     spec = DesignSpec(documents=20, systems=list(model.system_names), seed=1, platform="mturk")

@@ -47,8 +47,8 @@ def test_a_command_missing_from_the_table_is_still_listed(monkeypatch):
 
 
 def test_auto_engine_does_not_look_for_r(monkeypatch):
-    from humaneval import renv
     from humaneval.cli._checks import check_engine
+    from humaneval.clmm import renv
 
     def probe():
         raise AssertionError("R was probed")

@@ -7,7 +7,7 @@ import pytest
 
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit_native, fused, links
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 
 pytest.importorskip("numba")
 

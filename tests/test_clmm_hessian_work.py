@@ -11,9 +11,9 @@ import pytest
 
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit as native
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.clmm.structures import structure_spec
 from humaneval.design.blocks import block_design
-from humaneval.model import default_model, sample_ratings
 
 
 @pytest.fixture(scope="module")

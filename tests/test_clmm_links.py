@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import humaneval.model
+import humaneval.clmm.model
 from humaneval.clmm import links
 from humaneval.clmm.links import LINKS, Link, get_link, obs_terms
 from humaneval.errors import ModelSpecError, OptionError
@@ -57,13 +57,13 @@ def test_unknown_links_fail_in_one_line_everywhere():
     with pytest.raises(OptionError):
         links.cdf(np.zeros(1), "identity")  # no silent fall-through to the Cauchy distribution
     with pytest.raises(ModelSpecError, match="link must be one of"):
-        humaneval.model.default_model().__class__(("a", "b"), [0.0, 1.0], [0.0], link="identity")
+        humaneval.clmm.model.default_model().__class__(("a", "b"), [0.0, 1.0], [0.0], link="identity")
 
 
 def test_one_list_for_the_engines_the_simulator_and_the_cli():
     from humaneval.cli.analyze import command
 
-    assert not hasattr(humaneval.model, "LINKS") and not hasattr(humaneval.model, "link_cdf")
+    assert not hasattr(humaneval.clmm.model, "LINKS") and not hasattr(humaneval.clmm.model, "link_cdf")
     [option] = [p for p in command.params if p.name == "link"]
     assert tuple(option.type.choices) == tuple(LINKS)
 
@@ -71,7 +71,7 @@ def test_one_list_for_the_engines_the_simulator_and_the_cli():
 def _ratings(link: str, seed: int = 4, blocks: int = 10):
     from humaneval.design import block_design
 
-    model = humaneval.model.default_model()
+    model = humaneval.clmm.model.default_model()
     model = type(model)(
         model.system_names, model.coefficients, model.thresholds, model.random_effects, link=link
     )
@@ -127,7 +127,7 @@ def test_r_engine_fits_cloglog_with_a_named_structure_and_a_formula():
     from humaneval.analysis.fit import fit_clmm
     from humaneval.clmm import clmm_spec, fit_spec
     from humaneval.clmm.rbridge import fit_r_spec
-    from humaneval.datasets import wine
+    from humaneval.io.datasets import wine
 
     _, ratings = _ratings("cloglog", seed=7, blocks=4)
     with warnings.catch_warnings():

@@ -15,13 +15,13 @@ from humaneval.clmm import fit_native
 from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import obs_terms
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.structures import structure_spec
+from humaneval.core.ratings import load_ratings
 from humaneval.design.blocks import block_design
 from humaneval.errors import ModelSpecError, OptionError
-from humaneval.model import default_model, sample_ratings
-from humaneval.ratings import load_ratings
 
 # spec §5.7, systems in the order abssentrw, BART, onmt_pg, seneca
 LIKERT_MAXIMAL = {
@@ -270,7 +270,7 @@ def test_likert_maximal_matches_r(likert_maximal):
 
 
 def test_likert_maximal_random_effects_match_the_published_model(likert_maximal, model_json_path):
-    from humaneval.model import OrdinalModel
+    from humaneval.clmm.model import OrdinalModel
 
     published = OrdinalModel.from_json(model_json_path)
     order = [likert_maximal.systems.index(s) for s in published.system_names]  # intercept = reference

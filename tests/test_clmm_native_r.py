@@ -10,7 +10,7 @@ import pytest
 
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit_native
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 from tests.test_clmm_native import _simulated
 
 pytestmark = pytest.mark.r

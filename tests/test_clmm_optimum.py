@@ -10,8 +10,8 @@ import pytest
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit_native
 from humaneval.clmm.fit import _ascent_on_boundary
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design.blocks import block_design
-from humaneval.model import default_model, sample_ratings
 
 
 def _study(seed: int):

@@ -17,8 +17,8 @@ from humaneval.comparative.simulate import (
     simulate_pairwise_study,
     simulate_ranking_study,
 )
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import InsufficientDataError, RatingsError
-from humaneval.ratings import load_ratings
 
 
 def pairwise_table(outcomes: list[tuple[str, str, float]], annotators: int = 1) -> pd.DataFrame:

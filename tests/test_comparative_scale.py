@@ -16,8 +16,8 @@ import statsmodels.api as sm
 from humaneval.comparative import analyze_comparative, build_judgements
 from humaneval.comparative.bootstrap import event_weights
 from humaneval.comparative.engine import _evaluate, _Support, fit_events
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import RatingsError
-from humaneval.ratings import load_ratings
 
 
 def dense_evaluate(features, mask, chosen, weights, beta):

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 from tests.conftest import shared_file
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "covariate_reference.json").read_text())

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 
 from humaneval.cli import main
 from humaneval.collect import parse_mturk_results, results_row
+from humaneval.core.ratings import load_ratings
+from humaneval.core.scales import Scale, read_scales, sidecar_path
 from humaneval.design import DesignSpec, generate_design
 from humaneval.design.criteria import CRITERIA, Criterion, expand_criteria, parse_criteria
 from humaneval.errors import DesignError, RatingsError
 from humaneval.forms import design_payloads
-from humaneval.ratings import load_ratings
-from humaneval.scales import Scale, read_scales, sidecar_path
 from humaneval.serve.validate import screen_problems
 from tests._designs import cell_texts
 

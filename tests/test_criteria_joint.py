@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from humaneval.analysis import analyze, analyze_criteria
 from humaneval.cli import main
-from humaneval.model import default_model
-from humaneval.ratings import as_ratings
+from humaneval.clmm.model import default_model
+from humaneval.core.ratings import as_ratings
 from humaneval.report import ReportSettings, build_report
 from humaneval.report.cautions import Caution, caution_kind, merge_criteria
 from humaneval.simulate.designs import SimDesign

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
+from humaneval.clmm.model import default_model
 from humaneval.demo import DemoSettings, run_demo
 from humaneval.errors import OptionError
-from humaneval.model import default_model
 
 SMALL = {"documents": 20, "n_resamples": 200, "n_splits": 20, "power_trials": 0}
 

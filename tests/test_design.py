@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from humaneval.cli import main
+from humaneval.clmm.model import default_model, sample_ratings
+from humaneval.core.structure import describe_structure
 from humaneval.design import (
     DESIGN_COLUMNS,
     Design,
@@ -28,8 +30,6 @@ from humaneval.design import (
 )
 from humaneval.design.order import check_positions, interleave
 from humaneval.errors import DesignError
-from humaneval.model import default_model, sample_ratings
-from humaneval.structure import describe_structure
 
 SYSTEMS = ["BART", "PG", "ref", "rw", "seneca"]
 EACL = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from humaneval.core.ratings import load_ratings
 from humaneval.design import Design, recheck_design, revisit
 from humaneval.errors import DesignError
-from humaneval.ratings import load_ratings
 
 ITEMS = {
     ("x", "S1"): {"a": 1, "b": 4, "c": 4},  # a alone is far from two agreeing colleagues

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from humaneval.analysis import analyze
 from humaneval.cli import main
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
 
 
 def _top_heavy() -> pd.DataFrame:

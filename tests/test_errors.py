@@ -28,6 +28,7 @@ from humaneval.analysis import (
 from humaneval.analysis.criteria import analyze_criteria
 from humaneval.cli import main
 from humaneval.comparative import analyze_comparative, bws_scores
+from humaneval.core.ratings import load_ratings
 from humaneval.design import DesignSpec
 from humaneval.errors import DataWarning, HumanEvalError, OptionError, RatingsError
 from humaneval.metaeval import (
@@ -39,7 +40,6 @@ from humaneval.metaeval import (
     meta_evaluate,
     permutation_test,
 )
-from humaneval.ratings import load_ratings
 from humaneval.reliability import (
     cohen_kappa,
     kalpha_bootstrap,
@@ -47,9 +47,9 @@ from humaneval.reliability import (
     reliability_report,
     split_half_reliability,
 )
-from humaneval.resampling import cluster_bootstrap
 from humaneval.scorers import entity_graph_score, score_faithfulness, tvd
 from humaneval.simulate import plan_budget, power, power_curve, simulate
+from humaneval.stats.resampling import cluster_bootstrap
 
 
 def _ratings() -> pd.DataFrame:

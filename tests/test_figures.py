@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design import block_design
-from humaneval.model import default_model, sample_ratings
-from humaneval.plotting import BETTER, DIVERGING, WORSE, save_figure
+from humaneval.present.plotting import BETTER, DIVERGING, WORSE, save_figure
 
 RED_GREEN = ("#2e7d32", "#c62828", "#2ca02c", "#d62728")
 
@@ -61,7 +61,7 @@ def test_figures_are_reproducible_byte_for_byte(tmp_path):
 
 
 def test_likert_distribution_is_a_diverging_stacked_bar(tmp_path):
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
     from humaneval.report.figures import diverging_start, score_distributions
 
     # shares 10/20/30/20/20 %: the bar starts left of 0 by 10 + 20 + 30/2 = 45 %

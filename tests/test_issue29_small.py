@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from humaneval.analysis import analyze, fit_clmm
 from humaneval.cli import main
-from humaneval.datasets import wine, wine_ratings
 from humaneval.errors import OptionError
+from humaneval.io.datasets import wine, wine_ratings
 
 WINE = "rating ~ temp + contact + (1|judge)"
 

@@ -298,8 +298,8 @@ def test_verdict_flags_a_judge_that_passes_but_ranks_systems_backwards(tmp_path)
 
 
 def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path):
+    from humaneval.core.ratings import load_ratings
     from humaneval.judges.data import from_ratings
-    from humaneval.ratings import load_ratings
     from humaneval.report import ReportSettings, build_report, write_report
 
     ratings = load_ratings(likert_with_judges())

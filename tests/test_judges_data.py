@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.datasets import wine_ratings
+from humaneval.core.ratings import load_ratings, mark_judges
 from humaneval.errors import RatingsError
+from humaneval.io.datasets import wine_ratings
 from humaneval.judges import from_ratings, load_annotations, read_annotations
-from humaneval.ratings import load_ratings, mark_judges
 
 
 def with_judge(table: pd.DataFrame, samples: int = 2, seed: int = 0) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
+from humaneval.core.ratings import load_ratings
 from humaneval.design.judged import choose_documents
 from humaneval.errors import DesignError, OptionError, RatingsError
 from humaneval.judges import from_ratings, load_annotations
@@ -24,7 +25,6 @@ from humaneval.judges.planning import (
     simulate_alt_test,
     simulated_labels,
 )
-from humaneval.ratings import load_ratings
 
 
 def test_batched_benjamini_yekutieli_equals_statsmodels():

@@ -64,8 +64,8 @@ def test_cli_table_compare_and_bias_plot(root, tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "τ_pair" in lines[1] and "Acc_pair" in lines[1]
-    assert lines[3].split()[:3] == ["BAS", "+0.43", "+0.75"]
+    assert lines[2].split()[0] == "metric" and "τ_pair" in lines[2] and "Acc_pair" in lines[2]
+    assert lines[4].split()[:3] == ["BAS", "+0.43", "+0.75"]
     assert "BAS vs RND" in result.output and "p ≤ 0.0099" in result.output  # no permutation beat it: 1/(R+1)
     assert out.stat().st_size > 10_000
     assert out.with_suffix(".svg").exists() and out.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
@@ -135,7 +135,7 @@ def test_cli_per_system_constant_metric_is_undefined_within_systems(root, tmp_pa
     assert payload["tau_sys"]["estimate"] == pytest.approx(1.0)
     assert payload["tau_intra"]["estimate"] is None and payload["tau_intra"]["n_groups_used"] == 0
     table = run(*args).output.splitlines()
-    assert table[2].split()[:2] == ["UB", "-"]
+    assert table[3].split()[:2] == ["UB", "-"]
 
 
 def test_cli_holm_adjusts_across_compared_pairs(root):

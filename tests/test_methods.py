@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from humaneval.core.responses import RANK, SCORE, lower_is_better
 from humaneval.design import Design, DesignSpec, generate_design, load_design, write_design_csv
 from humaneval.errors import DesignError, OptionError
 from humaneval.forms import PRESETS, placeholder_texts
-from humaneval.methods import ALIASES, METHODS, RANK, SCORE, Method, get_method, lower_is_better
+from humaneval.methods import ALIASES, METHODS, Method, get_method
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = re.compile(r"""['"](likert|da|rank|ranking|bws|pairwise)['"]""")

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from scipy import integrate, special, stats
 
+from humaneval.clmm.model import OrdinalModel, covariance_factor, default_model, sample_ratings
 from humaneval.design import block_design
 from humaneval.errors import ModelSpecError
-from humaneval.model import OrdinalModel, covariance_factor, default_model, sample_ratings
 
 
 def test_default_model_is_the_published_one(model_json_path):

@@ -19,9 +19,9 @@ from humaneval.comparative.simulate import (
     simulate_pairwise_study,
     simulate_ranking_study,
 )
-from humaneval.datasets import wine_ratings
+from humaneval.core.ratings import as_ratings
 from humaneval.errors import OptionError
-from humaneval.ratings import as_ratings
+from humaneval.io.datasets import wine_ratings
 
 STRENGTHS = [0.6, 0.0, -0.6]
 LAYOUT = {"blocks": 4, "docs_per_block": 3, "annotators_per_block": 3, "seed": 5}

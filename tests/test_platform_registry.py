@@ -1,4 +1,4 @@
-"""The registry of platforms (humaneval.platform_registry, issue 35 item 2): one Platform per
+"""The registry of platforms (humaneval.core.platforms, issue 35 item 2): one Platform per
 platform, asked by the design, the forms and the CLI; platform names appear in string
 comparisons only inside the registry."""
 
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS, Platform, get_platform
 from humaneval.design import DesignSpec, generate_design
 from humaneval.design.summary import summarize_design
 from humaneval.errors import OptionError
-from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS, Platform, get_platform
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = re.compile(r"""['"](prolific|mturk|standalone)['"]""")
 COMPARISON = re.compile(r"==|!=| in |\bis\b")
-REGISTRY = "humaneval/platform_registry.py"
+REGISTRY = "humaneval/core/platforms.py"
 
 
 def _comparisons() -> list[str]:
@@ -71,7 +71,7 @@ def test_registry_records() -> None:
 
 def test_a_new_platform_is_one_record(monkeypatch) -> None:
     """A platform added to the registry is accepted by the design and costed by its own rules."""
-    import humaneval.platform_registry as registry
+    import humaneval.core.platforms as registry
 
     lab = Platform(
         name="lab",

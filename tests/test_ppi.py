@@ -252,7 +252,7 @@ def test_judge_rows_in_the_ratings_table(small):
 
 
 def test_report_shows_human_only_and_ppi_means_beside_each_other(tmp_path):
-    from humaneval.ratings import load_ratings
+    from humaneval.core.ratings import load_ratings
     from humaneval.report import ReportSettings, build_report, write_report
 
     human, judge = judged_study(n_documents=60, n_systems=3, human_share=0.3, seed=6)

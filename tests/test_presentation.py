@@ -1,5 +1,5 @@
 """Results present themselves: ``summary()`` and a one-line ``repr`` on FitResult, Analysis,
-ReliabilityReport and SimulationResult, all numbers written by :mod:`humaneval.formatting`."""
+ReliabilityReport and SimulationResult, all numbers written by :mod:`humaneval.present.formatting`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from humaneval.analysis import fit_clmm
-from humaneval.formatting import MISSING, fmt, fmt_ci, fmt_estimate_ci, fmt_p, p_is
-from humaneval.ratings import load_ratings
+from humaneval.core.ratings import load_ratings
+from humaneval.present.formatting import MISSING, fmt, fmt_ci, fmt_estimate_ci, fmt_p, p_is
 from humaneval.reliability import fleiss_kappa, krippendorff_alpha, reliability_report
 from humaneval.simulate import simulate
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from humaneval import DataWarning, RatingsError, load_ratings
-from humaneval.ratings import parse_scale
-from humaneval.tables import read_table_lines
+from humaneval.core.ratings import parse_scale
+from humaneval.io.tables import read_table_lines
 
 
 def write(tmp_path, name: str, text: str):

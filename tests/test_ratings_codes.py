@@ -18,10 +18,10 @@ import pytest
 from humaneval.analysis.fit import fit_clmm
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.comparative import analyze_comparative, build_judgements
+from humaneval.core.ratings import CODED_COLUMNS, ID_COLUMNS, Ratings, load_ratings
+from humaneval.core.structure import describe_structure
 from humaneval.errors import RatingsError
-from humaneval.ratings import CODED_COLUMNS, ID_COLUMNS, Ratings, load_ratings
-from humaneval.structure import describe_structure
-from humaneval.tables import codes_of, read_table, text_codes
+from humaneval.io.tables import codes_of, read_table, text_codes
 from tests.conftest import shared_file
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import InsufficientDataError, RatingsError, ReliabilityWarning
-from humaneval.ratings import load_ratings
 from humaneval.reliability.agreement import (
     cohen_kappa,
     fleiss_kappa,

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
-from humaneval.ratings import load_ratings
 from humaneval.reliability import from_counts, from_long, krippendorff_alpha
 from humaneval.reliability.diagnostics import alpha_diagnostics
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import InsufficientDataError, OptionError
-from humaneval.ratings import load_ratings
 from humaneval.reliability.bootstrap import kalpha_bootstrap, unit_bootstrap
 from tests.test_reliability_alpha import HAYES, KRIPP_2011, ROWS
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humaneval.core.ratings import load_ratings
 from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError
-from humaneval.ratings import load_ratings
 from humaneval.reliability.curves import (
     nested_crossed_curve,
     plot_nested_crossed,

@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
+from humaneval.clmm.model import default_model, sample_ratings
+from humaneval.core.ratings import load_ratings
+from humaneval.core.structure import describe_structure
 from humaneval.design import block_design
-from humaneval.model import default_model, sample_ratings
-from humaneval.ratings import load_ratings
 from humaneval.report.cautions import design_cautions
 from humaneval.report.means import mean_intervals
 from humaneval.report.power import power_note
 from humaneval.simulate import simulate
-from humaneval.structure import describe_structure
 from tests._browser import launch_chromium
 from tests.conftest import TABLE_3_2_LIKERT, shared_file
 

@@ -9,10 +9,9 @@ import typing
 
 import pytest
 
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design import block_design
-from humaneval.model import default_model, sample_ratings
-from humaneval.report import ReportSettings, build_report, sections
-from humaneval.report.document import (
+from humaneval.present.document import (
     Block,
     Bullets,
     Code,
@@ -34,8 +33,9 @@ from humaneval.report.document import (
     Table,
     text,
 )
+from humaneval.present.renderers import md, tex, to_html, to_latex, to_markdown
+from humaneval.report import ReportSettings, build_report, sections
 from humaneval.report.render import write_report
-from humaneval.report.renderers import md, tex, to_html, to_latex, to_markdown
 
 HOSTILE = "<i>R&D_100%</i> $x^2$ {a} #1 *b* |c|"
 

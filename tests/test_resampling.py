@@ -6,12 +6,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.design import block_design
 from humaneval.errors import InsufficientDataError, ReliabilityWarning
-from humaneval.model import default_model, sample_ratings
 from humaneval.reliability.bootstrap import unit_bootstrap
 from humaneval.reliability.splithalf import split_half_reliability
-from humaneval.resampling import cluster_bootstrap, cluster_caveat, distinct_resamples, percentile_interval
+from humaneval.stats.resampling import (
+    cluster_bootstrap,
+    cluster_caveat,
+    distinct_resamples,
+    percentile_interval,
+)
 
 
 def test_distinct_resamples_and_caveats():

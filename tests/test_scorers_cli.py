@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
+from humaneval.io.tables import write_table
 from humaneval.scorers import make_probes
-from humaneval.tables import write_table
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::humaneval.scorers.result.EmptyInputWarning"),

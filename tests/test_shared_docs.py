@@ -1,4 +1,4 @@
-"""Parameter texts that several docstrings share come from one source (humaneval/_docstrings.py)."""
+"""Parameter texts that several docstrings share come from one source (humaneval/core/docstrings.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import humaneval
-from humaneval._docstrings import PARAMETERS
+from humaneval.core.docstrings import PARAMETERS
 
 PACKAGE = Path(humaneval.__file__).parent
 SECTION_END = r"\n(?:Returns|Raises|Examples|References|Notes|See Also|Yields|Attributes)\n-+"
@@ -45,7 +45,7 @@ def test_every_shared_text_is_used_and_substituted():
     assert all(f"%({name})s" in sources for name in PARAMETERS)
     leftovers = []
     for info in pkgutil.walk_packages(humaneval.__path__, "humaneval."):
-        if info.name in {"humaneval.__main__", "humaneval._docstrings"}:
+        if info.name in {"humaneval.__main__", "humaneval.core.docstrings"}:
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from humaneval.cli import main
+from humaneval.clmm.model import default_model
 from humaneval.errors import FitFailedError
-from humaneval.model import default_model
 from humaneval.simulate import procedures as procedures_module
 from humaneval.simulate import simulate
 
@@ -207,7 +207,7 @@ def test_clmm_power_nested_60x5x1_reaches_the_published_value():
 @pytest.mark.filterwarnings("ignore::humaneval.errors.ConvergenceWarning")
 def test_a_fitted_result_can_be_simulated():
     from humaneval.analysis import fit_clmm
-    from humaneval.model import sample_ratings
+    from humaneval.clmm.model import sample_ratings
     from humaneval.simulate.designs import SimDesign
 
     model = default_model()

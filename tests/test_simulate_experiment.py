@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humaneval.clmm.model import OrdinalModel, default_model
 from humaneval.errors import DesignError
-from humaneval.model import OrdinalModel, default_model
 from humaneval.simulate import SimDesign, simulate, type1_error
 from humaneval.simulate.budget import CostModel, plan_budget
 from humaneval.simulate.experiment import SimulationConfig, summarise
@@ -211,7 +211,7 @@ def test_lean_dask_settings_are_the_documented_environment():
     from pathlib import Path
 
     config = pytest.importorskip("dask.config")
-    from humaneval.replicates import LEAN_DASK, dask_environment
+    from humaneval.stats.replicates import LEAN_DASK, dask_environment
 
     env = dask_environment()
     assert len(env) == len(LEAN_DASK) == 6
@@ -224,7 +224,7 @@ def test_lean_dask_settings_are_the_documented_environment():
 
 
 def test_dask_tasks_batch_replicates_in_order():
-    from humaneval.replicates import _batches
+    from humaneval.stats.replicates import _batches
 
     chunks = [[i] for i in range(10)]
     batches = _batches(chunks, 4)
@@ -241,7 +241,7 @@ def test_numpy_temporaries_stay_on_the_heap_under_dask_malloc_settings(tmp_path)
 
     code = (
         "import resource, numpy as np\n"
-        "from humaneval.replicates import _heap_for_numpy\n"
+        "from humaneval.stats.replicates import _heap_for_numpy\n"
         "def faults(guard):\n"
         "    start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
         "    with (_heap_for_numpy() if guard else open(__file__)):\n"

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from humaneval.clmm.model import default_model, sample_ratings, sample_scores
 from humaneval.design import block_design
 from humaneval.errors import DesignError
-from humaneval.model import default_model, sample_ratings, sample_scores
 from humaneval.simulate.designs import SimDesign, pair_differences, system_pairs
 from humaneval.simulate.kernels import (
     art_exact_pvalues,

@@ -14,8 +14,8 @@ from scipy import stats
 
 from humaneval.cli import main
 from humaneval.cli.power import render_result
+from humaneval.clmm.model import OrdinalModel, default_model, sample_ratings
 from humaneval.errors import DesignError, FitFailedError
-from humaneval.model import OrdinalModel, default_model, sample_ratings
 from humaneval.simulate import SimDesign, simulate
 from humaneval.simulate import procedures as procedures_module
 from humaneval.simulate.curve import parse_breaks, power_curve

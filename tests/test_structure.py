@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from humaneval import describe_structure, load_ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.design import block_design
-from humaneval.structure import cluster_labels
 
 
 def scored(design: pd.DataFrame) -> pd.DataFrame:

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from humaneval.analysis.analyze import analyze
 from scipy import stats
 
-from humaneval._deprecation import renamed
 from humaneval.analysis.classic import paired_ttest
 from humaneval.cli import main
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import as_ratings
 from humaneval.errors import OptionError
-from humaneval.ratings import as_ratings
 
 
 @pytest.fixture(scope="module")

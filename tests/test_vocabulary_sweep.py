@@ -17,9 +17,9 @@ from humaneval.cli import main
 from humaneval.comparative import analyze_comparative, bws_scores
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
 from humaneval.errors import DesignError, OptionError
-from humaneval.kernels import art_pvalues
 from humaneval.metaeval import bootstrap, fisher_ci
 from humaneval.simulate import simulate
+from humaneval.stats.kernels import art_pvalues
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def run(*args: str):
 
 
 def test_power_cli_new_and_deprecated_options(tmp_path):
-    from humaneval.model import default_model
+    from humaneval.clmm.model import default_model
 
     model = tmp_path / "m.json"
     default_model().to_json(model)
@@ -159,7 +159,7 @@ def test_power_cli_new_and_deprecated_options(tmp_path):
 
 
 def test_budget_cli_model_file_and_deprecated_model(tmp_path):
-    from humaneval.model import default_model
+    from humaneval.clmm.model import default_model
 
     model = tmp_path / "m.json"
     default_model().to_json(model)

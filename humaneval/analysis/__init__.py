@@ -23,22 +23,16 @@ from humaneval.analysis.classic import (
     paired_ttest,
     wilcoxon_test,
 )
-from humaneval.analysis.contrasts import (
-    adjust_pvalues,
-    compact_letters,
-    groupings,
-    pairwise_contrasts,
-    rank_groups,
-    tukey_p,
-)
 from humaneval.analysis.criteria import adjust_across, analyze_criteria
 from humaneval.analysis.fit import fit_clmm, fit_formula
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.analysis.workflow import Analysis, analyze, bradley_terry, system_means
+from humaneval.clmm.contrasts import adjust_pvalues, pairwise_contrasts, tukey_p
 from humaneval.clmm.emmeans import emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import Attempt, Diagnostics, FitResult
 from humaneval.clmm.structures import ClmmData, random_terms
-from humaneval.comparative import bws_scores
+from humaneval.comparative.counting import bws_scores
+from humaneval.stats.grouping import compact_letters, groupings, rank_groups
 
 # The module was called ``analyze`` before, which shadowed the function: old imports of
 # ``humaneval.analysis.analyze`` get the module until humaneval 0.2.

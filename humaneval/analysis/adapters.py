@@ -27,16 +27,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
 from humaneval.analysis.plan import CEILING_MINUTES
-from humaneval.comparative import analyze_comparative, detect_kind
+from humaneval.comparative.analyze import analyze_comparative
+from humaneval.comparative.judgements import detect_kind
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings, select_criterion
+from humaneval.core.responses import RANK
 from humaneval.errors import OptionError
-from humaneval.methods import RANK, get_method
-from humaneval.ratings import Ratings, as_ratings, select_criterion
+from humaneval.methods import get_method
 
 if TYPE_CHECKING:
     from humaneval.clmm.result import FitResult
-    from humaneval.comparative import ComparativeFit
+    from humaneval.comparative.analyze import ComparativeFit
 
 
 @runtime_checkable
@@ -200,7 +202,7 @@ def adapter_for(
     Examples
     --------
     >>> from humaneval.comparative.simulate import simulate_pairwise_study
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> adapter, kind = adapter_for(simulate_pairwise_study([0.5, 0.0, -0.5], seed=1))
     >>> adapter.name, kind
     ('comparative', 'pairwise')

@@ -6,14 +6,14 @@ pairs, α = 0.05, 3 annotators per block; ``simulations/clmm_type1.py``, docs/si
 error of 0.159 with 3 annotators in all and about 0.05 from 15 annotators on. :func:`clmm_calibration`
 looks the analysed table up by its number of annotators and returns the caution
 :func:`~humaneval.analysis.workflow.analyze` attaches: the simulated rate with its Clopper–Pearson
-interval, judged by the interval (:func:`humaneval.proportions.calibration_status`), and the
+interval, judged by the interval (:func:`humaneval.stats.proportions.calibration_status`), and the
 ``humaneval power --null`` command that simulates the analysed design itself.
 """
 
 from __future__ import annotations
 
-from humaneval.proportions import CALIBRATION_RANGE, calibration_status, clopper_pearson
-from humaneval.structure import DesignStructure
+from humaneval.core.structure import DesignStructure
+from humaneval.stats.proportions import CALIBRATION_RANGE, calibration_status, clopper_pearson
 
 #: Simulated Type I error of the maximal CLMM by total annotators: (annotators, design B×D×A, rate);
 #: simulations/output/clmm_type1.csv.
@@ -49,9 +49,9 @@ def clmm_calibration(structure: DesignStructure) -> str | None:
 
     Examples
     --------
-    >>> from humaneval.model import default_model
+    >>> from humaneval.clmm.model import default_model
     >>> from humaneval.simulate.designs import SimDesign
-    >>> from humaneval.structure import describe_structure
+    >>> from humaneval.core.structure import describe_structure
     >>> null = default_model().with_effects(0)
     >>> table = null.sample(SimDesign.parse("1x40x3").table(null.system_names), seed=1)
     >>> print(clmm_calibration(describe_structure(table)))  # doctest: +ELLIPSIS

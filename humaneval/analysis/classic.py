@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import caller_stacklevel, renamed
-from humaneval._docstrings import shared_docs
-from humaneval.analysis.contrasts import (
+from humaneval.analysis.prepare import choose_reference
+from humaneval.clmm.contrasts import (
     CONTRAST_COLUMNS,
     adjust_pvalues,
     better_column,
@@ -35,11 +34,12 @@ from humaneval.analysis.contrasts import (
     tukey_p,
     tukey_quantile,
 )
-from humaneval.analysis.prepare import choose_reference
+from humaneval.core.deprecation import caller_stacklevel, renamed
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings, select_criterion
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
-from humaneval.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
-from humaneval.ratings import Ratings, as_ratings, select_criterion
-from humaneval.structure import cluster_labels
+from humaneval.stats.kernels import AGGREGATES, art_pvalues, paired_t_pvalues
 
 TESTS = ("ttest", "art", "wilcoxon", "anova")
 
@@ -127,9 +127,9 @@ def paired_ttest(
 
     Examples
     --------
-    Warm wines taste more bitter than cold ones (:func:`humaneval.datasets.wine_ratings`):
+    Warm wines taste more bitter than cold ones (:func:`humaneval.io.datasets.wine_ratings`):
 
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = paired_ttest(wine_ratings())
     >>> row = table.iloc[1]
     >>> row.system_a, row.system_b, float(round(row.estimate, 4)), float(round(row.statistic, 4)), int(row.df)
@@ -205,7 +205,7 @@ def approximate_randomization(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = approximate_randomization(wine_ratings(), n_permutations=999, seed=1)
     >>> row = table.iloc[2]
     >>> row.system_a, row.system_b, float(row.statistic), float(round(row.p_adj, 3))
@@ -265,7 +265,7 @@ def wilcoxon_test(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> row = wilcoxon_test(wine_ratings()).iloc[2]
     >>> row.system_a, row.system_b, float(row.statistic), float(round(row.p_adj, 4))
     ('cold-no', 'warm-yes', 0.0, 0.0013)
@@ -325,7 +325,7 @@ def one_way_anova(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = one_way_anova(wine_ratings())
     >>> row = table.iloc[0]
     >>> row.system_a, row.system_b, float(round(row.estimate, 4)), int(row.df), float(round(row.p_adj, 4))
@@ -410,7 +410,7 @@ def classic_test(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = classic_test(wine_ratings(), "ttest", aggregate="document")
     >>> table["n"].tolist(), table["adjust"].iloc[0]
     ([2, 2, 2, 2, 2, 2], 'holm')

@@ -1,6 +1,6 @@
 """The contrast tools of the analysis: contrasts and multiplicity adjustments
 (:mod:`humaneval.clmm.contrasts`, used by both CLMM engines and the classic tests) and the rank
-groupings of dissertation Table 3.2 (:mod:`humaneval.grouping`), in one place."""
+groupings of dissertation Table 3.2 (:mod:`humaneval.stats.grouping`), in one place."""
 
 from humaneval.clmm.contrasts import (
     ADJUSTMENTS,
@@ -13,7 +13,7 @@ from humaneval.clmm.contrasts import (
     tukey_p,
     tukey_quantile,
 )
-from humaneval.grouping import compact_letters, groupings, rank_groups
+from humaneval.stats.grouping import compact_letters, groupings, rank_groups
 
 __all__ = [
     "ADJUSTMENTS",

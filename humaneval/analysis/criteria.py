@@ -26,11 +26,12 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from humaneval.analysis.adapters import AnalysisOptions, SystemAnalysis, table_kind
-from humaneval.analysis.contrasts import better_column, groupings
 from humaneval.analysis.joint import joint_analyses, joint_applies
 from humaneval.analysis.workflow import analyze
+from humaneval.clmm.contrasts import better_column
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.stats.grouping import groupings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
 #: family-wise error rate, ``fdr_bh`` (Benjamini–Hochberg) the false discovery rate.
@@ -138,7 +139,7 @@ def analyze_criteria(
 
     >>> import warnings
     >>> import pandas as pd
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = wine_ratings()
     >>> two = pd.concat([table.assign(criterion="bitterness"),
     ...                  table.assign(criterion="sweetness", score=6 - table["score"])])
@@ -211,7 +212,7 @@ def adjust_across(
 
     >>> import warnings
     >>> from humaneval.analysis import analyze
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = wine_ratings()
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")

@@ -22,15 +22,15 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel
-from humaneval._docstrings import shared_docs
 from humaneval.analysis.plan import CEILING_MINUTES, PLAN_SECONDS, check_ceiling, plan_fit
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
 from humaneval.clmm.formula import clmm_spec, parse_formula
 from humaneval.clmm.result import Attempt, FitResult, engine_differences
 from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, select_criterion
 from humaneval.errors import ConvergenceWarning, FitFailedError, ModelSpecError, OptionError
-from humaneval.ratings import Ratings, select_criterion
 
 #: ``auto`` is kept for callers of the old default and now means ``native``.
 ENGINES = ("native", "r", "both", "auto")
@@ -63,7 +63,7 @@ def resolve_engine(engine: str) -> tuple[str, Callable[..., FitResult]]:
         from humaneval.clmm import rbridge
 
         return "r", rbridge.fit_r
-    from humaneval.clmm import fit_native
+    from humaneval.clmm.fit import fit_native
 
     return "native", fit_native
 
@@ -133,7 +133,7 @@ def fit_formula(
     --------
     Christensen's CLMM of the wine data (logLik −81.57, tempwarm 3.063, contactyes 1.835):
 
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_formula(wine(), "rating ~ temp + contact + (1 | judge)")
     >>> round(fit.loglik, 2), fit.fixed_effects()["estimate"].round(3).tolist()
     (-81.57, [3.063, 1.835])
@@ -150,7 +150,7 @@ def fit_formula(
     spec = clmm_spec(parsed, data, reference=reference, threshold=threshold, scale=scale)
     fits = {}
     if engine in ("native", "both"):
-        from humaneval.clmm import fit_spec
+        from humaneval.clmm.fit import fit_spec
 
         fits["native"] = fit_spec(spec, link, **options)
     if engine in ("r", "both"):
@@ -259,12 +259,12 @@ def fit_clmm(
 
     Examples
     --------
-    The four wine conditions as systems (:func:`humaneval.datasets.wine_ratings`); with random
+    The four wine conditions as systems (:func:`humaneval.io.datasets.wine_ratings`); with random
     intercepts per judge (the document intercept is estimated at 0) the fit equals the
     interaction model ``rating ~ temp * contact + (1 | judge)`` (warm-no − cold-no = 2.947):
 
     >>> import warnings
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     fit = fit_clmm(wine_ratings(), structure="intercepts")

@@ -17,15 +17,15 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
-from humaneval._deprecation import caller_stacklevel
 from humaneval.analysis.adapters import AnalysisOptions
 from humaneval.analysis.calibration import clmm_calibration
-from humaneval.analysis.contrasts import groupings
 from humaneval.analysis.workflow import Analysis, _analyze_formula, system_means
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.ratings import Ratings, select_criterion
+from humaneval.core.structure import describe_structure
 from humaneval.errors import AnalysisCaution
 from humaneval.methods import get_method
-from humaneval.ratings import Ratings, select_criterion
-from humaneval.structure import describe_structure
+from humaneval.stats.grouping import groupings
 
 #: The joint model of several criteria (the response column is filled in).
 JOINT_FORMULA = "{response} ~ system * criterion + (1 + system | annotator) + (1 | document)"
@@ -56,8 +56,8 @@ def joint_analyses(ratings: Ratings, options: AnalysisOptions | None = None) -> 
     --------
     >>> import warnings
     >>> import pandas as pd
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> table = wine_ratings()
     >>> two = as_ratings(pd.concat([table.assign(criterion="bitterness"),
     ...                             table.assign(criterion="sweetness", score=6 - table["score"])]))

@@ -72,7 +72,7 @@ def plan_fit(data: ClmmData, structure: str, engine: str = "native") -> FitPlan:
     Examples
     --------
     >>> from humaneval.analysis.prepare import prepare_clmm_data
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> plan = plan_fit(prepare_clmm_data(wine_ratings()), "intercepts")
     >>> plan.nobs, plan.n_params, plan.seconds < 0.1
     (72, 9, True)

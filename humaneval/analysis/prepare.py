@@ -12,7 +12,7 @@ reference first, then the others in Python's sorted order (R's locale-dependent 
 
 The named random-effect structures and :class:`ClmmData` live in :mod:`humaneval.clmm.structures`
 (re-exported here for old imports until humaneval 0.2, as is ``select_criterion`` of
-:mod:`humaneval.ratings`); each structure is a shortcut for a formula (:func:`structure_formula`).
+:mod:`humaneval.core.ratings`); each structure is a shortcut for a formula (:func:`structure_formula`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from humaneval.clmm.structures import (
     structure_formula,
     structure_spec,
 )
+from humaneval.core.ratings import Ratings, select_criterion
+from humaneval.core.structure import describe_structure
 from humaneval.errors import InsufficientDataError, RatingsError
-from humaneval.ratings import Ratings, select_criterion
-from humaneval.structure import describe_structure
 
 REFERENCE_NAMES = ("__reference__", "reference", "ref")
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from humaneval.clmm.result import FitResult
 from humaneval.clmm.scale import scale_lr_test
-from humaneval.formatting import p_is
+from humaneval.present.formatting import p_is
 
 
 def scale_extra(fit: FitResult) -> dict[str, object]:

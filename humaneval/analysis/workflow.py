@@ -16,25 +16,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel, renamed
-from humaneval._docstrings import shared_docs
 from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
 from humaneval.analysis.calibration import clmm_calibration
-from humaneval.analysis.classic import AGGREGATES, TESTS, anova_omnibus, classic_test, independent_units
-from humaneval.analysis.contrasts import groupings
+from humaneval.analysis.classic import TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.analysis.scale import scale_extra, scale_lines
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import FitResult
 from humaneval.clmm.spec import ClmmSpec
-from humaneval.comparative import ComparativeAnalysis, analyze_comparative
+from humaneval.comparative.analyze import ComparativeAnalysis, analyze_comparative
+from humaneval.core.deprecation import caller_stacklevel, renamed
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings, select_criterion
+from humaneval.core.responses import lower_is_better
+from humaneval.core.structure import describe_structure
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
-from humaneval.analysis.scale import scale_extra, scale_lines
-from humaneval.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
-from humaneval.methods import lower_is_better
-from humaneval.ratings import Ratings, as_ratings, select_criterion
-from humaneval.structure import describe_structure
+from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.stats.grouping import groupings
+from humaneval.stats.kernels import AGGREGATES
 
 
 def system_means(ratings: Ratings) -> pd.Series:
@@ -42,8 +43,8 @@ def system_means(ratings: Ratings) -> pd.Series:
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> system_means(as_ratings(wine_ratings())).round(3).to_dict()
     {'cold-no': 2.056, 'cold-yes': 2.611, 'warm-no': 3.111, 'warm-yes': 3.889}
     """
@@ -358,10 +359,10 @@ def analyze(
 
     Examples
     --------
-    Randall's wine data (``humaneval.datasets.wine``): warm wines are rated more bitter, by
+    Randall's wine data (``humaneval.io.datasets.wine``): warm wines are rated more bitter, by
     3.063 on the latent scale (Christensen 2019):
 
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> result = analyze(wine(), formula="rating ~ temp + contact + (1|judge)", emm="temp")
     >>> result
     <Analysis CLMM formula, native engine: 2 systems, 1 contrast (1 significant at adjust=tukey)>

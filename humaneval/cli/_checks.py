@@ -209,7 +209,7 @@ def library_error_line(exc: BaseException) -> str | None:
 def check_design(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Click callback: load the design a path names now, so that a bad design fails before any work."""
     if value is not None:
-        from humaneval.forms import load_design
+        from humaneval.forms.write import load_design
 
         load_design(value)
     return value
@@ -218,7 +218,7 @@ def check_design(ctx: click.Context, param: click.Parameter, value: str | None) 
 def check_preset(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Click callback: resolve a forms preset (built-in name or file) now, before any work."""
     if value is not None:
-        from humaneval.forms import get_preset
+        from humaneval.forms.presets import get_preset
 
         get_preset(value)
     return value
@@ -246,7 +246,7 @@ def check_engine(ctx: click.Context, param: click.Parameter, value: str) -> str:
         return "native"
     if value in ("r", "both"):
         from humaneval.clmm.rbridge import INSTALL_HINT
-        from humaneval.renv import require_r
+        from humaneval.clmm.renv import require_r
 
         require_r(INSTALL_HINT.replace('engine="native"', "--engine native"))
     return value

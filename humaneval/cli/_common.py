@@ -10,9 +10,10 @@ from typing import Any
 import click
 
 from humaneval.cli._checks import check_preset
+from humaneval.core.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, Ratings, Response, load_ratings
+from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
-from humaneval.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, RESPONSES, Ratings, Response, load_ratings
-from humaneval.serialization import jsonable
+from humaneval.io.serialization import jsonable
 
 CANONICAL = ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS
 
@@ -140,7 +141,7 @@ def read_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     """Click callback: the UTF-8 text of the :class:`InputFile` an option names (``None`` if not given)."""
     if value is None:
         return None
-    from humaneval.tables import decode_utf8
+    from humaneval.io.tables import decode_utf8
 
     return decode_utf8(Path(value).read_bytes(), value)
 

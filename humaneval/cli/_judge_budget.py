@@ -83,8 +83,8 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
+        from humaneval.io.tables import read_table
         from humaneval.ppi.judged import read_judge_scores
-        from humaneval.tables import read_table
 
         pilot = read_table(o["judge_pilot"], what="pilot ratings")
         scores = None if o["judge_file"] is None else read_judge_scores(o["judge_file"])

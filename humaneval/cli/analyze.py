@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from humaneval._deprecation import renamed_option
-from humaneval.analysis.classic import AGGREGATES, TESTS
+from humaneval.analysis.classic import TESTS
 from humaneval.analysis.criteria import ACROSS_METHODS
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.plan import CEILING_MINUTES
@@ -19,7 +18,9 @@ from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
+from humaneval.core.deprecation import renamed_option
 from humaneval.errors import RatingsError
+from humaneval.stats.kernels import AGGREGATES
 
 #: Files at least this large say they are being read before the (seconds-long) validation.
 READ_NOTICE_BYTES = 8 * 2**20

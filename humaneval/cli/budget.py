@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli._judge_budget import JUDGE_OPTIONS, judge_options, run_judge_budget
+from humaneval.core.deprecation import renamed_option
 from humaneval.simulate.procedures import TESTS
 
 if TYPE_CHECKING:
-    from humaneval.model import OrdinalModel
+    from humaneval.clmm.model import OrdinalModel
 
 
 def ints(text: str) -> tuple[int, ...]:
@@ -156,7 +156,7 @@ def command(
     --model-file, --pilot or --design with --effect, as for 'power'; money is in the design's currency
     and wage. See docs/simulation.md. With --judge-correlation or --judge-pilot: the cheapest numbers
     of human-rated and judge-only units for a judge beside the humans (docs/ppi.md)."""
-    from humaneval.replicates import check_run_size
+    from humaneval.stats.replicates import check_run_size
 
     check_run_size(trials, workers, force=force)
     judge = {k: options.pop(k) for k in JUDGE_OPTIONS}

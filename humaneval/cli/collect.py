@@ -115,10 +115,10 @@ def mturk(
     as_json: bool,
 ) -> None:
     """Parse an MTurk batch results CSV against the design."""
-    from humaneval.collect import parse_mturk_results
+    from humaneval.collect.mturk import parse_mturk_results
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
-    from humaneval.forms import load_design
+    from humaneval.forms.write import load_design
 
     parsed = parse_mturk_results(
         results,

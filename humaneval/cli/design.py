@@ -9,12 +9,12 @@ import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option, read_text
-from humaneval.currency import currency_code
+from humaneval.core.currency import currency_code
+from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS
 from humaneval.design.judged import STRATEGIES as JUDGED_STRATEGIES
 from humaneval.design.spec import CHECK_KINDS, FAMILIES, ORDERS, REMAINDERS
 from humaneval.errors import DesignError, OptionError
 from humaneval.methods import METHODS
-from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS
 
 if TYPE_CHECKING:
     from humaneval.judges.planning import CalibrationPlan
@@ -129,16 +129,10 @@ if TYPE_CHECKING:
 @json_option
 def command(**o) -> None:
     """Generate a study design: blocks, slots, presentation order, checks, cost."""
-    from humaneval.design import (
-        BWSOptions,
-        DesignSpec,
-        PairOptions,
-        documents_of,
-        generate_design,
-        read_documents,
-        read_summaries,
-    )
+    from humaneval.design.generate import generate_design
+    from humaneval.design.inputs import documents_of, read_documents, read_summaries
     from humaneval.design.judged import chosen_documents
+    from humaneval.design.spec import BWSOptions, DesignSpec, PairOptions
 
     calibration = None
     if o["calibration_items"] is not None and o["judge_scores"] is None:

@@ -8,8 +8,8 @@ import click
 
 from humaneval.cli._checks import MINUTES, NONNEG, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
+from humaneval.core.platforms import PLATFORMS
 from humaneval.errors import CostWarning, DesignError
-from humaneval.platform_registry import PLATFORMS
 
 
 def _render(package) -> str:
@@ -64,9 +64,10 @@ def command(
     design: str, texts, documents, placeholder_texts: bool, out: str, as_json: bool, **options
 ) -> None:
     """Write annotation forms (Prolific preview pages, MTurk package or standalone pages) for a design."""
-    from humaneval.forms import load_design, load_texts, write_forms
-    from humaneval.forms import placeholder_texts as placeholders
     from humaneval.forms.screens import design_frame
+    from humaneval.forms.texts import load_texts
+    from humaneval.forms.texts import placeholder_texts as placeholders
+    from humaneval.forms.write import load_design, write_forms
 
     plan = load_design(design)
     if placeholder_texts:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import IMAGE, NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.core.deprecation import renamed_option
 from humaneval.errors import RatingsError
 from humaneval.metaeval.bootstrap import MODE_ALIASES
 from humaneval.metaeval.kernel import COEFFICIENTS
@@ -204,7 +204,7 @@ def _read_inputs(
     keys: dict[str, str | None],
 ) -> tuple[pd.Series, dict[str, pd.Series]]:
     """The human scores and each ``--metric``'s scores by name (a name given twice is an error)."""
-    from humaneval.metaeval import read_human, read_scores
+    from humaneval.metaeval.data import read_human, read_scores
 
     human = read_human(
         human_path,
@@ -238,7 +238,7 @@ def _evaluate(
     human: pd.Series, metrics: dict[str, pd.Series], levels: tuple[str, ...], **options: Any
 ) -> MetaEvalResult:
     """:func:`~humaneval.metaeval.report.meta_evaluate`, its alignment warnings printed as notes."""
-    from humaneval.metaeval import AlignmentWarning
+    from humaneval.metaeval.data import AlignmentWarning
     from humaneval.metaeval.report import meta_evaluate
 
     with warnings.catch_warnings(record=True) as caught:
@@ -301,7 +301,7 @@ def _bias_plot(result, path: str) -> str:
 
     matplotlib.use("Agg")
     from humaneval.metaeval.bias import bias_matrix, plot_bias_matrix
-    from humaneval.plotting import save_figure
+    from humaneval.present.plotting import save_figure
 
     matrices = {
         name: bias_matrix(result.scores.human, P, result.scores.systems)
@@ -316,7 +316,7 @@ def _intra_plot(result, path: str, coefficient: str, seed: int | None) -> str:
 
     matplotlib.use("Agg")
     from humaneval.metaeval.report import plot_intra_system
-    from humaneval.plotting import save_figure
+    from humaneval.present.plotting import save_figure
 
     save_figure(plot_intra_system(result.scores, coefficient=coefficient, seed=seed), path)
     return path

@@ -27,7 +27,7 @@ profile_option = click.option(
 
 
 def _client(production: bool, profile: str | None):
-    from humaneval.platform_registry import MTURK
+    from humaneval.core.platforms import MTURK
 
     return MTURK.load("client")(production, profile=profile)
 
@@ -99,10 +99,10 @@ def fetch(
     as_json: bool,
 ) -> None:
     """Fetch every assignment of PACKAGE's HITs and parse them like 'collect mturk'."""
-    from humaneval.collect import parse_mturk_results
+    from humaneval.collect.mturk import parse_mturk_results
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
-    from humaneval.forms import load_design
+    from humaneval.forms.write import load_design
     from humaneval.platforms.mturk import fetch_results
 
     rows = fetch_results(package, _client(production, profile), production=production)
@@ -147,7 +147,7 @@ def review(
 ) -> None:
     """Approve or reject PACKAGE's submitted assignments by the QC rules (reject: ≥ 2 failed IMCs)."""
     from humaneval.collect.spreadsheet import write_safe_table
-    from humaneval.forms import load_design
+    from humaneval.forms.write import load_design
     from humaneval.platforms.mturk import apply_review, fetch_results, review_plan
 
     client = _client(production, profile)
@@ -194,8 +194,8 @@ def bonus(
     counts as already paid. Each row is reported paid, already paid or failed.
     """
     from humaneval.errors import PlatformError
+    from humaneval.io.tables import read_table
     from humaneval.platforms.mturk import check_money, check_repeats, pay_bonuses
-    from humaneval.tables import read_table
 
     table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
     if execute:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
 from humaneval.clmm.structures import STRUCTURES
+from humaneval.core.deprecation import renamed_option
 from humaneval.errors import DesignError
 from humaneval.simulate.curve import ALONG
 from humaneval.simulate.experiment import FAILED_FITS
@@ -180,7 +180,7 @@ def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
     table, a block design or a pilot's fitted model, at one size or along a power curve. The
     cheapest design for a target power is 'humaneval budget'. See docs/simulation.md."""
-    from humaneval.replicates import check_run_size
+    from humaneval.stats.replicates import check_run_size
 
     check_run_size(opts["trials"], opts["workers"], force=opts["force"])
     if opts["calibration_trials"] is not None:

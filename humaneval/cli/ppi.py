@@ -13,7 +13,7 @@ from humaneval.ppi.items import CLUSTERINGS
 from humaneval.ppi.judged import MODELS
 
 if TYPE_CHECKING:
-    from humaneval.ratings import Response
+    from humaneval.core.ratings import Response
 
 
 @click.command()
@@ -93,8 +93,8 @@ def command(
 ) -> None:
     """Estimate each system's mean human score, and the differences between systems, from human
     ratings of some summaries and a judge's scores of all (prediction-powered inference, PPI++)."""
+    from humaneval.io.tables import read_table
     from humaneval.ppi.judged import analyze_ppi
-    from humaneval.tables import read_table
 
     table = load_from_options(ratings, response, scale, allow_ties, continuous, columns)
     result = analyze_ppi(

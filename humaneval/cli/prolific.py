@@ -41,7 +41,7 @@ execute_option = click.option("--execute", is_flag=True, help="Act for real (def
 
 
 def _client(token: str | None):
-    from humaneval.platform_registry import PROLIFIC
+    from humaneval.core.platforms import PROLIFIC
 
     return PROLIFIC.load("client")(token)
 
@@ -63,8 +63,8 @@ def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator
     """``(study, folder)`` of SOURCE: itself, or one made from a design (made for real only with
     --execute; a dry run plans from a scratch copy)."""
     from humaneval.errors import DesignError
-    from humaneval.serve import create_study, open_study
-    from humaneval.studydb import DB_NAME
+    from humaneval.io.studydb import DB_NAME
+    from humaneval.serve.study import create_study, open_study
 
     path = Path(source)
     if (path / DB_NAME).exists():
@@ -232,7 +232,7 @@ def status(
     """Count STUDY_DIR's submissions; free the slots of those returned, timed out or rejected."""
     from humaneval.platforms.prolific import list_submissions
     from humaneval.platforms.prolific_study import database_releaser, feed_back, get_study, http_releaser
-    from humaneval.serve import open_study
+    from humaneval.serve.study import open_study
 
     client, study_id = _setup(study_dir, study_id, token)
     state = get_study(client, study_id)["status"]
@@ -347,9 +347,9 @@ def bonus(
     as_json: bool,
 ) -> None:
     """Pay the bonuses of BONUSES (participant_id or submission_id, amount in pounds) once."""
+    from humaneval.io.tables import read_table
     from humaneval.platforms.prolific_bonus import pay_bonuses
     from humaneval.platforms.prolific_study import open_prolific_study
-    from humaneval.tables import read_table
 
     table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
     study, study_id = open_prolific_study(study_dir, study_id)

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, RESAMPLES, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.core.deprecation import renamed_option
 from humaneval.reliability.disagreement import LEVELS
 
 if TYPE_CHECKING:

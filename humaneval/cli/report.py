@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.clmm.structures import STRUCTURES
+from humaneval.core.deprecation import renamed_option
 
 
 @click.command()
@@ -103,7 +103,8 @@ def command(
     **options,
 ) -> None:
     """Write a study report: summary, results with figures, reliability, QC, power and datasheet."""
-    from humaneval.report import ReportSettings, build_report, write_report
+    from humaneval.report.build import ReportSettings, build_report
+    from humaneval.report.render import write_report
 
     table = load_from_options(ratings, **options)
     settings = ReportSettings(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from humaneval._deprecation import renamed_option
 from humaneval.cli._checks import NONNEG, OutputPath
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.core.deprecation import renamed_option
 from humaneval.errors import RatingsError
 from humaneval.scorers.bias import MEASURES
 from humaneval.scorers.ffci import (
@@ -52,7 +52,7 @@ def _allow_pickle_option(func):
 
 
 def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
-    from humaneval.tables import write_table
+    from humaneval.io.tables import write_table
 
     if out:
         write_table(table, out)
@@ -277,11 +277,11 @@ def bias(input_path, measures, spacy_model, embedding_model, smoothing, name_tab
 
     Columns: document (or cluster), system, source, summary; optional sample, group, entities.
     """
+    from humaneval.io.tables import read_table
     from humaneval.scorers.bias import bias_report
     from humaneval.scorers.embeddings import embedding_similarity
     from humaneval.scorers.inputs import read_text_table
     from humaneval.scorers.ner import spacy_persons
-    from humaneval.tables import read_table
 
     frame = read_text_table(input_path, ("system", "source", "summary"))
     if "cluster" not in frame.columns:

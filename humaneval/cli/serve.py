@@ -71,10 +71,11 @@ def init(
     **options,
 ) -> None:
     """Create STUDY_DIR (study.sqlite + admin_token) from a design.json and its texts."""
-    from humaneval.forms import load_design, load_texts
-    from humaneval.forms import placeholder_texts as placeholders
     from humaneval.forms.screens import design_frame
-    from humaneval.serve import create_study
+    from humaneval.forms.texts import load_texts
+    from humaneval.forms.texts import placeholder_texts as placeholders
+    from humaneval.forms.write import load_design
+    from humaneval.serve.study import create_study
 
     if placeholder_texts and texts:
         raise click.UsageError("give --texts or --placeholder-texts, not both")
@@ -127,8 +128,8 @@ def set_study_id(study_dir: str, study_id: str) -> None:
 def backup(study_dir: str, out: str) -> None:
     """Copy the study database to OUT while the server keeps running."""
     from humaneval.errors import DesignError
-    from humaneval.serve import open_study
     from humaneval.serve.store import backup as copy
+    from humaneval.serve.study import open_study
 
     study = open_study(study_dir)
     try:
@@ -180,9 +181,10 @@ def run(
 
     import uvicorn
 
-    from humaneval.serve import create_app, open_study
+    from humaneval.serve.app import create_app
     from humaneval.serve.deployment import REQUEST_TIMEOUT, server_options
     from humaneval.serve.limits import StartLimit
+    from humaneval.serve.study import open_study
 
     study = open_study(study_dir)
     app = create_app(study_dir, pilot=pilot, start_limit=StartLimit.parse(start_limit))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
-from humaneval.methods import lower_is_better
-from humaneval.structure import DesignStructure, describe_structure
+from humaneval.core.responses import lower_is_better
+from humaneval.core.structure import DesignStructure, describe_structure
 
 FAMILY_NAMES = {
     "nested": "nested (one annotator per block)",

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
-from humaneval._docstrings import shared_docs
+from humaneval.core.deprecation import renamed
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import OptionError
 
 ADJUSTMENTS = ("tukey", "holm", "bonferroni", "none")

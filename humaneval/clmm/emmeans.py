@@ -35,11 +35,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
-from humaneval._docstrings import shared_docs
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
 from humaneval.clmm.result import FitResult
+from humaneval.core.deprecation import renamed
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import ModelSpecError, OptionError
 
 MODES = ("latent", "expected", "mean.class", "prob")
@@ -213,7 +213,7 @@ def emmeans(
     "mean.class")`` prints it (2.34 and 3.48):
 
     >>> from humaneval.analysis import fit_formula
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_formula(wine(), "rating ~ temp + contact + (1 | judge)")
     >>> emmeans(fit, "temp", mode="mean.class").round(3)
        temp  emmean     se  ci_low  ci_high
@@ -312,7 +312,7 @@ def emm_contrasts(
     Examples
     --------
     >>> from humaneval.analysis import fit_formula
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_formula(wine(), "rating ~ temp * contact + (1 | judge)")
     >>> table = emm_contrasts(fit, "temp", by="contact")
     >>> table[["contact", "level_a", "level_b", "estimate"]].round(3)
@@ -394,7 +394,7 @@ def lr_test(restricted: FitResult, full: FitResult) -> dict[str, float]:
     Skin contact matters for the bitterness of wine:
 
     >>> from humaneval.analysis import fit_formula
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> full = fit_formula(wine(), "rating ~ temp + contact + (1 | judge)")
     >>> restricted = fit_formula(wine(), "rating ~ temp + (1 | judge)")
     >>> test = lr_test(restricted, full)
@@ -456,7 +456,7 @@ def wald_omnibus(fit: FitResult, factor: str) -> dict[str, float]:
     Examples
     --------
     >>> from humaneval.analysis import fit_formula
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_formula(wine(), "rating ~ temp + contact + (1 | judge)")
     >>> test = wald_omnibus(fit, "contact")
     >>> round(test["statistic"], 3), test["df"], round(test["p"], 5)

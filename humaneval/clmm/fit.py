@@ -37,7 +37,7 @@ from humaneval.clmm.result import GRAD_TOL, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
 from humaneval.errors import FitFailedError, OptionError
-from humaneval.heap import malloc_thresholds
+from humaneval.stats.heap import malloc_thresholds
 
 BOUNDARY_TOL = 1e-3
 RESTARTS = 2
@@ -131,7 +131,7 @@ def fit_spec(
     Christensen's CLMM of the wine data (ordinal::clmm logLik −81.57):
 
     >>> from humaneval.clmm.formula import clmm_spec
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> round(fit_spec(clmm_spec("rating ~ temp + contact + (1 | judge)", wine())).loglik, 4)
     -81.5654
     """

@@ -171,13 +171,13 @@ def simulate(
 
 
 def ordinal_model(fit: FitResult):
-    """The fit as an :class:`~humaneval.model.OrdinalModel` (systems, thresholds, Ψ), for simulation
+    """The fit as an :class:`~humaneval.clmm.model.OrdinalModel` (systems, thresholds, Ψ), for simulation
     and power analysis.
 
     Needs a system comparison: the fixed part is ``system`` alone and every random term is an
     intercept or intercept-and-system-slopes term (any link of :data:`~humaneval.clmm.links.LINKS`).
     """
-    from humaneval.model import OrdinalModel
+    from humaneval.clmm.model import OrdinalModel
 
     if fit.systems:
         return fit.to_model()

@@ -24,11 +24,11 @@ import pandas as pd
 
 from humaneval.clmm.formula import _model_matrix, parse_formula, r_name
 from humaneval.clmm.links import get_link
+from humaneval.clmm.renv import require_r
 from humaneval.clmm.result import Attempt, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, r_formula, random_terms
 from humaneval.errors import BackendUnavailableError, FitFailedError, ModelSpecError
-from humaneval.renv import require_r
 
 INSTALL_HINT = (
     "install R with `apt-get install r-base-core r-cran-ordinal r-cran-emmeans` and rpy2 with "

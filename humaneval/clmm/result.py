@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
 from humaneval.clmm.contrasts import pairwise_contrasts
-from humaneval.model import OrdinalModel
+from humaneval.clmm.model import OrdinalModel
+from humaneval.core.deprecation import renamed
 
 GRAD_TOL = 0.01
 #: A max.grad above GRAD_TOL still counts as converged when the Newton step to the optimum is below this
@@ -465,7 +465,7 @@ class FitResult:
         return (self.estimates() - float(np.mean(self.thresholds))).rename("emmean")
 
     def to_model(self) -> OrdinalModel:
-        """The fit as an :class:`~humaneval.model.OrdinalModel` (for simulation and power analysis).
+        """The fit as an :class:`~humaneval.clmm.model.OrdinalModel` (for simulation and power analysis).
 
         Formula fits qualify when they compare systems (:func:`humaneval.clmm.predict.ordinal_model`).
         """

@@ -194,7 +194,7 @@ def fit_scale(
     ``ordinal::clm(rating ~ temp + contact, scale = ~judge, data = wine)`` has logLik −72.56:
 
     >>> from humaneval.clmm.formula import clmm_spec
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_scale(clmm_spec("rating ~ temp + contact", wine(), scale="~ judge"))
     >>> round(fit.loglik, 2)
     -72.56
@@ -415,7 +415,7 @@ def scale_lr_test(fit: FitResult, link: str | None = None) -> ScaleTest:
     Examples
     --------
     >>> from humaneval.clmm.formula import clmm_spec
-    >>> from humaneval.datasets import wine
+    >>> from humaneval.io.datasets import wine
     >>> fit = fit_scale(clmm_spec("rating ~ temp + contact", wine(), scale="~ judge"))
     >>> test = scale_lr_test(fit)
     >>> test.df, round(test.statistic, 2)

@@ -53,7 +53,7 @@ class ClmmData:
     nested:
         Whether every document was judged by a single annotator (design family ``nested``).
     family:
-        The design family of :func:`humaneval.structure.describe_structure`.
+        The design family of :func:`humaneval.core.structure.describe_structure`.
     """
 
     y: np.ndarray

@@ -22,16 +22,18 @@ from xml.etree import ElementTree
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, validate_ratings
+from humaneval.core.responses import RANK, SCORE, lower_is_better
+from humaneval.core.scales import Scale
 from humaneval.design.criteria import criteria_of, declares_criteria, expand_criteria, scales_of
 from humaneval.design.load import DesignLike
 from humaneval.errors import OptionError, RatingsError
 from humaneval.forms.screens import Order, design_frame, design_order, index_maps
-from humaneval.methods import RANK, SCORE, Method, get_method, lower_is_better
+from humaneval.io.tables import file_kind
+from humaneval.methods import get_method
+from humaneval.methods.base import Method
 from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES, WON
-from humaneval.ratings import Ratings, validate_ratings
-from humaneval.scales import Scale
-from humaneval.tables import file_kind
 
 KEEP_STATUSES = ("Submitted", "Approved")
 IDENTITY_FIELDS = {"order", "slot", "design_id", "form_version", "assignmentId"}
@@ -48,7 +50,7 @@ class MTurkResults:
     """What :func:`parse_mturk_results` found.
 
     ``table``: the long export table of every kept assignment, checks
-    included. ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` (no checks,
+    included. ``ratings``: the analysable :class:`~humaneval.core.ratings.Ratings` (no checks,
     warm-ups, repeated anchor judgements, duplicate workers or assignments with value problems;
     one row per summary and judgement for BWS (``tuple_id``; best = +1, worst = −1, else 0) and
     pairwise comparisons (``opponent``; win = 1, tie = 0.5, loss = 0)). ``workers``:
@@ -215,7 +217,7 @@ def parse_mturk_results(
 
     >>> from humaneval.demo import simulate_annotators
     >>> from humaneval.design import DesignSpec, generate_design
-    >>> from humaneval.model import default_model
+    >>> from humaneval.clmm.model import default_model
     >>> model = default_model()
     >>> design = generate_design(DesignSpec(documents=10, systems=list(model.system_names), seed=1,
     ...                                     checks_per_annotator=1, platform="mturk"))
@@ -701,7 +703,7 @@ def _ratings(
     ``is_check`` rows
     (``document`` = the check field, ``system`` = ``check``, with ``check_kind``,
     ``check_expected`` and ``check_passed``) so :func:`humaneval.qc.qc_report` can score them;
-    analyses drop them with :meth:`~humaneval.ratings.Ratings.without_checks`.
+    analyses drop them with :meth:`~humaneval.core.ratings.Ratings.without_checks`.
     """
     clean = ~table["duplicate_worker"].astype(bool) & ~table["assignment_id"].isin(bad)
     use = table[clean & ~table["is_check"] & ~table["is_anchor_repeat"] & ~table["is_warmup"]]

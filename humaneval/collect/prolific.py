@@ -24,10 +24,10 @@ from typing import Any
 import pandas as pd
 
 from humaneval.collect.mturk import check_counts, parse_mturk_results, results_row
+from humaneval.core.ratings import Ratings
 from humaneval.errors import RatingsError
 from humaneval.methods import get_method
 from humaneval.qc import QCRules
-from humaneval.ratings import Ratings
 
 EXPORT_COLUMNS = (
     "study",
@@ -73,7 +73,7 @@ class ProlificResults:
     """What :func:`read_prolific` found.
 
     ``table``: the long export table of docs/forms.md (checks included, only stored screens).
-    ``ratings``: the analysable :class:`~humaneval.ratings.Ratings` of complete, non-surplus
+    ``ratings``: the analysable :class:`~humaneval.core.ratings.Ratings` of complete, non-surplus
     participants (no checks, warm-ups or repeated anchors). ``participants``: one row per
     participant with status, screens saved, time on task, ``pilot`` (admitted by a server in
     pilot mode with another STUDY_ID than the study's) and attention-check outcomes
@@ -129,7 +129,7 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
         The file is missing, not a collection-server database, damaged, or nobody has started.
     """
     from humaneval.design.plan import Design
-    from humaneval.studydb import DB_NAME
+    from humaneval.io.studydb import DB_NAME
 
     path = Path(path)
     path = path / DB_NAME if path.is_dir() else path
@@ -175,7 +175,7 @@ class _Snapshot:
 
 def _read_snapshot(path: Path) -> _Snapshot:
     """Open the study database ``path`` and read every table in one transaction."""
-    from humaneval.studydb import connect, is_database
+    from humaneval.io.studydb import connect, is_database
 
     if not path.exists():
         raise RatingsError(

@@ -46,12 +46,12 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_safe_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` like :func:`humaneval.tables.write_table` (format by extension), CSV and
+    """Write ``frame`` like :func:`humaneval.io.tables.write_table` (format by extension), CSV and
     TSV neutralised and with CRLF line ends; JSON lines as they are."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson", ".json"}:
-        from humaneval.tables import write_table
+        from humaneval.io.tables import write_table
 
         return write_table(frame, path)
     path.parent.mkdir(parents=True, exist_ok=True)

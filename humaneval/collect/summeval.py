@@ -32,9 +32,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, validate_ratings
 from humaneval.design.criteria import CRITERIA
 from humaneval.errors import RatingsError
-from humaneval.ratings import Ratings, validate_ratings
 
 SUMMEVAL_CRITERIA: tuple[str, ...] = ("coherence", "consistency", "fluency", "relevance")
 GROUPS = {"expert": "expert_annotations", "turker": "turker_annotations"}

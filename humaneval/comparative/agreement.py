@@ -24,9 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import InsufficientDataError
 from humaneval.methods import get_method
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.present.document import Block, Column, Paragraph, Table
+from humaneval.present.formatting import fmt, fmt_estimate_ci
+from humaneval.present.printable import Printable
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ class ChoiceAgreement:
 
 
 @dataclass(frozen=True)
-class ComparativeAgreement:
+class ComparativeAgreement(Printable):
     """Agreement of a pairwise or best–worst table: one :class:`ChoiceAgreement` per choice."""
 
     kind: str
@@ -73,19 +76,28 @@ class ComparativeAgreement:
             "seed": self.seed,
         }
 
-    def summary(self) -> str:
-        lines = [
-            f"agreement on {self.kind} choices "
-            f"(Krippendorff's α, nominal; KALPHA {self.n_resamples} resamples)"
-        ]
-        for c in self.choices:
-            lines.append(
-                f"  {c.choice:<7} α {c.alpha:.3f} [{c.ci[0]:.3f}, {c.ci[1]:.3f}], "
-                f"pairs of annotators agreeing {c.observed_agreement:.3f}, "
-                f"judgements with the majority {c.majority_share:.3f} "
-                f"({c.n_units} units, {c.n_judgements} judgements)"
+    def blocks(self) -> tuple[Block, ...]:
+        rows = tuple(
+            (
+                c.choice,
+                fmt_estimate_ci(c.alpha, c.ci[0], c.ci[1]),
+                fmt(c.observed_agreement),
+                fmt(c.majority_share),
+                str(c.n_units),
+                str(c.n_judgements),
             )
-        return "\n".join(lines)
+            for c in self.choices
+        )
+        columns = ("choice", "α [95% CI]", "pairs agreeing", "with the majority", "units", "judgements")
+        return (
+            Paragraph(
+                (
+                    f"agreement on {self.kind} choices "
+                    f"(Krippendorff's α, nominal; KALPHA {self.n_resamples} resamples)",
+                )
+            ),
+            Table(tuple(Column(c, align="l" if k == 0 else "r") for k, c in enumerate(columns)), rows),
+        )
 
 
 def choice_table(ratings: Ratings | pd.DataFrame, kind: str) -> pd.DataFrame:

@@ -22,8 +22,6 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
-from humaneval._docstrings import shared_docs
 from humaneval.clmm.contrasts import (
     adjust_pvalues,
     better_column,
@@ -36,10 +34,12 @@ from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
+from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
-from humaneval.grouping import groupings
 from humaneval.methods import get_method
-from humaneval.ratings import Ratings, as_ratings, select_criterion
+from humaneval.stats.grouping import groupings
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
 #: (judgements independent), or the mixed-effects Bradley–Terry model (pairwise tables only).

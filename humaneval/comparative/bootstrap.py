@@ -36,9 +36,9 @@ import numpy as np
 from scipy.sparse import csr_matrix, identity, vstack
 from threadpoolctl import threadpool_limits
 
-from humaneval._deprecation import renamed, renamed_attribute
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import Judgements
+from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.errors import ModelSpecError, OptionError
 
 SCHEMES = ("two-way", "pigeonhole", "annotator", "document", "naive")

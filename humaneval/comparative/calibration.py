@@ -26,13 +26,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
 from humaneval.comparative.analyze import analyze_comparative, cluster_dof
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import fit_events
 from humaneval.comparative.judgements import build_judgements
 from humaneval.comparative.mixed import fit_mixed_bt
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
+from humaneval.core.deprecation import renamed
 from humaneval.methods import get_method
 
 #: Standard-error schemes compared: (name, bootstrap scheme or "model", floor at the model vcov).

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import Ratings
 from humaneval.errors import OptionError, RatingsError
-from humaneval.ratings import Ratings
 
 
 @renamed(n_boot="n_resamples", level="confidence_level")

@@ -30,10 +30,11 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix, csr_matrix
 
+from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.responses import RANK, SCORE, lower_is_better
 from humaneval.errors import RatingsError
-from humaneval.methods import RANK, SCORE, get_method, lower_is_better
-from humaneval.ratings import Ratings, as_ratings
-from humaneval.tables import codes_of
+from humaneval.io.tables import codes_of
+from humaneval.methods import get_method
 
 Kind = Literal["likert", "pairwise", "bws", "ranking"]
 #: The kinds analysed by :func:`humaneval.comparative.analyze_comparative`.

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
 from humaneval.comparative.simulate import davidson_probabilities
+from humaneval.core.deprecation import renamed
 from humaneval.errors import DesignError, HumanEvalError
 from humaneval.methods import get_method
-from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
+from humaneval.stats.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
 
 #: Design methods simulated here, and the kind of table they give.
 METHODS = {"pairwise": "pairwise", "bws": "bws"}
@@ -120,7 +120,7 @@ class ComparativeDesign:
     def from_ratings(cls, ratings: Any, kind: str, name: str = "this study") -> ComparativeDesign:
         """The judgements of a collected pairwise or best–worst table (who compared what), e.g. to
         simulate the power of the study's own design."""
-        from humaneval.ratings import as_ratings
+        from humaneval.core.ratings import as_ratings
 
         data = as_ratings(ratings).without_checks().data
         systems = tuple(sorted(set(data["system"].astype(str))))
@@ -481,7 +481,7 @@ def comparative_replicate(config: _Replicates, index: int) -> dict[str, Any]:
     ``p`` and ``estimate`` hold per pair (in :func:`itertools.combinations` order) the unadjusted
     p-value and estimated difference; ``fit`` is the inference that analysed it or ``failed``.
     """
-    from humaneval.replicates import replicate_seed
+    from humaneval.stats.replicates import replicate_seed
 
     rng = np.random.default_rng(replicate_seed(config.seed, index))
     design = config.design
@@ -524,7 +524,7 @@ def comparative_power(
 ) -> ComparativePower:
     """Simulate ``trials`` studies of ``design`` and the share in which each pair is detected.
 
-    Study i draws from its own seed (:func:`~humaneval.replicates.replicate_seed`), so the
+    Study i draws from its own seed (:func:`~humaneval.stats.replicates.replicate_seed`), so the
     result does not depend on workers, chunks or interruptions; the Type I error beside it uses
     ``seed + 1``.
 
@@ -571,7 +571,7 @@ def comparative_power(
     0.4
     """
     from humaneval.comparative.analyze import default_inference
-    from humaneval.replicates import run_replicates
+    from humaneval.stats.replicates import run_replicates
 
     theta = (
         np.zeros(len(design.systems))

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from humaneval.core.scales import Scale
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
-from humaneval.scales import Scale
 
 if TYPE_CHECKING:
     from humaneval.design.load import DesignLike
@@ -105,7 +105,7 @@ class Criterion:
         return asdict(self)
 
     def scale(self) -> Scale:
-        """The declared :class:`~humaneval.scales.Scale` (1 to ``points``) of this criterion."""
+        """The declared :class:`~humaneval.core.scales.Scale` (1 to ``points``) of this criterion."""
         return Scale(
             self.name, 1, self.points, self.points, dict(self.labels), dict(self.anchors), self.question
         )

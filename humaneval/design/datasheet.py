@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from humaneval.design.summary import CostEstimate, DesignSummary
 from humaneval.design.summary import span as _span
-from humaneval.methods import Method, get_method
+from humaneval.methods import get_method
+from humaneval.methods.base import Method
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design

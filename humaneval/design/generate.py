@@ -30,7 +30,8 @@ from humaneval.design.table import (
     slot_name,
 )
 from humaneval.errors import DesignError
-from humaneval.methods import Method, get_method
+from humaneval.methods import get_method
+from humaneval.methods.base import Method
 
 _DEFAULTS: dict[str, Any] = {c: "" for c in STR_COLUMNS} | {c: False for c in BOOL_COLUMNS}
 

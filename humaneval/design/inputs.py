@@ -8,7 +8,7 @@ import pandas as pd
 
 from humaneval.design.spec import Document, Summary
 from humaneval.errors import DesignError
-from humaneval.tables import read_table
+from humaneval.io.tables import read_table
 
 
 def _text(value: object) -> str | None:

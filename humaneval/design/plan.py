@@ -127,7 +127,7 @@ class Design:
 
         Warm-up rows and repeated anchor judgements are always left out; check rows (whose
         document/system may be empty) only when ``include_checks`` is false.
-        :func:`humaneval.model.sample_ratings` accepts the result.
+        :func:`humaneval.clmm.model.sample_ratings` accepts the result.
         """
         rows = self.table[~self.table["is_warmup"] & ~self.table["is_anchor_repeat"]]
         if not include_checks:

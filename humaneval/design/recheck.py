@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.design.plan import Design
 from humaneval.design.rng import stream
 from humaneval.design.spec import DesignSpec, design_id
 from humaneval.design.table import DESIGN_COLUMNS, normalise_table, screen_name
 from humaneval.errors import DesignError
-from humaneval.ratings import Ratings, as_ratings
-from humaneval.structure import cluster_labels
 
 
 def revisit(scores: Mapping[str, float], gap: float = 2, agree: float = 1) -> set[str]:

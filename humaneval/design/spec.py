@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS, get_platform
 from humaneval.errors import DesignError
 from humaneval.methods import ALIASES, get_method
 from humaneval.methods import METHODS as REGISTRY
-from humaneval.platform_registry import DEFAULT_PLATFORM, PLATFORMS, get_platform
 
 METHODS: tuple[str, ...] = tuple(REGISTRY)
 FAMILIES: tuple[str, ...] = ("blocks", "crossed", "nested")

@@ -14,9 +14,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from humaneval.core.platforms import get_platform
 from humaneval.errors import PayBelowMinimumError
 from humaneval.methods import METHODS, get_method
-from humaneval.platform_registry import get_platform
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
@@ -49,7 +49,7 @@ class CostSettings:
 
     def __post_init__(self) -> None:
         if self.currency is not None:
-            from humaneval.currency import currency_code
+            from humaneval.core.currency import currency_code
 
             object.__setattr__(self, "currency", currency_code(self.currency))
 

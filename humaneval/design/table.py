@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from humaneval.errors import DesignError
-from humaneval.tables import file_kind
+from humaneval.io.tables import file_kind
 
 DESIGN_COLUMNS: tuple[str, ...] = (
     "design_id",

@@ -23,7 +23,8 @@ import pandas as pd
 
 from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
-from humaneval.forms.render import base64url_payload, environment, render_form
+from humaneval.forms.render import base64url_payload, render_form
+from humaneval.present.templates import environment
 
 HTML_QUESTION_NS = (
     "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2011-11-11/HTMLQuestion.xsd"

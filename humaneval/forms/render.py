@@ -15,25 +15,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from humaneval.methods import METHODS
+from humaneval.present.templates import environment
 
 _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 BATCH_PLACEHOLDER = "${payload}"
-
-
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
-    """The jinja2 environment over the package's ``templates`` folder, autoescaping everything."""
-    folder = resources.files("humaneval") / "templates"
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
-        autoescape=jinja2.select_autoescape(disabled_extensions=("md.j2",), default=True),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
 
 
 @lru_cache(maxsize=4)

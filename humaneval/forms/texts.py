@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from humaneval.errors import DesignError, RatingsError
-from humaneval.tables import read_table_lines
+from humaneval.io.tables import read_table_lines
 
 PLACEHOLDER_LABEL = "[PLACEHOLDER TEXT]"
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.platforms import Platform, get_platform
 from humaneval.design.criteria import CRITERIA, criteria_of, declares_criteria, get_criterion
 from humaneval.design.load import DesignLike
 from humaneval.design.load import load_design as read_design
@@ -19,7 +20,6 @@ from humaneval.forms.presets import PRESETS, Preset, criteria_preset, get_preset
 from humaneval.forms.screens import block_payloads, design_frame, design_order
 from humaneval.forms.texts import Texts, load_texts
 from humaneval.methods import get_method
-from humaneval.platform_registry import Platform, get_platform
 
 
 def default_preset_name(method: str, dimension: str) -> str:
@@ -159,7 +159,7 @@ def write_forms(
     (:func:`~humaneval.forms.placeholder_texts` makes labelled stand-ins for demos). The preset
     defaults to the built-in one of the design's method and dimension. ``platform`` (default: the
     design's own, Prolific when it names none) decides the packaging by its registry record
-    (:data:`humaneval.platform_registry.PLATFORMS`): ``"mturk"`` writes the package of
+    (:data:`humaneval.core.platforms.PLATFORMS`): ``"mturk"`` writes the package of
     docs/forms.md (see :func:`~humaneval.forms.mturk.write_mturk_package`); ``"standalone"``
     writes the same pages for local pilots (no submission; ``?slot=`` picks the slot);
     ``"prolific"`` writes those pages as a preview plus a README, since Prolific's forms are

@@ -1,7 +1,7 @@
 """Automatic judges (LLM judges, metrics) beside human annotators.
 
 A judge is a rater marked as one (``rater_kind = judge`` or ``--judges NAME,...``); the human
-analyses leave judges out (:meth:`humaneval.ratings.Ratings.without_checks`). This package reads
+analyses leave judges out (:meth:`humaneval.core.ratings.Ratings.without_checks`). This package reads
 judge labels (:mod:`humaneval.judges.data`) and asks whether a judge may replace or join the
 annotators.
 """

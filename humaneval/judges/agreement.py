@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import ReliabilityWarning
 from humaneval.judges.data import Annotations
 from humaneval.metaeval.bootstrap import bootstrap

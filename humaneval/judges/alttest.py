@@ -36,7 +36,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError, RatingsError
 from humaneval.judges.data import Annotations, read_annotations
 

@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
 from humaneval.judges.data import Annotations
 
 __all__ = ["BiasAudit", "bias_audit"]
@@ -112,7 +112,7 @@ def bias_audit(
 
     >>> import pandas as pd
     >>> from humaneval.judges.data import from_ratings
-    >>> from humaneval.ratings import load_ratings
+    >>> from humaneval.core.ratings import load_ratings
     >>> rows = [("j", "d1", "a", "b", "a", 1), ("j", "d1", "b", "a", "a", 0),
     ...         ("j", "d1", "a", "b", "b", 0), ("j", "d1", "b", "a", "b", 1)]
     >>> columns = ["annotator", "document", "system", "opponent", "shown_first", "score"]

@@ -7,7 +7,7 @@ rater_kind`` and, when present, ``criterion``):
   categorical labels), optionally ``rater_kind`` (human|judge) and ``criterion``;
 - the JSON layout of published judge data sets, ``{annotator: {item_id: label}}`` (Calderon,
   Reichart & Dror, 2025); a list of labels is several samples of a judge;
-- a humaneval ratings table (:class:`~humaneval.ratings.Ratings`): an item is one rated summary,
+- a humaneval ratings table (:class:`~humaneval.core.ratings.Ratings`): an item is one rated summary,
   ``document|system`` (``document|system|opponent`` for pairwise tables), the label its score.
 
 Humans and judges come in one file (judges marked by ``rater_kind`` or named with ``judges=``)
@@ -28,10 +28,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
+from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
-from humaneval.methods.base import RESPONSES
-from humaneval.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
-from humaneval.tables import read_table
+from humaneval.io.tables import read_table
 
 __all__ = ["Annotations", "LabelKind", "from_ratings", "load_annotations", "read_annotations"]
 
@@ -134,7 +134,7 @@ def read_annotations(
     source:
         A ``.json`` file ``{annotator: {item_id: label}}``, a long table file ``item, annotator,
         label`` (CSV, TSV, JSONL), a ratings table file (``annotator, document, system, score``), a
-        DataFrame of either, a :class:`~humaneval.ratings.Ratings`, or the dict itself.
+        DataFrame of either, a :class:`~humaneval.core.ratings.Ratings`, or the dict itself.
     rater_kind:
         ``"human"`` or ``"judge"`` for every row (as for a ``--judge-file``); by default the
         table's ``rater_kind`` column, else human.
@@ -170,7 +170,7 @@ def read_annotations(
     else:
         frame = _read_file(Path(source))
     if _is_ratings_table(frame):
-        from humaneval.ratings import load_ratings
+        from humaneval.core.ratings import load_ratings
 
         # the judges are named before validation: their repeated samples are then not duplicates
         ratings = load_ratings(source if label else frame, judges=judges, continuous=True)

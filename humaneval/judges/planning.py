@@ -26,9 +26,9 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from humaneval.core.ratings import Ratings
 from humaneval.errors import DesignError, OptionError, RatingsError
 from humaneval.judges.alttest import MIN_ITEMS, RECOMMENDED_HUMANS, resolve_epsilon
-from humaneval.ratings import Ratings
 
 __all__ = [
     "AltTestSimulation",

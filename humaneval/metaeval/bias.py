@@ -110,12 +110,12 @@ def plot_bias_matrix(
     matrices: BiasMatrix | Mapping[str, BiasMatrix], *, max_marker: float = 400.0, ncols: int = 3
 ):
     """Bias-matrix plot: circle area ∝ pair count, colour fixed to [−1, 1] on the
-    colour-blind-safe diverging map of :data:`humaneval.plotting.DIVERGING` (orange −1, purple +1),
+    colour-blind-safe diverging map of :data:`humaneval.present.plotting.DIVERGING` (orange −1, purple +1),
     systems by descending human mean (best top left), blank diagonal and empty cells. Several
     matrices become small multiples sharing one colour bar. Returns a matplotlib Figure."""
     import matplotlib.pyplot as plt
 
-    from humaneval.plotting import DIVERGING, TICK_SIZE
+    from humaneval.present.plotting import DIVERGING, TICK_SIZE
 
     if isinstance(matrices, BiasMatrix):
         matrices = {"": matrices}

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.levels import group_values
 

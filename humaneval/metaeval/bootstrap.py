@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import DataWarning, OptionError
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels

@@ -17,10 +17,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.ratings import ALIASES, Ratings, load_ratings, select_criterion
 from humaneval.errors import RatingsError
-from humaneval.ratings import ALIASES, Ratings, load_ratings, select_criterion
-from humaneval.tables import read_table, read_table_lines
+from humaneval.io.tables import read_table, read_table_lines
 
 DOCUMENT_ALIASES = ("document", "doc", "doc_id", "document_id", "input", "item", "id")
 SYSTEM_ALIASES = ("system", "summarizer", "model", "model_id", "sys")
@@ -59,7 +59,7 @@ def read_scores(
 ) -> pd.Series:
     """Read one score column of a table keyed by (document, system).
 
-    ``source`` is a CSV/TSV/JSONL path (read with :func:`humaneval.tables.read_table`) or a
+    ``source`` is a CSV/TSV/JSONL path (read with :func:`humaneval.io.tables.read_table`) or a
     DataFrame. Key columns are found by alias (``doc``/``document``…, ``summarizer``/``system``…)
     unless named; ``column`` defaults to the first non-key column, so the SummEval cache files
     (``doc,summarizer,<scores>``) load as they are. Returns a float Series indexed by
@@ -165,7 +165,7 @@ def read_human(
     --------
     The wine judges' mean rating per bottle (document) and condition (system):
 
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> human = read_human(wine_ratings())
     >>> len(human), round(float(human[("1", "cold-no")]), 3), round(17 / 9, 3)
     (8, 1.889, 1.889)

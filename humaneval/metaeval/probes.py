@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError
 from humaneval.metaeval.kernel import Coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, correlation_levels, normalise_levels, system_means

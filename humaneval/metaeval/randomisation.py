@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.metaeval.significance import Alternative, resampling_p_value
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
+from humaneval.core.deprecation import renamed
 from humaneval.errors import OptionError, RatingsError
 from humaneval.metaeval.bootstrap import (
     BootstrapResult,
@@ -30,6 +30,8 @@ from humaneval.metaeval.data import ScoreMatrices, align
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
 from humaneval.metaeval.significance import holm, permutation_test
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable, frame_table
 
 #: Adjustments of :func:`compare_metrics` (across the compared pairs, per measure).
 ADJUSTMENTS = ("none", "holm")
@@ -38,7 +40,7 @@ HEADERS = {"intra": "τ_intra", "pair": "τ_pair", "sum": "τ_sum", "sys": "τ_s
 
 
 @dataclass(frozen=True)
-class MetaEvalResult:
+class MetaEvalResult(Printable):
     """Tidy ``table`` (metric, level, estimate, ci_low, ci_high, n_valid, n_groups_used, n_pairs),
     the aligned matrices and, when bootstrapped, the paired :class:`BootstrapResult`."""
 
@@ -74,10 +76,12 @@ class MetaEvalResult:
     def results_table(self, digits: int = 2) -> pd.DataFrame:
         return results_table(self.table, digits)
 
-    def summary(self, caption: str | None = None, digits: int = 2) -> str:
-        """The results table as text (estimate with its interval per metric and level), ``caption`` first."""
-        table = results_table(self.table, digits).to_string()
-        return table if caption is None else f"{caption}\n{table}"
+    def blocks(self, caption: str | None = None, digits: int = 2) -> tuple[Block, ...]:
+        """The results table (estimate with its interval per metric and level), ``caption`` first."""
+        table = results_table(self.table, digits)
+        frame = table.reset_index(names="metric")
+        shown = frame_table(frame, list(frame.columns), align=dict.fromkeys(table.columns, "r"))
+        return (Paragraph((caption,)), shown) if caption is not None else (shown,)
 
 
 @renamed(confidence="confidence_level")
@@ -298,7 +302,7 @@ def plot_intra_system(
     import matplotlib.pyplot as plt
 
     from humaneval.metaeval.bias import system_order
-    from humaneval.plotting import CATEGORICAL, TICK_SIZE
+    from humaneval.present.plotting import CATEGORICAL, TICK_SIZE
 
     metrics = list(metrics or scores.metrics)
     order = system_order(scores.human, scores.systems)

@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from humaneval._deprecation import caller_stacklevel, renamed
+from humaneval.core.deprecation import caller_stacklevel, renamed
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError
 from humaneval.metaeval.bootstrap import MAX_PAIR_MATRIX
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient

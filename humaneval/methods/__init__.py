@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from humaneval.core.responses import RANK, RESPONSES, SCORE, lower_is_better
 from humaneval.errors import OptionError
-from humaneval.methods.base import RANK, RESPONSES, SCORE, Method, lower_is_better
+from humaneval.methods.base import Method
 from humaneval.methods.bws import BWS
 from humaneval.methods.da import DA
 from humaneval.methods.likert import LIKERT

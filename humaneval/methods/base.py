@@ -14,19 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
 from humaneval.methods.values import parse_number
-
-SCORE: Final = "score"
-"""Response kind of scores: higher is better."""
-RANK: Final = "rank"
-"""Response kind of ranks: lower is better (1 = best)."""
-RESPONSES: tuple[str, ...] = (SCORE, RANK)
-"""The response kinds of a ratings table."""
 
 Unit = Literal["item", "document", "tuple", "pair"]
 CheckPlacement = Literal["screen", "embedded", "padded"]
@@ -34,27 +27,6 @@ EntryOrder = Literal["fixed", "latin", "shuffled"]
 
 IMC_LEAD = "This text checks your attention. Please ignore the usual question and"
 """The opening of an instructed-response check on a rating screen."""
-
-
-def lower_is_better(response: str) -> bool:
-    """Whether a response kind orders its values with lower = better (ranks).
-
-    Parameters
-    ----------
-    response : str
-        ``"score"`` or ``"rank"`` (:data:`RESPONSES`).
-
-    Returns
-    -------
-    bool
-        True for ranks, False for scores.
-
-    Examples
-    --------
-    >>> lower_is_better("rank"), lower_is_better("score")
-    (True, False)
-    """
-    return response == RANK
 
 
 @dataclass(frozen=True)

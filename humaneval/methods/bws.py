@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.methods.base import SCORE, Method
+from humaneval.core.responses import SCORE
+from humaneval.methods.base import Method
 
 CHOICES = ("best", "worst", "none")
 """Answers of a best–worst attention-check entry."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.methods.base import IMC_LEAD, SCORE, Method
+from humaneval.core.responses import SCORE
+from humaneval.methods.base import IMC_LEAD, Method
 
 IMC_TOLERANCE = 5.0
 """A slider check passes within this many points of the instructed end (0 or 100)."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.methods.base import IMC_LEAD, SCORE, Method
+from humaneval.core.responses import SCORE
+from humaneval.methods.base import IMC_LEAD, Method
 
 STUDY_SECONDS = {"coherence": 32.0, "repetition": 27.1}
 """Median seconds per Likert screen in Steen & Markert (2021), by dimension."""

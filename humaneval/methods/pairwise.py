@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.methods.base import SCORE, Method
+from humaneval.core.responses import SCORE
+from humaneval.methods.base import Method
 
 SIDES = ("A", "B", "tie")
 """Answers of a pairwise screen (``tie`` only when ties are allowed)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from humaneval.methods.base import RANK, Method
+from humaneval.core.responses import RANK
+from humaneval.methods.base import Method
 from humaneval.methods.values import parse_number
 
 STUDY_SECONDS = {"coherence": 135.5, "repetition": 102.4}

@@ -1,7 +1,7 @@
 """The crowdsourcing platforms' own APIs, as optional layers over the package's files.
 
 What differs between platforms (pay rules, currency, form packaging, parser, client) is the
-registry :mod:`humaneval.platform_registry`; this package holds the API layers it names.
+registry :mod:`humaneval.core.platforms`; this package holds the API layers it names.
 :mod:`humaneval.platforms.prolific` (extra ``humaneval[prolific]``, on httpx) is the robust
 request layer, the submissions, review and export; :mod:`~humaneval.platforms.prolific_study`
 creates the draft study from a collection-server study folder, publishes, pauses and stops it,

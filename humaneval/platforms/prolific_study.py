@@ -27,8 +27,8 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.core.platforms import PROLIFIC
 from humaneval.errors import DesignError, PayBelowMinimumError, PlatformError
-from humaneval.platform_registry import PROLIFIC
 from humaneval.platforms.prolific import call, pages, read_state
 from humaneval.serve.study import Study, open_study, set_study_id
 
@@ -65,7 +65,7 @@ def write_record(study_dir: str | Path, record: dict[str, Any]) -> None:
 def study_design(study: Study) -> tuple[Any, dict[str, Any]]:
     """The :class:`~humaneval.design.Design` and the configuration stored in a study's database."""
     from humaneval.design.plan import Design
-    from humaneval.studydb import connect
+    from humaneval.io.studydb import connect
 
     connection = connect(study.db_path)
     try:

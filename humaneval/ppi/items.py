@@ -3,7 +3,7 @@
 A summary's human score is the mean of its annotators' scores (the summary, not the rating, is the
 unit); the judge gives one score per summary. Documents are independent unless annotators tie them
 together: the clusters are the connected components of the annotator–document graph
-(:func:`humaneval.structure.cluster_labels`), i.e. the blocks of a block design, or the documents
+(:func:`humaneval.core.structure.cluster_labels`), i.e. the blocks of a block design, or the documents
 themselves when every annotator rated one document or when one set of annotators rated everything
 (a fully crossed design, whose annotators are then treated as fixed).
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError
-from humaneval.structure import cluster_labels
 
 __all__ = ["CLUSTERINGS", "MIN_UNITS", "Items", "judged_items"]
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError, RatingsError
+from humaneval.io.tables import read_table
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
-from humaneval.ratings import Ratings, as_ratings
-from humaneval.tables import read_table
 
 __all__ = ["MODELS", "analyze_ppi", "read_judge_scores", "split_judge"]
 

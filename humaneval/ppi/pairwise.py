@@ -31,11 +31,11 @@ import pandas as pd
 from scipy.special import expit
 
 from humaneval.clmm.contrasts import pairwise_contrasts
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import InsufficientDataError, RatingsError
-from humaneval.grouping import groupings
 from humaneval.ppi.items import MIN_UNITS
 from humaneval.ppi.mestimate import sandwich, tuned_lambda
-from humaneval.structure import cluster_labels
+from humaneval.stats.grouping import groupings
 
 __all__ = ["PPIPairwise", "comparisons", "ppi_pairwise"]
 

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats import inter_rater
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.ratings import Ratings
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
-from humaneval.ratings import Ratings
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data
 
 Weights = Literal["linear", "quadratic"] | None
@@ -108,7 +108,7 @@ def two_coder_agreement(
     --------
     Krippendorff's binary example (published P_o 0.6, κ 0.0909, π 0.0476):
 
-    >>> from humaneval.datasets import binary_example
+    >>> from humaneval.io.datasets import binary_example
     >>> result = two_coder_agreement(*binary_example())
     >>> result.observed_agreement, round(result.cohen_kappa, 4), round(result.scott_pi, 4)
     (0.6, 0.0909, 0.0476)
@@ -189,7 +189,7 @@ def cohen_kappa(
     --------
     Krippendorff's binary example (published κ = 0.0909):
 
-    >>> from humaneval.datasets import binary_example
+    >>> from humaneval.io.datasets import binary_example
     >>> a, b = binary_example()
     >>> round(cohen_kappa(a, b), 4)
     0.0909
@@ -208,7 +208,7 @@ def scott_pi(a: Sequence[object] | pd.Series, b: Sequence[object] | pd.Series) -
 
     Examples
     --------
-    >>> from humaneval.datasets import binary_example
+    >>> from humaneval.io.datasets import binary_example
     >>> round(scott_pi(*binary_example()), 4)
     0.0476
     """
@@ -252,7 +252,7 @@ def fleiss_kappa(
     --------
     With two raters Fleiss' κ equals Scott's π (binary example: 0.0476, P_o = 0.6):
 
-    >>> from humaneval.datasets import binary_example
+    >>> from humaneval.io.datasets import binary_example
     >>> result = fleiss_kappa(binary_example(), orient="annotators_x_units")
     >>> round(result.kappa, 4), result.P_o, result.n_units
     (0.0476, 0.6, 10)
@@ -298,7 +298,7 @@ def pairwise_agreement(
     --------
     The nine wine judges, pair by pair:
 
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = pairwise_agreement(wine_ratings())
     >>> row = table.iloc[1]
     >>> len(table), row.coder_a, row.coder_b, int(row.n_units), float(row.observed_agreement)

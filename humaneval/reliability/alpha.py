@@ -17,9 +17,9 @@ from typing import Literal, TypeAlias
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.ratings import Ratings
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
-from humaneval.ratings import Ratings
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.data import Orient, ReliabilityData, as_reliability_data, number
 from humaneval.reliability.profiles import (
@@ -162,7 +162,7 @@ def krippendorff_alpha(
     --------
     Krippendorff's (2011) example of 4 observers and 12 units reproduces the published 0.815:
 
-    >>> from humaneval.datasets import krippendorff_2011
+    >>> from humaneval.io.datasets import krippendorff_2011
     >>> result = krippendorff_alpha(krippendorff_2011(), "ordinal", orient="annotators_x_units")
     >>> round(result.alpha, 3)
     0.815

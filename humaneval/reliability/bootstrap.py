@@ -10,8 +10,8 @@ never builds the V×V matrix.
 
 The unit-level bootstrap resamples documents (default) or units with replacement and
 recomputes α including :math:`D_e`; it refuses fewer than 5 clusters and warns below 15
-(:func:`humaneval.resampling.cluster_caveat`). Both intervals are percentile intervals of
-:func:`humaneval.resampling.percentile_interval`.
+(:func:`humaneval.stats.resampling.cluster_caveat`). Both intervals are percentile intervals of
+:func:`humaneval.stats.resampling.percentile_interval`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import InsufficientDataError, OptionError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import (
@@ -37,7 +37,7 @@ from humaneval.reliability.alpha import (
 )
 from humaneval.reliability.data import Orient, as_reliability_data
 from humaneval.reliability.seeding import SeedLike, resolve_seed
-from humaneval.resampling import MIN_INTERVAL_CLUSTERS, cluster_caveat, percentile_interval
+from humaneval.stats.resampling import MIN_INTERVAL_CLUSTERS, cluster_caveat, percentile_interval
 
 DEFAULT_ALPHA_MIN = (0.9, 0.8, 0.7, 0.667, 0.6, 0.5)
 MIN_RESAMPLES = 1000
@@ -141,7 +141,7 @@ def kalpha_bootstrap(
     --------
     Hayes & Krippendorff's (2007) data (ordinal α = 0.7598):
 
-    >>> from humaneval.datasets import hayes_krippendorff_2007
+    >>> from humaneval.io.datasets import hayes_krippendorff_2007
     >>> boot = kalpha_bootstrap(hayes_krippendorff_2007(), "ordinal", n_resamples=2000, seed=1,
     ...                         orient="annotators_x_units")
     >>> round(boot.alpha, 4), tuple(round(x, 2) for x in boot.ci)
@@ -208,7 +208,7 @@ def unit_bootstrap(
 
     Examples
     --------
-    >>> from humaneval.datasets import hayes_krippendorff_2007
+    >>> from humaneval.io.datasets import hayes_krippendorff_2007
     >>> boot = unit_bootstrap(hayes_krippendorff_2007(), "ordinal", resample="unit",
     ...                       n_resamples=1000, seed=1, orient="annotators_x_units")
     >>> boot.method, tuple(round(x, 2) for x in boot.ci)

@@ -24,9 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import InsufficientDataError
-from humaneval.formatting import fmt
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.present.document import Block, Column, Paragraph, Table
+from humaneval.present.formatting import fmt
+from humaneval.present.printable import Printable
 
 COLUMNS = (
     "criterion_a",
@@ -41,7 +43,7 @@ COLUMNS = (
 
 
 @dataclass(frozen=True, eq=False)
-class CriterionCorrelations:
+class CriterionCorrelations(Printable):
     """Correlations between every pair of criteria (one row per pair, see :data:`COLUMNS`).
 
     ``rho``: Spearman's ρ over all judgements rated on both criteria; ``rho_within_annotator``:
@@ -52,17 +54,23 @@ class CriterionCorrelations:
 
     table: pd.DataFrame
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         if self.table.empty:
-            return "one criterion: no correlation between criteria"
-        lines = ["correlation between criteria (Spearman ρ: judgements / within annotators / system means)"]
-        for r in self.table.itertuples():
-            lines.append(
-                f"  {r.criterion_a} – {r.criterion_b}: {fmt(r.rho)} (n={r.n_judgements}) / "
-                f"{fmt(r.rho_within_annotator)} ({r.n_annotators} annotators) / "
-                f"{fmt(r.rho_systems)} ({r.n_systems} systems)"
+            return (Paragraph(("one criterion: no correlation between criteria",)),)
+        rows = tuple(
+            (
+                f"{r.criterion_a} – {r.criterion_b}",
+                f"{fmt(r.rho)} (n={r.n_judgements})",
+                f"{fmt(r.rho_within_annotator)} ({r.n_annotators} annotators)",
+                f"{fmt(r.rho_systems)} ({r.n_systems} systems)",
             )
-        return "\n".join(lines)
+            for r in self.table.itertuples()
+        )
+        columns = ("criteria", "judgements", "within annotators", "system means")
+        return (
+            Paragraph(("correlation between criteria (Spearman ρ)",)),
+            Table(tuple(Column(c, align="l" if k == 0 else "r") for k, c in enumerate(columns)), rows),
+        )
 
     def to_dict(self) -> list[dict[str, object]]:
         records = self.table.to_dict(orient="records")
@@ -77,7 +85,7 @@ def criterion_correlations(ratings: Ratings | pd.DataFrame) -> CriterionCorrelat
     Parameters
     ----------
     ratings:
-        A :class:`~humaneval.ratings.Ratings` (or raw table) with a ``criterion`` column; a table with
+        A :class:`~humaneval.core.ratings.Ratings` (or raw table) with a ``criterion`` column; a table with
         one criterion (or none) gives an empty table.
 
     Returns
@@ -90,7 +98,7 @@ def criterion_correlations(ratings: Ratings | pd.DataFrame) -> CriterionCorrelat
     The wine judges' 1–5 bitterness rating against their underlying 0–100 response:
 
     >>> import pandas as pd
-    >>> from humaneval.datasets import wine, wine_ratings
+    >>> from humaneval.io.datasets import wine, wine_ratings
     >>> table = wine_ratings()
     >>> two = pd.concat([table.assign(criterion="bitterness"),
     ...                  table.assign(criterion="response", score=wine()["response"])])

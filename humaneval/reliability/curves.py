@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval._deprecation import renamed
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import DesignError, RatingsError
-from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.reliability.splithalf import group_sums, rowwise_pearson, single_criterion
-from humaneval.structure import cluster_labels
 
 
 def time_reliability_curve(
@@ -51,7 +51,7 @@ def time_reliability_curve(
 
     >>> import pandas as pd
     >>> from humaneval.design import block_design
-    >>> from humaneval.model import default_model, sample_ratings
+    >>> from humaneval.clmm.model import default_model, sample_ratings
     >>> model = default_model()
     >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
     >>> times = pd.Series(600.0, index=sorted(ratings.data["annotator"].unique()))
@@ -119,7 +119,7 @@ def nested_crossed_curve(
     blocks (crossed) and of k annotators from different blocks (nested) against the full data's:
 
     >>> from humaneval.design import block_design
-    >>> from humaneval.model import default_model, sample_ratings
+    >>> from humaneval.clmm.model import default_model, sample_ratings
     >>> model = default_model()
     >>> ratings = sample_ratings(model, block_design(6, 5, 3, model.system_names, seed=1), seed=1)
     >>> curve = nested_crossed_curve(ratings, n_draws=500, seed=1)

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError, RatingsError
-from humaneval.ratings import Ratings, as_ratings
 
 Orient = Literal["units_x_annotators", "annotators_x_units"]
 DEFAULT_UNIT = ("document", "system")
@@ -208,7 +208,7 @@ def from_matrix(
 
     Examples
     --------
-    >>> from humaneval.datasets import krippendorff_2011
+    >>> from humaneval.io.datasets import krippendorff_2011
     >>> data = from_matrix(krippendorff_2011(), orient="annotators_x_units")
     >>> data.n_units, data.n_coders, len(data.value)  # 41 values in 12 units
     (12, 4, 41)

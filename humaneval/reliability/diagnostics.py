@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel, renamed, renamed_attribute
+from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.errors import HumanEvalError, RatingsError, ReliabilityWarning
 from humaneval.reliability import disagreement as dis
 from humaneval.reliability.alpha import AlphaInput, LevelArg, alpha_value, disagreements, prepare
@@ -79,7 +79,7 @@ def alpha_diagnostics(
     In Krippendorff's (2011) example unit 6 holds 73 % of the ordinal disagreement, and α rises
     from 0.815 to 0.869 without the first observer:
 
-    >>> from humaneval.datasets import krippendorff_2011
+    >>> from humaneval.io.datasets import krippendorff_2011
     >>> diag = alpha_diagnostics(krippendorff_2011(), "ordinal", orient="annotators_x_units")
     >>> round(diag.alpha, 3), int(diag.units["share"].idxmax()), float(round(diag.units["share"].max(), 2))
     (0.815, 5, 0.73)

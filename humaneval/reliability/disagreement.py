@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import sparse
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import ReliabilityWarning
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

@@ -14,20 +14,22 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval.core.deprecation import renamed, renamed_attribute
+from humaneval.core.ratings import Ratings
+from humaneval.core.structure import describe_structure
 from humaneval.errors import HumanEvalError
-from humaneval.formatting import MISSING, fmt, fmt_ci
-from humaneval.ratings import Ratings
+from humaneval.present.document import Block, Bullets, Column, Paragraph, Table
+from humaneval.present.formatting import MISSING, fmt, fmt_ci
+from humaneval.present.printable import Printable
 from humaneval.reliability.agreement import fleiss_kappa
 from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 from humaneval.reliability.curves import time_buckets, time_reliability_curve
 from humaneval.reliability.splithalf import split_half_reliability
-from humaneval.structure import describe_structure
 
 
 @dataclass(frozen=True)
-class ReliabilityReport:
+class ReliabilityReport(Printable):
     """Flat summary of agreement and split-half reliability for one criterion."""
 
     criterion: str | None
@@ -55,7 +57,7 @@ class ReliabilityReport:
     scale: tuple[float, float] | None = None
     scale_declared: bool = False
 
-    def summary(self, source: str | None = None) -> str:
+    def blocks(self, source: str | None = None) -> tuple[Block, ...]:
         """The report as ``humaneval reliability`` prints it, titled by ``source`` (e.g. the file)."""
         alpha = fmt(self.alpha)
         if self.alpha_ci is not None:
@@ -80,19 +82,27 @@ class ReliabilityReport:
         if self.scale is not None:
             low, high = self.scale
             rows.append(("scale", f"{low:g}-{high:g} ({'declared' if self.scale_declared else 'inferred'})"))
-        width = max(len(k) for k, _ in rows)
         title = (source or "ratings") + (f" [{self.criterion}]" if self.criterion else "")
-        lines = [f"{title}: reliability"] + [f"  {k:<{width}}  {v}" for k, v in rows]
+        blocks: list[Block] = [
+            Paragraph((f"{title}: reliability",)),
+            Table((Column(""), Column("")), tuple((k, str(v)) for k, v in rows), facts=True),
+        ]
         if self.time_curve:
-            lines.append("  time vs reliability, every hour (minutes: mean r; all buckets in --json)")
-            lines += [
-                f"    {b['minutes_from']:>5.0f}-{b['minutes_to']:<5.0f} {fmt(b['mean_r'])}  (n={b['n']})"
-                for b in self.time_curve
-                if b["minutes_from"] % 60 == 0
-            ]
+            hourly = [b for b in self.time_curve if b["minutes_from"] % 60 == 0]
+            blocks.append(
+                Table(
+                    (Column("minutes"), Column("mean r", align="r"), Column("n", align="r")),
+                    tuple(
+                        (f"{b['minutes_from']:.0f}-{b['minutes_to']:.0f}", fmt(b["mean_r"]), str(b["n"]))
+                        for b in hourly
+                    ),
+                    caption=("time vs reliability, every hour (all buckets in --json)",),
+                )
+            )
         notes = [*self.notes, *([self.shr_caveat] if self.shr_caveat else [])]
-        lines += [f"  note: {n}" for n in notes]
-        return "\n".join(lines)
+        if notes:
+            blocks.append(Bullets(tuple((f"note: {n}",) for n in notes)))
+        return tuple(blocks)
 
     def __repr__(self) -> str:
         criterion = f" [{self.criterion}]" if self.criterion else ""
@@ -167,8 +177,8 @@ def reliability_report(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> report = reliability_report(as_ratings(wine_ratings()), n_resamples=1000, n_splits=200, seed=1)
     >>> report  # doctest: +ELLIPSIS
     <ReliabilityReport: ordinal α 0.344 [0.250, 0.437], Fleiss' κ 0.040, split-half –; ...>

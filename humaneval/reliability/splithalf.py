@@ -2,7 +2,7 @@
 
 docs/reliability.md (dissertation §3.5, eq. 3.16): would an independent replication give
 the same system scores? The independent clusters of the design (blocks: they share neither
-annotators nor documents, :func:`humaneval.structure.cluster_labels`) are split at random into
+annotators nor documents, :func:`humaneval.core.structure.cluster_labels`) are split at random into
 two halves; in each half every system's mean raw response is computed (scores, or ranks as
 given — the orientation is the same in both halves and cancels), and the halves are compared by
 Pearson's r over the systems present in both. SHR is the mean r over ``n_splits`` seeded splits
@@ -33,11 +33,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
-from humaneval.ratings import Ratings, as_ratings
 from humaneval.reliability.seeding import SeedLike, resolve_seed
-from humaneval.structure import cluster_labels
 
 Split = Literal["blocks", "annotators_documents", "annotators"]
 STATISTICS = {
@@ -148,7 +148,7 @@ def split_half_reliability(
     --------
     The wine judges are fully crossed with the bottles (one block), so the halves split both:
 
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> result = split_half_reliability(wine_ratings(), split="annotators_documents",
     ...                                 n_splits=200, seed=1)
     >>> round(result.shr, 3), round(result.spearman_brown, 3), result.n_splits

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from humaneval.core.ratings import ALIASES, Ratings
 from humaneval.errors import RatingsError
-from humaneval.ratings import ALIASES, Ratings
-from humaneval.tables import read_table_lines
+from humaneval.io.tables import read_table_lines
 
 _TIME_COLUMNS = ("seconds", "time_stamp", "time")
 

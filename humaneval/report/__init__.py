@@ -7,8 +7,8 @@ with its PNG figures, ``report.md`` and ``report.tex`` from it, plus ``report.js
 tables ``results.tex``.
 """
 
+from humaneval.present.document import ReportDocument
 from humaneval.report.build import CriterionReport, ReportSettings, StudyReport, build_report
-from humaneval.report.document import ReportDocument
 from humaneval.report.power import PowerNote, power_note
 from humaneval.report.render import write_report
 

@@ -4,7 +4,7 @@ Per criterion the report holds exactly what ``humaneval analyze`` (:func:`~human
 analyze`, CLMM, same defaults) and ``humaneval reliability`` (:func:`~humaneval.reliability.report.
 reliability_report`, same defaults and seed) return, the system means with block-bootstrap intervals
 (:mod:`humaneval.report.means`) and the power note (:mod:`humaneval.report.power`); for the study,
-the design structure (independent blocks, :mod:`humaneval.structure`), QC flags
+the design structure (independent blocks, :mod:`humaneval.core.structure`), QC flags
 (:func:`humaneval.qc.qc_report`), the design summary and HEDS datasheet when a planned design is
 given (Belz & Thomson's HEDS 3.0), and the warnings of :mod:`humaneval.report.cautions`, most
 important first. docs/report.md lists what a report states.
@@ -21,23 +21,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
 from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.criteria import CriteriaAnalysis
 from humaneval.analysis.workflow import analyze
+from humaneval.clmm.model import OrdinalModel
 from humaneval.clmm.result import FitResult
-from humaneval.comparative import ComparativeAnalysis
 from humaneval.comparative.agreement import ComparativeAgreement
+from humaneval.comparative.analyze import ComparativeAnalysis
 from humaneval.comparative.power import ComparativePower
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import Ratings, load_ratings, select_criterion
+from humaneval.core.structure import DesignStructure, describe_structure
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
 from humaneval.judges.data import from_ratings
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
-from humaneval.model import OrdinalModel
 from humaneval.ppi.systems import PPIAnalysis
 from humaneval.qc import QCReport, qc_report
-from humaneval.ratings import Ratings, load_ratings, select_criterion
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
 from humaneval.reliability.report import ReliabilityReport, reliability_report
 from humaneval.reliability.timing import load_annotator_times, ratings_annotator_times
@@ -52,10 +53,9 @@ from humaneval.report.cautions import (
 )
 from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, planned_tables, power_note
-from humaneval.resampling import ClusterInterval
 from humaneval.simulate.experiment import resolve_model
 from humaneval.simulate.table_design import TableDesign
-from humaneval.structure import DesignStructure, describe_structure
+from humaneval.stats.resampling import ClusterInterval
 
 Progress = Callable[[str], None]
 
@@ -536,7 +536,7 @@ def preset_form(preset: Any, design: Design) -> dict[str, Any]:
     annotator."""
     from dataclasses import asdict
 
-    from humaneval.forms import get_preset
+    from humaneval.forms.presets import get_preset
 
     preset = get_preset(preset)
     screens = max(design.summary().screens_per_annotator)

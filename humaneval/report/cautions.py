@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from humaneval.comparative.judgements import COMPARATIVE_KINDS
+from humaneval.core.structure import DesignStructure
 from humaneval.report.power import ART_MIN_BLOCKS
-from humaneval.resampling import FEW_CLUSTERS, MIN_INTERVAL_CLUSTERS, distinct_resamples
-from humaneval.structure import DesignStructure
+from humaneval.stats.resampling import FEW_CLUSTERS, MIN_INTERVAL_CLUSTERS, distinct_resamples
 
 if TYPE_CHECKING:
     from humaneval.qc import QCReport

@@ -10,8 +10,8 @@
   buckets with 95 % intervals — dissertation Fig. 3.5.
 - :func:`power_figure`: simulated power per pair with 95 % Clopper–Pearson intervals and the target line.
 
-Every figure is written by :func:`humaneval.plotting.save_figure` (PNG for the page, SVG and PDF
-beside it for papers) in the colour-blind-safe colours of :mod:`humaneval.plotting`.
+Every figure is written by :func:`humaneval.present.plotting.save_figure` (PNG for the page, SVG and PDF
+beside it for papers) in the colour-blind-safe colours of :mod:`humaneval.present.plotting`.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from humaneval.methods import lower_is_better
-from humaneval.plotting import BETTER, DIVERGING, LABEL_SIZE, NEUTRAL, TICK_SIZE, WORSE, save_figure
-from humaneval.ratings import Ratings
+from humaneval.core.ratings import Ratings
+from humaneval.core.responses import lower_is_better
+from humaneval.present.plotting import BETTER, DIVERGING, LABEL_SIZE, NEUTRAL, TICK_SIZE, WORSE, save_figure
 
 DPI = 150
 #: Most categories the distribution figure shows; continuous scores are binned into 5.

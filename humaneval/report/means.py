@@ -4,10 +4,10 @@ The analysis reports the mean response per system (``humaneval.analysis.workflow
 scores as given, ranks 1-based) and its significance groupings; the report adds how precisely each
 mean is known. Ratings of one block share annotators and documents, so the interval resamples the
 independent blocks (connected components of the annotator–document graph; Steen's dissertation,
-§3.5), never single judgements: the cluster bootstrap of :func:`humaneval.resampling.
+§3.5), never single judgements: the cluster bootstrap of :func:`humaneval.stats.resampling.
 cluster_bootstrap`. The mean of a resample is the ratio Σ values / Σ counts over the drawn blocks,
 so it equals the reported mean on the full data even when blocks differ in size. With fewer than
-:data:`~humaneval.resampling.MIN_INTERVAL_CLUSTERS` blocks no interval is computed (a bootstrap over
+:data:`~humaneval.stats.resampling.MIN_INTERVAL_CLUSTERS` blocks no interval is computed (a bootstrap over
 two blocks has three distinct resamples).
 """
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
 from humaneval.analysis.workflow import system_means
-from humaneval.ratings import Ratings
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import Ratings
+from humaneval.core.structure import cluster_labels
 from humaneval.reliability.seeding import SeedLike, resolve_seed
 from humaneval.reliability.splithalf import group_sums
-from humaneval.resampling import ClusterInterval, cluster_bootstrap
-from humaneval.structure import cluster_labels
+from humaneval.stats.resampling import ClusterInterval, cluster_bootstrap
 
 
 @renamed(level="confidence_level")
@@ -35,7 +35,7 @@ def mean_intervals(
     method: str = "percentile",
 ) -> tuple[pd.DataFrame, ClusterInterval]:
     """``system, mean, ci_low, ci_high, n`` — intervals over resampled blocks — and the
-    :class:`~humaneval.resampling.ClusterInterval` behind them (number of blocks, caveat).
+    :class:`~humaneval.stats.resampling.ClusterInterval` behind them (number of blocks, caveat).
 
     ``ratings`` is one criterion without attention checks. With too few blocks the interval
     columns are NaN and the caveat says why.

@@ -31,11 +31,12 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.clmm.model import OrdinalModel
+from humaneval.core.structure import DesignStructure
 from humaneval.errors import HumanEvalError
-from humaneval.model import OrdinalModel
-from humaneval.simulate import SimDesign, simulate
+from humaneval.simulate.designs import SimDesign
+from humaneval.simulate.experiment import simulate
 from humaneval.simulate.table_design import TableDesign, read_design_table
-from humaneval.structure import DesignStructure
 
 #: Fewest blocks with which ARTagg can reach p < 0.05 (its smallest p-value is 2^(1-B)).
 ART_MIN_BLOCKS = 6
@@ -244,7 +245,7 @@ def planned_tables(design: Any) -> dict[str, TableDesign]:
             name = str(design)
             if Path(design).suffix.lower() == ".csv":
                 return read_design_table(design)
-            from humaneval.forms import load_design
+            from humaneval.forms.write import load_design
 
             design = load_design(design)
         table = getattr(design, "table", None)

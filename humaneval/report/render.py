@@ -1,8 +1,8 @@
 """Write a :class:`~humaneval.report.build.StudyReport` to disk: index.html, figures, JSON, Markdown, LaTeX.
 
-The report is built once as a typed :class:`~humaneval.report.document.ReportDocument`
+The report is built once as a typed :class:`~humaneval.present.document.ReportDocument`
 (:func:`humaneval.report.sections.report_document`, which also draws the figures) and rendered to
-HTML, Markdown and LaTeX from that one object (:mod:`humaneval.report.renderers`), so every format
+HTML, Markdown and LaTeX from that one object (:mod:`humaneval.present.renderers`), so every format
 shows the same sections and the same digits as ``report.json``.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from humaneval.io.serialization import jsonable
+from humaneval.present.renderers import to_html, to_latex, to_latex_tables, to_markdown
 from humaneval.report.build import StudyReport
-from humaneval.report.renderers import to_html, to_latex, to_latex_tables, to_markdown
 from humaneval.report.sections import report_document
-from humaneval.serialization import jsonable
 
 
 def write_report(report: StudyReport, out: str | Path) -> dict[str, Path]:

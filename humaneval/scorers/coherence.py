@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import BackendUnavailableError, OptionError, RatingsError
 from humaneval.scorers.result import ScoreResult, UndefinedScoreWarning, as_texts, blank_mask, values_of
 from humaneval.scorers.text import STOP_WORDS, sentences

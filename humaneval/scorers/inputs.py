@@ -1,6 +1,6 @@
 """Reading scorer input files and turning scores into metric tables for ``humaneval metaeval``.
 
-An input file (JSONL, CSV or TSV, read with :func:`humaneval.tables.read_table`) has one row per
+An input file (JSONL, CSV or TSV, read with :func:`humaneval.io.tables.read_table`) has one row per
 summary: ``document``, ``system``, ``summary`` and, where the scorer needs it, ``source``. Bias
 inputs may add ``cluster`` (default: the document), ``sample``, ``group`` and ``entities`` (a JSON
 list of {first, last, group}). Scores come back as the metric table of docs/scorers.md: ``document``,
@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from humaneval.errors import RatingsError
+from humaneval.io.tables import read_table_lines
 from humaneval.scorers.result import ScoreResult
-from humaneval.tables import read_table_lines
 
 
 def read_text_table(path: str | Path, required: Iterable[str]) -> pd.DataFrame:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import BackendUnavailableError, ModelSpecError, OptionError
 from humaneval.scorers.models import load_pretrained, load_transformers, resolve_device, resolve_model
 from humaneval.scorers.result import ScoreResult, blank_mask, paired_texts

@@ -177,7 +177,8 @@ async def read_json(request: Request) -> dict[str, Any]:
 
 def _page(service: StudyService, path: str) -> tuple[str, int, dict[str, str]]:
     """The form page (no texts, no completion code) with a per-response CSP nonce."""
-    from humaneval.forms.render import environment, script_json
+    from humaneval.forms.render import script_json
+    from humaneval.present.templates import environment
 
     folder = resources.files("humaneval") / "templates"
     nonce = secrets.token_urlsafe(16)
@@ -204,7 +205,8 @@ def _page(service: StudyService, path: str) -> tuple[str, int, dict[str, str]]:
 def _admin_page(service: StudyService) -> tuple[str, int, dict[str, str]]:
     """The admin dashboard's page: a sign-in form and the script that fetches ``/dashboard`` with
     the token in the Authorization header. The page itself holds no study data."""
-    from humaneval.forms.render import environment, script_json
+    from humaneval.forms.render import script_json
+    from humaneval.present.templates import environment
 
     nonce = secrets.token_urlsafe(16)
     config = {"key": service.key, "admin": f"/admin/{service.key}/"}

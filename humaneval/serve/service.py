@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from humaneval.errors import DesignError
+from humaneval.io.studydb import DB_NAME
 from humaneval.serve.limits import DEFAULT_LIMIT, StartLimit, StartLimiter
 from humaneval.serve.store import Store, upgrade_schema
-from humaneval.serve.study import DB_NAME, PROLIFIC_COMPLETE
+from humaneval.serve.study import PROLIFIC_COMPLETE
 from humaneval.serve.validate import comment_problems, screen_problems, timing_problems
 
 _PARAM = re.compile(r"[A-Za-z0-9_.:-]{1,128}")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from humaneval.studydb import connect, is_database
+from humaneval.io.studydb import connect, is_database
 
 __all__ = ["Store", "backup", "connect", "create_private", "create_schema", "is_database", "upgrade_schema"]
 

@@ -25,8 +25,8 @@ from humaneval.errors import DesignError
 from humaneval.forms.presets import Preset
 from humaneval.forms.texts import Texts
 from humaneval.forms.write import design_payloads, design_texts
-from humaneval.serve.store import connect, create_private, create_schema, is_database
-from humaneval.studydb import DB_NAME
+from humaneval.io.studydb import DB_NAME, connect, is_database
+from humaneval.serve.store import create_private, create_schema
 
 TOKEN_NAME = "admin_token"
 MIN_SLOT_TIMEOUT_S = 20 * 60

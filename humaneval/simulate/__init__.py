@@ -3,7 +3,7 @@
 - :mod:`~humaneval.simulate.kernels`: vectorised paired t-test and approximate randomisation test.
 - :mod:`~humaneval.simulate.designs`: block designs as arrays, aggregation levels.
 - :mod:`~humaneval.simulate.procedures`: the tests run per replicate (classic tests and the CLMM).
-- :mod:`humaneval.replicates` (below both this package and :mod:`humaneval.comparative`): seeded
+- :mod:`humaneval.stats.replicates` (below both this package and :mod:`humaneval.comparative`): seeded
   replicates on processes or dask, JSONL checkpoint.
 - :mod:`~humaneval.simulate.experiment`: :func:`simulate`, :func:`type1_error`, :func:`power`, :func:`sweep`.
 - :mod:`~humaneval.simulate.obspower`: the reference study's cached power p-values.
@@ -14,7 +14,6 @@
 - :mod:`~humaneval.simulate.curve`: power curves along blocks, documents or annotators.
 """
 
-from humaneval.kernels import art_exact_pvalues, art_pvalues, min_attainable_p, paired_t_pvalues
 from humaneval.simulate.budget import BudgetPlan, CostModel, plan_budget
 from humaneval.simulate.curve import PowerCurve, power_curve
 from humaneval.simulate.designs import SimDesign
@@ -22,6 +21,7 @@ from humaneval.simulate.experiment import SimulationResult, power, simulate, swe
 from humaneval.simulate.pilot import PilotModel, pilot_model
 from humaneval.simulate.study import StudySetup, plan_study
 from humaneval.simulate.table_design import TableDesign, read_design_table
+from humaneval.stats.kernels import art_exact_pvalues, art_pvalues, min_attainable_p, paired_t_pvalues
 
 __all__ = [
     "BudgetPlan",

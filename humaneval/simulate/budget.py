@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
-from humaneval.currency import currency_code
+from humaneval.clmm.model import OrdinalModel
+from humaneval.core.currency import currency_code
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import DesignError
-from humaneval.model import OrdinalModel
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import resolve_model, simulate
 
@@ -270,11 +270,12 @@ def plot_power_curves(
     currency: str | None = None,
 ) -> Path:
     """Three panels of power (95 % Clopper–Pearson intervals) against total annotators, judgements and cost in
-    ``currency``; written as ``path`` and its PNG/SVG/PDF twins (:func:`humaneval.plotting.save_figure`)."""
+    ``currency``; written as ``path`` and its PNG/SVG/PDF twins
+    (:func:`humaneval.present.plotting.save_figure`)."""
     from matplotlib import ticker
     from matplotlib.figure import Figure
 
-    from humaneval.plotting import CATEGORICAL, LABEL_SIZE, TICK_SIZE, save_figure
+    from humaneval.present.plotting import CATEGORICAL, LABEL_SIZE, TICK_SIZE, save_figure
 
     path = Path(path)
     fig = Figure(figsize=(12, 4.0), layout="constrained")

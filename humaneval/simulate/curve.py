@@ -17,19 +17,13 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import DesignError
-from humaneval.formatting import fmt_estimate_ci
+from humaneval.present.formatting import fmt_estimate_ci
 from humaneval.simulate.designs import SimDesign
-from humaneval.simulate.experiment import (
-    CALIBRATION_RANGE,
-    SimulationResult,
-    check_size,
-    design_line,
-    resolve_model,
-    simulate,
-)
+from humaneval.simulate.experiment import SimulationResult, check_size, design_line, resolve_model, simulate
 from humaneval.simulate.table_design import TableDesign
+from humaneval.stats.proportions import CALIBRATION_RANGE
 
 ALONG = ("blocks", "documents", "annotators")
 FIGURE_FORMATS = ("png", "svg", "pdf")

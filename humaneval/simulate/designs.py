@@ -18,9 +18,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from humaneval.design import block_design
+from humaneval.design.blocks import block_design
 from humaneval.errors import DesignError
-from humaneval.kernels import AGGREGATES
+from humaneval.stats.kernels import AGGREGATES
 
 _KEYS = {"blocks": "blocks", "b": "blocks", "docs": "docs", "d": "docs", "documents": "docs"}
 _KEYS |= {"annotators": "annotators", "a": "annotators", "docs_per_block": "docs"}

@@ -19,8 +19,8 @@ import numpy as np
 from scipy import optimize
 
 from humaneval.clmm.links import get_link
+from humaneval.clmm.model import MAX_LATENT, OrdinalModel
 from humaneval.errors import DesignError
-from humaneval.model import MAX_LATENT, OrdinalModel
 
 #: Pseudo-system of a bare effect: every system against the reference.
 EVERY = "*"

@@ -1,6 +1,6 @@
 """Type I error and power experiments from a CLMM (docs/simulation.md).
 
-Each replicate samples one study from the model for the design (:func:`humaneval.model.sample_scores`)
+Each replicate samples one study from the model for the design (:func:`humaneval.clmm.model.sample_scores`)
 and runs every requested test on every system pair. A pair is *detected* when p < α **and** the
 estimated direction matches the true one; significant results in the wrong direction are sign
 errors, never power. Under the null (all β equal) every significant pair is a Type I error. Rates
@@ -22,17 +22,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed, renamed_attribute
-from humaneval._docstrings import shared_docs
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.clmm.model import OrdinalModel, default_model, sample_scores
 from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
+from humaneval.core.deprecation import renamed, renamed_attribute
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import BackendUnavailableError, DesignError, ModelSpecError
-from humaneval.formatting import fmt, fmt_estimate_ci
-from humaneval.model import OrdinalModel, default_model, sample_scores
-from humaneval.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
-from humaneval.replicates import Record, replicate_seed, run_replicates
-from humaneval.simulate.designs import AGGREGATES, SimDesign, pair_differences, system_pairs
+from humaneval.present.formatting import fmt, fmt_estimate_ci
+from humaneval.simulate.designs import SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
     FAILURE_RULES,
     Procedure,
@@ -41,6 +39,9 @@ from humaneval.simulate.procedures import (
     expand_procedures,
 )
 from humaneval.simulate.table_design import TableDesign, clmm_data
+from humaneval.stats.kernels import AGGREGATES
+from humaneval.stats.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
+from humaneval.stats.replicates import Record, replicate_seed, run_replicates
 
 #: How a replicate whose CLMM fit failed counts (see :func:`simulate`).
 FAILED_FITS = ("rescue", "miss", "exclude")
@@ -420,7 +421,7 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
 
 def resolve_model(model: Any) -> OrdinalModel:
     """An :class:`OrdinalModel` from itself, a fitted ``FitResult`` (``to_model()``), a JSON path,
-    or None for the built-in coherence model (:func:`humaneval.model.default_model`)."""
+    or None for the built-in coherence model (:func:`humaneval.clmm.model.default_model`)."""
     if model is None:
         return default_model()
     if isinstance(model, OrdinalModel):
@@ -474,7 +475,7 @@ def simulate(
         prospective power with a smallest effect of interest.
     n_permutations:
         Monte-Carlo sign patterns of the ART when a study has more pairs than
-        :data:`~humaneval.kernels.EXACT_MAX_PAIRS` (formerly ``rounds``).
+        :data:`~humaneval.stats.kernels.EXACT_MAX_PAIRS` (formerly ``rounds``).
     structure:
         Random-effect structure of the CLMM test (``auto``: maximal, nested when A = 1; formerly
         ``clmm_structure``).

@@ -1,7 +1,7 @@
 """Deprecated import path, removed in humaneval 0.2: the vectorised paired tests live in
-:mod:`humaneval.kernels`, below both :mod:`humaneval.analysis` and :mod:`humaneval.simulate`."""
+:mod:`humaneval.stats.kernels`, below both :mod:`humaneval.analysis` and :mod:`humaneval.simulate`."""
 
-from humaneval.kernels import (
+from humaneval.stats.kernels import (
     EXACT_MAX_PAIRS,
     TIE_TOLERANCE,
     art_exact_pvalues,

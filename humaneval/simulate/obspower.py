@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humaneval.clmm.model import OrdinalModel
 from humaneval.errors import RatingsError
-from humaneval.model import OrdinalModel
 
 _NAME = re.compile(r"(?P<model>.*?)(?P<blocks>\d+)_(?P<docs>\d+)_(?P<annotators>\d+)\.csv$")
 

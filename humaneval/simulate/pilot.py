@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from humaneval.analysis.fit import fit_clmm
+from humaneval.clmm.model import OrdinalModel
 from humaneval.clmm.result import FitResult
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import ConvergenceWarning, DesignError
-from humaneval.model import OrdinalModel
-from humaneval.ratings import Ratings, as_ratings
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,10 +93,10 @@ def pilot_model(
 
     Examples
     --------
-    The wine data as a pilot (:func:`humaneval.datasets.wine_ratings`):
+    The wine data as a pilot (:func:`humaneval.io.datasets.wine_ratings`):
 
     >>> import warnings
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the document intercept is estimated at 0
     ...     pilot = pilot_model(wine_ratings(), structure="intercepts")

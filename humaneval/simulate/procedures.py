@@ -22,15 +22,15 @@ import numpy as np
 from humaneval.analysis.fit import ENGINES as FIT_ENGINES
 from humaneval.analysis.fit import fit_clmm, ladder
 from humaneval.clmm.structures import ClmmData
+from humaneval.core.ratings import Ratings
 from humaneval.errors import BackendUnavailableError, DesignError
-from humaneval.kernels import (
+from humaneval.stats.kernels import (
     EXACT_MAX_PAIRS,
     art_exact_pvalues,
     art_pvalues_from_signs,
     paired_t_pvalues,
     random_signs,
 )
-from humaneval.ratings import Ratings
 
 TESTS = ("ttest", "art", "artagg", "clmm")
 #: What makes a CLMM fit failed: ``evidence`` — the engine's own diagnostics (for the native engine

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.analysis.prepare import choose_reference
+from humaneval.clmm.model import OrdinalModel
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import DesignError, ModelSpecError
-from humaneval.model import OrdinalModel
-from humaneval.ratings import Ratings, as_ratings
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.effects import apply_effects, model_for_systems, parse_effects, scale_variances
 from humaneval.simulate.experiment import resolve_model
@@ -109,7 +109,7 @@ def plan_study(
     fitted = None
     if pilot is not None:
         if isinstance(pilot, (str, Path)):
-            from humaneval.ratings import load_ratings
+            from humaneval.core.ratings import load_ratings
 
             pilot = load_ratings(Path(pilot))
         pilot = as_ratings(pilot)

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.clmm.structures import ClmmData
+from humaneval.core.structure import cluster_labels, describe_structure
 from humaneval.errors import DesignError
 from humaneval.methods import METHODS
-from humaneval.structure import cluster_labels, describe_structure
 
 #: Design methods whose judgements are whole-number ratings of single summaries (simulated from a
 #: CLMM); "" is a table without a method.

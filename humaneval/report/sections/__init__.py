@@ -4,7 +4,7 @@ A study section is one module with ``section(report, canvas)`` yielding :class:`
 document.Section` objects (none when it does not apply), listed in :data:`SECTIONS`; a part of every
 criterion's results section is one module with ``part(view)`` yielding blocks, listed in
 :data:`CRITERION_PARTS`. :func:`report_document` runs them all once and returns the
-:class:`~humaneval.report.document.ReportDocument` every format is rendered from.
+:class:`~humaneval.present.document.ReportDocument` every format is rendered from.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from functools import partial
 from pathlib import Path
 
 from humaneval import __version__
+from humaneval.present.document import ReportDocument
 from humaneval.report.build import StudyReport
-from humaneval.report.document import ReportDocument
 from humaneval.report.sections import (
     contrasts,
     criteria,

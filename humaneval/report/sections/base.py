@@ -10,9 +10,9 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
-from humaneval.ratings import Ratings, select_criterion
+from humaneval.core.ratings import Ratings, select_criterion
+from humaneval.present.document import Block, Figure, Section, Text
 from humaneval.report.build import CriterionReport, StudyReport
-from humaneval.report.document import Block, Figure, Section, Text
 from humaneval.report.figures import css_width
 
 FIGURE_FORMATS = ("svg", "pdf")

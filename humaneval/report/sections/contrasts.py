@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.formatting import MISSING, fmt, fmt_ci, fmt_p
+from humaneval.present.document import Block, Column, Details, Section, Styled, Table, text
+from humaneval.present.formatting import MISSING, fmt, fmt_ci, fmt_p
 from humaneval.report import figures
-from humaneval.report.document import Block, Column, Details, Section, Styled, Table, text
 from humaneval.report.sections.base import CriterionView
 
 

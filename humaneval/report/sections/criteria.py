@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.formatting import fmt
+from humaneval.present.document import Block, Column, Section, Table, text
+from humaneval.present.formatting import fmt
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Block, Column, Section, Table, text
 from humaneval.report.sections.base import Canvas
 
 

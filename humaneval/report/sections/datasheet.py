@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from humaneval.design.datasheet import SECTIONS, plain_text
+from humaneval.present.document import Definitions, Paragraph, Section, Styled, text
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Definitions, Paragraph, Section, Styled, text
 from humaneval.report.sections.base import Canvas
 
 

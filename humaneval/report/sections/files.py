@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from humaneval.present.document import Bullets, Code, Inline, Link, Section, text
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Bullets, Code, Inline, Link, Section, text
 from humaneval.report.sections.base import Canvas
 
 

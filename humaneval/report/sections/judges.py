@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from humaneval.formatting import fmt, fmt_estimate_ci
 from humaneval.judges.verdict import TAU_FLOOR, JudgeAssessment
+from humaneval.present.document import Bullets, Column, Paragraph, Section, Styled, Table, text
+from humaneval.present.formatting import fmt, fmt_estimate_ci
 from humaneval.report.build import StudyReport
 from humaneval.report.cautions import plural
-from humaneval.report.document import Bullets, Column, Paragraph, Section, Styled, Table, text
 from humaneval.report.sections.base import Canvas
 
 COLUMNS = (
@@ -47,7 +47,7 @@ def _draw(judges: JudgeAssessment):
     def draw(path: Path) -> Path:
         from matplotlib.figure import Figure
 
-        from humaneval.plotting import save_figure
+        from humaneval.present.plotting import save_figure
 
         verdict = judges.verdict
         labels = [

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from humaneval.formatting import fmt, fmt_ci
+from humaneval.present.document import Column, Math, Sup, Table, text
+from humaneval.present.formatting import fmt, fmt_ci
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Column, Math, Sup, Table, text
 from humaneval.report.sections.base import Canvas, CriterionView
 from humaneval.report.sections.systems import mean_unit
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.formatting import fmt, fmt_estimate_ci
+from humaneval.present.document import Column, Paragraph, Section, Table, text
+from humaneval.present.formatting import fmt, fmt_estimate_ci
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Column, Paragraph, Section, Table, text
 from humaneval.report.sections.base import Canvas
 
 COLUMNS = (

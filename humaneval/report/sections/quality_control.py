@@ -6,9 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from humaneval.formatting import MISSING, fmt
-from humaneval.report.build import StudyReport
-from humaneval.report.document import (
+from humaneval.present.document import (
     Block,
     Cell,
     Code,
@@ -20,6 +18,8 @@ from humaneval.report.document import (
     Table,
     text,
 )
+from humaneval.present.formatting import MISSING, fmt
+from humaneval.report.build import StudyReport
 from humaneval.report.sections.base import Canvas
 
 QC_FLAGS = {

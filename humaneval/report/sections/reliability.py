@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.formatting import MISSING, fmt, fmt_ci
+from humaneval.present.document import Block, Paragraph, Section, Stat, Stats, Styled, text
+from humaneval.present.formatting import MISSING, fmt, fmt_ci
 from humaneval.reliability.report import ReliabilityReport
 from humaneval.report import figures
-from humaneval.report.document import Block, Paragraph, Section, Stat, Stats, Styled, text
 from humaneval.report.sections.base import CriterionView
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from humaneval.present.document import Section
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Section
 from humaneval.report.sections.base import Canvas, CriterionPart, CriterionView
 
 

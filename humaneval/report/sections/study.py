@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from humaneval.comparative.judgements import count_judgements, detect_kind
 from humaneval.methods import get_method
+from humaneval.present.document import Column, Section, Table
 from humaneval.report.build import StudyReport
-from humaneval.report.document import Column, Section, Table
 from humaneval.report.sections.base import Canvas
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.formatting import fmt, fmt_ci
-from humaneval.methods import get_method, lower_is_better
+from humaneval.core.responses import lower_is_better
+from humaneval.methods import get_method
+from humaneval.present.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
+from humaneval.present.formatting import fmt, fmt_ci
 from humaneval.report import figures
-from humaneval.report.document import Block, Code, Column, FigureRow, Paragraph, Strong, Table, text
 from humaneval.report.sections.base import CriterionView
 
 

@@ -17,7 +17,7 @@ requesters on 2026-07-30; existing requesters continue.
 
 Examples
 --------
->>> from humaneval.platform_registry import PLATFORMS, get_platform
+>>> from humaneval.core.platforms import PLATFORMS, get_platform
 >>> list(PLATFORMS)
 ['prolific', 'mturk', 'standalone']
 >>> prolific = get_platform("prolific")

@@ -22,8 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import RatingsError
-from humaneval.ratings import Ratings, as_ratings
+from humaneval.present.document import Block, Column, Paragraph, Table
+from humaneval.present.formatting import MISSING, fmt
+from humaneval.present.printable import Printable
 
 __all__ = [
     "FLAGS",
@@ -56,7 +59,7 @@ FLAGS = {
 
 
 @dataclass(frozen=True, eq=False)
-class QCReport:
+class QCReport(Printable):
     """One row per annotator (``table``) and the rules that produced it."""
 
     table: pd.DataFrame
@@ -71,32 +74,24 @@ class QCReport:
     def to_dict(self) -> dict[str, object]:
         return {"annotators": self.table.to_dict(orient="records"), "rules": self.rules.__dict__}
 
-    def summary(self, source: str = "ratings") -> str:
-        """The per-annotator table as aligned text, flagged annotators marked, and how many were flagged."""
+    def blocks(self, source: str = "ratings") -> tuple[Block, ...]:
+        """The per-annotator table, flagged annotators marked, and how many were flagged."""
         table = self.table
-        rows: list[tuple[str, ...]] = [
-            ("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")
-        ]
-        rows += [_summary_row(r) for r in table.to_dict(orient="records")]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        lines = [f"{source}: quality control of {len(table)} annotators"]
-        for k, row in enumerate(rows):
-            cells = [row[0].ljust(widths[0])] + [
-                c.rjust(w) for c, w in zip(row[1:5], widths[1:5], strict=True)
-            ]
-            lines.append("  " + "  ".join(cells) + ("  " + row[5] if row[5] else ""))
-            if k == 0:
-                lines.append("  " + "  ".join("-" * w for w in widths[:5]))
-        lines.append(f"{len(self.flagged())} of {len(table)} annotators flagged")
-        return "\n".join(lines)
+        rows = tuple(_summary_row(r) for r in table.to_dict(orient="records"))
+        header = ("annotator", "judgements", "checks passed", "failed IMCs", "minutes", "flags")
+        columns = tuple(Column(name, align="l" if k in (0, 5) else "r") for k, name in enumerate(header))
+        return (
+            Paragraph((f"{source}: quality control of {len(table)} annotators",)),
+            Table(columns, rows),
+            Paragraph((f"{len(self.flagged())} of {len(table)} annotators flagged",)),
+        )
 
 
 def _summary_row(r: dict) -> tuple[str, ...]:
-    checks = f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}" if r["checks_total"] else "–"
-    seconds = r.get("total_seconds", np.nan)
-    minutes = f"{seconds / 60:.1f}" if seconds == seconds else "–"
+    checks = f"{r['checks_total'] - r['checks_failed']}/{r['checks_total']}" if r["checks_total"] else MISSING
+    minutes = fmt(r.get("total_seconds", np.nan) / 60, 1)
     flags = ", ".join(label for name, label in FLAGS.items() if r.get(name) is True or r.get(name) == 1)
-    imc = str(r["imc_failed"]) if r["checks_total"] else "–"
+    imc = str(r["imc_failed"]) if r["checks_total"] else MISSING
     return (str(r["annotator"]), str(r["n_judgements"]), checks, imc, minutes, flags)
 
 

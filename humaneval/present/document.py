@@ -1,17 +1,17 @@
 """The report as one typed document: sections of paragraphs, tables, figures and cautions.
 
 :func:`humaneval.report.sections.report_document` builds a :class:`ReportDocument` once from a
-:class:`~humaneval.report.build.StudyReport`; :mod:`humaneval.report.renderers` turns the same
+:class:`~humaneval.report.build.StudyReport`; :mod:`humaneval.present.renderers` turns the same
 object into HTML, Markdown and LaTeX, so the three formats cannot drift apart (statsmodels'
 ``Summary.as_text/as_html/as_latex`` follows the same idea). Every value is text already formatted
-by :mod:`humaneval.formatting`; the document holds no numbers to format twice.
+by :mod:`humaneval.present.formatting`; the document holds no numbers to format twice.
 
 Text is a tuple of inline pieces: plain ``str`` (escaped by each renderer) or one of the small
 records below, which a renderer draws in its own markup.
 
 Examples
 --------
->>> from humaneval.report.renderers import to_markdown
+>>> from humaneval.present.renderers import to_markdown
 >>> table = Table((Column("system"), Column("mean", align="r")), (("BART", "5.25"), ("seneca", "3.52")))
 >>> doc = ReportDocument("Demo", "ratings.csv", sections=(Section("Results", (table,)),))
 >>> print(to_markdown(doc, header=False))
@@ -226,17 +226,17 @@ class ReportDocument:
 
     def to_html(self) -> str:
         """The self-contained page (inline CSS, figures as relative links)."""
-        from humaneval.report.renderers import to_html
+        from humaneval.present.renderers import to_html
 
         return to_html(self)
 
     def to_markdown(self) -> str:
-        from humaneval.report.renderers import to_markdown
+        from humaneval.present.renderers import to_markdown
 
         return to_markdown(self)
 
     def to_latex(self) -> str:
         """A complete LaTeX document (compile with LuaLaTeX or XeLaTeX for the Unicode text)."""
-        from humaneval.report.renderers import to_latex
+        from humaneval.present.renderers import to_latex
 
         return to_latex(self)

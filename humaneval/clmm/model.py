@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings, validate_ratings
 from humaneval.errors import ModelSpecError
-from humaneval.ratings import Ratings, validate_ratings
 
 __all__ = [
     "OrdinalModel",

@@ -2,7 +2,7 @@
 
 A ratings table read from ``ratings.csv`` has its scale in ``ratings.scale.json`` beside it (the
 *scale sidecar*): ``humaneval collect`` writes it from the design, and
-:func:`humaneval.ratings.load_ratings` reads it, so ``validate``, ``reliability``, ``analyze`` and
+:func:`humaneval.core.ratings.load_ratings` reads it, so ``validate``, ``reliability``, ``analyze`` and
 ``report`` use the scale the annotators were shown instead of the range of answers given. The
 format (see docs/forms.md, "The scale travels with the data")::
 

@@ -27,7 +27,7 @@ from math import comb
 import numpy as np
 from scipy import stats
 
-from humaneval._deprecation import renamed, renamed_attribute
+from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.errors import OptionError
 
 #: Fewest independent clusters for which a cluster-bootstrap interval is computed at all.

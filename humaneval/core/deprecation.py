@@ -25,7 +25,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The release that removes every deprecated name, option and import path.
 REMOVED_IN = "0.2"
-_PACKAGE = str(Path(__file__).resolve().parent) + "/"
+_PACKAGE = str(Path(__file__).resolve().parent.parent) + "/"
 
 
 def caller_stacklevel() -> int:

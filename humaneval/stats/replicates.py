@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from humaneval.errors import BackendUnavailableError, DesignError, OptionError
-from humaneval.heap import malloc_thresholds
+from humaneval.stats.heap import malloc_thresholds
 
 Record = dict[str, Any]
 #: The key of each checkpoint record's digest (of the record and the experiment's header).

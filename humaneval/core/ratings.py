@@ -36,11 +36,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import caller_stacklevel
+from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.responses import RESPONSES, lower_is_better
+from humaneval.core.scales import Scale, read_scales, sidecar_path, write_scales
 from humaneval.errors import DataWarning, RatingsError
-from humaneval.methods.base import RESPONSES, lower_is_better
-from humaneval.scales import Scale, read_scales, sidecar_path, write_scales
-from humaneval.tables import (
+from humaneval.io.tables import (
     WIDE_TABLE,
     codes_of,
     decoded,
@@ -129,7 +129,7 @@ class Ratings:
     source:
         The file the table was read from, if any.
     scales:
-        The declared scale of each criterion (:class:`~humaneval.scales.Scale`, with labels),
+        The declared scale of each criterion (:class:`~humaneval.core.scales.Scale`, with labels),
         when known: from the design via ``collect`` or from the ``ratings.scale.json`` sidecar.
         ``scale`` then spans them all and :meth:`by_criterion` gives each part its own.
     """
@@ -237,7 +237,7 @@ class Ratings:
             yield str(criterion), part_ratings
 
     def scale_of(self, criterion: str | None) -> Scale | None:
-        """The declared :class:`~humaneval.scales.Scale` of ``criterion`` (``None`` if not declared)."""
+        """The declared :class:`~humaneval.core.scales.Scale` of ``criterion`` (``None`` if not declared)."""
         for scale in self.scales:
             if scale.criterion == criterion or (len(self.scales) == 1 and scale.criterion is None):
                 return scale
@@ -256,7 +256,7 @@ class Ratings:
 
         Examples
         --------
-        >>> from humaneval.datasets import wine_ratings
+        >>> from humaneval.io.datasets import wine_ratings
         >>> load_ratings(wine_ratings(), scale="1-5").declared_points()
         [1.0, 2.0, 3.0, 4.0, 5.0]
         """
@@ -272,7 +272,7 @@ class Ratings:
         """Write the table as CSV, TSV or JSON lines (by extension).
 
         A declared score scale is written beside it as ``<stem>.scale.json`` (see
-        :mod:`humaneval.scales`), which :func:`load_ratings` reads back.
+        :mod:`humaneval.core.scales`), which :func:`load_ratings` reads back.
         """
         written = write_table(self.data, path)
         if self.response == "score" and self.scale_declared:
@@ -307,7 +307,7 @@ def load_ratings(
         :data:`ALIASES` (``item`` → ``document``, ``time`` → ``seconds``, ...) apply by default.
     scale:
         Declared rating scale ``(low, high)``, a string ``"1-7"``, or one
-        :class:`~humaneval.scales.Scale` per criterion; values outside are errors. By default a
+        :class:`~humaneval.core.scales.Scale` per criterion; values outside are errors. By default a
         file's scale sidecar ``<stem>.scale.json`` (written by ``humaneval collect``) declares it.
     allow_ties:
         Accept tied ranks within an ``(annotator, document)``.
@@ -332,7 +332,7 @@ def load_ratings(
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> ratings = load_ratings(wine_ratings(), scale="1-5")
     >>> ratings.response, ratings.scale, ratings.systems
     ('score', (1.0, 5.0), ['cold-no', 'cold-yes', 'warm-no', 'warm-yes'])
@@ -485,7 +485,7 @@ def validate_ratings(
     """Validate a raw long table and return a :class:`Ratings` (see :func:`load_ratings`).
 
     Messages name rows by ``lines`` (the source line of every row, as returned by
-    :func:`humaneval.tables.read_table_lines`), else by the frame's index labels when they are
+    :func:`humaneval.io.tables.read_table_lines`), else by the frame's index labels when they are
     unique, else (e.g. a ``pd.concat`` of tables) by 0-based positions.
     """
     return _validated(
@@ -633,7 +633,7 @@ def mark_judges(ratings: Ratings | pd.DataFrame, judges: str | Sequence[str]) ->
 
     Examples
     --------
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = mark_judges(wine_ratings(), "1,2")
     >>> table.judge_names, len(table.humans()), len(table.judges()), len(table.without_checks())
     (['1', '2'], 56, 16, 56)
@@ -727,7 +727,7 @@ class _Validator:
         return present[0]  # type: ignore[return-value]
 
     def ids(self, data: pd.DataFrame, recode: bool = True) -> pd.DataFrame:
-        """Every row has its ids; they become :func:`~humaneval.tables.text_codes` (``recode``: they
+        """Every row has its ids; they become :func:`~humaneval.io.tables.text_codes` (``recode``: they
         are not yet)."""
         for col in ID_COLUMNS:
             missing = data.index[data[col].isna()]
@@ -1020,7 +1020,7 @@ def select_criterion(ratings: Ratings | pd.DataFrame, criterion: str | None = No
     Examples
     --------
     >>> import pandas as pd
-    >>> from humaneval.datasets import wine_ratings
+    >>> from humaneval.io.datasets import wine_ratings
     >>> table = wine_ratings()
     >>> two = pd.concat([table.assign(criterion="bitterness"),
     ...                  table.assign(criterion="sweetness", score=6 - table["score"])])

@@ -8,7 +8,7 @@ It walks the whole pipeline on built-in defaults:
 2. **forms** — the MTurk package for that design (:func:`humaneval.forms.write_forms`) with
    clearly labelled placeholder texts (:func:`humaneval.forms.placeholder_texts`);
 3. **simulated annotators** — every slot fills in its form: scores sampled from the built-in
-   coherence CLMM for exactly this design (:func:`humaneval.model.sample_ratings`), attention
+   coherence CLMM for exactly this design (:func:`humaneval.clmm.model.sample_ratings`), attention
    checks answered as instructed, per-screen times around the study's 32 s per Likert screen; a
    few *careless* annotators fail both checks and rush, so that quality control has something to
    find. The answers are written as a batch results CSV, as MTurk would return them;
@@ -41,18 +41,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humaneval._deprecation import renamed
-from humaneval.collect import parse_mturk_results
-from humaneval.collect.mturk import results_row
-from humaneval.design import Design, DesignSpec, generate_design
+from humaneval.clmm.model import OrdinalModel, default_model, sample_ratings
+from humaneval.collect.mturk import parse_mturk_results, results_row
+from humaneval.core.deprecation import renamed
+from humaneval.core.ratings import Ratings
 from humaneval.design.criteria import Criterion, question_field
+from humaneval.design.generate import generate_design
+from humaneval.design.plan import Design
+from humaneval.design.spec import DesignSpec
 from humaneval.errors import OptionError, RatingsError
-from humaneval.forms import get_preset, placeholder_texts, write_forms
-from humaneval.forms.write import form_preset
+from humaneval.forms.presets import get_preset
+from humaneval.forms.texts import placeholder_texts
+from humaneval.forms.write import form_preset, write_forms
 from humaneval.methods import get_method
-from humaneval.model import OrdinalModel, default_model, sample_ratings
-from humaneval.ratings import Ratings
-from humaneval.report import ReportSettings, StudyReport, build_report, write_report
+from humaneval.report.build import ReportSettings, StudyReport, build_report
+from humaneval.report.render import write_report
 
 #: The form of the EACL 2021 Likert coherence study.
 PRESET = "coherence-likert7"

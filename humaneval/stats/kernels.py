@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 from scipy import special
 
-from humaneval._deprecation import renamed
+from humaneval.core.deprecation import renamed
 from humaneval.errors import DesignError
 
 #: Aggregation levels of the paired units (ratings, documents or clusters of documents).

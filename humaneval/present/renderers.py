@@ -1,4 +1,4 @@
-"""Render one :class:`~humaneval.report.document.ReportDocument` as HTML, Markdown or LaTeX.
+"""Render one :class:`~humaneval.present.document.ReportDocument` as HTML, Markdown or LaTeX.
 
 Each renderer walks the same blocks and escapes every piece of text for its format (HTML through
 markupsafe, Markdown's and LaTeX's special characters by backslash); a new kind of block is one
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from markupsafe import Markup, escape
 
-from humaneval.report.document import (
+from humaneval.present.document import (
     Block,
     Bullets,
     Cell,
@@ -34,6 +34,7 @@ from humaneval.report.document import (
     Table,
     Text,
     as_text,
+    plain,
 )
 
 CAUTIONS_TITLE = "Read this first"
@@ -155,7 +156,7 @@ def html_body(doc: ReportDocument) -> Markup:
 
 
 def to_html(doc: ReportDocument) -> str:
-    from humaneval.forms.render import environment
+    from humaneval.present.templates import environment
 
     nav = [(s.id, s.nav or s.title) for s in doc.sections if s.id]
     return (
@@ -430,3 +431,85 @@ def to_latex(doc: ReportDocument) -> str:
         ]
     out.append("\\end{document}")
     return "\n".join(out).replace("–", "--") + "\n"
+
+
+# -- plain text (terminals, ``summary()``) ---------------------------------------------------------
+
+
+def plain_text(value: Text | str) -> str:
+    """Text without markup; a superscript rank group follows its value after a space."""
+    return "".join(
+        f" {p.text}" if isinstance(p, Sup) else plain((p,)) if not isinstance(p, str) else p
+        for p in as_text(value)
+    )
+
+
+def _text_table(table: Table) -> list[str]:
+    rows = [[plain_text(cell) for cell in row] for row in table.rows]
+    out = [plain_text(table.caption)] if table.caption else []
+    if table.facts:
+        width = max((len(r[0]) for r in rows), default=0)
+        return [*out, *(f"{r[0] + ':':<{width + 1}} {' '.join(r[1:])}".rstrip() for r in rows)]
+    header = [plain_text(c.name) for c in table.columns]
+    widths = [max(len(v) for v in col) for col in zip(header, *rows, strict=False)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.rjust(w) if c.align == "r" else cell.center(w) if c.align == "c" else cell.ljust(w)
+            for cell, w, c in zip(cells, widths, table.columns, strict=True)
+        ).rstrip()
+
+    return [*out, line(header), *(line(r) for r in rows)]
+
+
+def _text_blocks(blocks: Iterable[Block], level: int) -> list[str]:
+    out: list[str] = []
+    for block in blocks:
+        if out and out[-1] != "":
+            out.append("")
+        if isinstance(block, Paragraph):
+            out.append(plain_text(block.text))
+        elif isinstance(block, Bullets):
+            out += [f"- {plain_text(i)}" for i in block.items]
+        elif isinstance(block, Table):
+            out += _text_table(block)
+        elif isinstance(block, Figure | FigureRow):
+            figures = block.figures if isinstance(block, FigureRow) else (block,)
+            out += [f"[figure {f.src}: {plain_text(f.caption) or f.alt}]" for f in figures]
+        elif isinstance(block, Stats):
+            out += [f"{s.label}: {s.value} {plain_text(s.detail)}".rstrip() for s in block.items]
+        elif isinstance(block, Definitions):
+            out += [f"{k}: {plain_text(v)}" for k, v in block.items]
+        elif isinstance(block, Details):
+            out += [f"{block.summary}:", *_text_blocks(block.blocks, level)]
+        elif isinstance(block, Section):
+            rule = "=-~"[min(level, 2)] * len(block.title)
+            out += [block.title, rule, *_text_blocks(block.blocks, level + 1)]
+    return out
+
+
+def blocks_to_text(blocks: Iterable[Block]) -> str:
+    """Blocks as plain text for a terminal: aligned table columns, no markup.
+
+    Examples
+    --------
+    >>> from humaneval.present.document import Column, Paragraph, Table
+    >>> table = Table((Column("system"), Column("mean", align="r")), (("BART", "5.25"), ("seneca", "13.52")))
+    >>> print(blocks_to_text([Paragraph(("Coherence, 1–7",)), table]))
+    Coherence, 1–7
+    <BLANKLINE>
+    system   mean
+    BART     5.25
+    seneca  13.52
+    """
+    return "\n".join(_text_blocks(blocks, 0)).rstrip("\n")
+
+
+def blocks_to_markdown(blocks: Iterable[Block]) -> str:
+    """Blocks as Markdown (a notebook's ``_repr_markdown_``)."""
+    return "\n".join(_md_blocks(blocks, 2)).rstrip("\n") + "\n"
+
+
+def blocks_to_html(blocks: Iterable[Block]) -> str:
+    """Blocks as an HTML fragment (a notebook's ``_repr_html_``): escaped, no page shell."""
+    return '<div class="humaneval">\n' + "\n".join(_html_blocks(blocks, 2)) + "\n</div>"

@@ -23,8 +23,8 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from humaneval.ratings import Ratings, as_ratings
-from humaneval.tables import codes_of
+from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.io.tables import codes_of
 
 Family = Literal["nested", "fully_crossed", "crossed_in_blocks", "irregular"]
 

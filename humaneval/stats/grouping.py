@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from humaneval._docstrings import shared_docs
+from humaneval.core.docstrings import shared_docs
 
 __all__ = ["compact_letters", "groupings", "rank_groups"]
 
@@ -50,8 +50,8 @@ def rank_groups(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float = 0.
     Only cold-yes and warm-no do not differ (paired t-tests on the wine data):
 
     >>> from humaneval.analysis import paired_ttest, system_means
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> ratings = as_ratings(wine_ratings())
     >>> means, contrasts = system_means(ratings), paired_ttest(ratings)
     >>> rank_groups(means, contrasts).to_dict()
@@ -100,8 +100,8 @@ def compact_letters(estimates: pd.Series, contrasts: pd.DataFrame, alpha: float 
     Examples
     --------
     >>> from humaneval.analysis import paired_ttest, system_means
-    >>> from humaneval.datasets import wine_ratings
-    >>> from humaneval.ratings import as_ratings
+    >>> from humaneval.io.datasets import wine_ratings
+    >>> from humaneval.core.ratings import as_ratings
     >>> ratings = as_ratings(wine_ratings())
     >>> means, contrasts = system_means(ratings), paired_ttest(ratings)
     >>> compact_letters(means, contrasts).to_dict()

@@ -1,0 +1,1 @@
+"""Reading and writing files: tables, serialization, the study database, bundled data sets."""

@@ -1,0 +1,1 @@
+"""Presentation helpers below the report: number formatting and plotting."""

@@ -1,0 +1,108 @@
+"""Results print through the shared renderers (humaneval.present): a result builds its document blocks
+once, and its terminal text, notebook HTML and Markdown come from them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import humaneval
+from humaneval.present.printable import Printable
+
+PACKAGE = Path(humaneval.__file__).parent
+
+#: Summaries that are not printers of a result: the text of a summarised document, a design's summary
+#: record, a formula written back as a formula.
+NOT_PRINTERS = {
+    "design/plan.py:DesignTexts.summary",
+    "design/plan.py:Design.summary",
+    "forms/texts.py:Texts.summary",
+    "clmm/formula.py:Bar.__str__",
+    "clmm/formula.py:ParsedFormula.__str__",
+    "core/structure.py:Spread.__str__",
+}
+#: Hand-written printers not yet moved onto blocks: this list only shrinks.
+HAND_PRINTERS = {
+    "analysis/adapters.py:SystemAnalysis.summary",
+    "analysis/criteria.py:CriteriaAnalysis.summary",
+    "analysis/criteria.py:to_string",
+    "analysis/workflow.py:Analysis.summary",
+    "analysis/workflow.py:Analysis.__repr__",
+    "clmm/result.py:FitResult.__repr__",
+    "clmm/result.py:FitResult.summary",
+    "comparative/analyze.py:ComparativeAnalysis.summary",
+    "comparative/power.py:ComparativePower.summary",
+    "comparative/power.py:ComparativePowerCurve.summary",
+    "judges/agreement.py:JudgeAgreement.summary",
+    "judges/alttest.py:AltTestResult.summary",
+    "judges/alttest.py:to_string",
+    "judges/bias.py:BiasAudit.summary",
+    "judges/planning.py:AltTestSimulation.summary",
+    "judges/planning.py:CalibrationPlan.summary",
+    "judges/planning.py:to_string",
+    "judges/verdict.py:JudgeAssessment.summary",
+    "judges/verdict.py:to_string",
+    "ppi/budget.py:PPIBudget.summary",
+    "ppi/ordinal.py:PPIOrdinal.summary",
+    "ppi/pairwise.py:PPIPairwise.summary",
+    "ppi/systems.py:PPIAnalysis.summary",
+    "reliability/report.py:ReliabilityReport.__repr__",
+    "simulate/budget.py:BudgetPlan.summary",
+    "simulate/curve.py:PowerCurve.summary",
+    "simulate/experiment.py:SimulationResult.summary",
+    "simulate/experiment.py:SimulationResult.__repr__",
+    "simulate/pilot.py:PilotModel.summary",
+    "cli/score.py:to_string",
+}
+
+
+def hand_printers(source: str, where: str) -> set[str]:
+    """``summary``/``__repr__``/``__str__`` methods written by hand, ``DataFrame.to_string`` tables and
+    ``print`` calls to stdout outside the command line in ``source`` (the module at ``where`` in the package),
+    as ``where:Class.method`` or ``where:call``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            found |= {
+                f"{where}:{node.name}.{f.name}"
+                for f in node.body
+                if isinstance(f, ast.FunctionDef) and f.name in ("summary", "__repr__", "__str__")
+            }
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            to_stream = any(k.arg == "file" for k in node.keywords)  # a progress line, not a result
+            if name == "to_string" or (name == "print" and not to_stream and not where.startswith("cli/")):
+                found.add(f"{where}:{name}")
+    return found
+
+
+def test_the_scan_sees_hand_printers():
+    source = "class R:\n    def summary(self):\n        return frame.to_string()\n\nprint('x')\n"
+    assert hand_printers(source, "qc/x.py") == {"qc/x.py:R.summary", "qc/x.py:to_string", "qc/x.py:print"}
+    assert hand_printers(source, "cli/x.py") == {"cli/x.py:R.summary", "cli/x.py:to_string"}
+
+
+def test_results_print_through_the_renderers():
+    found = {
+        item
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != "present"
+        for item in hand_printers(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix())
+    }
+    assert found - NOT_PRINTERS - HAND_PRINTERS == set(), "print through humaneval.present.printable"
+    assert found >= HAND_PRINTERS, f"now on blocks, shrink HAND_PRINTERS: {sorted(HAND_PRINTERS - found)}"
+
+
+def test_a_notebook_shows_a_result_as_html():
+    from humaneval.clmm.model import default_model, sample_ratings
+    from humaneval.design import block_design
+    from humaneval.reliability import reliability_report
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(2, 5, 3, model.system_names, seed=1), seed=1)
+    report = reliability_report(ratings, n_resamples=0, seed=1)
+    assert isinstance(report, Printable)
+    html = report._repr_html_()
+    assert html.startswith('<div class="humaneval">') and "<table" in html and "Krippendorff" in html
+    assert "| --- |" not in report._repr_markdown_() and "Krippendorff" in report._repr_markdown_()
+    assert report.summary().splitlines()[0] == "ratings: reliability"
