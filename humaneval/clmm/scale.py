@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy
 from scipy import optimize, stats
+from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
 from humaneval.clmm.links import check_link, quantile
@@ -63,8 +64,13 @@ class ScaleEstimates:
         """ζ per term with SE, z and the unadjusted p (one row per fixed scale column)."""
         z = self.zeta / self.se
         return pd.DataFrame(
-            {"term": list(self.names), "estimate": self.zeta, "se": self.se, "z": z,
-             "p": 2.0 * stats.norm.sf(np.abs(z))}
+            {
+                "term": list(self.names),
+                "estimate": self.zeta,
+                "se": self.se,
+                "z": z,
+                "p": 2.0 * stats.norm.sf(np.abs(z)),
+            }
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -73,8 +79,9 @@ class ScaleEstimates:
                 {"term": n, "estimate": float(e), "se": float(s)}
                 for n, e, s in zip(self.names, self.zeta, self.se, strict=True)
             ],
-            "scale_sd": None if self.sd is None else {"factor": self.factor, "estimate": self.sd,
-                                                      "se": self.sd_se},
+            "scale_sd": None
+            if self.sd is None
+            else {"factor": self.factor, "estimate": self.sd, "se": self.sd_se},
         }
 
 
@@ -134,8 +141,9 @@ class _Model:
             slots.append(Slot(1, scale.random.codes + offset))
             offset += scale.random.n_groups
         self.spec, self.scale, self.jac = spec, scale, spec.jacobian
-        self.layout = _Layout(self.jac.shape[1], len(spec.beta_names), scale.n_zeta, len(slots),
-                              spec.threshold == "flexible")
+        self.layout = _Layout(
+            self.jac.shape[1], len(spec.beta_names), scale.n_zeta, len(slots), spec.threshold == "flexible"
+        )
         self.problem = ScaleLaplace(spec.y, spec.x, scale.w, tuple(slots), offset, link, self.jac.shape[0])
         self.n_eval = 0
 
@@ -200,6 +208,13 @@ def fit_scale(
     -72.56
     """
     check_link(link)
+    with ThreadpoolController().limit(limits=1):  # small dense systems: threads only cost (fit.py)
+        return _fit_scale(spec, link, start, max_iter, grad_tol)
+
+
+def _fit_scale(
+    spec: ClmmSpec, link: str, start: FitResult | None, max_iter: int, grad_tol: float
+) -> FitResult:
     clock = time.perf_counter()
     model = _Model(spec, link)
     layout = model.layout
@@ -208,8 +223,14 @@ def fit_scale(
     z0 = layout.to_optimizer(x0)
     if model.objective(z0)[0] >= INFEASIBLE:
         raise FitFailedError("the scale model's likelihood is zero at the start values")
-    res = optimize.minimize(model.objective, z0, jac=True, method="L-BFGS-B", bounds=bounds,
-                            options={"maxiter": max_iter, "ftol": 1e-13, "gtol": 1e-7, "maxcor": 20})
+    res = optimize.minimize(
+        model.objective,
+        z0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": max_iter, "ftol": 1e-13, "gtol": 1e-7, "maxcor": 20},
+    )
     x = layout.from_optimizer(res.x)
     # a random SD stuck at 0 (a stationary point of the even Laplace likelihood): try from 0.1
     stuck = np.zeros(layout.size, dtype=bool)
@@ -217,8 +238,14 @@ def fit_scale(
     n_iter = int(res.nit)
     if stuck.any():
         probe = np.where(stuck, 0.1, x)
-        again = optimize.minimize(model.objective, layout.to_optimizer(probe), jac=True, method="L-BFGS-B",
-                                  bounds=bounds, options={"maxiter": max_iter, "ftol": 1e-13, "gtol": 1e-7})
+        again = optimize.minimize(
+            model.objective,
+            layout.to_optimizer(probe),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": max_iter, "ftol": 1e-13, "gtol": 1e-7},
+        )
         n_iter += int(again.nit)
         if -again.fun > -res.fun:
             res, x = again, layout.from_optimizer(again.x)
@@ -308,7 +335,11 @@ def _result(spec, model: _Model, link, x, loglik, grad, free, hess, res, n_iter,
     sd_s = float(sd[n_loc]) if random is not None else None
     sd_s_se = float(se_all[n_tb + layout.n_zeta + n_loc]) if random is not None else None
     estimates = ScaleEstimates(
-        names=scale.names, zeta=np.asarray(zeta, float).copy(), se=zeta_se, sd=sd_s, sd_se=sd_s_se,
+        names=scale.names,
+        zeta=np.asarray(zeta, float).copy(),
+        se=zeta_se,
+        sd=sd_s,
+        sd_se=sd_s_se,
         factor=random.factor if random is not None else None,
         groups=_groups(spec, model, x),
     )
@@ -402,8 +433,14 @@ class ScaleTest:
     loglik_null: float
 
     def to_dict(self) -> dict[str, object]:
-        return {"statistic": self.statistic, "df": self.df, "p": self.p, "boundary": self.boundary,
-                "loglik_scale": self.loglik_scale, "loglik_null": self.loglik_null}
+        return {
+            "statistic": self.statistic,
+            "df": self.df,
+            "p": self.p,
+            "boundary": self.boundary,
+            "loglik_scale": self.loglik_scale,
+            "loglik_null": self.loglik_null,
+        }
 
 
 def scale_lr_test(fit: FitResult, link: str | None = None) -> ScaleTest:

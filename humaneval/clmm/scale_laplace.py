@@ -56,12 +56,17 @@ class LocalTerms:
     loglik: np.ndarray
     grad: np.ndarray  # n × 4
     hess: np.ndarray  # n × 4 × 4
-    third: np.ndarray | None  # n × 4 × 4 × 4
+    third: np.ndarray | None  # n × 4 × 4 × 4 (order 3 only)
 
 
-def local_terms(theta_ext: np.ndarray, y: np.ndarray, mu: np.ndarray, vs: np.ndarray, link: str,
-                order: int = 2) -> LocalTerms:
-    """ℓ_i = log(F(a) − F(c)) and its derivatives in (θ_y, θ_{y−1}, μ, ς) (module docstring)."""
+def local_terms(
+    theta_ext: np.ndarray, y: np.ndarray, mu: np.ndarray, vs: np.ndarray, link: str, order: int = 2
+) -> LocalTerms:
+    """ℓ_i = log(F(a) − F(c)) and its derivatives in (θ_y, θ_{y−1}, μ, ς) (module docstring).
+
+    ``order`` 3 gives every derivative to third order; below that only the (μ, ς) entries of the first
+    and second derivatives (what the mode search needs), the others left 0.
+    """
     lk = get_link(link)
     s = np.exp(-vs)
     a = (theta_ext[y + 1] - mu) * s
@@ -76,10 +81,19 @@ def local_terms(theta_ext: np.ndarray, y: np.ndarray, mu: np.ndarray, vs: np.nda
         inv = 1.0 / prob
         la, lc = fa * inv, -fc * inv
         laa, lcc, lac = fa1 * inv - la * la, -fc1 * inv - lc * lc, -la * lc
-    l1 = np.stack([la, lc], axis=1)
-    l2 = np.stack([np.stack([laa, lac], 1), np.stack([lac, lcc], 1)], axis=1)
     a0, c0 = np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(c), c, 0.0)
     n = y.size
+    if order < 3:  # the mode search needs only the (μ, ς) block: closed forms
+        grad = np.zeros((n, 4))
+        hess = np.zeros((n, 4, 4))
+        grad[:, 2] = -s * (la + lc)
+        grad[:, 3] = -(a0 * la + c0 * lc)
+        hess[:, 2, 2] = s * s * (laa + 2.0 * lac + lcc)
+        hess[:, 2, 3] = hess[:, 3, 2] = s * (a0 * laa + (a0 + c0) * lac + c0 * lcc + la + lc)
+        hess[:, 3, 3] = a0 * a0 * laa + 2.0 * a0 * c0 * lac + c0 * c0 * lcc + a0 * la + c0 * lc
+        return LocalTerms(loglik, grad, hess, None)
+    l1 = np.stack([la, lc], axis=1)
+    l2 = np.stack([np.stack([laa, lac], 1), np.stack([lac, lcc], 1)], axis=1)
     m1 = np.zeros((n, 2, 4))
     m1[:, 0, 0], m1[:, 1, 1] = s, s
     m1[:, :, 2] = -s[:, None]
@@ -90,30 +104,32 @@ def local_terms(theta_ext: np.ndarray, y: np.ndarray, mu: np.ndarray, vs: np.nda
         m2[:, k, 2, 3] = m2[:, k, 3, 2] = s
         m2[:, k, 3, 3] = e
     grad = np.einsum("na,nap->np", l1, m1)
-    hess = np.einsum("nab,nap,nbq->npq", l2, m1, m1) + np.einsum("na,napq->npq", l1, m2)
-    third = None
-    if order > 2:
-        laaa = fa2 * inv - la * fa1 * inv - 2.0 * la * laa
-        laac = -fa1 * inv * lc - 2.0 * la * lac
-        lacc = -(lac * lc + la * lcc)
-        lccc = -fc2 * inv + lc * fc1 * inv - 2.0 * lc * lcc
-        l3 = np.zeros((n, 2, 2, 2))
-        l3[:, 0, 0, 0], l3[:, 1, 1, 1] = laaa, lccc
-        l3[:, 0, 0, 1] = l3[:, 0, 1, 0] = l3[:, 1, 0, 0] = laac
-        l3[:, 0, 1, 1] = l3[:, 1, 0, 1] = l3[:, 1, 1, 0] = lacc
-        m3 = np.zeros((n, 2, 4, 4, 4))
-        for k, e in ((0, a0), (1, c0)):
-            for p, val in ((k, s), (2, -s)):
-                m3[:, k, p, 3, 3] = m3[:, k, 3, p, 3] = m3[:, k, 3, 3, p] = val
-            m3[:, k, 3, 3, 3] = -e
-        cross = np.einsum("nab,napq,nbr->npqr", l2, m2, m1)
-        third = (
-            np.einsum("nabc,nap,nbq,ncr->npqr", l3, m1, m1, m1)
-            + cross
-            + cross.transpose(0, 1, 3, 2)
-            + cross.transpose(0, 3, 2, 1)
-            + np.einsum("na,napqr->npqr", l1, m3)
-        )
+    hess = np.einsum("nbp,nbq->npq", np.einsum("nab,nap->nbp", l2, m1), m1) + np.einsum(
+        "na,napq->npq", l1, m2
+    )
+    laaa = fa2 * inv - la * fa1 * inv - 2.0 * la * laa
+    laac = -fa1 * inv * lc - 2.0 * la * lac
+    lacc = -(lac * lc + la * lcc)
+    lccc = -fc2 * inv + lc * fc1 * inv - 2.0 * lc * lcc
+    l3 = np.zeros((n, 2, 2, 2))
+    l3[:, 0, 0, 0], l3[:, 1, 1, 1] = laaa, lccc
+    l3[:, 0, 0, 1] = l3[:, 0, 1, 0] = l3[:, 1, 0, 0] = laac
+    l3[:, 0, 1, 1] = l3[:, 1, 0, 1] = l3[:, 1, 1, 0] = lacc
+    m3 = np.zeros((n, 2, 4, 4, 4))
+    for k, e in ((0, a0), (1, c0)):
+        for p, val in ((k, s), (2, -s)):
+            m3[:, k, p, 3, 3] = m3[:, k, 3, p, 3] = m3[:, k, 3, 3, p] = val
+        m3[:, k, 3, 3, 3] = -e
+    cross = np.einsum("nab,napq,nbr->npqr", l2, m2, m1)
+    l3m = np.einsum("nabc,ncr->nabr", l3, m1)
+    l3m = np.einsum("nabr,nbq->naqr", l3m, m1)
+    third = (
+        np.einsum("naqr,nap->npqr", l3m, m1)
+        + cross
+        + cross.transpose(0, 1, 3, 2)
+        + cross.transpose(0, 3, 2, 1)
+        + np.einsum("na,napqr->npqr", l1, m3)
+    )
     return LocalTerms(loglik, grad, hess, third)
 
 
@@ -136,8 +152,16 @@ class ScaleLaplace:
     log-scale term, with the columns of u numbered across all of them (``n_random`` in all).
     """
 
-    def __init__(self, y: np.ndarray, x: np.ndarray, w: np.ndarray, slots: tuple[Slot, ...],
-                 n_random: int, link: str, n_thresholds: int) -> None:
+    def __init__(
+        self,
+        y: np.ndarray,
+        x: np.ndarray,
+        w: np.ndarray,
+        slots: tuple[Slot, ...],
+        n_random: int,
+        link: str,
+        n_thresholds: int,
+    ) -> None:
         if n_random > MAX_RANDOM:
             raise ModelSpecError(
                 f"the scale model integrates {n_random} random effects jointly; at most {MAX_RANDOM} "
@@ -179,8 +203,9 @@ class ScaleLaplace:
                 hmat += np.bincount(key, weight, minlength=q * q).reshape(q, q)
         return score, hmat
 
-    def evaluate(self, theta: np.ndarray, beta: np.ndarray, zeta: np.ndarray, sd: np.ndarray,
-                 gradient: bool = True) -> ScaleValue:
+    def evaluate(
+        self, theta: np.ndarray, beta: np.ndarray, zeta: np.ndarray, sd: np.ndarray, gradient: bool = True
+    ) -> ScaleValue:
         """ℓ_LA at (θ, β, ζ, SDs); −∞ when thresholds are unordered or the likelihood vanishes."""
         if np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             return ScaleValue(-np.inf)
@@ -252,7 +277,7 @@ class ScaleLaplace:
             # P_i = J_i C J_iᵀ (2 × 2) and (J_i C)[b, col_t(i)] per slot t
             p_mat = np.zeros((n, 2, 2))
             jc = np.zeros((n, len(slots), 2))
-            for k, (sk, s) in enumerate(zip(slots, sd, strict=True)):
+            for sk, s in zip(slots, sd, strict=True):
                 for j, (sj, s2) in enumerate(zip(slots, sd, strict=True)):
                     cc = cinv[sk.cols, sj.cols]
                     p_mat[:, sk.row, sj.row] += s * s2 * cc

@@ -124,8 +124,9 @@ def scale_spec(
     random = None
     if group is not None:
         codes, uniques = pd.factorize(raw[group].astype(str), sort=True)
-        random = RandomEffect(group, codes, np.ones(len(frame)), ("(Intercept)",),
-                              levels=tuple(str(u) for u in uniques))
+        random = RandomEffect(
+            group, codes, np.ones(len(frame)), ("(Intercept)",), levels=tuple(str(u) for u in uniques)
+        )
         if random.n_groups < 3:
             raise ModelSpecError(
                 f"a random log-scale needs at least 3 levels of {group!r}, not {random.n_groups}; "
