@@ -274,7 +274,11 @@ def _start(spec: ClmmSpec, model: _Model, link: str, start: FitResult | None) ->
 
 
 def _hessian(model: _Model, x: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """Central differences of the analytic gradient over the free parameters, symmetrised."""
+    """Central differences of the analytic gradient over the free parameters, symmetrised; the exact
+    Hessian for a model without random effects."""
+    if model.problem.q == 0:
+        tau, beta, zeta, _ = model.layout.split(x)
+        return model.problem.information(model.jac @ tau, beta, zeta, model.jac)
     idx = np.flatnonzero(free)
     base = model.problem.state()
     hess = np.empty((idx.size, idx.size))

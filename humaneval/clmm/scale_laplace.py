@@ -64,8 +64,7 @@ def local_terms(
 ) -> LocalTerms:
     """ℓ_i = log(F(a) − F(c)) and its derivatives in (θ_y, θ_{y−1}, μ, ς) (module docstring).
 
-    ``order`` 3 gives every derivative to third order; below that only the (μ, ς) entries of the first
-    and second derivatives (what the mode search needs), the others left 0.
+    ``order`` 3 adds the third derivatives (for the gradient of the Laplace approximation).
     """
     lk = get_link(link)
     s = np.exp(-vs)
@@ -83,9 +82,16 @@ def local_terms(
         laa, lcc, lac = fa1 * inv - la * la, -fc1 * inv - lc * lc, -la * lc
     a0, c0 = np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(c), c, 0.0)
     n = y.size
-    if order < 3:  # the mode search needs only the (μ, ς) block: closed forms
+    if order < 3:  # closed forms of the first and second derivatives
         grad = np.zeros((n, 4))
         hess = np.zeros((n, 4, 4))
+        grad[:, 0], grad[:, 1] = s * la, s * lc
+        hess[:, 0, 0], hess[:, 1, 1] = s * s * laa, s * s * lcc
+        hess[:, 0, 1] = hess[:, 1, 0] = s * s * lac
+        hess[:, 0, 2] = hess[:, 2, 0] = -s * s * (laa + lac)
+        hess[:, 1, 2] = hess[:, 2, 1] = -s * s * (lac + lcc)
+        hess[:, 0, 3] = hess[:, 3, 0] = -s * (a0 * laa + c0 * lac + la)
+        hess[:, 1, 3] = hess[:, 3, 1] = -s * (a0 * lac + c0 * lcc + lc)
         grad[:, 2] = -s * (la + lc)
         grad[:, 3] = -(a0 * la + c0 * lc)
         hess[:, 2, 2] = s * s * (laa + 2.0 * lac + lcc)
@@ -215,7 +221,7 @@ class ScaleLaplace:
             return ScaleValue(-np.inf)
         u, value = found
         mu, vs = self._predictors(beta, zeta, sd, u)
-        t = local_terms(theta_ext, self.y, mu, vs, self.link, order=3 if gradient else 2)
+        t = local_terms(theta_ext, self.y, mu, vs, self.link, order=3 if gradient and self.q else 2)
         logdet = 0.0
         chol = None
         if self.q:
@@ -271,7 +277,7 @@ class ScaleLaplace:
         n, q, slots = self.y.size, self.q, self.slots
         kappa = t.grad.copy()
         grad_sd = np.zeros(len(slots))
-        if q:
+        if q:  # without random effects ℓ is exact and κ = ∂ℓ/∂v
             cinv = self.inverse
             assert cinv is not None and t.third is not None
             # P_i = J_i C J_iᵀ (2 × 2) and (J_i C)[b, col_t(i)] per slot t
@@ -306,6 +312,20 @@ class ScaleLaplace:
             y[low] - 1, kappa[low, 1], minlength=k_thr
         )
         return ScaleValue(loglik, g_theta, self.x.T @ kappa[:, 2], self.w.T @ kappa[:, 3], grad_sd)
+
+    def information(self, theta, beta, zeta, jac: np.ndarray) -> np.ndarray:
+        """The exact Hessian of ℓ in (τ, β, ζ) without random effects (every parameter enters v linearly)."""
+        theta_ext = np.r_[-np.inf, theta, np.inf]
+        mu, vs = self._predictors(beta, zeta, (), np.zeros(0))
+        t = local_terms(theta_ext, self.y, mu, vs, self.link)
+        n = self.y.size
+        jac_ext = np.vstack([np.zeros(jac.shape[1]), jac, np.zeros(jac.shape[1])])
+        dv = np.zeros((n, 4, jac.shape[1] + self.x.shape[1] + self.w.shape[1]))
+        dv[:, 0, : jac.shape[1]] = jac_ext[self.y + 1]
+        dv[:, 1, : jac.shape[1]] = jac_ext[self.y]
+        dv[:, 2, jac.shape[1] : jac.shape[1] + self.x.shape[1]] = self.x
+        dv[:, 3, jac.shape[1] + self.x.shape[1] :] = self.w
+        return np.einsum("npk,npq,nql->kl", dv, t.hess, dv, optimize=True)
 
     def conditional(self, theta, beta, zeta, sd) -> tuple[np.ndarray, np.ndarray]:
         """The conditional modes u* and their conditional variances diag(H⁻¹) at these parameters."""
