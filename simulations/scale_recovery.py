@@ -4,7 +4,8 @@ Studies of 30 annotators × 6 documents × 2 systems (360 ratings, 30 documents,
 document intercepts with SDs 0.8 and 0.5, annotator log-scale SD 0.4, true contrast 0.5 on the latent scale
 of the median annotator) are simulated by :func:`humaneval.simulate.scale.simulate_scale_study`; each is
 fitted by the standard CLMM and by the CLMM with a random annotator log-scale. Writes
-``scale_recovery.csv`` (one row per replicate) and ``scale_recovery.md`` (coverage and rejection) to ``--out``.
+``scale_recovery.csv`` (one row per replicate) and ``scale_recovery.md`` (coverage, rejection) to
+``--out``.
 
     python simulations/scale_recovery.py --replicates 200
 """
