@@ -79,6 +79,11 @@ from humaneval.core.deprecation import renamed_option
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
+    "--scale-use",
+    is_flag=True,
+    help="Add each criterion's annotator scale-use figure (one more CLMM fit per criterion).",
+)
+@click.option(
     "--out",
     type=OutputPath(folder=True),
     default="report",
@@ -99,6 +104,7 @@ def command(
     power_trials: int,
     clmm_power_trials: int,
     out: str,
+    scale_use: bool,
     as_json: bool,
     **options,
 ) -> None:
@@ -113,6 +119,7 @@ def command(
         seed=seed,
         power_trials=power_trials,
         clmm_power_trials=clmm_power_trials,
+        scale_use=scale_use,
     )
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(

@@ -73,6 +73,7 @@ class ReportSettings:
     power_trials: int = 200
     clmm_power_trials: int = 20
     power_target: float = 0.8
+    scale_use: bool = False  # fit a random annotator log-scale per criterion (report/sections/scale_use.py)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

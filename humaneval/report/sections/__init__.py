@@ -28,6 +28,7 @@ from humaneval.report.sections import (
     quality_control,
     reliability,
     results,
+    scale_use,
     study,
     systems,
 )
@@ -38,6 +39,7 @@ CRITERION_PARTS: list[CriterionPart] = [
     systems.part,
     contrasts.part,
     reliability.part,
+    scale_use.part,
     power.part,
 ]
 
