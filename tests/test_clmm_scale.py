@@ -265,3 +265,16 @@ def test_cli_refuses_scale_effects_with_the_r_engine(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 2
     assert "native engine only" in result.output and "Traceback" not in result.output
+
+
+def test_scale_use_figure_and_sentence(tmp_path):
+    from humaneval.analysis.scale import scale_use
+    from humaneval.report.figures import scale_use_figure
+
+    table = simulate_scale_study(ScaleDesign(n_annotators=24, sd_log_scale=0.6), seed=8)
+    use = scale_use(table)
+    assert use.test.p < 0.05 and 0.3 < use.sd < 1.0
+    assert use.sentence().startswith("Scale use differs between annotators (log-spread SD")
+    assert use.max_change >= 0 and use.term == "systems1"
+    path = scale_use_figure(use.groups, tmp_path / "scale-use.png")
+    assert path.exists() and path.with_suffix(".svg").exists()

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from humaneval.core.ratings import Ratings
 from humaneval.core.responses import lower_is_better
@@ -285,6 +286,9 @@ def scale_use_figure(groups: pd.DataFrame, path: Path) -> Path:
     ax.axvline(1.0, color="#888888", linestyle="--", linewidth=0.8)
     ax.axhline(0.0, color="#888888", linestyle="--", linewidth=0.8)
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator([0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("spread (× the median annotator's; log axis)")
     ax.set_ylabel("location shift (latent units)")
     _style(ax, grid="both")
