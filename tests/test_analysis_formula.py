@@ -15,6 +15,7 @@ from humaneval.analysis import analyze, fit_clmm
 from humaneval.cli import main
 from humaneval.clmm.structures import structure_formula
 from humaneval.errors import FitFailedError, OptionError
+from humaneval.io.datasets import wine, wine_ratings
 
 DATA = Path(__file__).parent / "data"
 WINE = DATA / "wine.csv"
@@ -171,3 +172,32 @@ def test_engine_both_on_a_named_model(likert_path):
     assert fit.engine == "native" and comparison["engines"] == ["native", "r"]
     assert comparison["loglik"] < 1e-3 and comparison["beta"] < 1e-3
     assert comparison["loglik_values"][1] == pytest.approx(-2577.45, abs=0.05)
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+WINE_FORMULA = "rating ~ temp + contact + (1|judge)"
+
+
+def test_fit_clmm_takes_a_reference_level_per_factor():
+    fit = fit_clmm(wine(), formula=WINE_FORMULA, reference={"temp": "warm"})
+    effects = fit.fixed_effects().set_index("term")["estimate"]
+    assert effects["tempcold"] == pytest.approx(-3.0630, abs=2e-3)  # R: tempwarm 3.0630
+
+
+def test_analyze_takes_a_reference_level_per_factor_and_the_cli_factor_equals_level(tmp_path):
+    result = analyze(wine(), formula=WINE_FORMULA, reference={"temp": "warm"}, emm="temp")
+    assert result.fit.reference is None and "tempcold" in result.fit.terms
+    path = tmp_path / "wine.csv"
+    wine().to_csv(path, index=False)
+    out = _cli("analyze", str(path), "--formula", WINE_FORMULA, "--reference", "temp=warm", "--json")
+    assert out.exit_code == 0, out.output
+    terms = [r["term"] for r in json.loads(out.stdout)["criteria"][0]["fixed_effects"]]
+    assert terms == ["tempcold", "contactyes"]
+
+
+def test_a_factor_reference_without_a_formula_is_refused():
+    with pytest.raises(OptionError, match="reference level for temp needs a formula"):
+        fit_clmm(wine_ratings(), reference={"temp": "warm"})

@@ -10,7 +10,6 @@ import importlib.util
 import os
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import humaneval
@@ -208,18 +207,6 @@ def test_analyze_is_the_function_not_the_module():
     assert old is analyze
 
 
-def test_bradley_terry_is_the_pairwise_comparative_analysis():
-    from humaneval.analysis import bradley_terry
-    from humaneval.comparative import analyze_comparative
-    from humaneval.comparative.simulate import simulate_pairwise_study
-
-    table = simulate_pairwise_study({"a": 0.0, "b": 0.8, "c": 1.6}, blocks=6, seed=3)
-    shortcut = bradley_terry(table, n_resamples=200, seed=5)
-    full = analyze_comparative(table, kind="pairwise", n_resamples=200, seed=5)
-    pd.testing.assert_frame_equal(shortcut.contrasts, full.contrasts)
-    assert shortcut.systems["system"].iloc[0] == "c"
-
-
 def _attrs_uses(source: str) -> list[int]:
     """Lines of ``source`` touching an ``.attrs`` attribute in code (not docstrings or comments)."""
     return [
@@ -389,29 +376,6 @@ def test_the_home_scan_sees_a_re_export(tmp_path):
     assert _imports_not_from_home(source) == ["humaneval.analysis.contrasts.groupings"]
 
 
-def test_warnings_point_at_the_callers_line():
-    """Warnings raised deep inside analyze() (behind its deprecation wrapper) and deprecation warnings
-    name the line that called the package, not a package file."""
-    import warnings
-
-    from humaneval.analysis import analyze
-    from humaneval.clmm.model import default_model, sample_ratings
-    from humaneval.design import block_design
-    from humaneval.report import ReportSettings
-
-    model = default_model()
-    ratings = sample_ratings(model, block_design(2, 5, 3, model.system_names, seed=1), seed=1)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        analyze(ratings, "ttest")  # AnalysisCaution: the t-test ignores the pairing
-        analyze(ratings, "clmm", structure="maximal")  # ConvergenceWarning: a boundary fit
-        ReportSettings(n_bootstrap=10)  # DeprecationWarning: the old keyword
-    kinds = {w.category.__name__ for w in caught}
-    assert {"AnalysisCaution", "ConvergenceWarning", "DeprecationWarning"} <= kinds
-    assert {w.filename for w in caught} == {__file__}
-    assert any("removed in humaneval 0.2" in str(w.message) for w in caught)
-
-
 def test_warnings_compute_their_stacklevel():
     """A hand-counted ``stacklevel`` breaks when a wrapper is added; every warning uses
     ``caller_stacklevel()`` (errors.py, which _deprecation imports, warns from its module
@@ -424,3 +388,47 @@ def test_warnings_compute_their_stacklevel():
         if isinstance(node, ast.keyword) and node.arg == "stacklevel" and isinstance(node.value, ast.Constant)
     ]
     assert counted == []
+
+
+#: Functions whose body (docstring left out) is over 80 lines, with their length today: the ceiling of
+#: each only falls, and no other function may grow past 80 lines.
+LONG_FUNCTIONS = {
+    "forms/presets.py:_builtin": 135,
+    "clmm/rbridge.py:fit_r_spec": 102,
+    "clmm/scalar_numba.py:laplace_logit": 101,
+    "ppi/systems.py:ppi_systems": 95,
+    "judges/alttest.py:_one_criterion": 93,
+    "demo/__init__.py:run_demo": 88,
+    "cli/design.py:command": 88,
+    "ppi/ordinal.py:ppi_ordinal": 85,
+    "report/sections/power.py:_rating": 84,
+    "report/build.py:build_report": 84,
+    "simulate/study.py:plan_study": 82,
+}
+
+
+def _function_lengths(source: str) -> dict[str, int]:
+    """Body lines of every function in ``source`` (a docstring does not count)."""
+    lengths = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0]
+            documented = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            start = first.end_lineno + 1 if documented and len(node.body) > 1 else first.lineno
+            lengths[node.name] = max(lengths.get(node.name, 0), node.end_lineno - start + 1)
+    return lengths
+
+
+def test_function_lengths_are_counted_without_docstrings():
+    source = 'def f():\n    """Doc\n    string."""\n    a = 1\n    return a\n'
+    assert _function_lengths(source) == {"f": 2}
+
+
+def test_no_function_grows_past_80_lines():
+    long = {
+        f"{path.relative_to(PACKAGE).as_posix()}:{name}": n
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name, n in _function_lengths(path.read_text(encoding="utf-8")).items()
+        if n > 80
+    }
+    assert {k: n for k, n in long.items() if n > LONG_FUNCTIONS.get(k, 80)} == {}

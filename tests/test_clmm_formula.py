@@ -120,7 +120,7 @@ def test_the_intercept_is_absorbed_by_the_thresholds(wine, formula):
 
 def test_summary_prints_the_fit(wine_additive):
     text = wine_additive.summary()
-    assert "formula: rating ~ temp + contact + (1 | judge)" in text
+    assert "Laplace): rating ~ temp + contact + (1 | judge); link logit" in text
     assert "logLik -81.57" in text and "tempwarm" in text and "1|2" in text
 
 

@@ -277,3 +277,15 @@ def test_power_of_a_pairwise_design():
     assert by_pair.loc[("s0", "s2"), "true_difference"] == 2.0
     assert by_pair.loc[("s0", "s2"), "power"] >= 0.9 and by_pair.loc[("s1", "s2"), "power"] >= 0.9
     assert by_pair.loc[("s0", "s1"), "power"] <= 0.15  # no difference: the Tukey-adjusted error rate
+
+
+def test_bradley_terry_is_the_pairwise_comparative_analysis():
+    from humaneval.analysis import bradley_terry
+    from humaneval.comparative import analyze_comparative
+    from humaneval.comparative.simulate import simulate_pairwise_study
+
+    table = simulate_pairwise_study({"a": 0.0, "b": 0.8, "c": 1.6}, blocks=6, seed=3)
+    shortcut = bradley_terry(table, n_resamples=200, seed=5)
+    full = analyze_comparative(table, kind="pairwise", n_resamples=200, seed=5)
+    pd.testing.assert_frame_equal(shortcut.contrasts, full.contrasts)
+    assert shortcut.systems["system"].iloc[0] == "c"

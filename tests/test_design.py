@@ -498,3 +498,34 @@ def test_reading_documents_and_summaries_from_files(tmp_path):
     bad.write_text("doc,sys\nx,A\n")
     with pytest.raises(DesignError, match="needs the columns document, system"):
         read_summaries(bad)
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_design_reads_the_documents_from_the_summaries(tmp_path):
+    summaries = tmp_path / "summaries.csv"
+    rows = [f"d{d},{s},text {d}{s}" for d in range(4) for s in ("A", "B", "C")]
+    summaries.write_text("document,system,text\n" + "\n".join(rows) + "\n")
+    out = _cli(
+        "design", "--summaries", str(summaries), "--docs-per-block", "2", "--out", str(tmp_path / "d.csv")
+    )
+    assert out.exit_code == 0, out.output
+    design = json.loads((tmp_path / "d.json").read_text())
+    documents = [d["id"] for d in design["spec"]["documents"]]
+    assert documents == ["d0", "d1", "d2", "d3"]
+
+
+def test_design_without_documents_or_summaries_says_what_to_give(tmp_path):
+    out = _cli("design", "--out", str(tmp_path / "d.csv"))
+    assert out.exit_code == 2 and "give --documents" in out.output
+
+
+def test_nested_design_refuses_several_annotators_per_block(tmp_path):
+    args = ("design", "--documents", "10", "--systems", "A,B", "--family", "nested", "--out")
+    out = _cli(*args, str(tmp_path / "d.csv"), "--annotators-per-block", "3")
+    assert out.exit_code == 2
+    assert "--family nested has one annotator per block, not 3; use --family blocks" in out.output
+    assert _cli(*args, str(tmp_path / "e.csv")).exit_code == 0
+    assert _cli(*args, str(tmp_path / "f.csv"), "--annotators-per-block", "1").exit_code == 0

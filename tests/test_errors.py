@@ -191,3 +191,26 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path, args, fragment):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], result.stderr
     assert result.stdout == ""
+
+
+def test_warnings_point_at_the_callers_line():
+    """Warnings raised deep inside analyze() (behind its deprecation wrapper) and deprecation warnings
+    name the line that called the package, not a package file."""
+    import warnings
+
+    from humaneval.analysis import analyze
+    from humaneval.clmm.model import default_model, sample_ratings
+    from humaneval.design import block_design
+    from humaneval.report import ReportSettings
+
+    model = default_model()
+    ratings = sample_ratings(model, block_design(2, 5, 3, model.system_names, seed=1), seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analyze(ratings, "ttest")  # AnalysisCaution: the t-test ignores the pairing
+        analyze(ratings, "clmm", structure="maximal")  # ConvergenceWarning: a boundary fit
+        ReportSettings(n_bootstrap=10)  # DeprecationWarning: the old keyword
+    kinds = {w.category.__name__ for w in caught}
+    assert {"AnalysisCaution", "ConvergenceWarning", "DeprecationWarning"} <= kinds
+    assert {w.filename for w in caught} == {__file__}
+    assert any("removed in humaneval 0.2" in str(w.message) for w in caught)

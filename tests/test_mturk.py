@@ -434,3 +434,26 @@ def test_a_repeated_batch_row_counts_once_and_drops_no_worker():
     kept = conflict.table["annotator"].isin(conflict.ratings.annotators)
     assert "ASSIGN0" not in set(conflict.table.loc[kept, "assignment_id"])
     assert len(conflict.ratings.annotators) == 3
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _design(tmp_path):
+    out = _cli("design", "--documents", "10", "--systems", "A,B", "--out", str(tmp_path / "design.csv"))
+    assert out.exit_code == 0, out.output
+    return tmp_path / "design.csv"
+
+
+def test_collect_mturk_names_the_first_problem_when_nothing_is_usable(tmp_path):
+    design = _design(tmp_path)
+    results = tmp_path / "batch.csv"
+    results.write_text(
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Answer.slot\n"
+        "H1,A1,W1,Submitted,100,0\nH1,A2,W2,Submitted,100,0\n"
+    )
+    out = _cli("collect", "mturk", str(results), "--design", str(design), "--out", str(tmp_path / "r.csv"))
+    assert out.exit_code == 2
+    assert "no usable assignment; first problem: line 2 (A1): unknown_slot slot" in out.output
+    assert "(and 1 more)" in out.output and "--json" not in out.output

@@ -73,8 +73,8 @@ def test_reliability_report_summary_and_repr():
     kappa = fleiss_kappa(ratings).kappa
     lines = report.summary("study.csv").splitlines()
     assert lines[0] == "study.csv: reliability"
-    assert lines[1].split() == ["Krippendorff's", "α", "(ordinal)", f"{alpha:.3f}"]
-    assert f"Fleiss' κ                        {kappa:.3f}" in lines[4]
+    assert lines[2].split() == ["Krippendorff's", "α", "(ordinal):", f"{alpha:.3f}"]
+    assert lines[5].split() == ["Fleiss'", "κ:", f"{kappa:.3f}"]
     assert report.summary().splitlines()[0] == "ratings: reliability"
     assert repr(report).startswith(
         f"<ReliabilityReport: ordinal α {alpha:.3f}, Fleiss' κ {kappa:.3f}, split-half "

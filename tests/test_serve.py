@@ -552,3 +552,22 @@ def test_direct_assessment_export_adds_annotator_z_scores(tmp_path):
     assert sorted(values) == sorted(sent)
     expected = (values - values.mean()) / values.std(ddof=1)
     assert table["z_value"].to_numpy() == pytest.approx(expected)
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _design(tmp_path):
+    out = _cli("design", "--documents", "10", "--systems", "A,B", "--out", str(tmp_path / "design.csv"))
+    assert out.exit_code == 0, out.output
+    return tmp_path / "design.csv"
+
+
+def test_serve_init_has_the_placeholder_texts_it_suggests(tmp_path):
+    design = _design(tmp_path).with_suffix(".json")
+    bare = _cli("serve", "init", str(design), str(tmp_path / "s1"))
+    assert bare.exit_code == 2 and "--placeholder-texts" in bare.output
+    out = _cli("serve", "init", str(design), str(tmp_path / "s2"), "--placeholder-texts", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["slots"] > 0

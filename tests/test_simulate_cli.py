@@ -217,3 +217,20 @@ def test_a_fitted_result_can_be_simulated():
     assert result.config.model.system_names == fit.systems
     np.testing.assert_allclose(result.config.model.coefficients[1:], fit.beta)
     assert result.overall()["n_trials"].iloc[0] == 20
+
+
+def test_power_labels_the_clmm_row_by_what_it_models():
+    out = run("power", "--design", "1x10x3", "--tests", "clmm", "--trials", "2", "--no-calibration")
+    assert out.exit_code == 0, out.output
+    [row] = [line for line in out.output.splitlines() if line.strip().startswith("clmm ")]
+    assert row.split()[:2] == ["clmm", "judgement"] and "none" not in row
+
+
+def test_simulation_docs_say_which_model_each_power_belongs_to():
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parents[1] / "docs" / "simulation.md").read_text().split())
+    assert "*not* reproduced" not in text
+    sentence = text[text.index("A power of 0.799") :][:200]
+    assert "*repetition* model" in sentence
+    assert "are both the *coherence* model's power at 20 × 5 × 3" in text

@@ -477,11 +477,11 @@ def test_power_curve_cli_writes_table_and_figures(tmp_path):
     ],
 )
 def test_bad_settings_are_one_line_exit_2(args, message):
-    start = time.perf_counter()
+    start = time.process_time()
     result = run("power", "--trials", "2", "--tests", "ttest", "--no-progress", *args)
     assert result.exit_code == 2, result.output
     assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5  # refused before any simulation
 
 
 def test_parse_breaks():

@@ -31,6 +31,8 @@ from humaneval.analysis.workflow import analyze
 from humaneval.clmm.contrasts import better_column
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.grouping import groupings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -39,7 +41,7 @@ ACROSS_METHODS = ("holm", "bonferroni", "fdr_bh")
 
 
 @dataclass(frozen=True, eq=False)
-class CriteriaAnalysis:
+class CriteriaAnalysis(Printable):
     """The analyses of every criterion, possibly with p-values adjusted across criteria.
 
     Attributes
@@ -79,13 +81,14 @@ class CriteriaAnalysis:
             [a.contrasts.assign(criterion=a.criterion) for a in self.analyses], ignore_index=True
         )
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         how = (
             f"p-values adjusted across {len(self.analyses)} criteria × pairs ({self.adjust_across_criteria})"
             if self.adjust_across_criteria
             else "p-values adjusted within each criterion"
         )
-        return f"{self.summary_table().to_string()}\n{how}"
+        table = self.summary_table().reset_index()
+        return (frame_table(table, list(table.columns)), Paragraph((how,)))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"criteria": [analysis, ...], "adjust_across_criteria": ...}`` (the ``--json`` shape)."""

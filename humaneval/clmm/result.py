@@ -29,6 +29,9 @@ from scipy import stats
 from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.clmm.model import OrdinalModel
 from humaneval.core.deprecation import renamed
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt, fmt_p
+from humaneval.present.printable import Printable, frame_table
 
 GRAD_TOL = 0.01
 #: A max.grad above GRAD_TOL still counts as converged when the Newton step to the optimum is below this
@@ -249,7 +252,7 @@ class Attempt:
 
 
 @dataclass(frozen=True, eq=False)
-class FitResult:
+class FitResult(Printable):
     """A fitted CLMM: estimates, covariance, random effects, fit statistics and diagnostics.
 
     ``beta`` and ``vcov`` belong to the columns ``beta_names`` of the fixed design (R's names:
@@ -365,31 +368,38 @@ class FitResult:
             f"{self.nobs} obs, logLik {self.loglik:.2f}, {status}>"
         )
 
-    def summary(self) -> str:
-        """The fit as R's ``summary(clmm)`` prints it: model, fit statistics, Ψ, β and thresholds."""
+    def blocks(self) -> tuple[Block, ...]:
+        """The fit as R's ``summary(clmm)`` shows it: model, fit statistics, Ψ, β and thresholds."""
         d = self.diagnostics
-        lines = [
-            f"Cumulative link mixed model ({self.engine} engine, Laplace)",
-            f"formula: {self.formula}",
-            f" link {self.link}, threshold {self.threshold}, nobs {self.nobs}, logLik {self.loglik:.2f}, "
-            f"AIC {self.aic:.2f}, BIC {self.bic:.2f}, niter {d.n_iter}, max.grad {d.max_grad:.2e}, "
-            f"cond.H {d.cond_h:.1e}",
-            "",
-            "Random effects:",
+        four = {"estimate": lambda v: fmt(v, 4), "se": lambda v: fmt(v, 4), "z": fmt, "p": fmt_p}
+        variances = self.random_effects_frame().query("term_a == term_b")
+        blocks: list[Block] = [
+            Paragraph(
+                (
+                    f"Cumulative link mixed model ({self.engine} engine, Laplace): {self.formula}; "
+                    f"link {self.link}, threshold {self.threshold}, nobs {self.nobs}, "
+                    f"logLik {fmt(self.loglik, 2)}, AIC {fmt(self.aic, 2)}, BIC {fmt(self.bic, 2)}, "
+                    f"niter {d.n_iter}, max.grad {d.max_grad:.2e}, cond.H {d.cond_h:.1e}",
+                )
+            ),
+            frame_table(
+                variances,
+                {"factor": None, "term_a": None, "covariance": lambda v: fmt(v, 4)},
+                names={"term_a": "term", "covariance": "variance"},
+                caption=("Random effects:",),
+            ),
+            frame_table(self.fixed_effects(), {"term": None, **four}, caption=("Coefficients:",)),
+            frame_table(
+                self.thresholds_frame(),
+                {"threshold": None, "estimate": lambda v: fmt(v, 4)},
+                caption=("Thresholds:",),
+            ),
         ]
-        for row in self.random_effects_frame().itertuples():
-            if row.term_a == row.term_b:
-                lines.append(f" {row.factor:<16} {row.term_a:<24} variance {row.covariance:.4f}")
-        lines += ["", "Coefficients:"]
-        for row in self.fixed_effects().itertuples():
-            lines.append(f" {row.term:<32} {row.estimate:>9.4f} {row.se:>8.4f} {row.z:>8.3f} {row.p:>10.3g}")
-        lines += ["", "Thresholds:"]
-        for row in self.thresholds_frame().itertuples():
-            lines.append(f" {row.threshold:<16} {row.estimate:>9.4f}")
-        if d.failed:
-            lines += ["", f"FAILED: {'; '.join(d.reasons)}"]
-        lines += [f"warning: {w}" for w in d.warnings]
-        return "\n".join(lines)
+        notes = [f"FAILED: {'; '.join(d.reasons)}"] if d.failed else []
+        notes += [f"warning: {w}" for w in d.warnings]
+        if notes:
+            blocks.append(Bullets(tuple((n,) for n in notes)))
+        return tuple(blocks)
 
     def thresholds_frame(self) -> pd.DataFrame:
         """θ_j between consecutive response levels, labelled "lower|upper" as R prints them."""

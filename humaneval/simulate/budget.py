@@ -22,6 +22,9 @@ from humaneval.clmm.model import OrdinalModel
 from humaneval.core.currency import currency_code
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import DesignError
+from humaneval.present.document import Block, Bullets, Paragraph, Text
+from humaneval.present.formatting import fmt_estimate_ci
+from humaneval.present.printable import Printable
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import resolve_model, simulate
 
@@ -62,7 +65,7 @@ class CostModel:
 
 
 @dataclass(frozen=True, eq=False)
-class BudgetPlan:
+class BudgetPlan(Printable):
     """Screened candidates (one row per design, cheapest first) and the cheapest one reaching ``target``."""
 
     candidates: pd.DataFrame
@@ -84,23 +87,29 @@ class BudgetPlan:
             "candidates": self.candidates.to_dict(orient="records"),
         }
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         """How many designs were screened, the cheapest one reaching the target, and the notes."""
-        lines = [
-            f"{len(self.candidates)} designs screened with {self.test} ({self.aggregate}), "
-            f"target power {self.target:g}; cost at {self.cost_model.wage_per_hour:g} "
-            f"{self.cost_model.currency}/h, {self.cost_model.seconds_per_judgement:g} s per judgement"
+        lines: list[Text] = [
+            (
+                f"{len(self.candidates)} designs screened with {self.test} ({self.aggregate}), "
+                f"target power {self.target:g}; cost at {self.cost_model.wage_per_hour:g} "
+                f"{self.cost_model.currency}/h, {self.cost_model.seconds_per_judgement:g} s per judgement",
+            )
         ]
         if self.best is not None:
             b = self.best
             lines.append(
-                f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
-                f"({b['total_annotators']} annotators, {b['judgements']} judgements, "
-                f"cost {b['cost']:.2f} {self.cost_model.currency}), "
-                f"power {b['power']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}]"
+                (
+                    f"cheapest: {b['blocks']} blocks × {b['docs']} docs × {b['annotators']} annotators "
+                    f"({b['total_annotators']} annotators, {b['judgements']} judgements, "
+                    f"cost {b['cost']:.2f} {self.cost_model.currency}), "
+                    f"power {fmt_estimate_ci(b['power'], b['ci_low'], b['ci_high'])}",
+                )
             )
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        blocks: list[Block] = [Paragraph(line) for line in lines]
+        if self.notes:
+            blocks.append(Bullets(tuple((f"note: {n}",) for n in self.notes)))
+        return tuple(blocks)
 
     def plot(self, path: str | Path) -> Path:
         """Power vs total annotators, vs judgements and vs cost, one line per annotators-per-block;

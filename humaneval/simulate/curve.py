@@ -19,7 +19,9 @@ import pandas as pd
 
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import DesignError
+from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt_estimate_ci
+from humaneval.present.printable import Formatter, Printable, frame_table
 from humaneval.simulate.designs import SimDesign
 from humaneval.simulate.experiment import SimulationResult, check_size, design_line, resolve_model, simulate
 from humaneval.simulate.table_design import TableDesign
@@ -30,7 +32,7 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
 @dataclass(frozen=True, eq=False)
-class PowerCurve:
+class PowerCurve(Printable):
     """One row per (break, test, aggregate): power with its interval, failures and Type I error."""
 
     along: str
@@ -40,23 +42,33 @@ class PowerCurve:
     def to_dict(self) -> dict[str, Any]:
         return {"along": self.along, "points": self.table.to_dict(orient="records")}
 
-    def summary(self, design: SimDesign | TableDesign | None = None, notes: Sequence[str] = ()) -> str:
-        """One line per break and test: power with its 95 % interval, failures, Type I error when
+    def blocks(
+        self, design: SimDesign | TableDesign | None = None, notes: Sequence[str] = ()
+    ) -> tuple[Block, ...]:
+        """One row per break and test: power with its 95 % interval, failures, Type I error when
         calibrated; ``design`` (the one the curve resizes) and ``notes`` head the text."""
         of = "" if design is None else f" of {design_line(design)}"
-        lines = [f"power curve along {self.along}{of}", *(f"  {n}" for n in notes)]
-        head = f"  {'break':>6} {'test':<6} {'level':<9} {'power [95% CI]':<24} failed"
-        calibrated = "type1" in self.table
-        lines.append(head + ("  Type I [95% CI]" if calibrated else ""))
-        for row in self.table.to_dict(orient="records"):
-            line = (
-                f"  {row['break']:>6} {row['test']:<6} {row['aggregate']:<9} "
-                f"{fmt_estimate_ci(row['rate'], row['ci_low'], row['ci_high']):<24} {row['n_failed']:>6}"
-            )
-            if calibrated:
-                line += "  " + fmt_estimate_ci(row["type1"], row["type1_ci_low"], row["type1_ci_high"])
-            lines.append(line)
-        return "\n".join(lines)
+        table = self.table.assign(
+            power=[fmt_estimate_ci(r.rate, r.ci_low, r.ci_high) for r in self.table.itertuples()]
+        )
+        columns: dict[str, Formatter | None] = {
+            "break": None,
+            "test": None,
+            "aggregate": None,
+            "power": None,
+            "n_failed": None,
+        }
+        if "type1" in table:
+            table["type1_shown"] = [
+                fmt_estimate_ci(r.type1, r.type1_ci_low, r.type1_ci_high) for r in table.itertuples()
+            ]
+            columns["type1_shown"] = None
+        names = {"aggregate": "level", "power": "power [95% CI]", "n_failed": "failed"}
+        return (
+            Paragraph((f"power curve along {self.along}{of}",)),
+            *((Bullets(tuple((n,) for n in notes)),) if notes else ()),
+            frame_table(table, columns, names={**names, "type1_shown": "Type I [95% CI]"}),
+        )
 
     def plot(self, path: str | Path, formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
         """Power (and Type I error when calibrated) against the break, one line per test.

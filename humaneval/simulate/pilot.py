@@ -19,10 +19,13 @@ from humaneval.clmm.model import OrdinalModel
 from humaneval.clmm.result import FitResult
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import ConvergenceWarning, DesignError
+from humaneval.present.document import Block, Bullets, Paragraph, Text
+from humaneval.present.formatting import fmt
+from humaneval.present.printable import Printable
 
 
 @dataclass(frozen=True, eq=False)
-class PilotModel:
+class PilotModel(Printable):
     """The model simulated from a pilot and the fit it came from."""
 
     model: OrdinalModel
@@ -31,25 +34,35 @@ class PilotModel:
     n_documents: int
     fit_warnings: tuple[str, ...] = ()
 
-    def summary(self) -> str:
-        """What was taken from the pilot, in a few lines."""
+    def blocks(self) -> tuple[Block, ...]:
+        """What was taken from the pilot: the fit, its thresholds, effects and random-effect SDs."""
         fit = self.fit
-        beta = ", ".join(
-            f"{s} {b:+.3f} (SE {se:.3f})" for s, b, se in zip(fit.systems[1:], fit.beta, fit.se, strict=True)
-        )
-        lines = [
-            f"pilot: {fit.nobs} ratings, {self.n_annotators} annotators, {self.n_documents} documents, "
-            f"{fit.structure} CLMM ({fit.engine} engine, {fit.link} link)"
-            + (f", after {len(fit.fallbacks)} failed rung(s)" if fit.fallbacks else ""),
-            f"  thresholds ({len(fit.thresholds)}): " + ", ".join(f"{t:.3f}" for t in fit.thresholds),
-            f"  effects vs {fit.reference}: {beta}",
+        rungs = f", after {len(fit.fallbacks)} failed rung(s)" if fit.fallbacks else ""
+        items: list[Text] = [
+            (f"thresholds ({len(fit.thresholds)}): " + ", ".join(fmt(t) for t in fit.thresholds),),
+            (
+                f"effects vs {fit.reference}: "
+                + ", ".join(
+                    f"{s} {b:+.3f} (SE {fmt(se)})"
+                    for s, b, se in zip(fit.systems[1:], fit.beta, fit.se, strict=True)
+                ),
+            ),
         ]
         for factor, psi in fit.random_effects.items():
             sd = np.sqrt(np.clip(np.diag(psi), 0, None))
             kind = "intercept" if psi.shape[0] == 1 else f"{psi.shape[0]}×{psi.shape[0]} covariance, SDs"
-            lines.append(f"  {factor}: {kind} " + ", ".join(f"{v:.3f}" for v in sd))
-        lines += [f"  warning: {w}" for w in self.fit_warnings]
-        return "\n".join(lines)
+            items.append((f"{factor}: {kind} " + ", ".join(fmt(v) for v in sd),))
+        items += [(f"warning: {w}",) for w in self.fit_warnings]
+        return (
+            Paragraph(
+                (
+                    f"pilot: {fit.nobs} ratings, {self.n_annotators} annotators, "
+                    f"{self.n_documents} documents, {fit.structure} CLMM "
+                    f"({fit.engine} engine, {fit.link} link){rungs}",
+                )
+            ),
+            Bullets(tuple(items)),
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
