@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humaneval.clmm import fit_spec
+from humaneval.clmm.fit import fit_spec
 from humaneval.clmm.formula import clmm_spec
 from humaneval.clmm.result import FitResult
 from humaneval.clmm.scale import ScaleTest, scale_lr_test

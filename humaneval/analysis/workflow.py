@@ -611,13 +611,7 @@ def _analyze_formula(
         table = select_criterion(ratings, criterion) if not _uses(formula, "criterion") else _all(ratings)
         frame, response = table.data, table.response
     if formula is None:
-        from humaneval.clmm.structures import structure_formula
-
-        nested = describe_structure(table).family == "nested"
-        chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
-        if scale is not None and structure == "auto":  # the scale model takes random intercepts only
-            chosen = "intercepts"
-        formula = structure_formula(chosen, nested, response or "score")
+        formula = _structure_formula(table, structure, response or "score", scale is not None)
     fit = fit_clmm(
         frame,
         engine=engine,
@@ -626,7 +620,7 @@ def _analyze_formula(
         formula=formula,
         threshold=threshold,
         progress=progress,
-        **({"scale": scale} if scale is not None else {}),
+        scale=scale,
     )
     categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
@@ -666,7 +660,7 @@ def _analyze_formula(
             reference=reference,
             formula=compare,
             threshold=threshold,
-            **({"scale": scale} if scale is not None else {}),
+            scale=scale,
         )
         lr = lr_test(restricted, fit)
     extra = {"categories": categories} if emms is not None else None
@@ -687,6 +681,18 @@ def _analyze_formula(
         by=tuple(by_cols),
         extra=extra,
     )
+
+
+def _structure_formula(table: Ratings, structure: str, response: str, scale: bool) -> str:
+    """The formula of a named structure (``auto``: nested or maximal; ``intercepts`` with scale effects,
+    which take random intercepts only)."""
+    from humaneval.clmm.structures import structure_formula
+
+    nested = describe_structure(table).family == "nested"
+    chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
+    if scale and structure == "auto":
+        chosen = "intercepts"
+    return structure_formula(chosen, nested, response)
 
 
 def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:

@@ -116,7 +116,7 @@ def scale_heterogeneity(
 
     Replicates where a fit fails are left out (their count is ``n_replicates`` − rows).
     """
-    from humaneval.clmm import fit_spec
+    from humaneval.clmm.fit import fit_spec
     from humaneval.clmm.formula import clmm_spec
 
     if n_replicates < 1:
