@@ -663,7 +663,7 @@ def _analyze_formula(
             scale=scale,
         )
         lr = lr_test(restricted, fit)
-    extra = {"categories": categories} if emms is not None else None
+    extra: dict[str, object] | None = {"categories": categories} if emms is not None else None
     if fit.scale is not None:
         extra = {**(extra or {}), **scale_extra(fit)}
     return Analysis(

@@ -490,7 +490,8 @@ def clmm_spec(
         )
     fixed_cols = _variables(parsed.fixed, data)
     bar_cols = [c for b in parsed.bars if b.expr not in ("1", "0") for c in _variables(b.expr, data)]
-    scale_cols, scale_group = [], None
+    scale_cols: list[str] = []
+    scale_group: str | None = None
     if scale is not None:
         from humaneval.clmm.scale_spec import categorical_identifiers, scale_columns
 

@@ -116,6 +116,7 @@ def local_terms(
     laaa = fa2 * inv - la * fa1 * inv - 2.0 * la * laa
     laac = -fa1 * inv * lc - 2.0 * la * lac
     lacc = -(lac * lc + la * lcc)
+    assert fa2 is not None and fc2 is not None  # density(x, 3) gives f″
     lccc = -fc2 * inv + lc * fc1 * inv - 2.0 * lc * lcc
     l3 = np.zeros((n, 2, 2, 2))
     l3[:, 0, 0, 0], l3[:, 1, 1, 1] = laaa, lccc
