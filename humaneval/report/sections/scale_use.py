@@ -35,7 +35,7 @@ def part(view: CriterionView) -> Iterator[Block]:
         text(
             "Annotator scale use: each annotator's spread (× the median annotator's) and location shift on "
             "the latent scale, with 95 % conditional intervals, from the CLMM with a random annotator "
-            "log-scale (docs/analysis.md, \"Annotators who use the scale differently\")."
+            'log-scale (docs/analysis.md, "Annotators who use the scale differently").'
         ),
     )
     yield Paragraph(text(use.sentence()))
