@@ -432,3 +432,8 @@ def test_no_function_grows_past_80_lines():
         if n > 80
     }
     assert {k: n for k, n in long.items() if n > LONG_FUNCTIONS.get(k, 80)} == {}
+
+
+def test_the_reference_lists_every_old_import_path():
+    text = (PACKAGE.parent / "docs" / "reference.md").read_text(encoding="utf-8")
+    assert all(f"| `{old}` | `{new}` |" in text for old, new in humaneval.MOVED_MODULES.items())

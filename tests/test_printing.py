@@ -28,8 +28,6 @@ HAND_PRINTERS = {
     "analysis/workflow.py:Analysis.__repr__",
     "clmm/result.py:FitResult.__repr__",
     "comparative/analyze.py:ComparativeAnalysis.summary",
-    "comparative/power.py:ComparativePower.summary",
-    "comparative/power.py:ComparativePowerCurve.summary",
     "judges/agreement.py:JudgeAgreement.summary",
     "judges/alttest.py:AltTestResult.summary",
     "judges/alttest.py:to_string",

@@ -16,12 +16,11 @@ from humaneval.comparative.analyze import (
     ComparativeFit,
     analyze_comparative,
     default_inference,
-    mixed_design,
 )
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.counting import bws_scores
 from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
-from humaneval.comparative.mixed import MixedFit, fit_mixed_bt
+from humaneval.comparative.mixed import MixedFit, fit_mixed_bt, mixed_design
 from humaneval.comparative.power import ComparativeDesign, ComparativePower, comparative_power
 
 __all__ = [

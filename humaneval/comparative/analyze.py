@@ -325,35 +325,6 @@ def _inference_text(fit: ComparativeFit) -> str:
     return f"standard errors from {fit.n_resamples} bootstrap replicates over {what}{failed}"
 
 
-def mixed_design(judgements: Judgements) -> pd.DataFrame:
-    """The ±1 design of a pairwise study for a mixed-effects Bradley–Terry fit.
-
-    One row per comparison: ``annotator`` and ``document`` codes, ``outcome`` (1 when the first
-    system won, 0 when it lost, 0.5 for a tie) and one column per non-reference system holding +1
-    for the first system of the pair, −1 for the second and 0 otherwise. A binary (or, with ties,
-    three-category ordinal) mixed model without intercept and with random annotator slopes on these
-    columns is the mixed-effects Bradley–Terry model.
-    """
-    if get_method(judgements.kind).unit != "pair":
-        raise ModelSpecError("the ±1 mixed-model design is defined for pairwise judgements")
-    n_sys = len(judgements.systems)
-    events = judgements.incidence.tocoo()
-    order = np.argsort(events.row, kind="stable")
-    event = events.col[order]
-    first = judgements.features[event, 0, : n_sys - 1]
-    second = judgements.features[event, 1, : n_sys - 1]
-    outcome = np.select([judgements.chosen[event] == 0, judgements.chosen[event] == 1], [1.0, 0.0], 0.5)
-    frame = pd.DataFrame(first - second, columns=list(judgements.systems[1:]))
-    n_cov = len(judgements.covariates)
-    for k, name in enumerate(judgements.covariates):  # the style difference of the first system
-        column = judgements.n_params - n_cov + k
-        frame[name] = judgements.features[event, 0, column] - judgements.features[event, 1, column]
-    frame.insert(0, "outcome", outcome)
-    frame.insert(0, "document", judgements.document[events.row[order]])
-    frame.insert(0, "annotator", judgements.annotator[events.row[order]])
-    return frame
-
-
 @renamed(n_boot="n_resamples", level="confidence_level")
 @shared_docs
 def analyze_comparative(

@@ -41,6 +41,7 @@ from humaneval.clmm.result import FitResult
 from humaneval.clmm.spec import ClmmSpec, RandomEffect
 from humaneval.comparative.judgements import Judgements
 from humaneval.errors import ModelSpecError
+from humaneval.methods import get_method
 
 #: Random-effect terms the mixed fit can include.
 MIXED_TERMS = ("annotator", "document")
@@ -51,6 +52,35 @@ MAX_BLOCK_ENTRIES = 5e7
 #: bootstrap (with annotator terms only, intervals covered 92.0 % instead of 93.9 % when documents
 #: also had their own system deviations; docs/analysis.md, "Calibration").
 DEFAULT_TERMS = ("annotator", "document")
+
+
+def mixed_design(judgements: Judgements) -> pd.DataFrame:
+    """The ±1 design of a pairwise study for a mixed-effects Bradley–Terry fit.
+
+    One row per comparison: ``annotator`` and ``document`` codes, ``outcome`` (1 when the first
+    system won, 0 when it lost, 0.5 for a tie) and one column per non-reference system holding +1
+    for the first system of the pair, −1 for the second and 0 otherwise. A binary (or, with ties,
+    three-category ordinal) mixed model without intercept and with random annotator slopes on these
+    columns is the mixed-effects Bradley–Terry model.
+    """
+    if get_method(judgements.kind).unit != "pair":
+        raise ModelSpecError("the ±1 mixed-model design is defined for pairwise judgements")
+    n_sys = len(judgements.systems)
+    events = judgements.incidence.tocoo()
+    order = np.argsort(events.row, kind="stable")
+    event = events.col[order]
+    first = judgements.features[event, 0, : n_sys - 1]
+    second = judgements.features[event, 1, : n_sys - 1]
+    outcome = np.select([judgements.chosen[event] == 0, judgements.chosen[event] == 1], [1.0, 0.0], 0.5)
+    frame = pd.DataFrame(first - second, columns=list(judgements.systems[1:]))
+    n_cov = len(judgements.covariates)
+    for k, name in enumerate(judgements.covariates):  # the style difference of the first system
+        column = judgements.n_params - n_cov + k
+        frame[name] = judgements.features[event, 0, column] - judgements.features[event, 1, column]
+    frame.insert(0, "outcome", outcome)
+    frame.insert(0, "document", judgements.document[events.row[order]])
+    frame.insert(0, "annotator", judgements.annotator[events.row[order]])
+    return frame
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,7 +227,6 @@ def fit_mixed_bt(
     (False, [-0.5, -1.0])
     """
     from humaneval.clmm.fit import fit_spec
-    from humaneval.comparative.analyze import mixed_design
 
     spec = mixed_spec(mixed_design(judgements), judgements.systems, tuple(terms), judgements.covariates)
     entries = block_entries(spec)

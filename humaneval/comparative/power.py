@@ -30,6 +30,9 @@ from humaneval.comparative.simulate import davidson_probabilities
 from humaneval.core.deprecation import renamed
 from humaneval.errors import DesignError, HumanEvalError
 from humaneval.methods import get_method
+from humaneval.present.document import Block, Bullets, Column, Paragraph, Table, Text
+from humaneval.present.formatting import fmt_estimate_ci
+from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.proportions import CALIBRATION_RANGE, calibration_warnings, clopper_pearson
 
 #: Design methods simulated here, and the kind of table they give.
@@ -355,7 +358,7 @@ def parse_effects(effect: str | None, systems: tuple[str, ...]) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class ComparativePower:
+class ComparativePower(Printable):
     """Rates per pair of a comparative power simulation, shaped like the Likert ``SimulationResult``.
 
     ``results`` has one row per pair plus a ``pair == "all"`` row: ``test`` (the model),
@@ -413,31 +416,51 @@ class ComparativePower:
             }
         return out
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         kind = "Type I error" if self.null else "power"
         d = self.design.to_dict()
         shown = ", ".join(f"{s} {v:g}" for s, v in zip(self.design.systems, self.strengths, strict=True))
-        lines = [
-            f"{kind} of {self.design.label} ({d['judgements']} judgements, {d['annotators']} annotators, "
-            f"{d['documents']} documents), {self.overall()['n_trials'].iloc[0]} simulated studies, "
-            f"seed {self.seed}",
-            f"  strengths {shown}"
-            f" (logit); annotator × system SD {self.annotator_sd:g}, document × system SD "
-            f"{self.design.document_sd:g}" + (f", tie ν {self.tie:g}" if self.tie else ""),
-            "  fits: " + ", ".join(f"{k} {v}" for k, v in sorted(self.fits.items())),
-        ]
         calibration = None if self.calibration is None else self.calibration.overall()
-        head = f"  {'pair':<14} {'model (inference)':<30} {kind + ' [95% CI]':<26}"
-        lines.append(head + ("  Type I [95% CI]" if calibration is not None else ""))
+        columns = [Column("pair"), Column("model (inference)"), Column(f"{kind} [95% CI]", align="r")]
+        rows = []
         for row in self.results.itertuples():
-            line = f"  {row.pair:<14} {row.test + ' (' + row.aggregate + ')':<30} "
-            line += f"{row.rate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]".ljust(26)
-            if calibration is not None and row.pair == "all":
+            cells = [
+                row.pair,
+                f"{row.test} ({row.aggregate})",
+                fmt_estimate_ci(row.rate, row.ci_low, row.ci_high),
+            ]
+            if calibration is not None:
                 cal = calibration.iloc[0]
-                line += f"  {cal['rate']:.3f} [{cal['ci_low']:.3f}, {cal['ci_high']:.3f}]"
-            lines.append(line)
-        lines += [f"  warning: {w}" for w in self.calibration_warnings()]
-        return "\n".join(lines)
+                cells.append(
+                    fmt_estimate_ci(cal["rate"], cal["ci_low"], cal["ci_high"]) if row.pair == "all" else ""
+                )
+            rows.append(tuple(cells))
+        if calibration is not None:
+            columns.append(Column("Type I [95% CI]", align="r"))
+        notes: list[Text] = [
+            (
+                f"strengths {shown} (logit); annotator × system SD {self.annotator_sd:g}, "
+                f"document × system SD {self.design.document_sd:g}"
+                + (f", tie ν {self.tie:g}" if self.tie else ""),
+            ),
+            ("fits: " + ", ".join(f"{k} {v}" for k, v in sorted(self.fits.items())),),
+        ]
+        return (
+            Paragraph(
+                (
+                    f"{kind} of {self.design.label} ({d['judgements']} judgements, {d['annotators']} "
+                    f"annotators, {d['documents']} documents), {self.overall()['n_trials'].iloc[0]} "
+                    f"simulated studies, seed {self.seed}",
+                )
+            ),
+            Bullets(tuple(notes)),
+            Table(tuple(columns), tuple(rows)),
+            *(
+                (Bullets(tuple((f"warning: {w}",) for w in warnings)),)
+                if (warnings := self.calibration_warnings())
+                else ()
+            ),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -645,7 +668,7 @@ def comparative_power(
 
 
 @dataclass(frozen=True, eq=False)
-class ComparativePowerCurve:
+class ComparativePowerCurve(Printable):
     """Power (and Type I error) of a block design along blocks, documents or annotators per block.
 
     ``table`` has one row per size (``break``): the ``all`` row of each :class:`ComparativePower`
@@ -683,22 +706,34 @@ class ComparativePowerCurve:
             "table": self.table.to_dict(orient="records"),
         }
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         run = self.runs[0]
-        lines = [
-            f"power curve of {run.design.kind} judgements along {self.along} (strengths "
-            + ", ".join(f"{s} {v:g}" for s, v in zip(run.design.systems, run.strengths, strict=True))
-            + f"; annotator × system SD {run.annotator_sd:g})",
-            f"  {'break':>6} {'model (inference)':<30} {'power [95% CI]':<24} failed  Type I [95% CI]",
-        ]
-        for row in self.table.to_dict(orient="records"):
-            interval = f"{row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
-            model = f"{row['test']} ({row['aggregate']})"
-            line = f"  {row['break']:>6} {model:<30} {interval:<24} {row['n_failed']:>6}"
-            if "type1" in row:
-                line += f"  {row['type1']:.3f} [{row['type1_ci_low']:.3f}, {row['type1_ci_high']:.3f}]"
-            lines.append(line)
-        return "\n".join(lines)
+        table = self.table.assign(
+            model=[f"{r.test} ({r.aggregate})" for r in self.table.itertuples()],
+            power=[fmt_estimate_ci(r.rate, r.ci_low, r.ci_high) for r in self.table.itertuples()],
+        )
+        columns = ["break", "model", "power", "n_failed"]
+        if "type1" in table:
+            table["type1_shown"] = [
+                fmt_estimate_ci(r.type1, r.type1_ci_low, r.type1_ci_high) for r in table.itertuples()
+            ]
+            columns.append("type1_shown")
+        names = {
+            "model": "model (inference)",
+            "power": "power [95% CI]",
+            "n_failed": "failed",
+            "type1_shown": "Type I [95% CI]",
+        }
+        strengths = ", ".join(f"{s} {v:g}" for s, v in zip(run.design.systems, run.strengths, strict=True))
+        return (
+            Paragraph(
+                (
+                    f"power curve of {run.design.kind} judgements along {self.along} (strengths "
+                    f"{strengths}; annotator × system SD {run.annotator_sd:g})",
+                )
+            ),
+            frame_table(table, columns, names=names),
+        )
 
 
 def _analyze(table, kind, inference, n_resamples, rng):
