@@ -220,6 +220,7 @@ def test_recovery_and_calibration_in_a_few_replicates():
         ("~ (1 + system | annotator)", "only a random intercept"),
         ("~ (1 | annotator) + (1 | document)", "at most one random term"),
         ("~ nothere", "not in the data"),
+        ("~ 1", "has no term"),
     ],
 )
 def test_bad_scale_formulas_are_one_clear_error(scale, message):
@@ -278,3 +279,21 @@ def test_scale_use_figure_and_sentence(tmp_path):
     assert use.max_change >= 0 and use.term == "systems1"
     path = scale_use_figure(use.groups, tmp_path / "scale-use.png")
     assert path.exists() and path.with_suffix(".svg").exists()
+
+
+def test_cli_refuses_scale_effects_for_a_classic_test(tmp_path):
+    path = tmp_path / "wine.csv"
+    wine().to_csv(path, index=False)
+    args = [
+        "analyze",
+        str(path),
+        "--formula",
+        "rating ~ temp",
+        "--scale-effects",
+        "~ judge",
+        "--test",
+        "ttest",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "--scale-effects" in result.output and "Traceback" not in result.output

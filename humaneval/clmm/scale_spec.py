@@ -76,6 +76,10 @@ def parse_scale(scale: str) -> tuple[str, str | None]:
                 f"supported, not {bar}"
             )
         group = bar.group.strip()
+    if group is None and parsed.fixed.strip() in ("", "0", "1"):
+        raise ModelSpecError(
+            f"scale formula {scale!r} has no term; e.g. '~ annotator' or '~ (1 | annotator)'"
+        )
     return parsed.fixed, group
 
 
