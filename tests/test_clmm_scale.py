@@ -297,3 +297,17 @@ def test_cli_refuses_scale_effects_for_a_classic_test(tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
     assert "--scale-effects" in result.output and "Traceback" not in result.output
+
+
+def test_without_scale_terms_the_scale_engine_equals_the_location_engine():
+    """An independent check of the joint Laplace code: with no scale term it is the ordinary CLMM."""
+    from dataclasses import replace
+
+    from humaneval.clmm.scale_spec import ScaleSpec
+
+    spec = clmm_spec("rating ~ temp + contact + (1 | judge) + (1 | bottle)", wine())
+    empty = replace(spec, scale=ScaleSpec("", np.zeros((spec.nobs, 0)), ()))
+    standard, joint = fit_spec(spec), fit_scale(empty)
+    assert joint.loglik == pytest.approx(standard.loglik, abs=1e-6)
+    np.testing.assert_allclose(joint.beta, standard.beta, atol=1e-4)
+    np.testing.assert_allclose(joint.se, standard.se, rtol=1e-3)
