@@ -116,7 +116,7 @@ def test_clmm_never_imports_analysis():
 LAYERS: list[set[str]] = [
     {"io", "present"},
     {"core"},
-    {"stats", "methods", "qc", "metaeval", "scorers"},
+    {"stats", "methods", "qc", "metaeval", "scorers", "ranks"},
     {"clmm", "design", "reliability"},
     {"forms", "judges", "ppi"},
     {"collect"},

@@ -91,3 +91,36 @@ def test_validate_a_folder_is_one_line(tmp_path):
     result = run("validate", str(tmp_path))
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {tmp_path}: is a folder; give the path of a file"
+
+
+def test_a_mistyped_command_gets_a_did_you_mean(tmp_path):
+    out = CliRunner().invoke(main, ["analyse", str(tmp_path / "r.csv")], prog_name="humaneval")
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "error: no such command 'analyse' (did you mean 'analyze'?); see 'humaneval --help'"
+    )
+    unknown = CliRunner().invoke(main, ["zzz"])
+    assert unknown.exit_code == 2 and "did you mean" not in unknown.output
+
+
+def test_validate_on_a_design_says_to_collect_ratings_first(tmp_path):
+    runner = CliRunner()
+    made = runner.invoke(
+        main, ["design", "--documents", "10", "--systems", "A,B", "--out", str(tmp_path / "d.csv")]
+    )
+    assert made.exit_code == 0, made.output
+    for name in ("d.csv", "d.json"):
+        out = runner.invoke(main, ["validate", str(tmp_path / name)])
+        assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+        assert "this is a study design, not ratings; collect the ratings first" in out.output
+
+
+def test_forms_of_a_prolific_design_are_preview_pages_not_hits(tmp_path):
+    runner = CliRunner()
+    runner.invoke(main, ["design", "--documents", "10", "--systems", "A,B", "--out", str(tmp_path / "d.csv")])
+    args = ["forms", str(tmp_path / "d.json"), "--placeholder-texts", "--out"]
+    prolific = runner.invoke(main, [*args, str(tmp_path / "p")])
+    assert prolific.exit_code == 0, prolific.output
+    assert prolific.output.startswith("wrote 2 preview page(s) to ") and "HIT" not in prolific.output
+    mturk = runner.invoke(main, [*args, str(tmp_path / "m"), "--platform", "mturk"])
+    assert mturk.output.startswith("wrote ") and " HIT(s) to " in mturk.output.splitlines()[0]

@@ -47,7 +47,7 @@ def wine() -> pd.DataFrame:
 
 def test_dispatch(wine, monkeypatch):
     monkeypatch.delenv("HUMANEVAL_FASTPATH", raising=False)
-    monkeypatch.delenv("HUMANEVAL_FUSED", raising=False)
+    monkeypatch.setenv("HUMANEVAL_FUSED", "1")
     spec = clmm_spec(WINE["wine_crossed"], wine)
     assert type(_likelihood(spec, "logit", 1).problem) is BlockLaplaceProblem
     assert type(_likelihood(spec, "probit", 1).problem) is LaplaceProblem  # the kernel is logit only
@@ -57,7 +57,7 @@ def test_dispatch(wine, monkeypatch):
     monkeypatch.setattr(blocks, "MAX_DIM", 64)
     monkeypatch.setenv("HUMANEVAL_FUSED", "0")
     assert type(_likelihood(spec, "logit", 1).problem) is LaplaceProblem
-    monkeypatch.setenv("HUMANEVAL_FUSED", "")
+    monkeypatch.setenv("HUMANEVAL_FUSED", "1")
     monkeypatch.setenv("HUMANEVAL_FASTPATH", "0")
     assert type(_likelihood(spec, "logit", 1).problem) is LaplaceProblem
 
@@ -128,6 +128,7 @@ def test_wine_fits_equal_the_general_path_and_r(wine, monkeypatch, name):
 def test_shared_likert_fits_equal_the_general_path(monkeypatch, formula):
     frame = pd.read_csv(shared_file("steen2021", "likert_coherence_cnn_dm.csv")).astype({"annotator": str})
     spec = clmm_spec(formula, frame)
+    monkeypatch.setenv("HUMANEVAL_FUSED", "1")
     use_blocks = _likelihood(spec, "logit", 1).problem
     assert type(use_blocks) is BlockLaplaceProblem
     fast, general, tight = fits(monkeypatch, spec, "logit", "numba")

@@ -93,10 +93,13 @@ def test_judges_option_and_bad_epsilon_on_the_command_line(tmp_path):
     table = likert_with_judges(n_documents=24).drop(columns="rater_kind")
     table.to_csv(tmp_path / "plain.csv", index=False)
     named = run(
-        "judge", str(tmp_path / "plain.csv"), "--judges", "noisy,reversed", "--resamples", "0", "--json"
+        "judge", str(tmp_path / "plain.csv"), "--mark-judges", "noisy,reversed", "--resamples", "0", "--json"
     )
     assert [r["judge"] for r in json.loads(named.stdout)["judges"]] == ["noisy", "reversed"]
-    for bad, message in ((["--epsilon", "1"], "outside [0, 1)"), (["--judges", "gpt"], "not an annotator")):
+    for bad, message in (
+        (["--epsilon", "1"], "outside [0, 1)"),
+        (["--mark-judges", "gpt"], "not an annotator"),
+    ):
         out = run("judge", str(tmp_path / "plain.csv"), *bad)
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
     assert pd.read_csv(tmp_path / "plain.csv").shape[0] == 720

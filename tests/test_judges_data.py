@@ -51,7 +51,7 @@ def test_judges_option_names_annotators_and_refuses_strangers():
     ratings = load_ratings(table, judges="1")  # annotator 1's repeated rows are now samples
     assert ratings.judge_names == ["1"] and len(ratings.judges()) == 16
     assert mark_judges(load_ratings(wine_ratings()), ["2", "3"]).judge_names == ["2", "3"]
-    with pytest.raises(RatingsError, match=r"--judges names 'gpt', which is not an annotator"):
+    with pytest.raises(RatingsError, match=r"--mark-judges names 'gpt', which is not an annotator"):
         load_ratings(wine_ratings(), judges="1,gpt")
 
 

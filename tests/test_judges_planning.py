@@ -108,7 +108,7 @@ def test_calibration_subset_takes_whole_documents_across_the_judge_range(tmp_pat
             "--calibration-items",
             "40",
             "--docs-per-block",
-            "5",
+            "10",  # 10 documents × 4 systems: the 30 items per human the alt-test needs
             "--out",
             str(tmp_path / "d.csv"),
             "--json",
@@ -217,7 +217,7 @@ def test_a_ratings_table_as_judge_file_gives_its_judge_rows(tmp_path):
     humans = frame.head(8).assign(annotator="h1", rater_kind="human", score=3.0)
     pd.concat([frame, humans]).to_csv(tmp_path / "both.csv", index=False)
     scores = read_judge_scores(tmp_path / "both.csv")
-    assert len(scores) == len(frame) and set(scores["annotator"]) == {"gpt"}
+    assert len(scores) == len(frame) and set(scores["judge"]) == {"gpt"}  # the annotator names the judge
     humans.to_csv(tmp_path / "humans.csv", index=False)
     with pytest.raises(RatingsError, match="no row has rater_kind 'judge'"):
         read_judge_scores(tmp_path / "humans.csv")

@@ -123,3 +123,103 @@ def test_plackett_luce_is_for_rankings_only():
         warnings.simplefilter("ignore")
         result = analyze(ranking, "plackett-luce", n_resamples=50)
     assert result.test == "plackett-luce" and result.kind == "ranking"
+
+
+# --- humans and a judge: analyze(..., judge=J) = analyze --judge = ppi = the report's PPI section ---
+
+
+def _judged_likert(seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from humaneval.ppi.simulate import judged_study
+
+    human, judge = judged_study(
+        n_documents=90, n_systems=3, human_share=0.4, n_annotators=3, docs_per_block=4, seed=seed
+    )
+    return human, judge.assign(judge="gpt")
+
+
+def _judged_criteria() -> tuple[pd.DataFrame, pd.DataFrame]:
+    parts = [_judged_likert(seed) for seed in (3, 4)]
+    human = pd.concat(
+        [h.assign(criterion=c) for (h, _), c in zip(parts, ("fluency", "relevance"), strict=True)]
+    )
+    judge = pd.concat(
+        [j.assign(criterion=c) for (_, j), c in zip(parts, ("fluency", "relevance"), strict=True)]
+    )
+    return human, judge
+
+
+def _judged_pairwise() -> tuple[pd.DataFrame, pd.DataFrame]:
+    table = simulate_pairwise_study(
+        [0.5, 0.0, -0.4], blocks=60, docs_per_block=3, annotators_per_block=2, seed=7
+    )
+    judge = table[table["annotator"] == table.groupby("block")["annotator"].transform("first")]
+    judge = judge.drop(columns=["annotator", "block"]).assign(judge="gpt")
+    return table[table["block"] < 20].drop(columns="block"), judge
+
+
+JUDGED = {
+    "likert": (_judged_likert, "mean", "ppi-mean"),
+    "criteria": (_judged_criteria, "mean", "ppi-mean"),
+    "ordinal": (_judged_likert, "ordinal", "ppi-ordinal"),
+    "pairwise": (_judged_pairwise, "mean", "ppi-bradley-terry"),
+}
+
+
+def _same_ppi(left: dict, right: dict) -> None:
+    assert (left["test"], left["judge"], left["criterion"]) == (
+        right["test"],
+        right["judge"],
+        right["criterion"],
+    )
+    a, b = pd.DataFrame(left["groups"]), pd.DataFrame(right["groups"])
+    assert list(a["system"]) == list(b["system"]) and list(a["letters"]) == list(b["letters"])
+    np.testing.assert_allclose(a["estimate"].astype(float), b["estimate"].astype(float), rtol=1e-12)
+    a, b = pd.DataFrame(left["contrasts"]), pd.DataFrame(right["contrasts"])
+    assert list(a["system_a"]) == list(b["system_a"]) and list(a["system_b"]) == list(b["system_b"])
+    for column in ("estimate", "se", "p_adj", "ci_low", "ci_high"):
+        np.testing.assert_allclose(
+            a[column].astype(float), b[column].astype(float), rtol=1e-12, err_msg=column
+        )
+
+
+@pytest.mark.parametrize("kind", list(JUDGED))
+def test_api_cli_ppi_and_report_give_one_judged_answer(kind, tmp_path):
+    make, model, test = JUDGED[kind]
+    human, judge = make()
+    ratings, pool = tmp_path / "ratings.csv", tmp_path / "pool.csv"
+    human.to_csv(ratings, index=False)
+    judge.to_csv(pool, index=False)
+    table = as_ratings(human)
+    found = [
+        analyze(table, judge="gpt", judge_scores=pool, judge_model=model, criterion=c, n_resamples=0)
+        for c in table.criteria
+    ]
+    assert all(isinstance(result, SystemAnalysis) for result in found)  # an adapter like the others
+    api = [result.to_dict() for result in found]
+    assert all(part["test"] == test for part in api)
+    runner = CliRunner()
+    common = ["--judge-file", str(pool), "--judge", "gpt", "--judge-model", model, "--json"]
+    cli = runner.invoke(main, ["analyze", str(ratings), *common])
+    assert cli.exit_code == 0, cli.output
+    cli_parts = json.loads(cli.stdout)["criteria"]
+    ppi_parts = []
+    for criterion in table.criteria:
+        where = [] if criterion is None else ["--criterion", criterion]
+        ppi = runner.invoke(main, ["ppi", str(ratings), *common, "--resamples", "0", *where])
+        assert ppi.exit_code == 0, ppi.output
+        ppi_parts.append(json.loads(ppi.stdout))
+    assert len(api) == len(cli_parts) == len(ppi_parts) == (2 if kind == "criteria" else 1)
+    for mine, theirs, ppi in zip(api, cli_parts, ppi_parts, strict=True):
+        _same_ppi(mine, theirs)
+        _same_ppi(mine, ppi)
+    if kind in ("likert", "pairwise"):  # the report carries the same PPI estimates and contrasts
+        out = tmp_path / "report"
+        args = ["report", str(ratings), "--judge-file", str(pool), "--out", str(out)]
+        report = runner.invoke(main, [*args, "--power-trials", "0", "--clmm-power-trials", "0", "--json"])
+        assert report.exit_code == 0, report.output
+        reported = json.loads((out / "report.json").read_text())["ppi"]
+        assert len(reported) == 1
+        _same_ppi(api[0], reported[0])
+        tex = (out / "results.tex").read_text()
+        assert "Prediction-powered estimates with judge gpt" in tex
+        assert json.loads((out / "report.json").read_text())["judges"] is None or "LLM judges beside" in tex

@@ -8,11 +8,11 @@ import json
 from click.testing import CliRunner
 
 from humaneval.cli import main
-from humaneval.comparative.judgements import count_judgements
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
 from humaneval.core.ratings import as_ratings
 from humaneval.design import DesignSpec
 from humaneval.methods import get_method
+from humaneval.methods.kinds import count_judgements
 from humaneval.report import ReportSettings, build_report
 
 LAYOUT = {"blocks": 4, "docs_per_block": 3, "annotators_per_block": 3, "seed": 2}

@@ -153,7 +153,7 @@ def test_cli_ordinal_and_pairwise_models(tmp_path):
             str(reference / "study.csv"),
             "--judge-file",
             str(reference / "study_judge.csv"),
-            "--model",
+            "--judge-model",
             "ordinal",
             "--json",
         ],

@@ -333,9 +333,9 @@ def test_reliability_caution_without_a_recorded_reason():
     ]
 
 
-def test_pairwise_table_with_a_judge_reports_without_ppi_system_means(tmp_path):
-    # analyze_ppi gives Bradley–Terry strengths for a pairwise table; the report took them for
-    # system means and crashed writing the PPI section (AttributeError: human_estimate)
+def test_pairwise_table_with_a_judge_reports_ppi_strengths(tmp_path):
+    # a pairwise table with a judge gets prediction-powered Bradley–Terry strengths, in the report as
+    # in humaneval ppi (issue 38; the report once dropped them with a note)
     from humaneval.report.build import ReportSettings, build_report
     from humaneval.report.render import write_report
 
@@ -351,6 +351,10 @@ def test_pairwise_table_with_a_judge_reports_without_ppi_system_means(tmp_path):
     frame = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score"])
     settings = ReportSettings(n_resamples=1000, n_splits=10, power_trials=0, mean_resamples=100)
     report = build_report(load_ratings(frame, judges="j"), settings=settings)
-    assert report.ppi == ()
-    assert any("judge j are Bradley–Terry strengths" in note for note in report.notes)
-    assert (tmp_path / "out" / "index.html") == write_report(report, tmp_path / "out")["html"]
+    assert [a.test for a in report.ppi] == ["ppi-bradley-terry"]
+    from humaneval.analysis import analyze
+
+    alone = analyze(load_ratings(frame, judges="j"), judge="j", seed=settings.seed)
+    assert report.ppi[0].to_dict()["contrasts"] == alone.to_dict()["contrasts"]
+    html = write_report(report, tmp_path / "out")["html"]
+    assert html == tmp_path / "out" / "index.html" and "System strengths with judge j" in html.read_text()

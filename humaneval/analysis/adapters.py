@@ -29,12 +29,12 @@ import pandas as pd
 
 from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.comparative.analyze import analyze_comparative
-from humaneval.comparative.judgements import detect_kind
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.core.responses import RANK
 from humaneval.errors import OptionError
 from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
 
 if TYPE_CHECKING:
     from humaneval.clmm.result import FitResult
@@ -98,6 +98,14 @@ class AnalysisOptions:
     progress: bool | Callable[[str], None] = False
     style: tuple[str, ...] = ()
     max_minutes: float | None = CEILING_MINUTES
+    #: Humans and a judge (the ``ppi`` adapter): the judge's name, its scores when they are not rows of
+    #: the table (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`), the estimator of a
+    #: score table (``mean`` or ``ordinal``), the clustering and the design's inclusion probabilities.
+    judge: str | None = None
+    judge_scores: Any = None
+    judge_model: str = "mean"
+    cluster: str = "auto"
+    probabilities: pd.DataFrame | None = None
 
 
 class AnalysisAdapter(Protocol):
@@ -164,8 +172,50 @@ class ComparativeAdapter:
         )
 
 
+@dataclass(frozen=True)
+class PPIAdapter:
+    """Humans and a judge: prediction-powered system means, proportional-odds contrasts or Bradley–Terry
+    strengths (docs/ppi.md), chosen by the table kind as the human analyses are."""
+
+    name: ClassVar[str] = "ppi"
+    title: ClassVar[str] = "prediction-powered inference"
+
+    def run(
+        self, ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions
+    ) -> SystemAnalysis:
+        from humaneval.ppi.judged import analyze_ppi
+        from humaneval.ppi.result import judged_analysis
+
+        if options.inference is not None or options.style:
+            raise OptionError("--inference and --style apply to the human-only comparative model, not to PPI")
+        seed = options.seed if isinstance(options.seed, int) else 1
+        ppi = analyze_ppi(
+            ratings,
+            judge=options.judge,
+            judge_scores=options.judge_scores,
+            criterion=criterion,
+            model=options.judge_model,
+            confidence_level=1 - options.alpha,
+            adjust=options.adjust or "tukey",
+            cluster=options.cluster,
+            probabilities=options.probabilities,
+            n_resamples=options.n_resamples,
+            seed=seed,
+        )
+        table = select_criterion(ratings, criterion).without_checks()
+        means = table.reported().groupby(table.data["system"]).mean()
+        return judged_analysis(
+            ppi,
+            kind=kind,
+            criterion=criterion,
+            response=table.response,
+            human_means=means,
+            alpha=options.alpha,
+        )
+
+
 ADAPTERS: MappingProxyType[str, AnalysisAdapter] = MappingProxyType(
-    {adapter.name: adapter for adapter in (ClmmAdapter(), ComparativeAdapter())}
+    {adapter.name: adapter for adapter in (ClmmAdapter(), ComparativeAdapter(), PPIAdapter())}
 )
 """The analysis adapters by the name a :class:`~humaneval.methods.Method` gives as ``analysis``."""
 
@@ -181,7 +231,7 @@ def table_kind(ratings: Ratings | pd.DataFrame, criterion: str | None = None) ->
 
 @shared_docs
 def adapter_for(
-    ratings: Ratings | pd.DataFrame, criterion: str | None = None, test: str = "clmm"
+    ratings: Ratings | pd.DataFrame, criterion: str | None = None, test: str = "clmm", judged: bool = False
 ) -> tuple[AnalysisAdapter, str]:
     """The adapter and table kind that analyse ``ratings`` (one criterion) for ``test``.
 
@@ -194,6 +244,8 @@ def adapter_for(
     test : {"clmm", "plackett-luce"}
         ``clmm``: the default model of the table's kind (``Method.analysis``);
         ``plackett-luce``: a ranking table as comparative judgements.
+    judged : bool
+        Humans and a judge (``analyze(..., judge=NAME)``): the ``ppi`` adapter.
 
     Returns
     -------
@@ -212,6 +264,10 @@ def adapter_for(
     if test not in MODEL_TESTS:
         raise OptionError(f"test {test!r} is not a model; use one of {', '.join(MODEL_TESTS)}")
     kind = table_kind(ratings, criterion)
+    if judged:
+        if test != "clmm":
+            raise OptionError(f"a judge joins the table kind's model, not {test!r}; drop --test")
+        return ADAPTERS["ppi"], kind
     if test == "plackett-luce":
         ranking = get_method(RANK).table_kind
         if kind != ranking:

@@ -33,6 +33,7 @@ from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError
 from humaneval.present.document import Block, Paragraph
 from humaneval.present.printable import Printable, frame_table
+from humaneval.ranks.analysis import with_rank_sets
 from humaneval.stats.grouping import groupings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -165,7 +166,9 @@ def analyze_criteria(
     joint = _joint_options(table, test, names, alpha, options)
     if joint is not None:  # several Likert criteria: the joint model, fitted once
         parts = joint_analyses(table, joint)
-        analyses: list[SystemAnalysis] = [parts[name] for name in names]
+        analyses: list[SystemAnalysis] = [
+            with_rank_sets(parts[name], confidence=1.0 - alpha, seed=joint.seed) for name in names
+        ]
     else:
         analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
     if adjust_across_criteria is not None:

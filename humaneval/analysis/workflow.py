@@ -34,6 +34,8 @@ from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import describe_structure
 from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
 from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.ranks.analysis import rank_sets_dict, with_rank_sets
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 from humaneval.stats.kernels import AGGREGATES
 
@@ -72,6 +74,7 @@ class Analysis:
     by: tuple[str, ...] = ()
     cautions: tuple[str, ...] = ()
     kind: str | None = None
+    rank_sets: Mapping[str, RankSets] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
@@ -115,6 +118,7 @@ class Analysis:
             "engine_comparison": fit.engine_comparison if fit else None,
             "versions": fit.versions if fit else {},
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
             **(self.extra or {}),
         }
 
@@ -253,7 +257,15 @@ def analyze(
     n_resamples: int = 1000,
     style: tuple[str, ...] = (),
     max_minutes: float | None = CEILING_MINUTES,
+<<<<<<< HEAD
     scale: str | None = None,
+=======
+    judge: str | None = None,
+    judge_scores: Any = None,
+    judge_model: str = "mean",
+    cluster: str = "auto",
+    probabilities: pd.DataFrame | None = None,
+>>>>>>> main
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 
@@ -335,6 +347,18 @@ def analyze(
     max_minutes : float or None
         Ceiling on the estimated CPU minutes of a native CLMM fit of a named structure; ``None``
         lifts it (docs/analysis.md, "Large studies").
+    judge : str, optional
+        Humans and this judge together: prediction-powered inference (the ``ppi`` adapter,
+        docs/ppi.md), the same estimates as ``humaneval ppi``. Without it, judge rows are left out.
+    judge_scores : path, DataFrame or dict, optional
+        The judge's scores when they are not rows of ``ratings``
+        (:func:`~humaneval.core.judge_scores.read_judge_scores`); implies the ``ppi`` adapter.
+    judge_model : {"mean", "ordinal"}
+        With a judge, the estimator of a score table: PPI++ means or proportional-odds contrasts.
+    cluster : {"auto", "document", "block"}
+        With a judge, the independent units.
+    probabilities : DataFrame, optional
+        With a judge, ``document, probability`` of the design that chose the human-rated documents.
 
     Returns
     -------
@@ -404,14 +428,19 @@ def analyze(
         raise OptionError(f"unknown test {test!r}; use one of {', '.join((*MODEL_TESTS, *TESTS))}")
     if aggregate not in AGGREGATES:
         raise OptionError(f"unknown aggregation {aggregate!r}; use one of {', '.join(AGGREGATES)}")
+    judged = judge is not None or judge_scores is not None
+    if judged and test not in MODEL_TESTS:
+        raise OptionError(f"a judge joins the table kind's model, not the classic test {test!r}")
     if test in MODEL_TESTS:
-        adapter, kind = adapter_for(ratings, criterion, test)
+        adapter, kind = adapter_for(ratings, criterion, test, judged=judged)
         options = AnalysisOptions(
             engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
             fallback=fallback, alpha=alpha, seed=seed, inference=inference, n_resamples=n_resamples,
-            progress=progress, style=tuple(style), max_minutes=max_minutes,
+            progress=progress, style=tuple(style), max_minutes=max_minutes, judge=judge,
+            judge_scores=judge_scores, judge_model=judge_model, cluster=cluster, probabilities=probabilities,
         )  # fmt: skip
-        return adapter.run(as_ratings(ratings), kind, criterion, options)
+        result = adapter.run(as_ratings(ratings), kind, criterion, options)
+        return with_rank_sets(result, confidence=1.0 - alpha, seed=seed)
     table = select_criterion(ratings, criterion)
     means = system_means(table)
     return _classic_analysis(

@@ -41,6 +41,9 @@ COMMANDS = {
     "power": "Simulate power (with each test's Type I error beside it) for your study: a planned design "
     "table, a block design or a pilot's fitted model, at one size or along a power curve.",
     "prolific": "Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'.",
+    "ranks": "Confidence sets for ranks of estimates from a file (name, estimate, se), with --cov for "
+    "correlated estimates: which ranks each may hold, which may be the best, and with --top K which may "
+    "be among the K best (Mogstad, Romano, Shaikh & Wilhelm 2024).",
     "qc": "Quality control per annotator: attention checks, failed IMCs, speed, straight-lining.",
     "reliability": "Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file.",
     "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",
@@ -71,6 +74,19 @@ class _Group(click.Group):
         if module_name.startswith("_") or module_name not in _modules():
             return None
         return importlib.import_module(f"{__name__}.{module_name}").command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Click's lookup, with a "did you mean" for a mistyped command, as for options."""
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            if close:
+                raise click.UsageError(f"no such command {name!r} (did you mean {close[0]!r}?)", ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from :data:`COMMANDS`, importing only a command missing from it."""

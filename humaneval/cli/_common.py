@@ -50,15 +50,48 @@ def ratings_options(func: Callable) -> Callable:
     return func
 
 
-def load_from_options(
-    path: str,
-    response: Response | None,
-    scale: str | None,
-    allow_ties: bool,
-    continuous: bool,
-    columns: tuple[str, ...],
-) -> Ratings:
-    """Load a ratings file as the options of :func:`ratings_options` ask."""
+def judge_options(func: Callable) -> Callable:
+    """Add the options of the commands that read humans and a judge together: ``--judge`` (which judge),
+    ``--judge-file`` (its scores, any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`) and
+    ``--judge-column`` (map the judge file's columns, as ``--column`` maps the ratings file's)."""
+    options: list[Callable[[Callable], Callable]] = [
+        click.option(
+            "--judge", default=None, metavar="NAME", help="The judge (needed when there are several)."
+        ),
+        click.option(
+            "--judge-file",
+            type=InputFile(),
+            default=None,
+            help="The judge's scores: document, system, score (optional judge, criterion, opponent columns), "
+            "a ratings table with rater_kind, or JSON {judge: {item: label}} (docs/judges.md).",
+        ),
+        judge_column_option,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def judge_column_option(func: Callable) -> Callable:
+    """``--judge-column CANONICAL=NAME``: map a column of the judge file to a canonical name."""
+    return click.option(
+        "--judge-column",
+        "judge_columns",
+        multiple=True,
+        metavar="CANONICAL=NAME",
+        callback=lambda ctx, param, value: _judge_renames(value),
+        help="Map a column of the judge file to a canonical name, e.g. judge=model_name.",
+    )(func)
+
+
+def _judge_renames(value: tuple[str, ...]) -> dict[str, str]:
+    from humaneval.core.judge_scores import judge_column_renames
+
+    return judge_column_renames(value)
+
+
+def column_renames(columns: tuple[str, ...]) -> dict[str, str]:
+    """``--column CANONICAL=NAME`` items as ``{NAME: CANONICAL}``; a malformed item is one error."""
     renames = {}
     for item in columns:
         canonical, sep, name = item.partition("=")
@@ -70,6 +103,19 @@ def load_from_options(
                 f"use one of {', '.join(CANONICAL)}"
             )
         renames[name.strip()] = canonical.strip()
+    return renames
+
+
+def load_from_options(
+    path: str,
+    response: Response | None,
+    scale: str | None,
+    allow_ties: bool,
+    continuous: bool,
+    columns: tuple[str, ...],
+) -> Ratings:
+    """Load a ratings file as the options of :func:`ratings_options` ask."""
+    renames = column_renames(columns)
     return load_ratings(
         Path(path),
         response=response,
@@ -105,6 +151,7 @@ JSON_SCHEMA_DOCS = {
     "power": "docs/simulation.md",
     "ppi": "docs/ppi.md",
     "qc": "docs/forms.md",
+    "ranks": "docs/ranks.md",
     "reliability": "docs/reliability.md",
     "report": "docs/report.md",
     "score": "docs/scorers.md",

@@ -8,13 +8,14 @@ from collections.abc import Callable
 import click
 
 from humaneval.cli._checks import COUNT, NONNEG_F, POS
-from humaneval.cli._common import InputFile, emit
+from humaneval.cli._common import InputFile, emit, judge_column_option
 
 JUDGE_OPTIONS = (
     "judge_correlation",
     "judge_pilot",
     "judge_file",
     "judge",
+    "judge_columns",
     "sd",
     "target_width",
     "human_cost",
@@ -25,7 +26,7 @@ JUDGE_OPTIONS = (
 
 def judge_options(func: Callable) -> Callable:
     """The options of the judge-beside-humans planner (:func:`humaneval.ppi.budget.ppi_budget`)."""
-    options = [
+    options: list[Callable[[Callable], Callable]] = [
         click.option(
             "--judge-correlation",
             type=click.FloatRange(-1, 1, min_open=True, max_open=True),
@@ -41,6 +42,7 @@ def judge_options(func: Callable) -> Callable:
             "its human SD and judge correlation.",
         ),
         click.option("--judge-file", type=InputFile(), default=None, help="The pilot's judge scores."),
+        judge_column_option,
         click.option("--judge", default=None, metavar="NAME", help="The pilot's judge, when it has several."),
         click.option(
             "--sd", type=POS, default=None, help="SD of a unit's human score (with --judge-correlation)."
@@ -83,11 +85,18 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
 
     sd, correlation = o["sd"], o["judge_correlation"]
     if o["judge_pilot"] is not None:
-        from humaneval.io.tables import read_table
-        from humaneval.ppi.judged import read_judge_scores
+        from humaneval.core.judge_scores import read_judge_scores
+        from humaneval.core.ratings import load_ratings
 
-        pilot = read_table(o["judge_pilot"], what="pilot ratings")
-        scores = None if o["judge_file"] is None else read_judge_scores(o["judge_file"])
+        # validated like every ratings table: attention checks are not summaries of the study
+        pilot = load_ratings(o["judge_pilot"], continuous=True).data
+        if "is_check" in pilot:
+            pilot = pilot[~pilot["is_check"]]
+        scores = (
+            None
+            if o["judge_file"] is None
+            else read_judge_scores(o["judge_file"], columns=o["judge_columns"])
+        )
         pilot_sd, pilot_r = judged_pilot_relation(pilot, o["judge"], scores)
         sd = pilot_sd if sd is None else sd
         correlation = pilot_r if correlation is None else correlation

@@ -13,13 +13,21 @@ from humaneval.analysis.criteria import ACROSS_METHODS
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.plan import CEILING_MINUTES
 from humaneval.cli._checks import NONNEG, FiniteRange
-from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import (
+    InputFile,
+    emit,
+    json_option,
+    judge_options,
+    load_from_options,
+    ratings_options,
+)
 from humaneval.clmm.contrasts import ADJUSTMENTS
 from humaneval.clmm.links import CLMM_LINKS
 from humaneval.clmm.spec import THRESHOLDS
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.core.deprecation import renamed_option
-from humaneval.errors import RatingsError
+from humaneval.errors import OptionError, RatingsError
+from humaneval.ppi.judged import MODELS
 from humaneval.stats.kernels import AGGREGATES
 
 #: Files at least this large say they are being read before the (seconds-long) validation.
@@ -107,6 +115,15 @@ READ_NOTICE_BYTES = 8 * 2**20
     help="Aggregation level of classic tests.",
 )
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
+@judge_options
+@click.option(
+    "--judge-model",
+    type=click.Choice(MODELS),
+    default="mean",
+    show_default=True,
+    help="With --judge or --judge-file, score tables: PPI++ means or proportional-odds contrasts "
+    "(the same analysis as humaneval ppi, docs/ppi.md).",
+)
 @click.option(
     "--adjust-across-criteria",
     type=click.Choice(ACROSS_METHODS),
@@ -163,6 +180,10 @@ def command(
     adjust: str | None,
     aggregate: str,
     criterion: str | None,
+    judge: str | None,
+    judge_file: str | None,
+    judge_columns: dict[str, str],
+    judge_model: str,
     adjust_across_criteria: str | None,
     inference: str | None,
     style_columns: str | None,
@@ -194,9 +215,23 @@ def command(
         progress=not as_json or engine == "native", inference=inference, max_minutes=max_minutes,
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()), scale=scale_effects,
     )  # fmt: skip
+    if judge is not None or judge_file is not None:
+        from humaneval.core.judge_scores import read_judge_scores
+
+        if formula is not None or test != "clmm" or adjust_across_criteria is not None:
+            raise OptionError(
+                "--judge analyses humans and a judge with the table kind's PPI estimator; it takes no "
+                "--formula, --test or --adjust-across-criteria"
+            )
+        scores = None if judge_file is None else read_judge_scores(judge_file, columns=judge_columns)
+        options = dict(
+            adjust=adjust, seed=seed, judge=judge, judge_scores=scores, judge_model=judge_model,
+        )  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if criteria == [None]:
+        if "judge" in options:
+            results = [analyze(table, criterion=name, **options) for name in criteria]
+        elif criteria == [None]:
             results = [analyze(table, test, criterion=None, **options)]
             if adjust_across_criteria is not None:
                 results = adjust_across(results, adjust_across_criteria)

@@ -44,8 +44,21 @@ DEMO_METHODS = tuple(name for name, m in METHODS.items() if m.is_comparative or 
     show_default=True,
     help="Annotation method of the simulated study (pairwise, bws, rank: comparative judgements).",
 )
-def command(out: str, seed: int, engine: str, criteria: str | None, method: str) -> None:
+@click.option(
+    "--judge",
+    is_flag=True,
+    help="Humans and an LLM judge instead: judge-scored pool → calibration design → simulated Prolific "
+    "participants → judge → ppi → report (README, 'Humans and an LLM judge').",
+)
+def command(out: str, seed: int, engine: str, criteria: str | None, method: str, judge: bool) -> None:
     """Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report."""
+    if judge:
+        from humaneval.demo.judged import run_judged_demo
+
+        start = time.perf_counter()
+        judged = run_judged_demo(Path(out), seed=seed, progress=click.echo)
+        click.echo(f"done in {time.perf_counter() - start:.0f} s; open {judged.files['html']}")
+        return
     from humaneval.demo import DemoSettings, run_demo
     from humaneval.design.criteria import parse_criteria
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from humaneval.cli._checks import COUNT, DURATION, FACTOR, NONNEG, RATE, SECONDS, SHARE, WAGE, OutputPath
-from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.cli._common import InputFile, emit, json_option, judge_column_option, read_text
 from humaneval.core.currency import currency_code
 from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS
 from humaneval.design.judged import STRATEGIES as JUDGED_STRATEGIES
@@ -17,6 +17,9 @@ from humaneval.errors import DesignError, OptionError
 from humaneval.methods import METHODS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from humaneval.design.plan import Design
     from humaneval.judges.planning import CalibrationPlan
 
 
@@ -115,6 +118,13 @@ if TYPE_CHECKING:
     help="How --judge-scores documents are drawn "
     "[default: stratified with --calibration-items, else random].",
 )
+@judge_column_option
+@click.option(
+    "--judge",
+    default=None,
+    metavar="NAME",
+    help="With --judge-scores holding several judges: the one whose scores order the documents.",
+)
 @click.option("--strata", type=COUNT, default=5, show_default=True, help="Strata of --choose stratified.")
 @click.option(
     "--calibration-items",
@@ -134,11 +144,7 @@ def command(**o) -> None:
     from humaneval.design.judged import chosen_documents
     from humaneval.design.spec import BWSOptions, DesignSpec, PairOptions
 
-    calibration = None
-    if o["calibration_items"] is not None and o["judge_scores"] is None:
-        raise OptionError("--calibration-items needs --judge-scores (the judge-scored pool to choose from)")
-    if o["judge_scores"] is not None:
-        o, calibration = _judged_pool(o)
+    o, calibration = _judged_pool(o)
     pairs = o["pairs"] if o["pairs"] == "all" else int(o["pairs"]) if o["pairs"].isdigit() else o["pairs"]
     fillers = () if o["fillers"] is None else [t for t in o["fillers"].splitlines() if t.strip()]
     summaries = read_summaries(o["summaries"])
@@ -188,6 +194,7 @@ def command(**o) -> None:
         platform_fee_rate=o["fee_rate"],
         overrecruit_rate=o["overrecruit"],
     )
+    _check_items_per_human(design, calibration)
     paths = design.write(o["out"])
     if o.get("chosen"):
         paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
@@ -219,15 +226,60 @@ def command(**o) -> None:
     )
 
 
+def _check_items_per_human(design: Design, calibration: CalibrationPlan | None) -> None:
+    """The alt-test compares each human with the judge on at least 30 items: a calibration design that
+    gives a human fewer is refused here, not discovered after the study."""
+    from humaneval.judges.alttest import MIN_ITEMS
+
+    if calibration is None:
+        return
+    judgements = design.summary().judgements_per_annotator
+    low, high = judgements[0], judgements[-1]
+    if low < MIN_ITEMS:
+        raise DesignError(
+            f"this calibration design gives each human {low}–{high} items, but the alt-test needs at least "
+            f"{MIN_ITEMS} per human (Calderon, Reichart & Dror, 2025); raise --docs-per-block so that "
+            f"documents per block × systems ≥ {MIN_ITEMS}"
+        )
+
+
+def _judge_rows(judge: pd.DataFrame, name: str | None, strategy: str) -> pd.DataFrame:
+    """One judge's rows of the pool for a stratified or random draw; several judges are refused unless one
+    is named (the active draw uses their disagreement, so it keeps them all)."""
+    names = sorted(judge["judge"].unique())
+    if name is not None:
+        if name not in names:
+            raise OptionError(
+                f"--judge {name!r}: no such judge in the pool; the judges are {', '.join(names)}"
+            )
+        return judge if strategy == "active" else judge[judge["judge"] == name]
+    if len(names) > 1 and strategy != "active":
+        raise OptionError(
+            f"the pool holds {len(names)} judges ({', '.join(names)}); the {strategy} draw orders documents "
+            "by one judge's scores: name it with --judge NAME"
+        )
+    return judge
+
+
 def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
     """The documents chosen for the humans from the judge's scores of the pool, written with their
     inclusion probabilities beside the design (``<out>.probabilities.csv``); with
-    ``--calibration-items`` also the calibration plan of the alt-test."""
+    ``--calibration-items`` also the calibration plan of the alt-test. Without ``--judge-scores``, the
+    options as they are."""
+    if o["judge_scores"] is None:
+        if o["calibration_items"] is not None:
+            raise OptionError(
+                "--calibration-items needs --judge-scores (the judge-scored pool to choose from)"
+            )
+        return o, None
+    from humaneval.core.judge_scores import read_judge_scores
     from humaneval.design.judged import choose_documents
     from humaneval.judges.planning import plan_calibration
-    from humaneval.ppi.judged import read_judge_scores
 
-    judge = read_judge_scores(o["judge_scores"])
+    strategy = o["choose"] or ("stratified" if o["calibration_items"] is not None else "random")
+    judge = _judge_rows(
+        read_judge_scores(o["judge_scores"], columns=o["judge_columns"]), o["judge"], strategy
+    )
     count = str(o["documents"]).isdigit()
     calibration = None
     if o["calibration_items"] is not None:
@@ -253,6 +305,14 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         raise OptionError(
             "with --judge-scores, give how many documents the humans rate (--documents 20) or how many "
             "summaries the judge's calibration needs (--calibration-items 100)"
+        )
+    drawn = int(picks["selected"].sum())
+    if strategy == "active" and count and drawn != int(o["documents"]):
+        click.echo(
+            f"warning: the active draw chose {drawn} of the {o['documents']} documents asked for: each "
+            "document is drawn on its own with its probability, so the number varies around the one asked "
+            "for; use --choose stratified or random for exactly that many",
+            err=True,
         )
     picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
     chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]

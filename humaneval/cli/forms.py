@@ -8,13 +8,19 @@ import click
 
 from humaneval.cli._checks import MINUTES, NONNEG, OutputPath, money
 from humaneval.cli._common import InputFile, emit, form_options, json_option, read_text
-from humaneval.core.platforms import PLATFORMS
+from humaneval.core.platforms import PLATFORMS, Platform, get_platform
 from humaneval.errors import CostWarning, DesignError
 
 
-def _render(package) -> str:
+def _render(package, where: Platform) -> str:
     hits = package.hits
-    lines = [f"wrote {len(hits)} HIT(s) to {package.out_dir}"]
+    if where.forms == "server":
+        lines = [
+            f"wrote {len(hits)} preview page(s) to {package.out_dir} ({where.title} participants get their "
+            "forms from 'humaneval serve')"
+        ]
+    else:
+        lines = [f"wrote {len(hits)} {'HIT(s)' if where.name == 'mturk' else 'page(s)'} to {package.out_dir}"]
     for row in hits.itertuples(index=False):
         lines.append(
             f"  {row.hit}: {row.n_screens} screens, {row.max_assignments} assignment(s) ({row.slots})"
@@ -67,7 +73,7 @@ def command(
     from humaneval.forms.screens import design_frame
     from humaneval.forms.texts import load_texts
     from humaneval.forms.texts import placeholder_texts as placeholders
-    from humaneval.forms.write import load_design, write_forms
+    from humaneval.forms.write import design_platform, load_design, write_forms
 
     plan = load_design(design)
     if placeholder_texts:
@@ -85,4 +91,5 @@ def command(
             f"{design}: the design has no {exc} entry where forms need one; the file was edited or damaged, "
             "write it again with 'humaneval design'"
         ) from None
-    emit(package.to_dict(), as_json, lambda: _render(package))
+    where = get_platform(options.get("platform") or design_platform(plan))
+    emit(package.to_dict(), as_json, lambda: _render(package, where))

@@ -7,7 +7,8 @@ from typing import Literal
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
-from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli._common import InputFile, column_renames, emit, json_option, judge_column_option
+from humaneval.core.deprecation import renamed_option
 from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
 
 
@@ -26,19 +27,29 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
 
 
 @click.command()
+@renamed_option("--judges", "--mark-judges", metavar="NAME,...")
 @click.argument("humans", type=InputFile())
 @click.option(
     "--judge-file",
     type=InputFile(),
     default=None,
-    help="The judges' labels (JSON {judge: {item: label}} or a long item/annotator/label table); "
-    "every annotator there is a judge.",
+    help="The judges' labels: the pool document, system, score, judge of humaneval ppi and design "
+    "--judge-scores, JSON {judge: {item: label}}, or a long item/annotator/label table; every annotator "
+    "there is a judge.",
+)
+@judge_column_option
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="CANONICAL=NAME",
+    help="Map a column of the HUMANS ratings table to a canonical name, e.g. document=item_id.",
 )
 @click.option(
-    "--judges",
+    "--mark-judges",
     default=None,
     metavar="NAME,...",
-    help="Annotators of HUMANS that are judges (comma-separated).",
+    help="Annotators of HUMANS that are judges (comma-separated; formerly --judges).",
 )
 @click.option(
     "--epsilon",
@@ -84,7 +95,9 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
 def command(
     humans: str,
     judge_file: str | None,
-    judges: str | None,
+    judge_columns: dict[str, str],
+    columns: tuple[str, ...],
+    mark_judges: str | None,
     epsilon: float | None,
     profile: str | None,
     scoring: Literal["auto", "accuracy", "neg_rmse"],
@@ -98,7 +111,9 @@ def command(
     from humaneval.judges.data import load_annotations
     from humaneval.judges.verdict import assess_judges
 
-    table = load_annotations(humans, judge_file, judges=judges)
+    table = load_annotations(
+        humans, judge_file, judges=mark_judges, columns=column_renames(columns), judge_columns=judge_columns
+    )
     result = assess_judges(
         table,
         epsilon=epsilon,

@@ -15,15 +15,22 @@ from pathlib import Path
 import click
 
 from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.core.deprecation import renamed_option
 
 production_option = click.option(
     "--production",
     is_flag=True,
     help="Use the production site, where HITs and bonuses cost real money (default: the sandbox).",
 )
-profile_option = click.option(
-    "--profile", default=None, help="AWS credentials profile (default: boto3's chain)."
-)
+
+
+def profile_option(func):
+    """``--aws-profile`` (formerly ``--profile``, which in ``judge`` and ``report`` names who the humans
+    are)."""
+    func = click.option(
+        "--aws-profile", "profile", default=None, help="AWS credentials profile (default: boto3's chain)."
+    )(func)
+    return renamed_option("--profile", "--aws-profile", dest="profile")(func)
 
 
 def _client(production: bool, profile: str | None):

@@ -7,28 +7,32 @@ from typing import TYPE_CHECKING
 import click
 
 from humaneval.cli._checks import NONNEG, RESAMPLES
-from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import (
+    InputFile,
+    emit,
+    json_option,
+    judge_options,
+    load_from_options,
+    ratings_options,
+)
 from humaneval.clmm.contrasts import ADJUSTMENTS
+from humaneval.core.deprecation import renamed_option
+from humaneval.errors import OptionError, RatingsError
 from humaneval.ppi.items import CLUSTERINGS
 from humaneval.ppi.judged import MODELS
 
 if TYPE_CHECKING:
-    from humaneval.core.ratings import Response
+    from humaneval.core.ratings import Ratings, Response
 
 
 @click.command()
+@renamed_option("--model", "--judge-model", type=click.Choice(MODELS))
 @click.argument("ratings", type=InputFile())
 @ratings_options
-@click.option("--judge", default=None, metavar="NAME", help="The judge (needed when there are several).")
-@click.option(
-    "--judge-file",
-    type=InputFile(),
-    default=None,
-    help="The judge's scores: document, system, score (optional judge, criterion columns).",
-)
+@judge_options
 @click.option("--criterion", default=None, help="Criterion to analyse when the table has several.")
 @click.option(
-    "--model",
+    "--judge-model",
     type=click.Choice(MODELS),
     default="mean",
     show_default=True,
@@ -44,9 +48,9 @@ if TYPE_CHECKING:
 @click.option(
     "--adjust",
     type=click.Choice(ADJUSTMENTS),
-    default="holm",
+    default="tukey",
     show_default=True,
-    help="Multiplicity adjustment of the system pairs.",
+    help="Multiplicity adjustment of the system pairs (as humaneval analyze).",
 )
 @click.option(
     "--cluster",
@@ -70,7 +74,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="PPBoot resamples (0: no bootstrap interval).",
 )
-@click.option("--seed", type=NONNEG, default=0, show_default=True)
+@click.option("--seed", type=NONNEG, default=1, show_default=True)
 @json_option
 def command(
     ratings: str,
@@ -81,8 +85,9 @@ def command(
     columns: tuple[str, ...],
     judge: str | None,
     judge_file: str | None,
+    judge_columns: dict[str, str],
     criterion: str | None,
-    model: str,
+    judge_model: str,
     confidence_level: float,
     adjust: str,
     cluster: str,
@@ -92,18 +97,21 @@ def command(
     as_json: bool,
 ) -> None:
     """Estimate each system's mean human score, and the differences between systems, from human
-    ratings of some summaries and a judge's scores of all (prediction-powered inference, PPI++)."""
+    ratings of some summaries and a judge's scores of all (prediction-powered inference, PPI++).
+    The same analysis as ``humaneval analyze --judge NAME``."""
+    from humaneval.analysis.workflow import analyze
+    from humaneval.core.judge_scores import read_judge_scores
     from humaneval.io.tables import read_table
-    from humaneval.ppi.judged import analyze_ppi
 
     table = load_from_options(ratings, response, scale, allow_ties, continuous, columns)
-    result = analyze_ppi(
+    scores = None if judge_file is None else read_judge_scores(judge_file, columns=judge_columns)
+    result = analyze(
         table,
-        judge=judge,
-        judge_scores=judge_file,
-        criterion=criterion,
-        model=model,
-        confidence_level=confidence_level,
+        judge=judge if judge is not None or scores is not None else only_judge(table),
+        judge_scores=scores,
+        judge_model=judge_model,
+        criterion=criterion if criterion is not None else one_criterion(table),
+        alpha=1 - confidence_level,
         adjust=adjust,
         cluster=cluster,
         probabilities=None if probabilities is None else read_table(probabilities, what="probabilities file"),
@@ -111,3 +119,24 @@ def command(
         seed=seed,
     )
     emit(result.to_dict(), as_json, result.summary)
+
+
+def only_judge(table: Ratings) -> str:
+    """The one judge of a table with judge rows; none, or several, is one clear error."""
+    names = table.judge_names
+    if not names:
+        raise RatingsError(
+            "the ratings table has no judge rows (rater_kind = judge); give the judge's scores with "
+            "--judge-file"
+        )
+    if len(names) > 1:
+        raise OptionError(f"several judges ({', '.join(names)}); choose one with --judge")
+    return names[0]
+
+
+def one_criterion(table: Ratings) -> str | None:
+    """The table's one criterion (None without a criterion column); several is one clear error."""
+    criteria = table.criteria
+    if len(criteria) > 1:
+        raise OptionError(f"several criteria ({', '.join(map(str, criteria))}); choose one with --criterion")
+    return criteria[0]

@@ -8,6 +8,8 @@ import click
 import pandas as pd
 
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
 from humaneval.qc import FLAGS
 
 #: Columns of the exclusion log besides ``annotator`` and ``reasons`` (when the QC table has them).
@@ -112,7 +114,7 @@ def command(
         long_run_fraction=long_run_fraction,
         min_failed_checks_for_rejection=min_failed_checks,
     )
-    report = qc_report(table, rules)
+    report = qc_report(table, rules, unit=get_method(detect_kind(table)).unit)
     policy = tuple(dict.fromkeys(f.strip() for item in exclude for f in item.split(",") if f.strip()))
     unknown = [f for f in policy if f not in FLAGS]
     if unknown:

@@ -6,10 +6,19 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._checks import NONNEG, OutputPath, check_design, check_engine, check_preset
-from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.cli._checks import NONNEG, FiniteRange, OutputPath, check_design, check_engine, check_preset
+from humaneval.cli._common import (
+    InputFile,
+    emit,
+    json_option,
+    judge_column_option,
+    load_from_options,
+    ratings_options,
+)
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.core.deprecation import renamed_option
+from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
+from humaneval.report.build import POWER_MINUTES
 
 
 @click.command()
@@ -79,9 +88,25 @@ from humaneval.core.deprecation import renamed_option
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
+<<<<<<< HEAD
     "--scale-use",
     is_flag=True,
     help="Add each criterion's annotator scale-use figure (one more CLMM fit per criterion).",
+=======
+    "--power-minutes",
+    type=FiniteRange(min=0, min_open=True),
+    default=POWER_MINUTES,
+    show_default=True,
+    help="CPU minutes the power of a pairwise or best-worst study may take: the time is estimated from "
+    "the analysis's fit first, and fewer studies are simulated to fit (none below 20, with a note).",
+)
+@click.option(
+    "--style-columns",
+    default=None,
+    metavar="COLUMNS",
+    help="Pairwise tables: comma-separated style-difference columns entered as covariates of the "
+    "Bradley-Terry model, as in 'humaneval analyze --style-columns' (docs/analysis.md).",
+>>>>>>> main
 )
 @click.option(
     "--out",
@@ -91,6 +116,28 @@ from humaneval.core.deprecation import renamed_option
     help="Folder for index.html and the other files.",
 )
 @ratings_options
+@click.option(
+    "--judge-file",
+    type=InputFile(),
+    default=None,
+    help="The judges' scores of the pool (the file of humaneval ppi and design --judge-scores): adds the "
+    "judge assessment and the prediction-powered analysis (docs/judges.md, docs/ppi.md).",
+)
+@judge_column_option
+@click.option(
+    "--profile",
+    type=click.Choice(list(EPSILON_BY_PROFILE)),
+    default=None,
+    help="Who the humans are, for the judges' alt-test: ε = "
+    + ", ".join(f"{e:g} ({p})" for p, e in EPSILON_BY_PROFILE.items())
+    + f" (default {DEFAULT_PROFILE}).",
+)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="The alt-test's cost–benefit allowance ε (default: from --profile).",
+)
 @json_option
 def command(
     ratings: str,
@@ -103,8 +150,17 @@ def command(
     seed: int,
     power_trials: int,
     clmm_power_trials: int,
+    power_minutes: float,
+    style_columns: str | None,
     out: str,
+<<<<<<< HEAD
     scale_use: bool,
+=======
+    judge_file: str | None,
+    judge_columns: dict[str, str],
+    profile: str | None,
+    epsilon: float | None,
+>>>>>>> main
     as_json: bool,
     **options,
 ) -> None:
@@ -119,8 +175,20 @@ def command(
         seed=seed,
         power_trials=power_trials,
         clmm_power_trials=clmm_power_trials,
+<<<<<<< HEAD
         scale_use=scale_use,
+=======
+        power_minutes=power_minutes,
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
+        epsilon=epsilon,
+        profile=profile,
+>>>>>>> main
     )
+    scores = None
+    if judge_file is not None:
+        from humaneval.core.judge_scores import read_judge_scores
+
+        scores = read_judge_scores(judge_file, columns=judge_columns)
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(
         table,
@@ -131,6 +199,7 @@ def command(
         settings=settings,
         source=ratings,
         progress=progress,
+        judge_scores=scores,
     )
     files = write_report(report, Path(out))
     payload = {"out": str(out), "files": {k: str(v) for k, v in files.items()}, "warnings": report.warnings}

@@ -7,6 +7,7 @@ import click
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import DesignStructure, describe_structure
+from humaneval.methods.kinds import count_judgements, detect_kind
 
 FAMILY_NAMES = {
     "nested": "nested (one annotator per block)",
@@ -17,7 +18,11 @@ FAMILY_NAMES = {
 
 
 def render_structure(
-    source: str, s: DesignStructure, scales: tuple = (), judges: tuple[str, int] | None = None
+    source: str,
+    s: DesignStructure,
+    scales: tuple = (),
+    judges: tuple[str, int] | None = None,
+    judgements: tuple[str, int] | None = None,
 ) -> str:
     """The human-readable validation summary."""
     if lower_is_better(s.response):
@@ -25,8 +30,12 @@ def render_structure(
     else:
         low, high = (f"{v:g}" for v in s.scale)
         response = f"score, scale {low}-{high} ({'declared' if s.scale_declared else 'inferred'})"
-    rows = [
-        ("ratings", s.n_ratings),
+    rows: list[tuple[str, object]] = [("ratings", s.n_ratings)]
+    if (
+        judgements is not None and judgements[1] != s.n_ratings
+    ):  # (kind, count): a pairwise judgement is two rows
+        rows = [("judgements", f"{judgements[0]}, {judgements[1]:,}"), ("rows", s.n_ratings)]
+    rows += [
         ("response", response),
         ("annotators", s.n_annotators),
         ("documents", s.n_documents),
@@ -60,13 +69,17 @@ def command(ratings: str, as_json: bool, **options) -> None:
     structure = describe_structure(table)
     scales = table.scales
     judges = (", ".join(table.judge_names), len(table.judges())) if table.has_judges else None
+    kind = detect_kind(table)
+    n_judgements = count_judgements(table.humans())
     emit(
         {
             "file": ratings,
+            "kind": kind,
+            "n_judgements": n_judgements,
             **structure.to_dict(),
             "scales": [s.to_dict() for s in scales],
             "judges": table.judge_names,
         },
         as_json,
-        lambda: render_structure(ratings, structure, scales, judges),
+        lambda: render_structure(ratings, structure, scales, judges, (kind, n_judgements)),
     )

@@ -12,27 +12,25 @@ are solved to the rounding floor (Newton with the general path's step halving, o
 tolerance). Fits equal the general path's (tests/test_clmm_blocks.py).
 
 Taken for the logit link when numba is installed (``pip install 'humaneval[fast]'``), every block
-has at most :data:`MAX_DIM` effects and the data fewer than :data:`MAX_ROWS` rows, and the sparse
-path does not apply; ``HUMANEVAL_FUSED=0`` turns it off. Dense blocks cost O(d³) per Newton step,
+has at most :data:`MAX_DIM` effects, the sparse path does not apply and the fit is expected to
+save more than the kernels cost to load (:mod:`humaneval.clmm.compiled`); ``HUMANEVAL_FUSED=0``
+turns it off, ``HUMANEVAL_FUSED=1`` on whatever the size. Dense blocks cost O(d³) per Newton step,
 so large blocks (a fully crossed study with many documents) stay with the Schur elimination of the
 general path.
 """
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 import numpy as np
 
+from humaneval.clmm import compiled
 from humaneval.clmm.design import RandomDesign
-from humaneval.clmm.fused import MIN_ROWS
 from humaneval.clmm.laplace import NEWTON_MAX_ITER, NEWTON_TOL, LaplaceProblem, LaplaceValue
 
 #: Largest block (effects per block) the dense compiled path takes.
 MAX_DIM = 64
-#: Data from this many rows on stay with the general path (and its fused terms).
-MAX_ROWS = MIN_ROWS
 
 
 @cache
@@ -42,16 +40,16 @@ def _kernel():
         from humaneval.clmm import blocks_numba
     except ImportError:
         return None
+    compiled.mark_loaded()
     return blocks_numba.laplace_blocks
 
 
-def blocks_apply(design: RandomDesign, link: str, nobs: int) -> bool:
-    """The logit link, numba installed and wanted, small blocks and fewer than ``MAX_ROWS`` rows."""
-    if link != "logit" or os.environ.get("HUMANEVAL_FUSED", "") == "0" or nobs >= MAX_ROWS:
+def blocks_apply(design: RandomDesign, link: str) -> bool:
+    """The logit link, numba installed and not turned off, and blocks of at most ``MAX_DIM`` effects
+    (whether the kernel pays for its load is :func:`humaneval.clmm.compiled.worth`'s decision)."""
+    if link != "logit" or compiled.setting() == "never" or not compiled.available():
         return False
-    if max(b.dim for b in design.buckets) > MAX_DIM:
-        return False
-    return _kernel() is not None
+    return max(b.dim for b in design.buckets) <= MAX_DIM
 
 
 class BlockLaplaceProblem(LaplaceProblem):

@@ -14,6 +14,7 @@ rules (docs/native-engine.md).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -146,8 +147,25 @@ def fit_spec(
         return _fit(spec, link, start, n_agq, max_iter, grad_tol, progress)
 
 
+#: Substrings of the file names of the libraries threadpoolctl can limit (BLAS and OpenMP runtimes).
+THREADPOOL_LIBRARIES = ("blas", "omp", "mkl", "blis")
+
+
+class _ThreadpoolScan(ThreadpoolController):
+    """threadpoolctl's controller, looking only at libraries whose file name can be a BLAS or OpenMP
+    runtime: its full scan resolves the path of every loaded library (≈ 200 with pandas and scipy;
+    12 ms CPU, a quarter of a one-shot 1,500-rating fit)."""
+
+    def _make_controller_from_path(self, filepath: str) -> None:
+        name = os.path.basename(filepath).lower()
+        if any(part in name for part in THREADPOOL_LIBRARIES):
+            super()._make_controller_from_path(filepath)
+
+
 @cache
 def _blas_controller() -> ThreadpoolController:
+    if hasattr(ThreadpoolController, "_make_controller_from_path"):
+        return _ThreadpoolScan()
     return ThreadpoolController()
 
 

@@ -8,43 +8,49 @@ same tail-safe evaluation (F and 1 − F of each bound computed directly, P from
 not cancel). Results equal the numpy path to rounding (tests/test_clmm_fused.py asserts 1e-12 on
 the terms and 1e-8 on whole fits).
 
-Used for fits of at least :data:`MIN_ROWS` observations, where the kernel pays for numba's import
-(≈ 0.3 s, once per process; the compiled code is cached on disk); ``HUMANEVAL_FUSED=1`` uses it at
-every size and ``HUMANEVAL_FUSED=0`` never (e.g. to compare). Without numba nothing changes.
+Used for calls over at least :data:`MIN_ROWS` observations once the compiled kernels are loaded in
+the process: a fit on the general or sparse path of that size loads them when its expected saving
+pays for numba's load (:mod:`humaneval.clmm.compiled`; the compiled code is cached on disk). Smaller
+fits keep the numpy terms, so that they give the same numbers in every process.
+``HUMANEVAL_FUSED=1`` uses the kernel at every size and ``HUMANEVAL_FUSED=0`` never (e.g. to
+compare). Without numba nothing changes.
 """
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 import numpy as np
 
-#: Observations from which a fit uses the compiled kernel (when numba is installed).
+from humaneval.clmm import compiled
+
+#: Observations from which the general and sparse paths use the compiled terms (once loaded).
 MIN_ROWS = 20_000
 
 
 def wanted(n: int) -> bool:
-    """Whether a call over ``n`` observations should use the compiled kernel."""
-    setting = os.environ.get("HUMANEVAL_FUSED", "")
-    if setting == "0" or (setting != "1" and n < MIN_ROWS):
+    """Whether a call over ``n`` observations should use the compiled kernel: asked for, or loaded
+    and at least ``MIN_ROWS`` observations."""
+    mode = compiled.setting()
+    if mode == "never" or (mode == "cost" and (n < MIN_ROWS or not compiled.loaded())):
         return False
-    return _kernels() is not None
+    return load() is not None
 
 
 @cache
-def _kernels():
+def load():
     """The compiled kernels (:mod:`humaneval.clmm.fused_numba`), or None without numba."""
     try:
         from humaneval.clmm import fused_numba
     except ImportError:
         return None
+    compiled.mark_loaded()
     return fused_numba.order2, fused_numba.order3
 
 
 def logit_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, order: int) -> tuple[np.ndarray, ...]:
     """ℓ, g, W (``order=2``) and also d_up, d_low, dw, dw_up, dw_low, dg_up, dg_low (``order=3``)."""
-    order2, order3 = _kernels()
+    order2, order3 = load()
     theta_ext = np.ascontiguousarray(theta_ext, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     eta = np.ascontiguousarray(eta, dtype=np.float64)

@@ -29,6 +29,7 @@ from functools import cache
 
 import numpy as np
 
+from humaneval.clmm import compiled as compiled_kernels
 from humaneval.clmm.design import RandomDesign
 from humaneval.clmm.laplace import NEWTON_MAX_ITER, NEWTON_TOL, LaplaceProblem, LaplaceValue
 from humaneval.clmm.links import obs_terms
@@ -46,6 +47,7 @@ def _kernel():
         from humaneval.clmm import scalar_numba
     except ImportError:
         return None
+    compiled_kernels.mark_loaded()
     return scalar_numba.laplace_logit
 
 

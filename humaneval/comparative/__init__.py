@@ -19,9 +19,10 @@ from humaneval.comparative.analyze import (
 )
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.counting import bws_scores
-from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
+from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements
 from humaneval.comparative.mixed import MixedFit, fit_mixed_bt, mixed_design
 from humaneval.comparative.power import ComparativeDesign, ComparativePower, comparative_power
+from humaneval.methods.kinds import detect_kind
 
 __all__ = [
     "COMPARATIVE_KINDS",

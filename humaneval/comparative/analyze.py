@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -33,12 +34,15 @@ from humaneval.clmm.contrasts import (
 from humaneval.clmm.result import Attempt, Diagnostics
 from humaneval.comparative.bootstrap import SCHEMES, bootstrap_vcov
 from humaneval.comparative.engine import check_estimable, fit_events
-from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements, detect_kind
+from humaneval.comparative.judgements import COMPARATIVE_KINDS, Judgements, build_judgements
 from humaneval.core.deprecation import caller_stacklevel, renamed, renamed_attribute
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
 from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
+from humaneval.ranks.analysis import rank_sets_dict
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 
 #: Ways to get the covariance of the strengths: bootstrap schemes, the observed information
@@ -216,6 +220,7 @@ class ComparativeAnalysis:
     cautions: tuple[str, ...] = ()
     aggregate: str | None = None
     independent: bool = False
+    rank_sets: Mapping[str, RankSets] | None = None
 
     warnings = renamed_attribute("warnings", "cautions")
 
@@ -263,6 +268,7 @@ class ComparativeAnalysis:
             "diagnostics": {**d.to_dict(), "loglik": fit.loglik, "aic": fit.aic, "nobs": fit.nobs},
             "versions": dict(fit.versions),
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
         }
 
     def summary(self) -> str:

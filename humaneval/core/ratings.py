@@ -16,7 +16,7 @@ as a category.
 
 Automatic judges (LLM judges, metrics) are raters whose rows carry ``rater_kind = judge``
 (case-insensitive; a table without the column is all human), or whose names are given with
-``judges=`` (``--judges NAME,...``). Their rows validate with the same keys as human rows, except
+``judges=`` (``--mark-judges NAME,...``). Their rows validate with the same keys as human rows, except
 that a judge may rate one summary several times (several samples of a stochastic judge): those
 rows are not duplicates, and the judge analyses (:mod:`humaneval.judges`) average them per
 summary; and a scale inferred from the data is the humans' (a judge's values must lie within a
@@ -315,7 +315,7 @@ def load_ratings(
         Accept non-integer scores (sliders, direct assessment).
     judges:
         Annotators that are automatic judges (names, or one comma-separated string, as
-        ``--judges``); their rows get ``rater_kind = judge``. A ``rater_kind`` column in the table
+        ``--mark-judges``); their rows get ``rater_kind = judge``. A ``rater_kind`` column in the table
         marks judges too.
 
     Returns
@@ -604,7 +604,7 @@ def as_ratings(ratings: Ratings | pd.DataFrame, **kwargs: object) -> Ratings:
 
 
 def judge_list(judges: str | Sequence[str] | None) -> list[str]:
-    """Judge names from ``"a,b"`` (as ``--judges`` gives them) or a sequence; stripped, no blanks."""
+    """Judge names from ``"a,b"`` (as ``--mark-judges`` gives them) or a sequence; stripped, no blanks."""
     if judges is None:
         return []
     names = judges.split(",") if isinstance(judges, str) else [str(name) for name in judges]
@@ -619,7 +619,7 @@ def mark_judges(ratings: Ratings | pd.DataFrame, judges: str | Sequence[str]) ->
     ratings : Ratings or DataFrame
         A ratings table (a DataFrame is validated, its judges' repeated samples allowed).
     judges : str or sequence of str
-        Annotator names, or one comma-separated string as ``--judges`` gives it.
+        Annotator names, or one comma-separated string as ``--mark-judges`` gives it.
 
     Returns
     -------
@@ -649,14 +649,14 @@ def mark_judges(ratings: Ratings | pd.DataFrame, judges: str | Sequence[str]) ->
 
 
 def check_judge_names(names: list[str], annotators: pd.Series, source: str | None) -> None:
-    """Raise :class:`RatingsError` when a ``--judges`` name is not among ``annotators``."""
+    """Raise :class:`RatingsError` when a ``--mark-judges`` name is not among ``annotators``."""
     unknown = sorted(set(names) - set(annotators))
     if unknown:
         known = sorted(annotators.unique())
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
         prefix = f"{source}: " if source else ""
         raise RatingsError(
-            f"{prefix}--judges names {unknown[0]!r}, which is not an annotator of the table "
+            f"{prefix}--mark-judges names {unknown[0]!r}, which is not an annotator of the table "
             f"(annotators: {shown}); give the judges' annotator ids"
         )
 
@@ -701,6 +701,12 @@ class _Validator:
                 mapping[col] = target
         data = data.rename(columns=mapping)
         found = ", ".join(map(str, self.frame.columns))
+        design_columns = ({"design_id", "annotator_slot"}, {"design_id", "slots"})
+        if "annotator" not in data and any(columns <= set(data.columns) for columns in design_columns):
+            raise self.fail(
+                "this is a study design, not ratings; collect the ratings first (humaneval collect "
+                "prolific|mturk writes the ratings table), then validate or analyse that table"
+            )
         for col in ID_COLUMNS:
             if col not in data:
                 raise self.fail(

@@ -217,7 +217,7 @@ def alt_test(
     if not table.judge_names:
         raise RatingsError(
             f"{table.source or 'the annotations'}: no judge; mark judges with a rater_kind column, "
-            "--judges NAME,... or a --judge-file"
+            "--mark-judges NAME,... or a --judge-file"
         )
     criteria = table.criteria if criterion is None else [criterion]
     if criterion is not None and criterion not in table.criteria:

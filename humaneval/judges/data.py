@@ -20,7 +20,7 @@ item are kept as rows and reduced to one label where the analyses use them
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -33,7 +33,14 @@ from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
 from humaneval.io.tables import read_table
 
-__all__ = ["Annotations", "LabelKind", "from_ratings", "load_annotations", "read_annotations"]
+__all__ = [
+    "Annotations",
+    "LabelKind",
+    "from_ratings",
+    "judge_annotations",
+    "load_annotations",
+    "read_annotations",
+]
 
 LabelKind = Literal["numeric", "categorical"]
 _COLUMNS = ("item", "annotator", "label", "rater_kind", "criterion")
@@ -126,6 +133,7 @@ def read_annotations(
     *,
     rater_kind: str | None = None,
     judges: str | Sequence[str] | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> Annotations:
     """Read labels from the JSON layout, a long table, a ratings table or a dict.
 
@@ -139,7 +147,9 @@ def read_annotations(
         ``"human"`` or ``"judge"`` for every row (as for a ``--judge-file``); by default the
         table's ``rater_kind`` column, else human.
     judges:
-        Annotators that are judges (names, or one string ``"a,b"`` as ``--judges`` gives them).
+        Annotators that are judges (names, or one string ``"a,b"`` as ``--judge-names`` gives them).
+    columns:
+        Renames of a ratings table's columns, file name → canonical name (``--column``).
 
     Returns
     -------
@@ -169,11 +179,14 @@ def read_annotations(
         frame = source.copy()
     else:
         frame = _read_file(Path(source))
+    if columns:
+        frame = frame.rename(columns=dict(columns))
     if _is_ratings_table(frame):
         from humaneval.core.ratings import load_ratings
 
         # the judges are named before validation: their repeated samples are then not duplicates
-        ratings = load_ratings(source if label else frame, judges=judges, continuous=True)
+        renames = dict(columns) if label and columns else None
+        ratings = load_ratings(source if label else frame, judges=judges, continuous=True, columns=renames)
         return _mark(from_ratings(ratings), rater_kind, None)
     typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
     return _validate(frame, rater_kind, judge_list(judges), label, typed)
@@ -184,6 +197,8 @@ def load_annotations(
     judge_file: str | Path | pd.DataFrame | dict | None = None,
     *,
     judges: str | Sequence[str] | None = None,
+    columns: Mapping[str, str] | None = None,
+    judge_columns: Mapping[str, str] | None = None,
 ) -> Annotations:
     """Humans and judges from one source or two (``humaneval judge HUMANS --judge-file JUDGES``).
 
@@ -192,9 +207,13 @@ def load_annotations(
     humans:
         The human labels, possibly with judge rows (see :func:`read_annotations`).
     judge_file:
-        The judges' labels, every annotator there a judge.
+        The judges' labels, every annotator there a judge, in any layout
+        :func:`~humaneval.core.judge_scores.read_judge_scores` reads (the pool ``document, system, score,
+        judge`` of ``humaneval ppi`` and ``design --judge-scores`` included).
     judges:
         Annotators of ``humans`` that are judges.
+    columns, judge_columns:
+        Renames of the columns of ``humans`` and of ``judge_file`` (file name → canonical name).
 
     Returns
     -------
@@ -214,10 +233,10 @@ def load_annotations(
     >>> table.judge_names, table.label_kind, len(table.labels())
     (['gpt'], 'numeric', 6)
     """
-    table = read_annotations(humans, judges=None if judge_file is not None else judges)
+    table = read_annotations(humans, judges=None if judge_file is not None else judges, columns=columns)
     if judge_file is None:
         return table
-    other = read_annotations(judge_file, rater_kind="judge")
+    other = judge_annotations(judge_file, columns=judge_columns)
     names = [n for n in judge_list(judges) if n not in set(other.data["annotator"])]
     if names:
         table = _mark(table, None, names)
@@ -233,6 +252,20 @@ def load_annotations(
     data = pd.concat([table.data, other.data], ignore_index=True)
     sources = " + ".join(s for s in (table.source, other.source) if s) or None
     return Annotations(data=data, label_kind=table.label_kind, source=sources)
+
+
+def judge_annotations(
+    source: str | Path | pd.DataFrame | dict, *, columns: Mapping[str, str] | None = None
+) -> Annotations:
+    """A judge file (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`) as annotations:
+    every row a judge's, its item ``document|system`` (or the file's own item id)."""
+    from humaneval.core.judge_scores import read_judge_scores
+
+    label = str(source) if isinstance(source, str | Path) else None
+    frame = read_judge_scores(source, columns=columns)
+    extra = [c for c in ("criterion", "document", "system", "opponent") if c in frame]
+    data = frame[["item", "judge", "score", *extra]].rename(columns={"judge": "annotator", "score": "label"})
+    return _validate(data, "judge", [], label, typed=True)
 
 
 def from_ratings(ratings: Ratings) -> Annotations:

@@ -6,12 +6,16 @@ estimates what the humans would say of all of them: the judge's answer on the wh
 corrected by its error on the human-rated part. The estimates are unbiased whatever the judge's
 quality, and their intervals are narrower than the humans' alone when the judge tracks them.
 
-- :func:`analyze_ppi` (``humaneval ppi``) and :func:`ppi_systems` — system means and paired
+- :func:`analyze_ppi` and :func:`ppi_systems` — system means and paired
   differences (closed forms in :mod:`humaneval.ppi.mean`, PPBoot intervals in :mod:`humaneval.ppi.bootstrap`);
 - :func:`ppi_pairwise` — Bradley–Terry strengths from human and judge pairwise verdicts (Boyeau et al. 2025);
 - :func:`ppi_ordinal` — a proportional-odds system contrast as a prediction-powered M-estimator;
 - :func:`choose_documents` — which documents the humans should rate, with inclusion probabilities;
 - :func:`ppi_budget` — the cheapest numbers of human and judge ratings for a target interval width.
+
+``analyze(ratings, judge=NAME)`` (:mod:`humaneval.analysis`), ``humaneval analyze --judge NAME`` and
+``humaneval ppi`` run the estimator of the table's kind as the ``ppi`` analysis adapter and return a
+:class:`JudgedAnalysis` (:mod:`humaneval.ppi.result`), which the report's PPI section shows.
 """
 
 from humaneval.design.judged import STRATEGIES, choose_documents
@@ -21,11 +25,13 @@ from humaneval.ppi.judged import analyze_ppi
 from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
+from humaneval.ppi.result import JudgedAnalysis, judged_analysis
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
 
 __all__ = [
     "CLUSTERINGS",
     "STRATEGIES",
+    "JudgedAnalysis",
     "MeanEstimate",
     "PPIAnalysis",
     "PPIBudget",
@@ -35,6 +41,7 @@ __all__ = [
     "choose_documents",
     "ipw_mean",
     "judge_categories",
+    "judged_analysis",
     "judged_items",
     "ppi_budget",
     "ppi_mean",

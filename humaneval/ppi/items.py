@@ -88,6 +88,14 @@ def judged_items(
     rated = human.groupby(["document", "system"], sort=True)["score"].agg(["mean", "size"])
     scores = judge.set_index(["document", "system"])["score"].astype(float)
     unjudged = rated.index.difference(scores.index)
+    if len(unjudged) and len(unjudged) == len(rated):
+        mine, theirs = rated.index[0], scores.index[0]
+        raise RatingsError(
+            f"no document–system id of the human ratings matches one of judge {judge_name!r}'s scores: "
+            f"the humans rated e.g. document {mine[0]!r}, system {mine[1]!r}; the judge scored e.g. "
+            f"document {theirs[0]!r}, system {theirs[1]!r}; give both files the same ids (map columns "
+            "with --column and --judge-column)"
+        )
     if len(unjudged):
         doc, system = unjudged[0]
         raise RatingsError(

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from humaneval.core.docstrings import shared_docs
+from humaneval.core.judge_scores import read_judge_scores
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError, RatingsError
-from humaneval.io.tables import read_table
 from humaneval.ppi.ordinal import PPIOrdinal, judge_categories, ppi_ordinal
 from humaneval.ppi.pairwise import PPIPairwise, ppi_pairwise
 from humaneval.ppi.systems import PPIAnalysis, ppi_systems
@@ -18,34 +19,6 @@ from humaneval.ppi.systems import PPIAnalysis, ppi_systems
 __all__ = ["MODELS", "analyze_ppi", "read_judge_scores", "split_judge"]
 
 _NAME_COLUMNS = ("judge", "annotator")
-
-
-def read_judge_scores(path: str | Path) -> pd.DataFrame:
-    """A judge file (CSV, TSV or JSON lines): ``document, system, score`` and optionally ``judge`` (or
-    ``annotator``) naming the judge of each row and ``criterion``. A ratings table with a
-    ``rater_kind`` column gives its judge rows."""
-    frame = read_table(path, what="judge file")
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    if "rater_kind" in frame:
-        kind = frame["rater_kind"].astype(str).str.strip().str.lower()
-        if not (kind == "judge").any():
-            raise RatingsError(
-                f"{path}: no row has rater_kind 'judge'; mark the judge's rows, or drop the column"
-            )
-        frame = frame[kind == "judge"]
-    frame = frame.rename(columns={"doc": "document", "summarizer": "system", "model": "system"})
-    missing = [c for c in ("document", "system", "score") if c not in frame]
-    if missing:
-        raise RatingsError(
-            f"{path}: no column {', '.join(missing)}; a judge file has document, system, score"
-        )
-    scores = pd.to_numeric(frame["score"], errors="coerce")
-    bad = scores.isna() & frame["score"].notna()
-    if bad.any():
-        raise RatingsError(
-            f"{path}: score {frame['score'][bad].iloc[0]!r} at row {bad.idxmax()} is not a number"
-        )
-    return frame.assign(score=scores)
 
 
 def split_judge(
@@ -104,6 +77,7 @@ def analyze_ppi(
     judge_scores: pd.DataFrame | str | Path | None = None,
     criterion: str | None = None,
     model: str = "mean",
+    judge_columns: Mapping[str, str] | None = None,
     **options: Any,
 ) -> PPIAnalysis | PPIOrdinal | PPIPairwise:
     """Prediction-powered inference on a ratings table with judge rows or a judge file (docs/ppi.md).
@@ -119,12 +93,15 @@ def analyze_ppi(
         Human ratings (``score``), possibly with judge rows marked ``rater_kind = judge``.
     judge : str, optional
         The judge's name (needed when there are several).
-    judge_scores : DataFrame or path, optional
-        The judge's scores ``document, system, score`` when they are not in ``ratings``.
+    judge_scores : DataFrame, path or dict, optional
+        The judge's scores when they are not in ``ratings``, in any layout
+        :func:`~humaneval.core.judge_scores.read_judge_scores` reads (``document, system, score[, judge]``).
     criterion : str, optional
         %(criterion_when_several)s
     model : {"mean", "ordinal"}
         For score tables.
+    judge_columns : mapping, optional
+        Renames of the judge file's columns, file name → canonical name (``--judge-column``).
     **options
         Passed to :func:`~humaneval.ppi.systems.ppi_systems` (``confidence_level``, ``adjust``, ``cluster``,
         ``probabilities``, ``n_resamples``, ``seed``).
@@ -138,9 +115,15 @@ def analyze_ppi(
     data = ratings.data if isinstance(ratings, Ratings) else as_ratings(ratings).data
     if "score" not in data:
         raise RatingsError("PPI needs scores: a rating scale or pairwise verdicts (1 won, 0 lost, 0.5 tie)")
-    if isinstance(judge_scores, (str, Path)):
-        judge_scores = read_judge_scores(judge_scores)
-    humans, judged, name = split_judge(data, judge, judge_scores)
+    pool = None
+    if judge_scores is not None:
+        pool = read_judge_scores(judge_scores, columns=judge_columns)
+        if "document" not in pool or "system" not in pool:
+            raise RatingsError(
+                "the judge file names items, not summaries: PPI needs each score's document and system "
+                "(columns document, system, or items written document|system)"
+            )
+    humans, judged, name = split_judge(data, judge, pool)
     if "is_check" in humans:
         humans = humans[~humans["is_check"].astype(bool)]
     criteria = sorted(humans["criterion"].unique()) if "criterion" in humans else [None]

@@ -241,8 +241,8 @@ def ppi_systems(
         est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks)
         targets.append(target)
         pair_rows.append({**names, **_columns(est)})
-    if n_resamples:
-        usable = [t for t in targets if t is not None]
+    usable = [t for t in targets if t is not None]
+    if n_resamples and usable:  # the weighted (IPW) estimates have no PPBoot interval
         intervals = iter(
             ppboot_intervals(
                 usable,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from humaneval.core.ratings import Ratings, as_ratings
+from humaneval.core.units import judgements_in
 from humaneval.errors import RatingsError
 from humaneval.present.document import Block, Column, Paragraph, Table
 from humaneval.present.formatting import MISSING, fmt
@@ -126,8 +127,10 @@ def _longest_run(values: np.ndarray) -> int:
     return int(np.diff(bounds).max())
 
 
-def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> QCReport:
-    """Per-annotator quality-control flags (attention checks, speed, straight-lining) of the humans."""
+def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None, unit: str = "row") -> QCReport:
+    """Per-annotator quality-control flags (attention checks, speed, straight-lining) of the humans;
+    ``n_judgements`` counts judgements of the method's ``unit`` (``Method.unit``: a pairwise judgement
+    is a pair of rows)."""
     ratings = as_ratings(ratings).humans()
     rules = rules or QCRules()
     data = ratings.data.assign(_passed=check_outcomes(ratings))
@@ -145,7 +148,7 @@ def qc_report(ratings: Ratings | pd.DataFrame, rules: QCRules | None = None) -> 
         imc_failed = int((failed_checks & is_imc).sum())
         row: dict[str, object] = {
             "annotator": annotator,
-            "n_judgements": len(answers),
+            "n_judgements": judgements_in(answers, unit),
             "checks_total": len(checks),
             "checks_failed": failed,
             "check_pass_rate": (1 - failed / len(checks)) if len(checks) else np.nan,

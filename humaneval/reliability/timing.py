@@ -56,13 +56,19 @@ def ratings_annotator_times(ratings: Ratings) -> pd.Series:
 
     A screen's time is counted once: with several criteria (or several summaries) per screen,
     every row of the screen repeats it, so rows are reduced to one per ``(annotator, position)``
-    when the table has a ``position`` column.
+    when the table has a ``position`` column. Judges' rows (``rater_kind = judge``) spend no screen
+    time and rows without a time are left out: an annotator's total is over the screens timed.
     """
     if "seconds" not in ratings.data:
         raise RatingsError(
             "the ratings table has no 'seconds' column; pass per-annotator times (load_annotator_times)"
         )
     data = ratings.data
+    if "rater_kind" in data:
+        data = data[data["rater_kind"] != "judge"]
+    data = data[data["seconds"].notna()]
+    if data.empty:
+        raise RatingsError("no human row of the ratings table has a time in its 'seconds' column")
     if "position" in data and data["position"].notna().all():
         data = data.drop_duplicates(["annotator", "position"])
     return load_annotator_times(data[["annotator", "seconds"]])

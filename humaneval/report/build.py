@@ -12,6 +12,7 @@ important first. docs/report.md lists what a report states.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,9 +36,11 @@ from humaneval.core.structure import DesignStructure, describe_structure
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
-from humaneval.judges.data import from_ratings
+from humaneval.judges.data import from_ratings, load_annotations
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
-from humaneval.ppi.systems import PPIAnalysis
+from humaneval.methods import get_method
+from humaneval.methods.kinds import detect_kind
+from humaneval.ppi.result import JudgedAnalysis
 from humaneval.qc import QCReport, qc_report
 from humaneval.reliability.criteria import CriterionCorrelations, criterion_correlations
 from humaneval.reliability.report import ReliabilityReport, reliability_report
@@ -60,6 +63,16 @@ from humaneval.stats.resampling import ClusterInterval
 Progress = Callable[[str], None]
 
 
+#: CPU minutes the simulated power of a comparative study may take by default (estimated from the
+#: analysis's own fit time before it starts); fewer studies are simulated to fit, none below MIN_POWER_TRIALS.
+POWER_MINUTES = 1.5
+MIN_POWER_TRIALS = 20
+
+
+def _silent(_message: str) -> None:
+    """The progress callback of a report built without one."""
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     """Everything that decides the report's numbers (the CLI defaults of analyze and reliability)."""
@@ -73,6 +86,11 @@ class ReportSettings:
     power_trials: int = 200
     clmm_power_trials: int = 20
     power_target: float = 0.8
+    style: tuple[str, ...] = ()
+    power_minutes: float = POWER_MINUTES
+    #: The alt-test's ε, or the annotators' profile it comes from (``judge --profile``; docs/judges.md).
+    epsilon: float | None = None
+    profile: str | None = None
     scale_use: bool = False  # fit a random annotator log-scale per criterion (report/sections/scale_use.py)
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,8 +173,9 @@ class StudyReport:
     correlations: CriterionCorrelations | None = None
     #: The judges' alt-test, agreement and verdict (docs/judges.md) when the ratings hold judge rows.
     judges: JudgeAssessment | None = None
-    #: Human-only and prediction-powered system means per judge and criterion (docs/ppi.md).
-    ppi: tuple[PPIAnalysis, ...] = ()
+    #: Humans and a judge together (docs/ppi.md): per judge and criterion the analysis of
+    #: ``analyze(..., judge=NAME)``, as ``humaneval ppi`` gives it.
+    ppi: tuple[JudgedAnalysis, ...] = ()
 
     @property
     def has_judges(self) -> bool:
@@ -228,6 +247,7 @@ def build_report(
     source: str | None = None,
     title: str = "Human evaluation report",
     progress: Progress | None = None,
+    judge_scores: pd.DataFrame | str | Path | None = None,
 ) -> StudyReport:
     """Run every section of the report on ``ratings``.
 
@@ -238,9 +258,12 @@ def build_report(
     without it, the per-annotator totals of a ``seconds`` column of the ratings are used.
     ``form``: the form settings for the datasheet (``preset``, ``overview``, ``question``, ``labels``,
     ...; see :func:`humaneval.design.datasheet.make_datasheet`), or ``preset``: the forms preset used.
+    ``judge_scores``: the judges' scores of the pool when they are not rows of ``ratings`` (any layout of
+    :func:`humaneval.core.judge_scores.read_judge_scores`): the judge sections then assess them and add
+    the prediction-powered analyses.
     """
     settings = settings or ReportSettings()
-    say = progress or (lambda _msg: None)
+    say = progress or _silent
     if not isinstance(ratings, Ratings):
         source = source or str(ratings)
         ratings = load_ratings(Path(ratings))
@@ -274,19 +297,15 @@ def build_report(
         say("correlation between criteria")
         correlations = criterion_correlations(ratings)
     say("quality control: attention checks, speed, straight-lining")
-    qc = qc_report(ratings)
-    notes: list[str] = []
-    judges = None
-    if ratings.has_judges:
-        names = ", ".join(ratings.judge_names)
-        say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
-        try:
-            judges = assess_judges(
-                from_ratings(ratings), n_resamples=settings.mean_resamples, seed=settings.seed
-            )
-        except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
-            notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
-    ppi = _ppi_analyses(ratings, settings, say, notes)
+    qc = qc_report(ratings, unit=get_method(detect_kind(ratings)).unit)
+    notes: list[str] = [n for n in (_untimed(ratings),) if n]
+    pool = None
+    if judge_scores is not None:
+        from humaneval.core.judge_scores import read_judge_scores
+
+        pool = read_judge_scores(judge_scores)
+    judges = _assess_judges(ratings, pool, settings, say, notes)
+    ppi = _ppi_analyses(ratings, pool, settings, say, notes)
     summary = sheet = sheet_md = None
     if design is not None:
         design = _load_design(design)
@@ -325,37 +344,59 @@ def build_report(
     )
 
 
-def _ppi_analyses(
-    ratings: Ratings, settings: ReportSettings, say: Progress, notes: list[str]
-) -> tuple[PPIAnalysis, ...]:
-    """PPI++ system means of every judge and criterion of a score table with judge rows (docs/ppi.md);
-    a judge or criterion that cannot be analysed gets a note saying why."""
-    if not ratings.has_judges or ratings.response != "score":
-        return ()
-    from humaneval.ppi.judged import analyze_ppi
+def _assess_judges(
+    ratings: Ratings, pool: pd.DataFrame | None, settings: ReportSettings, say: Progress, notes: list[str]
+) -> JudgeAssessment | None:
+    """The judges' alt-test, agreement and bias audit (``humaneval judge``) with the report's ε; a study
+    too small for the alt-test gets a note saying why."""
+    judge_names = sorted(pool["judge"].unique()) if pool is not None else ratings.judge_names
+    if not judge_names:
+        return None
+    names = ", ".join(judge_names)
+    say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
+    try:
+        return assess_judges(
+            from_ratings(ratings) if pool is None else load_annotations(ratings, pool),
+            epsilon=settings.epsilon,
+            profile=settings.profile,
+            n_resamples=settings.mean_resamples,
+            seed=settings.seed,
+        )
+    except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
+        notes.append(f"The LLM judges ({names}) were not assessed: {exc}")
+        return None
 
+
+def _ppi_analyses(
+    ratings: Ratings, pool: pd.DataFrame | None, settings: ReportSettings, say: Progress, notes: list[str]
+) -> tuple[JudgedAnalysis, ...]:
+    """Humans and each judge together, per criterion: ``analyze(..., judge=NAME)`` with the defaults of
+    ``humaneval ppi`` (docs/ppi.md); a judge or criterion that cannot be analysed gets a note saying why."""
+    if ratings.response != "score":
+        return ()
     data = ratings.data
-    humans = data[data["rater_kind"] != "judge"]
-    rated = set(zip(humans["document"], humans["system"], strict=True))
-    out: list[PPIAnalysis] = []
-    for name in ratings.judge_names:
-        judged = data[(data["rater_kind"] == "judge") & (data["annotator"] == name)]
-        if set(zip(judged["document"], judged["system"], strict=True)) <= rated:
+    kind = data["rater_kind"] if "rater_kind" in data else pd.Series("human", index=data.index)
+    humans = data[kind != "judge"]
+    rated = set(zip(humans["document"].astype(str), humans["system"].astype(str), strict=True))
+    scored = pool if pool is not None else data[kind == "judge"].rename(columns={"annotator": "judge"})
+    out: list[JudgedAnalysis] = []
+    for name in sorted(scored["judge"].unique()):
+        judged = scored[scored["judge"] == name]
+        if set(zip(judged["document"].astype(str), judged["system"].astype(str), strict=True)) <= rated:
             continue  # the judge scored only what the humans rated (a validation study): nothing to add
-        say(f"prediction-powered system means (PPI++) with judge {name}")
+        say(f"humans and judge {name} together: prediction-powered inference (docs/ppi.md)")
         for criterion in ratings.criteria:
             where = f"judge {name}" + (f", criterion {criterion}" if criterion else "")
             try:
-                result = analyze_ppi(ratings, judge=name, criterion=criterion, seed=settings.seed)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", AnalysisCaution)
+                    result = analyze(
+                        ratings, judge=name, judge_scores=pool, criterion=criterion, seed=settings.seed
+                    )
             except HumanEvalError as exc:
                 notes.append(f"No prediction-powered estimates for {where}: {exc}")
                 continue
-            if not isinstance(result, PPIAnalysis):  # pairwise strengths, not system means
-                notes.append(
-                    f"The prediction-powered estimates for {where} are Bradley–Terry strengths, which the "
-                    "report does not show; 'humaneval ppi' gives them."
-                )
-                continue
+            assert isinstance(result, JudgedAnalysis)  # the ppi adapter's result
             out.append(result)
     return tuple(out)
 
@@ -387,7 +428,6 @@ def _comparative_report(
     except HumanEvalError as exc:
         why = str(exc)
     if settings.power_trials > 0:
-        say(f"power{label}: {settings.power_trials} simulated studies of this design")
         sd = DEFAULT_ANNOTATOR_SD
         if fit.random_sd is not None:  # the mixed model's annotator deviations, as fitted
             annotator = fit.random_sd.loc[fit.random_sd["factor"] == "annotator", "sd"]
@@ -395,16 +435,61 @@ def _comparative_report(
         try:
             design = ComparativeDesign.from_ratings(part, kind)
             strengths = fit.estimates().reindex(design.systems).to_numpy()
-            power = comparative_power(
-                design, strengths, annotator_sd=sd, trials=settings.power_trials, calibrate=False,
-                n_resamples=100, seed=settings.seed or 1,
-            )  # fmt: skip
+
+            def simulate(trials: int, progress: bool = False) -> ComparativePower:
+                return comparative_power(
+                    design, strengths, annotator_sd=sd, trials=trials, calibrate=False,
+                    n_resamples=100, seed=settings.seed or 1, progress=progress,
+                )  # fmt: skip
+
+            say(f"power{label}: timing one simulated study of this design")
+            started = time.process_time()
+            simulate(1)  # its seed is study 1's: the run below repeats it
+            per_study = time.process_time() - started
+            trials, power_error = power_budget(settings, per_study)
+            if trials > 0:
+                say(
+                    f"power{label}: {trials} simulated studies, about {_duration(trials * per_study)} "
+                    f"({per_study:.1f} CPU-s each)"
+                )
+                power = simulate(trials, say is not _silent)  # a progress bar beside the messages
         except HumanEvalError as exc:
             power_error = str(exc)
     return CriterionReport(
         criterion, comparative, None, means, None,
         power_error=power_error, reliability_error=why, agreement=agreement, comparative_power=power,
     )  # fmt: skip
+
+
+def power_budget(settings: ReportSettings, per_study: float) -> tuple[int, str | None]:
+    """How many studies the comparative power step simulates within ``settings.power_minutes``, given
+    the seconds one study's analysis takes (the observed fit's time), and why fewer or none.
+
+    Examples
+    --------
+    >>> power_budget(ReportSettings(), 0.2)
+    (200, None)
+    >>> power_budget(ReportSettings(), 1.5)[0]
+    60
+    >>> power_budget(ReportSettings(), 8.0)[1].split(";")[0]
+    '200 simulated studies of this design would take about 27 CPU-min (8.0 s each)'
+    """
+    wanted = settings.power_trials
+    if wanted == 0 or per_study * wanted <= settings.power_minutes * 60:
+        return wanted, None
+    affordable = int(settings.power_minutes * 60 // max(per_study, 1e-9))
+    if affordable >= MIN_POWER_TRIALS:
+        return affordable, None
+    return 0, (
+        f"{wanted} simulated studies of this design would take about {_duration(wanted * per_study)} "
+        f"({per_study:.1f} s each); fewer than {MIN_POWER_TRIALS} fit in --power-minutes "
+        f"{settings.power_minutes:g}. Raise --power-minutes, or run 'humaneval power' on the design "
+        "(it can use several workers; docs/simulation.md)"
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} CPU-s" if seconds < 90 else f"{seconds / 60:.0f} CPU-min"
 
 
 def _criterion_report(
@@ -439,6 +524,7 @@ def _criterion_report(
                 structure=settings.structure,
                 criterion=criterion,
                 seed=settings.seed,
+                style=settings.style,
             )
     if isinstance(analysis, ComparativeAnalysis):
         return _comparative_report(criterion, analysis, part, settings, say)
@@ -550,9 +636,25 @@ def _summary_records(table: pd.DataFrame | None) -> list[dict[str, Any]]:
 
 
 def _ratings_seconds(ratings: Ratings) -> pd.Series | None:
-    if "seconds" not in ratings.data or ratings.data["seconds"].isna().all():
+    """Per-annotator seconds of the human rows that carry a time (judges spend none)."""
+    humans = ratings.data if not ratings.has_judges else ratings.data[ratings.data["rater_kind"] != "judge"]
+    if "seconds" not in humans or humans["seconds"].isna().all():
         return None
     return ratings_annotator_times(ratings)
+
+
+def _untimed(ratings: Ratings) -> str | None:
+    """A note when some (not all) human rows have no time: the totals cover the timed screens only."""
+    humans = ratings.data if not ratings.has_judges else ratings.data[ratings.data["rater_kind"] != "judge"]
+    if "seconds" not in humans:
+        return None
+    missing = int(humans["seconds"].isna().sum())
+    if missing == 0 or missing == len(humans):
+        return None
+    return (
+        f"{missing} of {len(humans)} human ratings have no time in 'seconds'; the time totals cover the "
+        "timed ones only"
+    )
 
 
 def _load_design(design: DesignLike) -> Design | None:

@@ -121,8 +121,9 @@ def diverging_start(share: pd.DataFrame) -> pd.Series:
     return -(share.iloc[:, : k // 2].sum(axis=1) + middle)
 
 
-def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
-    """Mean per system with its interval and rank-group label, best at the top."""
+def means_figure(table: pd.DataFrame, response: str, path: Path, unit: str | None = None) -> Path:
+    """Mean per system with its interval and rank-group label, best at the top; ``unit`` names the
+    axis (default: mean score, or mean rank for ranks)."""
     fig = Figure(figsize=(5.2, 0.45 * len(table) + 1.1))
     ax = fig.add_subplot()
     y = np.arange(len(table))[::-1]
@@ -143,7 +144,7 @@ def means_figure(table: pd.DataFrame, response: str, path: Path) -> Path:
             va="center",
             fontsize=TICK_SIZE - 1,
         )
-    ax.set_xlabel("mean rank (1 = best)" if lower_is_better(response) else "mean score")
+    ax.set_xlabel(unit or ("mean rank (1 = best)" if lower_is_better(response) else "mean score"))
     ax.set_ylabel("system")
     if lower_is_better(response):
         ax.invert_xaxis()

@@ -12,10 +12,13 @@ from humaneval.report.sections.base import CriterionView
 
 def part(view: CriterionView) -> Iterator[Block]:
     analysis, fit = view.part.analysis, view.fit
+    contrasts = analysis.contrasts
+    wins = "win_probability" in contrasts  # comparative models: P(a ≻ b) from θa − θb
     table = Table(
         (
             Column("contrast"),
             *(Column(name, "r") for name in ("estimate", "SE", "z", "p", "p adj", "CI")),
+            *((Column("P(a ≻ b)", "r"),) if wins else ()),
             Column("better"),
         ),
         tuple(
@@ -27,16 +30,40 @@ def part(view: CriterionView) -> Iterator[Block]:
                 fmt_p(r.p_unadj),
                 fmt_p(r.p_adj),
                 fmt_ci(r.ci_low, r.ci_high),
+                *((fmt(r.win_probability, 2),) if wins else ()),
                 text(Styled(r.better or MISSING, "sig" if r.better else "ns")),
             )
-            for r in analysis.contrasts.itertuples()
+            for r in contrasts.itertuples()
         ),
         caption=text(
             "Differences on the latent scale (positive: first system better), z tests as emmeans computes "
             f"them; p adj and the simultaneous intervals use the {analysis.adjust} adjustment."
+            + (
+                " P(a ≻ b): the model's probability that a judge prefers the first system (style held "
+                "equal; JSON win_probability)."
+                if wins
+                else ""
+            )
         ),
         id=f"contrasts{view.index}",
     )
+    covariates = fit.covariates_frame() if hasattr(fit, "covariates_frame") else None
+    style: tuple[Block, ...] = ()
+    if covariates is not None and len(covariates):
+        style = (
+            Table(
+                (Column("style covariate"), *(Column(n, "r") for n in ("γ", "SE", "z", "p"))),
+                tuple(
+                    (str(r.covariate), fmt(r.estimate), fmt(r.se), fmt(r.z, 2), fmt_p(r.p))
+                    for r in covariates.itertuples()
+                ),
+                caption=text(
+                    "Style control: log-odds of preferring a system per unit of its style difference over "
+                    "the opponent, estimated with the strengths (the strengths are style-adjusted)."
+                ),
+                id=f"style{view.index}",
+            ),
+        )
     significance = view.figure(
         "significance",
         lambda path: figures.significance_matrix(analysis.contrasts, view.order, path),
@@ -61,5 +88,6 @@ def part(view: CriterionView) -> Iterator[Block]:
         facts=True,
     )
     yield Section(
-        "Pairwise contrasts", (table, significance, Details("Model details and diagnostics", (details,)))
+        "Pairwise contrasts",
+        (table, *style, significance, Details("Model details and diagnostics", (details,))),
     )

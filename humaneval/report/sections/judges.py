@@ -25,6 +25,15 @@ COLUMNS = (
 )
 
 
+BIAS_COLUMNS = (
+    Column("judge"),
+    Column("check"),
+    Column("judge [95% CI]", "r"),
+    Column("humans [95% CI]", "r"),
+    Column("n", "r"),
+)
+
+
 def _rows(judges: JudgeAssessment) -> tuple[tuple, ...]:
     out = []
     for r in judges.verdict.itertuples():
@@ -81,6 +90,18 @@ def _draw(judges: JudgeAssessment):
     return draw
 
 
+def paper_table(report: StudyReport) -> tuple[Table, ...]:
+    """``results.tex``: the judges' verdict table, with the ε it was tested at."""
+    if report.judges is None:
+        return ()
+    test = report.judges.alt_test
+    caption = text(
+        f"LLM judges beside the humans: alternative-annotator test (ε = {test.epsilon:g}, scoring "
+        f"{test.scoring}; Calderon, Reichart & Dror, 2025), α with the judge and Kendall's τ."
+    )
+    return (Table(COLUMNS, _rows(report.judges), caption=caption),)
+
+
 def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
     judges = report.judges
     if judges is None:
@@ -112,5 +133,30 @@ def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
             ),
         )
     )
+    bias = judges.bias
+    if bias is not None and not bias.table.empty:
+        meaning = bias.to_dict()["meaning"]
+        rows = tuple(
+            (
+                r.judge + (f" ({r.criterion})" if isinstance(r.criterion, str) else ""),
+                r.check,
+                fmt_estimate_ci(r.judge_value, r.judge_low, r.judge_high, 2),
+                fmt_estimate_ci(r.human_value, r.human_low, r.human_high, 2),
+                str(r.n),
+            )
+            for r in bias.table.itertuples()
+        )
+        blocks.append(
+            Table(
+                BIAS_COLUMNS,
+                rows,
+                caption=text(
+                    "Bias audit: the judge beside the humans on the same items. "
+                    + "; ".join(f"{k}: {v}" for k, v in meaning.items() if k in set(bias.table["check"]))
+                    + "."
+                ),
+                id="judges-bias",
+            )
+        )
     blocks += [Paragraph(text(c), "note") for c in test.cautions]
     yield Section("LLM judges", tuple(blocks), id="judges", nav="Judges")

@@ -64,4 +64,7 @@ def tables(report: StudyReport, canvas: Canvas) -> tuple[Table, ...]:
                 ),
             )
         )
-    return tuple(out)
+    from humaneval.report.sections.judges import paper_table
+    from humaneval.report.sections.ppi import paper_tables
+
+    return (*out, *paper_table(report), *paper_tables(report))

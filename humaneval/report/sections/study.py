@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humaneval.comparative.judgements import count_judgements, detect_kind
 from humaneval.methods import get_method
+from humaneval.methods.kinds import count_judgements, detect_kind
 from humaneval.present.document import Column, Section, Table
 from humaneval.report.build import StudyReport
 from humaneval.report.sections.base import Canvas
