@@ -257,15 +257,12 @@ def analyze(
     n_resamples: int = 1000,
     style: tuple[str, ...] = (),
     max_minutes: float | None = CEILING_MINUTES,
-<<<<<<< HEAD
-    scale: str | None = None,
-=======
     judge: str | None = None,
     judge_scores: Any = None,
     judge_model: str = "mean",
     cluster: str = "auto",
     probabilities: pd.DataFrame | None = None,
->>>>>>> main
+    scale: str | None = None,
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 

@@ -88,11 +88,11 @@ from humaneval.report.build import POWER_MINUTES
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
-<<<<<<< HEAD
     "--scale-use",
     is_flag=True,
     help="Add each criterion's annotator scale-use figure (one more CLMM fit per criterion).",
-=======
+)
+@click.option(
     "--power-minutes",
     type=FiniteRange(min=0, min_open=True),
     default=POWER_MINUTES,
@@ -106,7 +106,6 @@ from humaneval.report.build import POWER_MINUTES
     metavar="COLUMNS",
     help="Pairwise tables: comma-separated style-difference columns entered as covariates of the "
     "Bradley-Terry model, as in 'humaneval analyze --style-columns' (docs/analysis.md).",
->>>>>>> main
 )
 @click.option(
     "--out",
@@ -153,14 +152,11 @@ def command(
     power_minutes: float,
     style_columns: str | None,
     out: str,
-<<<<<<< HEAD
-    scale_use: bool,
-=======
     judge_file: str | None,
     judge_columns: dict[str, str],
     profile: str | None,
     epsilon: float | None,
->>>>>>> main
+    scale_use: bool,
     as_json: bool,
     **options,
 ) -> None:
@@ -175,14 +171,11 @@ def command(
         seed=seed,
         power_trials=power_trials,
         clmm_power_trials=clmm_power_trials,
-<<<<<<< HEAD
-        scale_use=scale_use,
-=======
         power_minutes=power_minutes,
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
         epsilon=epsilon,
         profile=profile,
->>>>>>> main
+        scale_use=scale_use,
     )
     scores = None
     if judge_file is not None:
