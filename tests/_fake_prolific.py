@@ -5,6 +5,8 @@ study's life uses, with a record of every request and switches for hostile answe
 from __future__ import annotations
 
 import json
+import threading
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -25,9 +27,17 @@ class FakeProlific:
         self.bulks: dict[str, dict[str, Any]] = {}
         self.page_size = page_size
         self.pay_calls: list[str] = []
+        #: Every bonus paid, in order: ``(bulk id or "web app", submission id, pence)``.
+        self.payments: list[tuple[str, str, int]] = []
         #: "timeout_after_paying": the pay request is carried out, then the connection drops;
         #: "error_before_paying": 500 without paying; "pounds": bulk amounts answered in pounds.
         self.faults: set[str] = set()
+        #: Seconds creating a bulk bonus takes (two runs at once overlap in it).
+        self.create_delay = 0.0
+        #: How many pay requests are answered 429 (with ``Retry-After: retry_after``) before one is served.
+        self.rate_limited_pays = 0
+        self.retry_after = "1"
+        self._lock = threading.Lock()
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self)
@@ -48,6 +58,11 @@ class FakeProlific:
         }
         return submission
 
+    def pay_from_web_app(self, submission: str, pence: int) -> None:
+        """A bonus paid in Prolific's web app: in Prolific's record, not in any ledger."""
+        self.submissions[submission]["bonus_payments"].append(pence)
+        self.payments.append(("web app", submission, pence))
+
     def set_status(self, submission: str, status: str) -> None:
         self.submissions[submission]["status"] = status
 
@@ -61,6 +76,12 @@ class FakeProlific:
     # -- the API --------------------------------------------------------------------------------
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        if self.create_delay and request.url.path.endswith("/bonus-payments/"):
+            time.sleep(self.create_delay)
+        with self._lock:
+            return self._serve(request)
+
+    def _serve(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         if request.headers.get("authorization") != f"Token {TOKEN}":
             return _error(401, "Authentication credentials were not provided.")
@@ -205,11 +226,17 @@ class FakeProlific:
         if bulk is None or parts[1:] != ["pay"]:
             return _error(404, "Not found.")
         self.pay_calls.append(parts[0])
+        if self.rate_limited_pays > 0:
+            self.rate_limited_pays -= 1
+            response = _error(429, "Request was throttled.")
+            response.headers["Retry-After"] = self.retry_after
+            return response
         if "error_before_paying" in self.faults:
             return _error(500, "Internal server error")
         bulk["paid"] += 1  # not idempotent: every request pays again
         for submission, pence in bulk["rows"]:
             self.submissions[submission]["bonus_payments"].append(pence)
+            self.payments.append((parts[0], submission, pence))
         if "timeout_after_paying" in self.faults:
             raise httpx.ReadTimeout("timed out", request=request)
         return httpx.Response(202, json="The bonuses will be paid in the following minutes.")

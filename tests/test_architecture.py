@@ -122,8 +122,9 @@ LAYERS: list[set[str]] = [
     {"collect"},
     {"comparative", "serve"},
     {"analysis", "platforms"},
-    {"simulate"},
+    {"simulate", "spans"},
     {"report"},
+    {"reproducibility"},
     {"demo"},
     {"cli"},
 ]

@@ -299,6 +299,29 @@ CORPUS = [
     (["design", "--documents", "10", "--systems", "A,B", "--docs-per-block", "x", "--out", "{root}/d.csv"],
      ["'--docs-per-block'", "not a valid integer"]),
     (["analyze", "{ratings}", "--engine", "julia"], ["'--engine'"]),
+    # issue 47: one cluster, judge scores PPI cannot use, budgets past any study
+    (["ppi", "{ppi_one_block}", "--judge-file", "{ppi_judge}", "--cluster", "block"],
+     ["form 1 block(s)", "one cluster gives no variance", "--cluster document"]),
+    (["ppi", "{ppi_human}", "--judge-file", "{ppi_judge_inf}"],
+     ["ppi_judge_inf.csv", "inf", "not a finite number"]),
+    (["ppi", "{ppi_human}", "--judge-file", "{ppi_judge_neginf}"],
+     ["ppi_judge_neginf.csv", "-inf", "not a finite number"]),
+    (["ppi", "{ppi_human}", "--judge-file", "{ppi_judge_flat}"], ["constant judge carries no information"]),
+    (["ppi", "{ppi_human}", "--judge-file", "{ppi_judge_huge}"], ["beyond ±1e+12", "rescale"]),
+    (["budget", "--judge-pilot", "{ppi_human}", "--judge-file", "{ppi_judge_inf}", "--target-width", "0.3"],
+     ["ppi_judge_inf.csv", "inf", "not a finite number"]),
+    (["budget", "--judge-correlation", "0.5", "--sd", "1", "--target-width", "1e-4"],
+     ["needs more than 10,000,000 human-rated units"]),
+    (["budget", "--judge-correlation", "0.5", "--sd", "1e200", "--target-width", "0.3"],
+     ["--sd 1e+200 is out of range"]),
+    (["budget", "--judge-correlation", "0.5", "--sd", "1", "--target", "0.8", "--effect", "1e200"],
+     ["--effect 1e+200 is out of range"]),
+    (["budget", "--judge-correlation", "0.5", "--sd", "1e-200", "--target-width", "0.3"],
+     ["--sd 1e-200 is out of range"]),
+    (["design", "--documents", "10", "--judge-scores", "{ppi_judge_formula}", "--docs-per-block", "5",
+      "--out", "{root}/eq.csv"], ["document id '=d0000'"]),
+    (["mturk", "bonus", "{mturk_no_amount}"], ["missing amount"]),
+    (["mturk", "bonus", "{mturk_no_amount}", "--execute"], ["missing amount"]),
 ]  # fmt: skip
 
 
@@ -308,6 +331,24 @@ def corpus_inputs(inputs) -> dict[str, Path]:
     (root / "allnan.csv").write_text("document,system,m\nd1,A,\nd1,B,\nd2,A,\n")
     (root / "otherkeys.csv").write_text("document,system,m\nx1,A,1\nx1,B,2\n")
     (root / "infinite.csv").write_text("document,system,m\nd1,A,1\nd1,B,inf\nd2,A,3\nd2,B,4\n")
+    from humaneval.ppi.simulate import judged_study
+
+    human, judge = judged_study(n_documents=20, n_systems=2, human_share=0.5, seed=1)
+    ppi = {
+        "ppi_human": human,
+        "ppi_one_block": human.assign(annotator="a1"),
+        "ppi_judge": judge,
+        "ppi_judge_inf": judge.assign(score=judge["score"].where(judge.index != 0, math.inf)),
+        "ppi_judge_neginf": judge.assign(score=judge["score"].where(judge.index != 1, -math.inf)),
+        "ppi_judge_flat": judge.assign(score=3.0 + 1e-14 * (judge.index % 2)),
+        "ppi_judge_huge": judge.assign(score=judge["score"] * 1e200),
+        "ppi_judge_formula": judge.assign(document="=" + judge["document"]),
+    }
+    for name, frame in ppi.items():
+        inputs[name] = root / f"{name}.csv"
+        frame.to_csv(inputs[name], index=False)
+    inputs["mturk_no_amount"] = root / "mturk_no_amount.csv"
+    inputs["mturk_no_amount"].write_text("assignment_id,bonus,reason\nA1,1.00,thanks\n")
     return inputs
 
 
@@ -315,6 +356,7 @@ def corpus_inputs(inputs) -> dict[str, Path]:
 @pytest.mark.parametrize("template,fragments", CORPUS, ids=[" ".join(c[0][:4]) for c in CORPUS])
 def test_corpus(corpus_inputs, template, fragments):
     assert_one_line_error(run(*fill(template, corpus_inputs)), *fragments)
+    assert not (corpus_inputs["root"] / "eq.probabilities.csv").exists()  # nothing written before a refusal
 
 
 def test_scores_beyond_int64_are_refused_not_wrapped(tmp_path):
@@ -1290,3 +1332,60 @@ def test_collect_mturk_reads_a_forged_batch_of_834_assignments_per_slot(tmp_path
     assert single.exit_code == 0, single.output
     assert len(ratings) == 834 * len(pd.read_csv(tmp_path / "r1.csv", dtype=str))
     assert ratings["annotator"].nunique() == 10_008
+
+
+# ---------------------------------------------------------------- money (issues 45 and 47)
+
+#: ``prolific`` cases against the stand-in API: (arguments after the command, bonus table, fragments).
+PROLIFIC_CASES = [
+    (["bonus", "{bonus}", "{study}"], "who,pay\nP1,1.00\n", ["needs an id column", "amount or bonus"]),
+    (["bonus", "{bonus}", "{study}"], "participant_id,amount\nP1,1.00\nP9,1.00\n",
+     ["row 3: P9 did not take part in study"]),
+    (["bonus", "{bonus}", "{study}"], "participant_id,amount\nP1,150\n", ["must be pounds", "not in pence"]),
+    (["bonus", "{bonus}", "{study}", "--study-id", "../../x"], "participant_id,amount\nP1,1\n",
+     ["--study-id '../../x' is not a Prolific id"]),
+    (["status", "{study}", "--study-id", "a/../../b"], "", ["is not a Prolific id"]),
+    (["export", "{study}", "--out", "{out}"], "", ["with text/html, not CSV", "nothing saved"]),
+    (["create", "{study}", "--serve-url", "https://x.org", "--reward-pence", str(10**30)], "",
+     ["--reward-pence 1000000000000000000000000000000 is more than 100000"]),
+    (["create", "{study}", "--serve-url", "https://x.org", "--estimated-minutes", "100000"], "",
+     ["--estimated-minutes 100000 is more than 1440"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args,table,fragments", PROLIFIC_CASES, ids=[" ".join(c[0][:1] + c[0][3:4]) for c in PROLIFIC_CASES]
+)
+def test_prolific_money_and_paths(tmp_path, monkeypatch, args, table, fragments):
+    import httpx
+
+    from humaneval.platforms import prolific
+    from humaneval.serve import create_study
+    from tests._designs import cell_texts
+    from tests._fake_prolific import BASE, TOKEN, FakeProlific
+    from tests.test_serve import make_design
+
+    fake = FakeProlific()
+    fake.studies["S1"] = {"id": "S1", "status": "ACTIVE", "reward": 360}
+    fake.arrive("S1", "P1", "APPROVED")
+    design = make_design()
+    made = create_study(design, tmp_path / "study", texts=cell_texts(design), prolific_study_id="S1")
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    original = prolific.prolific_client
+
+    def html_export(request):
+        if request.url.path.endswith("/export/"):
+            return httpx.Response(
+                200, content=b"<html>maintenance</html>", headers={"content-type": "text/html"}
+            )
+        return fake(request)
+
+    monkeypatch.setattr(
+        prolific,
+        "prolific_client",
+        lambda token=None: original(token, transport=httpx.MockTransport(html_export), base_url=BASE),
+    )
+    (tmp_path / "bonus.csv").write_text(table)
+    paths = {"bonus": tmp_path / "bonus.csv", "study": made.study_dir, "out": tmp_path / "demo.csv"}
+    assert_one_line_error(run("prolific", *fill(args, paths)), *fragments)
+    assert fake.pay_calls == [] and not (tmp_path / "demo.csv").exists()

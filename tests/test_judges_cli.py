@@ -81,12 +81,14 @@ def test_judge_prints_the_verdict_table(tmp_path):
     rows = [
         line.split() for line in out.stdout.splitlines() if line.strip().startswith(("noisy", "reversed"))
     ]
-    assert rows[0][:4] == ["noisy", "0.00", "0.56", "no"] and rows[1][:4] == [
-        "reversed",
-        "1.00",
-        "0.86",
-        "yes",
-    ]
+    # judge, rank, ω [interval], ρ [interval], passed (P(pass))
+    assert [rows[0][k] for k in (0, 1, 2, 5, 8, 9)] == ["noisy", "2", "0.00", "0.56", "no", "(0.00)"]
+    assert [rows[1][k] for k in (0, 1, 2, 5, 8, 9)] == ["reversed", "1", "1.00", "0.86", "yes", "(1.00)"]
+    # the better-ranking judge is named only because the paired τ difference excludes 0
+    assert (
+        "but noisy ranks the systems better" in out.stdout
+        and "paired difference interval [0.13" in out.stdout
+    )
 
 
 def test_judges_option_and_bad_epsilon_on_the_command_line(tmp_path):

@@ -23,6 +23,7 @@ from humaneval.forms import placeholder_texts, write_forms
 from humaneval.platforms import mturk
 from humaneval.platforms.review import rejection_message
 from tests import _designs
+from tests._fake_mturk import FakeMTurk
 from tests.test_mturk import synthesize
 
 NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
@@ -197,12 +198,13 @@ def test_refused_calls_are_one_line_platform_errors(package):
 
 
 def test_bonuses_are_checked_before_any_payment_and_sent_once(package):
-    c = client()
+    c = FakeMTurk({"A1": "W1", "A2": "W2"})
     bad = pd.DataFrame(
         {"assignment_id": ["A1", "A2"], "amount": ["0.50", "0.5"], "reason": ["thanks", "thanks"]}
     )
-    with Stubber(c), pytest.raises(DesignError, match=r"bonus for A2 '0\.5' must be a positive amount"):
+    with pytest.raises(DesignError, match=r"bonus for A2 '0\.5' must be a positive amount"):
         mturk.pay_bonuses(bad, c)  # nothing is paid when any row is wrong
+    assert c.calls == []
     bonuses = pd.DataFrame(
         {
             "assignment_id": ["A1", "A2"],
@@ -211,35 +213,13 @@ def test_bonuses_are_checked_before_any_payment_and_sent_once(package):
             "worker_id": ["W1", None],
         }
     )
-    with Stubber(c) as stub:
-        stub.add_response(
-            "send_bonus",
-            {},
-            {
-                "WorkerId": "W1",
-                "BonusAmount": "0.50",
-                "AssignmentId": "A1",
-                "Reason": "careful work",
-                "UniqueRequestToken": mturk._token("bonus", "A1", "0.50", "careful work"),
-            },
-        )
-        stub.add_response(
-            "get_assignment", {"Assignment": {"AssignmentId": "A2", "WorkerId": "W2"}}, {"AssignmentId": "A2"}
-        )
-        stub.add_response(
-            "send_bonus",
-            {},
-            {
-                "WorkerId": "W2",
-                "BonusAmount": "1.25",
-                "AssignmentId": "A2",
-                "Reason": "careful work",
-                "UniqueRequestToken": ANY,
-            },
-        )
-        paid = mturk.pay_bonuses(bonuses, c)
-        stub.assert_no_pending_responses()
+    paid = mturk.pay_bonuses(bonuses, c)
     assert paid["worker_id"].tolist() == ["W1", "W2"] and paid["paid"].all()
+    assert [(p["WorkerId"], p["AssignmentId"], p["BonusAmount"]) for p in c.payments] == [
+        ("W1", "A1", "0.50"),
+        ("W2", "A2", "1.25"),
+    ]
+    assert c.calls.count("get_assignment") == 1  # only for the row without a worker id
 
 
 def test_exclusion_qualification_is_created_and_granted():
@@ -308,30 +288,10 @@ def test_cli_fetch_writes_ratings_and_review_is_a_dry_run(package, monkeypatch):
     assert report["executed"] is False and report["counts"] == {"approve": 2, "reject": 1, "review": 1}
 
 
-def _send(stub, assignment: str, worker: str, amount: str, reason: str, *, error: str | None = None) -> None:
-    params = {
-        "WorkerId": worker,
-        "BonusAmount": amount,
-        "AssignmentId": assignment,
-        "Reason": reason,
-        "UniqueRequestToken": mturk._token("bonus", assignment, amount, reason),
-    }
-    if error is None:
-        stub.add_response("send_bonus", {}, params)
-    else:
-        stub.add_client_error(
-            "send_bonus",
-            "ServiceUnavailable" if "busy" in error else "RequestError",
-            error,
-            503 if "busy" in error else 400,
-            expected_params=params,
-        )
-
-
 def test_a_bonus_run_that_failed_half_way_is_finished_by_running_it_again(tmp_path):
-    """Issue 32: the first run pays A1, fails on A2 and still pays A3; the second run meets MTurk's
-    "token already used" for A1 and A3 (already paid) and pays A2 only."""
-    c = client()
+    """Issue 32: the first run pays A1, fails on A2 and still pays A3; the second run finds A1 and A3
+    on MTurk's record (already paid) and pays A2 only."""
+    c = FakeMTurk({"A1": "W1", "A2": "W2", "A3": "W3"})
     table = pd.DataFrame(
         {
             "assignment_id": ["A1", "A2", "A3"],
@@ -340,26 +300,17 @@ def test_a_bonus_run_that_failed_half_way_is_finished_by_running_it_again(tmp_pa
             "worker_id": ["W1", "W2", "W3"],
         }
     )
-    with Stubber(c) as stub:
-        _send(stub, "A1", "W1", "0.50", "thanks")
-        _send(stub, "A2", "W2", "0.50", "thanks", error="Service busy, try again")
-        _send(stub, "A3", "W3", "1.00", "thanks")
-        first = mturk.pay_bonuses(table, c)
-        stub.assert_no_pending_responses()
+    c.busy.add("A2")
+    first = mturk.pay_bonuses(table, c)
     assert first["outcome"].tolist()[0] == "paid" and first["outcome"].tolist()[2] == "paid"
     assert first["outcome"].tolist()[1].startswith("failed: MTurk refused send_bonus: Service busy")
-    used = "The value of the UniqueRequestToken parameter has already been used. (1764235000000)"
-    with Stubber(c) as stub:
-        _send(stub, "A1", "W1", "0.50", "thanks", error=used)
-        _send(stub, "A2", "W2", "0.50", "thanks")
-        _send(stub, "A3", "W3", "1.00", "thanks", error=used)
-        second = mturk.pay_bonuses(table, c)
-        stub.assert_no_pending_responses()
+    second = mturk.pay_bonuses(table, c)
     assert second["outcome"].tolist() == ["already paid", "paid", "already paid"] and second["paid"].all()
+    assert sorted(p["AssignmentId"] for p in c.payments) == ["A1", "A2", "A3"]
 
 
 def test_an_assignment_listed_twice_is_refused_unless_allowed(tmp_path):
-    c = client()
+    c = FakeMTurk({"A1": "W1"})
     table = pd.DataFrame(
         {
             "assignment_id": ["A1", "A1"],
@@ -368,25 +319,21 @@ def test_an_assignment_listed_twice_is_refused_unless_allowed(tmp_path):
             "worker_id": ["W1", "W1"],
         }
     )
-    with (
-        Stubber(c),
-        pytest.raises(DesignError, match=r"assignment A1 is listed more than once .* --allow-repeat"),
-    ):
-        mturk.pay_bonuses(table, c)  # nothing sent: the Stubber has no response queued
+    with pytest.raises(DesignError, match=r"assignment A1 is listed more than once .* --allow-repeat"):
+        mturk.pay_bonuses(table, c)
+    assert c.calls == []
     path = tmp_path / "bonus.csv"
     table.to_csv(path, index=False)
     result = CliRunner().invoke(main, ["mturk", "bonus", str(path)])
     assert result.exit_code == 2 and "listed more than once" in result.output
-    with Stubber(c) as stub:
-        _send(stub, "A1", "W1", "0.50", "careful")
-        _send(stub, "A1", "W1", "0.50", "very careful")
-        paid = mturk.pay_bonuses(table, c, allow_repeat=True)
-        stub.assert_no_pending_responses()
-    assert paid["outcome"].tolist() == ["paid", "paid"]
+    paid = mturk.pay_bonuses(table, c, allow_repeat=True)
+    assert paid["outcome"].tolist() == ["paid", "paid"] and len(c.payments) == 2
+    again = mturk.pay_bonuses(table, c, allow_repeat=True)
+    assert again["outcome"].tolist() == ["already paid", "already paid"] and len(c.payments) == 2
 
 
 def test_cli_bonus_reports_each_row(tmp_path, monkeypatch):
-    c = client()
+    c = FakeMTurk({"A1": "W1", "A2": "W2"})
     path = tmp_path / "bonus.csv"
     pd.DataFrame(
         {
@@ -397,12 +344,13 @@ def test_cli_bonus_reports_each_row(tmp_path, monkeypatch):
         }
     ).to_csv(path, index=False)
     monkeypatch.setattr(mturk, "mturk_client", lambda production=False, profile=None: c)
-    used = "The value of the UniqueRequestToken parameter has already been used."
-    with Stubber(c) as stub:
-        _send(stub, "A1", "W1", "0.50", "thanks", error=used)
-        _send(stub, "A2", "W2", "0.75", "thanks")
-        result = CliRunner().invoke(main, ["mturk", "bonus", str(path), "--execute", "--json"])
+    mturk.pay_bonuses(pd.read_csv(path, dtype=str).head(1), c)
+    result = CliRunner().invoke(main, ["mturk", "bonus", str(path), "--execute", "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
     assert answer["counts"] == {"already paid": 1, "paid": 1} and answer["total"] == 1.25
     assert [r["outcome"] for r in answer["rows"]] == ["already paid", "paid"]
+    ledger = json.loads((tmp_path / "mturk_bonuses.json").read_text())
+    assert [(b["assignment_id"], b["amount"], b["state"]) for b in ledger["bonuses"]] == [
+        ("A2", "0.75", "paid")
+    ]

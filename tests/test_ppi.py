@@ -280,7 +280,8 @@ def test_report_shows_human_only_and_ppi_means_beside_each_other(tmp_path):
 
 
 def test_blocks_get_the_small_sample_correction_and_t_intervals():
-    """Blocks as clusters: variances × G/(G − 1), t(G − 1) quantiles (CR1); documents keep ppi_py's form."""
+    """Blocks as clusters: cluster-jackknife variances (λ re-tuned per deleted block) and t(G − 1)
+    quantiles; documents keep ppi_py's form."""
     human, judge = judged_study(
         n_documents=200, n_systems=2, human_share=0.4, n_annotators=3, docs_per_block=5, seed=9
     )
@@ -300,7 +301,25 @@ def test_blocks_get_the_small_sample_correction_and_t_intervals():
         clusters_unlabeled=s0.index[~labelled].to_numpy(),
     )
     assert part.iloc[0]["estimate"] == pytest.approx(plain.estimate)
-    assert part.iloc[0]["se"] == pytest.approx(plain.se * np.sqrt(16 / 15))
+    rated_block = block.reindex(s0.index[labelled]).to_numpy()
+    y, f = items.reindex(s0.index[labelled]).to_numpy(), s0[labelled].to_numpy()
+    deleted = []
+    for b in np.unique(rated_block):  # each deletion a fresh PPI++ fit with its own λ̂
+        keep = rated_block != b
+        deleted.append(
+            ppi_mean(
+                y[keep],
+                f[keep],
+                s0[~labelled].to_numpy(),
+                clusters=rated_block[keep],
+                clusters_unlabeled=s0.index[~labelled].to_numpy(),
+            ).estimate
+        )
+    g = s0[~labelled].to_numpy()
+    jackknife = 15 / 16 * np.sum((np.array(deleted) - np.mean(deleted)) ** 2) + plain.lam**2 * np.var(
+        g
+    ) / len(g)
+    assert part.iloc[0]["se"] == pytest.approx(np.sqrt(jackknife), rel=1e-9)
     half = part.iloc[0]["ci_high"] - part.iloc[0]["estimate"]
     assert half == pytest.approx(stats.t.ppf(0.975, 15) * part.iloc[0]["se"])
     assert result.contrasts["df"].iloc[0] == 15 and result.contrasts["test"].iloc[0] == "t"

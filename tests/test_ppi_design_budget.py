@@ -214,7 +214,7 @@ def test_a_pilot_gives_the_within_system_sd_and_correlation(pool):
     from humaneval.ppi.budget import judged_pilot_relation
 
     human, judge = pool
-    sd, r = judged_pilot_relation(human, None, judge)
+    sd, r, _ = judged_pilot_relation(human, None, judge)
     units = human.groupby(["document", "system"], as_index=False)["score"].mean()
     units = units.merge(
         judge[["document", "system", "score"]], on=["document", "system"], suffixes=("", "_j")
@@ -241,6 +241,6 @@ def test_budget_judge_pilot_on_the_command_line_plans_from_the_pilot(pool, tmp_p
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     plan = json.loads(result.output)
-    sd, r = judged_pilot_relation(human, None, judge)
+    sd, r, _ = judged_pilot_relation(human, None, judge)
     assert (plan["sd"], plan["correlation"]) == pytest.approx((sd, r), rel=1e-12)
     assert plan["simulated_width"] <= 0.3 and plan["cost"] < plan["human_only_cost"]

@@ -27,7 +27,6 @@ HAND_PRINTERS = {
     "analysis/workflow.py:Analysis.summary",
     "analysis/workflow.py:Analysis.__repr__",
     "clmm/result.py:FitResult.__repr__",
-    "comparative/analyze.py:ComparativeAnalysis.summary",
     "judges/agreement.py:JudgeAgreement.summary",
     "judges/alttest.py:AltTestResult.summary",
     "judges/alttest.py:to_string",

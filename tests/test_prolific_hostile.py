@@ -135,9 +135,11 @@ def test_5xx_and_timeouts_are_retried_a_bounded_number_of_times(waits):
         raise httpx.ConnectTimeout("slow", request=request)
 
     client, seen = client_for(timeout)
-    with pytest.raises(PlatformError, match=r"failed \(ConnectTimeout\) after 4 attempts"):
+    with pytest.raises(PlatformError, match=r"failed \(ConnectTimeout\) after 2 attempts"):
         prolific.list_submissions(client, STUDY)
-    assert len(seen) == 4
+    assert len(seen) == 2  # a stalled API costs two timeouts, not four (issue 47)
+    timeout_ = client.timeout
+    assert (timeout_.read, timeout_.connect) == (prolific.TIMEOUT, prolific.CONNECT_TIMEOUT) == (20.0, 5.0)
 
 
 def test_creating_is_not_repeated_after_an_unclear_answer(waits):
@@ -319,3 +321,33 @@ def test_an_unreadable_study_record_is_one_line(tmp_path):
     (tmp_path / RECORD).write_text('"a string"', encoding="utf-8")
     with pytest.raises(PlatformError, match="study record is not a readable JSON object"):
         read_record(tmp_path)
+
+
+def test_an_html_page_is_not_saved_as_the_export(tmp_path, waits):
+    page_ = b"<html><body>Down for maintenance</body></html>"
+    client, _ = client_for(
+        lambda r: httpx.Response(200, content=page_, headers={"content-type": "text/html"})
+    )
+    out = tmp_path / "demographics.csv"
+    with pytest.raises(
+        PlatformError, match=r"answered the export of study S1 with text/html, not CSV .*nothing saved"
+    ):
+        prolific.export_demographics(client, STUDY, out)
+    assert not out.exists()
+
+
+def test_the_export_replaces_an_open_file_at_0600_and_defuses_formulas(tmp_path, waits):
+    import stat
+
+    body = b'Participant id,Note,Age\r\nP1,=HYPERLINK("http://x"),31\r\nP2,-2,40\r\n'
+    client, _ = client_for(lambda r: httpx.Response(200, content=body, headers={"content-type": "text/csv"}))
+    out = tmp_path / "demographics.csv"
+    out.write_text("old")
+    out.chmod(0o644)
+    prolific.export_demographics(client, STUDY, out)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    saved = pd.read_csv(out, dtype=str)
+    assert saved["Note"].tolist() == ['\'=HYPERLINK("http://x")', "-2"] and saved["Age"].tolist() == [
+        "31",
+        "40",
+    ]

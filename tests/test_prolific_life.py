@@ -213,16 +213,21 @@ def test_the_whole_life_of_a_study(tmp_path, fake):
     table = tmp_path / "bonus.csv"
     table.write_text("participant_id,amount\nP1,1.50\nP2,0.25\n")
     checked = run("prolific", "bonus", table, folder, "--json")
-    assert checked.exit_code == 0 and json.loads(checked.output)["total_pence"] == 175 and not fake.pay_calls
+    assert checked.exit_code == 0 and not fake.pay_calls
+    dry = json.loads(checked.stdout)
+    # the study pays 90 pence: a 1.50 bonus is flagged; 1.75 with a third on top is 2.33
+    assert (dry["total_pence"], dry["charge_pence"], dry["reward_pence"]) == (175, 233, 90)
+    assert dry["above_reward"] == ["P1 1.50"] and checked.stderr.startswith("warning: 1 bonus(es) exceed")
     fake.faults.add("timeout_after_paying")
     first = run("prolific", "bonus", table, folder, "--execute")
-    assert first.exit_code == 2 and first.output.count("\n") == 1 and "not repeated" in first.output
+    errors = [line for line in first.stderr.splitlines() if not line.startswith("warning: ")]
+    assert first.exit_code == 2 and len(errors) == 1 and "not repeated" in errors[0]
     assert fake.posts("bonus-payments/")[0][1] == {"study_id": study_id, "csv_bonuses": "P1,1.50\nP2,0.25\n"}
     fake.faults.clear()
     second = run("prolific", "bonus", table, folder, "--execute", "--json")
     assert second.exit_code == 0, second.output
-    assert json.loads(second.output)["counts"] == {"paid": 2}
-    third = json.loads(run("prolific", "bonus", table, folder, "--execute", "--json").output)
+    assert json.loads(second.stdout)["counts"] == {"paid": 2}
+    third = json.loads(run("prolific", "bonus", table, folder, "--execute", "--json").stdout)
     assert third["counts"] == {"already paid": 2}
     assert fake.pay_calls == ["BULK1"] and len(fake.bulks) == 1
     assert fake.submissions[subs["P1"]]["bonus_payments"] == [150] and fake.submissions[subs["P2"]][
@@ -230,7 +235,7 @@ def test_the_whole_life_of_a_study(tmp_path, fake):
     ] == [25]
     # a new row is paid in a new bulk; the old rows are not paid again
     table.write_text("participant_id,amount\nP1,1.50\nP2,0.25\nP3,0.40\n")
-    fourth = json.loads(run("prolific", "bonus", table, folder, "--execute", "--json").output)
+    fourth = json.loads(run("prolific", "bonus", table, folder, "--execute", "--json").stdout)
     assert fourth["counts"] == {"already paid": 2, "paid": 1} and fake.pay_calls == ["BULK1", "BULK2"]
     assert fake.submissions[subs["P3"]]["bonus_payments"] == [40]
 

@@ -192,7 +192,7 @@ def test_cli_json_and_text(tmp_path):
     pd.DataFrame({"name": SEQ10, "estimate": np.linspace(1, 3, 10), "se": 0.2}).to_csv(seq, index=False)
     text = runner.invoke(main, ["ranks", str(seq), "--top", "3", "--draws", "100000"])
     assert text.exit_code == 0
-    assert text.output.splitlines()[2].split() == ["p10", "3", "1", "1–4"]
+    assert text.output.splitlines()[3].split() == ["p10", "3", "1", "1–4"]
     assert "may be among the 3 best: p10, p09, p08, p07, p06, p05" in text.output
     args = ["ranks", str(seq), "--top", "3", "--lower-is-better", "--json", "--seed", "3"]
     worst = runner.invoke(main, args)

@@ -49,8 +49,8 @@ def test_every_shared_text_is_used_and_substituted():
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            if getattr(value, "__module__", info.name) != info.name:
-                continue  # documented where it is defined
+            if inspect.ismodule(value) or getattr(value, "__module__", info.name) != info.name:
+                continue  # documented where it is defined (a package's submodules are walked themselves)
             members = [value, *vars(value).values()] if inspect.isclass(value) else [value]
             for member in members:
                 doc = getattr(member, "__doc__", None)

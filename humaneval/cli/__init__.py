@@ -28,10 +28,15 @@ COMMANDS = {
     "budget": "Find the cheapest block design (B blocks × D documents × A annotators) whose simulated power "
     "reaches --target, screening a grid of candidates with one cheap test.",
     "collect": "Parse collected answers (MTurk batch results, Prolific study database) into a ratings table.",
+    "compare-runs": "Compare a repeat study with the original: CV* per system mean, Spearman and Kendall "
+    "between the runs' system rankings, and swap_p for every pair of systems whose labels may have been "
+    "exchanged.",
     "demo": "Run the whole pipeline on a simulated study: design → forms → annotators → ratings → report.",
     "design": "Generate a study design: blocks, slots, presentation order, checks, cost.",
     "forms": "Write annotation forms (Prolific preview pages, MTurk package or standalone pages) for a "
     "design.",
+    "heds": "Show which questions of a HEDS 3.0 datasheet (the form's JSON) are filled and which are "
+    "missing.",
     "judge": "Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit.",
     "metaeval": "Meta-evaluate automatic metrics against human scores: τ_sys, τ_sum, τ_pair, τ_intra and "
     "pairwise accuracy, with bootstrap CIs, metric comparisons and bias matrices.",
@@ -49,7 +54,7 @@ COMMANDS = {
     "report": "Write a study report: summary, results with figures, reliability, QC, power and datasheet.",
     "score": "Score summaries with the bundled scorers; outputs join with ``humaneval metaeval``.",
     "serve": "Run a Prolific study: 'serve init DESIGN STUDY_DIR', then 'serve STUDY_DIR'.",
-    "validate": "Validate a ratings file and report its design structure.",
+    "validate": "Validate a ratings file and report its design structure (span tables: docs/spans.md).",
 }
 
 

@@ -17,6 +17,7 @@ JUDGE_OPTIONS = (
     "judge",
     "judge_columns",
     "sd",
+    "judge_sd",
     "target_width",
     "human_cost",
     "judge_cost",
@@ -46,6 +47,13 @@ def judge_options(func: Callable) -> Callable:
         click.option("--judge", default=None, metavar="NAME", help="The pilot's judge, when it has several."),
         click.option(
             "--sd", type=POS, default=None, help="SD of a unit's human score (with --judge-correlation)."
+        ),
+        click.option(
+            "--judge-sd",
+            type=POS,
+            default=None,
+            help="SD of the judge's scores (default: --sd, a judge on the humans' scale; --judge-pilot "
+            "measures it). PPI++ caps λ at 1, so a judge on a compressed scale gains less.",
         ),
         click.option(
             "--target-width", type=POS, default=None, help="Full width of the 95% interval to reach."
@@ -83,7 +91,7 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
             "in the ratings' units the target power is against, e.g. 0.25"
         ) from None
 
-    sd, correlation = o["sd"], o["judge_correlation"]
+    sd, correlation, judge_sd = o["sd"], o["judge_correlation"], o["judge_sd"]
     if o["judge_pilot"] is not None:
         from humaneval.core.judge_scores import read_judge_scores
         from humaneval.core.ratings import load_ratings
@@ -97,9 +105,10 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
             if o["judge_file"] is None
             else read_judge_scores(o["judge_file"], columns=o["judge_columns"])
         )
-        pilot_sd, pilot_r = judged_pilot_relation(pilot, o["judge"], scores)
+        pilot_sd, pilot_r, pilot_judge_sd = judged_pilot_relation(pilot, o["judge"], scores)
         sd = pilot_sd if sd is None else sd
         correlation = pilot_r if correlation is None else correlation
+        judge_sd = pilot_judge_sd if judge_sd is None else judge_sd
     if sd is None:
         raise OptionError(
             "--judge-correlation needs --sd, the SD of a unit's human score (or give --judge-pilot)"
@@ -114,5 +123,6 @@ def run_judge_budget(target: float | None, seed: int, as_json: bool, effect: str
         effect=difference,
         max_units=o["max_units"],
         seed=seed,
+        judge_sd=judge_sd,
     )
     emit(plan.to_dict(), as_json, plan.summary)

@@ -12,6 +12,7 @@ from humaneval.analysis.classic import TESTS
 from humaneval.analysis.criteria import ACROSS_METHODS
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.cli import _spans as spans
 from humaneval.cli._checks import NONNEG, FiniteRange
 from humaneval.cli._common import (
     InputFile,
@@ -164,6 +165,8 @@ READ_NOTICE_BYTES = 8 * 2**20
     help="Refuse a CLMM fit estimated to need more CPU minutes than this, naming cheaper structures "
     "(docs/analysis.md, 'Large studies'); raise it to fit anyway.",
 )
+@spans.texts_option
+@spans.scoring_option
 @json_option
 def command(
     ratings: str,
@@ -193,9 +196,16 @@ def command(
     max_minutes: float,
     scale_effects: str | None,
     as_json: bool,
+    texts: str | None,
+    scoring: str | None,
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
+    if spans.is_span_file(ratings):  # span tables: item scores under --scoring (docs/spans.md)
+        span_options = dict(test=test, engine=engine, structure=structure, link=link, reference=reference,
+                            adjust=adjust, aggregate=aggregate, fallback=not no_fallback, threshold=threshold,
+                            n_permutations=n_permutations, seed=seed)  # fmt: skip
+        return spans.analyze(ratings, texts, scoring, span_options, as_json)
     from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
 

@@ -135,6 +135,15 @@ if TYPE_CHECKING:
 )
 @click.option("--out", type=OutputPath(), required=True, help="Design CSV; design.json etc. go beside it.")
 @click.option("--datasheet", is_flag=True, help="Also write <stem>.datasheet.md and .datasheet.json.")
+@click.option(
+    "--heds", is_flag=True, help="Also write <stem>.heds.json, the HEDS 3.0 datasheet in the form's JSON."
+)
+@click.option(
+    "--prereg",
+    is_flag=True,
+    help="Also write <stem>.prereg.json, the frozen preregistration 'report --prereg' compares with "
+    "(docs/reproducibility.md).",
+)
 @click.option("--summary", "show_summary", is_flag=True, help="Print the design summary.")
 @json_option
 def command(**o) -> None:
@@ -197,9 +206,8 @@ def command(**o) -> None:
     _check_items_per_human(design, calibration)
     paths = design.write(o["out"])
     if o.get("chosen"):
-        paths["probabilities"] = Path(o["out"]).with_suffix(".probabilities.csv")
-    if o["datasheet"]:
-        paths.update(design.datasheet().write(Path(o["out"]).with_suffix("")))
+        paths["probabilities"] = _write_probabilities(o["probabilities"], o["out"])
+    paths.update(_documentation_files(design, o))
     summary = design.summary()
 
     def render() -> str:
@@ -224,6 +232,14 @@ def command(**o) -> None:
         o["as_json"],
         render,
     )
+
+
+def _write_probabilities(picks: pd.DataFrame, out: str) -> Path:
+    """``<out>.probabilities.csv``, written only once the design is: its document ids then passed the
+    design's id check (no formula can start one), and 'ppi --probabilities' reads them back unchanged."""
+    path = Path(out).with_suffix(".probabilities.csv")
+    picks.to_csv(path, index=False)
+    return path
 
 
 def _check_items_per_human(design: Design, calibration: CalibrationPlan | None) -> None:
@@ -314,7 +330,6 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
             "for; use --choose stratified or random for exactly that many",
             err=True,
         )
-    picks.to_csv(Path(o["out"]).with_suffix(".probabilities.csv"), index=False)
     chosen = [str(d) for d in picks.loc[picks["selected"], "document"]]
     systems = o["systems"] or (
         None if o["summaries"] else ",".join(sorted(judge["system"].astype(str).unique()))
@@ -323,5 +338,29 @@ def _judged_pool(o: dict) -> tuple[dict, CalibrationPlan | None]:
         **o,
         "documents": None if count else o["documents"],
         "chosen": chosen,
+        "probabilities": picks,
         "systems": systems,
     }, calibration
+
+
+def _documentation_files(design, o: dict) -> dict[str, Path]:
+    """``--datasheet``, ``--heds`` and ``--prereg``: the datasheet (Markdown and JSON, and in the HEDS
+    form's JSON) and the frozen preregistration (docs/reproducibility.md)."""
+    stem = Path(o["out"]).with_suffix("")
+    paths: dict[str, Path] = design.datasheet().write(stem) if o["datasheet"] else {}
+    power = None
+    if o["prereg"]:
+        from humaneval.reproducibility.prereg import make_prereg, write_prereg
+
+        prereg = make_prereg(design, design_file=str(o["out"]))
+        paths["prereg"] = write_prereg(prereg, stem.with_name(stem.name + ".prereg.json"))
+        power = {
+            "method": "simulation of the planned design (humaneval power)",
+            "script": prereg["power"]["command"],
+        }
+    if o["heds"]:
+        from humaneval.reproducibility.heds import heds_from_design
+
+        sheet = heds_from_design(design, power=power)
+        paths["heds"] = sheet.write(stem.with_name(stem.name + ".heds.json"))
+    return paths

@@ -74,6 +74,15 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
     show_default=True,
     help="Alignment with the other humans: accuracy (categories, pairwise) or -RMSE (numbers).",
 )
+@click.option(
+    "--calibration",
+    type=click.Choice(["auto", "minmax", "isotonic", "off"]),
+    default="auto",
+    show_default=True,
+    help="Put numeric judge labels on the humans' scale: auto maps judges off it (outside the humans' "
+    "range, or fractional where they are whole) by min-max; minmax/isotonic map every judge; off refuses "
+    "off-scale judges.",
+)
 @click.option("--criterion", default=None, help="Test one criterion (default: each).")
 @click.option(
     "--resamples",
@@ -81,7 +90,8 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
     type=RESAMPLES,
     default=1000,
     show_default=True,
-    help="Bootstrap resamples of the α and τ intervals (0 = point estimates only; otherwise >= 1000).",
+    help="Bootstrap resamples of the ω, ρ, α and τ intervals and P(pass) (0 = point estimates only; "
+    "otherwise >= 1000).",
 )
 @click.option("--seed", type=NONNEG, default=1, show_default=True)
 @click.option(
@@ -101,6 +111,7 @@ def command(
     epsilon: float | None,
     profile: str | None,
     scoring: Literal["auto", "accuracy", "neg_rmse"],
+    calibration: Literal["auto", "minmax", "isotonic", "off"],
     criterion: str | None,
     n_resamples: int,
     seed: int,
@@ -120,6 +131,7 @@ def command(
         profile=profile,
         scoring=scoring,
         criterion=criterion,
+        calibration=calibration,
         n_resamples=n_resamples,
         seed=seed,
         self_systems=_self_systems(self_systems),

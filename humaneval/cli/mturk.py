@@ -189,25 +189,48 @@ def _emit_plan(plan, execute: bool, as_json: bool, key: str = "assignment_id") -
 @click.argument("bonuses", type=InputFile())
 @click.option("--execute", is_flag=True, help="Pay for real (default: only check the table).")
 @click.option("--allow-repeat", is_flag=True, help="Pay an assignment listed more than once once per row.")
+@click.option(
+    "--ledger",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where paid bonuses are recorded (default: mturk_bonuses.json next to BONUSES).",
+)
 @production_option
 @profile_option
 @json_option
 def bonus(
-    bonuses: str, execute: bool, allow_repeat: bool, production: bool, profile: str | None, as_json: bool
+    bonuses: str,
+    execute: bool,
+    allow_repeat: bool,
+    ledger: str | None,
+    production: bool,
+    profile: str | None,
+    as_json: bool,
 ) -> None:
-    """Pay the bonuses of BONUSES (CSV: assignment_id, amount in USD, reason[, worker_id]).
+    """Pay the bonuses of BONUSES (CSV: assignment_id, amount in USD, reason[, worker_id]) once.
 
-    Re-running a run that stopped half-way pays only what is left: MTurk's "token already used"
-    counts as already paid. Each row is reported paid, already paid or failed.
+    MTurk's own record (ListBonusPayments) decides what was paid, whenever and with whatever
+    reason, and each bonus is recorded in the ledger. Each row is reported paid, already paid or failed.
     """
-    from humaneval.errors import PlatformError
+    from humaneval.errors import DesignError, PlatformError
     from humaneval.io.tables import read_table
     from humaneval.platforms.mturk import check_money, check_repeats, pay_bonuses
 
-    table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
+    table = read_table(bonuses, what="bonus table")
+    missing = [c for c in ("assignment_id", "amount", "reason") if c not in table]
+    if missing:
+        raise DesignError(
+            f"{bonuses}: the bonus table needs columns assignment_id, amount (USD), reason; missing "
+            f"{', '.join(missing)}"
+        )
+    table = table.astype({"amount": str})
     if execute:
         paid = pay_bonuses(
-            table, _client(production, profile), production=production, allow_repeat=allow_repeat
+            table,
+            _client(production, profile),
+            production=production,
+            allow_repeat=allow_repeat,
+            ledger=ledger or Path(bonuses).with_name("mturk_bonuses.json"),
         )
     else:
         check_repeats(table, allow_repeat)

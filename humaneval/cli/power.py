@@ -377,13 +377,22 @@ def _point(setup, tests, options, folder, opts) -> tuple[dict, str]:
         **options,
     )
     payload = {**setup.to_dict(), **result.to_dict()}
+    text = render_result(result, setup.notes)
+    if not result.config.null and result.records:
+        from humaneval.simulate.replicability import replicability
+
+        agree = replicability(
+            result.records, result.config.model.system_names, result.config.pairs, result.config.alpha
+        )
+        payload["replicability"] = agree.to_dict()
+        text += "\n" + "\n".join(agree.lines())
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         result.results.to_csv(folder / "results.csv", index=False)
         payload["files"] = [str(folder / "results.csv")] + [
             str(p) for p in plot_result(result, folder / "power")
         ]
-    return payload, render_result(result, setup.notes)
+    return payload, text
 
 
 def _emit(runs: list[tuple[dict, str]], fitted, as_json: bool) -> None:

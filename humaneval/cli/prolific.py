@@ -346,14 +346,22 @@ def bonus(
     token: str | None,
     as_json: bool,
 ) -> None:
-    """Pay the bonuses of BONUSES (participant_id or submission_id, amount in pounds) once."""
+    """Pay the bonuses of BONUSES (participant_id, prolific_pid or submission_id; amount or bonus in
+    pounds) once. The dry run checks every id against the study's submissions."""
     from humaneval.io.tables import read_table
-    from humaneval.platforms.prolific_bonus import pay_bonuses
+    from humaneval.platforms.prolific_bonus import bonus_check, bonus_rows, pay_bonuses
     from humaneval.platforms.prolific_study import open_prolific_study
 
-    table = read_table(bonuses, what="bonus table").astype({"amount": str}, errors="ignore")
+    table = read_table(bonuses, what="bonus table")
     study, study_id = open_prolific_study(study_dir, study_id)
-    client = _client(token) if execute else None
+    client = _client(token)
+    check = bonus_check(client, study_id, bonus_rows(table, allow_repeat=allow_repeat))
+    if check.above_reward and check.reward_pence is not None:
+        click.echo(
+            f"warning: {len(check.above_reward)} bonus(es) exceed the study's reward of "
+            f"{check.reward_pence / 100:.2f} (e.g. {check.above_reward[0]}); pence typed as pounds?",
+            err=True,
+        )
     done = pay_bonuses(
         table,
         client,
@@ -364,11 +372,11 @@ def bonus(
         confirm_unpaid=confirm_unpaid,
     )
     counts = done["state"].value_counts().to_dict()
-    total = int(done["pence"].sum())
 
     def render() -> str:
         lines = [
-            f"{len(done)} bonuses, {total / 100:.2f} in total (pounds; Prolific adds its fee): "
+            f"{len(done)} bonuses, {check.total_pence / 100:.2f} in total (pounds); with Prolific's "
+            f"service fee about {check.charge_pence / 100:.2f} (plus VAT where applicable): "
             + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
         ]
         if not execute:
@@ -379,7 +387,10 @@ def bonus(
         {
             "executed": execute,
             "counts": counts,
-            "total_pence": total,
+            "total_pence": check.total_pence,
+            "charge_pence": check.charge_pence,
+            "reward_pence": check.reward_pence,
+            "above_reward": list(check.above_reward),
             "bonuses": done.to_dict(orient="records"),
         },
         as_json,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from humaneval.cli import _spans as spans
 from humaneval.cli._checks import NONNEG, RESAMPLES, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.core.deprecation import renamed_option
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     help="Timing table (annotator, time_stamp seconds) for the time-vs-reliability curve.",
 )
 @ratings_options
+@spans.texts_option
+@spans.scoring_option
 @json_option
 def command(
     ratings: str,
@@ -64,9 +67,16 @@ def command(
     seed: int,
     times: str | None,
     as_json: bool,
+    texts: str | None,
+    scoring: str | None,
     **options,
 ) -> None:
-    """Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file."""
+    """Agreement (Krippendorff's α, Fleiss' κ) and split-half reliability of a ratings file.
+
+    A span table gets unitizing α, span F1 and score α instead (docs/spans.md).
+    """
+    if spans.is_span_file(ratings):
+        return spans.reliability(ratings, texts, scoring, min(n_resamples, 1000), seed, as_json)
     from humaneval.reliability.criteria import criterion_correlations
     from humaneval.reliability.report import reliability_report
     from humaneval.reliability.timing import load_annotator_times

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,8 +18,12 @@ from humaneval.cli._common import (
 )
 from humaneval.clmm.structures import STRUCTURES
 from humaneval.core.deprecation import renamed_option
+from humaneval.errors import OptionError
 from humaneval.judges.alttest import DEFAULT_PROFILE, EPSILON_BY_PROFILE
 from humaneval.report.build import POWER_MINUTES
+
+if TYPE_CHECKING:
+    from humaneval.design.plan import Design
 
 
 @click.command()
@@ -114,6 +119,20 @@ from humaneval.report.build import POWER_MINUTES
     show_default=True,
     help="Folder for index.html and the other files.",
 )
+@click.option("--heds", is_flag=True, help="Also write heds.json: the HEDS 3.0 datasheet in the form's JSON.")
+@click.option(
+    "--prereg",
+    type=InputFile(),
+    default=None,
+    help="The study's prereg.json (design --prereg): every deviation from it is listed in 'Read this first'.",
+)
+@click.option(
+    "--exclude-policy",
+    default=None,
+    metavar="FLAG[,FLAG]",
+    help="With --prereg: the QC flags the ratings were cleaned with (qc --exclude), compared with the "
+    "preregistered exclusion rule.",
+)
 @ratings_options
 @click.option(
     "--judge-file",
@@ -152,6 +171,9 @@ def command(
     power_minutes: float,
     style_columns: str | None,
     out: str,
+    heds: bool,
+    prereg: str | None,
+    exclude_policy: str | None,
     judge_file: str | None,
     judge_columns: dict[str, str],
     profile: str | None,
@@ -194,6 +216,32 @@ def command(
         progress=progress,
         judge_scores=scores,
     )
+    if prereg is not None:
+        from humaneval.reproducibility.prereg import deviations, read_prereg, with_deviations
+
+        policy = (
+            None if exclude_policy is None else [f.strip() for f in exclude_policy.split(",") if f.strip()]
+        )
+        loaded = _design(design)
+        found = deviations(read_prereg(prereg), report, design=loaded, exclusion_policy=policy)
+        report = with_deviations(report, found)
+    elif exclude_policy is not None:
+        raise OptionError("--exclude-policy is compared with a preregistration: give --prereg too")
     files = write_report(report, Path(out))
+    if heds:
+        from humaneval.reproducibility.heds import heds_from_report
+
+        files["heds"] = heds_from_report(report, design=design).write(Path(out) / "heds.json")
     payload = {"out": str(out), "files": {k: str(v) for k, v in files.items()}, "warnings": report.warnings}
     emit(payload, as_json, lambda: f"report written to {files['html']}")
+
+
+def _design(path: str | None) -> Design | None:
+    """The design with its manifest (None without one: its hash cannot be compared)."""
+    if path is None:
+        return None
+    from humaneval.design.load import load_design
+    from humaneval.design.plan import Design
+
+    loaded = load_design(path)
+    return loaded if isinstance(loaded, Design) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from humaneval.cli import _spans as spans
 from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
 from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import DesignStructure, describe_structure
@@ -62,9 +63,12 @@ def render_structure(
 @click.command()
 @click.argument("ratings", type=InputFile())
 @ratings_options
+@spans.texts_option
 @json_option
-def command(ratings: str, as_json: bool, **options) -> None:
-    """Validate a ratings file and report its design structure."""
+def command(ratings: str, as_json: bool, texts: str | None, **options) -> None:
+    """Validate a ratings file and report its design structure (span tables: docs/spans.md)."""
+    if spans.is_span_file(ratings):
+        return spans.validate(ratings, texts, as_json)
     table = load_from_options(ratings, **options)
     structure = describe_structure(table)
     scales = table.scales

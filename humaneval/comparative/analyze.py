@@ -41,6 +41,9 @@ from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.errors import AnalysisCaution, HumanEvalError, ModelSpecError, OptionError
 from humaneval.methods import get_method
 from humaneval.methods.kinds import detect_kind
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.formatting import fmt, fmt_ci, fmt_estimate_ci, fmt_p
+from humaneval.present.printable import Printable, frame_table
 from humaneval.ranks.analysis import rank_sets_dict
 from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
@@ -201,7 +204,7 @@ class ComparativeFit:
 
 
 @dataclass(frozen=True, eq=False)
-class ComparativeAnalysis:
+class ComparativeAnalysis(Printable):
     """The outcome of :func:`analyze_comparative`; ``to_dict()`` has the keys of the Likert analysis.
 
     ``cautions`` are the notes on the standard errors (few clusters, failed bootstrap replicates, a
@@ -271,50 +274,67 @@ class ComparativeAnalysis:
             "rank_sets": rank_sets_dict(self.rank_sets),
         }
 
-    def summary(self) -> str:
-        """The system table and the contrast table as text (what ``humaneval analyze`` prints)."""
+    def blocks(self) -> tuple[Block, ...]:
+        """The fit, the system table and the contrast table (what ``humaneval analyze`` prints)."""
         fit = self.fit
         lines = [
             f"{fit.structure}: {fit.formula}",
-            f"{fit.nobs} judgements ({fit.n_rows} rows), logLik {fit.loglik:.2f}, AIC {fit.aic:.2f}; "
+            f"{fit.nobs} judgements ({fit.n_rows} rows), logLik {fmt(fit.loglik, 2)}, AIC {fmt(fit.aic, 2)}; "
             f"{_inference_text(fit)}",
         ]
         if fit.log_nu is not None:
-            lines.append(f"tie parameter ν = {np.exp(fit.log_nu):.3f}")
+            lines.append(f"tie parameter ν = {fmt(np.exp(fit.log_nu))}")
         if fit.covariates:
-            shown = ", ".join(f"{name} {value:.3f} (SE {se:.3f})" for name, value, se in fit.covariates)
+            shown = ", ".join(f"{name} {fmt(value)} (SE {fmt(se)})" for name, value, se in fit.covariates)
             lines.append(f"style covariates (log-odds per unit of difference): {shown}")
         if fit.random_sd is not None:
-            shown = ", ".join(
-                f"{r.system} {r.sd:.2f}" for r in fit.random_sd.itertuples() if r.factor == "annotator"
-            )
-            lines.append(f"annotator deviation SD per system (logit scale): {shown}")
-            documents = fit.random_sd[fit.random_sd["factor"] == "document"]
-            if len(documents):
-                shown = ", ".join(f"{r.system} {r.sd:.2f}" for r in documents.itertuples())
-                lines.append(f"document deviation SD per system (logit scale): {shown}")
+            for factor in ("annotator", "document"):
+                part = fit.random_sd[fit.random_sd["factor"] == factor]
+                if len(part):
+                    shown = ", ".join(f"{r.system} {fmt(r.sd, 2)}" for r in part.itertuples())
+                    lines.append(f"{factor} deviation SD per system (logit scale): {shown}")
         lines += [f"warning: {w}" for w in self.cautions]
-        unit = MEANS[self.kind]
-        lines += ["", f"{'system':<20} {unit:<22} letters  strength [95% CI]"]
-        for r in self.systems.itertuples():
-            lines.append(
-                f"{r.system:<20} {r.label:<22} {r.letters:<8} {r.estimate:7.3f} "
-                f"[{r.estimate_ci_low:.3f}, {r.estimate_ci_high:.3f}]"
-            )
-        lines += [
-            "",
-            f"contrasts (log-odds a over b; adjust = {self.adjust}; positive = first system preferred)",
-            f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'z':>7} {'p adj':>8}  {'CI':<18} P(a ≻ b)",
-        ]
-        for r in self.contrasts.itertuples():
-            name = f"{r.system_a} - {r.system_b}"
-            p_adj = "<.0001" if r.p_adj < 1e-4 else f"{r.p_adj:.4f}"
-            ci = f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
-            lines.append(
-                f"{name:<36} {r.estimate:9.3f} {r.se:7.3f} {r.statistic:7.2f} {p_adj:>8}  {ci:<18} "
-                f"{r.win_probability:.3f}"
-            )
-        return "\n".join(lines)
+        systems = self.systems.assign(
+            strength=[
+                fmt_estimate_ci(r.estimate, r.estimate_ci_low, r.estimate_ci_high)
+                for r in self.systems.itertuples()
+            ]
+        )
+        contrasts = self.contrasts.assign(
+            contrast=[f"{r.system_a} - {r.system_b}" for r in self.contrasts.itertuples()],
+            ci=[fmt_ci(r.ci_low, r.ci_high) for r in self.contrasts.itertuples()],
+        )
+        return (
+            *(Paragraph((line,)) for line in lines),
+            frame_table(
+                systems,
+                {"system": None, "label": None, "letters": None, "strength": None},
+                names={"label": MEANS[self.kind], "strength": "strength [95% CI]"},
+            ),
+            frame_table(
+                contrasts,
+                {
+                    "contrast": None,
+                    "estimate": fmt,
+                    "se": fmt,
+                    "statistic": lambda v: fmt(v, 2),
+                    "p_adj": fmt_p,
+                    "ci": None,
+                    "win_probability": fmt,
+                },
+                names={
+                    "se": "SE",
+                    "statistic": "z",
+                    "p_adj": "p adj",
+                    "ci": "CI",
+                    "win_probability": "P(a ≻ b)",
+                },
+                caption=(
+                    f"contrasts (log-odds a over b; adjust = {self.adjust}; "
+                    "positive = first system preferred)",
+                ),
+            ),
+        )
 
 
 def _inference_text(fit: ComparativeFit) -> str:

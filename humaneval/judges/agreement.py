@@ -25,7 +25,7 @@ import pandas as pd
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import ReliabilityWarning
 from humaneval.judges.data import Annotations
-from humaneval.metaeval.bootstrap import bootstrap
+from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap
 from humaneval.metaeval.levels import correlation_levels
 from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
@@ -44,6 +44,8 @@ class JudgeAgreement:
     n_resamples: int
     seed: int | None
     notes: tuple[str, ...] = field(default=())
+    #: Per criterion, the paired bootstrap of every judge's τ (None without resamples or systems).
+    tau_bootstrap: dict[str | None, BootstrapResult | None] = field(default_factory=dict, repr=False)
 
     def summary(self) -> str:
         lines = ["Agreement: Krippendorff's α (KALPHA 95% CI) and Kendall's τ with the mean human label"]
@@ -109,6 +111,7 @@ def judge_agreement(
     level: Level = "nominal" if annotations.label_kind == "categorical" else "ordinal"
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
+    boots: dict[str | None, BootstrapResult | None] = {}
     for name in criteria:
         labels = annotations.of_criterion(name).labels()
         humans = labels[labels["rater_kind"] == "human"]
@@ -116,7 +119,7 @@ def judge_agreement(
         layout = _layout(annotations.of_criterion(name).data, humans["item"].unique())
         judges = sorted(labels.loc[labels["rater_kind"] == "judge", "annotator"].unique())
         own = {j: labels[(labels["annotator"] == j) & labels["item"].isin(humans["item"])] for j in judges}
-        taus = _taus(humans, own, layout, level, n_resamples, seed)
+        taus, boots[name] = _taus(humans, own, layout, level, n_resamples, seed)
         for judge in judges:
             joint = _alpha(pd.concat([humans, own[judge]]), level, n_resamples, seed)
             row: dict[str, Any] = {"criterion": name, "judge": judge}
@@ -126,7 +129,9 @@ def judge_agreement(
             rows.append(row)
     if annotations.label_kind == "categorical":
         notes.append("the labels are categories without an order, so Kendall's τ is left empty")
-    return JudgeAgreement(table=pd.DataFrame(rows), n_resamples=n_resamples, seed=seed, notes=tuple(notes))
+    return JudgeAgreement(
+        table=pd.DataFrame(rows), n_resamples=n_resamples, seed=seed, notes=tuple(notes), tau_bootstrap=boots
+    )
 
 
 def _alpha(
@@ -156,7 +161,7 @@ def _taus(
     level: str,
     n_resamples: int,
     seed,
-) -> dict[str, dict[str, Any]]:
+) -> tuple[dict[str, dict[str, Any]], BootstrapResult | None]:
     """τ of every judge with the mean human label; one bootstrap for all judges (paired resamples)."""
     empty = dict.fromkeys(
         ["tau_item", "tau_item_low", "tau_item_high", "tau_system", "tau_system_low", "tau_system_high"],
@@ -168,7 +173,7 @@ def _taus(
     counts = {"n_items": len(cells), "n_documents": int(n_docs), "n_systems": int(n_sys)}
     out = {judge: empty | counts for judge in judges}
     if level == "nominal" or not judges:
-        return out
+        return out, None
     mean = humans.groupby("item")["label"].mean().reindex(cells.index)
     H, P = _system_document(cells, mean), {}
     for judge, rows in judges.items():
@@ -182,25 +187,25 @@ def _taus(
             values = correlation_levels(H.to_numpy(float), matrix.to_numpy(float), levels=levels)
             for name in levels:
                 out[judge][keys[name]] = values[f"tau_{name}"].estimate
-        return out
+        return out, None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = bootstrap(
+        boot = bootstrap(
             H.to_numpy(float),
             {judge: matrix.to_numpy(float) for judge, matrix in P.items()},
             levels=levels,
             mode="documents",
             n_resamples=n_resamples,
             seed=seed,
-        ).table
-    for row in result.itertuples():
+        )
+    for row in boot.table.itertuples():
         key = keys[row.level]
         out[row.metric][key], out[row.metric][f"{key}_low"], out[row.metric][f"{key}_high"] = (
             float(row.estimate),
             float(row.ci_low),
             float(row.ci_high),
         )
-    return out
+    return out, boot if n_sys >= 3 else None
 
 
 def _system_document(cells: pd.DataFrame, values: pd.Series) -> pd.DataFrame:

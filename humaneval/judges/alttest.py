@@ -38,7 +38,9 @@ from statsmodels.stats.multitest import multipletests
 
 from humaneval.core.deprecation import caller_stacklevel
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError, RatingsError
+from humaneval.judges.calibration import Calibration, calibrate
 from humaneval.judges.data import Annotations, read_annotations
+from humaneval.judges.numeric_text import numbers_from_text
 
 __all__ = [
     "EPSILON_BY_PROFILE",
@@ -78,7 +80,15 @@ class AltTestResult:
         The settings.
     cautions:
         What the data cannot support (few items, two humans per item, humans left out), each
-        with the authors' guidance.
+        with the authors' guidance; judges mapped onto the humans' scale; numbers read from text.
+    calibration:
+        One row per criterion and judge of numeric labels
+        (:func:`~humaneval.judges.calibration.calibrate`): why it is off the humans' scale, the map
+        applied (``none``, ``minmax``, ``isotonic``) and the min–max map's slope and intercept.
+    annotations:
+        The labels as tested (numbers read from text, judges calibrated).
+    indicators:
+        Per criterion, the :class:`Indicators` the test ran on (for resampling the verdict).
     """
 
     table: pd.DataFrame
@@ -87,6 +97,9 @@ class AltTestResult:
     q: float
     scoring: str
     cautions: tuple[str, ...] = ()
+    calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    annotations: Annotations | None = field(default=None, repr=False)
+    indicators: dict[str | None, Indicators] = field(default_factory=dict, repr=False)
 
     def summary(self) -> str:
         lines = [
@@ -110,6 +123,7 @@ class AltTestResult:
             "scoring": self.scoring,
             "judges": _records(self.table),
             "humans": _records(self.humans),
+            "calibration": _records(self.calibration),
             "cautions": list(self.cautions),
         }
 
@@ -152,6 +166,8 @@ def alt_test(
     criterion: str | None = None,
     q: float = 0.05,
     min_items: int = MIN_ITEMS,
+    calibration: Calibration = "auto",
+    seed: int | None = 1,
 ) -> AltTestResult:
     """Run the alternative-annotator test for every judge.
 
@@ -175,6 +191,14 @@ def alt_test(
         The false-discovery rate of the Benjamini–Yekutieli correction over humans.
     min_items : int
         Humans with fewer items are left out of the t-tests (the authors' 30).
+    calibration : {"auto", "minmax", "isotonic", "off"}
+        How numeric judge labels are put on the humans' scale before −RMSE scoring
+        (:func:`~humaneval.judges.calibration.calibrate`): ``auto`` maps judges off the scale
+        (outside the humans' range, or fractional where the humans are whole) by min–max; ``off``
+        refuses them. Labels that are all numbers written as text are read as numbers first (with
+        ``scoring="auto"``).
+    seed : int, optional
+        Of the isotonic calibration's folds.
 
     Returns
     -------
@@ -189,6 +213,8 @@ def alt_test(
         No human with ``min_items`` items.
     OptionError
         ε outside [0, 1) or an unknown scoring.
+    RatingsError
+        With ``calibration="off"``, a judge off the humans' scale.
 
     References
     ----------
@@ -201,9 +227,9 @@ def alt_test(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> truth = rng.integers(0, 3, 60)
-    >>> noisy = lambda: {f"i{k}": str(t if rng.random() < 0.7 else (t + 1) % 3) for k, t in enumerate(truth)}
+    >>> noisy = lambda: {f"i{k}": "abc"[t if rng.random() < .7 else (t + 1) % 3] for k, t in enumerate(truth)}
     >>> humans = {"h1": noisy(), "h2": noisy(), "h3": noisy()}
-    >>> judge = {"gpt": {f"i{k}": str(t) for k, t in enumerate(truth)}}
+    >>> judge = {"gpt": {f"i{k}": "abc"[t] for k, t in enumerate(truth)}}
     >>> from humaneval.judges import load_annotations
     >>> result = alt_test(load_annotations(humans, judge), epsilon=0.2)
     >>> result.table[["judge", "winning_rate", "passed", "n_items", "n_humans"]].to_dict("records")
@@ -213,7 +239,24 @@ def alt_test(
     eps = resolve_epsilon(epsilon, profile)
     if not 0 < q < 1:
         raise OptionError(f"q {q} must lie in (0, 1), e.g. 0.05")
+    cautions: list[str] = []
+    numbers = numbers_from_text(table) if _key(scoring) == "auto" and "opponent" not in table.data else None
+    if numbers is not None:
+        table = numbers
+        cautions.append(
+            "every label is a number written as text: scored as numbers (−RMSE); pass --scoring accuracy "
+            "to score them as categories"
+        )
     method = _scoring(scoring, table)
+    mapping = pd.DataFrame()
+    if method == "neg_rmse":
+        table, mapping = calibrate(table, calibration, seed=seed)
+        for row in mapping[mapping["calibration"] != "none"].itertuples():
+            why = f" ({row.off_scale})" if row.off_scale else ""
+            cautions.append(
+                f"{'' if row.criterion is None else f'{row.criterion}: '}judge {row.judge!r}{why} was mapped "
+                f"onto the humans' scale by {_MAPS[row.calibration]} before scoring"
+            )
     if not table.judge_names:
         raise RatingsError(
             f"{table.source or 'the annotations'}: no judge; mark judges with a rater_kind column, "
@@ -223,10 +266,10 @@ def alt_test(
     if criterion is not None and criterion not in table.criteria:
         choices = ", ".join(map(str, table.criteria))
         raise OptionError(f"criterion {criterion!r} is not in the annotations; use one of {choices}")
-    rows, humans, cautions = [], [], []
+    rows, humans, indicators = [], [], {}
     for name in criteria:
         part = table.of_criterion(name)
-        summary, detail, notes = _one_criterion(part, eps, q, method, min_items)
+        summary, detail, notes, indicators[name] = _one_criterion(part, eps, q, method, min_items)
         rows.append(summary.assign(criterion=name))
         humans.append(detail.assign(criterion=name))
         cautions += [f"{name}: {n}" if name is not None else n for n in notes]
@@ -244,13 +287,26 @@ def alt_test(
         q=q,
         scoring=label,
         cautions=tuple(cautions),
+        calibration=mapping,
+        annotations=table,
+        indicators=indicators,
     )
+
+
+_MAPS = {
+    "minmax": "the min–max map of its range onto theirs (no human label used)",
+    "isotonic": "a cross-fitted isotonic map of its labels onto the mean human label",
+}
+
+
+def _key(scoring: Scoring) -> str:
+    return "callable" if callable(scoring) else str(scoring).strip().lower().replace("-", "_")
 
 
 def _scoring(scoring: Scoring, table: Annotations) -> str | Callable[[Any, np.ndarray], float]:
     if callable(scoring):
         return scoring
-    key = str(scoring).strip().lower().replace("-", "_")
+    key = _key(scoring)
     if key == "auto":
         pairwise = "opponent" in table.data
         return "accuracy" if table.label_kind == "categorical" or pairwise else "neg_rmse"
@@ -263,7 +319,7 @@ def _scoring(scoring: Scoring, table: Annotations) -> str | Callable[[Any, np.nd
 
 def _one_criterion(
     part: Annotations, eps: float, q: float, method, min_items: int
-) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str], Indicators]:
     labels = part.labels()
     human_rows = labels[labels["rater_kind"] == "human"]
     judge_rows = labels[labels["rater_kind"] == "judge"]
@@ -314,19 +370,8 @@ def _one_criterion(
             f"{np.median(humans_per_item):g}); the authors recommend at least three annotators: with two, "
             "the test only asks which of two people the judge is closer to"
         )
-    w = present[:, :, None].astype(float)
-    d = (human_ok.astype(float) - judge_ok.astype(float)) * w
-    nn = n[:, None].astype(float)
-    mean = d.sum(axis=0) / nn
-    var = ((d - mean[None]) ** 2 * w).sum(axis=0) / np.maximum(nn - 1, 1)
-    rho_h = (judge_ok * w).sum(axis=0) / nn
-    rho_human = (human_ok * w).sum(axis=0) / nn
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (mean - eps) / np.sqrt(var / nn)
-    p = stats.t.cdf(t, nn - 1)
-    # no spread (every item the same indicator): the mean is exact, below ε or not
-    constant = var <= 1e-15
-    p = np.where(constant, np.where(mean < eps, 0.0, 1.0), p)
+    rho_h, rho_human, t, p, constant = per_human(present, judge_ok, human_ok, eps)
+    arrays = Indicators(present[:, tested], judge_ok[:, tested], human_ok[:, tested], tuple(judge_names))
     summary, detail = [], []
     for j, judge in enumerate(judge_names):
         pj = p[tested, j]
@@ -356,7 +401,37 @@ def _one_criterion(
                     "judge_wins": bool(rejected[k]),
                 }
             )
-    return pd.DataFrame(summary), pd.DataFrame(detail), notes
+    return pd.DataFrame(summary), pd.DataFrame(detail), notes, arrays
+
+
+@dataclass(frozen=True)
+class Indicators:
+    """The alt-test's items × tested humans (× judges) arrays, for resampling the verdict."""
+
+    present: np.ndarray
+    judge_ok: np.ndarray
+    human_ok: np.ndarray
+    judges: tuple[str, ...]
+
+
+def per_human(
+    present: np.ndarray, judge_ok: np.ndarray, human_ok: np.ndarray, eps: float
+) -> tuple[np.ndarray, ...]:
+    """Per human and judge: ρ (judge), ρ (human), the t-statistic, its p-value and whether constant."""
+    w = present[:, :, None].astype(float)
+    d = (human_ok.astype(float) - judge_ok.astype(float)) * w
+    nn = present.sum(axis=0)[:, None].astype(float)
+    mean = d.sum(axis=0) / nn
+    var = ((d - mean[None]) ** 2 * w).sum(axis=0) / np.maximum(nn - 1, 1)
+    rho_h = (judge_ok * w).sum(axis=0) / nn
+    rho_human = (human_ok * w).sum(axis=0) / nn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (mean - eps) / np.sqrt(var / nn)
+        p = stats.t.cdf(t, nn - 1)
+    # no spread (every item the same indicator): the mean is exact, below ε or not
+    constant = var <= 1e-15
+    p = np.where(constant, np.where(mean < eps, 0.0, 1.0), p)
+    return rho_h, rho_human, t, p, constant
 
 
 def _check_alignment(J: pd.DataFrame, judge_rows: pd.DataFrame, where: str) -> None:

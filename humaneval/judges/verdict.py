@@ -14,24 +14,39 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from humaneval.errors import DataWarning
 from humaneval.judges.agreement import JudgeAgreement, judge_agreement
 from humaneval.judges.alttest import AltTestResult, Scoring, alt_test
 from humaneval.judges.bias import BiasAudit, bias_audit
+from humaneval.judges.calibration import Calibration
 from humaneval.judges.data import Annotations, read_annotations
+from humaneval.judges.degenerate import degenerate_judges
+from humaneval.judges.uncertainty import VerdictUncertainty, verdict_uncertainty
 
-__all__ = ["TAU_FLOOR", "JudgeAssessment", "assess_judges", "verdict_table"]
+__all__ = ["RESAMPLES", "TAU_FLOOR", "JudgeAssessment", "assess_judges", "verdict_table"]
 
 #: A system-level τ interval reaching below this is a flag for a judge that passed the alt-test.
 TAU_FLOOR = 0.5
+#: A system-level τ this close to 0 (or undefined) marks a judge that does not rank the systems.
+TAU_NEAR_ZERO = 0.1
+#: Resamples of every interval of the verdict, for ``humaneval judge`` and the report alike.
+RESAMPLES = 1000
 VERDICT_COLUMNS = [
     "criterion",
     "judge",
+    "rank",
     "winning_rate",
+    "winning_rate_low",
+    "winning_rate_high",
     "advantage_probability",
+    "advantage_probability_low",
+    "advantage_probability_high",
     "passed",
+    "pass_probability",
+    "degenerate",
     "alpha_humans",
     "alpha_with_judge",
     "alpha_with_judge_low",
@@ -53,8 +68,11 @@ class JudgeAssessment:
     Attributes
     ----------
     verdict:
-        One row per criterion and judge (:data:`VERDICT_COLUMNS`); ``flags`` lists the
-        disagreements between the statistics in words.
+        One row per criterion and judge (:data:`VERDICT_COLUMNS`): ``rank`` by the advantage
+        probability ρ with degenerate judges last, intervals of ω and ρ and the pass probability
+        (:mod:`~humaneval.judges.uncertainty`), ``degenerate`` (why the judge tells too few items
+        or systems apart, or empty); ``flags`` lists the disagreements between the statistics in
+        words.
     alt_test, agreement, bias:
         The parts (``bias`` is ``None`` when the data allow no audit).
     """
@@ -68,7 +86,15 @@ class JudgeAssessment:
     def summary(self) -> str:
         lines = [self.alt_test.summary().splitlines()[0], "", "Verdict (judges side by side):"]
         shown = self.verdict.assign(
-            passed=self.verdict["passed"].map({True: "yes", False: "no"}),
+            passed=[_passed(r.passed, r.pass_probability) for r in self.verdict.itertuples()],
+            winning_rate=[
+                _cell(r.winning_rate, r.winning_rate_low, r.winning_rate_high)
+                for r in self.verdict.itertuples()
+            ],
+            advantage_probability=[
+                _cell(r.advantage_probability, r.advantage_probability_low, r.advantage_probability_high)
+                for r in self.verdict.itertuples()
+            ],
             alpha_with_judge=[
                 _cell(r.alpha_with_judge, r.alpha_with_judge_low, r.alpha_with_judge_high)
                 for r in self.verdict.itertuples()
@@ -81,6 +107,7 @@ class JudgeAssessment:
         )
         columns = [
             "judge",
+            "rank",
             "winning_rate",
             "advantage_probability",
             "passed",
@@ -94,6 +121,9 @@ class JudgeAssessment:
         if self.verdict["criterion"].notna().any():
             columns.insert(0, "criterion")
         lines.append(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        lines.append(
+            "passed: yes/no (P(pass) over resamples of items and humans); rank: by ρ, degenerate last."
+        )
         for row in self.verdict.itertuples():
             for flag in row.flags:
                 lines.append(f"Flag: {row.judge}: {flag}")
@@ -113,6 +143,7 @@ class JudgeAssessment:
             "humans": _records(self.alt_test.humans),
             "agreement": self.agreement.to_dict(),
             "bias": None if self.bias is None else self.bias.to_dict(),
+            "calibration": _records(self.alt_test.calibration),
             "cautions": list(self.alt_test.cautions),
         }
 
@@ -124,8 +155,9 @@ def assess_judges(
     profile: str | None = None,
     scoring: Scoring = "auto",
     criterion: str | None = None,
-    n_resamples: int = 1000,
+    n_resamples: int = RESAMPLES,
     seed: int | None = 1,
+    calibration: Calibration = "auto",
     self_systems: Mapping[str, Sequence[str]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> JudgeAssessment:
@@ -138,7 +170,10 @@ def assess_judges(
     epsilon, profile, scoring, criterion :
         As for :func:`~humaneval.judges.alttest.alt_test`.
     n_resamples, seed :
-        Of the α and τ intervals (0 resamples: point estimates only).
+        Of the ω, ρ, α and τ intervals and the pass probability (0 resamples: point estimates only).
+    calibration : {"auto", "minmax", "isotonic", "off"}
+        How numeric judge labels are put on the humans' scale
+        (:func:`~humaneval.judges.calibration.calibrate`); α uses the calibrated labels too.
     self_systems : mapping, optional
         ``{judge: [systems of the judge's own family]}`` for the self-preference audit.
     progress : callable, optional
@@ -151,7 +186,16 @@ def assess_judges(
     table = annotations if isinstance(annotations, Annotations) else read_annotations(annotations)
     with warnings.catch_warnings():  # the cautions travel in the result (and its summary) instead
         warnings.simplefilter("ignore", DataWarning)
-        test = alt_test(table, epsilon=epsilon, profile=profile, scoring=scoring, criterion=criterion)
+        test = alt_test(
+            table,
+            epsilon=epsilon,
+            profile=profile,
+            scoring=scoring,
+            criterion=criterion,
+            calibration=calibration,
+            seed=seed,
+        )
+    table = test.annotations if test.annotations is not None else table
     say = progress or (lambda _line: None)  # after the fast alt-test, so that bad input stays one line
     n_criteria = len(table.criteria) if criterion is None else 1
     size = f"{len(table.judge_names)} judge(s) × {table.data['item'].nunique()} items"
@@ -159,8 +203,12 @@ def assess_judges(
     say(f"{size}, {len(table.human_names)} humans: α and τ of each judge ({n_resamples} resamples)")
     agreement = judge_agreement(table, n_resamples=n_resamples, seed=seed, criterion=criterion)
     bias = bias_audit(table, self_systems=self_systems, criterion=criterion)
+    spread = degenerate_judges(table if criterion is None else table.of_criterion(criterion))
+    if criterion is not None:
+        spread["criterion"] = criterion
+    uncertainty = verdict_uncertainty(test, n_resamples=n_resamples, seed=seed) if n_resamples else None
     return JudgeAssessment(
-        verdict=verdict_table(test, agreement),
+        verdict=verdict_table(test, agreement, spread, uncertainty),
         alt_test=test,
         agreement=agreement,
         bias=bias,
@@ -168,21 +216,49 @@ def assess_judges(
     )
 
 
-def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFrame:
-    """Join the alt-test and the agreement per judge and flag where they disagree.
+def verdict_table(
+    test: AltTestResult,
+    agreement: JudgeAgreement,
+    spread: pd.DataFrame | None = None,
+    uncertainty: VerdictUncertainty | None = None,
+) -> pd.DataFrame:
+    """Join the alt-test, its uncertainty and the agreement per judge and flag where they disagree.
 
-    Flags: passes the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR` (or,
-    without resamples, τ itself is below it);
-    passes but the α interval with the judge lies wholly below the humans' α; fails but ranks the
-    systems like the humans (τ interval above the floor); the judge with the highest advantage
-    probability is not the one with the highest system-level τ.
+    Flags: a degenerate judge (one label nearly everywhere, labels that hardly vary, or a system τ
+    that is undefined or within :data:`TAU_NEAR_ZERO` of 0 where the other judges have one); passes
+    the alt-test but the system-level τ interval reaches below :data:`TAU_FLOOR` (or, without
+    resamples, τ itself is below it); passes but the α interval with the judge lies wholly below
+    the humans' α; fails but ranks the systems like the humans (τ interval above the floor); the
+    judge ranked first by ρ ranks the systems worse than another judge — only when the paired
+    bootstrap interval of the τ difference excludes 0.
     """
     keys = ["criterion", "judge"]
     left = test.table.assign(criterion=test.table["criterion"].astype(object))
     right = agreement.table.assign(criterion=agreement.table["criterion"].astype(object))
     joined = left.merge(right.drop(columns=["n_items"], errors="ignore"), on=keys, how="left")
+    for frame in (spread, None if uncertainty is None else uncertainty.table):
+        if frame is not None and not frame.empty:
+            extra = frame.assign(criterion=frame["criterion"].astype(object))
+            joined = joined.merge(extra, on=keys, how="left")
+    for column in VERDICT_COLUMNS:
+        if column not in joined and column not in ("rank", "flags"):
+            joined[column] = "" if column == "degenerate" else math.nan
+    joined["degenerate"] = joined["degenerate"].fillna("").astype(str)
     flags: list[list[str]] = [[] for _ in range(len(joined))]
+    for _, group in joined.groupby(joined["criterion"].astype(str), sort=False, dropna=False):
+        has_tau = group["tau_system"].notna().any()
+        for k, row in group.iterrows():
+            if not has_tau or row.degenerate:
+                continue
+            if pd.isna(row.tau_system):
+                joined.at[k, "degenerate"] = "its system-level τ is undefined: it does not rank the systems"
+            elif abs(row.tau_system) < TAU_NEAR_ZERO:
+                joined.at[k, "degenerate"] = (
+                    f"its system-level τ is {row.tau_system:.2f}, near 0: it does not rank the systems"
+                )
     for k, row in enumerate(joined.itertuples()):
+        if row.degenerate:
+            flags[k].append(f"degenerate: {row.degenerate}; ranked after the other judges")
         if row.passed and _num(row.tau_system_low) < TAU_FLOOR:
             flags[k].append(
                 f"passes the alt-test, but its system-level τ interval reaches below {TAU_FLOOR:g} "
@@ -203,19 +279,43 @@ def verdict_table(test: AltTestResult, agreement: JudgeAgreement) -> pd.DataFram
                 f"fails the alt-test, yet ranks the systems like the humans (system τ {row.tau_system:.2f}, "
                 f"interval from {row.tau_system_low:.2f})"
             )
+    joined["rank"] = 0
     for _, group in joined.groupby(joined["criterion"].astype(str), sort=False, dropna=False):
-        if len(group) < 2 or group["tau_system"].isna().all():
-            continue
-        best_rho = group["advantage_probability"].idxmax()
-        best_tau = group["tau_system"].idxmax()
-        if best_rho != best_tau:
-            flags[best_rho].append(
-                f"highest advantage probability ({joined.at[best_rho, 'advantage_probability']:.2f}), but "
-                f"{joined.at[best_tau, 'judge']} has the higher system-level τ "
-                f"({joined.at[best_tau, 'tau_system']:.2f} against {joined.at[best_rho, 'tau_system']:.2f})"
-            )
+        order = group.assign(_bad=group["degenerate"] != "").sort_values(
+            ["_bad", "advantage_probability"], ascending=[True, False], kind="stable"
+        )
+        joined.loc[order.index, "rank"] = np.arange(1, len(order) + 1)
+        _best_flag(joined, order[order["_bad"] == False], agreement, flags)  # noqa: E712
     joined["flags"] = flags
     return joined[VERDICT_COLUMNS]
+
+
+def _best_flag(
+    joined: pd.DataFrame, usable: pd.DataFrame, agreement: JudgeAgreement, flags: list[list[str]]
+) -> None:
+    """Flag the judge ranked first by ρ when another judge ranks the systems surely better."""
+    if len(usable) < 2 or usable["tau_system"].isna().all():
+        return
+    first, best_tau = usable.index[0], usable["tau_system"].idxmax()
+    criterion = joined.at[first, "criterion"]
+    boot = agreement.tau_bootstrap.get(criterion)
+    if first == best_tau or boot is None:
+        return
+    a, b = joined.at[best_tau, "judge"], joined.at[first, "judge"]
+    diff = boot.difference(a, b).set_index("level").loc["sys"]
+    if not diff["ci_low"] > 0:
+        return
+    where = f" on {criterion}" if criterion is not None else ""
+    flags[first].append(
+        f"highest advantage probability{where} ({joined.at[first, 'advantage_probability']:.2f}), but {a} "
+        f"ranks the systems better (system τ {joined.at[best_tau, 'tau_system']:.2f} against "
+        f"{joined.at[first, 'tau_system']:.2f}; paired difference interval [{diff['ci_low']:.2f}, "
+        f"{diff['ci_high']:.2f}])"
+    )
+
+
+def _passed(passed: bool, probability: float) -> str:
+    return ("yes" if passed else "no") + ("" if pd.isna(probability) else f" ({probability:.2f})")
 
 
 def _num(value: float | None) -> float:

@@ -19,7 +19,9 @@ import hashlib
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ import pandas as pd
 
 from humaneval.design.load import DesignLike
 from humaneval.errors import BackendUnavailableError, DesignError, PlatformError
+from humaneval.platforms.ledger import exclusive, write_json
 from humaneval.platforms.review import APPROVE, REJECT, decide, rejection_message
 from humaneval.qc import QCRules
 
@@ -38,6 +41,8 @@ REGION = "us-east-1"
 MANIFEST = "mturk_hits.json"
 STATUSES = ("Submitted", "Approved", "Rejected")
 _MONEY = re.compile(r"\d{1,4}\.\d{2}")
+#: Pages of ``ListBonusPayments`` read for one assignment at most.
+MAX_PAGES = 100
 #: MTurk's refusal of a repeated ``UniqueRequestToken`` (the bonus was sent by an earlier request).
 _TOKEN_USED = re.compile(r"(?i)unique ?request ?token|token .*already|already (been )?(used|processed|sent)")
 
@@ -288,18 +293,77 @@ def apply_review(plan: pd.DataFrame, client: Any, *, production: bool = False) -
 # -- bonuses and qualifications ----------------------------------------------------------------------
 
 
+def _money(amount: Any) -> str:
+    return f"{Decimal(str(amount)):.2f}"
+
+
+def paid_bonuses(client: Any, assignment: str) -> Counter[str]:
+    """The bonus amounts (USD strings) MTurk's ``ListBonusPayments`` shows for ``assignment``, all pages."""
+    amounts: Counter[str] = Counter()
+    params: dict[str, Any] = {"AssignmentId": assignment, "MaxResults": 100}
+    for _ in range(MAX_PAGES):
+        answer = _call(client, "list_bonus_payments", **params)
+        amounts.update(_money(p["BonusAmount"]) for p in answer.get("BonusPayments") or [])
+        if not answer.get("NextToken"):
+            return amounts
+        params["NextToken"] = answer["NextToken"]
+    raise PlatformError(f"MTurk lists more than {MAX_PAGES} pages of bonuses for assignment {assignment}")
+
+
+def _plan(frame: pd.DataFrame, client: Any, allow_repeat: bool) -> list[bool]:
+    """Which rows MTurk's record already shows paid (matched by assignment and amount, never by the
+    reason); refuses a new bonus for an assignment with another bonus on record unless ``allow_repeat``."""
+    record = {a: paid_bonuses(client, a) for a in dict.fromkeys(frame["assignment_id"])}
+    paid = []
+    for assignment, amount in zip(frame["assignment_id"], frame["amount"], strict=True):
+        shown = record[assignment]
+        paid.append(shown[amount] > 0)
+        shown[amount] -= 1
+    for assignment, amount, done in zip(frame["assignment_id"], frame["amount"], paid, strict=True):
+        other = +record[assignment]
+        if not done and other and not allow_repeat:
+            raise PlatformError(
+                f"assignment {assignment} already has a bonus of {next(iter(other))} USD on MTurk's record "
+                f"(ListBonusPayments); not paying {amount} USD; pass --allow-repeat to pay it as well"
+            )
+    return paid
+
+
+def read_bonus_ledger(path: str | Path) -> dict[str, Any]:
+    """The MTurk bonus ledger at ``path`` (``{"bonuses": [...]}``); an unreadable one stops everything."""
+    from humaneval.platforms.prolific import read_state
+
+    path = Path(path)
+    if not path.exists():
+        return {"bonuses": []}
+    ledger = read_state(path, "bonus ledger")
+    if not isinstance(ledger.get("bonuses"), list):
+        raise PlatformError(
+            f"{path}: the bonus ledger's bonuses are not as written; restore it from a backup"
+        )
+    return ledger
+
+
 def pay_bonuses(
-    bonuses: pd.DataFrame, client: Any, *, production: bool = False, allow_repeat: bool = False
+    bonuses: pd.DataFrame,
+    client: Any,
+    *,
+    production: bool = False,
+    allow_repeat: bool = False,
+    ledger: str | Path | None = None,
 ) -> pd.DataFrame:
     """Pay one bonus per row of ``bonuses`` (``assignment_id``, ``amount`` in USD, ``reason``;
-    ``worker_id`` optional, else looked up with ``GetAssignment``).
+    ``worker_id`` optional, else looked up with ``GetAssignment``), each once.
 
     Every row is checked before anything is paid, and an assignment listed twice is refused
-    unless ``allow_repeat``. Each ``SendBonus`` carries a ``UniqueRequestToken`` made from the
-    row, so re-running a run that stopped half-way pays the rest: MTurk's "token already used"
-    answer means the bonus was paid before. One failed row does not stop the others. Returns
-    the rows with ``worker_id``, ``outcome`` (``paid``, ``already paid`` or ``failed: …``) and
-    ``paid`` (paid now or before).
+    unless ``allow_repeat``. MTurk's own record (``ListBonusPayments``) decides what was paid: a
+    row whose assignment shows a bonus of that amount is ``already paid`` (whatever the reason
+    says, and however long ago: the ``UniqueRequestToken`` that also guards each ``SendBonus``
+    expires after 24 hours), and a new bonus for an assignment paid another amount is refused
+    unless ``allow_repeat``. With ``ledger`` (a JSON file) the run holds a lock on it from
+    checking to recording, and records each bonus before sending it and once sent. One failed row
+    does not stop the others. Returns the rows with ``worker_id``, ``outcome`` (``paid``,
+    ``already paid`` or ``failed: …``) and ``paid`` (paid now or before).
     """
     _guard(client, production)
     missing = [c for c in ("assignment_id", "amount", "reason") if c not in bonuses]
@@ -317,14 +381,39 @@ def pay_bonuses(
             f"bonus for {frame.at[empty[0], 'assignment_id']}: a reason is required (workers see it)"
         )
     check_repeats(frame, allow_repeat)
+    if ledger is None:
+        return _send_bonuses(frame, client, allow_repeat, None, None)
+    path = Path(ledger)
+    busy = f"{path}: another 'mturk bonus --execute' holds this ledger; run this again when it has finished"
+    with exclusive(path.with_name(path.name + ".lock"), busy=busy):
+        return _send_bonuses(frame, client, allow_repeat, path, read_bonus_ledger(path))
+
+
+def _send_bonuses(
+    frame: pd.DataFrame, client: Any, allow_repeat: bool, path: Path | None, ledger: dict[str, Any] | None
+) -> pd.DataFrame:
+    before = _plan(frame, client, allow_repeat)
+    seen: Counter[tuple[str, str]] = Counter()
     workers, outcomes = [], []
-    for row in frame.itertuples(index=False):
+    for row, done in zip(frame.itertuples(index=False), before, strict=True):
         worker = getattr(row, "worker_id", None)
+        occurrence = seen[(row.assignment_id, row.amount)]
+        seen[(row.assignment_id, row.amount)] += 1
+        if done:
+            workers.append(worker)
+            outcomes.append("already paid")
+            continue
+        entry: dict[str, Any] | None = None
         try:
             if not isinstance(worker, str) or not worker:
                 worker = _call(client, "get_assignment", AssignmentId=row.assignment_id)["Assignment"][
                     "WorkerId"
                 ]
+            if ledger is not None and path is not None:
+                entry = {"assignment_id": row.assignment_id, "amount": row.amount, "worker_id": worker}
+                ledger["bonuses"].append({**entry, "state": "sending", "at": _now()})
+                entry = ledger["bonuses"][-1]
+                write_json(path, ledger)  # on record before the request
             _call(
                 client,
                 "send_bonus",
@@ -332,16 +421,23 @@ def pay_bonuses(
                 BonusAmount=row.amount,
                 AssignmentId=row.assignment_id,
                 Reason=str(row.reason),
-                UniqueRequestToken=_token("bonus", row.assignment_id, row.amount, str(row.reason)),
+                UniqueRequestToken=_token("bonus", row.assignment_id, row.amount, str(occurrence)),
             )
             outcome = "paid"
         except PlatformError as exc:
             outcome = "already paid" if _TOKEN_USED.search(str(exc)) else f"failed: {exc}"
+        if entry is not None and path is not None:
+            entry["state"] = "failed" if outcome.startswith("failed") else "paid"
+            write_json(path, ledger)
         workers.append(worker)
         outcomes.append(outcome)
     return frame.assign(
         worker_id=workers, outcome=outcomes, paid=[o in ("paid", "already paid") for o in outcomes]
     )
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def check_repeats(bonuses: pd.DataFrame, allow_repeat: bool) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -48,6 +49,12 @@ ATTEMPTS = 4
 #: The longest ``Retry-After`` waited for, and the back-off between other attempts (seconds).
 MAX_WAIT = 60.0
 BACKOFF = (1.0, 2.0, 4.0)
+#: Seconds to connect and to wait for each answer; a call that timed out is tried at most
+#: :data:`TIMEOUT_ATTEMPTS` times, so a stalled API costs well under a minute, not minutes.
+TIMEOUT = 20.0
+CONNECT_TIMEOUT = 5.0
+TIMEOUT_ATTEMPTS = 2
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Pagination stops with an error after this many pages (200,000 submissions at 200 a page).
 MAX_PAGES = 1000
 #: Submission ids per ``bulk-approve`` request (Prolific's limit: 1,000).
@@ -69,6 +76,26 @@ sleep: Callable[[float], None] = time.sleep
 """How the layer waits between attempts (tests replace it)."""
 
 
+class RateLimited(PlatformError):
+    """Prolific kept answering 429: the request was not carried out (Prolific rate-limits before
+    doing anything), so it is safe to send again later."""
+
+
+def path_id(value: str, what: str = "Prolific id") -> str:
+    """``value`` if it is an id that can go into an API path (letters, digits, ``_``, ``-``; at
+    most 64), else one :class:`~humaneval.errors.DesignError` line (``../x`` never leaves
+    ``/api/v1/``).
+
+    >>> path_id("65f0c0ffee0123456789abcd")
+    '65f0c0ffee0123456789abcd'
+    """
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise DesignError(
+            f"{what} {value!r} is not a Prolific id (letters and digits, e.g. 65f0c0ffee0123456789abcd)"
+        )
+    return value
+
+
 def api_url(url: str | None = None) -> str:
     """The API's base URL: ``url``, else ``PROLIFIC_API_URL``, else Prolific's; ends with ``/``."""
     url = (url or os.environ.get(URL_VARIABLE, "") or API).strip()
@@ -78,7 +105,11 @@ def api_url(url: str | None = None) -> str:
 
 
 def prolific_client(
-    token: str | None = None, *, transport: Any = None, base_url: str | None = None, timeout: float = 30.0
+    token: str | None = None,
+    *,
+    transport: Any = None,
+    base_url: str | None = None,
+    timeout: float = TIMEOUT,
 ) -> Any:
     """An ``httpx.Client`` for Prolific's API with ``Authorization: Token …``.
 
@@ -100,7 +131,7 @@ def prolific_client(
     return httpx.Client(
         base_url=api_url(base_url),
         headers={"Authorization": f"Token {token.strip()}", "Accept": "application/json"},
-        timeout=timeout,
+        timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
         transport=transport,
         follow_redirects=False,
     )
@@ -158,24 +189,27 @@ def call(
 
     base = str(client.base_url)
     url = url[len(base) :] if url.startswith(base) else url
-    problem = ""
+    problem, limited, timeouts = "", False, 0
     for attempt in range(1, attempts + 1):
         wait = BACKOFF[min(attempt, len(BACKOFF)) - 1]
-        repeatable = safe
+        repeatable, limited = safe, False
         try:
             response = client.request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             problem = f"failed ({exc.__class__.__name__})"
+            if isinstance(exc, httpx.TimeoutException):
+                timeouts += 1
+                repeatable = safe and timeouts < TIMEOUT_ATTEMPTS
         else:
             code = response.status_code
             if code == 429:
                 retry_after = _retry_after(response)
                 if retry_after is not None and retry_after > MAX_WAIT:
-                    raise PlatformError(
+                    raise RateLimited(
                         f"Prolific asks to wait {retry_after:.0f} s before {method} {url} (429); "
                         "try again later"
                     )
-                wait, repeatable = (wait if retry_after is None else retry_after), True
+                wait, repeatable, limited = (wait if retry_after is None else retry_after), True, True
                 problem = "was rate-limited (429)"
             elif code >= 500:
                 problem = f"failed on Prolific's side ({code}): {_detail(response)}"
@@ -203,7 +237,7 @@ def call(
         tries = " (not repeated: it may have been carried out)"
     else:
         tries = ""
-    raise PlatformError(f"Prolific {method} {url} {problem}{tries}")
+    raise (RateLimited if limited else PlatformError)(f"Prolific {method} {url} {problem}{tries}")
 
 
 def pages(client: Any, url: str, *, params: dict[str, Any] | None = None) -> Iterator[list[dict[str, Any]]]:
@@ -251,7 +285,7 @@ def list_submissions(client: Any, study_id: str) -> pd.DataFrame:
     later answer.
     """
     rows: dict[str, dict[str, Any]] = {}
-    for results in pages(client, f"studies/{study_id}/submissions/"):
+    for results in pages(client, f"studies/{path_id(study_id, 'study id')}/submissions/"):
         for row in results:
             if not isinstance(row.get("id"), str) or not isinstance(row.get("participant_id"), str):
                 raise PlatformError(
@@ -333,20 +367,43 @@ def apply_review(plan: pd.DataFrame, client: Any) -> pd.DataFrame:
                 "message": rejection_message(row.imc_failed, row.checks_total),
                 "rejection_category": REJECTION_CATEGORY,
             }
-            call(client, "POST", f"submissions/{row.submission_id}/transition/", json=body)
+            submission = path_id(row.submission_id, "submission id")
+            call(client, "POST", f"submissions/{submission}/transition/", json=body)
     return plan.assign(done=plan["action"].isin([APPROVE, REJECT]))
 
 
 def export_demographics(client: Any, study_id: str, path: str | Path) -> Path:
-    """Save Prolific's demographic export of ``study_id`` (CSV, as Prolific sends it) to ``path``.
+    """Save Prolific's demographic export of ``study_id`` (CSV) to ``path``.
 
-    It holds Prolific ids and personal data: the file is created 0600.
+    Refuses an answer that is not CSV (an HTML maintenance or login page) before anything is
+    written; text cells that a spreadsheet would run as formulas get a leading ``'``. It holds
+    Prolific ids and personal data: the file is written 0600, an existing one replaced.
     """
-    response = call(client, "GET", f"studies/{study_id}/export/", shape=None)
+    import io
+
+    from humaneval.collect.spreadsheet import safe_csv_text
+
+    response = call(client, "GET", f"studies/{path_id(study_id, 'study id')}/export/", shape=None)
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    start = response.content.lstrip()[:1]
+    if kind in ("text/html", "application/xhtml+xml", "application/json") or start in (b"<", b"{", b"["):
+        raise PlatformError(
+            f"Prolific answered the export of study {study_id} with {kind or 'no content type'}, not CSV "
+            f"({' '.join(response.text.split())[:60]!r}); nothing saved; try again later"
+        )
+    try:
+        frame = pd.read_csv(io.BytesIO(response.content), dtype=str, keep_default_na=False)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PlatformError(
+            f"Prolific's export of study {study_id} is not a readable CSV ({exc}); nothing saved"
+        ) from None
     path = Path(path)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(response.content)
+    temporary = path.with_name(path.name + ".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(safe_csv_text(frame))
+    temporary.replace(path)
     return path
 
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from humaneval.core.platforms import PROLIFIC
 from humaneval.errors import DesignError, PayBelowMinimumError, PlatformError
-from humaneval.platforms.prolific import call, pages, read_state
+from humaneval.platforms.prolific import call, pages, path_id, read_state
 from humaneval.serve.study import Study, open_study, set_study_id
 
 RECORD = "prolific.json"
@@ -115,6 +115,11 @@ def reward_minor(
     return reward, currency
 
 
+#: Ceilings on what one participant is paid (pence / cents) and told the study takes (minutes).
+MAX_REWARD = 100_000
+MAX_MINUTES = 1440
+
+
 def draft_body(
     study: Study,
     serve_url: str,
@@ -147,6 +152,16 @@ def draft_body(
     if not cost and estimated_minutes is None:
         raise DesignError("the design has no time estimate; pass --estimated-minutes")
     minutes = estimated_minutes or max(1, math.ceil(float(cost["minutes_per_annotator"])))
+    if minutes > MAX_MINUTES:
+        raise DesignError(
+            f"--estimated-minutes {minutes} is more than {MAX_MINUTES} (a day); give the minutes one "
+            "participant needs"
+        )
+    if reward is not None and reward > MAX_REWARD:
+        raise DesignError(
+            f"--reward-pence {reward} is more than {MAX_REWARD} ({MAX_REWARD // 100} pounds a person); "
+            "the reward is in pence (cents), e.g. 360 for 3.60"
+        )
     pence, _ = reward_minor(cost, minutes, reward=reward)
     maximum = max(minutes, math.ceil(study.slot_timeout_s / 60))
     codes: list[dict[str, Any]] = [
@@ -260,7 +275,7 @@ def get_study(client: Any, study_id: str) -> dict[str, Any]:
     return call(
         client,
         "GET",
-        f"studies/{study_id}/",
+        f"studies/{path_id(study_id, 'study id')}/",
         check=lambda s: "" if isinstance(s.get("status"), str) else "answered without a study status",
     )
 
@@ -276,9 +291,8 @@ def transition(client: Any, study_id: str, command: str, *, execute: bool) -> di
     if status not in allowed:
         return {"study_id": study_id, "status": status, "action": action, "done": False}
     if execute:
-        status = call(client, "POST", f"studies/{study_id}/transition/", json={"action": action}).get(
-            "status", status
-        )
+        url = f"studies/{path_id(study_id, 'study id')}/transition/"
+        status = call(client, "POST", url, json={"action": action}).get("status", status)
     return {"study_id": study_id, "status": status, "action": action, "done": execute}
 
 
@@ -361,4 +375,4 @@ def open_prolific_study(study_dir: str | Path, study_id: str | None = None) -> t
             f"{study_dir}: no Prolific study recorded; run 'humaneval prolific create {study_dir} "
             "--serve-url URL --execute' (or 'humaneval serve set-study-id') or pass --study-id"
         )
-    return study, study_id
+    return study, path_id(study_id, "--study-id")

@@ -42,6 +42,38 @@ def _resampled(counts: np.ndarray, moments: np.ndarray) -> np.ndarray:
     return counts[:, used] @ moments[used]
 
 
+#: Resample × cluster counts held at once; more resamples are drawn in chunks of this size.
+MAX_CELLS = 10_000_000
+
+
+def _theta(
+    rng: np.random.Generator,
+    n_resamples: int,
+    n_clusters: int,
+    labelled: np.ndarray,
+    unlabelled: np.ndarray,
+    n_targets: int,
+) -> np.ndarray:
+    """The PPI++ mean of every target in ``n_resamples`` cluster resamples, shape (resamples, targets)."""
+    draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
+    draws += (np.arange(n_resamples) * n_clusters)[:, None]
+    counts = np.bincount(draws.ravel(), minlength=n_resamples * n_clusters).reshape(n_resamples, n_clusters)
+    counts = counts.astype(float)
+    lab = _resampled(counts, labelled).reshape(n_resamples, n_targets, 5)
+    unl = _resampled(counts, unlabelled).reshape(n_resamples, n_targets, 3)
+    n, sy, sf, syf, sff = np.moveaxis(lab, 2, 0)
+    big_n, sg, sgg = np.moveaxis(unl, 2, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_y, mean_f, mean_g = sy / n, sf / n, sg / big_n
+        cov = syf / n - mean_y * mean_f
+        total = n + big_n
+        var = (sff + sgg - (sf + sg) ** 2 / total) / (total - 1)
+        lam = np.clip(np.where(var > 0, cov / ((1 + n / big_n) * var), 0.0), 0.0, 1.0)
+        theta = lam * mean_g + mean_y - lam * mean_f
+    theta[(n < 2) | (big_n < 1)] = np.nan
+    return theta
+
+
 def ppboot_intervals(
     targets: Sequence[Target],
     n_clusters: int,
@@ -79,22 +111,13 @@ def ppboot_intervals(
     """
     rng = np.random.default_rng(seed)
     labelled, unlabelled = _moments(targets, n_clusters)
-    draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
-    draws += (np.arange(n_resamples) * n_clusters)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=n_resamples * n_clusters).reshape(n_resamples, n_clusters)
-    counts = counts.astype(float)
-    lab = _resampled(counts, labelled).reshape(n_resamples, len(targets), 5)
-    unl = _resampled(counts, unlabelled).reshape(n_resamples, len(targets), 3)
-    n, sy, sf, syf, sff = np.moveaxis(lab, 2, 0)
-    big_n, sg, sgg = np.moveaxis(unl, 2, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean_y, mean_f, mean_g = sy / n, sf / n, sg / big_n
-        cov = syf / n - mean_y * mean_f
-        total = n + big_n
-        var = (sff + sgg - (sf + sg) ** 2 / total) / (total - 1)
-        lam = np.clip(np.where(var > 0, cov / ((1 + n / big_n) * var), 0.0), 0.0, 1.0)
-        theta = lam * mean_g + mean_y - lam * mean_f
-    theta[(n < 2) | (big_n < 1)] = np.nan
+    step = max(1, MAX_CELLS // max(n_clusters, 1))  # memory bounded whatever the size (issue 47)
+    theta = np.concatenate(
+        [
+            _theta(rng, min(step, n_resamples - start), n_clusters, labelled, unlabelled, len(targets))
+            for start in range(0, n_resamples, step)
+        ]
+    )
     tail = (1 - confidence_level) / 2
     out = np.full((len(targets), 2), np.nan)
     ok = np.isfinite(theta).any(axis=0)

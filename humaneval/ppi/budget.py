@@ -6,13 +6,19 @@ units is (Angelopoulos, Duchi & Zrnic 2023; Broska, Howes & van Loon 2024)
     V(n, N) = σ² / n · (1 − ρ² · N / (n + N)),
 
 σ the SD of the human scores of a unit and ρ their correlation with the judge's: the effective
-number of human-rated units is n (n + N) / (n + (1 − ρ²) N). A human rating of a unit costs
-``human_cost`` (all its annotators), a judge score ``judge_cost``, and the judge scores every unit:
-the cost is ``human_cost · n + judge_cost · (n + N)``. A target interval width W at confidence
-1 − α asks for V ≤ (W / 2z)²; a target power 1 − β against a difference δ asks for
-V ≤ (δ / (z_{1−α/2} + z_{1−β}))². For every n from the smallest that can reach the target with
-unlimited judge scores to the human-only n, the least N is closed-form; the cheapest pair wins,
-and a simulation of bivariate normal scores with (σ, ρ) checks its width (or power) and coverage.
+number of human-rated units is n (n + N) / (n + (1 − ρ²) N). That needs the optimal
+λ* = ρσ / (σ_f (1 + n/N)), σ_f the judge's SD; PPI++ clips λ to [0, 1], so a judge on a compressed
+scale (σ_f < ρσ) cannot reach it, and the plan then uses the variance at λ = 1,
+
+    V(n, N) = σ_f² / N + (σ² − 2ρσσ_f + σ_f²) / n.
+
+A human rating of a unit costs ``human_cost`` (all its annotators), a judge score ``judge_cost``, and
+the judge scores every unit: the cost is ``human_cost · n + judge_cost · (n + N)`` (humans alone:
+``human_cost · n``). A target interval width W at confidence 1 − α asks for V ≤ (W / 2z)²; a target
+power 1 − β against a difference δ asks for V ≤ (δ / (z_{1−α/2} + z_{1−β}))². For every n from the
+smallest that can reach the target with unlimited judge scores to the human-only n, the least N is
+found by bisection (V falls with N); the cheapest pair wins, and a simulation of bivariate normal
+scores with (σ, σ_f, ρ) checks its width (or power) and coverage.
 
 A unit is what the target is about: a summary for a system mean, a document (two summaries) for a
 paired difference; σ and ρ come from a pilot (:func:`pilot_relation`) or are given.
@@ -33,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.errors import OptionError
+from humaneval.ppi.checks import check_magnitudes, check_units
 
 __all__ = ["PPIBudget", "pilot_relation", "ppi_budget"]
 
@@ -43,6 +50,7 @@ class PPIBudget:
 
     sd: float
     correlation: float
+    judge_sd: float
     human_cost: float
     judge_cost: float
     target: str
@@ -63,6 +71,7 @@ class PPIBudget:
         return {
             "sd": self.sd,
             "correlation": self.correlation,
+            "judge_sd": self.judge_sd,
             "human_cost": self.human_cost,
             "judge_cost": self.judge_cost,
             "target": self.target,
@@ -81,7 +90,8 @@ class PPIBudget:
     def summary(self) -> str:
         saving = 1 - self.cost / self.human_only_cost if self.human_only_cost > 0 else 0.0
         lines = [
-            f"target: {self.target}; human SD {self.sd:.3f}, judge–human correlation {self.correlation:.3f}",
+            f"target: {self.target}; human SD {self.sd:.3f}, judge SD {self.judge_sd:.3f}, judge–human "
+            f"correlation {self.correlation:.3f}",
             f"cheapest: n = {self.n} human-rated units + N = {self.big_n} judge-only units, cost "
             f"{self.cost:.2f} (effective n {self.n_effective:.1f})",
             f"humans alone: n = {self.human_only_n}, cost {self.human_only_cost:.2f} "
@@ -108,17 +118,18 @@ def pilot_relation(human: np.ndarray, judge: np.ndarray) -> tuple[float, float]:
 
 def judged_pilot_relation(
     pilot: pd.DataFrame, judge: str | None, judge_scores: pd.DataFrame | None = None
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """:func:`pilot_relation` of a pilot ratings table with judge rows (or ``judge_scores``): each
     summary's mean human score against the judge's, both centred per system, since a system mean's
-    variance is about the spread within a system."""
+    variance is about the spread within a system; third, the judge's SD (centred the same way)."""
     from humaneval.ppi.items import judged_items
     from humaneval.ppi.judged import split_judge
 
     humans, judged, name = split_judge(pilot, judge, judge_scores)
     items = judged_items(humans, judged, judge_name=name).table.dropna(subset=["human"])
     within = items.groupby("system")[["human", "judge"]].transform(lambda v: v - v.mean())
-    return pilot_relation(within["human"].to_numpy(), within["judge"].to_numpy())
+    sd, correlation = pilot_relation(within["human"].to_numpy(), within["judge"].to_numpy())
+    return sd, correlation, float(np.std(within["judge"].to_numpy(), ddof=1))
 
 
 def ppi_budget(
@@ -134,6 +145,7 @@ def ppi_budget(
     max_units: int | None = None,
     trials: int = 2000,
     seed: int | None = 0,
+    judge_sd: float | None = None,
 ) -> PPIBudget:
     """The cheapest numbers of human-rated and judge-only units reaching a target width or power.
 
@@ -152,6 +164,9 @@ def ppi_budget(
         At most this many units in the pool (n + N).
     trials, seed
         Of the simulation check.
+    judge_sd : float, optional
+        SD of the judge's scores (default: ``sd``, a judge on the humans' scale). Below ρ·sd, PPI++'s
+        λ ≤ 1 binds and the plan uses the variance at λ = 1.
 
     Examples
     --------
@@ -169,7 +184,11 @@ def ppi_budget(
         raise OptionError(f"correlation {correlation}: give a number strictly between -1 and 1")
     if not (sd > 0 and human_cost > 0 and judge_cost >= 0):
         raise OptionError("the SD and the human cost must be positive and the judge cost not negative")
+    sd_f = float(sd if judge_sd is None else judge_sd)
+    if not (math.isfinite(sd_f) and sd_f > 0):
+        raise OptionError(f"judge SD {judge_sd}: give a positive number")
     z = stats.norm.ppf(0.5 + confidence_level / 2)
+    check_magnitudes({"--sd": sd, "--target-width": target_width, "--effect": effect})
     if target_width is not None:
         if not target_width > 0:
             raise OptionError(f"target width {target_width}: give a positive number")
@@ -181,25 +200,24 @@ def ppi_budget(
         bound = (effect / (z + stats.norm.ppf(target_power))) ** 2
         label = f"power ≥ {target_power:g} against a difference of {effect:g} (α = {1 - confidence_level:g})"
     rho2 = correlation**2
+    check_units(sd**2 / bound if bound > 0 else math.inf, label)
     human_only = math.ceil(sd**2 / bound - 1e-9)
     n_low = max(2, math.floor(sd**2 * (1 - rho2) / bound) + 1)
-    best = (human_only * (human_cost + judge_cost), human_only, 0)
+    best = (human_only * human_cost, human_only, 0)
     for n in range(n_low, human_only):
-        share = (1 - bound * n / sd**2) / rho2  # N / (n + N) needed
-        if share >= 1:
-            continue
-        big_n = math.ceil(n * share / (1 - share) - 1e-9)
-        if max_units is not None and n + big_n > max_units:
+        big_n = _least_judge_units(sd, correlation, sd_f, n, bound)
+        if big_n is None or (max_units is not None and n + big_n > max_units):
             continue
         cost = human_cost * n + judge_cost * (n + big_n)
         if cost < best[0]:
             best = (cost, n, big_n)
     cost, n, big_n = best
-    n_effective = n * (n + big_n) / (n + (1 - rho2) * big_n)
-    width, coverage, power = _simulate(sd, correlation, n, big_n, effect, z, trials, seed)
+    n_effective = sd**2 / _variance(sd, correlation, sd_f, n, big_n) if big_n else float(n)
+    width, coverage, power = _simulate(sd, correlation, sd_f, n, big_n, effect, z, trials, seed)
     return PPIBudget(
         sd=float(sd),
         correlation=float(correlation),
+        judge_sd=sd_f,
         human_cost=float(human_cost),
         judge_cost=float(judge_cost),
         target=label,
@@ -209,7 +227,7 @@ def ppi_budget(
         cost=float(cost),
         n_effective=float(n_effective),
         human_only_n=human_only,
-        human_only_cost=float(human_only * (human_cost + judge_cost)),
+        human_only_cost=float(human_only * human_cost),
         simulated_width=width,
         simulated_coverage=coverage,
         simulated_power=power if target_power is not None else None,
@@ -217,12 +235,33 @@ def ppi_budget(
     )
 
 
-def _simulate(sd, rho, n, big_n, effect, z, trials, seed) -> tuple[float, float, float]:
+def _variance(sd: float, rho: float, sd_f: float, n: int, big_n: int) -> float:
+    """Variance of the PPI++ mean at the best λ in [0, 1] (the tuned λ's limit)."""
+    lam = min(max(rho * sd / (sd_f * (1 + n / big_n)), 0.0), 1.0)
+    return lam**2 * sd_f**2 / big_n + (sd**2 - 2 * lam * rho * sd * sd_f + lam**2 * sd_f**2) / n
+
+
+def _least_judge_units(sd: float, rho: float, sd_f: float, n: int, bound: float) -> int | None:
+    """The least N with V(n, N) ≤ bound (None when no N reaches it); V falls with N."""
+    high = 1 << 40
+    if _variance(sd, rho, sd_f, n, high) > bound:
+        return None
+    low = 1
+    while low < high:
+        mid = (low + high) // 2
+        if _variance(sd, rho, sd_f, n, mid) <= bound:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def _simulate(sd, rho, sd_f, n, big_n, effect, z, trials, seed) -> tuple[float, float, float]:
     """Mean width, coverage and (against ``effect``) power of the PPI++ interval over ``trials``
     studies of bivariate normal (human, judge) scores; the human-only interval when N = 0."""
     rng = np.random.default_rng(seed)
     shift = effect or 0.0
-    cov = [[sd**2, rho * sd], [rho * sd, 1.0]]
+    cov = [[sd**2, rho * sd * sd_f], [rho * sd * sd_f, sd_f**2]]
     draws = rng.multivariate_normal([shift, 0.0], cov, size=(trials, n + big_n))
     y, f, g = draws[:, :n, 0], draws[:, :n, 1], draws[:, n:, 1]
     if big_n == 0:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from humaneval.core.structure import cluster_labels
 from humaneval.errors import InsufficientDataError, OptionError, RatingsError
+from humaneval.ppi.checks import check_clusters, check_judge_scores
 
 __all__ = ["CLUSTERINGS", "MIN_UNITS", "Items", "judged_items"]
 
@@ -85,6 +86,7 @@ def judged_items(
             "constant judge carries no information; use another judge, or analyse the human ratings alone "
             "(humaneval analyze)"
         )
+    check_judge_scores(judge, judge_name)
     rated = human.groupby(["document", "system"], sort=True)["score"].agg(["mean", "size"])
     scores = judge.set_index(["document", "system"])["score"].astype(float)
     unjudged = rated.index.difference(scores.index)
@@ -128,6 +130,7 @@ def judged_items(
     else:
         table["cluster"] = pd.factorize(table["document"])[0]
     table["cluster"] = pd.factorize(table["cluster"])[0]
+    check_clusters(table.loc[table["human"].notna(), "cluster"].nunique(), cluster)
     return Items(
         table=table[["document", "system", "human", "judge", "n_annotators", "cluster"]],
         clustering=cluster,

@@ -38,7 +38,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+
+from humaneval.ppi.fewclusters import jackknife_variances
 
 __all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
 
@@ -143,9 +146,9 @@ def ppi_mean(
     confidence_level : float
         Of the two-sided normal intervals.
     small_sample : bool
-        For clusters of several units (blocks): scale both variances by G/(G − 1) and use t(G − 1)
-        quantiles, G the number of human-rated clusters (CR1 with G − 1 degrees of freedom; Cameron &
-        Miller 2015). Off, the formulas are those of ``ppi_py``.
+        For clusters of several units (blocks): cluster-jackknife variances of both means, λ re-tuned
+        on every deletion (:mod:`humaneval.ppi.fewclusters`), and t(G − 1) quantiles, G the number of
+        human-rated clusters. Off, the formulas are those of ``ppi_py``.
 
     Returns
     -------
@@ -172,19 +175,23 @@ def ppi_mean(
     y, f, g = (np.asarray(v, dtype=float) for v in (y, f, g))
     n, big_n = len(y), len(g)
     codes, codes_u, n_cl = cluster_codes(clusters, clusters_unlabeled, n, big_n)
+    fixed = lam
     if lam is None:
         lam = ppi_lambda(y, f, g, codes, codes_u, n_cl)
     g_clusters = len(np.unique(codes))
     df = float(g_clusters - 1) if small_sample and g_clusters > 1 else float("inf")
-    scale = g_clusters / (g_clusters - 1) if np.isfinite(df) else 1.0
     z = stats.t.ppf(0.5 + confidence_level / 2, df)
     rect = y - lam * f
     estimate = lam * g.mean() + rect.mean()
-    influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
-    se = float(np.sqrt(scale * (influence @ influence)))
     human = float(y.mean())
-    human_influence = cluster_sums(y, codes, n_cl) / n
-    human_se = float(np.sqrt(scale * (human_influence @ human_influence)))
+    if np.isfinite(df):
+        v, v_human = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
+        se, human_se = float(np.sqrt(v)), float(np.sqrt(v_human))
+    else:
+        influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
+        se = float(np.sqrt(influence @ influence))
+        human_influence = cluster_sums(y, codes, n_cl) / n
+        human_se = float(np.sqrt(human_influence @ human_influence))
     return MeanEstimate(
         estimate=float(estimate),
         se=se,
@@ -208,19 +215,26 @@ def ipw_mean(
     probability: np.ndarray,
     *,
     clusters: np.ndarray | None = None,
+    strata: np.ndarray | None = None,
     lam: float | None = None,
     confidence_level: float = 0.95,
 ) -> MeanEstimate:
     """The prediction-powered mean when humans rated a sample of the pool drawn with known
-    probabilities (active inference, Zrnic & Candès 2024).
+    probabilities (active inference, Zrnic & Candès 2024), in its centred (Hájek) form.
 
     Every unit of the pool has a judge score ``f`` and an inclusion probability π; ``y`` is the human
-    score where the unit was sampled and NaN elsewhere. The estimate is the mean over the pool of
+    score where the unit was sampled and NaN elsewhere. With the Hájek means ȳ_H = Σ ξ y/π / Σ ξ/π
+    and f̄_H of the sampled units, the estimate is the difference (regression) estimator
 
-        z_i = λ f_i + ξ_i (y_i − λ f_i) / π_i        (ξ_i = 1 if unit i was sampled),
+        ȳ_H + λ (f̄ − f̄_H),        f̄ the judge's mean over the pool,
 
-    unbiased for the pool's human mean for every fixed λ; λ̂ minimises the cluster-robust variance
-    of the mean of z (clipped to [0, 1]), and the human-only answer is λ = 0 (Horvitz–Thompson).
+    and the human-only answer (λ = 0) is ȳ_H. Centring matters: the Horvitz–Thompson sum Σ ξ y/π
+    varies with the level of the scores, not only their spread, so it is a wider baseline than the
+    humans' own mean and overstates the judge's gain. The variance is that of the linearised
+    estimator, v_i = κ ξ_i (y_i − ȳ_H)/π_i + λ (f_i − κ ξ_i (f_i − f̄_H)/π_i), κ = D / Σ ξ/π over
+    the D units of the pool, from cluster sums centred within ``strata`` (a stratified draw:
+    the between-strata spread is fixed by the design) with the G_h / (G_h − 1) correction per
+    stratum; λ̂ minimises it (clipped to [0, 1]).
 
     Examples
     --------
@@ -229,30 +243,42 @@ def ipw_mean(
     >>> import numpy as np
     >>> f = np.arange(20.0); y = np.where(np.arange(20) % 4 == 0, f + 1, np.nan)
     >>> est = ipw_mean(y, f, np.full(20, 0.25), lam=1.0)
-    >>> float(est.estimate) == float(f.mean() + 1)
-    True
+    >>> bool(np.isclose(est.estimate, f.mean() + 1)), bool(np.isclose(est.human_estimate, 9.0))
+    (True, True)
 
     References
     ----------
     Zrnic, T. & Candès, E. J. (2024). Active statistical inference. *ICML 2024*.
+    Särndal, C.-E., Swensson, B. & Wretman, J. (1992). *Model Assisted Survey Sampling*. Springer
+    (the Hájek estimator, the difference estimator and their linearised, stratified variances).
     """
     f, probability = np.asarray(f, dtype=float), np.asarray(probability, dtype=float)
     y = np.asarray(y, dtype=float)
     sampled = np.isfinite(y)
     size = len(f)
     codes, _, n_cl = cluster_codes(clusters, None if clusters is None else np.array([]), size, 0)
-    a = np.where(sampled, np.nan_to_num(y) / probability, 0.0)
-    b = f - np.where(sampled, f / probability, 0.0)
+    weight = np.where(sampled, 1.0 / probability, 0.0)
+    kappa = size / weight.sum()
+    y_h = float(np.sum(weight * np.nan_to_num(y)) / weight.sum())
+    f_h = float(np.sum(weight * f) / weight.sum())
+    # the draw's share of the variance: the sampled units' deviations, weighted, with the finite-pool
+    # factor 1 − π, centred within strata
+    shrink = np.sqrt(np.where(sampled, 1.0 - probability, 0.0))
+    a = kappa * weight * shrink * (np.nan_to_num(y) - y_h)
+    c = kappa * weight * shrink * (f - f_h)
+    stratum = np.zeros(size, dtype=int) if strata is None else pd.factorize(np.asarray(strata))[0]
+    sa, sc = _stratified_sums(a, codes, n_cl, stratum), _stratified_sums(c, codes, n_cl, stratum)
     if lam is None:
-        sa, sb = cluster_sums(a, codes, n_cl), cluster_sums(b, codes, n_cl)
-        var_b = float(sb @ sb)
-        lam = float(np.clip(-float(sa @ sb) / var_b, 0.0, 1.0)) if var_b > 0 else 0.0
+        var_c = float(sc @ sc)
+        lam = float(np.clip(float(sa @ sc) / var_c, 0.0, 1.0)) if var_c > 0 else 0.0
+    # the pool's share: its human mean varies from pool to pool (the Hájek variance of y over D)
+    pool = cluster_sums(np.where(sampled, kappa * weight * (np.nan_to_num(y) - y_h), 0.0), codes, n_cl)
+    pool_var = float(pool @ pool) / size**2 * (sampled.sum() / size)
     z = stats.norm.ppf(0.5 + confidence_level / 2)
-    values = a + lam * b
-    spread = cluster_sums(values, codes, n_cl) / size
-    human_spread = cluster_sums(a, codes, n_cl) / size
-    estimate, human = float(values.mean()), float(a.mean())
-    se, human_se = float(np.sqrt(spread @ spread)), float(np.sqrt(human_spread @ human_spread))
+    estimate, human = y_h + lam * (float(f.mean()) - f_h), y_h
+    spread, human_spread = (sa - lam * sc) / size, sa / size
+    se = float(np.sqrt(spread @ spread + pool_var))
+    human_se = float(np.sqrt(human_spread @ human_spread + pool_var))
     return MeanEstimate(
         estimate=estimate,
         se=se,
@@ -267,3 +293,21 @@ def ipw_mean(
         n_unlabeled=int(size - sampled.sum()),
         n_clusters=len(np.unique(codes[sampled])),
     )
+
+
+def _stratified_sums(
+    values: np.ndarray, codes: np.ndarray, n_clusters: int, stratum: np.ndarray
+) -> np.ndarray:
+    """Cluster sums of ``values`` centred within each stratum, scaled by √(G_h / (G_h − 1)) with G_h
+    the clusters of stratum h; with one stratum, the plain centred cluster sums (:func:`cluster_sums`)."""
+    n_strata = int(stratum.max()) + 1 if len(stratum) else 0
+    if n_strata <= 1:
+        return cluster_sums(values, codes, n_clusters)
+    centred = values.astype(float).copy()
+    for h in range(n_strata):
+        members = stratum == h
+        g = len(np.unique(codes[members]))
+        centred[members] = (values[members] - values[members].mean()) * (
+            np.sqrt(g / (g - 1)) if g > 1 else 1.0
+        )
+    return np.bincount(codes, weights=centred, minlength=n_clusters)

@@ -57,6 +57,7 @@ class PPIOrdinal:
     contrasts: pd.DataFrame
     human_contrasts: pd.DataFrame
     converged: bool
+    cautions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -69,6 +70,7 @@ class PPIOrdinal:
             "contrasts": self.contrasts.to_dict(orient="records"),
             "human_contrasts": self.human_contrasts.to_dict(orient="records"),
             "converged": self.converged,
+            "cautions": list(self.cautions),
         }
 
     def summary(self) -> str:
@@ -82,6 +84,7 @@ class PPIOrdinal:
                 f"{r.system_a + ' - ' + r.system_b:<36} {r.estimate:8.3f} {r.se:7.3f} {r.p_adj:8.4f}  "
                 f"{h.estimate:10.3f} {h.se:7.3f}  {r.gain:.2f}"
             )
+        lines += [f"Caution: {c}" for c in self.cautions]
         return "\n".join(lines)
 
 
@@ -166,6 +169,35 @@ class _Problem:
             cols.append((self.terms(theta + step, lam)[1] - self.terms(theta - step, lam)[1]) / (2 * eps))
         h = np.array(cols)
         return (h + h.T) / 2
+
+
+def _tuned(problem: _Problem, phi0, codes, n_clusters: int, cautions: list[str]) -> float:
+    """PPI++'s λ for the system effects from the λ = 1 fit; 0 with a caution when that fit is singular."""
+    theta1, _, _ = problem.fit(1.0, phi0)
+    _, _, grads = problem.terms(theta1, 1.0)
+    try:
+        inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]
+    except np.linalg.LinAlgError:
+        # e.g. a category the judge never uses: no tuning possible
+        cautions.append(
+            "the λ = 1 fit that tunes λ is singular (a category the judge or the humans never use?): "
+            "λ = 0, the human-only estimate; bin the judge more coarsely to use it"
+        )
+        return 0.0
+    return tuned_lambda(inv_h, grads, codes, n_clusters)
+
+
+def _vcov(problem: _Problem, theta, lam: float, codes, codes_u, n_clusters: int) -> np.ndarray:
+    """The sandwich covariance at (θ, λ); a singular fit is one line, not a traceback."""
+    _, _, grads = problem.terms(theta, lam)
+    try:
+        inv_h = np.linalg.inv(problem.hessian(theta, lam))
+    except np.linalg.LinAlgError:
+        raise InsufficientDataError(
+            f"the proportional-odds fit is singular (λ = {lam:g}): some rating category or system has too "
+            "few ratings; merge sparse categories or rate more documents"
+        ) from None
+    return sandwich(inv_h, grads, lam, codes, codes_u, n_clusters)
 
 
 def ppi_ordinal(
@@ -257,21 +289,15 @@ def ppi_ordinal(
     logits = np.log(cum / (1 - cum))
     start = np.r_[logits[0], np.log(np.maximum(np.diff(logits), 0.1)), np.zeros(len(systems) - 1)]
     human_theta, phi0, ok_h = problem.fit(0.0, start)
+    cautions: list[str] = []
     if lam is None:
-        theta1, _, _ = problem.fit(1.0, phi0)
-        _, _, grads = problem.terms(theta1, 1.0)
-        inv_h = np.linalg.inv(problem.hessian(theta1, 1.0))[problem.k1 :]  # λ for the system effects
-        lam = tuned_lambda(inv_h, grads, codes, n_clusters)
+        lam = _tuned(problem, phi0, codes, n_clusters, cautions)
     theta, _, ok = problem.fit(lam, phi0)
-
-    def vcov_of(th, lm):
-        _, _, grads = problem.terms(th, lm)
-        return sandwich(np.linalg.inv(problem.hessian(th, lm)), grads, lm, codes, codes_u, n_clusters)
 
     k1 = n_cat - 1
     tables = []
     for th, lm in ((theta, lam), (human_theta, 0.0)):
-        v = vcov_of(th, lm)
+        v = _vcov(problem, th, lm, codes, codes_u, n_clusters)
         # β_s is the shift of system s's latent score: higher = better, as the CLMM's system effects
         tables.append(
             pairwise_contrasts(
@@ -292,4 +318,5 @@ def ppi_ordinal(
         contrasts=contrasts,
         human_contrasts=human_contrasts,
         converged=ok and ok_h,
+        cautions=tuple(cautions),
     )

@@ -201,7 +201,7 @@ def ppi_systems(
     judge_wide[row, col] = table["judge"].to_numpy()
     clusters = np.zeros(len(docs), dtype=int)
     clusters[row] = table["cluster"].to_numpy()
-    doc_weights = None if weights is None else weights.reindex(docs).to_numpy()
+    doc_weights, doc_strata = _per_document(weights, docs)
     blocks = items.clustering == "block"
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
@@ -221,8 +221,8 @@ def ppi_systems(
                 f"the judge scored no summary of system {system!r} beyond those the humans rated; PPI needs "
                 "judge scores of further summaries"
             )
-        pi = None if doc_weights is None else doc_weights[judged]
-        est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks)
+        pi, strata = (None if v is None else v[judged] for v in (doc_weights, doc_strata))
+        est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks, strata)
         targets.append(target)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
         for flag in _flags(y[np.isfinite(y)], est):
@@ -237,8 +237,8 @@ def ppi_systems(
             pair_rows.append({**names, **_columns(None)})
             targets.append(None)
             continue
-        pi = None if doc_weights is None else doc_weights[both]
-        est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks)
+        pi, strata = (None if v is None else v[both] for v in (doc_weights, doc_strata))
+        est, target = _estimate(y, f, clusters[both], pi, confidence_level, blocks, strata)
         targets.append(target)
         pair_rows.append({**names, **_columns(est)})
     usable = [t for t in targets if t is not None]
@@ -284,8 +284,9 @@ def ppi_systems(
     )
 
 
-def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.Series | None:
-    """The design's inclusion probability of every judged document, checked against the ratings."""
+def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The design's inclusion probability (and stratum, if any) of every judged document, checked
+    against the ratings."""
     if probabilities is None:
         return None
     if "document" not in probabilities or "probability" not in probabilities:
@@ -304,13 +305,27 @@ def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) ->
     chosen = values.reindex(documents)
     if ((chosen <= 0) | (chosen > 1)).any():
         raise RatingsError("probabilities: every probability must lie in (0, 1]")
-    return chosen
+    if "stratum" in table:  # a stratified draw: the variance is centred within strata
+        return pd.DataFrame(
+            {"probability": chosen, "stratum": table["stratum"].astype(str).reindex(documents)}
+        )
+    return chosen.to_frame("probability")
 
 
-def _estimate(y, f, clusters, probability, confidence_level, small_sample=False):
+def _per_document(
+    weights: pd.DataFrame | None, docs: pd.Index
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The inclusion probability and stratum (None when absent) of every document, in ``docs`` order."""
+    if weights is None:
+        return None, None
+    strata = weights["stratum"].reindex(docs).to_numpy() if "stratum" in weights else None
+    return weights["probability"].reindex(docs).to_numpy(), strata
+
+
+def _estimate(y, f, clusters, probability, confidence_level, small_sample=False, strata=None):
     """One PPI estimate (PPI++ or, with design probabilities, IPW) and its PPBoot target."""
     if probability is not None:
-        est = ipw_mean(y, f, probability, clusters=clusters, confidence_level=confidence_level)
+        est = ipw_mean(y, f, probability, clusters=clusters, strata=strata, confidence_level=confidence_level)
         return est, None  # PPBoot has no weighted form here: the IPW estimate gets no bootstrap interval
     labelled = np.isfinite(y)
     est = ppi_mean(
@@ -380,12 +395,14 @@ def _cautions(flags: dict[str, list[str]], judge: str, clustering: str) -> list[
         "than the humans'; putting them on the rating scale with a fixed linear map may narrow the "
         "intervals further",
         "small-skewed": f"at most {FEW_N} human-rated clusters, or at most {SMALL_N} on a skewed criterion "
-        f"(|skewness| ≥ {SKEWED:g}), for {{}}: normal intervals under-cover there in simulation (0.90–0.93 "
-        "instead of 0.95, docs/ppi.md); read the PPBoot interval beside them"
+        f"(|skewness| ≥ {SKEWED:g}), for {{}}: "
         + (
-            " (with blocks as clusters the t(G − 1) intervals held 0.92–0.94 and PPBoot 0.91–0.94)"
+            "with blocks as clusters the intervals are cluster-jackknife t(G − 1) intervals (λ re-tuned per "
+            "deleted block; they held 0.95 or more with 5 blocks in simulation, docs/ppi.md), and the gain "
+            "errs low; the PPBoot interval under-covers with so few clusters"
             if clustering == "block"
-            else ""
+            else "normal intervals under-cover there in simulation (0.90–0.93 instead of 0.95, docs/ppi.md); "
+            "read the PPBoot interval beside them"
         ),
     }
     return [texts[kind].format(", ".join(systems)) for kind, systems in flags.items() if systems]

@@ -6,12 +6,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable, frame_table
+
 RANK_COLUMNS = ("name", "estimate", "rank", "rank_low", "rank_high")
 """Columns of :attr:`RankSets.ranks` (and keys of the rows of ``ranks`` in the ``--json`` output)."""
 
 
 @dataclass(frozen=True, eq=False)
-class RankSets:
+class RankSets(Printable):
     """Confidence sets for ranks (Mogstad, Romano, Shaikh & Wilhelm 2024).
 
     ``ranks`` has one row per population, best estimate first: ``name``, ``estimate``, ``rank``
@@ -46,20 +49,24 @@ class RankSets:
             "best_set": list(self.best_set),
         }
 
-    def summary(self) -> str:
+    def blocks(self) -> tuple[Block, ...]:
         """The table as ``humaneval ranks`` prints it."""
-        width = max(4, *(len(str(n)) for n in self.ranks["name"]))
-        lines = [
-            f"{self.kind} {self.confidence:.0%} confidence sets for ranks (1 = "
-            f"{'lowest' if self.lower_is_better else 'highest'} estimate; {self.draws} draws)",
-            f"{'name':<{width}}  {'estimate':>10}  rank  set",
-        ]
-        for row in self.ranks.itertuples(index=False):
-            interval = (
-                f"{row.rank_low}" if row.rank_low == row.rank_high else f"{row.rank_low}–{row.rank_high}"
-            )
-            lines.append(f"{row.name:<{width}}  {row.estimate:>10.4g}  {row.rank:>4}  {interval}")
-        lines.append(f"may be the best: {', '.join(self.best_set)}")
+        shown = self.ranks.assign(
+            set=[
+                f"{r.rank_low}" if r.rank_low == r.rank_high else f"{r.rank_low}–{r.rank_high}"
+                for r in self.ranks.itertuples(index=False)
+            ]
+        )
+        sets = [f"may be the best: {', '.join(self.best_set)}"]
         if self.top is not None:
-            lines.append(f"may be among the {self.top} best: {', '.join(self.top_set)}")
-        return "\n".join(lines)
+            sets.append(f"may be among the {self.top} best: {', '.join(self.top_set)}")
+        return (
+            Paragraph(
+                (
+                    f"{self.kind} {self.confidence:.0%} confidence sets for ranks (1 = "
+                    f"{'lowest' if self.lower_is_better else 'highest'} estimate; {self.draws} draws)",
+                )
+            ),
+            frame_table(shown, {"name": None, "estimate": lambda v: f"{v:.4g}", "rank": None, "set": None}),
+            *(Paragraph((line,)) for line in sets),
+        )

@@ -359,8 +359,7 @@ def _assess_judges(
             from_ratings(ratings) if pool is None else load_annotations(ratings, pool),
             epsilon=settings.epsilon,
             profile=settings.profile,
-            n_resamples=settings.mean_resamples,
-            seed=settings.seed,
+            seed=settings.seed,  # the verdict's own resample count: the report and `humaneval judge` agree
         )
     except HumanEvalError as exc:  # too few items or humans for the alt-test: say why, report the rest
         notes.append(f"The LLM judges ({names}) were not assessed: {exc}")

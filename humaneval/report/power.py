@@ -35,7 +35,8 @@ from humaneval.clmm.model import OrdinalModel
 from humaneval.core.structure import DesignStructure
 from humaneval.errors import HumanEvalError
 from humaneval.simulate.designs import SimDesign
-from humaneval.simulate.experiment import simulate
+from humaneval.simulate.experiment import SimulationResult, simulate
+from humaneval.simulate.replicability import replicability
 from humaneval.simulate.table_design import TableDesign, read_design_table
 
 #: Fewest blocks with which ARTagg can reach p < 0.05 (its smallest p-value is 2^(1-B)).
@@ -72,6 +73,8 @@ class PowerNote:
     seed: int
     seconds: float
     planned: TableDesign | None = None
+    #: Probability that two independent runs give the same ranking / significant pairs (ARTagg's studies).
+    replicability: tuple[dict[str, Any], ...] = ()
 
     @property
     def artagg_can_reject(self) -> bool:
@@ -96,6 +99,7 @@ class PowerNote:
             "search": self.search.to_dict(orient="records"),
             "reaching": self.reaching,
             "seconds": self.seconds,
+            "replicability": list(self.replicability),
         }
 
 
@@ -186,7 +190,13 @@ def power_note(
         seed=seed,
         seconds=time.perf_counter() - start,
         planned=planned,
+        replicability=tuple(_replicability(base)) if simulated.blocks >= ART_MIN_BLOCKS else (),
     )
+
+
+def _replicability(result: SimulationResult) -> list[dict[str, Any]]:
+    cfg = result.config
+    return replicability(result.records, cfg.model.system_names, cfg.pairs, cfg.alpha).to_dict()
 
 
 def _search(

@@ -196,6 +196,8 @@ class SimulationResult:
     rungs: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     calibration: SimulationResult | None = None
+    #: The simulated studies' records (p-values and estimates per test and pair).
+    records: tuple[Record, ...] = ()
 
     def overall(self) -> pd.DataFrame:
         """The ``pair == "all"`` rows, one per test and aggregation level."""
@@ -416,7 +418,7 @@ def summarise(config: SimulationConfig, records: Sequence[Record], seconds: floa
         for r in records
         if "clmm" in r
     )
-    return SimulationResult(config, pd.DataFrame(rows), dict(rungs), seconds)
+    return SimulationResult(config, pd.DataFrame(rows), dict(rungs), seconds, records=tuple(records))
 
 
 def resolve_model(model: Any) -> OrdinalModel:

@@ -27,6 +27,7 @@ from humaneval.report.sections import (
     ppi,
     quality_control,
     reliability,
+    replicability,
     results,
     scale_use,
     study,
@@ -41,6 +42,7 @@ CRITERION_PARTS: list[CriterionPart] = [
     reliability.part,
     scale_use.part,
     power.part,
+    replicability.part,
 ]
 
 #: The sections of the report, in order (``results`` is one section per criterion).

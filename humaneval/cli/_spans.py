@@ -1,0 +1,123 @@
+"""Span tables in ``validate``, ``reliability`` and ``analyze``: the commands hand a span table here.
+
+A file is a span table when its header has ``start``, ``end`` and ``category`` columns
+(:func:`humaneval.spans.table.is_span_table`); see docs/spans.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from humaneval.cli._common import emit
+
+SCORING_CHOICES = ("mqm", "esa")
+"""The names of :data:`humaneval.spans.scoring.SCORING_RULES` (kept here so the CLI starts without pandas)."""
+
+
+def texts_option(func: Callable) -> Callable:
+    """``--texts TEXTS.csv``: the annotated texts (document, system, text) of a span table."""
+    return click.option(
+        "--texts",
+        default=None,
+        type=click.Path(dir_okay=False),
+        help="Span tables: the annotated texts (document, system, text) giving item lengths (docs/spans.md).",
+    )(func)
+
+
+def scoring_option(func: Callable) -> Callable:
+    """``--scoring mqm|esa``: the scoring rule turning a span table into item scores."""
+    return click.option(
+        "--scoring",
+        type=click.Choice(SCORING_CHOICES),
+        default=None,
+        help="Span tables: item scores by MQM weights or the annotators' ESA scores "
+        "(default: esa when the table has a score column, else mqm).",
+    )(func)
+
+
+def is_span_file(path: str) -> bool:
+    """Whether the file's header (first line) is that of a span table; unreadable files are not."""
+    from humaneval.spans.table import is_span_table
+
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            first = handle.readline()
+    except OSError:
+        return False
+    if Path(path).suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        try:
+            row = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(row, dict) and is_span_table(list(row))
+    delimiter = max(("\t", ";", ","), key=first.count)
+    return is_span_table([c.strip().strip('"') for c in first.split(delimiter)])
+
+
+def validate(path: str, texts: str | None, as_json: bool) -> None:
+    """``humaneval validate`` of a span table."""
+    from humaneval.spans.table import load_spans
+
+    table = load_spans(path, texts=texts)
+    data = table.data
+    info: dict[str, Any] = {
+        "file": path,
+        "kind": "span annotations",
+        "n_spans": len(table.spans),
+        "n_items": len(table.lengths),
+        "n_annotators": len(table.annotators),
+        "n_documents": int(data["document"].nunique()),
+        "n_systems": len(table.systems),
+        "n_unmarked": int(data["start"].isna().sum()),
+        "categories": table.categories,
+        "severities": sorted(table.spans["severity"].dropna().unique()),
+        "scores": "score" in data and bool(data["score"].notna().any()),
+    }
+
+    def render() -> str:
+        rows = [
+            ("spans", info["n_spans"]),
+            ("items", f"{info['n_items']} ({info['n_documents']} documents × {info['n_systems']} systems)"),
+            ("annotators", info["n_annotators"]),
+            ("marked error-free", f"{info['n_unmarked']} annotator × item"),
+            ("categories", ", ".join(info["categories"]) or "-"),
+            ("severities", ", ".join(info["severities"]) or "-"),
+            ("ESA scores", "yes" if info["scores"] else "no"),
+        ]
+        width = max(len(k) for k, _ in rows)
+        return "\n".join([f"{path}: valid (span annotations)"] + [f"  {k:<{width}}  {v}" for k, v in rows])
+
+    emit(info, as_json, render)
+
+
+def reliability(
+    path: str, texts: str | None, scoring: str | None, n_resamples: int, seed: int, as_json: bool
+) -> None:
+    """``humaneval reliability`` of a span table."""
+    from humaneval.spans.agreement import span_reliability
+    from humaneval.spans.table import load_spans
+
+    result = span_reliability(load_spans(path, texts=texts), scoring, n_resamples=n_resamples, seed=seed)
+    emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
+
+
+def analyze(
+    path: str, texts: str | None, scoring: str | None, options: dict[str, Any], as_json: bool
+) -> None:
+    """``humaneval analyze`` of a span table: item scores under ``scoring`` into the model."""
+    from humaneval.spans.analysis import analyze_spans
+    from humaneval.spans.scoring import default_scoring
+    from humaneval.spans.table import load_spans
+
+    table = load_spans(path, texts=texts)
+    result = analyze_spans(table, scoring or default_scoring(table), **options)
+    emit(
+        {"file": path, **result.to_dict()},
+        as_json,
+        lambda: f"{result.summary()}\n\n{result.analysis.summary()}",
+    )

@@ -1,0 +1,165 @@
+"""Span studies analysed: item scores under a scoring rule into the package's models.
+
+The spans of every annotator on every item become one score (:func:`item_scores`); the scores
+form a ratings table (``annotator, document, system, score``) that :func:`humaneval.analysis.analyze`
+fits with the model of a rating study (the CLMM with annotator and document effects), so systems
+get the same rank groups and contrasts as in any other study. Per-category error rates per system
+come beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from humaneval.core.ratings import load_ratings
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.printable import Printable, frame_table
+from humaneval.spans.scoring import get_scoring, item_scores
+from humaneval.spans.table import ITEM, SpanTable
+
+
+def category_rates(table: SpanTable) -> pd.DataFrame:
+    """Errors per annotated item, by system, category and severity.
+
+    Returns
+    -------
+    DataFrame
+        ``system, category, severity, errors, items, rate``: ``items`` counts annotator × item
+        views of the system, ``rate`` is ``errors / items``.
+
+    Examples
+    --------
+    >>> from humaneval.spans.table import load_spans
+    >>> t = load_spans(pd.DataFrame({"annotator": ["a", "b"], "document": "d", "system": "s",
+    ...     "start": [0, None], "end": [2, None], "severity": ["minor", None],
+    ...     "category": ["fluency", None], "length": 9}))
+    >>> category_rates(t)[["category", "errors", "items", "rate"]].to_dict("records")
+    [{'category': 'fluency', 'errors': 1, 'items': 2, 'rate': 0.5}]
+    """
+    views = table.items.groupby("system").size().rename("items")
+    spans = table.spans.assign(severity=table.spans["severity"].fillna(""))
+    errors = spans.groupby(["system", "category", "severity"]).size().rename("errors").reset_index()
+    out = errors.merge(views.reset_index(), on="system", how="left")
+    out["rate"] = out["errors"] / out["items"]
+    return out.sort_values(["system", "category", "severity"]).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class SpanAnalysis(Printable):
+    """The analysis of a span study.
+
+    Attributes
+    ----------
+    scoring : str
+        The scoring rule.
+    mean_score : dict
+        Mean item score per system (over annotators and items).
+    category_rates : DataFrame
+        :func:`category_rates`.
+    analysis : object
+        The model's result (:class:`~humaneval.analysis.workflow.Analysis`) on the item scores.
+    scores : DataFrame
+        The item scores analysed.
+    """
+
+    scoring: str
+    mean_score: dict[str, float]
+    category_rates: pd.DataFrame
+    analysis: Any
+    scores: pd.DataFrame
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scoring": self.scoring,
+            "mean_score": dict(self.mean_score),
+            "category_rates": self.category_rates.to_dict(orient="records"),
+            **self.analysis.to_dict(),
+        }
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The scoring rule, the mean score per system and the error rates by category; the model's
+        own results print beside them (``humaneval analyze``)."""
+        means = pd.DataFrame({"system": list(self.mean_score), "mean_score": list(self.mean_score.values())})
+        rates = self.category_rates.pivot_table(
+            index="category", columns="system", values="rate", aggfunc="sum", fill_value=0.0
+        )
+        note = (
+            "The CLMM below models the scores' order: its mean scores are of the ordered classes (1 = worst)."
+            if self.analysis.test == "clmm"
+            else "The test below takes the item scores themselves."
+        )
+        return (
+            Paragraph((f"span study scored by {get_scoring(self.scoring).title}",)),
+            frame_table(means, ["system", "mean_score"], caption=("mean score per system",)),
+            frame_table(
+                rates.reset_index(),
+                list(rates.reset_index().columns),
+                caption=("errors per item by category",),
+            ),
+            Paragraph((note,), "note"),
+        )
+
+
+MAX_LEVELS = 21
+"""Most distinct scores the CLMM takes as they are (its limit on ordinal categories)."""
+
+BINS = 10
+"""Ordered classes of the scores, at their quantiles, when there are more distinct scores."""
+
+
+def ordinal_scores(scores: pd.Series) -> pd.Series:
+    """The scores as ordered classes ``1..K`` for the CLMM, keeping their order.
+
+    Up to :data:`MAX_LEVELS` distinct scores each become a class; more are grouped into
+    :data:`BINS` classes at their quantiles (ties never split).
+
+    Examples
+    --------
+    >>> ordinal_scores(pd.Series([-6.0, 0.0, -1.0, 0.0])).tolist()
+    [1, 3, 2, 3]
+    """
+    if scores.nunique() <= MAX_LEVELS:
+        return scores.rank(method="dense").astype(int)
+    classes = pd.qcut(scores.rank(method="min"), BINS, labels=False, duplicates="drop")
+    return pd.Series(classes, index=scores.index).rank(method="dense").astype(int)
+
+
+def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> SpanAnalysis:
+    """Score every annotator's spans on every item and analyse the scores like ratings.
+
+    Parameters
+    ----------
+    table : SpanTable
+    scoring : str
+        A rule of :data:`~humaneval.spans.scoring.SCORING_RULES` (``mqm``, ``esa``).
+    **options
+        Passed to :func:`humaneval.analysis.analyze` (``test``, ``structure``, ``adjust``, ...).
+
+    Returns
+    -------
+    SpanAnalysis
+    """
+    from humaneval.analysis.workflow import analyze
+
+    rule = get_scoring(scoring)
+    scores = item_scores(table, rule)
+    test = options.pop("test", "clmm")
+    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
+        ratings = load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
+    else:
+        ratings = load_ratings(scores, response="score", continuous=True)
+    result = analyze(ratings, test, **options)
+    mean = scores.groupby("system")["score"].mean()
+    return SpanAnalysis(
+        scoring=rule.name,
+        mean_score={str(k): float(v) for k, v in mean.items()},
+        category_rates=category_rates(table),
+        analysis=result,
+        scores=scores,
+    )
+
+
+__all__ = ["ITEM", "SpanAnalysis", "analyze_spans", "category_rates"]

@@ -1,0 +1,123 @@
+"""Span tables through ``validate``, ``reliability`` and ``analyze``."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from humaneval.cli import main
+from humaneval.spans import item_scores, load_spans
+from humaneval.spans.simulate import simulate_spans
+from tests.conftest import shared_file
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("spans")
+    spans, texts = simulate_spans({"A": 0.5, "B": 2.5}, n_documents=8, n_annotators=3, seed=3)
+    spans.to_csv(folder / "spans.csv", index=False)
+    texts.to_csv(folder / "texts.csv", index=False)
+    return str(folder / "spans.csv"), str(folder / "texts.csv")
+
+
+def test_validate_recognises_span_annotations(study):
+    spans, texts = study
+    result = run("validate", spans, "--texts", texts)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{spans}: valid (span annotations)")
+    info = json.loads(run("validate", spans, "--texts", texts, "--json").output)
+    table = pd.read_csv(spans)
+    assert info["kind"] == "span annotations"
+    assert info["n_spans"] == int(table["start"].notna().sum())
+    assert info["n_items"] == 16 and info["n_annotators"] == 3
+
+
+def test_bad_span_row_is_one_line_and_exit_2(tmp_path, study):
+    spans, texts = study
+    table = pd.read_csv(spans)
+    first = int(table["start"].first_valid_index())
+    table.loc[first, "end"] = table.loc[first, "start"]
+    path = tmp_path / "bad.csv"
+    table.to_csv(path, index=False)
+    result = CliRunner().invoke(main, ["validate", str(path), "--texts", texts])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1
+    assert f"line {first + 2}: end is not after start" in lines[0]
+    missing = run("validate", spans)
+    assert missing.exit_code == 2 and "no item lengths: give the texts" in missing.output
+
+
+def test_reliability_json_of_the_worked_example():
+    path = str(shared_file("spans", "krippendorff2004.csv"))
+    out = json.loads(run("reliability", path, "--json", "--resamples", "0").output)
+    assert out["alpha_u"] == pytest.approx(0.8586654051841702, abs=1e-4)
+    assert out["alpha_u_by_category"]["c"] == pytest.approx(0.7286, abs=1e-4)
+    assert out["span_f1"] == pytest.approx(340 / 405)
+
+
+def test_reliability_json_keys(study):
+    spans, texts = study
+    out = json.loads(run("reliability", spans, "--texts", texts, "--json", "--resamples", "0").output)
+    assert {"alpha_u", "alpha_u_by_category", "span_f1", "score_alpha", "intervals"} <= set(out)
+    assert out["scoring"] == "esa" and -1 <= out["alpha_u"] <= 1
+
+
+@pytest.mark.parametrize("scoring", ["mqm", "esa"])
+def test_analyze_mean_score_per_system(study, scoring):
+    spans, texts = study
+    result = run("analyze", spans, "--texts", texts, "--scoring", scoring, "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index("{") :])
+    direct = item_scores(load_spans(spans, texts=texts), scoring).groupby("system")["score"].mean()
+    assert out["mean_score"] == pytest.approx(direct.to_dict())
+    assert out["scoring"] == scoring
+    table = pd.read_csv(spans)
+    errors_b = int(table[(table["system"] == "B")]["start"].notna().sum())
+    rates_b = sum(r["errors"] for r in out["category_rates"] if r["system"] == "B")
+    assert rates_b == errors_b
+    assert [(c["system_a"], c["system_b"]) for c in out["contrasts"]] == [("A", "B")]
+    assert out["contrasts"][0]["estimate"] > 0  # B has five times the errors of A
+
+
+def test_scoring_choices_are_the_registry():
+    from humaneval.cli._spans import SCORING_CHOICES
+    from humaneval.spans.scoring import SCORING_RULES
+
+    assert tuple(SCORING_RULES) == SCORING_CHOICES
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("annotator,document,system,start,end,severity,category,length\n", "header but no rows"),
+        (
+            "annotator,document,system,start,end,severity,category,length\na,d,s,0,5,minor,x,99999999999\n",
+            "length beyond",
+        ),
+        ("annotator,document,system,start,end,severity,category,length\na,d,s,0,1e400,minor,x,9\n", "finite"),
+        ("annotator,document,system,start,end,category\na,d,s,0,5,x\n", "no column 'severity'"),
+    ],
+)
+def test_hostile_span_files_are_one_line(tmp_path, content, message):
+    path = tmp_path / "spans.csv"
+    path.write_text(content, encoding="utf-8")
+    for command in ("validate", "reliability", "analyze"):
+        result = run(command, str(path))
+        assert result.exit_code == 2, (command, result.output)
+        assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_texts_file_without_a_text_column(tmp_path, study):
+    spans, _ = study
+    texts = tmp_path / "texts.csv"
+    texts.write_text("document,system,body\nd01,A,xyz\n", encoding="utf-8")
+    result = run("validate", spans, "--texts", str(texts))
+    assert result.exit_code == 2 and "no column 'text'; a texts file has the columns" in result.output
