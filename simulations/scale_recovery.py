@@ -34,7 +34,7 @@ def main() -> None:
         result = scale_heterogeneity(ScaleDesign(), args.replicates, seed=args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     result.replicates.to_csv(args.out / "scale_recovery.csv", index=False)
-    summary = result.summary()
+    summary = result.rates()
     lines = [
         "# Scale heterogeneity: recovery and calibration",
         "",

@@ -211,7 +211,7 @@ def test_recovery_and_calibration_in_a_few_replicates():
     design = ScaleDesign(n_annotators=20, docs_per_annotator=5)
     result = scale_heterogeneity(design, n_replicates=2, seed=11)
     assert len(result.replicates) == 2
-    summary = result.summary()
+    summary = result.rates()
     assert set(summary) >= {"standard_coverage", "scale_coverage", "scale_sd_coverage"}
     assert (result.replicates["scale_sd"] > 0).all()
 

@@ -93,7 +93,7 @@ class ScaleCalibration:
     design: ScaleDesign
     replicates: pd.DataFrame
 
-    def summary(self) -> dict[str, float]:
+    def rates(self) -> dict[str, float]:
         """Coverage of the 95 % intervals and rejection rates at 5 % (two-sided z tests)."""
         r, truth = self.replicates, self.design.effects[1] - self.design.effects[0]
         out: dict[str, float] = {"replicates": float(len(r))}
