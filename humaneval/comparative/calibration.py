@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,7 @@ from humaneval.comparative.mixed import fit_mixed_bt
 from humaneval.comparative.simulate import simulate_bws_study, simulate_pairwise_study
 from humaneval.core.deprecation import renamed
 from humaneval.methods import get_method
+from humaneval.stats.seeds import SeedLike
 
 #: Standard-error schemes compared: (name, bootstrap scheme or "model", floor at the model vcov).
 VARIANTS = (
@@ -61,8 +63,8 @@ class Scenario:
     docs_per_block: int = 5
     annotators_per_block: int = 3
 
-    def simulate(self, seed: int | np.random.Generator, blocks: int | None = None) -> pd.DataFrame:
-        size = {
+    def simulate(self, seed: SeedLike, blocks: int | None = None) -> pd.DataFrame:
+        size: dict[str, Any] = {
             "blocks": blocks or self.blocks,
             "docs_per_block": self.docs_per_block,
             "annotators_per_block": self.annotators_per_block,

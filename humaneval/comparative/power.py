@@ -180,7 +180,9 @@ class ComparativeDesign:
         if get_method(kind).unit == "tuple" and not 2 <= tuple_size < len(names):
             raise DesignError(f"bws tuple_size must be between 2 and {len(names) - 1}")
         rng = np.random.default_rng(seed)
-        ann, doc, members = [], [], []
+        ann: list[int] = []
+        doc: list[int] = []
+        members: list[tuple[int, ...]] = []
         for b in range(blocks):
             for d in range(b * docs, (b + 1) * docs):
                 shown = (
@@ -295,7 +297,7 @@ def parse_design(spec: str) -> ComparativeDesign | None:
     if match:
         kind, rest = match.group(1), match.group(2) or ""
         values: dict[str, Any] = dict(BLOCK_DEFAULTS)
-        extra = {"document_sd": 0.0, "seed": 1}
+        extra: dict[str, Any] = {"document_sd": 0.0, "seed": 1}
         for part in filter(None, (p.strip() for p in rest.split(","))):
             key, _, value = part.partition("=")
             key = key.strip().replace("-", "_")
@@ -830,7 +832,7 @@ def run_power(
             f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to a {design.kind} design; "
             "its power is simulated from --effect, --annotator-sd and the design (docs/analysis.md)"
         )
-    options = dict(
+    options: dict[str, Any] = dict(
         annotator_sd=DEFAULT_ANNOTATOR_SD if annotator_sd is None else annotator_sd,
         trials=trials,
         null=null,

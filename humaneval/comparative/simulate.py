@@ -26,6 +26,7 @@ import pandas as pd
 from humaneval.design.bws import bws_tuples
 from humaneval.errors import DesignError
 from humaneval.methods import get_method
+from humaneval.stats.seeds import SeedLike
 
 
 def _strengths(strengths: Sequence[float] | dict[str, float]) -> tuple[list[str], np.ndarray]:
@@ -90,7 +91,7 @@ def simulate_pairwise_study(
     annotator_sd: float = 0.0,
     document_sd: float = 0.0,
     tie: float = 0.0,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
 ) -> pd.DataFrame:
     """A pairwise table (two rows per comparison, ``opponent``, score 1/0/0.5): every pair per document.
 
@@ -126,7 +127,7 @@ def simulate_bws_study(
     bws_factor: float = 2.0,
     annotator_sd: float = 0.0,
     document_sd: float = 0.0,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
 ) -> pd.DataFrame:
     """A best–worst table (one row per shown summary, ``tuple_id``, score +1/−1/0).
 
@@ -159,7 +160,7 @@ def simulate_ranking_study(
     annotators_per_block: int = 3,
     annotator_sd: float = 0.0,
     document_sd: float = 0.0,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
 ) -> pd.DataFrame:
     """A ranking table (``rank``, 1 = best): every annotator ranks all summaries of each document."""
     rng = np.random.default_rng(seed)
@@ -180,7 +181,7 @@ def simulate_answers(
     *,
     annotator_sd: float = 0.0,
     tie: float = 0.0,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
     fail_checks: Sequence[str] = (),
 ) -> pd.DataFrame:
     """MTurk batch results of a pairwise, best–worst or ranking design filled in by simulated annotators.

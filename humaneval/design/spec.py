@@ -13,7 +13,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from humaneval.core.deprecation import caller_stacklevel
 from humaneval.core.platforms import DEFAULT_PLATFORM, PLATFORMS, get_platform
@@ -157,23 +157,33 @@ class DesignSpec:
         self._validate()
 
     @property
+    def _docs(self) -> tuple[Document, ...]:
+        """``documents`` as ``__post_init__`` left it."""
+        return cast("tuple[Document, ...]", self.documents)
+
+    @property
+    def _systems(self) -> tuple[str, ...]:
+        """``systems`` as ``__post_init__`` left it (never None after it)."""
+        return cast("tuple[str, ...]", self.systems)
+
+    @property
     def document_ids(self) -> tuple[str, ...]:
-        return tuple(d.id for d in self.documents)
+        return tuple(d.id for d in self._docs)
 
     def present_pairs(self) -> set[tuple[str, str]]:
         """(document, system) pairs that have a summary; all pairs when none were given."""
         if not self.summaries:
-            return {(d, s) for d in self.document_ids for s in self.systems}
+            return {(d, s) for d in self.document_ids for s in self._systems}
         return {(s.document, s.system) for s in self.summaries}
 
     def missing_pairs(self) -> list[tuple[str, str]]:
         present = self.present_pairs()
-        return [(d, s) for d in self.document_ids for s in self.systems if (d, s) not in present]
+        return [(d, s) for d in self.document_ids for s in self._systems if (d, s) not in present]
 
     def effective_blocking(self) -> tuple[int, int]:
         """(documents per block, annotators per block) after applying the family."""
         if self.family == "crossed":
-            return len(self.documents), self.annotators_per_block
+            return len(self._docs), self.annotators_per_block
         if self.family == "nested":
             return self.documents_per_block, 1
         return self.documents_per_block, self.annotators_per_block
@@ -181,13 +191,13 @@ class DesignSpec:
     def to_dict(self) -> dict[str, Any]:
         """Canonical JSON-able form with every text replaced by its SHA-256 digest."""
         out = asdict(self)
-        out["documents"] = [{"id": d.id, "text_sha256": text_digest(d.text)} for d in self.documents]
+        out["documents"] = [{"id": d.id, "text_sha256": text_digest(d.text)} for d in self._docs]
         out["summaries"] = [
             {"document": s.document, "system": s.system, "text_sha256": text_digest(s.text)}
             for s in self.summaries
         ]
         out["fillers"] = [text_digest(t) for t in self.fillers]
-        out["systems"] = list(self.systems)
+        out["systems"] = list(self._systems)
         out["check_kinds"] = list(self.check_kinds)
         if self.criteria:
             out["criteria"] = [c.to_dict() for c in self.criteria]
@@ -221,11 +231,11 @@ class DesignSpec:
     def _validate_items(self) -> None:
         """Unique document and system ids, no empty document text, at least one document."""
         _ids("document", self.document_ids)
-        for d in self.documents:
+        for d in self._docs:
             if d.text is not None and not d.text.strip():
                 raise DesignError(f"document {d.id!r} has an empty text; give its text or leave it out")
-        _ids("system", self.systems)
-        if not self.documents:
+        _ids("system", self._systems)
+        if not self._docs:
             raise DesignError("the design has no documents; give a count ≥ 1 or a list of ids")
 
     def _validate_sizes(self) -> None:
@@ -236,23 +246,23 @@ class DesignSpec:
                 raise DesignError(f"{name} must be a whole number ≥ 1, not {value!r}")
         if isinstance(self.checks_per_annotator, bool) or self.checks_per_annotator < 0:
             raise DesignError(f"checks_per_annotator must be ≥ 0, not {self.checks_per_annotator!r}")
-        if self.reference_system is not None and self.reference_system not in self.systems:
+        if self.reference_system is not None and self.reference_system not in self._systems:
             raise DesignError(
-                f"reference system {self.reference_system!r} is not among the systems {list(self.systems)}"
+                f"reference system {self.reference_system!r} is not among the systems {list(self._systems)}"
             )
-        if len(self.systems) < 2:
+        if len(self._systems) < 2:
             raise DesignError(
-                f"systems {list(self.systems)}: a human evaluation compares systems, so it needs at "
+                f"systems {list(self._systems)}: a human evaluation compares systems, so it needs at "
                 "least 2 systems"
             )
         if not 2 <= self.scale_points <= MAX_SCALE_POINTS:
             raise DesignError(
                 f"scale_points must be from 2 to {MAX_SCALE_POINTS} (e.g. 5 or 7), not {self.scale_points}"
             )
-        judgements = len(self.documents) * len(self.systems) * self.effective_blocking()[1]
+        judgements = len(self._docs) * len(self._systems) * self.effective_blocking()[1]
         if judgements > MAX_JUDGEMENTS:
             raise DesignError(
-                f"{len(self.documents)} documents × {len(self.systems)} systems × "
+                f"{len(self._docs)} documents × {len(self._systems)} systems × "
                 f"{self.effective_blocking()[1]} annotators each = {judgements} judgements; one design holds "
                 f"at most {MAX_JUDGEMENTS}: fewer annotators per block, or split the documents into rounds"
             )
@@ -264,10 +274,10 @@ class DesignSpec:
                     f"judgements_per_summary={jps} differs from annotators per block ({expected}); "
                     "every annotator of a block judges every summary of it, so set them equal"
                 )
-        if self.family == "blocks" and self.documents_per_block > len(self.documents):
+        if self.family == "blocks" and self.documents_per_block > len(self._docs):
             raise DesignError(
-                f"documents_per_block={self.documents_per_block} exceeds the {len(self.documents)} "
-                f"documents; use at most {len(self.documents)} or family='crossed'"
+                f"documents_per_block={self.documents_per_block} exceeds the {len(self._docs)} "
+                f"documents; use at most {len(self._docs)} or family='crossed'"
             )
 
     def _validate_method(self) -> None:
@@ -284,7 +294,7 @@ class DesignSpec:
                 raise DesignError("BWS factor must be > 0 and iterations ≥ 1")
         if method.unit == "pair":
             p = self.pairwise.pairs
-            n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
+            n_pairs = len(self._systems) * (len(self._systems) - 1) // 2
             if p != "all" and (isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_pairs):
                 raise DesignError(
                     f"pairs must be 'all' or a number of pairs per document in 1..{n_pairs}, not {p!r}"
@@ -323,13 +333,13 @@ class DesignSpec:
 
     def _bws_pool_size(self) -> int:
         if self.bws.scope == "block":
-            return self.effective_blocking()[0] * len(self.systems)
-        return len(self.systems)
+            return self.effective_blocking()[0] * len(self._systems)
+        return len(self._systems)
 
     def _validate_summaries(self) -> None:
         if not self.summaries:
             return
-        docs, systems, seen = set(self.document_ids), set(self.systems), set()
+        docs, systems, seen = set(self.document_ids), set(self._systems), set()
         for s in self.summaries:
             key = (s.document, s.system)
             if s.document not in docs:
@@ -345,9 +355,9 @@ class DesignSpec:
             seen.add(key)
         missing = self.missing_pairs()
         if missing and not self.allow_missing:
-            d, s = missing[0]
+            doc, system = missing[0]
             raise DesignError(
-                f"{len(missing)} (document, system) pairs have no summary, e.g. ({d!r}, {s!r}); "
+                f"{len(missing)} (document, system) pairs have no summary, e.g. ({doc!r}, {system!r}); "
                 "supply them or pass allow_missing=True to skip them"
             )
 

@@ -36,8 +36,9 @@ from humaneval.reliability.alpha import (
     prepare,
 )
 from humaneval.reliability.data import Orient, as_reliability_data
-from humaneval.reliability.seeding import SeedLike, resolve_seed
+from humaneval.reliability.seeding import resolve_seed
 from humaneval.stats.resampling import MIN_INTERVAL_CLUSTERS, cluster_caveat, percentile_interval
+from humaneval.stats.seeds import SeedLike
 
 DEFAULT_ALPHA_MIN = (0.9, 0.8, 0.7, 0.667, 0.6, 0.5)
 MIN_RESAMPLES = 1000

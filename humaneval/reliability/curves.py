@@ -25,8 +25,9 @@ from humaneval.core.deprecation import renamed
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.core.structure import cluster_labels
 from humaneval.errors import DesignError, RatingsError
-from humaneval.reliability.seeding import SeedLike, resolve_seed
+from humaneval.reliability.seeding import resolve_seed
 from humaneval.reliability.splithalf import group_sums, rowwise_pearson, single_criterion
+from humaneval.stats.seeds import SeedLike
 
 
 def time_reliability_curve(

@@ -6,7 +6,7 @@ import secrets
 
 import numpy as np
 
-SeedLike = int | np.random.Generator | None
+from humaneval.stats.seeds import SeedLike
 
 
 def resolve_seed(seed: SeedLike) -> tuple[np.random.Generator, int | None]:

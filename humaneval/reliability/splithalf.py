@@ -37,7 +37,8 @@ from humaneval.core.deprecation import caller_stacklevel
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.core.structure import cluster_labels
 from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError, ReliabilityWarning
-from humaneval.reliability.seeding import SeedLike, resolve_seed
+from humaneval.reliability.seeding import resolve_seed
+from humaneval.stats.seeds import SeedLike
 
 Split = Literal["blocks", "annotators_documents", "annotators"]
 STATISTICS = {

@@ -20,9 +20,10 @@ from humaneval.analysis.workflow import system_means
 from humaneval.core.deprecation import renamed
 from humaneval.core.ratings import Ratings
 from humaneval.core.structure import cluster_labels
-from humaneval.reliability.seeding import SeedLike, resolve_seed
+from humaneval.reliability.seeding import resolve_seed
 from humaneval.reliability.splithalf import group_sums
 from humaneval.stats.resampling import ClusterInterval, cluster_bootstrap
+from humaneval.stats.seeds import SeedLike
 
 
 @renamed(level="confidence_level")

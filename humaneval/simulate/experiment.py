@@ -579,7 +579,12 @@ def simulate(
         failure_rule=failure_rule,
     )
     _check_pairing_units(config)
-    run_options = {"workers": workers, "scheduler": scheduler, "resume": resume, "progress": progress}
+    run_options: dict[str, Any] = {
+        "workers": workers,
+        "scheduler": scheduler,
+        "resume": resume,
+        "progress": progress,
+    }
     result = _run(config, trials, checkpoint=checkpoint, **run_options)
     if not calibrate or null:
         return result

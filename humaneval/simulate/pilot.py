@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,7 +123,7 @@ def pilot_model(
     table = as_ratings(ratings)
     if table.response != "score":
         raise DesignError("a pilot for power simulation must hold scores (ratings), not ranks")
-    options = {}
+    options: dict[str, Any] = {}
     if formula is not None:
         if "formula" not in inspect.signature(fit_clmm).parameters:
             raise DesignError("--formula needs the general CLMM formula engine, which this version lacks")

@@ -48,6 +48,16 @@ def is_design_file(text: str) -> bool:
     return Path(text).suffix.lower() in (".csv", ".tsv", ".txt") or Path(text).is_file()
 
 
+def _file_designs(path: str) -> dict[str, TableDesign]:
+    """The tables of a design file; several questions on every screen make one table each."""
+    tables = read_design_table(path)
+    criteria = planned_criteria(path)
+    if len(tables) == 1 and len(criteria) > 1:
+        (table,) = tables.values()
+        tables = {name: replace(table, criterion=name) for name in criteria}
+    return tables
+
+
 def plan_study(
     design: str | SimDesign | TableDesign | None = None,
     model: Any = None,
@@ -121,10 +131,11 @@ def plan_study(
         source = (
             "the model file" if model is not None else "the built-in coherence model (Steen & Markert 2021)"
         )
+    designs: dict[str, SimDesign | TableDesign]
     if design is None:
         if pilot is not None:
             rows = pilot.without_checks().data
-            designs = TableDesign.from_frame(rows, "pilot design")
+            designs = dict(TableDesign.from_frame(rows, "pilot design"))
             if criterion is not None:
                 designs = {k: v for k, v in designs.items() if k in ("", criterion)}
         else:
@@ -132,11 +143,7 @@ def plan_study(
     elif isinstance(design, (SimDesign, TableDesign)):
         designs = {getattr(design, "criterion", ""): design}
     elif is_design_file(design):
-        designs = read_design_table(design)
-        criteria = planned_criteria(design)
-        if len(designs) == 1 and len(criteria) > 1:  # several questions on every screen: one table each
-            (plan,) = designs.values()
-            designs = {name: replace(plan, criterion=name) for name in criteria}
+        designs = dict(_file_designs(design))
         points = planned_scale_points(design)  # a pilot keeps the scale it was fitted on
         if points is not None and points != base.n_categories and fitted is None:
             base = with_scale_points(base, points)
