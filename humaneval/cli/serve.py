@@ -101,10 +101,15 @@ def init(
                 (
                     f"  Prolific STUDY_ID: {study.prolific_study_id}"
                     if study.prolific_study_id
-                    else "  Prolific STUDY_ID: not set; after creating the study on Prolific run "
-                    f"'humaneval serve set-study-id {study.study_dir} STUDY_ID' (or serve --pilot to try it)"
+                    else "  Prolific STUDY_ID: not set yet; 'humaneval prolific create' records it "
+                    "(docs/prolific.md)"
                 ),
-                f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000",
+                (
+                    f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000"
+                    if study.prolific_study_id
+                    else f"  next: humaneval prolific create {study.study_dir} --serve-url https://… --execute "
+                    f"(or try the forms first: humaneval serve {study.study_dir} --pilot)"
+                ),
             ]
         )
 
