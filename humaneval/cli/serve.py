@@ -107,8 +107,8 @@ def init(
                 (
                     f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000"
                     if study.prolific_study_id
-                    else f"  next: humaneval prolific create {study.study_dir} --serve-url https://… --execute "
-                    f"(or try the forms first: humaneval serve {study.study_dir} --pilot)"
+                    else f"  next: humaneval prolific create {study.study_dir} --serve-url https://… "
+                    f"--execute (or try the forms first: humaneval serve {study.study_dir} --pilot)"
                 ),
             ]
         )

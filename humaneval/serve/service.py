@@ -96,9 +96,9 @@ class StudyService:
         if self.study_id is None and not pilot:
             raise DesignError(
                 f"{self.store.path}: no Prolific STUDY_ID is set, so any link would be admitted; create the "
-                "study on Prolific first ('humaneval prolific create STUDY_DIR --execute' records it; for a study "
-                "made in Prolific's web app 'humaneval serve set-study-id STUDY_DIR STUDY_ID'), or run a pilot "
-                "with --pilot"
+                "study on Prolific first ('humaneval prolific create STUDY_DIR --execute' records it; for a "
+                "study made in Prolific's web app 'humaneval serve set-study-id STUDY_DIR STUDY_ID'), or run "
+                "a pilot with --pilot"
             )
         self.limiter = StartLimiter(start_limit)
 
