@@ -58,10 +58,26 @@ def command() -> None:
     """Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'."""
 
 
+def _texts(design: str, texts: str | None, documents: str | None, placeholder: bool):
+    """The texts ``serve init`` would take for DESIGN (None: the design's own)."""
+    from humaneval.forms.screens import design_frame
+    from humaneval.forms.texts import load_texts, placeholder_texts
+    from humaneval.forms.write import load_design
+
+    if placeholder and texts:
+        raise click.UsageError("give --texts or --placeholder-texts, not both")
+    if placeholder:
+        return placeholder_texts(design_frame(load_design(design)))
+    return load_texts(texts, documents) if texts else None
+
+
 @contextmanager
-def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator[tuple[Study, Path]]:
-    """``(study, folder)`` of SOURCE: itself, or one made from a design (made for real only with
-    --execute; a dry run plans from a scratch copy)."""
+def _study_folder(
+    source: str, study_dir: str | None, execute: bool, texts: tuple[str | None, str | None, bool]
+) -> Iterator[tuple[Study, Path]]:
+    """``(study, folder)`` of SOURCE: itself, or one made from a design and ``texts`` (``--texts``,
+    ``--documents``, ``--placeholder-texts``; made for real only with --execute; a dry run plans
+    from a scratch copy)."""
     from humaneval.errors import DesignError
     from humaneval.io.studydb import DB_NAME
     from humaneval.serve.study import create_study, open_study
@@ -78,10 +94,10 @@ def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator
     if (target / DB_NAME).exists():
         yield open_study(target), target
     elif execute:
-        yield create_study(source, target), target
+        yield create_study(source, target, texts=_texts(source, *texts)), target
     else:
         with tempfile.TemporaryDirectory() as scratch:
-            yield create_study(source, Path(scratch) / "study"), target
+            yield create_study(source, Path(scratch) / "study", texts=_texts(source, *texts)), target
 
 
 @command.command("create")
@@ -89,6 +105,18 @@ def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator
 @click.option("--serve-url", required=True, help="The https:// address where 'humaneval serve' runs.")
 @click.option(
     "--study-dir", default=None, help="Study folder to create from a design (default: <design>_study)."
+)
+@click.option(
+    "--texts",
+    type=InputFile(),
+    default=None,
+    help="With a design: texts.json, or a table document, system, text (default: the design's own).",
+)
+@click.option(
+    "--documents", type=InputFile(), default=None, help="With a design and --texts: source documents."
+)
+@click.option(
+    "--placeholder-texts", is_flag=True, help="With a design: labelled placeholder texts (pilots, demos)."
 )
 @click.option("--name", default=None, help="Study name participants see (default: the study's title).")
 @click.option("--description", default=None, help="Study description participants see.")
@@ -120,7 +148,8 @@ def create(source: str, study_dir: str | None, execute: bool, token: str | None,
         ) from None
     if not all(isinstance(f, dict) and "filter_id" in f for f in filters):
         raise DesignError("--filter: each filter is a JSON object with a filter_id")
-    with _study_folder(source, study_dir, execute) as (study, target):
+    texts = (o.pop("texts"), o.pop("documents"), o.pop("placeholder_texts"))
+    with _study_folder(source, study_dir, execute, texts) as (study, target):
         record = read_record(study.study_dir)
         if study.prolific_study_id and not record.get("study_id"):
             record = {"study_id": study.prolific_study_id}  # set by 'serve set-study-id'

@@ -55,7 +55,7 @@ def command() -> None:
     default=None,
     help="Prolific's STUDY_ID: only links carrying it are admitted (or set it later with set-study-id).",
 )
-@click.option("--title", default="Annotation task", show_default=True, help="Page title.")
+@click.option("--title", default=None, help="Page title [Judge summaries (<design id>)].")
 @click.option(
     "--placeholder-texts", is_flag=True, help="Use labelled placeholder texts (layout pilots, demos)."
 )

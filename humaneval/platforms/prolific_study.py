@@ -30,7 +30,7 @@ import pandas as pd
 from humaneval.core.platforms import PROLIFIC
 from humaneval.errors import DesignError, PayBelowMinimumError, PlatformError
 from humaneval.platforms.prolific import call, pages, path_id, read_state
-from humaneval.serve.study import Study, open_study, set_study_id
+from humaneval.serve.study import Study, default_title, open_study, set_study_id
 
 RECORD = "prolific.json"
 #: Study transitions by command: (action, statuses it applies to).
@@ -187,7 +187,7 @@ def draft_body(
     if group_id:
         all_filters.append({"filter_id": "participant_group_blocklist", "selected_values": [group_id]})
     body: dict[str, Any] = {
-        "name": name or config.get("title") or f"Judge summaries ({design.design_id})",
+        "name": name or _own_title(config.get("title")) or default_title(design),
         "internal_name": f"humaneval {design.design_id} {study.key}",
         "description": description
         or (
@@ -241,6 +241,11 @@ def find_or_create_group(
         safe=False,
     )
     return str(made["id"]), True
+
+
+def _own_title(title: str | None) -> str | None:
+    """A title the researcher chose: the old default every study shared is not one."""
+    return None if title == "Annotation task" else title
 
 
 def create_draft(
