@@ -282,7 +282,12 @@ def status(
     def render() -> str:
         lines = [f"study {study_id} is {state}: {len(frame)} submissions"]
         lines += [f"  {s}: {n}" for s, n in sorted(counts.items())]
-        lines += [f"  {r['status']} {r['submission_id']}: {r['outcome']}" for r in released]
+        lines += [
+            f"  {r['status']} {r['submission_id']} (participant {r['participant_id']}"
+            + (f", slot {r['slot']}" if r["slot"] else "")
+            + f"): {r['outcome']}"
+            for r in released
+        ]
         return "\n".join(lines)
 
     emit(
@@ -338,7 +343,6 @@ def review(
 ) -> None:
     """Approve (in bulk) or reject the submissions awaiting review by the QC rules (reject: ≥ 2 failed
     IMCs)."""
-    from humaneval.cli.mturk import _emit_plan
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.platforms.prolific import apply_review, list_submissions, review_plan
 
@@ -348,7 +352,22 @@ def review(
         plan = apply_review(plan, client)
     if plan_out:
         write_safe_table(plan, plan_out)
-    _emit_plan(plan, execute, as_json, key="submission_id")
+    counts = plan["action"].value_counts().to_dict()
+
+    def render() -> str:
+        verb = "done" if execute else "planned (dry run; add --execute to act)"
+        lines = [
+            f"{counts.get('approve', 0)} approve, {counts.get('reject', 0)} reject, "
+            f"{counts.get('review', 0)} to review by hand: {verb}"
+        ]
+        lines += [
+            f"  {r['action']:7} {r['submission_id']} (participant {r['participant_id']}, "
+            f"slot {r['slot'] or 'none'}) {r['annotator'] or ''}: {r['reason']}"
+            for r in plan.to_dict(orient="records")
+        ]
+        return "\n".join(lines)
+
+    emit({"executed": execute, "counts": counts, "plan": plan.to_dict(orient="records")}, as_json, render)
 
 
 @command.command("bonus")

@@ -344,7 +344,8 @@ def feed_back(
     """Free the slots of submissions Prolific reports returned, timed out or rejected.
 
     Each submission is fed back once (recorded in ``prolific.json``). Returns one row per
-    submission fed back: ``submission_id``, ``status``, ``outcome`` (``freed``, ``released``:
+    submission fed back: ``submission_id``, ``participant_id`` (Prolific's), ``slot`` (the
+    server's, when it knew the participant), ``status``, ``outcome`` (``freed``, ``released``:
     the slot had already gone, ``not on the server``: the participant never started there,
     ``complete on the server``: the answers are kept; the slot is not reopened).
     """
@@ -365,10 +366,18 @@ def feed_back(
                 raise PlatformError(f"the collection server refused to release {row.id}: {answer['error']}")
         else:
             outcome = "freed" if answer.get("slot_freed") else "released"
-        rows.append({"submission_id": row.id, "status": row.status, "outcome": outcome})
+        rows.append(
+            {
+                "submission_id": row.id,
+                "participant_id": row.participant_id,
+                "slot": answer.get("slot"),
+                "status": row.status,
+                "outcome": outcome,
+            }
+        )
         done.add(row.id)
         write_record(study.study_dir, {**record, "fed_back": sorted(done)})
-    return pd.DataFrame(rows, columns=["submission_id", "status", "outcome"])
+    return pd.DataFrame(rows, columns=["submission_id", "participant_id", "slot", "status", "outcome"])
 
 
 def open_prolific_study(study_dir: str | Path, study_id: str | None = None) -> tuple[Study, str]:
