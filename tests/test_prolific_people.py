@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -82,3 +83,46 @@ def test_status_names_prolific_ids_and_the_freed_slot(live):
     assert row["slot"] == slots["P3"]
     fake_text = run("prolific", "status", made.study_dir, "--no-release").output
     assert "P3" not in fake_text  # nothing released twice, nothing listed as released
+
+
+def test_a_rejected_participant_is_left_out_and_their_place_reopened(live, fake):
+    made, study_id, subs, slots, app = live
+    places = fake.studies[study_id]["total_available_places"]
+    done = run("prolific", "review", made.study_dir, "--execute")
+    assert done.exit_code == 0, done.output
+    assert fake.submissions[subs["P2"]]["status"] == "REJECTED"
+    assert "1 rejected participant(s) (P2) still hold their places" in done.output
+    assert "left out of the ratings" in done.output
+    assert fake.studies[study_id]["total_available_places"] == places  # only offered, not done
+
+    results = read_prolific(made.study_dir, include_pids=True)
+    people = results.participants.set_index("prolific_pid")
+    assert people["rejected"].to_dict() == {"P1": False, "P2": True, "P3": False}
+    kept = set(results.ratings.data["annotator"])
+    assert people.loc["P1", "annotator"] in kept and people.loc["P2", "annotator"] not in kept
+    table = results.table
+    assert table.loc[table["prolific_pid"] == "P2", "rejected"].all()
+    assert not table.loc[table["prolific_pid"] == "P1", "rejected"].any()
+    written = run("collect", "prolific", made.study_dir, "--out", made.study_dir / "ratings.csv", "--json")
+    assert json.loads(written.output)["rejected"] == 1
+    said = run("collect", "prolific", made.study_dir, "--out", made.study_dir / "again.csv").output
+    assert "1 participant(s) rejected on Prolific (prolific.json) left out of" in said
+
+    reopened = run("prolific", "review", made.study_dir, "--execute", "--reopen", "--json")
+    assert reopened.exit_code == 0, reopened.output
+    answer = json.loads(reopened.output)["reopened"]
+    assert answer == {"participants": ["P2"], "slots": [slots["P2"]], "places": places + 1, "done": True}
+    assert fake.studies[study_id]["total_available_places"] == places + 1
+    with sqlite3.connect(made.study_dir / "study.sqlite") as db:
+        state = db.execute("SELECT state, participant FROM slot WHERE name = ?", (slots["P2"],)).fetchone()
+    assert state == ("free", None)
+    # the next participant takes a free slot and completes it; the rejected one stays rejected
+    fake.arrive(study_id, "P7")
+    take_part(app, made.key, make_design(), study_id, "P7")
+    again = json.loads(run("prolific", "review", made.study_dir, "--execute", "--reopen", "--json").output)
+    assert (
+        again["reopened"]["participants"] == []
+        and fake.studies[study_id]["total_available_places"] == places + 1
+    )
+    after = read_prolific(made.study_dir, include_pids=True).participants.set_index("prolific_pid")
+    assert not after.loc["P7", "surplus"] and after.loc["P7", "complete"] and after.loc["P2", "rejected"]

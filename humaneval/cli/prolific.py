@@ -330,6 +330,11 @@ def submissions(study_dir: str, study_id: str | None, token: str | None, as_json
 @click.option(
     "--plan", "plan_out", type=click.Path(dir_okay=False), default=None, help="Write the plan (CSV)."
 )
+@click.option(
+    "--reopen",
+    is_flag=True,
+    help="Reopen the places of rejected participants: free their slots, one more place each on Prolific.",
+)
 @study_id_option
 @token_option
 @json_option
@@ -337,6 +342,7 @@ def review(
     study_dir: str,
     execute: bool,
     plan_out: str | None,
+    reopen: bool,
     study_id: str | None,
     token: str | None,
     as_json: bool,
@@ -345,14 +351,18 @@ def review(
     IMCs)."""
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.platforms.prolific import apply_review, list_submissions, review_plan
+    from humaneval.platforms.prolific_study import record_rejections, reopen_places
+    from humaneval.serve.study import open_study
 
     client, study_id = _setup(study_dir, study_id, token)
     plan = review_plan(list_submissions(client, study_id), study_dir)
     if execute:
         plan = apply_review(plan, client)
+        record_rejections(study_dir, plan)
     if plan_out:
         write_safe_table(plan, plan_out)
     counts = plan["action"].value_counts().to_dict()
+    reopened = reopen_places(open_study(study_dir), client, study_id, execute=execute and reopen)
 
     def render() -> str:
         verb = "done" if execute else "planned (dry run; add --execute to act)"
@@ -365,9 +375,35 @@ def review(
             f"slot {r['slot'] or 'none'}) {r['annotator'] or ''}: {r['reason']}"
             for r in plan.to_dict(orient="records")
         ]
+        people = ", ".join(reopened["participants"])
+        if reopened["done"]:
+            lines.append(
+                f"reopened {len(reopened['participants'])} place(s) of rejected participants ({people}): "
+                f"slots {', '.join(str(s) for s in reopened['slots'])} free again; "
+                f"Prolific now has {reopened['places']} places"
+            )
+        elif reopened["participants"]:
+            lines.append(
+                f"{len(reopened['participants'])} rejected participant(s) ({people}) still hold their "
+                f"places; reopen them with 'humaneval prolific review {study_dir} --execute --reopen'"
+            )
+        if execute and counts.get("reject"):
+            lines.append(
+                "rejected participants' rows are marked 'rejected' and left out of the ratings "
+                "'humaneval collect prolific' writes"
+            )
         return "\n".join(lines)
 
-    emit({"executed": execute, "counts": counts, "plan": plan.to_dict(orient="records")}, as_json, render)
+    emit(
+        {
+            "executed": execute,
+            "counts": counts,
+            "plan": plan.to_dict(orient="records"),
+            "reopened": reopened,
+        },
+        as_json,
+        render,
+    )
 
 
 @command.command("bonus")

@@ -292,6 +292,27 @@ class StudyService:
             )
         return {"released": True, "slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
 
+    def reopen(self, pid: str) -> dict[str, Any]:
+        """Free the slot of a participant who completed it but was rejected on Prolific, so the
+        place Prolific reopens is taken by someone new; their answers stay on record."""
+        with self.store.write() as c:
+            row = c.execute(
+                "SELECT * FROM participant WHERE study = ? AND prolific_pid = ?", (self.key, pid)
+            ).fetchone()
+            if row is None:
+                raise ApiError(404, "unknown_participant", ["no participant with this Prolific ID"])
+            freed = c.execute(
+                "UPDATE slot SET state = 'free', participant = NULL, reserved_at = NULL, completed_at = NULL "
+                "WHERE id = ? AND participant = ?",
+                (row["slot"], row["id"]),
+            ).rowcount
+            if freed:
+                c.execute(
+                    "UPDATE participant SET released_at = ?, released_by = 'admin' WHERE id = ?",
+                    (self.clock(), row["id"]),
+                )
+        return {"slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
+
     def status(self) -> dict[str, Any]:
         """``GET /admin/<key>/status``: per block planned, reserved, complete, released, late."""
         with self.store.read() as c:
