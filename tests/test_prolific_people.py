@@ -118,7 +118,7 @@ def test_a_rejected_participant_is_left_out_and_their_place_reopened(live, fake)
     assert state == ("free", None)
     # the next participant takes a free slot and completes it; the rejected one stays rejected
     fake.arrive(study_id, "P7")
-    take_part(app, made.key, make_design(), study_id, "P7")
+    assert take_part(app, made.key, make_design(), study_id, "P7") == slots["P2"]  # the first free slot
     again = json.loads(run("prolific", "review", made.study_dir, "--execute", "--reopen", "--json").output)
     assert (
         again["reopened"]["participants"] == []
