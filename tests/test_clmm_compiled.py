@@ -1,8 +1,8 @@
 """When fits load the compiled kernels (humaneval.clmm.compiled): by expected saving against the load.
 
-The rule is deterministic (sizes, not timings): a one-shot fit of the 1,500-rating study stays on
-numpy in a fresh process, a large fit loads the kernels, small fits load them once their summed
-savings pay for the load, and a process that has them uses them for every later fit.
+The rule is deterministic (sizes, not timings or history): a one-shot fit of the 1,500-rating study
+stays on numpy, a large fit loads the kernels, and inside a power run (warm_kernels) every fit uses
+them; what earlier fits of the process did never changes a fit's path (one table, one answer).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ CROSSED = "rating ~ temp + contact + (1|judge) + (1|bottle)"
 
 @pytest.fixture
 def fresh(monkeypatch):
-    """A process state where no kernel has been loaded and nothing forgone."""
+    """A process state where no kernel has been loaded and no power run is under way."""
     monkeypatch.delenv("HUMANEVAL_FUSED", raising=False)
     monkeypatch.delenv("HUMANEVAL_FASTPATH", raising=False)
     monkeypatch.setattr(compiled, "_loaded", [False])
-    monkeypatch.setattr(compiled, "_forgone", [0.0])
+    monkeypatch.setattr(compiled, "_warm", [0])
 
 
 @pytest.fixture(scope="module")
@@ -40,19 +40,22 @@ def wine() -> pd.DataFrame:
     return pd.read_csv(DATA / "wine.csv")
 
 
-def test_savings_add_up_to_the_load_cost(fresh):
+def test_a_fit_pays_its_own_load_or_runs_in_a_power_run(fresh):
     small = compiled.LOAD_SECONDS / 2.5
-    assert [compiled.worth(small) for _ in range(4)] == [False, False, True, True]
-    assert compiled.worth(0.0)  # the third call decided to load: from then on, every fit
+    assert [compiled.worth(small) for _ in range(4)] == [False] * 4  # no history: one table, one answer
+    assert compiled.worth(compiled.LOAD_SECONDS)
+    with compiled.warm_kernels():
+        assert compiled.worth(0.0)
+    assert not compiled.worth(small)
 
 
-def test_a_loaded_process_uses_the_kernels_and_settings_override(fresh, monkeypatch):
-    assert not compiled.worth(0.01)
+def test_a_loaded_process_decides_as_a_fresh_one_and_settings_override(fresh, monkeypatch):
     compiled.mark_loaded()
-    assert compiled.worth(0.0)
+    assert not compiled.worth(0.01)
     monkeypatch.setenv("HUMANEVAL_FUSED", "0")
     assert not compiled.worth(100.0)
-    monkeypatch.setattr(compiled, "_loaded", [False])
+    with compiled.warm_kernels():
+        assert not compiled.worth(100.0)
     monkeypatch.setenv("HUMANEVAL_FUSED", "1")
     assert compiled.worth(0.0)
 

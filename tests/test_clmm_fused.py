@@ -71,16 +71,17 @@ def test_fits_equal_the_numpy_path(likert_path, monkeypatch, structure):
     np.testing.assert_allclose(np.sqrt(np.diag(compiled.vcov)), np.sqrt(np.diag(general.vcov)), rtol=1e-4)
 
 
-def test_large_calls_use_the_loaded_kernel_small_ones_when_asked(monkeypatch):
+def test_large_calls_use_the_kernel_chosen_for_the_fit_small_ones_when_asked(monkeypatch):
     from humaneval.clmm import compiled
 
     monkeypatch.delenv("HUMANEVAL_FUSED", raising=False)
-    monkeypatch.setattr(compiled, "_loaded", [False])
+    monkeypatch.setattr(fused, "_this_fit", [False])
+    monkeypatch.setattr(compiled, "_loaded", [True])  # loaded by an earlier fit: no matter
     assert not fused.wanted(10**7)
-    monkeypatch.setattr(compiled, "_loaded", [True])
+    fused.choose(True)
     assert fused.wanted(fused.MIN_ROWS) and not fused.wanted(fused.MIN_ROWS - 1)
     monkeypatch.setenv("HUMANEVAL_FUSED", "0")
     assert not fused.wanted(10**7)
-    monkeypatch.setattr(compiled, "_loaded", [False])
+    fused.choose(False)
     monkeypatch.setenv("HUMANEVAL_FUSED", "1")
     assert fused.wanted(1)

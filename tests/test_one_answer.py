@@ -52,18 +52,23 @@ def _api(table: pd.DataFrame) -> list[dict]:
     return [result.to_dict() for result in found]
 
 
+#: The CLMM's compiled and numpy paths agree to 1e-8 (tests/test_clmm_scalar.py); which one a fit takes
+#: depends on the fits before it in the process (humaneval.clmm.compiled), and the three doors here run
+#: in one process.
+RTOL = 1e-7
+
+
 def _same(left: dict, right: dict) -> None:
     """Same model, estimates and p-values (JSON round trip: compare as floats)."""
     for key in ("test", "kind", "criterion", "structure", "formula", "reference"):
         assert left[key] == right[key], key
     for key in ("contrasts", "groups"):
         a, b = pd.DataFrame(left[key]), pd.DataFrame(right[key])
-        assert list(a["estimate"].round(10)) == list(b["estimate"].round(10))
+        np.testing.assert_allclose(a["estimate"].astype(float), b["estimate"].astype(float), rtol=RTOL)
     a, b = pd.DataFrame(left["contrasts"]), pd.DataFrame(right["contrasts"])
     assert list(a["system_a"]) == list(b["system_a"]) and list(a["system_b"]) == list(b["system_b"])
-    np.testing.assert_allclose(a["p_adj"].astype(float), b["p_adj"].astype(float), rtol=1e-9)
-    np.testing.assert_allclose(a["p_unadj"].astype(float), b["p_unadj"].astype(float), rtol=1e-9)
-    np.testing.assert_allclose(a["se"].astype(float), b["se"].astype(float), rtol=1e-9)
+    for key in ("p_adj", "p_unadj", "se"):
+        np.testing.assert_allclose(a[key].astype(float), b[key].astype(float), rtol=RTOL, atol=1e-12)
 
 
 @pytest.mark.parametrize("kind", list(TABLES))

@@ -78,6 +78,7 @@ def fit_formula(
     threshold: str = "flexible",
     reference: dict[str, str] | None = None,
     progress: bool | Callable[[str], None] = False,
+    scale: str | None = None,
     **options: Any,
 ) -> FitResult:
     """Fit ``formula`` to any data frame with the native engine, R, or both.
@@ -105,6 +106,9 @@ def fit_formula(
         Reference level per factor column.
     progress : bool or callable
         %(r_progress)s
+    scale : str, optional
+        Scale effects, ``"~ annotator"`` (fixed) or ``"~ (1 | annotator)"`` (a random log-scale):
+        :mod:`humaneval.clmm.scale`, native engine only; the formula then may have no random term.
     **options
         Passed to the native engine.
 
@@ -139,7 +143,11 @@ def fit_formula(
     reference = dict(reference or {})
     if "system" in data.columns and "system" not in reference and "system" in parse_formula(formula).fixed:
         reference["system"] = choose_reference(sorted(map(str, data["system"].dropna().unique())))
-    spec = clmm_spec(parsed, data, reference=reference, threshold=threshold)
+    if scale is not None and engine != "native":
+        raise OptionError(
+            "scale effects are fitted by the native engine only (ordinal::clmm has none); use --engine native"
+        )
+    spec = clmm_spec(parsed, data, reference=reference, threshold=threshold, scale=scale)
     fits = {}
     if engine in ("native", "both"):
         from humaneval.clmm.fit import fit_spec

@@ -21,6 +21,7 @@ from humaneval.analysis.calibration import clmm_calibration
 from humaneval.analysis.classic import TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.fit import _plain, fit_clmm
 from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.analysis.scale import scale_extra, scale_lines
 from humaneval.clmm.contrasts import CONTRAST_COLUMNS
 from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import FitResult
@@ -195,7 +196,7 @@ class Analysis:
                 f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
                 f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
             )
-        return lines
+        return lines + scale_lines(self.extra)
 
     def __repr__(self) -> str:
         what = (
@@ -261,6 +262,7 @@ def analyze(
     judge_model: str = "mean",
     cluster: str = "auto",
     probabilities: pd.DataFrame | None = None,
+    scale: str | None = None,
 ) -> SystemAnalysis:
     """Analyse one criterion with the model of its table kind (``test="clmm"``) or a classic test.
 
@@ -324,6 +326,10 @@ def analyze(
         Compare the ``emm`` levels within each level of this factor.
     compare : str, optional
         A nested formula tested against ``formula`` (likelihood ratio).
+    scale : str, optional
+        Scale effects of the CLMM: ``"~ annotator"`` (fixed) or ``"~ (1 | annotator)"`` (a random
+        log-scale); the result's ``extra`` then holds ``scale_effects``, ``scale_sd`` and
+        ``scale_test`` (docs/analysis.md, "Annotators who use the scale differently").
     progress : bool or callable
         Say how long work goes (``True``: on stderr): the size, model and estimate of a long
         CLMM fit before it starts, then where it is (:func:`fit_clmm`).
@@ -393,9 +399,11 @@ def analyze(
         raise OptionError(
             "style covariates apply to the pairwise Bradley–Terry model, not to a formula or classic test"
         )
-    if formula is not None or emm is not None or compare is not None:
+    if formula is not None or emm is not None or compare is not None or scale is not None:
         if test != "clmm":
-            raise OptionError("--formula, --emmeans and --compare apply to the CLMM (--test clmm)")
+            raise OptionError(
+                "--formula, --emmeans, --compare and --scale-effects apply to the CLMM (--test clmm)"
+            )
         return _analyze_formula(
             ratings,
             formula,
@@ -411,6 +419,7 @@ def analyze(
             by=by,
             compare=compare,
             progress=progress,
+            scale=scale,
         )
     if test not in (*MODEL_TESTS, *TESTS):
         raise OptionError(f"unknown test {test!r}; use one of {', '.join((*MODEL_TESTS, *TESTS))}")
@@ -616,6 +625,7 @@ def _analyze_formula(
     by: str | None,
     compare: str | None,
     progress: bool | Callable[[str], None],
+    scale: str | None = None,
 ) -> Analysis:
     """The CLMM of any formula (or of a named structure, for --emmeans/--compare) with EMMs."""
     frame: pd.DataFrame
@@ -627,11 +637,7 @@ def _analyze_formula(
         table = select_criterion(ratings, criterion) if not _uses(formula, "criterion") else _all(ratings)
         frame, response = table.data, table.response
     if formula is None:
-        from humaneval.clmm.structures import structure_formula
-
-        nested = describe_structure(table).family == "nested"
-        chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
-        formula = structure_formula(chosen, nested, response or "score")
+        formula = _structure_formula(table, structure, response or "score", scale is not None)
     fit = fit_clmm(
         frame,
         engine=engine,
@@ -640,6 +646,7 @@ def _analyze_formula(
         formula=formula,
         threshold=threshold,
         progress=progress,
+        scale=scale,
     )
     categories = _categories(fit, table if not _plain(ratings) else None, criterion)
     factors, _ = _fixed_columns(fit)
@@ -679,9 +686,12 @@ def _analyze_formula(
             reference=reference,
             formula=compare,
             threshold=threshold,
+            scale=scale,
         )
         lr = lr_test(restricted, fit)
-    extra = {"categories": categories} if emms is not None else None
+    extra: dict[str, object] | None = {"categories": categories} if emms is not None else None
+    if fit.scale is not None:
+        extra = {**(extra or {}), **scale_extra(fit)}
     return Analysis(
         test="clmm",
         aggregate=None,
@@ -697,6 +707,18 @@ def _analyze_formula(
         by=tuple(by_cols),
         extra=extra,
     )
+
+
+def _structure_formula(table: Ratings, structure: str, response: str, scale: bool) -> str:
+    """The formula of a named structure (``auto``: nested or maximal; ``intercepts`` with scale effects,
+    which take random intercepts only)."""
+    from humaneval.clmm.structures import structure_formula
+
+    nested = describe_structure(table).family == "nested"
+    chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
+    if scale and structure == "auto":
+        chosen = "intercepts"
+    return structure_formula(chosen, nested, response)
 
 
 def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:

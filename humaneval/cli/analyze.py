@@ -68,6 +68,14 @@ READ_NOTICE_BYTES = 8 * 2**20
     metavar="FORMULA",
     help='Any CLMM formula, e.g. "score ~ system + position + (1 + system | annotator) + (1 | document)".',
 )
+@click.option(
+    "--scale-effects",
+    "scale_effects",
+    default=None,
+    metavar="FORMULA",
+    help='Annotators use the scale differently: "~ annotator" (a fixed log-spread each) or '
+    '"~ (1|annotator)" (a random log-scale); native engine. See docs/analysis.md.',
+)
 @click.option("--link", type=click.Choice(CLMM_LINKS), default="logit", show_default=True)
 @click.option(
     "--threshold",
@@ -186,6 +194,7 @@ def command(
     n_permutations: int,
     seed: int | None,
     max_minutes: float,
+    scale_effects: str | None,
     as_json: bool,
     texts: str | None,
     scoring: str | None,
@@ -214,7 +223,7 @@ def command(
         aggregate=aggregate, fallback=not no_fallback, n_permutations=n_permutations, seed=seed,
         formula=formula, threshold=threshold, emm=emm, by=by, compare=compare,
         progress=not as_json or engine == "native", inference=inference, max_minutes=max_minutes,
-        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
+        style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()), scale=scale_effects,
     )  # fmt: skip
     if judge is not None or judge_file is not None:
         from humaneval.core.judge_scores import read_judge_scores

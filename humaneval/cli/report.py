@@ -93,6 +93,11 @@ if TYPE_CHECKING:
     help="Simulated studies for the CLMM's power on this design (about 1-3 s each).",
 )
 @click.option(
+    "--scale-use",
+    is_flag=True,
+    help="Add each criterion's annotator scale-use figure (one more CLMM fit per criterion).",
+)
+@click.option(
     "--power-minutes",
     type=FiniteRange(min=0, min_open=True),
     default=POWER_MINUTES,
@@ -173,6 +178,7 @@ def command(
     judge_columns: dict[str, str],
     profile: str | None,
     epsilon: float | None,
+    scale_use: bool,
     as_json: bool,
     **options,
 ) -> None:
@@ -191,6 +197,7 @@ def command(
         style=tuple(c.strip() for c in (style_columns or "").split(",") if c.strip()),
         epsilon=epsilon,
         profile=profile,
+        scale_use=scale_use,
     )
     scores = None
     if judge_file is not None:

@@ -6,12 +6,13 @@ first of them in a process costs :data:`LOAD_SECONDS` of CPU: importing numba an
 compiler target, even when the compiled code is read from numba's on-disk cache. A one-shot
 ``humaneval analyze`` of 1,500 ratings saves less than that (0.05 s for the intercepts model,
 0.3 s for the maximal one), a 6,000-rating maximal fit or a power run of many small fits saves
-more. So the kernels are loaded when the saving they are expected to bring (:func:`saving`) —
-summed over this fit and the fits of this process that went without them — exceeds the load cost,
-and used by every later fit once loaded (a warm process such as a power run). The decision depends
-only on the sizes of the fits in the process, never on timings, so a given sequence of fits always
-takes the same paths; every path gives the same estimates to 1e-8 (tests/test_clmm_scalar.py,
-tests/test_clmm_blocks.py, tests/test_clmm_fused.py).
+more. So a fit uses the kernels when the saving they are expected to bring it (:func:`saving`)
+exceeds the load cost, and every fit inside :func:`warm_kernels` uses them (the replicates of a power
+run, whose summed saving pays the load). The decision depends only on the fit's size and on whether
+it runs inside a power run — never on timings or on the fits before it in the process — so a table
+gets the same numbers whichever door it comes through (the paths agree to 1e-8 in the estimates,
+tests/test_clmm_scalar.py, tests/test_clmm_blocks.py, tests/test_clmm_fused.py, but their
+finite-difference standard errors only to about 1e-5).
 
 ``HUMANEVAL_FUSED=1`` uses the kernels for every fit they apply to, ``HUMANEVAL_FUSED=0`` never
 (e.g. to compare); without numba nothing changes. The constants are CPU seconds measured with
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 #: CPU seconds of the first use of a compiled kernel in a process (numba's import and target set-up;
@@ -37,8 +40,8 @@ PER_EFFECT = 2e-7
 #: kernels), or the per-observation link terms only (fused terms on the general path).
 SAVED_SHARE = {"evaluation": 0.65, "terms": 0.18}
 
-_forgone = [0.0]  # expected savings of the fits in this process that did without the kernels
 _loaded = [False]
+_warm = [0]  # depth of warm_kernels() blocks
 
 
 def setting() -> str:
@@ -71,16 +74,21 @@ def saving(nobs: int, effects: int, n_params: int, share: str = "evaluation") ->
     return SAVED_SHARE[share] * per_evaluation * (30 + 2 * n_params)
 
 
-def worth(expected: float) -> bool:
-    """Whether a fit expected to save ``expected`` CPU seconds with the kernels should use them.
+@contextmanager
+def warm_kernels() -> Iterator[None]:
+    """Within this block every fit uses the compiled kernels where they apply: many fits (a power
+    run's replicates) pay their load together."""
+    _warm[0] += 1
+    try:
+        yield
+    finally:
+        _warm[0] -= 1
 
-    Counts the saving as forgone when the answer is no, so that many small fits in one process
-    (a power run) load the kernels once their summed savings pay for the load.
-    """
+
+def worth(expected: float) -> bool:
+    """Whether a fit expected to save ``expected`` CPU seconds with the kernels should use them: when
+    that pays their load, inside :func:`warm_kernels`, or when ``HUMANEVAL_FUSED=1``."""
     mode = setting()
     if mode == "never" or not available():
         return False
-    if mode == "always" or loaded():
-        return True
-    _forgone[0] += expected
-    return _forgone[0] >= LOAD_SECONDS
+    return mode == "always" or _warm[0] > 0 or expected >= LOAD_SECONDS

@@ -25,6 +25,7 @@ from humaneval.clmm.sparse import SparseLaplaceProblem, sparse_applies
 def laplace_problem(y, x, design: RandomDesign, link: str, n_thresholds: int) -> LaplaceProblem:
     """The :class:`~humaneval.clmm.laplace.LaplaceProblem` (or subclass) for this design and link."""
     fast = os.environ.get("HUMANEVAL_FASTPATH", "") != "0"
+    fused.choose(False)
     effects = sum(t.size for t in design.terms)
     n_params = n_thresholds + x.shape[1] + sum(t.n_params for t in design.terms)
     if fast and scalar_applies(design):
@@ -43,5 +44,6 @@ def laplace_problem(y, x, design: RandomDesign, link: str, n_thresholds: int) ->
         and len(y) >= fused.MIN_ROWS
         and compiled.worth(compiled.saving(len(y), effects, n_params, "terms"))
     ):
+        fused.choose(True)
         fused.load()
     return cls(y, x, design, link, n_thresholds)

@@ -136,6 +136,13 @@ def fit_spec(
     >>> round(fit_spec(clmm_spec("rating ~ temp + contact + (1 | judge)", wine())).loglik, 4)
     -81.5654
     """
+    if spec.scale is not None or not spec.terms:  # scale effects, or a CLM: humaneval.clmm.scale
+        from humaneval.clmm.scale import fit_scale
+
+        if n_agq > 1:
+            raise OptionError("n_agq > 1 (adaptive quadrature) is not available with scale effects")
+        with _blas_controller().limit(limits=1):
+            return fit_scale(spec, link, start=start, max_iter=max_iter, grad_tol=grad_tol)
     with _blas_controller().limit(limits=1), _arrays_on_heap(spec.nobs):
         return _fit(spec, link, start, n_agq, max_iter, grad_tol, progress)
 

@@ -444,6 +444,7 @@ def clmm_spec(
     *,
     reference: Mapping[str, str] | None = None,
     threshold: str = "flexible",
+    scale: str | None = None,
 ) -> ClmmSpec:
     """Build the :class:`ClmmSpec` of ``formula`` on ``data`` (module docstring).
 
@@ -457,6 +458,9 @@ def clmm_spec(
         Reference level per factor column, e.g. ``{"system": "BART"}``.
     threshold:
         ``flexible`` (default), ``equidistant`` or ``symmetric``.
+    scale:
+        A one-sided scale formula (``"~ annotator"``, ``"~ (1 | annotator)"``):
+        :mod:`humaneval.clmm.scale_spec`. With it the formula may have no random term.
 
     Returns
     -------
@@ -486,7 +490,16 @@ def clmm_spec(
         )
     fixed_cols = _variables(parsed.fixed, data)
     bar_cols = [c for b in parsed.bars if b.expr not in ("1", "0") for c in _variables(b.expr, data)]
-    used = list(dict.fromkeys([parsed.response, *fixed_cols, *bar_cols, *parsed.columns]))
+    scale_cols: list[str] = []
+    scale_group: str | None = None
+    if scale is not None:
+        from humaneval.clmm.scale_spec import categorical_identifiers, scale_columns
+
+        scale_cols, scale_group = scale_columns(scale, data)
+        data = categorical_identifiers(data, scale_cols)
+        bar_cols = [*bar_cols, *scale_cols]
+    extra = [scale_group] if scale_group else []
+    used = list(dict.fromkeys([parsed.response, *fixed_cols, *bar_cols, *parsed.columns, *extra]))
     frame = data[used].dropna().reset_index(drop=True).copy()
     if frame.empty:
         raise InsufficientDataError("no complete rows for the columns of the formula")
@@ -516,6 +529,11 @@ def clmm_spec(
             "is a combination of the other columns; drop or merge terms"
         )
     terms = _random_terms(parsed, frame, raw, factors)
+    scale_part = None
+    if scale is not None:
+        from humaneval.clmm.scale_spec import scale_spec
+
+        scale_part = scale_spec(scale, frame, raw, factors)
     return ClmmSpec(
         y=y,
         levels=levels,
@@ -528,6 +546,7 @@ def clmm_spec(
         frame=frame,
         fixed_spec=fixed.model_spec,
         factors=factors,
+        scale=scale_part,
     )
 
 

@@ -28,11 +28,20 @@ from humaneval.clmm import compiled
 MIN_ROWS = 20_000
 
 
+_this_fit = [False]
+
+
+def choose(use: bool) -> None:
+    """Set whether the fit being set up uses the compiled terms (the dispatch's decision, made once
+    per fit from its size: never from what earlier fits in the process did)."""
+    _this_fit[0] = use
+
+
 def wanted(n: int) -> bool:
-    """Whether a call over ``n`` observations should use the compiled kernel: asked for, or loaded
-    and at least ``MIN_ROWS`` observations."""
+    """Whether a call over ``n`` observations should use the compiled kernel: asked for, or chosen
+    for this fit and at least ``MIN_ROWS`` observations."""
     mode = compiled.setting()
-    if mode == "never" or (mode == "cost" and (n < MIN_ROWS or not compiled.loaded())):
+    if mode == "never" or (mode == "cost" and (n < MIN_ROWS or not _this_fit[0])):
         return False
     return load() is not None
 

@@ -289,6 +289,7 @@ class FitResult(Printable):
     n_params: int = 0
     spec: object | None = field(default=None, repr=False)
     engine_comparison: dict[str, Any] | None = None
+    scale: Any = None  # humaneval.clmm.scale.ScaleEstimates of a fit with scale effects
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -527,6 +528,7 @@ class FitResult(Printable):
             "engine_comparison": self.engine_comparison,
             "attempts": [a.to_dict() for a in self.attempts],
             "versions": dict(self.versions),
+            **({} if self.scale is None else self.scale.to_dict()),
         }
 
 

@@ -166,6 +166,9 @@ class ClmmSpec:
         The model frame (rows used, columns as coded) when built from a formula.
     fixed_spec:
         The formulaic model spec of the fixed part (new data → X, for predictions and EMMs).
+    scale:
+        Scale effects (:class:`~humaneval.clmm.scale_spec.ScaleSpec`) or None; a spec with scale
+        effects may have no random terms (a CLM).
     """
 
     y: np.ndarray
@@ -179,6 +182,7 @@ class ClmmSpec:
     frame: Any = field(default=None, repr=False)
     fixed_spec: Any = field(default=None, repr=False)
     factors: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    scale: Any = None  # a humaneval.clmm.scale_spec.ScaleSpec: scale effects (docs/native-engine.md)
 
     @classmethod
     def from_matrices(
@@ -222,7 +226,7 @@ class ClmmSpec:
             raise InsufficientDataError("a CLMM needs responses in at least two categories")
         if self.x.shape != (y.size, len(self.beta_names)):
             raise ModelSpecError(f"x must be {y.size} × {len(self.beta_names)}, not {self.x.shape}")
-        if not self.terms:
+        if not self.terms and self.scale is None:
             raise ModelSpecError(
                 "a CLMM needs at least one random-effect term such as (1 | annotator); "
                 "a model without one is a CLM (ordinal::clm)"

@@ -91,6 +91,7 @@ class ReportSettings:
     #: The alt-test's ε, or the annotators' profile it comes from (``judge --profile``; docs/judges.md).
     epsilon: float | None = None
     profile: str | None = None
+    scale_use: bool = False  # fit a random annotator log-scale per criterion (report/sections/scale_use.py)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

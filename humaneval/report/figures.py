@@ -9,6 +9,8 @@
 - :func:`time_curve_figure`: r with the full-data system means against annotator time, 10-minute
   buckets with 95 % intervals — dissertation Fig. 3.5.
 - :func:`power_figure`: simulated power per pair with 95 % Clopper–Pearson intervals and the target line.
+- :func:`scale_use_figure`: each annotator's location shift and spread from the CLMM with a random
+  annotator log-scale (docs/analysis.md, "Annotators who use the scale differently").
 
 Every figure is written by :func:`humaneval.present.plotting.save_figure` (PNG for the page, SVG and PDF
 beside it for papers) in the colour-blind-safe colours of :mod:`humaneval.present.plotting`.
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from humaneval.core.ratings import Ratings
 from humaneval.core.responses import lower_is_better
@@ -259,4 +262,35 @@ def power_figure(pairs: pd.DataFrame, target: float, path: Path) -> Path:
     ax.set_ylabel("system pair (Δ on the latent scale)")
     ax.legend(frameon=False, fontsize=TICK_SIZE - 1, ncols=2, loc="lower left", bbox_to_anchor=(0, 1.0))
     _style(ax, grid="x")
+    return _save(fig, path)
+
+
+def scale_use_figure(groups: pd.DataFrame, path: Path) -> Path:
+    """Each annotator's location shift against its spread (× the median annotator's), with ±1.96
+    conditional-SD bars: annotators right of 1 use more of the scale, those left of it compress it."""
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.add_subplot()
+    spread = np.exp(groups["log_spread"])
+    low = spread - np.exp(groups["log_spread"] - 1.96 * groups["log_spread_se"])
+    high = np.exp(groups["log_spread"] + 1.96 * groups["log_spread_se"]) - spread
+    ax.errorbar(
+        spread,
+        groups["shift"],
+        xerr=[low, high],
+        yerr=1.96 * groups["shift_se"],
+        fmt="o",
+        color=BETTER,
+        ecolor="#bbbbbb",
+        elinewidth=0.7,
+        markersize=3.5,
+    )
+    ax.axvline(1.0, color="#888888", linestyle="--", linewidth=0.8)
+    ax.axhline(0.0, color="#888888", linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator([0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("spread (× the median annotator's; log axis)")
+    ax.set_ylabel("location shift (latent units)")
+    _style(ax, grid="both")
     return _save(fig, path)

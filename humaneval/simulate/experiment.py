@@ -24,6 +24,7 @@ import pandas as pd
 
 from humaneval.analysis.fit import ENGINES
 from humaneval.analysis.prepare import prepare_clmm_data
+from humaneval.clmm.compiled import warm_kernels
 from humaneval.clmm.model import OrdinalModel, default_model, sample_scores
 from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.core.deprecation import renamed, renamed_attribute
@@ -134,6 +135,11 @@ def simulate_replicate(config: SimulationConfig, index: int) -> Record:
     ``p`` and ``estimate`` hold per pair the p-value and the estimated difference a − b (mean
     difference for classic tests, latent β difference for the CLMM); a failed fit stores None.
     """
+    with warm_kernels():  # many fits: the compiled kernels pay their load together
+        return _replicate(config, index)
+
+
+def _replicate(config: SimulationConfig, index: int) -> Record:
     rng = np.random.default_rng(replicate_seed(config.seed, index))
     model, design = config.model, config.design
     n_sys = len(model.system_names)

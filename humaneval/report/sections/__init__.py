@@ -29,6 +29,7 @@ from humaneval.report.sections import (
     reliability,
     replicability,
     results,
+    scale_use,
     study,
     systems,
 )
@@ -39,6 +40,7 @@ CRITERION_PARTS: list[CriterionPart] = [
     systems.part,
     contrasts.part,
     reliability.part,
+    scale_use.part,
     power.part,
     replicability.part,
 ]
