@@ -126,3 +126,12 @@ def test_a_rejected_participant_is_left_out_and_their_place_reopened(live, fake)
     )
     after = read_prolific(made.study_dir, include_pids=True).participants.set_index("prolific_pid")
     assert not after.loc["P7", "surplus"] and after.loc["P7", "complete"] and after.loc["P2", "rejected"]
+
+
+def test_the_plan_file_neutralises_a_participant_id_a_spreadsheet_would_run(live, fake, tmp_path):
+    made, study_id, *_ = live
+    fake.set_status(fake.arrive(study_id, "=HYPERLINK(1)"), "AWAITING REVIEW")
+    plan = tmp_path / "plan.csv"
+    assert run("prolific", "review", made.study_dir, "--plan", plan).exit_code == 0
+    cells = [line.split(",")[1] for line in plan.read_text().splitlines()[1:]]
+    assert "'=HYPERLINK(1)" in cells and "=HYPERLINK(1)" not in cells
