@@ -16,6 +16,7 @@ DEMO_OUT ?= humaneval-demo
 .PHONY: demo test setup system-packages r-packages browser-packages lint
 
 demo: $(VENV)/.demo
+	@echo "to run a study on Prolific: $(BIN)/python -m pip install -e '.[prolific]' (docs/prolific.md)"
 	$(BIN)/humaneval demo --out $(DEMO_OUT)
 
 test: setup

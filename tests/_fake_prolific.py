@@ -162,6 +162,17 @@ class FakeProlific:
             )
         return _error(404, "Not found.")
 
+    def _patch_studies(self, parts, body, request):
+        study = self.studies.get(parts[0]) if parts else None
+        if study is None or parts[1:] != []:
+            return _error(404, "Not found.")
+        places = body.get("total_available_places")
+        shrinks = places is not None and places < study["total_available_places"]
+        if study["status"] != "UNPUBLISHED" and shrinks:
+            return _error(400, "Places can only be increased once published.")
+        study.update(body)
+        return httpx.Response(200, json=study)
+
     def _get_submissions(self, parts, body, request):
         submission = self.submissions.get(parts[0]) if parts else None
         if submission is None:

@@ -322,6 +322,43 @@ CORPUS = [
       "--out", "{root}/eq.csv"], ["document id '=d0000'"]),
     (["mturk", "bonus", "{mturk_no_amount}"], ["missing amount"]),
     (["mturk", "bonus", "{mturk_no_amount}", "--execute"], ["missing amount"]),
+    # issue 45: every command of `humaneval --help` has cases (test_every_command_has_hostile_cases)
+    (["compare-runs", "{empty}", "{ratings}"], ["empty.csv: the file is empty"]),
+    (["compare-runs", "{one_system}", "{one_system}"], ["at least two systems"]),
+    (["heds", "{deep_json}"], ["deep.json", "nested too deeply"]),
+    (["heds", "{binary}"], ["binary.json", "not a readable JSON file"]),
+    (["judge", "{empty}"], ["empty.csv: the file is empty"]),
+    (["judge", "{ratings}"], ["no judge", "--judge-file"]),
+    (["qc", "{empty}"], ["empty.csv: the file is empty"]),
+    (["ranks", "{ranks_nan}"], ["ranks_nan.csv: row 3, column 'estimate'", "'nan' is not a finite number"]),
+    (["ranks", "{ranks_inf}"], ["ranks_inf.csv: row 3, column 'se'", "'inf' is not a finite number"]),
+    (["ranks", "{ranks_dup}"], ["ranks_dup.csv: row 3", "name 'A' appears twice"]),
+    (["score", "ffci", "{empty}"], ["empty.csv: the file is empty"]),
+    (["collect", "summeval", "{deep_json}", "--out", "{root}/s.csv"],
+     ["deep.json: line 1", "nested too deeply"]),
+    (["mturk", "create", "{root}/nowhere"], ["no hits/<hit>/hit_params.json here", "humaneval forms"]),
+    (["mturk", "exclusion", "X", "--aws-profile", "nosuchprofile"],
+     ["'nosuchprofile'", "no such AWS profile"]),
+    (["mturk", "fetch", "{root}/nowhere", "--design", "{design}", "--out", "{root}/m.csv"],
+     ["no mturk_hits.json", "mturk create"]),
+    (["mturk", "grant", "Q1", "{root}/nowhere.txt"], ["nowhere.txt: no such file"]),
+    (["mturk", "review", "{root}/nowhere", "--design", "{design}"], ["no mturk_hits.json"]),
+    (["prolific", "create", "{root}/nowhere", "--serve-url", "https://x.org"],
+     ["neither a study folder", "nor a design.json"]),
+    (["prolific", "create", "{root}/nowhere", "--serve-url", "https://x.org", "--filter", "{{"],
+     ["--filter: not JSON"]),
+    (["prolific", "publish", "{root}/nowhere", "--execute"], ["no study.sqlite here", "serve init"]),
+    (["prolific", "pause", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["prolific", "resume", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["prolific", "stop", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["prolific", "status", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["prolific", "submissions", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["prolific", "review", "{root}/nowhere", "--execute", "--reopen"], ["no study.sqlite here"]),
+    (["prolific", "export", "{root}/nowhere", "--out", "{root}/demo.csv"], ["no study.sqlite here"]),
+    (["prolific", "bonus", "{empty}", "{root}/nowhere"], ["empty.csv: the file is empty"]),
+    (["serve", "init", "{binary}", "{root}/s1"], ["binary.json", "not valid UTF-8"]),
+    (["serve", "run", "{root}/nowhere"], ["no study.sqlite here"]),
+    (["serve", "set-study-id", "{root}/nowhere", "x"], ["no study.sqlite here"]),
 ]  # fmt: skip
 
 
@@ -347,6 +384,16 @@ def corpus_inputs(inputs) -> dict[str, Path]:
     for name, frame in ppi.items():
         inputs[name] = root / f"{name}.csv"
         frame.to_csv(inputs[name], index=False)
+    hostile = {
+        "deep_json": ("deep.json", "[" * 100_000 + "\n"),
+        "ranks_nan": ("ranks_nan.csv", "name,estimate,se\nA,1,0.1\nB,nan,0.1\n"),
+        "ranks_inf": ("ranks_inf.csv", "name,estimate,se\n=A,1,0.1\nB,2,inf\n"),
+        "ranks_dup": ("ranks_dup.csv", "name,estimate,se\nA,1,0.1\nA,2,0.1\n"),
+        "one_system": ("one_system.csv", "annotator,document,system,score\na1,d1,A,3\na1,d2,A,4\n"),
+    }
+    for name, (file, text) in hostile.items():
+        inputs[name] = root / file
+        inputs[name].write_text(text)
     inputs["mturk_no_amount"] = root / "mturk_no_amount.csv"
     inputs["mturk_no_amount"].write_text("assignment_id,bonus,reason\nA1,1.00,thanks\n")
     return inputs
@@ -1389,3 +1436,19 @@ def test_prolific_money_and_paths(tmp_path, monkeypatch, args, table, fragments)
     paths = {"bonus": tmp_path / "bonus.csv", "study": made.study_dir, "out": tmp_path / "demo.csv"}
     assert_one_line_error(run("prolific", *fill(args, paths)), *fragments)
     assert fake.pay_calls == [] and not (tmp_path / "demo.csv").exists()
+
+
+def test_every_command_has_hostile_cases():
+    """Issue 45: no command of `humaneval --help` (each subcommand of a group) lacks a corpus case."""
+    import click
+
+    context = click.Context(main)
+    commands = []
+    for name in main.list_commands(context):
+        command = main.get_command(context, name)
+        if isinstance(command, click.Group):
+            commands += [(name, sub) for sub in command.list_commands(context)]
+        else:
+            commands.append((name,))
+    covered = {tuple(template[: len(c)]) for template, _ in CORPUS for c in commands}
+    assert [" ".join(c) for c in commands if c not in covered] == []

@@ -135,7 +135,8 @@ def test_review_rejects_only_complete_failed_checks(tmp_path, api):
         8,
         8,
     ]
-    assert "PGOOD" not in plan.drop(columns="submission_id").to_csv()  # no participant id in the plan
+    # Prolific's participant id beside the submission id, as its web app shows them (issue 45)
+    assert plan["participant_id"].tolist() == ["PGOOD", "PFAIL", "PHALF", "PGHOST"]
     recorded.requests.clear()
     done = prolific.apply_review(plan, client)
     assert done["done"].tolist() == [True, True, False, False]

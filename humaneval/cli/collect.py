@@ -174,10 +174,16 @@ def prolific(
             lines.append(f"  also wrote {path}")
     for row in results.participants.itertuples(index=False):
         state = "complete" if row.complete else f"{row.screens_saved}/{row.screens_total} screens"
-        flags = "".join(f" [{f}]" for f in ("surplus", "late", "pilot") if getattr(row, f))
+        flags = "".join(f" [{f}]" for f in ("surplus", "late", "pilot", "rejected") if getattr(row, f))
         lines.append(
             f"  {row.annotator} {row.annotator_slot}: {state}, "
             f"{row.checks_total - row.checks_failed}/{row.checks_total} checks passed{flags}"
+        )
+    rejected = int(results.participants["rejected"].sum())
+    if rejected:
+        lines.append(
+            f"  {rejected} participant(s) rejected on Prolific (prolific.json) left out of {out}; "
+            "their rows are marked 'rejected' in --table and --participants"
         )
     emit({"out": out, **results.to_dict()}, as_json, lambda: "\n".join(lines))
 

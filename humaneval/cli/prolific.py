@@ -58,10 +58,26 @@ def command() -> None:
     """Create, publish, watch, review, pay and export a Prolific study run with 'humaneval serve'."""
 
 
+def _texts(design: str, texts: str | None, documents: str | None, placeholder: bool):
+    """The texts ``serve init`` would take for DESIGN (None: the design's own)."""
+    from humaneval.forms.screens import design_frame
+    from humaneval.forms.texts import load_texts, placeholder_texts
+    from humaneval.forms.write import load_design
+
+    if placeholder and texts:
+        raise click.UsageError("give --texts or --placeholder-texts, not both")
+    if placeholder:
+        return placeholder_texts(design_frame(load_design(design)))
+    return load_texts(texts, documents) if texts else None
+
+
 @contextmanager
-def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator[tuple[Study, Path]]:
-    """``(study, folder)`` of SOURCE: itself, or one made from a design (made for real only with
-    --execute; a dry run plans from a scratch copy)."""
+def _study_folder(
+    source: str, study_dir: str | None, execute: bool, texts: tuple[str | None, str | None, bool]
+) -> Iterator[tuple[Study, Path]]:
+    """``(study, folder)`` of SOURCE: itself, or one made from a design and ``texts`` (``--texts``,
+    ``--documents``, ``--placeholder-texts``; made for real only with --execute; a dry run plans
+    from a scratch copy)."""
     from humaneval.errors import DesignError
     from humaneval.io.studydb import DB_NAME
     from humaneval.serve.study import create_study, open_study
@@ -78,10 +94,10 @@ def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator
     if (target / DB_NAME).exists():
         yield open_study(target), target
     elif execute:
-        yield create_study(source, target), target
+        yield create_study(source, target, texts=_texts(source, *texts)), target
     else:
         with tempfile.TemporaryDirectory() as scratch:
-            yield create_study(source, Path(scratch) / "study"), target
+            yield create_study(source, Path(scratch) / "study", texts=_texts(source, *texts)), target
 
 
 @command.command("create")
@@ -89,6 +105,18 @@ def _study_folder(source: str, study_dir: str | None, execute: bool) -> Iterator
 @click.option("--serve-url", required=True, help="The https:// address where 'humaneval serve' runs.")
 @click.option(
     "--study-dir", default=None, help="Study folder to create from a design (default: <design>_study)."
+)
+@click.option(
+    "--texts",
+    type=InputFile(),
+    default=None,
+    help="With a design: texts.json, or a table document, system, text (default: the design's own).",
+)
+@click.option(
+    "--documents", type=InputFile(), default=None, help="With a design and --texts: source documents."
+)
+@click.option(
+    "--placeholder-texts", is_flag=True, help="With a design: labelled placeholder texts (pilots, demos)."
 )
 @click.option("--name", default=None, help="Study name participants see (default: the study's title).")
 @click.option("--description", default=None, help="Study description participants see.")
@@ -120,7 +148,8 @@ def create(source: str, study_dir: str | None, execute: bool, token: str | None,
         ) from None
     if not all(isinstance(f, dict) and "filter_id" in f for f in filters):
         raise DesignError("--filter: each filter is a JSON object with a filter_id")
-    with _study_folder(source, study_dir, execute) as (study, target):
+    texts = (o.pop("texts"), o.pop("documents"), o.pop("placeholder_texts"))
+    with _study_folder(source, study_dir, execute, texts) as (study, target):
         record = read_record(study.study_dir)
         if study.prolific_study_id and not record.get("study_id"):
             record = {"study_id": study.prolific_study_id}  # set by 'serve set-study-id'
@@ -253,7 +282,12 @@ def status(
     def render() -> str:
         lines = [f"study {study_id} is {state}: {len(frame)} submissions"]
         lines += [f"  {s}: {n}" for s, n in sorted(counts.items())]
-        lines += [f"  {r['status']} {r['submission_id']}: {r['outcome']}" for r in released]
+        lines += [
+            f"  {r['status']} {r['submission_id']} (participant {r['participant_id']}"
+            + (f", slot {r['slot']}" if r["slot"] else "")
+            + f"): {r['outcome']}"
+            for r in released
+        ]
         return "\n".join(lines)
 
     emit(
@@ -296,6 +330,11 @@ def submissions(study_dir: str, study_id: str | None, token: str | None, as_json
 @click.option(
     "--plan", "plan_out", type=click.Path(dir_okay=False), default=None, help="Write the plan (CSV)."
 )
+@click.option(
+    "--reopen",
+    is_flag=True,
+    help="Reopen the places of rejected participants: free their slots, one more place each on Prolific.",
+)
 @study_id_option
 @token_option
 @json_option
@@ -303,23 +342,68 @@ def review(
     study_dir: str,
     execute: bool,
     plan_out: str | None,
+    reopen: bool,
     study_id: str | None,
     token: str | None,
     as_json: bool,
 ) -> None:
     """Approve (in bulk) or reject the submissions awaiting review by the QC rules (reject: ≥ 2 failed
     IMCs)."""
-    from humaneval.cli.mturk import _emit_plan
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.platforms.prolific import apply_review, list_submissions, review_plan
+    from humaneval.platforms.prolific_study import record_rejections, reopen_places
+    from humaneval.serve.study import open_study
 
     client, study_id = _setup(study_dir, study_id, token)
     plan = review_plan(list_submissions(client, study_id), study_dir)
     if execute:
         plan = apply_review(plan, client)
+        record_rejections(study_dir, plan)
     if plan_out:
         write_safe_table(plan, plan_out)
-    _emit_plan(plan, execute, as_json, key="submission_id")
+    counts = plan["action"].value_counts().to_dict()
+    reopened = reopen_places(open_study(study_dir), client, study_id, execute=execute and reopen)
+
+    def render() -> str:
+        verb = "done" if execute else "planned (dry run; add --execute to act)"
+        lines = [
+            f"{counts.get('approve', 0)} approve, {counts.get('reject', 0)} reject, "
+            f"{counts.get('review', 0)} to review by hand: {verb}"
+        ]
+        lines += [
+            f"  {r['action']:7} {r['submission_id']} (participant {r['participant_id']}, "
+            f"slot {r['slot'] or 'none'}) {r['annotator'] or ''}: {r['reason']}"
+            for r in plan.to_dict(orient="records")
+        ]
+        people = ", ".join(reopened["participants"])
+        if reopened["done"]:
+            lines.append(
+                f"reopened {len(reopened['participants'])} place(s) of rejected participants ({people}): "
+                f"slots {', '.join(str(s) for s in reopened['slots'])} free again; "
+                f"Prolific now has {reopened['places']} places"
+            )
+        elif reopened["participants"]:
+            lines.append(
+                f"{len(reopened['participants'])} rejected participant(s) ({people}) still hold their "
+                f"places; reopen them with 'humaneval prolific review {study_dir} --execute --reopen'"
+            )
+        if execute and counts.get("reject"):
+            lines.append(
+                "rejected participants' rows are marked 'rejected' and left out of the ratings "
+                "'humaneval collect prolific' writes"
+            )
+        return "\n".join(lines)
+
+    emit(
+        {
+            "executed": execute,
+            "counts": counts,
+            "plan": plan.to_dict(orient="records"),
+            "reopened": reopened,
+        },
+        as_json,
+        render,
+    )
 
 
 @command.command("bonus")

@@ -55,7 +55,7 @@ def command() -> None:
     default=None,
     help="Prolific's STUDY_ID: only links carrying it are admitted (or set it later with set-study-id).",
 )
-@click.option("--title", default="Annotation task", show_default=True, help="Page title.")
+@click.option("--title", default=None, help="Page title [Judge summaries (<design id>)].")
 @click.option(
     "--placeholder-texts", is_flag=True, help="Use labelled placeholder texts (layout pilots, demos)."
 )
@@ -101,10 +101,15 @@ def init(
                 (
                     f"  Prolific STUDY_ID: {study.prolific_study_id}"
                     if study.prolific_study_id
-                    else "  Prolific STUDY_ID: not set; after creating the study on Prolific run "
-                    f"'humaneval serve set-study-id {study.study_dir} STUDY_ID' (or serve --pilot to try it)"
+                    else "  Prolific STUDY_ID: not set yet; 'humaneval prolific create' records it "
+                    "(docs/prolific.md)"
                 ),
-                f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000",
+                (
+                    f"  next: humaneval serve {study.study_dir} --host 127.0.0.1 --port 8000"
+                    if study.prolific_study_id
+                    else f"  next: humaneval prolific create {study.study_dir} --serve-url https://… "
+                    f"--execute (or try the forms first: humaneval serve {study.study_dir} --pilot)"
+                ),
             ]
         )
 

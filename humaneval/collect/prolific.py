@@ -62,10 +62,13 @@ EXPORT_COLUMNS = (
     "complete",
     "surplus",
     "late",
+    "rejected",
     "duplicate_worker",
     "round",
 )
 PID_COLUMNS = ("prolific_pid", "study_id", "session_id")
+#: The record of the Prolific commands in the study folder; its ``rejected`` marks rows.
+REVIEW_RECORD = "prolific.json"
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class ProlificResults:
             "complete": int(p["complete"].sum()) if len(p) else 0,
             "surplus": int(p["surplus"].sum()) if len(p) else 0,
             "late": int(p["late"].sum()) if len(p) else 0,
+            "rejected": int(p["rejected"].sum()) if len(p) else 0,
             "rejection_eligible": int(p["prolific_rejection_eligible"].sum()) if len(p) else 0,
             "participants_table": p.to_dict(orient="records"),
         }
@@ -136,6 +140,9 @@ def read_prolific(path: str | Path, *, include_pids: bool = False) -> ProlificRe
     snapshot = _read_snapshot(path)
     study, config = snapshot.study, json.loads(snapshot.study["config_json"])
     design = Design.from_dict(json.loads(study["design_json"]))
+    rejected = _rejected(path.parent)
+    for person in snapshot.people:
+        person["rejected"] = person["prolific_pid"] in rejected
     _mark_surplus(snapshot.people)
     rows, receipts = _results_rows(snapshot)
     if not rows:
@@ -270,6 +277,7 @@ def _participant_info(snapshot: _Snapshot, prolific_study_id: str | None) -> pd.
             "complete": [p["completed_at"] is not None for p in people],
             "late": [bool(p["late"]) for p in people],
             "surplus": [p["surplus"] for p in people],
+            "rejected": [p["rejected"] for p in people],
             "released": [p["released_at"] is not None and p["completed_at"] is None for p in people],
             "screens_saved": [len(by_person.get(p["id"], [])) for p in people],
             "screens_total": [len(snapshot.screen_ids[p["slot"]]) for p in people],
@@ -298,10 +306,12 @@ def _export_rows(
 
 
 def _analysable(ratings: Ratings | None, participants: pd.DataFrame) -> Ratings | None:
-    """``ratings`` restricted to complete, non-surplus participants (``None`` when nobody is left)."""
+    """``ratings`` restricted to complete, non-surplus participants not rejected on Prolific (``None``
+    when nobody is left)."""
     if ratings is None:
         return None
-    keep = set(participants.loc[participants["complete"] & ~participants["surplus"], "annotator"])
+    usable = participants["complete"] & ~participants["surplus"] & ~participants["rejected"]
+    keep = set(participants.loc[usable, "annotator"])
     data = ratings.data[ratings.data["annotator"].isin(keep)].reset_index(drop=True)
     return ratings.with_data(data) if len(data) else None
 
@@ -321,9 +331,11 @@ def _z_values(table: pd.DataFrame) -> pd.Series:
 
 
 def _mark_surplus(people: list[dict[str, Any]]) -> None:
-    """docs/forms.md step 6: of the participants who completed one slot, all but the first are surplus."""
+    """docs/forms.md step 6: of the participants who completed one slot, all but the first are surplus
+    (one rejected on Prolific does not count: their place was reopened for the next)."""
     done = sorted(
-        (p for p in people if p["completed_at"] is not None), key=lambda p: (p["completed_at"], p["id"])
+        (p for p in people if p["completed_at"] is not None and not p["rejected"]),
+        key=lambda p: (p["completed_at"], p["id"]),
     )
     seen: set[int] = set()
     for person in people:
@@ -349,6 +361,21 @@ def _participants(
     if not include_pids:
         out = out.drop(columns=["prolific_pid", "study_id"])
     return out.sort_values(["block", "annotator_slot", "participant"], kind="stable").reset_index(drop=True)
+
+
+def _rejected(study_dir: Path) -> set[str]:
+    """The Prolific IDs ``humaneval prolific review --execute`` rejected (``prolific.json``'s
+    ``rejected``; none without the file)."""
+    path = study_dir / REVIEW_RECORD
+    if not path.exists():
+        return set()
+    try:
+        rejected = json.loads(path.read_text(encoding="utf-8")).get("rejected", [])
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        raise RatingsError(f"{path}: not the JSON record 'humaneval prolific' writes; restore it") from None
+    if not isinstance(rejected, list) or not all(isinstance(pid, str) for pid in rejected):
+        raise RatingsError(f"{path}: 'rejected' must be a list of Prolific IDs; restore the file")
+    return set(rejected)
 
 
 def _iso(seconds: float | None) -> str:

@@ -134,6 +134,8 @@ def _lines(path: Path):
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             raise RatingsError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise RatingsError(f"{path}: line {number}: JSON nested too deeply for SummEval") from None
         if not isinstance(item, dict):
             raise RatingsError(f"{path}: line {number}: expected a JSON object per line")
         yield number, item

@@ -58,7 +58,14 @@ def mturk_client(production: bool = False, *, profile: str | None = None) -> Any
         raise BackendUnavailableError(
             "the MTurk API layer needs boto3: pip install 'humaneval[mturk]'"
         ) from None
-    session = boto3.Session(profile_name=profile) if profile else boto3.Session()
+    from botocore.exceptions import ProfileNotFound
+
+    try:
+        session = boto3.Session(profile_name=profile) if profile else boto3.Session()
+    except ProfileNotFound:
+        raise PlatformError(
+            f"--aws-profile {profile!r}: no such AWS profile in ~/.aws/config or ~/.aws/credentials"
+        ) from None
     return session.client(
         "mturk", region_name=REGION, endpoint_url=ENDPOINTS["production" if production else "sandbox"]
     )

@@ -61,6 +61,8 @@ MAX_PAGES = 1000
 BULK_APPROVE = 1000
 PLAN_COLUMNS = [
     "submission_id",
+    "participant_id",
+    "slot",
     "participant",
     "annotator",
     "status",
@@ -304,9 +306,10 @@ def review_plan(
 ) -> pd.DataFrame:
     """Approve / reject / review for each submission ``AWAITING REVIEW``, from the study database.
 
-    Columns: ``submission_id``, ``participant`` (the server's participant number),
+    Columns: ``submission_id`` and ``participant_id`` (Prolific's, as its web app shows them),
+    ``slot`` (the server's annotator slot), ``participant`` (the server's participant number),
     ``annotator`` (pseudonym), ``status``, ``screens_saved``, ``screens_total``,
-    ``checks_total``, ``imc_failed``, ``action``, ``reason``. No Prolific id is in the plan.
+    ``checks_total``, ``imc_failed``, ``action``, ``reason``.
     """
     from humaneval.collect.prolific import read_prolific
 
@@ -328,6 +331,8 @@ def review_plan(
         rows.append(
             {
                 "submission_id": submission.id,
+                "participant_id": submission.participant_id,
+                "slot": None if person is None else person["annotator_slot"],
                 "participant": None if person is None else person["participant"],
                 "annotator": None if person is None else person["annotator"],
                 "status": submission.status,

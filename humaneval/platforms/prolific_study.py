@@ -27,12 +27,13 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.collect.prolific import REVIEW_RECORD
 from humaneval.core.platforms import PROLIFIC
 from humaneval.errors import DesignError, PayBelowMinimumError, PlatformError
 from humaneval.platforms.prolific import call, pages, path_id, read_state
-from humaneval.serve.study import Study, open_study, set_study_id
+from humaneval.serve.study import Study, default_title, open_study, set_study_id
 
-RECORD = "prolific.json"
+RECORD = REVIEW_RECORD
 #: Study transitions by command: (action, statuses it applies to).
 TRANSITIONS = {
     "publish": ("PUBLISH", ("UNPUBLISHED",)),
@@ -187,7 +188,7 @@ def draft_body(
     if group_id:
         all_filters.append({"filter_id": "participant_group_blocklist", "selected_values": [group_id]})
     body: dict[str, Any] = {
-        "name": name or config.get("title") or f"Judge summaries ({design.design_id})",
+        "name": name or _own_title(config.get("title")) or default_title(design),
         "internal_name": f"humaneval {design.design_id} {study.key}",
         "description": description
         or (
@@ -241,6 +242,11 @@ def find_or_create_group(
         safe=False,
     )
     return str(made["id"]), True
+
+
+def _own_title(title: str | None) -> str | None:
+    """A title the researcher chose: the old default every study shared is not one."""
+    return None if title == "Annotation task" else title
 
 
 def create_draft(
@@ -339,7 +345,8 @@ def feed_back(
     """Free the slots of submissions Prolific reports returned, timed out or rejected.
 
     Each submission is fed back once (recorded in ``prolific.json``). Returns one row per
-    submission fed back: ``submission_id``, ``status``, ``outcome`` (``freed``, ``released``:
+    submission fed back: ``submission_id``, ``participant_id`` (Prolific's), ``slot`` (the
+    server's, when it knew the participant), ``status``, ``outcome`` (``freed``, ``released``:
     the slot had already gone, ``not on the server``: the participant never started there,
     ``complete on the server``: the answers are kept; the slot is not reopened).
     """
@@ -360,10 +367,18 @@ def feed_back(
                 raise PlatformError(f"the collection server refused to release {row.id}: {answer['error']}")
         else:
             outcome = "freed" if answer.get("slot_freed") else "released"
-        rows.append({"submission_id": row.id, "status": row.status, "outcome": outcome})
+        rows.append(
+            {
+                "submission_id": row.id,
+                "participant_id": row.participant_id,
+                "slot": answer.get("slot"),
+                "status": row.status,
+                "outcome": outcome,
+            }
+        )
         done.add(row.id)
         write_record(study.study_dir, {**record, "fed_back": sorted(done)})
-    return pd.DataFrame(rows, columns=["submission_id", "status", "outcome"])
+    return pd.DataFrame(rows, columns=["submission_id", "participant_id", "slot", "status", "outcome"])
 
 
 def open_prolific_study(study_dir: str | Path, study_id: str | None = None) -> tuple[Study, str]:
@@ -376,3 +391,56 @@ def open_prolific_study(study_dir: str | Path, study_id: str | None = None) -> t
             "--serve-url URL --execute' (or 'humaneval serve set-study-id') or pass --study-id"
         )
     return study, path_id(study_id, "--study-id")
+
+
+def record_rejections(study_dir: str | Path, plan: pd.DataFrame) -> list[str]:
+    """Add the participants ``plan`` rejected on Prolific to ``prolific.json``'s ``rejected``, which
+    :func:`~humaneval.collect.prolific.read_prolific` leaves out of the ratings; returns the new ones."""
+    done = plan["done"].fillna(False).astype(bool) if "done" in plan else False
+    rejected = plan.loc[(plan["action"] == "reject") & done, "participant_id"]
+    record = read_record(study_dir)
+    known = list(record.get("rejected", []))
+    new = [pid for pid in rejected if isinstance(pid, str) and pid not in known]
+    if new:
+        write_record(study_dir, {**record, "rejected": known + new})
+    return new
+
+
+def reopen_places(study: Study, client: Any, study_id: str, *, execute: bool) -> dict[str, Any]:
+    """Reopen the places of participants rejected on Prolific and not reopened yet: their slot is
+    freed on the server and Prolific gets one more place each (``PATCH studies/<id>/``
+    ``total_available_places``; once published Prolific only lets places grow).
+
+    Returns ``{"participants": [...], "slots": [...], "places": n or None, "done": bool}``; a dry run
+    (``execute=False``) changes nothing.
+    """
+    from humaneval.serve.service import ApiError, StudyService
+
+    record = read_record(study.study_dir)
+    todo = [pid for pid in record.get("rejected", []) if pid not in set(record.get("reopened", []))]
+    if not todo or not execute:
+        return {"participants": todo, "slots": [], "places": None, "done": False}
+    service = StudyService(study.study_dir, pilot=True)
+    slots = []
+    for pid in todo:
+        try:
+            slots.append(service.reopen(pid)["slot"])
+        except ApiError:
+            slots.append(None)  # never reached the server: only Prolific's place is missing
+    places = get_study(client, study_id).get("total_available_places")
+    if not isinstance(places, int):
+        raise PlatformError(f"Prolific's study {study_id} has no total_available_places; check the study")
+    answer = call(
+        client,
+        "PATCH",
+        f"studies/{path_id(study_id, 'study id')}/",
+        json={"total_available_places": places + len(todo)},
+        safe=False,
+    )
+    write_record(study.study_dir, {**record, "reopened": [*record.get("reopened", []), *todo]})
+    return {
+        "participants": todo,
+        "slots": slots,
+        "places": answer.get("total_available_places", places + len(todo)),
+        "done": True,
+    }

@@ -26,7 +26,8 @@ def _numbers(frame: pd.DataFrame, column: str, path: str | Path) -> np.ndarray:
     if len(bad):
         row = int(bad[0])
         raise RatingsError(
-            f"{path}: row {row + 2}, column {column!r}: {frame[column].iloc[row]!r} is not a finite number"
+            f"{path}: row {row + 2}, column {column!r}: {str(frame[column].iloc[row])!r} "
+            "is not a finite number"
         )
     return values
 

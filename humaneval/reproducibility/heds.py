@@ -153,6 +153,8 @@ def read_heds(path: str | Path) -> HEDS:
         raise HEDSError(
             f"{path}: not a readable JSON file ({exc}); give the file the HEDS form downloads"
         ) from None
+    except RecursionError:
+        raise HEDSError(f"{path}: JSON nested too deeply; give the file the HEDS form downloads") from None
     if not isinstance(raw, dict):
         raise HEDSError(f"{path}: a HEDS file is a JSON object keyed by the form's fields")
     answers: dict[str, dict[str, str]] = {}

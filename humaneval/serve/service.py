@@ -95,8 +95,10 @@ class StudyService:
         self.pilot = pilot
         if self.study_id is None and not pilot:
             raise DesignError(
-                f"{self.store.path}: no Prolific STUDY_ID is set, so any link would be admitted; set it "
-                "with 'humaneval serve set-study-id STUDY_DIR STUDY_ID', or run a pilot with --pilot"
+                f"{self.store.path}: no Prolific STUDY_ID is set, so any link would be admitted; create the "
+                "study on Prolific first ('humaneval prolific create STUDY_DIR --execute' records it; for a "
+                "study made in Prolific's web app 'humaneval serve set-study-id STUDY_DIR STUDY_ID'), or run "
+                "a pilot with --pilot"
             )
         self.limiter = StartLimiter(start_limit)
 
@@ -289,6 +291,27 @@ class StudyService:
                 "UPDATE participant SET released_at = ?, released_by = 'admin' WHERE id = ?", (now, row["id"])
             )
         return {"released": True, "slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
+
+    def reopen(self, pid: str) -> dict[str, Any]:
+        """Free the slot of a participant who completed it but was rejected on Prolific, so the
+        place Prolific reopens is taken by someone new; their answers stay on record."""
+        with self.store.write() as c:
+            row = c.execute(
+                "SELECT * FROM participant WHERE study = ? AND prolific_pid = ?", (self.key, pid)
+            ).fetchone()
+            if row is None:
+                raise ApiError(404, "unknown_participant", ["no participant with this Prolific ID"])
+            freed = c.execute(
+                "UPDATE slot SET state = 'free', participant = NULL, reserved_at = NULL, completed_at = NULL "
+                "WHERE id = ? AND participant = ?",
+                (row["slot"], row["id"]),
+            ).rowcount
+            if freed:
+                c.execute(
+                    "UPDATE participant SET released_at = ?, released_by = 'admin' WHERE id = ?",
+                    (self.clock(), row["id"]),
+                )
+        return {"slot": self.slot_names[row["slot"]], "slot_freed": bool(freed)}
 
     def status(self) -> dict[str, Any]:
         """``GET /admin/<key>/status``: per block planned, reserved, complete, released, late."""

@@ -108,7 +108,7 @@ def create_study(
     exclude_pids: Iterable[str] = (),
     consent: str | None = None,
     key: str | None = None,
-    title: str = "Annotation task",
+    title: str | None = None,
     prolific_study_id: str | None = None,
 ) -> Study:
     """Create ``study_dir`` for ``humaneval serve`` from a design and its texts.
@@ -139,8 +139,9 @@ def create_study(
         PROLIFIC_PIDs refused with ``not_eligible`` (e.g. the participants of sibling studies).
     consent : str, optional
         A consent text: the start page then asks "I agree" before the first screen.
-    title : str
-        The page title.
+    title : str, optional
+        The page title and, by default, the Prolific study name (default: ``Judge summaries
+        (<design id>)``, so two studies of one project differ).
     key : str, optional
         The study key in the URL (random if omitted).
     prolific_study_id : str, optional
@@ -159,6 +160,7 @@ def create_study(
         key, code or STUDY_ID.
     """
     design = _manifest(design)
+    title = title or default_title(design)
     study_dir = _new_study_dir(study_dir)
     key = key or secrets.token_urlsafe(9)
     completion_code = completion_code or secrets.token_hex(4).upper()
@@ -196,6 +198,12 @@ def create_study(
         completion_code=completion_code,
         prolific_study_id=prolific_study_id,
     )
+
+
+def default_title(design: Design) -> str:
+    """The title of a study made from ``design`` when none is given: it names the design, so the
+    sibling studies of one project are told apart on Prolific and in the browser."""
+    return f"Judge summaries ({design.design_id})"
 
 
 def _manifest(design: DesignLike) -> Design:
