@@ -114,11 +114,12 @@ def pilot_model(
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the document intercept is estimated at 0
     ...     pilot = pilot_model(wine_ratings(), structure="intercepts")
-    >>> for line in pilot.summary().splitlines()[:3]:
+    >>> for line in pilot.summary().splitlines()[:4]:
     ...     print(line)
     pilot: 72 ratings, 9 annotators, 2 documents, intercepts CLMM (native engine, logit link)
-      thresholds (4): -1.663, 1.444, 4.169, 6.044
-      effects vs cold-no: cold-yes +1.717 (SE 0.702), warm-no +2.947 (SE 0.761), warm-yes +4.896 (SE 0.886)
+    <BLANKLINE>
+    - thresholds (4): -1.663, 1.444, 4.169, 6.044
+    - effects vs cold-no: cold-yes +1.717 (SE 0.702), warm-no +2.947 (SE 0.761), warm-yes +4.896 (SE 0.886)
     """
     table = as_ratings(ratings)
     if table.response != "score":
