@@ -15,6 +15,7 @@ RANK: Final = "rank"
 RESPONSES: tuple[str, ...] = (SCORE, RANK)
 """The response kinds of a ratings table."""
 
+
 def lower_is_better(response: str) -> bool:
     """Whether a response kind orders its values with lower = better (ranks).
 
