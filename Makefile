@@ -2,7 +2,7 @@
 #   make demo   the package with its runtime dependencies only, then the end-to-end demo (native engine:
 #               no R, no browser, no torch, spaCy or Playwright)
 #   make test   everything the tests need (R with ordinal/emmeans, Chromium, torch CPU, spaCy,
-#               Playwright), then the whole test suite; CI runs exactly this (.ci/run)
+#               Playwright), then ruff and mypy, then the whole test suite; CI runs exactly this (.ci/run)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -19,7 +19,7 @@ demo: $(VENV)/.demo
 	@echo "to run a study on Prolific: $(BIN)/python -m pip install -e '.[prolific]' (docs/prolific.md)"
 	$(BIN)/humaneval demo --out $(DEMO_OUT)
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest
 
 lint: setup

@@ -48,3 +48,5 @@ def test_make_test_installs_what_the_suite_needs():
     # R is installed only when it cannot load the packages, however it got there
     assert "Rscript -e 'library(ordinal); library(emmeans)'" in commands
     assert commands.rstrip().endswith("python -m pytest")
+    # the type and lint checks run first, so CI enforces them (issue 39)
+    assert commands.index("ruff check humaneval tests") < commands.index("mypy") < commands.index("-m pytest")
