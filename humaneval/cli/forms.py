@@ -20,7 +20,7 @@ def _render(package, where: Platform) -> str:
             "forms from 'humaneval serve')"
         ]
     else:
-        lines = [f"wrote {len(hits)} {'HIT(s)' if where.name == 'mturk' else 'page(s)'} to {package.out_dir}"]
+        lines = [f"wrote {len(hits)} {'HIT(s)' if where.forms == 'hits' else 'page(s)'} to {package.out_dir}"]
     for row in hits.itertuples(index=False):
         lines.append(
             f"  {row.hit}: {row.n_screens} screens, {row.max_assignments} assignment(s) ({row.slots})"

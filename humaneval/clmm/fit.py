@@ -37,6 +37,7 @@ from humaneval.clmm.quadrature import QuadratureProblem
 from humaneval.clmm.result import GRAD_TOL, FitResult, assess
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.clmm.structures import ClmmData, structure_spec
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import FitFailedError, OptionError
 from humaneval.stats.heap import malloc_thresholds
 
@@ -84,6 +85,7 @@ def fit_native(
     )
 
 
+@shared_docs
 def fit_spec(
     spec: ClmmSpec,
     link: str = "logit",
@@ -102,7 +104,7 @@ def fit_spec(
         From a formula (:func:`humaneval.clmm.formula.clmm_spec`) or from matrices
         (:meth:`humaneval.clmm.spec.ClmmSpec.from_matrices`).
     link:
-        ``logit``, ``probit``, ``cloglog``, ``loglog`` or ``cauchit``.
+        %(link)s
     start:
         A fit of the same data to start from (e.g. a lower rung, or the model that generated a
         simulated study): its thresholds, β and Ψ, as far as the shapes match.

@@ -33,6 +33,7 @@ from humaneval.clmm.result import GRAD_TOL, FitResult, assess
 from humaneval.clmm.scale_laplace import ScaleLaplace, Slot
 from humaneval.clmm.scale_spec import ScaleSpec
 from humaneval.clmm.spec import ClmmSpec
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import FitFailedError, ModelSpecError, OptionError
 
 START_SD = 0.5
@@ -170,6 +171,7 @@ def _no_scale(nobs: int) -> ScaleSpec:
     return ScaleSpec("", np.zeros((nobs, 0)), ())
 
 
+@shared_docs
 def fit_scale(
     spec: ClmmSpec,
     link: str = "logit",
@@ -186,7 +188,7 @@ def fit_scale(
     spec:
         From :func:`humaneval.clmm.formula.clmm_spec` with ``scale=`` (random terms: intercepts only).
     link:
-        ``logit``, ``probit``, ``cloglog``, ``loglog`` or ``cauchit``.
+        %(link)s
     start:
         A fit of the same data to start from (its thresholds and β).
     max_iter, grad_tol:

@@ -148,6 +148,10 @@ class JudgeAssessment:
         }
 
 
+#: Verdict columns computed after the merge (the order of the judges and their flags).
+DERIVED_COLUMNS = ("rank", "flags")
+
+
 def assess_judges(
     annotations: Annotations | Any,
     *,
@@ -241,7 +245,7 @@ def verdict_table(
             extra = frame.assign(criterion=frame["criterion"].astype(object))
             joined = joined.merge(extra, on=keys, how="left")
     for column in VERDICT_COLUMNS:
-        if column not in joined and column not in ("rank", "flags"):
+        if column not in joined and column not in DERIVED_COLUMNS:
             joined[column] = "" if column == "degenerate" else math.nan
     joined["degenerate"] = joined["degenerate"].fillna("").astype(str)
     flags: list[list[str]] = [[] for _ in range(len(joined))]

@@ -303,7 +303,7 @@ def _criteria(
             "scale_range": _range(c.get("points"), c.get("labels")),
         }
     if not out and spec.get("dimension"):
-        points = spec.get("scale_points") if spec.get("method") == "likert" else qc.get("scale_points")
+        points = spec.get("scale_points") or qc.get("scale_points")
         out[spec["dimension"]] = {
             "criterion_name": spec["dimension"],
             "question": qc.get("question"),
