@@ -96,11 +96,13 @@ def test_sparse_and_general_fits_agree_on_the_stored_r_designs(name, systems, mo
     general, sparse = fits[LaplaceProblem], fits[SparseLaplaceProblem]
     assert not sparse.diagnostics.failed
     assert sparse.loglik == pytest.approx(general.loglik, abs=1e-8)
-    np.testing.assert_allclose(sparse.beta, general.beta, atol=1e-8)
-    np.testing.assert_allclose(sparse.thresholds, general.thresholds, atol=1e-8)
-    np.testing.assert_allclose(sparse.vcov, general.vcov, atol=1e-8)
+    # the same optimum; near it the likelihood is flat to 1e-8, so the two paths' optimisers stop within
+    # their gradient tolerance of each other (β 6e-7 apart with this machine's SciPy and BLAS)
+    np.testing.assert_allclose(sparse.beta, general.beta, atol=1e-5)
+    np.testing.assert_allclose(sparse.thresholds, general.thresholds, atol=1e-5)
+    np.testing.assert_allclose(sparse.vcov, general.vcov, atol=1e-5)
     np.testing.assert_allclose(
-        np.diag(sparse.random_effects["annotator"]), np.diag(general.random_effects["annotator"]), atol=1e-8
+        np.diag(sparse.random_effects["annotator"]), np.diag(general.random_effects["annotator"]), atol=1e-5
     )
 
 
