@@ -147,21 +147,27 @@ def _json_object(path: Path) -> dict | None:
     return parsed
 
 
-def _from_mapping(mapping: Mapping, where: str) -> pd.DataFrame:
+def nested_labels(mapping: Mapping, where: str, rater: str) -> pd.DataFrame:
+    """``{rater: {item: label or [labels]}}`` (the AltTest JSON layout) as a long table ``rater, item,
+    label`` (a list is several samples), missing labels left out; ``where`` prefixes the errors."""
+    layout = f"the layout is {{{rater}: {{item: label}}}}"
     rows: list[tuple[str, str, object]] = []
-    for judge, labels in mapping.items():
+    for name, labels in mapping.items():
         if not isinstance(labels, Mapping):
             raise RatingsError(
-                f"{where}judge {judge!r} maps to {type(labels).__name__}, not to {{item: label}}; the layout "
-                "is {judge: {item: label}}"
+                f"{where}{rater} {name!r} maps to {type(labels).__name__}, not to {{item: label}}; {layout}"
             )
         for item, value in labels.items():
             for sample in value if isinstance(value, list) else [value]:
-                rows.append((str(judge), str(item), sample))
+                rows.append((str(name), str(item), sample))
     if not rows:
-        raise RatingsError(f"{where}no labels; the layout is {{judge: {{item: label}}}}")
-    frame = pd.DataFrame(rows, columns=["judge", "item", "score"]).astype({"judge": object, "item": object})
-    frame = frame[frame["score"].notna()].reset_index(drop=True)
+        raise RatingsError(f"{where}no labels; {layout}")
+    frame = pd.DataFrame(rows, columns=[rater, "item", "label"]).astype({rater: object, "item": object})
+    return frame[frame["label"].notna()].reset_index(drop=True)
+
+
+def _from_mapping(mapping: Mapping, where: str) -> pd.DataFrame:
+    frame = nested_labels(mapping, where, "judge").rename(columns={"label": "score"})
     words = frame["score"].map(lambda v: isinstance(v, str | bool)).to_numpy()
     if not words.any():
         frame["score"] = _numbers(frame["score"], where)

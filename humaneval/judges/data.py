@@ -28,6 +28,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from humaneval.core.judge_scores import nested_labels
 from humaneval.core.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
 from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
@@ -174,7 +175,7 @@ def read_annotations(
     if isinstance(source, Ratings):
         return _mark(from_ratings(source), rater_kind, judges)
     if isinstance(source, dict):
-        frame = _from_mapping(source, "the annotations")
+        frame = nested_labels(source, "the annotations: ", "annotator")
     elif isinstance(source, pd.DataFrame):
         frame = source.copy()
     else:
@@ -329,30 +330,13 @@ def _read_file(path: Path) -> pd.DataFrame:
         except (ValueError, UnicodeDecodeError):
             parsed = None
         if isinstance(parsed, dict):
-            return _from_mapping(parsed, str(path))
+            return nested_labels(parsed, f"{path}: ", "annotator")
         if parsed is not None:  # one JSON document that is not an object: not JSON lines either
             raise RatingsError(
                 f"{path}: the file holds a JSON {type(parsed).__name__}; the layout is "
                 "{annotator: {item_id: label}} (or JSON lines with item, annotator, label)"
             )
     return read_table(path, what="annotation table")
-
-
-def _from_mapping(mapping: dict, where: str) -> pd.DataFrame:
-    """``{annotator: {item: label or [labels]}}`` as a long table (a list is several samples)."""
-    rows: list[tuple[str, str, object]] = []
-    for annotator, labels in mapping.items():
-        if not isinstance(labels, dict):
-            raise RatingsError(
-                f"{where}: annotator {annotator!r} maps to {type(labels).__name__}, not to "
-                "{item_id: label}; the layout is {annotator: {item_id: label}}"
-            )
-        for item, value in labels.items():
-            for sample in value if isinstance(value, list) else [value]:
-                rows.append((str(annotator), str(item), sample))
-    if not rows:
-        raise RatingsError(f"{where}: no labels; the layout is {{annotator: {{item_id: label}}}}")
-    return pd.DataFrame(rows, columns=["annotator", "item", "label"])
 
 
 def _is_ratings_table(frame: pd.DataFrame) -> bool:
