@@ -6,9 +6,7 @@ A file is a span table when its header has ``start``, ``end`` and ``category`` c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -38,25 +36,6 @@ def scoring_option(func: Callable) -> Callable:
         help="Span tables: item scores by MQM weights or the annotators' ESA scores "
         "(default: esa when the table has a score column, else mqm).",
     )(func)
-
-
-def is_span_file(path: str) -> bool:
-    """Whether the file's header (first line) is that of a span table; unreadable files are not."""
-    from humaneval.spans.table import is_span_table
-
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            first = handle.readline()
-    except OSError:
-        return False
-    if Path(path).suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        try:
-            row = json.loads(first)
-        except ValueError:
-            return False
-        return isinstance(row, dict) and is_span_table(list(row))
-    delimiter = max(("\t", ";", ","), key=first.count)
-    return is_span_table([c.strip().strip('"') for c in first.split(delimiter)])
 
 
 def validate(path: str, texts: str | None, as_json: bool) -> None:

@@ -201,7 +201,9 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
-    if spans.is_span_file(ratings):  # span tables: item scores under --scoring (docs/spans.md)
+    from humaneval.spans.table import is_span_file
+
+    if is_span_file(ratings):  # span tables: item scores under --scoring (docs/spans.md)
         span_options = dict(test=test, engine=engine, structure=structure, link=link, reference=reference,
                             adjust=adjust, aggregate=aggregate, fallback=not no_fallback, threshold=threshold,
                             n_permutations=n_permutations, seed=seed)  # fmt: skip

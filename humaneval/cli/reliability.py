@@ -75,7 +75,9 @@ def command(
 
     A span table gets unitizing α, span F1 and score α instead (docs/spans.md).
     """
-    if spans.is_span_file(ratings):
+    from humaneval.spans.table import is_span_file
+
+    if is_span_file(ratings):
         return spans.reliability(ratings, texts, scoring, min(n_resamples, 1000), seed, as_json)
     from humaneval.reliability.criteria import criterion_correlations
     from humaneval.reliability.report import reliability_report

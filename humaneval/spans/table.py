@@ -9,6 +9,7 @@ has one row with empty ``start``, ``end``, ``severity`` and ``category``. See do
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -324,3 +325,20 @@ class _Checker:
         if (values.abs() > MAX_LENGTH).any():
             raise self.fail(f"{self.where(values.abs() > MAX_LENGTH)}: {name} beyond {MAX_LENGTH:,}")
         return values.astype("Int64")
+
+
+def is_span_file(path: str) -> bool:
+    """Whether the file's header (first line) is that of a span table; unreadable files are not."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            first = handle.readline()
+    except OSError:
+        return False
+    if Path(path).suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        try:
+            row = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(row, dict) and is_span_table(list(row))
+    delimiter = max(("\t", ";", ","), key=first.count)
+    return is_span_table([c.strip().strip('"') for c in first.split(delimiter)])
