@@ -23,7 +23,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.clmm.links import cdf
+from humaneval.clmm.model import OrdinalModel
 from humaneval.clmm.result import FitResult
+from humaneval.clmm.spec import ClmmSpec
 from humaneval.errors import ModelSpecError, OptionError
 
 PREDICT_TYPES = ("prob", "mean", "latent")
@@ -35,11 +37,7 @@ def _rows(
     fit: FitResult, newdata: pd.DataFrame | None
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray]]:
     """The rows, their fixed design X and each random term's design rows Z_f."""
-    spec = fit.spec
-    if spec is None or spec.fixed_spec is None:
-        raise ModelSpecError(
-            "predict and simulate need a fit from a formula (fit_clmm(formula=...) or clmm_spec)"
-        )
+    spec = _formula_spec(fit)
     from humaneval.clmm.emmeans import grid_design
     from humaneval.clmm.formula import _model_matrix, encode_factors, parse_formula, r_name
 
@@ -56,7 +54,17 @@ def _rows(
     return frame, x, z
 
 
-def _decoded(spec) -> pd.DataFrame:
+def _formula_spec(fit: FitResult) -> ClmmSpec:
+    """The fit's model specification; only a formula fit has one with a fixed part to predict from."""
+    spec = fit.spec
+    if spec is None or spec.fixed_spec is None:
+        raise ModelSpecError(
+            "predict and simulate need a fit from a formula (fit_clmm(formula=...) or clmm_spec)"
+        )
+    return spec
+
+
+def _decoded(spec: ClmmSpec) -> pd.DataFrame:
     """The model frame with factor levels as the user wrote them."""
     frame = spec.frame.copy()
     for col, levels in spec.factors.items():
@@ -64,7 +72,7 @@ def _decoded(spec) -> pd.DataFrame:
     return frame
 
 
-def _numeric_levels(levels: tuple) -> np.ndarray | None:
+def _numeric_levels(levels: tuple[float | str, ...]) -> np.ndarray | None:
     try:
         return np.array([float(v) for v in levels])
     except (TypeError, ValueError):
@@ -147,6 +155,7 @@ def simulate(
     response levels.
     """
     rng = np.random.default_rng(seed)
+    spec = _formula_spec(fit)
     frame, x, z = _rows(fit, newdata)
     eta = x @ fit.beta if x.shape[1] else np.zeros(len(frame))
     cut = np.r_[-np.inf, fit.thresholds, np.inf]
@@ -154,7 +163,7 @@ def simulate(
     out = frame.copy()
     for k in range(int(n)):
         total = eta.copy()
-        for term in fit.spec.terms:
+        for term in spec.terms:
             parts = [c.strip() for c in term.factor.split(":")]
             missing = [c for c in parts if c not in frame]
             if missing:
@@ -170,15 +179,13 @@ def simulate(
     return out
 
 
-def ordinal_model(fit: FitResult):
+def ordinal_model(fit: FitResult) -> OrdinalModel:
     """The fit as an :class:`~humaneval.clmm.model.OrdinalModel` (systems, thresholds, Ψ), for simulation
     and power analysis.
 
     Needs a system comparison: the fixed part is ``system`` alone and every random term is an
     intercept or intercept-and-system-slopes term (any link of :data:`~humaneval.clmm.links.LINKS`).
     """
-    from humaneval.clmm.model import OrdinalModel
-
     if fit.systems:
         return fit.to_model()
     factors = getattr(fit.spec, "factors", {}) or {}

@@ -28,6 +28,7 @@ from scipy import stats
 
 from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.clmm.model import OrdinalModel
+from humaneval.clmm.spec import ClmmSpec
 from humaneval.core.deprecation import renamed
 from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt, fmt_p
@@ -269,7 +270,7 @@ class FitResult(Printable):
     link: str
     systems: tuple[str, ...]
     response: str
-    levels: tuple[float, ...]
+    levels: tuple[float | str, ...]
     thresholds: np.ndarray
     beta: np.ndarray
     vcov: np.ndarray
@@ -287,7 +288,7 @@ class FitResult(Printable):
     vcov_theta_beta: np.ndarray | None = None
     random_columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     n_params: int = 0
-    spec: object | None = field(default=None, repr=False)
+    spec: ClmmSpec | None = field(default=None, repr=False)
     engine_comparison: dict[str, Any] | None = None
     scale: Any = None  # humaneval.clmm.scale.ScaleEstimates of a fit with scale effects
 
