@@ -29,7 +29,8 @@ Christensen, R. H. B. ordinal: Regression Models for Ordinal Data. R package.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -116,7 +117,7 @@ def _mode_values(
     link: str,
     mode: str,
     values: np.ndarray | None = None,
-):
+) -> np.ndarray:
     """The EMMs (one per row of ``weights``) of ``mode`` at parameters (τ, β); ``values`` are the
     response values of the categories (mode ``expected``)."""
     n_tau = jac.shape[1]
@@ -132,7 +133,9 @@ def _mode_values(
     return (weights @ probs).ravel()  # prob: emm-major, category-minor
 
 
-def _delta(params, vcov, func) -> tuple[np.ndarray, np.ndarray]:
+def _delta(
+    params: np.ndarray, vcov: np.ndarray, func: Callable[[np.ndarray], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Values of ``func`` and their covariance by the delta method (central differences)."""
     value = func(params)
     grad = np.empty((value.size, params.size))
@@ -143,7 +146,9 @@ def _delta(params, vcov, func) -> tuple[np.ndarray, np.ndarray]:
     return value, grad @ vcov @ grad.T
 
 
-def _cells(fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] | None):
+def _cells(
+    fit: FitResult, factor: str | Sequence[str], by: str | Sequence[str] | None
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, list[str], list[str]]:
     specs = [factor] if isinstance(factor, str) else list(factor)
     by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
     factors, _ = _fixed_columns(fit)
@@ -369,7 +374,30 @@ def emm_contrasts(
     return out
 
 
-def lr_test(restricted: FitResult, full: FitResult) -> dict[str, float]:
+class LRTest(TypedDict):
+    """What :func:`lr_test` returns."""
+
+    restricted: str
+    full: str
+    statistic: float
+    df: int
+    p: float
+    aic_restricted: float
+    aic_full: float
+    bic_restricted: float
+    bic_full: float
+
+
+class WaldTest(TypedDict):
+    """What :func:`wald_omnibus` returns."""
+
+    factor: str
+    statistic: float
+    df: int
+    p: float
+
+
+def lr_test(restricted: FitResult, full: FitResult) -> LRTest:
     """Likelihood-ratio test of a nested ``restricted`` model against ``full``.
 
     Parameters
@@ -433,7 +461,7 @@ def _n_params(fit: FitResult) -> int:
     return round((fit.aic + 2.0 * fit.loglik) / 2.0)
 
 
-def wald_omnibus(fit: FitResult, factor: str) -> dict[str, float]:
+def wald_omnibus(fit: FitResult, factor: str) -> WaldTest:
     """Wald χ² test that every coefficient of ``factor`` (main effect and interactions) is 0.
 
     Parameters
