@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 from scipy import special
@@ -201,6 +202,27 @@ class ObsTerms:
     dg_low: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class ThirdOrderTerms(ObsTerms):
+    """:class:`ObsTerms` of ``order=3``, every third-order term present."""
+
+    d_up: np.ndarray
+    d_low: np.ndarray
+    dw: np.ndarray
+    dw_up: np.ndarray
+    dw_low: np.ndarray
+    dg_up: np.ndarray
+    dg_low: np.ndarray
+
+
+@overload
+def obs_terms(
+    theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, order: Literal[3]
+) -> ThirdOrderTerms: ...
+@overload
+def obs_terms(
+    theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, order: int = 2
+) -> ObsTerms: ...
 def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, order: int = 2) -> ObsTerms:
     """Derivatives of log P(y | η) (module docstring); ``theta_ext`` is [−∞, θ_1..θ_{K−1}, +∞].
 
@@ -208,7 +230,7 @@ def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, 
     fits run the same formulas compiled in one pass when numba is installed (:mod:`humaneval.clmm.fused`).
     """
     if link == "logit" and eta.ndim == 1 and np.shape(y) == eta.shape and fused.wanted(eta.size):
-        return ObsTerms(*fused.logit_terms(theta_ext, y, eta, order))
+        return (ObsTerms if order < 3 else ThirdOrderTerms)(*fused.logit_terms(theta_ext, y, eta, order))
     a = theta_ext[y + 1] - eta
     c = theta_ext[y] - eta
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -234,7 +256,7 @@ def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, 
     l_ccc = -fc2 / prob - 3.0 * rc * lc + 2.0 * lc**3
     l_aac = -ra * lc + 2.0 * la * la * lc
     l_acc = -rc * la + 2.0 * la * lc * lc
-    return ObsTerms(
+    return ThirdOrderTerms(
         loglik=loglik,
         g=g,
         w=w,

@@ -104,7 +104,9 @@ class QuadratureProblem:
         n_thr = lp.n_thresholds
         return LaplaceValue(total, grad[:n_thr], grad[n_thr:-1], (np.array([[grad[-1]]]),))
 
-    def _per_group(self, up, low, eta, sigma, n_groups: int) -> np.ndarray:
+    def _per_group(
+        self, up: np.ndarray, low: np.ndarray, eta: np.ndarray, sigma: np.ndarray, n_groups: int
+    ) -> np.ndarray:
         """(groups × parameters) sums of per-observation derivatives: ``up``/``low`` for the
         observation's thresholds, ``eta`` for its β (chain rule through η) and ``sigma`` for σ."""
         group = self.bucket.block
