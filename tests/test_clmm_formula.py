@@ -470,7 +470,7 @@ def test_compact_bins_equal_the_dense_grid(wine, monkeypatch):
         monkeypatch.setattr(design_module, "DENSE_BINS_MIN", limit)
         monkeypatch.setattr(design_module, "DENSE_BINS_PER_OBS", limit)
         design = design_module.random_design(spec.terms)
-        compact = [p.bin_pattern is not None for b in design.buckets for p in b.pieces]
+        compact = [isinstance(p, design_module.CompactPiece) for b in design.buckets for p in b.pieces]
         assert all(compact) if limit == 0 else not any(compact)
         factors = tuple(0.6 * np.eye(t.size) + 0.1 * np.tri(t.size, k=-1) for t in design.terms)
         problem = LaplaceProblem(spec.y, spec.x, design, "logit", 4)

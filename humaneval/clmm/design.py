@@ -83,10 +83,9 @@ class HessianPiece:
     Σ_p W_{unit,p} A_k[p] A_j[p]ᵀ with W summed per (unit, pattern): ``key`` maps every observation
     to its bin, ``flat`` gives each unit's q_k×q_j entries in the flattened target array.
 
-    Bins are all (unit, pattern) pairs (``bin_pattern`` None: sums reshape to units × patterns), or,
-    when that grid would be much larger than the data (continuous slopes on many groups), only the
-    pairs that occur: ``bin_pattern``/``bin_unit`` per bin, sorted by unit, ``starts`` the first bin
-    of each unit.
+    Bins are all (unit, pattern) pairs (sums reshape to units × patterns), or, when that grid would be
+    much larger than the data (continuous slopes on many groups), only the pairs that occur
+    (:class:`CompactPiece`).
     """
 
     terms: tuple[int, int]
@@ -95,9 +94,16 @@ class HessianPiece:
     key: np.ndarray
     flat: np.ndarray
     mirror: bool = False
-    bin_pattern: np.ndarray | None = None
-    bin_unit: np.ndarray | None = None
-    starts: np.ndarray | None = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class CompactPiece(HessianPiece):
+    """A :class:`HessianPiece` binned by the (unit, pattern) pairs that occur: ``bin_pattern``/``bin_unit``
+    per bin, sorted by unit, ``starts`` the first bin of each unit."""
+
+    bin_pattern: np.ndarray
+    bin_unit: np.ndarray
+    starts: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,7 +289,7 @@ class _PieceLayout:
                 "bin_unit": bin_unit,
                 "starts": np.flatnonzero(np.r_[True, np.diff(bin_unit) > 0]),
             }
-        return HessianPiece(
+        return (CompactPiece if compact else HessianPiece)(
             terms=(k, j),
             target=target,
             n_units=int(units.size),

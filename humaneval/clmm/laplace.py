@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humaneval.clmm.design import Bucket, RandomDesign
+from humaneval.clmm.design import Bucket, CompactPiece, RandomDesign
 from humaneval.clmm.links import obs_terms
 from humaneval.clmm.schur import SchurFactor
 
@@ -204,7 +204,7 @@ class LaplaceProblem:
             sf, sj = self.design.slices[f], self.design.slices[j]
             units = inverse[piece.target].ravel()[piece.flat]
             units = units.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
-            if piece.bin_pattern is None:  # batched matmul: (unit, a, b) @ (b, pattern)
+            if not isinstance(piece, CompactPiece):  # batched matmul: (unit, a, b) @ (b, pattern)
                 per_unit = np.matmul(units, rows[j].T).transpose(0, 2, 1)
                 cm[:, sf] += per_unit.reshape(-1, sf.stop - sf.start)[piece.key]
                 if piece.mirror:
@@ -283,7 +283,7 @@ class _BucketSystem:
         bucket, shapes, n_pat = self.bucket, self.shapes, self.n_patterns
         parts = {name: np.zeros(int(np.prod(shape))) for name, shape in shapes.items()}
         for piece, outer in zip(bucket.pieces, self.outers, strict=True):
-            if piece.bin_pattern is None:
+            if not isinstance(piece, CompactPiece):
                 sums = np.bincount(piece.key, w, minlength=piece.n_units * n_pat).reshape(-1, n_pat)
                 parts[piece.target][piece.flat] = (sums @ outer).ravel()
             else:

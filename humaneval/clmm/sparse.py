@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from humaneval.clmm.design import Bucket, RandomDesign
+from humaneval.clmm.design import Bucket, CompactPiece, RandomDesign
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.schur import SchurFactor
 
@@ -71,7 +71,9 @@ class SparseLaplaceProblem(LaplaceProblem):
         for piece in bucket.pieces:
             f, j = piece.terms
             sf, sj = self.design.slices[f], self.design.slices[j]
-            unit = piece.key // self.n_patterns if piece.bin_pattern is None else piece.bin_unit[piece.key]
+            unit = (
+                piece.bin_unit[piece.key] if isinstance(piece, CompactPiece) else piece.key // self.n_patterns
+            )
             flat = piece.flat.reshape(piece.n_units, sf.stop - sf.start, sj.stop - sj.start)
             cf, cj = columns[:, spans[f]] - sf.start, columns[:, spans[j]] - sj.start
             pos = flat[unit[:, None, None], cf[:, :, None], cj[:, None, :]]
