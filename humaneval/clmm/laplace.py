@@ -21,6 +21,7 @@ Only the blocks of C where H has entries are needed; :mod:`humaneval.clmm.schur`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -41,6 +42,17 @@ class LaplaceValue:
     grad_theta: np.ndarray | None = None
     grad_beta: np.ndarray | None = None
     grad_factors: tuple[np.ndarray, ...] | None = None
+
+
+class BucketSystem(Protocol):
+    """What the mode search asks of one bucket's random-effect system (:class:`_BucketSystem`, or the
+    sparse path's :class:`~humaneval.clmm.sparse._SparseSystem`)."""
+
+    bucket: Bucket
+
+    def score(self, g: np.ndarray) -> np.ndarray: ...
+    def eta_at(self, u: np.ndarray) -> np.ndarray: ...
+    def factorise(self, w: np.ndarray) -> SchurFactor: ...
 
 
 class LaplaceProblem:
@@ -113,7 +125,7 @@ class LaplaceProblem:
         self._modes[:] = [u.copy() for u in state[0]]
         self._factors[:] = state[1]
 
-    def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _BucketSystem:
+    def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> BucketSystem:
         """The random-effect system of bucket ``k``: η at given modes, Mᵀg and H's factorisation."""
         return _BucketSystem(bucket, rows, vals, eta_fix, self.n_patterns)
 
@@ -141,7 +153,7 @@ class LaplaceProblem:
             return total, None
         return total, self._gradient_parts(system, chol, t, u)
 
-    def _mode(self, system: _BucketSystem, theta_ext, y, k: int):
+    def _mode(self, system: BucketSystem, theta_ext, y, k: int):
         """The conditional mode u* of bucket ``k`` from its warm start: ``(u, η, terms, F(u))``.
 
         Chord steps reuse the last evaluation's factorisation of H (H moves little between nearby
@@ -186,14 +198,15 @@ class LaplaceProblem:
         self._modes[k] = u
         return u, eta, t, value
 
-    def _at(self, system: _BucketSystem, theta_ext, y, u, order: int = 2):
+    def _at(self, system: BucketSystem, theta_ext, y, u, order: int = 2):
         """η, the per-observation terms (to ``order``) and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
         eta = system.eta_at(u)
         t = self._terms(theta_ext, y, eta, order)
         return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
 
-    def _gradient_parts(self, system: _BucketSystem, chol: SchurFactor, t, u):
+    def _gradient_parts(self, system: BucketSystem, chol: SchurFactor, t, u):
         """h, Mv, κ and the L-gradient bracket per observation (module docstring)."""
+        assert isinstance(system, _BucketSystem)  # made by this class's _system
         bucket, rows, vals = system.bucket, system.rows, system.vals
         nb, m = bucket.n_blocks, bucket.dim
         # (H⁻¹ M_iᵀ) at the observation's own columns, from the H⁻¹ blocks of each piece's units

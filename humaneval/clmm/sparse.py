@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from humaneval.clmm.design import Bucket, CompactPiece, RandomDesign
-from humaneval.clmm.laplace import LaplaceProblem
+from humaneval.clmm.laplace import BucketSystem, LaplaceProblem
 from humaneval.clmm.schur import SchurFactor
 
 #: The sparse path is taken when every term is diagonal and its rows hold at most this share of
@@ -56,17 +56,17 @@ class SparseLaplaceProblem(LaplaceProblem):
     def _bucket_layout(self, bucket: Bucket) -> dict:
         pattern = self.pattern[bucket.obs]
         rows = np.arange(bucket.obs.size)[:, None]
-        columns, valid, spans, keys, start = [], [], [], [], 0
+        term_columns, valid, spans, keys, start = [], [], [], [], 0
         for term, sl in zip(self.design.terms, self.design.slices, strict=True):
             nonzero = term.zs != 0
             width = max(1, int(nonzero.sum(axis=1).max(initial=0)))
             order = np.argsort(~nonzero, axis=1, kind="stable")[:, :width]
-            columns.append(order[pattern] + sl.start)
+            term_columns.append(order[pattern] + sl.start)
             valid.append(np.take_along_axis(nonzero, order, axis=1)[pattern])
             spans.append(slice(start, start + width))
             keys.append(pattern[:, None] * term.size + order[pattern])  # (pattern, column) bins
             start += width
-        columns = np.concatenate(columns, axis=1)
+        columns = np.concatenate(term_columns, axis=1)
         pieces = []
         for piece in bucket.pieces:
             f, j = piece.terms
@@ -90,10 +90,11 @@ class SparseLaplaceProblem(LaplaceProblem):
     def _system(self, bucket: Bucket, k: int, rows, vals, eta_fix) -> _SparseSystem:
         return _SparseSystem(bucket, self._layout[k], vals, eta_fix)
 
-    def _gradient_parts(self, system: _SparseSystem, chol: SchurFactor, t, u):
+    def _gradient_parts(self, system: BucketSystem, chol: SchurFactor, t, u):
         """As the general path, on each observation's nonzero columns: (H⁻¹ M_iᵀ) there is read from
         H⁻¹ at the observation's own entries; the other columns meet only zeros of M_i in h_i and of
         Z in the diagonal of ∂ℓ/∂L."""
+        assert isinstance(system, _SparseSystem)  # made by this class's _system
         bucket, layout, z, at = system.bucket, system.layout, system.z, system.layout["modes"]
         nb, m = bucket.n_blocks, bucket.dim
         inverse = chol.inverse_blocks()
