@@ -239,6 +239,8 @@ class _Likelihood:
             loglik, grad = -np.inf, np.zeros(layout.size)
         else:
             loglik = value.loglik
+            assert value.grad_theta is not None and value.grad_beta is not None  # a finite value has them
+            assert value.grad_factors is not None
             grad = layout.flatten(self.jac.T @ value.grad_theta, value.grad_beta, value.grad_factors)
         self.last[:] = [x.copy(), loglik, grad.copy(), laplace.state()]
         return loglik, grad
@@ -302,9 +304,10 @@ def _likelihood(spec: ClmmSpec, link: str, n_agq: int, reporter: _Progress | Non
     layout = ParamLayout(jac.shape[1], len(spec.beta_names), design.terms, spec.threshold == "flexible")
     if int(n_agq) != n_agq or n_agq < 1:
         raise OptionError(f"n_agq must be a whole number of at least 1, not {n_agq!r}")
-    problem: LaplaceProblem | QuadratureProblem = laplace_problem(spec.y, spec.x, design, link, jac.shape[0])
+    laplace = laplace_problem(spec.y, spec.x, design, link, jac.shape[0])
+    problem: LaplaceProblem | QuadratureProblem = laplace
     if n_agq > 1:
-        problem = QuadratureProblem(problem, int(n_agq))
+        problem = QuadratureProblem(laplace, int(n_agq))
     return _Likelihood(problem, layout, jac, design, reporter)
 
 
