@@ -438,3 +438,13 @@ def test_no_function_grows_past_80_lines():
 def test_the_reference_lists_every_old_import_path():
     text = (PACKAGE.parent / "docs" / "reference.md").read_text(encoding="utf-8")
     assert all(f"| `{old}` | `{new}` |" in text for old, new in humaneval.MOVED_MODULES.items())
+
+
+def test_mypy_exempts_no_module():
+    """Every module is type-checked (issue 39): pyproject.toml's mypy section ignores no module's errors."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    mypy = tomllib.loads(pyproject.read_text())["tool"]["mypy"]
+    exempt = [o["module"] for o in mypy.get("overrides", []) if o.get("ignore_errors")]
+    assert not mypy.get("ignore_errors") and not exempt
+    assert mypy["check_untyped_defs"]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import as_file, files
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ INSTALL_HINT = (
     '`pip install "humaneval[r]"`, or use engine="native"'
 )
 _LOCK = threading.RLock()
+T = TypeVar("T")
 
 
 @cache
@@ -207,9 +209,9 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
         if col == parsed.response:
             continue
         if col in spec.factors:
-            names = spec.factors[col]
-            columns[col] = StrVector([names[c] for c in frame[col].cat.codes])
-            levels[col] = StrVector(list(names))
+            factor_levels = spec.factors[col]
+            columns[col] = StrVector([factor_levels[c] for c in frame[col].cat.codes])
+            levels[col] = StrVector(list(factor_levels))
         elif col in parsed.columns:
             text = frame[col].astype(str)
             columns[col] = StrVector(text.tolist())
@@ -298,7 +300,19 @@ def fit_r_spec(spec: ClmmSpec, link: str = "logit", *, progress: bool = False) -
     )
 
 
-def _r_diagnostics(out) -> dict[str, object]:
+class _RDiagnostics(TypedDict):
+    """The keyword arguments of :func:`assess` that r/clmm.R reports."""
+
+    code: int
+    message: str
+    max_grad: float
+    cond_h: float
+    n_iter: int
+    fit_seconds: float
+    extra_warnings: tuple[str, ...]
+
+
+def _r_diagnostics(out: dict[str, Any]) -> _RDiagnostics:
     """The convergence facts r/clmm.R reports, as keyword arguments of :func:`assess`."""
     return {
         "code": int(out["code"][0]),
@@ -311,7 +325,7 @@ def _r_diagnostics(out) -> dict[str, object]:
     }
 
 
-def with_progress(call, label: str):
+def with_progress(call: Callable[[], T], label: str) -> T:
     """Run ``call`` while a thread shows the elapsed time on stderr (R gives no progress itself).
 
     R is started first, so a missing or broken R is one error line, not a progress line and an error.
