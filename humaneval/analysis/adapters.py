@@ -8,7 +8,8 @@ analyze` asks it, and ``humaneval analyze`` and ``humaneval report`` call :func:
 table gets one model whichever door it came through.
 
 Both adapters return a :class:`SystemAnalysis`: the system table with rank groups, the contrast
-table, the fit, the cautions, ``summary()`` and ``to_dict()`` (the ``--json`` schema of
+table, the fit, the cautions, ``blocks()`` (printed by ``summary()`` and a notebook's HTML through
+:class:`~humaneval.present.printable.Printable`) and ``to_dict()`` (the ``--json`` schema of
 docs/analysis.md). :class:`~humaneval.analysis.outcome.Analysis` (CLMM, classic tests) and
 :class:`~humaneval.comparative.ComparativeAnalysis` (Bradley–Terry, MaxDiff, Plackett–Luce) both
 satisfy it.
@@ -37,6 +38,7 @@ from humaneval.methods import get_method
 from humaneval.methods.kinds import detect_kind
 
 if TYPE_CHECKING:
+    from humaneval.present.document import Block
     from humaneval.clmm.result import FitResult
     from humaneval.comparative.analyze import ComparativeFit
 
@@ -76,7 +78,7 @@ class SystemAnalysis(Protocol):
     @property
     def cautions(self) -> tuple[str, ...]: ...
 
-    def summary(self) -> str: ...
+    def blocks(self) -> tuple[Block, ...]: ...
 
     def to_dict(self) -> dict[str, object]: ...
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from humaneval.analysis.scale import scale_lines
+from humaneval.analysis.scale import scale_blocks
 from humaneval.clmm.result import FitResult
 from humaneval.core.ratings import Ratings
 from humaneval.core.responses import lower_is_better
-from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.formatting import MISSING, fmt, fmt_ci, fmt_p, is_missing, p_is
+from humaneval.present.printable import Printable, frame_table
 from humaneval.ranks.analysis import rank_sets_dict
 from humaneval.ranks.result import RankSets
 
@@ -36,8 +38,8 @@ def system_means(ratings: Ratings) -> pd.Series:
     return values.groupby(ratings.data["system"]).mean().rename("mean")
 
 
-@dataclass(frozen=True, eq=False)
-class Analysis:
+@dataclass(frozen=True, eq=False, repr=False)
+class Analysis(Printable):
     """The outcome of :func:`analyze`: systems with groupings, contrasts and (for the CLMM) the fit."""
 
     test: str
@@ -109,41 +111,63 @@ class Analysis:
         """The ``by`` columns of an EMM contrast table (empty otherwise)."""
         return list(self.by)
 
-    def summary(self) -> str:
-        """The system table with groupings and the contrast table, as ``humaneval analyze`` prints them."""
-        lines = (
-            self.fit.headline() if self.fit is not None else [f"{self.test} test, aggregate={self.aggregate}"]
-        )
-        if self.fit is not None and (self.fit.structure == "formula" or self.emms is not None):
-            lines += ["", f"{'term':<28} {'estimate':>9} {'SE':>7} {'z':>8} {'p':>8}"]
-            for row in self.fit.fixed_effects().itertuples():
-                lines.append(
-                    f"{row.term:<28} {row.estimate:>9.4f} {row.se:>7.4f} {row.z:>8.3f} {fmt_p(row.p):>8}"
-                )
-        if self.emms is not None:
-            return "\n".join(lines + self._emm_lines())
-        unit = "mean rank (1 = best)" if lower_is_better(self.response) else "mean score"
-        lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
-        for row in self.systems.itertuples():
-            lines.append(f"{row.system:<20} {row.label:<22} {row.letters:<8} {fmt(row.estimate)}")
-        lines += ["", f"contrasts (adjust = {self.adjust}; positive = first system better)"]
-        lines.append(f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'stat':>8} {'p':>8} {'p adj':>8}  CI")
-        for row in self.contrasts.itertuples():
-            name = f"{row.system_a} - {row.system_b}"
-            ci = "" if is_missing(row.ci_low) else fmt_ci(row.ci_low, row.ci_high)
-            lines.append(
-                f"{name:<36} {fmt(row.estimate):>9} {fmt(row.se):>7} {fmt(row.statistic):>8} "
-                f"{fmt_p(row.p_unadj):>8} {fmt_p(row.p_adj):>8}  {ci}"
-            )
-        return "\n".join(lines)
+    def brief(self) -> str:
+        """``[criterion] model: n systems, n contrasts (n significant at adjust=...)``, the ``repr``."""
+        what = f"CLMM {self.fit.structure}, {self.fit.engine} engine" if self.fit is not None else self.test
+        criterion = f"[{self.criterion}] " if self.criterion else ""
+        significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
+        counts = f"{_count(len(self.systems), 'system')}, {_count(len(self.contrasts), 'contrast')}"
+        cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
+        return f"{criterion}{what}: {counts} ({significant} significant at adjust={self.adjust}){cautions}"
 
-    def _emm_lines(self) -> list[str]:
+    def blocks(self) -> tuple[Block, ...]:
+        """The fit, the system table with groupings and the contrast table (what ``humaneval analyze``
+        prints); a formula fit shows its coefficients, and with EMMs their tables and tests instead."""
+        fit = self.fit
+        heading = fit.headline() if fit is not None else [f"{self.test} test, aggregate={self.aggregate}"]
+        out: list[Block] = [Paragraph((line.strip(),)) for line in heading]
+        if fit is not None and (fit.structure == "formula" or self.emms is not None):
+            four = {
+                "term": None,
+                "estimate": lambda v: fmt(v, 4),
+                "se": lambda v: fmt(v, 4),
+                "z": fmt,
+                "p": fmt_p,
+            }
+            out.append(frame_table(fit.fixed_effects(), four, names={"se": "SE"}))
+        if self.emms is not None:
+            return (*out, *self._emm_blocks())
+        unit = "mean rank (1 = best)" if lower_is_better(self.response) else "mean score"
+        systems = {"system": None, "label": None, "letters": None, "estimate": fmt}
+        out.append(frame_table(self.systems, systems, names={"label": unit}))
+        contrasts = self.contrasts.assign(
+            contrast=[f"{r.system_a} - {r.system_b}" for r in self.contrasts.itertuples()],
+            ci=[
+                MISSING if is_missing(r.ci_low) else fmt_ci(r.ci_low, r.ci_high)
+                for r in self.contrasts.itertuples()
+            ],
+        )
+        columns = {
+            "contrast": None,
+            "estimate": fmt,
+            "se": fmt,
+            "statistic": fmt,
+            "p_unadj": fmt_p,
+            "p_adj": fmt_p,
+            "ci": None,
+        }
+        names = {"se": "SE", "statistic": "stat", "p_unadj": "p", "p_adj": "p adj", "ci": "CI"}
+        caption = f"contrasts (adjust = {self.adjust}; positive = first system better)"
+        out.append(frame_table(contrasts, columns, names=names, caption=(caption,)))
+        return tuple(out)
+
+    def _emm_blocks(self) -> list[Block]:
         """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
         emms = self.emms
         if emms is None:
             return []
         factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
-        lines = []
+        out: list[Block] = []
         found = (self.extra or {}).get("categories")
         categories = found if isinstance(found, dict) else {}
         used = categories.get("used") or []
@@ -151,45 +175,42 @@ class Analysis:
         for mode, part in emms.groupby("mode", sort=False):
             if same and mode == "mean.class":
                 continue  # the class index is the score on a 1..K scale with every point used
-            lines += ["", _emm_heading(str(mode), categories)]
-            for row in part.itertuples(index=False):
-                label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
-                lines.append(
-                    f"  {label:<36} {row.emmean:>8.3f} {row.se:>7.3f}  {fmt_ci(row.ci_low, row.ci_high)}"
-                )
-        lines += ["", f"contrasts (adjust = {self.adjust}; latent scale; OR = odds ratio)"]
-        for row in self.contrasts.itertuples():
-            by = "".join(f" | {k}={getattr(row, k)}" for k in self.by_columns)
-            odds = getattr(row, "odds_ratio", None)
-            odds_text = f"  OR {odds:.3f} {fmt_ci(row.or_low, row.or_high)}" if not is_missing(odds) else ""
-            lines.append(
-                f"  {row.system_a} - {row.system_b}{by:<12} {row.estimate:>8.3f} {row.se:>7.3f} "
-                f"p {fmt_p(row.p_unadj)} p.adj {fmt_p(row.p_adj)}{odds_text}"
-            )
+            part = part.assign(ci=[fmt_ci(r.ci_low, r.ci_high) for r in part.itertuples()])
+            columns = {**dict.fromkeys(factor), "emmean": fmt, "se": fmt, "ci": None}
+            caption = _emm_heading(str(mode), categories)
+            out.append(frame_table(part, columns, names={"se": "SE", "ci": "95% CI"}, caption=(caption,)))
+        rows = self.contrasts.itertuples()
+        contrasts = self.contrasts.assign(
+            contrast=[
+                f"{r.system_a} - {r.system_b}" + "".join(f" | {k}={getattr(r, k)}" for k in self.by_columns)
+                for r in rows
+            ]
+        )
+        columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_unadj": fmt_p, "p_adj": fmt_p}
+        if "odds_ratio" in contrasts:
+            contrasts["odds"] = [
+                MISSING if is_missing(r.odds_ratio) else f"{fmt(r.odds_ratio)} {fmt_ci(r.or_low, r.or_high)}"
+                for r in contrasts.itertuples()
+            ]
+            columns["odds"] = None
+        names = {"se": "SE", "p_unadj": "p", "p_adj": "p adj", "odds": "OR [CI]"}
+        caption = f"contrasts (adjust = {self.adjust}; latent scale; OR = odds ratio)"
+        out.append(frame_table(contrasts, columns, names=names, caption=(caption,)))
         if self.omnibus:
             o = self.omnibus
-            lines.append(
-                f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {p_is(o['p'])}"
+            said = (
+                f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {fmt(o['statistic'])}, {p_is(o['p'])}"
             )
+            out.append(Paragraph((said,)))
         if self.lr_test:
             t = self.lr_test
-            lines.append(
-                f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
-                f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
-                f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
+            said = (
+                f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {fmt(t['statistic'])}, "
+                f"{p_is(t['p'])}; AIC {fmt(t['aic_restricted'], 2)} → {fmt(t['aic_full'], 2)}, "
+                f"BIC {fmt(t['bic_restricted'], 2)} → {fmt(t['bic_full'], 2)}"
             )
-        return lines + scale_lines(self.extra)
-
-    def __repr__(self) -> str:
-        what = (
-            f"CLMM {self.fit.structure}, {self.fit.engine} engine" if self.fit is not None else f"{self.test}"
-        )
-        criterion = f" [{self.criterion}]" if self.criterion else ""
-        significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
-        counts = f"{_count(len(self.systems), 'system')}, {_count(len(self.contrasts), 'contrast')}"
-        cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
-        tests = f"{significant} significant at adjust={self.adjust}"
-        return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
+            out.append(Paragraph((said,)))
+        return out + scale_blocks(self.extra)
 
 
 def _emm_heading(mode: str, categories: dict) -> str:
