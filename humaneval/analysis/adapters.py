@@ -38,9 +38,9 @@ from humaneval.methods import get_method
 from humaneval.methods.kinds import detect_kind
 
 if TYPE_CHECKING:
-    from humaneval.present.document import Block
     from humaneval.clmm.result import FitResult
     from humaneval.comparative.analyze import ComparativeFit
+    from humaneval.present.document import Block
 
 
 @runtime_checkable
