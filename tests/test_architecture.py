@@ -176,26 +176,17 @@ def test_the_module_graph_sees_function_imports_but_not_type_checking():
     assert "humaneval.analysis.outcome" in module_graph()["humaneval.analysis.ordinal"]
 
 
-#: Module cycles not yet broken: this list only shrinks. clmm/formula.py builds a spec's scale part with
-#: scale_spec.py, which parses with formula.py's parser; splitting the parser from ``clmm_spec`` waits for
-#: the clmm package's typing work to land.
-KNOWN_MODULE_CYCLES = [["humaneval.clmm.formula", "humaneval.clmm.scale_spec"]]
-
-
 def test_no_import_cycle_between_modules_of_a_package():
     """Inside a package, modules point one way as the packages do: no cycle through imports at the top or
     inside functions (a function-local import only hides a cycle until that function runs)."""
     graph = module_graph()
-    found = _cycles(graph)
     report = [
         " → ".join(component)
         + ": "
         + "; ".join(f"{a}→{b}" for a in component for b in sorted(graph[a]) if b in component)
-        for component in found
-        if component not in KNOWN_MODULE_CYCLES
+        for component in _cycles(graph)
     ]
     assert report == []
-    assert [c for c in KNOWN_MODULE_CYCLES if c not in found] == [], "broken: shrink KNOWN_MODULE_CYCLES"
 
 
 #: The packages from the bottom up: a package imports only from packages on lower lines. The first
