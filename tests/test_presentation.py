@@ -87,7 +87,7 @@ def test_simulation_result_summary_and_repr():
     none = overall[overall["aggregate"] == "none"].iloc[0]
     lines = result.summary(notes=("a note",)).splitlines()
     assert lines[0] == "Type I error of 2x5x3 (B×D×A, crossed_in_blocks), seed 1"
-    assert lines[2] == "a note"
+    assert lines[2] == "- a note"
     assert lines[4].split() == ["test", "level", "Type", "I", "error", "[95%", "CI]"]
     assert lines[5].split() == [
         "ttest",

@@ -30,7 +30,7 @@ from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import BackendUnavailableError, DesignError, ModelSpecError
-from humaneval.present.document import Block, Paragraph
+from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt, fmt_estimate_ci
 from humaneval.present.printable import Printable, frame_table
 from humaneval.simulate.designs import SimDesign, pair_differences, system_pairs
@@ -242,12 +242,15 @@ class SimulationResult(Printable):
             rows["type1"] = [fmt_estimate_ci(r.rate, r.ci_low, r.ci_high) for r in calibration.itertuples()]
             columns.append("type1")
         names = {"rate_ci": f"{kind} [95% CI]", "type1": "Type I [95% CI]"}
+        said = [
+            *(self._rung_lines() if self.rungs else []),
+            *(f"warning: {w}" for w in self.calibration_warnings()),
+        ]
         return (
             Paragraph((f"{kind} of {design_line(cfg.design)}, seed {cfg.seed}",)),
-            *(Paragraph((note,)) for note in notes),
+            *([Bullets(tuple((note,) for note in notes))] if notes else []),
             frame_table(rows, columns, names=names),
-            *(Paragraph((line,)) for line in (self._rung_lines() if self.rungs else [])),
-            *(Paragraph((f"warning: {w}",)) for w in self.calibration_warnings()),
+            *([Bullets(tuple((line,) for line in said))] if said else []),
         )
 
     def _rung_lines(self) -> list[str]:
