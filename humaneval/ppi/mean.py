@@ -44,7 +44,9 @@ from scipy import stats
 from humaneval.ppi.fewclusters import jackknife_variances
 from humaneval.ppi.tuning import cluster_sums, ppi_lambda
 
-__all__ = ["MeanEstimate", "cluster_codes", "ipw_mean", "ppi_mean"]
+# cluster_sums and ppi_lambda live in humaneval.ppi.tuning (the jackknife needs them too); named here for
+# imports from this module
+__all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
 
 
 @dataclass(frozen=True)
