@@ -77,7 +77,7 @@ def test_python_contrasts_reproduce_emmeans(intercepts):
 
 
 def test_cli_reports_the_fit(intercepts, likert, monkeypatch):
-    from humaneval.analysis import workflow as analyze_module
+    from humaneval.analysis import ordinal as analyze_module
 
     monkeypatch.setattr(analyze_module, "fit_clmm", lambda *a, **k: intercepts[0])
     path = str(shared_file("steen2021", "likert_coherence_cnn_dm.csv"))

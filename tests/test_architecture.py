@@ -8,6 +8,7 @@ import functools
 import importlib
 import importlib.util
 import os
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def subpackage_graph() -> dict[str, dict[str, set[str]]]:
     return graph
 
 
-def _cycles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+def _cycles(graph: Mapping[str, Collection[str]]) -> list[list[str]]:
     """The strongly connected components with more than one node (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -108,6 +109,84 @@ def test_no_import_cycle_between_subpackages():
 
 def test_clmm_never_imports_analysis():
     assert "analysis" not in subpackage_graph().get("clmm", {})
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _home_package(module: str) -> str:
+    """The package a module belongs to: its parent, or itself for a package's ``__init__``."""
+    is_package = (PACKAGE.parent.joinpath(*module.split(".")) / "__init__.py").is_file()
+    return module if is_package else module.rpartition(".")[0]
+
+
+def _run_imports(source: str) -> set[str]:
+    """The ``humaneval`` modules ``source`` imports when it runs, at the top or inside a function, but
+    not under ``if TYPE_CHECKING:`` (never run; an annotation may name a type of any module).
+    ``from p import x`` imports the module ``p.x`` when there is one, else ``p``."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                found.update(
+                    f"{child.module}.{a.name}" if _is_module(f"{child.module}.{a.name}") else child.module
+                    for a in child.names
+                )
+            elif isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            visit(child)
+
+    visit(ast.parse(source))
+    return {name for name in found if name.split(".")[0] == "humaneval" and _is_module(name)}
+
+
+@functools.lru_cache(maxsize=1)
+def module_graph() -> dict[str, set[str]]:
+    """``graph[a]``: the modules of ``a``'s own package that module ``a`` imports when it runs."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = _module(path)
+        graph[name] = {
+            target
+            for target in _run_imports(path.read_text(encoding="utf-8"))
+            if target != name and _home_package(target) == _home_package(name)
+        }
+    return graph
+
+
+def test_the_module_graph_sees_function_imports_but_not_type_checking():
+    source = (
+        "from typing import TYPE_CHECKING\nfrom humaneval.analysis import joint\n"
+        "if TYPE_CHECKING:\n    from humaneval.clmm.result import FitResult\n"
+        "def f():\n    from humaneval.analysis.ordinal import formula_analysis\n"
+    )
+    assert _run_imports(source) == {"humaneval.analysis.joint", "humaneval.analysis.ordinal"}
+    assert "humaneval.analysis.outcome" in module_graph()["humaneval.analysis.ordinal"]
+
+
+def test_no_import_cycle_between_modules_of_a_package():
+    """Inside a package, modules point one way as the packages do: no cycle through imports at the top or
+    inside functions (a function-local import only hides a cycle until that function runs)."""
+    graph = module_graph()
+    report = [
+        " → ".join(component)
+        + ": "
+        + "; ".join(f"{a}→{b}" for a in component for b in sorted(graph[a]) if b in component)
+        for component in _cycles(graph)
+    ]
+    assert report == []
 
 
 #: The packages from the bottom up: a package imports only from packages on lower lines. The first

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from humaneval.analysis import analyze, analyze_criteria
+from humaneval.analysis import analyze, analyze_criteria, joint
 from humaneval.cli import main
 from humaneval.clmm.model import default_model
 from humaneval.core.ratings import as_ratings
@@ -41,6 +41,28 @@ def test_analyze_fits_the_joint_model_once_and_slices_it(study):
     pd.testing.assert_frame_equal(mine.contrasts, one.contrasts)
     # the within-criterion contrast is the emmeans contrast of the joint fit: Tukey over the 10 pairs
     assert set(mine.contrasts["adjust"]) == {"tukey"} and len(mine.contrasts) == 10
+
+
+def test_the_joint_fit_is_kept_for_the_next_criterion(study, monkeypatch):
+    fits = []
+    fit_once = joint.formula_analysis
+    monkeypatch.setattr(joint, "formula_analysis", lambda *a, **k: fits.append(a) or fit_once(*a, **k))
+    monkeypatch.setattr(joint, "_FITS", type(joint._FITS)())
+    said = []
+    for name in ("coherence", "relevance"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            found = analyze(as_ratings(study.data.copy()), criterion=name)  # the same rows, a new table
+        said.append([(w.category, str(w.message)) for w in caught])
+        found.contrasts["estimate"] = 0.0  # the caller's copy: the kept fit is not touched
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = analyze_criteria(study)
+    assert len(fits) == 1 and said[0] and said[0] == said[1]  # the fit's warnings are said again
+    assert whole.analyses[2].fit is found.fit and (whole.analyses[2].contrasts["estimate"] != 0).all()
+    changed = study.data.copy()
+    changed.loc[0, "score"] = 6 - changed.loc[0, "score"]
+    assert joint._fingerprint(as_ratings(changed)) != joint._fingerprint(study)
 
 
 def test_the_report_uses_the_joint_model_and_one_bullet_per_kind(study):

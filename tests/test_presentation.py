@@ -77,7 +77,7 @@ def test_reliability_report_summary_and_repr():
     assert lines[5].split() == ["Fleiss'", "κ:", f"{kappa:.3f}"]
     assert report.summary().splitlines()[0] == "ratings: reliability"
     assert repr(report).startswith(
-        f"<ReliabilityReport: ordinal α {alpha:.3f}, Fleiss' κ {kappa:.3f}, split-half "
+        f"<ReliabilityReport ordinal α {alpha:.3f}, Fleiss' κ {kappa:.3f}, split-half "
     )
 
 
@@ -87,8 +87,9 @@ def test_simulation_result_summary_and_repr():
     none = overall[overall["aggregate"] == "none"].iloc[0]
     lines = result.summary(notes=("a note",)).splitlines()
     assert lines[0] == "Type I error of 2x5x3 (B×D×A, crossed_in_blocks), seed 1"
-    assert lines[1] == "  a note"
-    assert lines[3].split() == [
+    assert lines[2] == "- a note"
+    assert lines[4].split() == ["test", "level", "Type", "I", "error", "[95%", "CI]"]
+    assert lines[5].split() == [
         "ttest",
         "none",
         f"{none.rate:.3f}",

@@ -25,8 +25,9 @@ from humaneval.analysis.classic import (
 )
 from humaneval.analysis.criteria import adjust_across, analyze_criteria
 from humaneval.analysis.fit import fit_clmm, fit_formula
+from humaneval.analysis.outcome import Analysis, system_means
 from humaneval.analysis.prepare import choose_reference, prepare_clmm_data
-from humaneval.analysis.workflow import Analysis, analyze, bradley_terry, system_means
+from humaneval.analysis.workflow import analyze, bradley_terry
 from humaneval.clmm.contrasts import adjust_pvalues, pairwise_contrasts, tukey_p
 from humaneval.clmm.emmeans import emm_contrasts, emmeans, lr_test, wald_omnibus
 from humaneval.clmm.result import Attempt, Diagnostics, FitResult

@@ -8,8 +8,9 @@ analyze` asks it, and ``humaneval analyze`` and ``humaneval report`` call :func:
 table gets one model whichever door it came through.
 
 Both adapters return a :class:`SystemAnalysis`: the system table with rank groups, the contrast
-table, the fit, the cautions, ``summary()`` and ``to_dict()`` (the ``--json`` schema of
-docs/analysis.md). :class:`~humaneval.analysis.workflow.Analysis` (CLMM, classic tests) and
+table, the fit, the cautions, ``blocks()`` (printed by ``summary()`` and a notebook's HTML through
+:class:`~humaneval.present.printable.Printable`) and ``to_dict()`` (the ``--json`` schema of
+docs/analysis.md). :class:`~humaneval.analysis.outcome.Analysis` (CLMM, classic tests) and
 :class:`~humaneval.comparative.ComparativeAnalysis` (Bradley–Terry, MaxDiff, Plackett–Luce) both
 satisfy it.
 
@@ -19,15 +20,15 @@ methods that use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-import numpy as np
 import pandas as pd
 
-from humaneval.analysis.plan import CEILING_MINUTES
+from humaneval.analysis.joint import joint_analyses, joint_applies
+from humaneval.analysis.options import AnalysisOptions
+from humaneval.analysis.ordinal import clmm_analysis
 from humaneval.comparative.analyze import analyze_comparative
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
@@ -39,6 +40,7 @@ from humaneval.methods.kinds import detect_kind
 if TYPE_CHECKING:
     from humaneval.clmm.result import FitResult
     from humaneval.comparative.analyze import ComparativeFit
+    from humaneval.present.document import Block
 
 
 @runtime_checkable
@@ -76,36 +78,9 @@ class SystemAnalysis(Protocol):
     @property
     def cautions(self) -> tuple[str, ...]: ...
 
-    def summary(self) -> str: ...
+    def blocks(self) -> tuple[Block, ...]: ...
 
     def to_dict(self) -> dict[str, object]: ...
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """The options of :func:`~humaneval.analysis.workflow.analyze` an adapter may use."""
-
-    engine: str = "native"
-    structure: str = "auto"
-    link: str = "logit"
-    reference: str | Mapping[str, str] | None = None
-    adjust: str | None = None
-    fallback: bool = True
-    alpha: float = 0.05
-    seed: int | np.random.Generator | None = None
-    inference: str | None = None
-    n_resamples: int = 1000
-    progress: bool | Callable[[str], None] = False
-    style: tuple[str, ...] = ()
-    max_minutes: float | None = CEILING_MINUTES
-    #: Humans and a judge (the ``ppi`` adapter): the judge's name, its scores when they are not rows of
-    #: the table (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`), the estimator of a
-    #: score table (``mean`` or ``ordinal``), the clustering and the design's inclusion probabilities.
-    judge: str | None = None
-    judge_scores: Any = None
-    judge_model: str = "mean"
-    cluster: str = "auto"
-    probabilities: pd.DataFrame | None = None
 
 
 class AnalysisAdapter(Protocol):
@@ -139,13 +114,9 @@ class ClmmAdapter:
                 f"style covariates ({', '.join(options.style)}) are for pairwise tables (an 'opponent' "
                 f"column with scores 1/0/0.5); a {kind} table gets the CLMM"
             )
-        from humaneval.analysis.joint import joint_analyses, joint_applies
-
         if joint_applies(ratings, kind):  # several criteria: one model of all (docs/analysis.md)
             select_criterion(ratings, criterion)  # an unknown or missing criterion is refused first
             return joint_analyses(ratings, options)[criterion]
-        from humaneval.analysis.workflow import clmm_analysis
-
         return clmm_analysis(ratings, kind, criterion, options)
 
 

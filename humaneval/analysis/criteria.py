@@ -11,29 +11,27 @@ then left empty (NaN): the within-criterion simultaneous intervals do not cover 
 ("3.78 (1/2)": mean and rank group).
 
 With the CLMM, a Likert table of several criteria gets the joint model ``score ~ system * criterion +
-(1 + system | annotator) + (1 | document)`` (:mod:`humaneval.analysis.joint`), fitted once; each
-criterion's analysis is its slice.
+(1 + system | annotator) + (1 | document)`` (:mod:`humaneval.analysis.joint`, which decides it for
+:func:`~humaneval.analysis.workflow.analyze`), fitted once; each criterion's analysis is its slice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from humaneval.analysis.adapters import AnalysisOptions, SystemAnalysis, table_kind
-from humaneval.analysis.joint import joint_analyses, joint_applies
+from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.workflow import analyze
 from humaneval.clmm.contrasts import better_column
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.errors import OptionError
 from humaneval.present.document import Block, Paragraph
 from humaneval.present.printable import Printable, frame_table
-from humaneval.ranks.analysis import with_rank_sets
 from humaneval.stats.grouping import groupings
 
 #: Adjustments across criteria × pairs (statsmodels names): Holm and Bonferroni control the
@@ -48,7 +46,7 @@ class CriteriaAnalysis(Printable):
     Attributes
     ----------
     analyses:
-        One :class:`~humaneval.analysis.workflow.Analysis` per criterion (sorted names).
+        One :class:`~humaneval.analysis.outcome.Analysis` per criterion (sorted names).
     adjust_across_criteria:
         The method applied to all criteria × pairs together, or ``None`` (each criterion adjusted
         on its own, as ``analyze`` does).
@@ -129,7 +127,7 @@ def analyze_criteria(
     Returns
     -------
     CriteriaAnalysis
-        One :class:`~humaneval.analysis.workflow.Analysis` per criterion (``analyses``);
+        One :class:`~humaneval.analysis.outcome.Analysis` per criterion (``analyses``);
         ``summary_table()`` sets their system tables side by side.
 
     Raises
@@ -163,30 +161,11 @@ def analyze_criteria(
         )
     table = as_ratings(ratings)
     names = list(criteria) if criteria is not None else table.criteria
-    joint = _joint_options(table, test, names, alpha, options)
-    if joint is not None:  # several Likert criteria: the joint model, fitted once
-        parts = joint_analyses(table, joint)
-        analyses: list[SystemAnalysis] = [
-            with_rank_sets(parts[name], confidence=1.0 - alpha, seed=joint.seed) for name in names
-        ]
-    else:
-        analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
+    # analyze decides whether the criteria share one joint model; it keeps that fit for the next criterion
+    analyses = [analyze(table, test, criterion=name, alpha=alpha, **options) for name in names]
     if adjust_across_criteria is not None:
         analyses = adjust_across(analyses, adjust_across_criteria, alpha)
     return CriteriaAnalysis(tuple(analyses), adjust_across_criteria, alpha)
-
-
-def _joint_options(
-    table: Ratings, test: str, names: Sequence[str | None], alpha: float, options: dict[str, Any]
-) -> AnalysisOptions | None:
-    """The options of the joint model when ``analyze`` would fit it for these criteria, else None
-    (a classic test, a formula, EMMs or a comparison of models ask for something else)."""
-    if test != "clmm" or any(options.get(k) is not None for k in ("formula", "emm", "compare", "by")):
-        return None
-    if None in names or not joint_applies(table, table_kind(table, names[0])):
-        return None
-    known = {f.name for f in fields(AnalysisOptions)}
-    return AnalysisOptions(alpha=alpha, **{k: v for k, v in options.items() if k in known})
 
 
 def adjust_across(

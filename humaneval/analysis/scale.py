@@ -15,7 +15,9 @@ from humaneval.clmm.fit import fit_spec
 from humaneval.clmm.formula import clmm_spec
 from humaneval.clmm.result import FitResult
 from humaneval.clmm.scale import ScaleTest, scale_lr_test
-from humaneval.present.formatting import p_is
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.formatting import fmt, p_is
+from humaneval.present.printable import frame_table
 
 
 def scale_extra(fit: FitResult) -> dict[str, object]:
@@ -29,27 +31,32 @@ def scale_extra(fit: FitResult) -> dict[str, object]:
     return {**fit.scale.to_dict(), "scale_test": scale_lr_test(fit).to_dict()}
 
 
-def scale_lines(extra: Mapping[str, object] | None) -> list[str]:
-    """The scale part of ``humaneval analyze``'s text output (empty without scale effects)."""
+def scale_blocks(extra: Mapping[str, object] | None) -> list[Block]:
+    """The scale part of ``humaneval analyze``'s output: ζ per term, σ_s and the LR test of scale use
+    (nothing without scale effects)."""
     extra = extra or {}
     test = extra.get("scale_test")
     if not isinstance(test, Mapping):
         return []
-    lines = [""]
+    out: list[Block] = []
     effects = extra.get("scale_effects") or []
     if isinstance(effects, list) and effects:
-        lines.append(f"scale effects (log spread vs the reference; {len(effects)} terms)")
-        for row in effects:
-            lines.append(f"  {row['term']:<26} {row['estimate']:>9.4f} {row['se']:>7.4f}")
+        four = {"term": None, "estimate": lambda v: fmt(v, 4), "se": lambda v: fmt(v, 4)}
+        caption = f"scale effects (log spread vs the reference; {len(effects)} terms)"
+        out.append(frame_table(pd.DataFrame(effects), four, names={"se": "SE"}, caption=(caption,)))
     sd = extra.get("scale_sd")
     if isinstance(sd, Mapping):
-        lines.append(f"random log-scale SD of {sd['factor']}: {sd['estimate']:.4f} (SE {sd['se']:.4f})")
+        out.append(
+            Paragraph(
+                (f"random log-scale SD of {sd['factor']}: {fmt(sd['estimate'], 4)} (SE {fmt(sd['se'], 4)})",)
+            )
+        )
     boundary = " (σ on its boundary: χ² mixture)" if test["boundary"] else ""
-    lines.append(
-        f"does scale use differ between annotators? LR χ²({test['df']}) = {test['statistic']:.3f}, "
+    said = (
+        f"does scale use differ between annotators? LR χ²({test['df']}) = {fmt(test['statistic'])}, "
         f"{p_is(test['p'])}{boundary}"
     )
-    return lines
+    return [*out, Paragraph((said,))]
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,234 +1,34 @@
 """One call from a ratings table to the system table with groupings and the contrast table.
 
-``analyze`` runs either the CLMM (docs/analysis.md, the default and the recommended analysis) or one of the
-classic tests (docs/analysis.md) and returns an :class:`Analysis`, whose ``to_dict()`` is the JSON of
-``humaneval analyze --json``. The system table shows raw means (ranks 1-based, lower = better) with
-the rank groups of dissertation Table 3.2 ("5.25 (1)", "4.33 (3/4)") computed from the contrasts.
+``analyze`` runs either the model of the table's kind (docs/analysis.md, the default and the
+recommended analysis; :mod:`humaneval.analysis.adapters` decides which) or one of the classic tests
+(docs/analysis.md) and returns an :class:`~humaneval.analysis.outcome.Analysis` (or the adapter's
+result), whose ``to_dict()`` is the JSON of ``humaneval analyze --json``.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.adapters import MODEL_TESTS, AnalysisOptions, SystemAnalysis, adapter_for
-from humaneval.analysis.calibration import clmm_calibration
+from humaneval.analysis.adapters import MODEL_TESTS, SystemAnalysis, adapter_for
 from humaneval.analysis.classic import TESTS, anova_omnibus, classic_test, independent_units
-from humaneval.analysis.fit import _plain, fit_clmm
+from humaneval.analysis.options import AnalysisOptions
+from humaneval.analysis.ordinal import formula_analysis
+from humaneval.analysis.outcome import Analysis, system_means
 from humaneval.analysis.plan import CEILING_MINUTES
-from humaneval.analysis.scale import scale_extra, scale_lines
-from humaneval.clmm.contrasts import CONTRAST_COLUMNS
-from humaneval.clmm.emmeans import _fixed_columns, emm_contrasts, emmeans, lr_test, wald_omnibus
-from humaneval.clmm.result import FitResult
-from humaneval.clmm.spec import ClmmSpec
 from humaneval.comparative.analyze import ComparativeAnalysis, analyze_comparative
 from humaneval.core.deprecation import caller_stacklevel, renamed
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
-from humaneval.core.responses import lower_is_better
-from humaneval.core.structure import describe_structure
-from humaneval.errors import AnalysisCaution, ModelSpecError, OptionError
-from humaneval.present.formatting import fmt, fmt_ci, fmt_p, is_missing, p_is
-from humaneval.ranks.analysis import rank_sets_dict, with_rank_sets
-from humaneval.ranks.result import RankSets
+from humaneval.errors import AnalysisCaution, OptionError
+from humaneval.ranks.analysis import with_rank_sets
 from humaneval.stats.grouping import groupings
 from humaneval.stats.kernels import AGGREGATES
-
-
-def system_means(ratings: Ratings) -> pd.Series:
-    """Mean response per system as reported: scores as given, ranks 1-based (lower = better).
-
-    Examples
-    --------
-    >>> from humaneval.io.datasets import wine_ratings
-    >>> from humaneval.core.ratings import as_ratings
-    >>> system_means(as_ratings(wine_ratings())).round(3).to_dict()
-    {'cold-no': 2.056, 'cold-yes': 2.611, 'warm-no': 3.111, 'warm-yes': 3.889}
-    """
-    values = ratings.reported()
-    return values.groupby(ratings.data["system"]).mean().rename("mean")
-
-
-@dataclass(frozen=True, eq=False)
-class Analysis:
-    """The outcome of :func:`analyze`: systems with groupings, contrasts and (for the CLMM) the fit."""
-
-    test: str
-    aggregate: str | None
-    adjust: str
-    response: str
-    systems: pd.DataFrame
-    contrasts: pd.DataFrame
-    fit: FitResult | None = None
-    independent: bool = True
-    criterion: str | None = None
-    extra: Mapping[str, object] | None = None
-    emms: pd.DataFrame | None = None
-    lr_test: Mapping[str, object] | None = None
-    omnibus: Mapping[str, object] | None = None
-    by: tuple[str, ...] = ()
-    cautions: tuple[str, ...] = ()
-    kind: str | None = None
-    rank_sets: Mapping[str, RankSets] | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        """One element of ``criteria`` in ``humaneval analyze --json`` (see docs/analysis.md).
-
-        ``contrasts`` holds the rows of :attr:`contrasts` with its column names as keys.
-        """
-        fit = self.fit
-        return {
-            "test": self.test,
-            "kind": self.kind,
-            "criterion": self.criterion,
-            "response": self.response,
-            "engine": fit.engine if fit else None,
-            "structure": fit.structure if fit else None,
-            "link": fit.link if fit else None,
-            "reference": fit.reference if fit else None,
-            "aggregate": self.aggregate,
-            "independent_units": self.independent,
-            "fallbacks": [a.to_dict() for a in fit.fallbacks] if fit else [],
-            "fixed_effects": fit.fixed_effects().to_dict(orient="records") if fit else [],
-            "thresholds": fit.thresholds_frame().to_dict(orient="records") if fit else [],
-            "random_effects": fit.random_effects_frame().to_dict(orient="records") if fit else [],
-            "contrasts": self.contrasts.to_dict(orient="records"),
-            "groups": self.systems.to_dict(orient="records"),
-            "diagnostics": (
-                {
-                    **fit.diagnostics.to_dict(),
-                    "loglik": fit.loglik,
-                    "aic": fit.aic,
-                    "bic": fit.bic,
-                    "nobs": fit.nobs,
-                }
-                if fit
-                else None
-            ),
-            "formula": fit.formula if fit else None,
-            "threshold": fit.threshold if fit else None,
-            "emmeans": self.emms.to_dict(orient="records") if self.emms is not None else [],
-            "lr_test": self.lr_test,
-            "omnibus": self.omnibus,
-            "engine_comparison": fit.engine_comparison if fit else None,
-            "versions": fit.versions if fit else {},
-            "cautions": list(self.cautions),
-            "rank_sets": rank_sets_dict(self.rank_sets),
-            **(self.extra or {}),
-        }
-
-    @property
-    def by_columns(self) -> list[str]:
-        """The ``by`` columns of an EMM contrast table (empty otherwise)."""
-        return list(self.by)
-
-    def summary(self) -> str:
-        """The system table with groupings and the contrast table, as ``humaneval analyze`` prints them."""
-        lines = (
-            self.fit.headline() if self.fit is not None else [f"{self.test} test, aggregate={self.aggregate}"]
-        )
-        if self.fit is not None and (self.fit.structure == "formula" or self.emms is not None):
-            lines += ["", f"{'term':<28} {'estimate':>9} {'SE':>7} {'z':>8} {'p':>8}"]
-            for row in self.fit.fixed_effects().itertuples():
-                lines.append(
-                    f"{row.term:<28} {row.estimate:>9.4f} {row.se:>7.4f} {row.z:>8.3f} {fmt_p(row.p):>8}"
-                )
-        if self.emms is not None:
-            return "\n".join(lines + self._emm_lines())
-        unit = "mean rank (1 = best)" if lower_is_better(self.response) else "mean score"
-        lines += ["", f"{'system':<20} {unit:<22} letters  estimate"]
-        for row in self.systems.itertuples():
-            lines.append(f"{row.system:<20} {row.label:<22} {row.letters:<8} {fmt(row.estimate)}")
-        lines += ["", f"contrasts (adjust = {self.adjust}; positive = first system better)"]
-        lines.append(f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'stat':>8} {'p':>8} {'p adj':>8}  CI")
-        for row in self.contrasts.itertuples():
-            name = f"{row.system_a} - {row.system_b}"
-            ci = "" if is_missing(row.ci_low) else fmt_ci(row.ci_low, row.ci_high)
-            lines.append(
-                f"{name:<36} {fmt(row.estimate):>9} {fmt(row.se):>7} {fmt(row.statistic):>8} "
-                f"{fmt_p(row.p_unadj):>8} {fmt_p(row.p_adj):>8}  {ci}"
-            )
-        return "\n".join(lines)
-
-    def _emm_lines(self) -> list[str]:
-        """EMM tables, contrasts with odds ratios and the tests of a formula analysis."""
-        emms = self.emms
-        if emms is None:
-            return []
-        factor = [c for c in emms.columns if c not in ("emmean", "se", "ci_low", "ci_high", "mode")]
-        lines = []
-        found = (self.extra or {}).get("categories")
-        categories = found if isinstance(found, dict) else {}
-        used = categories.get("used") or []
-        same = "expected" in set(emms["mode"]) and used == list(range(1, len(used) + 1))
-        for mode, part in emms.groupby("mode", sort=False):
-            if same and mode == "mean.class":
-                continue  # the class index is the score on a 1..K scale with every point used
-            lines += ["", _emm_heading(str(mode), categories)]
-            for row in part.itertuples(index=False):
-                label = " ".join(f"{k}={getattr(row, k)}" for k in factor)
-                lines.append(
-                    f"  {label:<36} {row.emmean:>8.3f} {row.se:>7.3f}  {fmt_ci(row.ci_low, row.ci_high)}"
-                )
-        lines += ["", f"contrasts (adjust = {self.adjust}; latent scale; OR = odds ratio)"]
-        for row in self.contrasts.itertuples():
-            by = "".join(f" | {k}={getattr(row, k)}" for k in self.by_columns)
-            odds = getattr(row, "odds_ratio", None)
-            odds_text = f"  OR {odds:.3f} {fmt_ci(row.or_low, row.or_high)}" if not is_missing(odds) else ""
-            lines.append(
-                f"  {row.system_a} - {row.system_b}{by:<12} {row.estimate:>8.3f} {row.se:>7.3f} "
-                f"p {fmt_p(row.p_unadj)} p.adj {fmt_p(row.p_adj)}{odds_text}"
-            )
-        if self.omnibus:
-            o = self.omnibus
-            lines.append(
-                f"omnibus Wald test of {o['factor']}: χ²({o['df']}) = {o['statistic']:.3f}, {p_is(o['p'])}"
-            )
-        if self.lr_test:
-            t = self.lr_test
-            lines.append(
-                f"likelihood-ratio test vs {t['restricted']}: χ²({t['df']}) = {t['statistic']:.3f}, "
-                f"{p_is(t['p'])}; AIC {t['aic_restricted']:.2f} → {t['aic_full']:.2f}, "
-                f"BIC {t['bic_restricted']:.2f} → {t['bic_full']:.2f}"
-            )
-        return lines + scale_lines(self.extra)
-
-    def __repr__(self) -> str:
-        what = (
-            f"CLMM {self.fit.structure}, {self.fit.engine} engine" if self.fit is not None else f"{self.test}"
-        )
-        criterion = f" [{self.criterion}]" if self.criterion else ""
-        significant = int(self.contrasts["better"].notna().sum()) if "better" in self.contrasts else 0
-        counts = f"{_count(len(self.systems), 'system')}, {_count(len(self.contrasts), 'contrast')}"
-        cautions = f", {_count(len(self.cautions), 'caution')}" if self.cautions else ""
-        tests = f"{significant} significant at adjust={self.adjust}"
-        return f"<Analysis{criterion} {what}: {counts} ({tests}){cautions}>"
-
-
-def _emm_heading(mode: str, categories: dict) -> str:
-    """What an EMM table holds, in words a reader cannot mistake: the expected score is on the
-    ratings' own values, the class index is not a score."""
-    used = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in categories.get("used", []))
-    if mode == "expected":
-        unused = categories.get("unused")
-        never = f"; never used: {', '.join(f'{v:g}' for v in unused)}" if unused else ""
-        return f"estimated marginal means (expected score on the scale's own values {used}{never}; 95% CI)"
-    if mode == "mean.class":
-        k = len(categories.get("used", [])) or "K"
-        return (
-            f"estimated marginal means (mean.class: expected class index 1..{k} over the categories "
-            f"used, {used}; not a score; 95% CI)"
-        )
-    return f"estimated marginal means ({mode}, 95% CI)"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 @renamed(model="structure", rounds="n_permutations")
@@ -404,7 +204,7 @@ def analyze(
             raise OptionError(
                 "--formula, --emmeans, --compare and --scale-effects apply to the CLMM (--test clmm)"
             )
-        return _analyze_formula(
+        return formula_analysis(
             ratings,
             formula,
             engine=engine,
@@ -444,39 +244,6 @@ def analyze(
         table, means, test, aggregate, adjust, n_permutations=n_permutations, seed=seed, alpha=alpha,
         criterion=criterion,
     )  # fmt: skip
-
-
-def clmm_analysis(ratings: Ratings, kind: str, criterion: str | None, options: AnalysisOptions) -> Analysis:
-    """The :class:`Analysis` of a CLMM fit of the system effects of one criterion: its contrasts and
-    rank groups (the ``clmm`` adapter of :mod:`humaneval.analysis.adapters`)."""
-    table = select_criterion(ratings, criterion)
-    fit = fit_clmm(
-        table,
-        engine=options.engine,
-        structure=options.structure,
-        link=options.link,
-        reference=options.reference,
-        fallback=options.fallback,
-        progress=options.progress,
-        max_minutes=options.max_minutes,
-    )
-    adjust, alpha = options.adjust or "tukey", options.alpha
-    contrasts = fit.contrasts(adjust=adjust, alpha=alpha)
-    caution = clmm_calibration(describe_structure(table))
-    if caution is not None:
-        warnings.warn(caution, AnalysisCaution, stacklevel=caller_stacklevel())
-    return Analysis(
-        test="clmm",
-        aggregate=None,
-        adjust=adjust,
-        response=table.response,
-        systems=groupings(system_means(table), fit.estimates(), contrasts, alpha),
-        contrasts=contrasts,
-        fit=fit,
-        criterion=criterion,
-        kind=kind,
-        cautions=() if caution is None else (caution,),
-    )
 
 
 def _classic_analysis(
@@ -607,143 +374,3 @@ def bradley_terry(
         seed=seed,
         **options,
     )
-
-
-def _analyze_formula(
-    ratings: Ratings | pd.DataFrame,
-    formula: str | None,
-    *,
-    engine: str,
-    structure: str,
-    link: str,
-    reference: str | Mapping[str, str] | None,
-    adjust: str,
-    criterion: str | None,
-    alpha: float,
-    threshold: str,
-    emm: str | None,
-    by: str | None,
-    compare: str | None,
-    progress: bool | Callable[[str], None],
-    scale: str | None = None,
-) -> Analysis:
-    """The CLMM of any formula (or of a named structure, for --emmeans/--compare) with EMMs."""
-    frame: pd.DataFrame
-    if _plain(ratings):
-        if formula is None:
-            raise ModelSpecError("a table without annotator and system columns needs --formula")
-        frame, response = ratings, None
-    else:
-        table = select_criterion(ratings, criterion) if not _uses(formula, "criterion") else _all(ratings)
-        frame, response = table.data, table.response
-    if formula is None:
-        formula = _structure_formula(table, structure, response or "score", scale is not None)
-    fit = fit_clmm(
-        frame,
-        engine=engine,
-        link=link,
-        reference=reference,
-        formula=formula,
-        threshold=threshold,
-        progress=progress,
-        scale=scale,
-    )
-    categories = _categories(fit, table if not _plain(ratings) else None, criterion)
-    factors, _ = _fixed_columns(fit)
-    factor = emm or ("system" if "system" in factors else (factors[0] if factors else None))
-    contrasts = pd.DataFrame(columns=list(CONTRAST_COLUMNS))
-    emms = groups = omnibus = None
-    by_cols = [by] if by else []
-    if factor is not None:
-        table_c = emm_contrasts(fit, factor, by=by, adjust=adjust, alpha=alpha)
-        contrasts = table_c.rename(columns={"level_a": "system_a", "level_b": "system_b", "z": "statistic"})
-        contrasts["df"] = np.inf
-        contrasts["test"] = "z"
-        latent = emmeans(fit, factor, by=by, mode="latent").assign(mode="latent")
-        mean_class = emmeans(fit, factor, by=by, mode="mean.class").assign(mode="mean.class")
-        parts = [latent, mean_class]
-        if categories["values_numeric"]:
-            expected = emmeans(fit, factor, by=by, mode="expected").assign(mode="expected")
-            parts.insert(1, expected)
-        emms = pd.concat(parts, ignore_index=True)
-        omnibus = wald_omnibus(fit, factor)
-        if by is None:
-            est = latent.set_index(factor)["emmean"]
-            column = fit.spec.response if isinstance(fit.spec, ClmmSpec) else None
-            if column in frame and factor in frame:
-                means = (
-                    pd.to_numeric(frame[column], errors="coerce").groupby(frame[factor].astype(str)).mean()
-                )
-            else:
-                means = mean_class.set_index(factor)["emmean"]
-            groups = groupings(means.rename("mean"), est, contrasts, alpha)
-    lr = None
-    if compare is not None:
-        restricted = fit_clmm(
-            frame,
-            engine="native" if engine == "both" else engine,
-            link=link,
-            reference=reference,
-            formula=compare,
-            threshold=threshold,
-            scale=scale,
-        )
-        lr = lr_test(restricted, fit)
-    extra: dict[str, object] | None = {"categories": categories} if emms is not None else None
-    if fit.scale is not None:
-        extra = {**(extra or {}), **scale_extra(fit)}
-    return Analysis(
-        test="clmm",
-        aggregate=None,
-        adjust=adjust,
-        response=response or (fit.spec.response if isinstance(fit.spec, ClmmSpec) else "response"),
-        systems=groups if groups is not None else pd.DataFrame(),
-        contrasts=contrasts,
-        fit=fit,
-        criterion=criterion,
-        emms=emms,
-        lr_test=lr,
-        omnibus=omnibus,
-        by=tuple(by_cols),
-        extra=extra,
-    )
-
-
-def _structure_formula(table: Ratings, structure: str, response: str, scale: bool) -> str:
-    """The formula of a named structure (``auto``: nested or maximal; ``intercepts`` with scale effects,
-    which take random intercepts only)."""
-    from humaneval.clmm.structures import structure_formula
-
-    nested = describe_structure(table).family == "nested"
-    chosen = structure if structure != "auto" else ("nested" if nested else "maximal")
-    if scale and structure == "auto":
-        chosen = "intercepts"
-    return structure_formula(chosen, nested, response)
-
-
-def _categories(fit: FitResult, table: Ratings | None, criterion: str | None) -> dict[str, object]:
-    """The response categories the model knows (the values used) and, when the scale is declared
-    (``ratings.scale.json``, ``Ratings.scales``), the declared points never used."""
-    try:
-        used: list = [float(v) for v in fit.levels]
-        numeric = True
-    except (TypeError, ValueError):
-        used, numeric = [str(v) for v in fit.levels], False
-    declared = table.declared_points(criterion) if table is not None and numeric else None
-    unused = None if declared is None else [v for v in declared if v not in set(used)]
-    return {
-        "used": used,
-        "declared": declared,
-        "unused": unused,
-        "values_numeric": numeric,
-    }
-
-
-def _uses(formula: str | None, column: str) -> bool:
-    import re
-
-    return formula is not None and re.search(rf"\b{re.escape(column)}\b", formula) is not None
-
-
-def _all(ratings: Ratings | pd.DataFrame) -> Ratings:
-    return as_ratings(ratings).without_checks()

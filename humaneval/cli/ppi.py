@@ -20,6 +20,7 @@ from humaneval.core.deprecation import renamed_option
 from humaneval.errors import OptionError, RatingsError
 from humaneval.ppi.items import CLUSTERINGS
 from humaneval.ppi.judged import MODELS
+from humaneval.present.renderers import blocks_to_text
 
 if TYPE_CHECKING:
     from humaneval.core.ratings import Ratings, Response
@@ -118,7 +119,7 @@ def command(
         n_resamples=n_resamples,
         seed=seed,
     )
-    emit(result.to_dict(), as_json, result.summary)
+    emit(result.to_dict(), as_json, lambda: blocks_to_text(result.blocks()))
 
 
 def only_judge(table: Ratings) -> str:

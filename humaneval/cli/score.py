@@ -53,6 +53,8 @@ def _allow_pickle_option(func):
 
 def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
     from humaneval.io.tables import write_table
+    from humaneval.present.printable import frame_table
+    from humaneval.present.renderers import blocks_to_text
 
     if out:
         write_table(table, out)
@@ -62,7 +64,12 @@ def _finish(table, payload: dict, out: str | None, as_json: bool) -> None:
         payload,
         as_json,
         lambda: (
-            header + (f"\nwrote {len(table)} rows to {out}" if out else "\n" + table.to_string(index=False))
+            header
+            + (
+                f"\nwrote {len(table)} rows to {out}"
+                if out
+                else "\n" + blocks_to_text([frame_table(table, list(table.columns))])
+            )
         ),
     )
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -38,10 +38,12 @@ from scipy import stats
 
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
-from humaneval.clmm.result import FitResult
 from humaneval.core.deprecation import renamed
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import ModelSpecError, OptionError
+
+if TYPE_CHECKING:  # result.py imports predict.py and, through it, this module
+    from humaneval.clmm.result import FitResult
 
 MODES = ("latent", "expected", "mean.class", "prob")
 _STEP = 1e-6

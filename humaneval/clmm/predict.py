@@ -19,14 +19,18 @@ Christensen, R. H. B. ordinal: Regression Models for Ordinal Data (issue #20: pr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from humaneval.clmm.links import cdf
 from humaneval.clmm.model import OrdinalModel
-from humaneval.clmm.result import FitResult
 from humaneval.clmm.spec import ClmmSpec
 from humaneval.errors import ModelSpecError, OptionError
+
+if TYPE_CHECKING:  # result.py imports predict.py and, through it, this module
+    from humaneval.clmm.result import FitResult
 
 PREDICT_TYPES = ("prob", "mean", "latent")
 RANDOM_MODES = ("zero", "marginal")

@@ -252,7 +252,7 @@ class Attempt:
         }
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class FitResult(Printable):
     """A fitted CLMM: estimates, covariance, random effects, fit statistics and diagnostics.
 
@@ -362,11 +362,12 @@ class FitResult(Printable):
             )
         return lines
 
-    def __repr__(self) -> str:
+    def brief(self) -> str:
+        """Model, link, engine, size, logLik and convergence in one line (the ``repr``)."""
         status = "FAILED: " + "; ".join(self.diagnostics.reasons) if self.diagnostics.failed else "converged"
         return (
-            f"<FitResult CLMM {self.structure} {self.formula!r}, {self.link} link, {self.engine} engine, "
-            f"{self.nobs} obs, logLik {self.loglik:.2f}, {status}>"
+            f"CLMM {self.structure} {self.formula!r}, {self.link} link, {self.engine} engine, "
+            f"{self.nobs} obs, logLik {fmt(self.loglik, 2)}, {status}"
         )
 
     def blocks(self) -> tuple[Block, ...]:

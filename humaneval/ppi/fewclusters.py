@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from humaneval.ppi.tuning import cluster_sums, ppi_lambda
+
 __all__ = ["jackknife_variances"]
 
 
@@ -69,8 +71,6 @@ def jackknife_variances(
     >>> bool(np.isclose(v, 2 / 3 * ((means - means.mean()) ** 2).sum())), bool(np.isclose(v, v_h))
     (True, True)
     """
-    from humaneval.ppi.mean import cluster_sums, ppi_lambda  # the two modules use each other
-
     labelled = np.unique(codes)
     big_n = len(g)
     thetas, humans = [], []

@@ -42,7 +42,10 @@ import pandas as pd
 from scipy import stats
 
 from humaneval.ppi.fewclusters import jackknife_variances
+from humaneval.ppi.tuning import cluster_sums, ppi_lambda
 
+# cluster_sums and ppi_lambda live in humaneval.ppi.tuning (the jackknife needs them too); named here for
+# imports from this module
 __all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
 
 
@@ -94,30 +97,6 @@ def cluster_codes(
     _, codes = np.unique(np.concatenate([left, right]), return_inverse=True)
     codes = codes.ravel()
     return codes[:n], codes[n:], int(codes.max()) + 1 if len(codes) else 0
-
-
-def cluster_sums(values: np.ndarray, codes: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Σ_{i∈c} (v_i − v̄) for every cluster c."""
-    return np.bincount(codes, weights=values - values.mean(), minlength=n_clusters)
-
-
-def ppi_lambda(
-    y: np.ndarray,
-    f: np.ndarray,
-    g: np.ndarray,
-    codes: np.ndarray,
-    codes_unlabeled: np.ndarray,
-    n_clusters: int,
-) -> float:
-    """The PPI++ power-tuning λ̂ (clipped to [0, 1]); NaN when the judge scores are constant."""
-    n, big_n = len(y), len(g)
-    cov = float(cluster_sums(y, codes, n_clusters) @ cluster_sums(f, codes, n_clusters)) / n
-    pooled = np.concatenate([f, g])
-    spread = cluster_sums(pooled, np.concatenate([codes, codes_unlabeled]), n_clusters)
-    var = float(spread @ spread) / (n + big_n - 1)
-    if not var > 1e-12 * max(1.0, float(np.abs(pooled).max())) ** 2:
-        return float("nan")
-    return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
 
 
 def ppi_mean(

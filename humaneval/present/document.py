@@ -223,20 +223,3 @@ class ReportDocument:
     sections: tuple[Section, ...] = ()
     paper_tables: tuple[Table, ...] = ()
     settings: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-
-    def to_html(self) -> str:
-        """The self-contained page (inline CSS, figures as relative links)."""
-        from humaneval.present.renderers import to_html
-
-        return to_html(self)
-
-    def to_markdown(self) -> str:
-        from humaneval.present.renderers import to_markdown
-
-        return to_markdown(self)
-
-    def to_latex(self) -> str:
-        """A complete LaTeX document (compile with LuaLaTeX or XeLaTeX for the Unicode text)."""
-        from humaneval.present.renderers import to_latex
-
-        return to_latex(self)

@@ -31,13 +31,15 @@ import pandas as pd
 
 from humaneval.present.document import Block, Cell, Column, Table, Text
 from humaneval.present.formatting import MISSING, fmt
-from humaneval.present.renderers import blocks_to_html, blocks_to_markdown, blocks_to_text
+from humaneval.present.renderers import blocks_to_html, blocks_to_markdown, blocks_to_text, plain_text
 
 Formatter = Callable[[Any], "Cell"]
 
 
 class Printable:
-    """Mixin: :meth:`summary`, ``_repr_html_`` and ``_repr_markdown_`` from :meth:`blocks`."""
+    """Mixin: :meth:`summary`, ``_repr_html_`` and ``_repr_markdown_`` from :meth:`blocks`, and a
+    one-line ``repr`` (``<Class brief>``) from :meth:`brief` (a dataclass result declares
+    ``repr=False`` so that its generated field dump does not replace it)."""
 
     def blocks(self, *args: Any, **kwargs: Any) -> tuple[Block, ...]:
         """The result as document blocks (paragraphs, tables, bullets); a result may take options
@@ -47,6 +49,14 @@ class Printable:
     def summary(self, *args: Any, **kwargs: Any) -> str:
         """The result as plain text, as the command line prints it (the arguments go to ``blocks``)."""
         return blocks_to_text(self.blocks(*args, **kwargs))
+
+    def brief(self) -> Text | str:
+        """What the result is in one line (its ``repr``, after the class name); default: nothing."""
+        return ()
+
+    def __repr__(self) -> str:
+        said = plain_text(self.brief())
+        return f"<{type(self).__name__}{' ' if said else ''}{said}>"
 
     def _repr_html_(self) -> str:
         return blocks_to_html(self.blocks())

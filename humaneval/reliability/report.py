@@ -28,7 +28,7 @@ from humaneval.reliability.curves import time_buckets, time_reliability_curve
 from humaneval.reliability.splithalf import split_half_reliability
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReliabilityReport(Printable):
     """Flat summary of agreement and split-half reliability for one criterion."""
 
@@ -104,13 +104,14 @@ class ReliabilityReport(Printable):
             blocks.append(Bullets(tuple((f"note: {n}",) for n in notes)))
         return tuple(blocks)
 
-    def __repr__(self) -> str:
-        criterion = f" [{self.criterion}]" if self.criterion else ""
+    def brief(self) -> str:
+        """α with its interval, Fleiss' κ, split-half reliability and the design (the ``repr``)."""
+        criterion = f"[{self.criterion}] " if self.criterion else ""
         ci = f" {fmt_ci(*self.alpha_ci)}" if self.alpha_ci is not None else ""
         return (
-            f"<ReliabilityReport{criterion}: {self.level_of_measurement} α {fmt(self.alpha)}{ci}, "
+            f"{criterion}{self.level_of_measurement} α {fmt(self.alpha)}{ci}, "
             f"Fleiss' κ {fmt(self.fleiss_kappa)}, split-half {fmt(self.shr)}; "
-            f"{self.design_family} design, {self.n_blocks} blocks>"
+            f"{self.design_family} design, {self.n_blocks} blocks"
         )
 
     alpha_level = renamed_attribute("alpha_level", "level_of_measurement")
@@ -181,7 +182,7 @@ def reliability_report(
     >>> from humaneval.core.ratings import as_ratings
     >>> report = reliability_report(as_ratings(wine_ratings()), n_resamples=1000, n_splits=200, seed=1)
     >>> report  # doctest: +ELLIPSIS
-    <ReliabilityReport: ordinal α 0.344 [0.250, 0.437], Fleiss' κ 0.040, split-half –; ...>
+    <ReliabilityReport ordinal α 0.344 [0.250, 0.437], Fleiss' κ 0.040, split-half –; ...>
     >>> print(report.notes[0])  # doctest: +ELLIPSIS
     SHR not computed: the design has a single block ...
     """

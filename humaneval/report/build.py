@@ -24,6 +24,7 @@ import pandas as pd
 
 from humaneval.analysis.adapters import SystemAnalysis
 from humaneval.analysis.criteria import CriteriaAnalysis
+from humaneval.analysis.joint import JOINT_FORMULA, joint_applies
 from humaneval.analysis.workflow import analyze
 from humaneval.clmm.model import OrdinalModel
 from humaneval.clmm.result import FitResult
@@ -276,7 +277,9 @@ def build_report(
     seconds: pd.Series | None = times if times is not None else _ratings_seconds(ratings)
     planned = planned_tables(design) if design is not None and settings.power_trials > 0 else {}
     single = next(iter(planned.values())) if len(planned) == 1 else None
-    joint = _joint(ratings, settings, say)
+    if joint_applies(ratings):
+        say(f"analysis: one joint model of the {len(ratings.criteria)} criteria "
+            f"({JOINT_FORMULA.format(response=ratings.response)})")  # fmt: skip
     parts = tuple(
         _criterion_report(
             ratings,
@@ -288,7 +291,6 @@ def build_report(
             settings,
             say,
             planned.get(criterion or "", single),
-            joint,
         )
         for criterion, part in ratings.by_criterion()
     )
@@ -501,30 +503,22 @@ def _criterion_report(
     settings: ReportSettings,
     say: Progress,
     planned: TableDesign | None = None,
-    joint: tuple[dict[str | None, SystemAnalysis], list] | None = None,
 ) -> CriterionReport:
     """Analysis, reliability, mean intervals and power of one criterion, called as the CLI calls them
-    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows);
-    ``joint`` holds the joint model's analyses of several criteria and its warnings."""
+    (``analyze`` on the whole table with ``criterion``, ``reliability_report`` on the criterion's rows)."""
     label = f" [{criterion}]" if criterion is not None else ""
-    if joint is not None and criterion in joint[0]:
-        analysis, caught = joint[0][criterion], joint[1]
-    else:
-        say(
-            f"analysis{label}: the table kind's model (engine {settings.engine}, "
-            f"structure {settings.structure})"
+    say(f"analysis{label}: the table kind's model (engine {settings.engine}, structure {settings.structure})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analysis = analyze(
+            ratings,
+            "clmm",
+            engine=settings.engine,
+            structure=settings.structure,
+            criterion=criterion,
+            seed=settings.seed,
+            style=settings.style,
         )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            analysis = analyze(
-                ratings,
-                "clmm",
-                engine=settings.engine,
-                structure=settings.structure,
-                criterion=criterion,
-                seed=settings.seed,
-                style=settings.style,
-            )
     if isinstance(analysis, ComparativeAnalysis):
         return _comparative_report(criterion, analysis, part, settings, say)
     fit = analysis.fit
@@ -582,26 +576,6 @@ def _criterion_report(
         reliability_error=reliability_error,
         means_interval=means_interval,
     )
-
-
-def _joint(
-    ratings: Ratings, settings: ReportSettings, say: Progress
-) -> tuple[dict[str | None, SystemAnalysis], list] | None:
-    """The joint model of several Likert criteria, as ``analyze_criteria`` (and ``humaneval
-    analyze``) fits it, with its warnings; None for other tables."""
-    from humaneval.analysis.adapters import AnalysisOptions, table_kind
-    from humaneval.analysis.joint import JOINT_FORMULA, joint_analyses, joint_applies
-
-    criteria = ratings.criteria
-    if None in criteria or not joint_applies(ratings, table_kind(ratings, criteria[0])):
-        return None
-    formula = JOINT_FORMULA.format(response=ratings.response)
-    say(f"analysis: one joint model of the {len(criteria)} criteria ({formula})")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        options = AnalysisOptions(engine=settings.engine, structure=settings.structure, seed=settings.seed)
-        parts = joint_analyses(ratings, options)
-    return dict(parts), list(caught)
 
 
 def _simulable(fit: FitResult, part: Ratings, settings: ReportSettings) -> FitResult:

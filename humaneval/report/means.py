@@ -1,6 +1,6 @@
 """System means with cluster-bootstrap intervals, for the report's Table 3.2-style results table.
 
-The analysis reports the mean response per system (``humaneval.analysis.workflow.system_means``:
+The analysis reports the mean response per system (``humaneval.analysis.outcome.system_means``:
 scores as given, ranks 1-based) and its significance groupings; the report adds how precisely each
 mean is known. Ratings of one block share annotators and documents, so the interval resamples the
 independent blocks (connected components of the annotator–document graph; Steen's dissertation,
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.workflow import system_means
+from humaneval.analysis.outcome import system_means
 from humaneval.core.deprecation import renamed
 from humaneval.core.ratings import Ratings
 from humaneval.core.structure import cluster_labels

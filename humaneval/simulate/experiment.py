@@ -30,7 +30,9 @@ from humaneval.clmm.structures import STRUCTURES, ClmmData, default_structure
 from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import BackendUnavailableError, DesignError, ModelSpecError
+from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt, fmt_estimate_ci
+from humaneval.present.printable import Printable, frame_table
 from humaneval.simulate.designs import SimDesign, pair_differences, system_pairs
 from humaneval.simulate.procedures import (
     FAILURE_RULES,
@@ -183,8 +185,8 @@ def _replicate(config: SimulationConfig, index: int) -> Record:
     return record
 
 
-@dataclass(frozen=True, eq=False)
-class SimulationResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class SimulationResult(Printable):
     """Rates per test and pair of one experiment.
 
     ``results`` has one row per (test, aggregate, pair) plus a ``pair == "all"`` row per test:
@@ -223,31 +225,33 @@ class SimulationResult:
             return []
         return calibration_warnings(self.calibration.overall(), self.config.alpha)
 
-    def summary(self, notes: Sequence[str] = ()) -> str:
-        """The rates as ``humaneval power`` prints them: one line per test and aggregation level
-        with its 95 % interval (and the Type I error of a calibration run), the CLMM rungs, and one
-        line per ``notes`` entry and per calibration warning."""
+    def blocks(self, notes: Sequence[str] = ()) -> tuple[Block, ...]:
+        """The rates as ``humaneval power`` prints them: one row per test and aggregation level with its
+        95 % interval (and the Type I error of a calibration run), the CLMM rungs, and one line per
+        ``notes`` entry and per calibration warning."""
         cfg = self.config
         kind = "Type I error" if cfg.null else "power"
-        lines = [f"{kind} of {design_line(cfg.design)}, seed {cfg.seed}"]
-        lines += [f"  {n}" for n in notes]
         calibration = None if self.calibration is None else self.calibration.overall()
-        lines.append(
-            f"  {'test':<6} {'level':<9} {kind + ' [95% CI]':<26}"
-            + ("  Type I [95% CI]" if calibration is not None else "")
+        overall = self.overall()
+        rows = overall.assign(
+            level=[level_label(r.test, r.aggregate) for r in overall.itertuples()],
+            rate_ci=[fmt_estimate_ci(r.rate, r.ci_low, r.ci_high) for r in overall.itertuples()],
         )
-        for k, row in enumerate(self.overall().itertuples()):
-            rate = fmt_estimate_ci(row.rate, row.ci_low, row.ci_high)
-            level = level_label(row.test, row.aggregate)
-            line = f"  {row.test:<6} {level:<9} {rate:<26}"
-            if calibration is not None:
-                cal = calibration.iloc[k]
-                line += "  " + fmt_estimate_ci(cal["rate"], cal["ci_low"], cal["ci_high"])
-            lines.append(line)
-        if self.rungs:
-            lines += self._rung_lines()
-        lines += [f"  warning: {w}" for w in self.calibration_warnings()]
-        return "\n".join(lines)
+        columns = ["test", "level", "rate_ci"]
+        if calibration is not None:
+            rows["type1"] = [fmt_estimate_ci(r.rate, r.ci_low, r.ci_high) for r in calibration.itertuples()]
+            columns.append("type1")
+        names = {"rate_ci": f"{kind} [95% CI]", "type1": "Type I [95% CI]"}
+        said = [
+            *(self._rung_lines() if self.rungs else []),
+            *(f"warning: {w}" for w in self.calibration_warnings()),
+        ]
+        return (
+            Paragraph((f"{kind} of {design_line(cfg.design)}, seed {cfg.seed}",)),
+            *([Bullets(tuple((note,) for note in notes))] if notes else []),
+            frame_table(rows, columns, names=names),
+            *([Bullets(tuple((line,) for line in said))] if said else []),
+        )
 
     def _rung_lines(self) -> list[str]:
         cfg = self.config
@@ -262,7 +266,7 @@ class SimulationResult:
             "reference": "; failed also when cond.H of all parameters > 1e6 (the reference study's rule)",
         }[cfg.failure_rule]
         lines = [
-            f"  CLMM fits ({total} replicates): "
+            f"CLMM fits ({total} replicates): "
             + ", ".join(f"{k} {v}" for k, v in sorted(self.rungs.items()))
             + f"; {convention}"
         ]
@@ -275,21 +279,22 @@ class SimulationResult:
                 for name in ("rescue", "miss", "exclude")
                 if np.isfinite(row["rate_" + name])
             ]
-            lines.append("  CLMM power by failed-fit convention: " + ", ".join(shown))
+            lines.append("CLMM power by failed-fit convention: " + ", ".join(shown))
         if self.calibration is not None and self.calibration.rungs:
             lines.append(
-                "  CLMM fits under the null: "
+                "CLMM fits under the null: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(self.calibration.rungs.items()))
             )
         return lines
 
-    def __repr__(self) -> str:
+    def brief(self) -> str:
+        """The kind of run, the design, the seed and the overall rate per test (the ``repr``)."""
         cfg = self.config
         rates = ", ".join(
             f"{row.test}/{row.aggregate} {fmt(row.rate)}" for row in self.overall().itertuples()
         )
         kind = "type1" if cfg.null else "power"
-        return f"<SimulationResult {kind} of {cfg.design.label}, seed {cfg.seed}: {rates}>"
+        return f"{kind} of {cfg.design.label}, seed {cfg.seed}: {rates}"
 
     def to_dict(self) -> dict[str, Any]:
         cfg = self.config

@@ -60,7 +60,7 @@ class SpanAnalysis(Printable):
     category_rates : DataFrame
         :func:`category_rates`.
     analysis : object
-        The model's result (:class:`~humaneval.analysis.workflow.Analysis`) on the item scores.
+        The model's result (:class:`~humaneval.analysis.outcome.Analysis`) on the item scores.
     scores : DataFrame
         The item scores analysed.
     """
