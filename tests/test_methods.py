@@ -53,7 +53,7 @@ def test_the_comparison_scan_finds_a_comparison() -> None:
 
 
 def test_registry_names_order_and_aliases() -> None:
-    assert list(METHODS) == ["likert", "rank", "bws", "pairwise", "da"]
+    assert list(METHODS) == ["likert", "rank", "bws", "pairwise", "da", "spans"]
     assert get_method("ranking") is METHODS["rank"]
     assert get_method("slider") is METHODS["da"]
     assert ALIASES["ranking"] == "rank"

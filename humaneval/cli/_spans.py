@@ -1,4 +1,4 @@
-"""Span tables in ``validate``, ``reliability`` and ``analyze``: the commands hand a span table here.
+"""Span tables in ``validate`` and ``reliability`` (``analyze`` reads them and runs the ``spans`` adapter).
 
 A file is a span table when its header has ``start``, ``end`` and ``category`` columns
 (:func:`humaneval.spans.table.is_span_table`); see docs/spans.md.
@@ -84,19 +84,3 @@ def reliability(
     result = span_reliability(load_spans(path, texts=texts), scoring, n_resamples=n_resamples, seed=seed)
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
 
-
-def analyze(
-    path: str, texts: str | None, scoring: str | None, options: dict[str, Any], as_json: bool
-) -> None:
-    """``humaneval analyze`` of a span table: item scores under ``scoring`` into the model."""
-    from humaneval.spans.analysis import analyze_spans
-    from humaneval.spans.scoring import default_scoring
-    from humaneval.spans.table import load_spans
-
-    table = load_spans(path, texts=texts)
-    result = analyze_spans(table, scoring or default_scoring(table), **options)
-    emit(
-        {"file": path, **result.to_dict()},
-        as_json,
-        lambda: f"{result.summary()}\n\n{result.analysis.summary()}",
-    )

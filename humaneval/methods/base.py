@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -243,3 +243,12 @@ class Method:
         known = dimension in self.study_seconds
         seconds = self.study_seconds[dimension if known else "coherence"]
         return seconds, f"study value for {self.name} {dimension if known else 'coherence (assumed)'}"
+
+
+@runtime_checkable
+class MethodTable(Protocol):
+    """A table of answers that is not a ratings table (a span table), naming the :class:`Method` it
+    comes from; :func:`humaneval.analysis.analyze` runs the analysis that method names."""
+
+    @property
+    def method(self) -> str: ...

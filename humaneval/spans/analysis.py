@@ -63,6 +63,11 @@ class SpanAnalysis(Printable):
         The model's result (:class:`~humaneval.analysis.workflow.Analysis`) on the item scores.
     scores : DataFrame
         The item scores analysed.
+    criterion : str or None
+        The criterion analysed, when the table has several.
+
+    It is the :class:`~humaneval.analysis.adapters.SystemAnalysis` of the table (the ``spans``
+    adapter): ``systems``, ``contrasts``, ``fit`` and the rest are the model's.
     """
 
     scoring: str
@@ -70,13 +75,60 @@ class SpanAnalysis(Printable):
     category_rates: pd.DataFrame
     analysis: Any
     scores: pd.DataFrame
+    criterion: str | None = None
+
+    @property
+    def test(self) -> str:
+        return str(self.analysis.test)
+
+    @property
+    def kind(self) -> str:
+        return "spans"
+
+    @property
+    def adjust(self) -> str:
+        return str(self.analysis.adjust)
+
+    @property
+    def response(self) -> str:
+        return str(self.analysis.response)
+
+    @property
+    def systems(self) -> pd.DataFrame:
+        return self.analysis.systems
+
+    @property
+    def contrasts(self) -> pd.DataFrame:
+        return self.analysis.contrasts
+
+    @property
+    def fit(self) -> Any:
+        return self.analysis.fit
+
+    @property
+    def aggregate(self) -> str | None:
+        return self.analysis.aggregate
+
+    @property
+    def independent(self) -> bool:
+        return bool(self.analysis.independent)
+
+    @property
+    def cautions(self) -> tuple[str, ...]:
+        return tuple(self.analysis.cautions)
+
+    def summary(self, *args: Any, **kwargs: Any) -> str:
+        """The span part (:meth:`blocks`) and the model's own summary below it (``humaneval analyze``)."""
+        return f"{super().summary(*args, **kwargs)}\n\n{self.analysis.summary()}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **self.analysis.to_dict(),
+            "kind": self.kind,
+            "criterion": self.criterion,
             "scoring": self.scoring,
             "mean_score": dict(self.mean_score),
             "category_rates": self.category_rates.to_dict(orient="records"),
-            **self.analysis.to_dict(),
         }
 
     def blocks(self) -> tuple[Block, ...]:
