@@ -257,12 +257,9 @@ def command(
 def _load(path: str, formula: str | None, options: dict, texts: str | None, scoring: str | None):
     """The ratings table, or the span table (its header: docs/spans.md); with --formula, a file that is
     not one is read as a plain table."""
-    from humaneval.spans.table import is_span_file, load_spans
-
-    if is_span_file(path):
-        return load_spans(path, texts=texts, scoring=scoring)
-    if texts is not None or scoring is not None:
-        raise OptionError(f"{path}: --texts and --scoring apply to span tables (docs/spans.md); this is not one")
+    table = spans.span_table(path, texts, scoring)
+    if table is not None:
+        return table
     try:
         return load_from_options(path, **options)
     except RatingsError:

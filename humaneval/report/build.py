@@ -58,6 +58,8 @@ from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, planned_tables, power_note
 from humaneval.simulate.experiment import resolve_model
 from humaneval.simulate.table_design import TableDesign
+from humaneval.spans.summary import SpanSummary, span_summary
+from humaneval.spans.table import SpanTable
 from humaneval.stats.resampling import ClusterInterval
 
 Progress = Callable[[str], None]
@@ -176,6 +178,8 @@ class StudyReport:
     #: Humans and a judge together (docs/ppi.md): per judge and criterion the analysis of
     #: ``analyze(..., judge=NAME)``, as ``humaneval ppi`` gives it.
     ppi: tuple[JudgedAnalysis, ...] = ()
+    #: A span table's agreement and analysis (docs/spans.md); the other sections take its item scores.
+    spans: SpanSummary | None = None
 
     @property
     def has_judges(self) -> bool:
@@ -231,12 +235,13 @@ class StudyReport:
             "qc": self.qc.to_dict(),
             "judges": None if self.judges is None else self.judges.to_dict(),
             "ppi": [analysis.to_dict() for analysis in self.ppi],
+            "spans": None if self.spans is None else self.spans.to_dict(),
             "warnings": self.warnings,
         }
 
 
 def build_report(
-    ratings: Ratings | str | Path,
+    ratings: Ratings | SpanTable | str | Path,
     *,
     design: DesignLike | None = None,
     model: OrdinalModel | FitResult | str | Path | None = None,
@@ -264,6 +269,12 @@ def build_report(
     """
     settings = settings or ReportSettings()
     say = progress or _silent
+    spans = None
+    if isinstance(ratings, SpanTable):  # agreement and analysis of the spans; the rest takes the scores
+        say("error spans: unitizing α, span F1, score α and the analysis of the item scores")
+        source = source or ratings.source
+        spans = span_summary(ratings, engine=settings.engine, structure=settings.structure, seed=settings.seed)
+        ratings = spans.ratings
     if not isinstance(ratings, Ratings):
         source = source or str(ratings)
         ratings = load_ratings(Path(ratings))
@@ -341,6 +352,7 @@ def build_report(
         correlations=correlations,
         judges=judges,
         ppi=ppi,
+        spans=spans,
     )
 
 

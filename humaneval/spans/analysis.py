@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.core.ratings import load_ratings
+from humaneval.core.ratings import Ratings, load_ratings
 from humaneval.present.document import Block, Paragraph
 from humaneval.present.printable import Printable, frame_table
 from humaneval.spans.scoring import get_scoring, item_scores
@@ -179,6 +179,14 @@ def ordinal_scores(scores: pd.Series) -> pd.Series:
     return pd.Series(classes, index=scores.index).rank(method="dense").astype(int)
 
 
+def score_ratings(scores: pd.DataFrame, test: str = "clmm") -> Ratings:
+    """The ratings table the item scores are analysed as: their ordered classes for the CLMM
+    (:func:`ordinal_scores`), the scores themselves for a classic test."""
+    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
+        return load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
+    return load_ratings(scores, response="score", continuous=True)
+
+
 def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> SpanAnalysis:
     """Score every annotator's spans on every item and analyse the scores like ratings.
 
@@ -199,11 +207,7 @@ def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> Spa
     rule = get_scoring(scoring)
     scores = item_scores(table, rule)
     test = options.pop("test", "clmm")
-    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
-        ratings = load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
-    else:
-        ratings = load_ratings(scores, response="score", continuous=True)
-    result = analyze(ratings, test, **options)
+    result = analyze(score_ratings(scores, test), test, **options)
     mean = scores.groupby("system")["score"].mean()
     return SpanAnalysis(
         scoring=rule.name,
@@ -214,4 +218,4 @@ def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> Spa
     )
 
 
-__all__ = ["ITEM", "SpanAnalysis", "analyze_spans", "category_rates"]
+__all__ = ["ITEM", "SpanAnalysis", "analyze_spans", "category_rates", "score_ratings"]
