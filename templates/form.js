@@ -314,7 +314,13 @@
         if (e.shiftKey) { if (anchor === null) { anchor = caret; } } else { anchor = null; }
         caret = Math.max(0, Math.min(n, caret + moves[e.key]));
         render();
-      } else if (e.key === "m" || e.key === "M" || e.key === "Enter") {
+      } else if (e.key === "Enter") {
+        e.preventDefault();
+        mark();
+      }
+    });
+    box.addEventListener("keydown", function (e) {  // M marks from the text and from the severity and category
+      if ((e.key === "m" || e.key === "M") && !e.ctrlKey && !e.metaKey && !e.altKey && e.target.tagName !== "SELECT") {
         e.preventDefault();
         mark();
       }

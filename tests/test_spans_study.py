@@ -94,8 +94,8 @@ def mark_with_mouse(page, start: int, end: int, category: str) -> None:
 
 
 def mark_with_keyboard(page, start: int, end: int) -> None:
-    """Focus the text, move the caret to ``start``, extend with Shift+→, choose major with the arrow key
-    on the severity radios, come back and press M."""
+    """Focus the text, move the caret to ``start``, extend with Shift+→, Tab to the severity radios,
+    choose major with →, and press M there."""
     page.locator(".span-text").focus()
     page.keyboard.press("Home")
     for _ in range(start):
@@ -104,7 +104,6 @@ def mark_with_keyboard(page, start: int, end: int) -> None:
         page.keyboard.press("Shift+ArrowRight")
     page.keyboard.press("Tab")  # the severity radios (minor is checked)
     page.keyboard.press("ArrowRight")  # major
-    page.keyboard.press("Shift+Tab")
     page.keyboard.press("m")
 
 
