@@ -78,7 +78,14 @@ def test_every_method_has_a_form_widget_and_a_builtin_preset() -> None:
 
 def test_response_kinds_and_analysis_paths() -> None:
     assert [m.response for m in METHODS.values()] == [SCORE, RANK, SCORE, SCORE, SCORE, SCORE]
-    assert [m.analysis for m in METHODS.values()] == ["clmm", "clmm", "comparative", "comparative", "clmm", "spans"]
+    assert [m.analysis for m in METHODS.values()] == [
+        "clmm",
+        "clmm",
+        "comparative",
+        "comparative",
+        "clmm",
+        "spans",
+    ]
     assert [m.is_comparative for m in METHODS.values()] == [False, True, True, True, False, False]
     assert [m.name for m in METHODS.values() if m.marks_spans] == ["spans"]
     assert lower_is_better("rank") and not lower_is_better("score")
@@ -201,7 +208,9 @@ def _answered(method: str, bad: str | None = None) -> tuple[Design, object]:
     return design, parse_mturk_results(pd.DataFrame(rows), design)
 
 
-@pytest.mark.parametrize("name", [n for n, m in METHODS.items() if not m.marks_spans])  # spans: test_spans_study
+@pytest.mark.parametrize(
+    "name", [n for n, m in METHODS.items() if not m.marks_spans]
+)  # spans: test_spans_study
 def test_collected_table_has_the_methods_kind_and_response(name: str) -> None:
     from humaneval.comparative import detect_kind
 

@@ -47,7 +47,12 @@ def _participants(study_dir: Path, seed: int = 4) -> list[list]:
             marked += [[pid, document, system, *span] for span in spans]
             answer = json.dumps({"spans": spans, "score": None})
             service.save_screen(
-                {"token": start["token"], "screen_index": index, "answers": {entry["field"]: answer}, "timing": timing}
+                {
+                    "token": start["token"],
+                    "screen_index": index,
+                    "answers": {entry["field"]: answer},
+                    "timing": timing,
+                }
             )
         service.finish({"token": start["token"]})
     return marked

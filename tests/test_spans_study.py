@@ -67,7 +67,9 @@ def served(tmp_path):
     study = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(study.study_dir, pilot=True), host="127.0.0.1", port=port, log_level="error")
+        uvicorn.Config(
+            create_app(study.study_dir, pilot=True), host="127.0.0.1", port=port, log_level="error"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -145,15 +147,27 @@ def api_annotator(page, url: str, key: str) -> None:
             bad = json.dumps({"spans": [[30, 45, "minor", "Style"]], "score": None})
             refused = page.request.post(
                 f"{url}/api/{key}/screen",
-                data={"token": start["token"], "screen_index": 0, "answers": {entry["field"]: bad}, "timing": TIMING},
+                data={
+                    "token": start["token"],
+                    "screen_index": 0,
+                    "answers": {entry["field"]: bad},
+                    "timing": TIMING,
+                },
             )
             assert refused.status == 422
-            assert refused.json()["details"] == [f"{entry['field']}: span 1: ends at 45, past the text's 39 characters"]
+            assert refused.json()["details"] == [
+                f"{entry['field']}: span 1: ends at 45, past the text's 39 characters"
+            ]
         document, system = cell_of(form["texts"][entry["text"]])
         answer = json.dumps({"spans": second_annotator(document, system), "score": None})
         saved = page.request.post(
             f"{url}/api/{key}/screen",
-            data={"token": start["token"], "screen_index": index, "answers": {entry["field"]: answer}, "timing": TIMING},
+            data={
+                "token": start["token"],
+                "screen_index": index,
+                "answers": {entry["field"]: answer},
+                "timing": TIMING,
+            },
         )
         assert saved.ok, saved.text()
     assert page.request.post(f"{url}/api/{key}/finish", data={"token": start["token"]}).ok
@@ -207,8 +221,11 @@ def test_a_span_study_from_design_to_report(page, tmp_path):
     data = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert data["spans"]["mean_score"] == pytest.approx(result["mean_score"])
     assert data["spans"]["span_f1"] == pytest.approx(2.72 / 8)
+
     def estimates(contrasts: list[dict]) -> list[tuple]:
-        return [(c["system_a"], c["system_b"], round(c["estimate"], 6), round(c["p_adj"], 6)) for c in contrasts]
+        return [
+            (c["system_a"], c["system_b"], round(c["estimate"], 6), round(c["p_adj"], 6)) for c in contrasts
+        ]
 
     # the report's span section and its results section show the model of `humaneval analyze`
     assert estimates(data["spans"]["contrasts"]) == estimates(result["contrasts"])

@@ -401,13 +401,13 @@ def analyze(
         # a table of another method's answers (a span table): the adapter its method names (docs/spans.md)
         if test != "clmm" or any(o is not None for o in (formula, emm, compare, scale)):
             raise OptionError(
-                f"a {ratings.method} table gets its method's model; it takes no --test, --formula, --emmeans, "
-                "--compare or --scale-effects"
+                f"a {ratings.method} table gets its method's model; it takes no --test, --formula, "
+                "--emmeans, --compare or --scale-effects"
             )
         options = AnalysisOptions(
-            engine=engine, structure=structure, link=link, reference=reference, adjust=adjust, fallback=fallback,
-            alpha=alpha, seed=seed, inference=inference, style=tuple(style), max_minutes=max_minutes,
-            judge=judge, judge_scores=judge_scores,
+            engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+            fallback=fallback, alpha=alpha, seed=seed, inference=inference, style=tuple(style),
+            max_minutes=max_minutes, judge=judge, judge_scores=judge_scores,
         )  # fmt: skip
         adapter = ADAPTERS[get_method(ratings.method).analysis]
         return adapter.run(cast(Ratings, ratings), ratings.method, criterion, options)  # its adapter reads it

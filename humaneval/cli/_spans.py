@@ -51,7 +51,9 @@ def span_table(path: str, texts: str | None, scoring: str | None) -> SpanTable |
     if is_span_file(path):
         return load_spans(path, texts=texts, scoring=scoring)
     if texts is not None or scoring is not None:
-        raise OptionError(f"{path}: --texts and --scoring apply to span tables (docs/spans.md); this is not one")
+        raise OptionError(
+            f"{path}: --texts and --scoring apply to span tables (docs/spans.md); this is not one"
+        )
     return None
 
 
@@ -100,4 +102,3 @@ def reliability(
 
     result = span_reliability(load_spans(path, texts=texts), scoring, n_resamples=n_resamples, seed=seed)
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
-

@@ -33,7 +33,7 @@ MQM_CATEGORIES = (
     "Non-translation",
     "Other",
 )
-"""The error categories of the MQM preset (Freitag et al. 2021, Table 10: top-level and common subcategories)."""
+"""The error categories of the MQM preset: top-level and common subcategories of Freitag et al. (2021)."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +300,12 @@ def _builtin() -> dict[str, Preset]:
             question="Which summary is better?",
         )
     )
-    presets += [
+    return {p.name: p for p in (*presets, *_span_presets())}
+
+
+def _span_presets() -> list[Preset]:
+    """The span-marking presets: MQM (severity and category) and ESA (severity, then a 0–100 score)."""
+    return [
         Preset(
             name="mqm-spans",
             dimension="mqm",
@@ -330,7 +335,6 @@ def _builtin() -> dict[str, Preset]:
             labels={"0": "Nonsense", "100": "Perfect"},
         ),
     ]
-    return {p.name: p for p in presets}
 
 
 PRESETS: dict[str, Preset] = _builtin()

@@ -10,6 +10,7 @@ points) from 0, ``end`` exclusive; an empty list means the annotator found no er
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -86,7 +87,11 @@ def parse_span_answer(
             value = json.loads(value)
         except ValueError:
             return "must be the JSON of the marked spans"
-    if not isinstance(value, dict) or set(value) != {"spans", "score"} or not isinstance(value["spans"], list):
+    if (
+        not isinstance(value, dict)
+        or set(value) != {"spans", "score"}
+        or not isinstance(value["spans"], list)
+    ):
         return 'must be an object {"spans": [...], "score": ...}'
     if len(value["spans"]) > MAX_SPANS:
         return f"holds more than {MAX_SPANS} spans"
@@ -96,7 +101,8 @@ def parse_span_answer(
         if problem:
             return f"span {k}: {problem}"
         spans.append(Span(int(item[0]), int(item[1]), item[2], item[3]))
-    for k, (a, b) in enumerate(zip(sorted(spans, key=_key), sorted(spans, key=_key)[1:], strict=False), 1):
+    ordered = sorted(spans, key=_key)
+    for a, b in itertools.pairwise(ordered):  # an overlap implies one between neighbours
         if a.category == b.category and b.start < a.end:
             return f"spans {a.start}-{a.end} and {b.start}-{b.end} of category {a.category!r} overlap"
     score = value["score"]

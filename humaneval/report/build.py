@@ -269,15 +269,7 @@ def build_report(
     """
     settings = settings or ReportSettings()
     say = progress or _silent
-    spans = None
-    if isinstance(ratings, SpanTable):  # agreement and analysis of the spans; the rest takes the scores
-        say("error spans: unitizing α, span F1, score α and the analysis of the item scores")
-        source = source or ratings.source
-        spans = span_summary(ratings, engine=settings.engine, structure=settings.structure, seed=settings.seed)
-        ratings = spans.ratings
-    if not isinstance(ratings, Ratings):
-        source = source or str(ratings)
-        ratings = load_ratings(Path(ratings))
+    source, ratings, spans = _read_table(ratings, source, settings, say)
     source = source or "ratings"
     if times is not None and not isinstance(times, pd.Series):
         times = load_annotator_times(times)
@@ -354,6 +346,20 @@ def build_report(
         ppi=ppi,
         spans=spans,
     )
+
+
+def _read_table(
+    table: Ratings | SpanTable | str | Path, source: str | None, settings: ReportSettings, say: Progress
+) -> tuple[str | None, Ratings, SpanSummary | None]:
+    """The source name, the ratings the report analyses and, for a span table, its agreement and analysis
+    (the other sections then take its item scores as the CLMM analyses them; docs/spans.md)."""
+    if isinstance(table, Ratings):
+        return source, table, None
+    if isinstance(table, SpanTable):
+        say("error spans: unitizing α, span F1, score α and the analysis of the item scores")
+        spans = span_summary(table, engine=settings.engine, structure=settings.structure, seed=settings.seed)
+        return source or table.source, spans.ratings, spans
+    return source or str(table), load_ratings(Path(table)), None
 
 
 def _assess_judges(

@@ -3,11 +3,11 @@
 The expected answer fields are exactly those the form widgets record (``templates/form.js``):
 Likert/DA one value per entry (``lk_…``/``da_…``/``ck_…``/``wu_…``); ranking one rank per entry
 (plus ``rkraw_…`` with ties); BWS ``{field}_best``/``_worst`` (entry codes) or, on a check
-screen, ``ck_…`` = best/worst/none; pairwise the screen field = ``A``/``B``/``tie``; span marking one JSON answer per entry
-(:func:`~humaneval.methods.spans.parse_span_answer`). Each
-problem is one short message that names the field but never echoes the submitted text. Numbers
-are read by :func:`humaneval.collect.values.parse_number`, the rule the exports use, so a screen
-the server stored always reaches the exported ratings.
+screen, ``ck_…`` = best/worst/none; pairwise the screen field = ``A``/``B``/``tie``; span marking
+one JSON answer per entry (:func:`~humaneval.methods.spans.parse_span_answer`). Each problem is
+one short message that names the field but never echoes the submitted text. Numbers are read by
+:func:`humaneval.collect.values.parse_number`, the rule the exports use, so a screen the server
+stored always reaches the exported ratings.
 """
 
 from __future__ import annotations

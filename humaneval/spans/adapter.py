@@ -31,8 +31,15 @@ class SpanAdapter:
         self, ratings: Ratings | SpanTable, kind: str, criterion: str | None, options: AnalysisOptions
     ) -> SpanAnalysis:
         if not isinstance(ratings, SpanTable):
-            raise OptionError("the spans analysis takes a span table (humaneval.spans.load_spans; docs/spans.md)")
-        if options.judge is not None or options.judge_scores is not None or options.inference or options.style:
+            raise OptionError(
+                "the spans analysis takes a span table (humaneval.spans.load_spans; docs/spans.md)"
+            )
+        if (
+            options.judge is not None
+            or options.judge_scores is not None
+            or options.inference
+            or options.style
+        ):
             raise OptionError(
                 "a span table takes no --judge, --inference or --style; an automatic span annotator is "
                 "one more annotator of the table (humaneval.spans.judge, docs/spans.md)"

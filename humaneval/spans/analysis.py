@@ -117,10 +117,6 @@ class SpanAnalysis(Printable):
     def cautions(self) -> tuple[str, ...]:
         return tuple(self.analysis.cautions)
 
-    def summary(self, *args: Any, **kwargs: Any) -> str:
-        """The span part (:meth:`blocks`) and the model's own summary below it (``humaneval analyze``)."""
-        return f"{super().summary(*args, **kwargs)}\n\n{self.analysis.summary()}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.analysis.to_dict(),
@@ -131,27 +127,34 @@ class SpanAnalysis(Printable):
             "category_rates": self.category_rates.to_dict(orient="records"),
         }
 
-    def blocks(self) -> tuple[Block, ...]:
-        """The scoring rule, the mean score per system and the error rates by category; the model's
-        own results print beside them (``humaneval analyze``)."""
+    def blocks(self, model: bool = True) -> tuple[Block, ...]:
+        """The scoring rule, the mean score per system and the error rates by category, and with
+        ``model`` the model's system table (rank groups) and contrasts (``humaneval analyze``)."""
         means = pd.DataFrame({"system": list(self.mean_score), "mean_score": list(self.mean_score.values())})
         rates = self.category_rates.pivot_table(
             index="category", columns="system", values="rate", aggfunc="sum", fill_value=0.0
-        )
-        note = (
-            "The CLMM below models the scores' order: its mean scores are of the ordered classes (1 = worst)."
-            if self.analysis.test == "clmm"
-            else "The test below takes the item scores themselves."
-        )
-        return (
+        ).reset_index()
+        out: list[Block] = [
             Paragraph((f"span study scored by {get_scoring(self.scoring).title}",)),
             frame_table(means, ["system", "mean_score"], caption=("mean score per system",)),
+            frame_table(rates, list(rates.columns), caption=("errors per item by category",)),
+        ]
+        if not model:
+            return tuple(out)
+        what = (
+            "the scores' ordered classes (1 = worst) with annotator and document effects"
+            if self.test == "clmm"
+            else "the item scores themselves"
+        )
+        systems = [c for c in ("system", "estimate", "letters") if c in self.systems]
+        contrasts = ("system_a", "system_b", "estimate", "se", "p_adj", "ci_low", "ci_high")
+        return (
+            *out,
+            Paragraph((f"{self.test} of {what}; contrasts adjusted by {self.adjust}",), "note"),
+            frame_table(self.systems, systems, caption=("systems (letters: rank groups)",)),
             frame_table(
-                rates.reset_index(),
-                list(rates.reset_index().columns),
-                caption=("errors per item by category",),
+                self.contrasts, [c for c in contrasts if c in self.contrasts], caption=("contrasts",)
             ),
-            Paragraph((note,), "note"),
         )
 
 

@@ -32,7 +32,12 @@ class SpanSummary:
 
 
 def span_summary(
-    table: SpanTable, *, engine: str = "native", structure: str = "auto", seed: int = 1, n_resamples: int = 1000
+    table: SpanTable,
+    *,
+    engine: str = "native",
+    structure: str = "auto",
+    seed: int = 1,
+    n_resamples: int = 1000,
 ) -> SpanSummary:
     """Agreement (α_u, span F1, score α) and the analysis of ``table`` under its scoring rule.
 

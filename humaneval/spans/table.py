@@ -71,7 +71,8 @@ class SpanTable:
 
     @property
     def criteria(self) -> list[str | None]:
-        """The criteria of the table (``[None]`` without a ``criterion`` column), as ratings tables list them."""
+        """The criteria of the table (``[None]`` without a ``criterion`` column), as ratings tables list
+        them."""
         if "criterion" not in self.data:
             return [None]
         return sorted(self.data["criterion"].unique())

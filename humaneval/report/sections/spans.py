@@ -24,6 +24,6 @@ def section(report: StudyReport, canvas: Canvas) -> Iterator[Section]:
     )
     yield Section(
         "Error spans",
-        (Paragraph(intro), *spans.reliability.blocks(), *spans.analysis.blocks()),
+        (Paragraph(intro), *spans.reliability.blocks(), *spans.analysis.blocks(model=False)),
         id="spans",
     )
