@@ -244,6 +244,132 @@
     };
   }
 
+  /* Error spans: select with the mouse, or move with the arrow keys and extend with Shift+arrows;
+     M (or the Mark button) marks the selection with the chosen severity and category. Offsets count
+     code points (Array.from), as Python's str does. */
+  function spansWidget(screen, entry, k) {
+    var chars = Array.from(entryText(entry) || "");
+    var n = chars.length;
+    var marks = [], caret = 0, anchor = null;
+    var categories = preset.categories || [];
+    var box = el("div", { "class": "spans" });
+    var help = "Text: arrow keys move, Shift+arrows select, M marks the selection";
+    var textId = "hx-" + screen.id + "-" + k + "-text";
+    var text = el("div", { "class": "span-text text", tabindex: "0", id: textId, role: "textbox",
+      "aria-readonly": "true", "aria-label": help });
+    var cells = chars.map(function (c, i) { var s = el("span", { "class": "ch", "data-i": String(i) }, c); add(text, s); return s; });
+    var sevs = el("fieldset", { "class": "span-severity" });
+    add(sevs, el("legend", null, "Severity"));
+    ["minor", "major"].forEach(function (sv, j) {
+      var id = "hx-" + screen.id + "-" + k + "-sev-" + sv;
+      var input = el("input", { type: "radio", name: "hx-sev-" + screen.id + "-" + k, value: sv, id: id });
+      if (j === 0) { input.checked = true; }
+      add(sevs, add(el("label", { "for": id, "class": "point wide" }), input, el("span", null, sv)));
+    });
+    var catId = "hx-" + screen.id + "-" + k + "-cat";
+    var cat = el("select", { id: catId });
+    categories.forEach(function (c) { add(cat, el("option", { value: c }, c)); });
+    var catWrap = add(el("div", { "class": "span-category" }), el("label", { "for": catId }, "Category"), cat);
+    if (categories.length < 2) { catWrap.hidden = true; }
+    var markBtn = el("button", { type: "button", id: "hx-" + screen.id + "-" + k + "-mark" }, "Mark");
+    var status = el("p", { "class": "span-status", role: "status" });
+    var list = el("ul", { "class": "span-list" });
+    var slider = null, touched = false;
+    function selection() {
+      if (anchor === null || anchor === caret) { return null; }
+      return [Math.min(anchor, caret), Math.max(anchor, caret)];
+    }
+    function render() {
+      var sel = selection();
+      cells.forEach(function (cell, i) {
+        var m = null;
+        marks.forEach(function (x) { if (x.start <= i && i < x.end) { m = m && m.severity === "major" ? m : x; } });
+        cell.className = "ch" + (m ? " marked " + m.severity : "") + (sel && sel[0] <= i && i < sel[1] ? " pending" : "") +
+          (i === caret && document.activeElement === text ? " caret" : "");
+      });
+      while (list.firstChild) { list.removeChild(list.firstChild); }
+      marks.forEach(function (x, j) {
+        var remove = el("button", { type: "button", "class": "link" }, "Remove");
+        remove.addEventListener("click", function () { marks.splice(j, 1); render(); text.focus(); });
+        add(list, add(el("li"), el("span", null, "\u201c" + chars.slice(x.start, x.end).join("") + "\u201d \u2014 " +
+          x.severity + (categories.length > 1 ? ", " + x.category : "") + " "), remove));
+      });
+    }
+    function mark() {
+      var sel = selection();
+      if (!sel) { status.textContent = "Select the words of an error first."; text.focus(); return; }
+      var severity = sevs.querySelector("input:checked").value, category = cat.value;
+      var clash = marks.some(function (x) { return x.category === category && x.start < sel[1] && sel[0] < x.end; });
+      if (clash) { status.textContent = "This overlaps an error you marked with the same category; remove that one first."; return; }
+      marks.push({ start: sel[0], end: sel[1], severity: severity, category: category });
+      marks.sort(function (a, b) { return a.start - b.start || a.end - b.end; });
+      status.textContent = "Marked \u201c" + chars.slice(sel[0], sel[1]).join("") + "\u201d as " + severity + ".";
+      anchor = null;
+      render();
+    }
+    text.addEventListener("keydown", function (e) {
+      var moves = { ArrowLeft: -1, ArrowRight: 1, Home: -n, End: n };
+      if (moves[e.key] !== undefined) {
+        e.preventDefault();
+        if (e.shiftKey) { if (anchor === null) { anchor = caret; } } else { anchor = null; }
+        caret = Math.max(0, Math.min(n, caret + moves[e.key]));
+        render();
+      } else if (e.key === "Enter") {
+        e.preventDefault();
+        mark();
+      }
+    });
+    box.addEventListener("keydown", function (e) {  // M marks from the text and from the severity and category
+      if ((e.key === "m" || e.key === "M") && !e.ctrlKey && !e.metaKey && !e.altKey && e.target.tagName !== "SELECT") {
+        e.preventDefault();
+        mark();
+      }
+    });
+    text.addEventListener("focus", render);
+    text.addEventListener("blur", render);
+    function position(node, offset) {
+      var cell = node.nodeType === 1 ? node : node.parentNode;
+      if (cell === text) { return offset >= cells.length ? n : Number(cells[offset].getAttribute("data-i")); }
+      if (!cell || !cell.hasAttribute || !cell.hasAttribute("data-i")) { return null; }
+      return Number(cell.getAttribute("data-i")) + (offset > 0 ? 1 : 0);
+    }
+    text.addEventListener("mouseup", function () {
+      var s = window.getSelection();
+      if (!s || s.isCollapsed) { return; }
+      var a = position(s.anchorNode, s.anchorOffset), b = position(s.focusNode, s.focusOffset);
+      if (a === null || b === null || a === b) { return; }
+      anchor = Math.min(a, b);
+      caret = Math.max(a, b);
+      s.removeAllRanges();
+      text.focus();
+      render();
+    });
+    markBtn.addEventListener("click", mark);
+    add(box, el("p", { "class": "question" }, preset.question), text,
+      add(el("div", { "class": "span-controls" }), sevs, catWrap, markBtn), status, list);
+    if (preset.esa_score) {
+      var sid = "hx-" + screen.id + "-" + k + "-score";
+      slider = el("input", { type: "range", min: 0, max: 100, step: 1, value: 50, id: sid, "class": "untouched" });
+      var touch = function () { touched = true; slider.classList.remove("untouched"); };
+      ["input", "change", "keydown"].forEach(function (ev) { slider.addEventListener(ev, touch); });
+      var ends = el("div", { "class": "slider-ends" });
+      add(ends, el("span", null, preset.labels["0"] || "0"), el("span", null, preset.labels["100"] || "100"));
+      add(box, add(el("div", { "class": "slider" }), el("label", { "for": sid }, "Score of the text (0\u2013100)"), slider, ends));
+    }
+    render();
+    return {
+      node: box,
+      validate: function () {
+        if (slider && !touched) { return { ok: false, focus: slider, message: "Please move the slider to score the text." }; }
+        return { ok: true };
+      },
+      record: function () {
+        var spans = marks.map(function (x) { return [x.start, x.end, x.severity, x.category]; });
+        return [[entry.field, JSON.stringify({ spans: spans, score: slider ? Number(slider.value) : null })]];
+      }
+    };
+  }
+
   function rankWidget(screen) {
     var box = el("div", { "class": "ranking" });
     var entries = screen.entries;
@@ -447,7 +573,13 @@
     add(page, add(el("div", { "class": "topbar" }), heading, toggle), bar, instr);
     if (screen.source) { add(page, textBlock(P.texts[screen.source], "Source document", "text-block source")); }
     var widgets = [];
-    if (P.method === "likert" || P.method === "da") {
+    if (P.method === "spans") {
+      screen.entries.forEach(function (entry, k) {
+        var w = spansWidget(screen, entry, k);
+        widgets.push(w);
+        add(page, add(el("div", { "class": "entry" }), w.node));
+      });
+    } else if (P.method === "likert" || P.method === "da") {
       screen.entries.forEach(function (entry, k) {
         var card = el("div", { "class": "entry" });
         if (entry.text2) {

@@ -53,7 +53,7 @@ def test_the_comparison_scan_finds_a_comparison() -> None:
 
 
 def test_registry_names_order_and_aliases() -> None:
-    assert list(METHODS) == ["likert", "rank", "bws", "pairwise", "da"]
+    assert list(METHODS) == ["likert", "rank", "bws", "pairwise", "da", "spans"]
     assert get_method("ranking") is METHODS["rank"]
     assert get_method("slider") is METHODS["da"]
     assert ALIASES["ranking"] == "rank"
@@ -72,14 +72,22 @@ def test_every_method_has_a_form_widget_and_a_builtin_preset() -> None:
     script = (ROOT / "humaneval" / "templates" / "form.js").read_text(encoding="utf-8")
     for method in METHODS.values():
         assert f"function {method.widget}Widget(" in script, method.name
-        name = method.preset_name("coherence")
+        name = method.preset_name(method.default_dimension)
         assert name in PRESETS and PRESETS[name].method == method.name
 
 
 def test_response_kinds_and_analysis_paths() -> None:
-    assert [m.response for m in METHODS.values()] == [SCORE, RANK, SCORE, SCORE, SCORE]
-    assert [m.analysis for m in METHODS.values()] == ["clmm", "clmm", "comparative", "comparative", "clmm"]
-    assert [m.is_comparative for m in METHODS.values()] == [False, True, True, True, False]
+    assert [m.response for m in METHODS.values()] == [SCORE, RANK, SCORE, SCORE, SCORE, SCORE]
+    assert [m.analysis for m in METHODS.values()] == [
+        "clmm",
+        "clmm",
+        "comparative",
+        "comparative",
+        "clmm",
+        "spans",
+    ]
+    assert [m.is_comparative for m in METHODS.values()] == [False, True, True, True, False, False]
+    assert [m.name for m in METHODS.values() if m.marks_spans] == ["spans"]
     assert lower_is_better("rank") and not lower_is_better("score")
 
 
@@ -200,7 +208,9 @@ def _answered(method: str, bad: str | None = None) -> tuple[Design, object]:
     return design, parse_mturk_results(pd.DataFrame(rows), design)
 
 
-@pytest.mark.parametrize("name", list(METHODS))
+@pytest.mark.parametrize(
+    "name", [n for n, m in METHODS.items() if not m.marks_spans]
+)  # spans: test_spans_study
 def test_collected_table_has_the_methods_kind_and_response(name: str) -> None:
     from humaneval.comparative import detect_kind
 

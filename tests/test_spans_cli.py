@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from humaneval.analysis import ADAPTERS, analyze
 from humaneval.cli import main
-from humaneval.spans import item_scores, load_spans
+from humaneval.methods import get_method
+from humaneval.spans import SpanTable, item_scores, load_spans
 from humaneval.spans.simulate import simulate_spans
 from tests.conftest import shared_file
 
@@ -75,7 +77,7 @@ def test_analyze_mean_score_per_system(study, scoring):
     spans, texts = study
     result = run("analyze", spans, "--texts", texts, "--scoring", scoring, "--json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output[result.output.index("{") :])
+    out = json.loads(result.output[result.output.index("{") :])["criteria"][0]
     direct = item_scores(load_spans(spans, texts=texts), scoring).groupby("system")["score"].mean()
     assert out["mean_score"] == pytest.approx(direct.to_dict())
     assert out["scoring"] == scoring
@@ -85,6 +87,26 @@ def test_analyze_mean_score_per_system(study, scoring):
     assert rates_b == errors_b
     assert [(c["system_a"], c["system_b"]) for c in out["contrasts"]] == [("A", "B")]
     assert out["contrasts"][0]["estimate"] > 0  # B has five times the errors of A
+    # the API is the command: analyze() of the span table through the registry's spans adapter
+    api = analyze(load_spans(spans, texts=texts, scoring=scoring)).to_dict()
+    assert api["kind"] == out["kind"] == "spans"
+    assert api["mean_score"] == pytest.approx(out["mean_score"])
+    assert api["contrasts"][0]["estimate"] == pytest.approx(out["contrasts"][0]["estimate"], abs=1e-6)
+    assert api["contrasts"][0]["p_adj"] == pytest.approx(out["contrasts"][0]["p_adj"], abs=1e-6)
+
+
+def test_the_spans_adapter_is_the_methods_analysis():
+    assert ADAPTERS[get_method(SpanTable.method).analysis].name == "spans"
+
+
+def test_span_options_that_do_not_apply_are_one_line(study):
+    spans, texts = study
+    result = run("analyze", spans, "--texts", texts, "--test", "ttest")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == (
+        "error: a spans table gets its method's model; it takes no --test, --formula, --emmeans, --compare "
+        "or --scale-effects"
+    )
 
 
 def test_scoring_choices_are_the_registry():

@@ -185,10 +185,18 @@ class PPIAdapter:
         )
 
 
-ADAPTERS: MappingProxyType[str, AnalysisAdapter] = MappingProxyType(
-    {adapter.name: adapter for adapter in (ClmmAdapter(), ComparativeAdapter(), PPIAdapter())}
-)
+_REGISTERED: dict[str, AnalysisAdapter] = {
+    a.name: a for a in (ClmmAdapter(), ComparativeAdapter(), PPIAdapter())
+}
+ADAPTERS: MappingProxyType[str, AnalysisAdapter] = MappingProxyType(_REGISTERED)
 """The analysis adapters by the name a :class:`~humaneval.methods.Method` gives as ``analysis``."""
+
+
+def register_adapter(adapter: AnalysisAdapter) -> None:
+    """Add the adapter of a table that is not a ratings table, from the package that reads it (which sits
+    above this layer): ``humaneval.spans.adapter`` registers the span tables' ``spans`` adapter."""
+    _REGISTERED[adapter.name] = adapter
+
 
 MODEL_TESTS = ("clmm", "plackett-luce")
 """The ``test`` values that ask for a model rather than a classic test: ``clmm`` (the default) means

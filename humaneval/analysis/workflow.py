@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from humaneval.analysis.adapters import MODEL_TESTS, SystemAnalysis, adapter_for
+from humaneval.analysis.adapters import ADAPTERS, MODEL_TESTS, SystemAnalysis, adapter_for
 from humaneval.analysis.classic import TESTS, anova_omnibus, classic_test, independent_units
 from humaneval.analysis.options import AnalysisOptions
 from humaneval.analysis.ordinal import formula_analysis
@@ -26,6 +26,8 @@ from humaneval.core.deprecation import caller_stacklevel, renamed
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings, as_ratings, select_criterion
 from humaneval.errors import AnalysisCaution, OptionError
+from humaneval.methods import get_method
+from humaneval.methods.base import MethodTable
 from humaneval.ranks.analysis import with_rank_sets
 from humaneval.stats.grouping import groupings
 from humaneval.stats.kernels import AGGREGATES
@@ -33,7 +35,7 @@ from humaneval.stats.kernels import AGGREGATES
 
 @renamed(model="structure", rounds="n_permutations")
 def analyze(
-    ratings: Ratings | pd.DataFrame,
+    ratings: Ratings | pd.DataFrame | MethodTable,
     test: str = "clmm",
     *,
     engine: str = "native",
@@ -85,9 +87,11 @@ def analyze(
 
     Parameters
     ----------
-    ratings : Ratings or DataFrame
+    ratings : Ratings, DataFrame or SpanTable
         The long ratings table (``annotator, document, system, score`` or ``rank``); with
-        ``formula`` any data frame holding the formula's columns.
+        ``formula`` any data frame holding the formula's columns; or a span table
+        (:func:`humaneval.spans.load_spans`), scored by its rule and analysed by the ``spans``
+        adapter (docs/spans.md).
     test : {"clmm", "plackett-luce", "ttest", "art", "wilcoxon", "anova"}
         ``clmm`` (default, recommended): the model of the table's kind (the CLMM for ratings and
         ranks, the comparative model for pairwise and best–worst judgements); ``plackett-luce``: a
@@ -193,6 +197,20 @@ def analyze(
     >>> row.system_a, row.system_b, float(round(row.estimate, 3))
     ('cold', 'warm', -3.063)
     """
+    if isinstance(ratings, MethodTable) and not isinstance(ratings, Ratings | pd.DataFrame):
+        # a table of another method's answers (a span table): the adapter its method names (docs/spans.md)
+        if test != "clmm" or any(o is not None for o in (formula, emm, compare, scale)):
+            raise OptionError(
+                f"a {ratings.method} table gets its method's model; it takes no --test, --formula, "
+                "--emmeans, --compare or --scale-effects"
+            )
+        options = AnalysisOptions(
+            engine=engine, structure=structure, link=link, reference=reference, adjust=adjust,
+            fallback=fallback, alpha=alpha, seed=seed, inference=inference, style=tuple(style),
+            max_minutes=max_minutes, judge=judge, judge_scores=judge_scores,
+        )  # fmt: skip
+        adapter = ADAPTERS[get_method(ratings.method).analysis]
+        return adapter.run(cast(Ratings, ratings), ratings.method, criterion, options)  # its adapter reads it
     if by is not None and formula is None and emm is None and compare is None:
         raise OptionError(f"--by {by} compares the --emmeans factor within each level; add --emmeans FACTOR")
     if style and (test not in MODEL_TESTS or formula is not None):

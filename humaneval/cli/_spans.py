@@ -1,4 +1,5 @@
-"""Span tables in ``validate``, ``reliability`` and ``analyze``: the commands hand a span table here.
+"""Span tables in the commands: ``validate`` and ``reliability`` hand them here, ``analyze`` and ``report``
+read them with :func:`span_table` and go on as with ratings (the ``spans`` analysis adapter).
 
 A file is a span table when its header has ``start``, ``end`` and ``category`` columns
 (:func:`humaneval.spans.table.is_span_table`); see docs/spans.md.
@@ -7,11 +8,15 @@ A file is a span table when its header has ``start``, ``end`` and ``category`` c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from humaneval.cli._common import emit
+from humaneval.errors import OptionError
+
+if TYPE_CHECKING:
+    from humaneval.spans.table import SpanTable
 
 SCORING_CHOICES = ("mqm", "esa")
 """The names of :data:`humaneval.spans.scoring.SCORING_RULES` (kept here so the CLI starts without pandas)."""
@@ -36,6 +41,21 @@ def scoring_option(func: Callable) -> Callable:
         help="Span tables: item scores by MQM weights or the annotators' ESA scores "
         "(default: esa when the table has a score column, else mqm).",
     )(func)
+
+
+def span_table(path: str, texts: str | None, scoring: str | None) -> SpanTable | None:
+    """The span table when the file's header is one (docs/spans.md), else None; ``--texts`` and
+    ``--scoring`` given for another file are refused."""
+    from humaneval.spans.scoring import get_scoring
+    from humaneval.spans.table import is_span_file, load_spans
+
+    if is_span_file(path):
+        return load_spans(path, texts=texts, scoring=None if scoring is None else get_scoring(scoring).name)
+    if texts is not None or scoring is not None:
+        raise OptionError(
+            f"{path}: --texts and --scoring apply to span tables (docs/spans.md); this is not one"
+        )
+    return None
 
 
 def validate(path: str, texts: str | None, as_json: bool) -> None:
@@ -83,20 +103,3 @@ def reliability(
 
     result = span_reliability(load_spans(path, texts=texts), scoring, n_resamples=n_resamples, seed=seed)
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
-
-
-def analyze(
-    path: str, texts: str | None, scoring: str | None, options: dict[str, Any], as_json: bool
-) -> None:
-    """``humaneval analyze`` of a span table: item scores under ``scoring`` into the model."""
-    from humaneval.spans.analysis import analyze_spans
-    from humaneval.spans.scoring import default_scoring
-    from humaneval.spans.table import load_spans
-
-    table = load_spans(path, texts=texts)
-    result = analyze_spans(table, scoring or default_scoring(table), **options)
-    emit(
-        {"file": path, **result.to_dict()},
-        as_json,
-        lambda: f"{result.summary()}\n\n{result.analysis.summary()}",
-    )

@@ -201,20 +201,14 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
-    from humaneval.spans.table import is_span_file
-
-    if is_span_file(ratings):  # span tables: item scores under --scoring (docs/spans.md)
-        span_options = dict(test=test, engine=engine, structure=structure, link=link, reference=reference,
-                            adjust=adjust, aggregate=aggregate, fallback=not no_fallback, threshold=threshold,
-                            n_permutations=n_permutations, seed=seed)  # fmt: skip
-        return spans.analyze(ratings, texts, scoring, span_options, as_json)
     from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
+    from humaneval.spans.table import SpanTable
 
     size = Path(ratings).stat().st_size
     if size >= READ_NOTICE_BYTES:
         click.echo(f"reading {ratings} ({size / 2**20:.0f} MiB)", err=True)
-    table = _load(ratings, formula, options)
+    table = _load(ratings, formula, options, texts, scoring)
     criteria: list[str | None]
     if isinstance(table, pd.DataFrame) or (formula is not None and "criterion" in formula):
         criteria = [None]
@@ -243,8 +237,8 @@ def command(
         warnings.simplefilter("always")
         if "judge" in options:
             results = [analyze(table, criterion=name, **options) for name in criteria]
-        elif criteria == [None]:
-            results = [analyze(table, test, criterion=None, **options)]
+        elif criteria == [None] or isinstance(table, SpanTable):
+            results = [analyze(table, test, criterion=name, **options) for name in criteria]
             if adjust_across_criteria is not None:
                 results = adjust_across(results, adjust_across_criteria)
         else:
@@ -260,8 +254,12 @@ def command(
     emit(payload, as_json, lambda: "\n\n".join(_titled(r) for r in results))
 
 
-def _load(path: str, formula: str | None, options: dict):
-    """The ratings table; with --formula, a file that is not one is read as a plain table."""
+def _load(path: str, formula: str | None, options: dict, texts: str | None, scoring: str | None):
+    """The ratings table, or the span table (its header: docs/spans.md); with --formula, a file that is
+    not one is read as a plain table."""
+    table = spans.span_table(path, texts, scoring)
+    if table is not None:
+        return table
     try:
         return load_from_options(path, **options)
     except RatingsError:

@@ -149,7 +149,12 @@ def mturk(
 
 @command.command("prolific")
 @click.argument("database", type=click.Path())
-@click.option("--out", type=OutputPath(), required=True, help="Ratings table (CSV/TSV/JSONL).")
+@click.option(
+    "--out",
+    type=OutputPath(),
+    required=True,
+    help="Ratings table (CSV/TSV/JSONL); the span table of a span-marking study (docs/spans.md).",
+)
 @click.option("--table", type=OutputPath(), default=None, help="Also write the long table.")
 @click.option("--participants", type=OutputPath(), default=None, help="Also write the participants.")
 @click.option("--include-pids", is_flag=True, help="Add raw Prolific ids (personal data).")
@@ -161,13 +166,20 @@ def prolific(
     from humaneval.collect.prolific import read_prolific
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
+    from humaneval.methods import get_method
 
     results = read_prolific(database, include_pids=include_pids)
     if results.ratings is None:
         raise RatingsError(f"{database}: no participant has completed the study yet; nothing written")
-    results.ratings.write(Path(out))
-    n_checks = len(results.ratings) - results.n_ratings
-    lines = [f"wrote {results.n_ratings} ratings and {n_checks} attention-check answers to {out}"]
+    if get_method(str(results.table["method"].iloc[0])).marks_spans:  # the span table (docs/spans.md)
+        from humaneval.spans.collected import collected_spans, study_texts
+
+        spans = collected_spans(results, study_texts(database)).write(Path(out))
+        lines = [f"wrote the span table to {spans} (with each item's length)"]
+    else:
+        results.ratings.write(Path(out))
+        n_checks = len(results.ratings) - results.n_ratings
+        lines = [f"wrote {results.n_ratings} ratings and {n_checks} attention-check answers to {out}"]
     for path, frame in ((table, results.table), (participants, results.participants)):
         if path:
             write_safe_table(frame, path)

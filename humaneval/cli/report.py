@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from humaneval.cli import _spans as spans
 from humaneval.cli._checks import NONNEG, FiniteRange, OutputPath, check_design, check_engine, check_preset
 from humaneval.cli._common import (
     InputFile,
@@ -142,6 +143,8 @@ if TYPE_CHECKING:
     "judge assessment and the prediction-powered analysis (docs/judges.md, docs/ppi.md).",
 )
 @judge_column_option
+@spans.texts_option
+@spans.scoring_option
 @click.option(
     "--profile",
     type=click.Choice(list(EPSILON_BY_PROFILE)),
@@ -180,13 +183,15 @@ def command(
     epsilon: float | None,
     scale_use: bool,
     as_json: bool,
+    texts: str | None,
+    scoring: str | None,
     **options,
 ) -> None:
     """Write a study report: summary, results with figures, reliability, QC, power and datasheet."""
     from humaneval.report.build import ReportSettings, build_report
     from humaneval.report.render import write_report
 
-    table = load_from_options(ratings, **options)
+    table = spans.span_table(ratings, texts, scoring) or load_from_options(ratings, **options)
     settings = ReportSettings(
         engine=engine,
         structure=structure,

@@ -528,6 +528,20 @@ class _Parser:
             return np.nan
         return value
 
+    def answer(self, answers: dict[str, str], name: str, points: int) -> tuple[float, str]:
+        """(value, raw_value) of the answer ``name`` read by the method (spans: the score or the number
+        of spans, and the spans' JSON)."""
+        text = self.get(answers, name)
+        if text is None:
+            return np.nan, ""
+        value, raw = self.method.read_answer(text, points)
+        if value is None:
+            if self.method.marks_spans:
+                self.problem("bad_value", name, "is not the JSON of marked spans (docs/spans.md)")
+                return np.nan, ""
+            return self.number(answers, name, points), ""
+        return value, raw
+
     def screen_values(self, screen: _Screen, answers: dict[str, str]) -> tuple[list[tuple], set[str]]:
         """(value, raw_value) per design row of one screen, and the answer fields it used."""
         fields, checks = screen.fields, screen.checks
@@ -535,7 +549,7 @@ class _Parser:
         if method.rates_items:
             out = []
             for name, criterion in zip(fields, screen.dimensions, strict=True):
-                out.append((self.number(answers, name, self.points_of.get(criterion, self.points)), ""))
+                out.append(self.answer(answers, name, self.points_of.get(criterion, self.points)))
             return out, set(fields)
         if method.unit == "document":
             n_real = int((~checks).sum())

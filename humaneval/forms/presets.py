@@ -21,6 +21,20 @@ from humaneval.methods import METHODS as REGISTRY
 
 METHODS = tuple(REGISTRY)
 
+MQM_CATEGORIES = (
+    "Accuracy/Mistranslation",
+    "Accuracy/Omission",
+    "Accuracy/Addition",
+    "Fluency/Grammar",
+    "Fluency/Spelling",
+    "Fluency/Punctuation",
+    "Terminology",
+    "Style",
+    "Non-translation",
+    "Other",
+)
+"""The error categories of the MQM preset: top-level and common subcategories of Freitag et al. (2021)."""
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -31,7 +45,9 @@ class Preset:
     ``best_worst_labels`` are (best, worst) pairs. ``questions`` (likert) lists several
     questions asked about every summary on one screen (built by :func:`criteria_preset`), each
     with ``name``, ``question``, ``points``, ``labels`` and ``anchors``; ``points``, ``labels``
-    and ``question`` are then those of the first, which attention checks use.
+    and ``question`` are then those of the first, which attention checks use. ``categories`` (spans)
+    are the error categories an annotator chooses from; ``esa_score`` (spans) asks for a 0–100 score
+    of the text after marking (Error Span Annotation).
     """
 
     name: str
@@ -52,12 +68,16 @@ class Preset:
     two_texts: bool = False
     title: str = ""
     questions: tuple[dict[str, Any], ...] = ()
+    categories: tuple[str, ...] = ()
+    esa_score: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise DesignError(
                 f"preset {self.name!r}: method {self.method!r} is not one of {', '.join(METHODS)}"
             )
+        if REGISTRY[self.method].marks_spans and not self.categories:
+            raise DesignError(f"preset {self.name!r}: a span-marking preset lists its error categories")
         low, high = REGISTRY[self.method].preset_points or (self.points, self.points)
         if not low <= self.points <= high:
             raise DesignError(
@@ -280,7 +300,41 @@ def _builtin() -> dict[str, Preset]:
             question="Which summary is better?",
         )
     )
-    return {p.name: p for p in presets}
+    return {p.name: p for p in (*presets, *_span_presets())}
+
+
+def _span_presets() -> list[Preset]:
+    """The span-marking presets: MQM (severity and category) and ESA (severity, then a 0–100 score)."""
+    return [
+        Preset(
+            name="mqm-spans",
+            dimension="mqm",
+            method="spans",
+            title="Mark the errors in a text",
+            overview="You will read {n} texts. Mark every error you find: select its words with the mouse, "
+            "or move with the arrow keys and hold Shift to select; choose its severity and category, then "
+            "press **Mark** (or the M key). A text without errors needs no marks.",
+            definition="A **major** error misleads or confuses the reader; a **minor** error is noticeable "
+            "but does not hinder understanding (MQM, Freitag et al. 2021).",
+            question="Mark every error in the text below.",
+            categories=MQM_CATEGORIES,
+        ),
+        Preset(
+            name="esa-spans",
+            dimension="esa",
+            method="spans",
+            title="Mark the errors in a text, then score it",
+            overview="You will read {n} texts. Mark every error you find: select its words with the mouse, "
+            "or move with the arrow keys and hold Shift to select; choose its severity, then press **Mark** "
+            "(or the M key). Then score the text from 0 (nonsense) to 100 (perfect).",
+            definition="A **major** error misleads or confuses the reader; a **minor** error is noticeable "
+            "but does not hinder understanding (Error Span Annotation, Kocmi et al. 2024).",
+            question="Mark every error in the text below, then score it.",
+            categories=("error",),
+            esa_score=True,
+            labels={"0": "Nonsense", "100": "Perfect"},
+        ),
+    ]
 
 
 PRESETS: dict[str, Preset] = _builtin()
@@ -356,7 +410,7 @@ def load_preset(path: str | Path) -> Preset:
     raw.setdefault("dimension", raw["name"])
     for key in ("labels", "anchors"):
         raw[key] = {str(k): str(v) for k, v in (raw.get(key) or {}).items()}
-    for key in ("rank_ends", "best_worst_labels", "pair_labels", "questions"):
+    for key in ("rank_ends", "best_worst_labels", "pair_labels", "questions", "categories"):
         if key in raw:
             raw[key] = tuple(raw[key])
     return Preset(**raw)

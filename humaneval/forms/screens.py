@@ -204,6 +204,8 @@ def _screen(
             key = f"sum:{row.document}|{row.system}"
             store[key] = texts.summary(row.document, row.system)
         entry["text"] = key
+        if kind.marks_spans:  # the server checks that spans end inside the text (in code points)
+            entry["length"] = len(store[key])
         if kind.raw_field_prefix and preset.allow_ties and not entry.get("check"):
             entry["raw_field"] = row.field.replace(kind.field_prefix, kind.raw_field_prefix, 1)
         if kind.entry_codes:

@@ -8,7 +8,7 @@ Examples
 --------
 >>> from humaneval.methods import METHODS, get_method
 >>> list(METHODS)
-['likert', 'rank', 'bws', 'pairwise', 'da']
+['likert', 'rank', 'bws', 'pairwise', 'da', 'spans']
 >>> get_method("ranking").name, get_method("ranking").response
 ('rank', 'rank')
 >>> get_method("likert").parse_value("6", points=7), get_method("likert").parse_value("8", points=7)
@@ -27,9 +27,10 @@ from humaneval.methods.da import DA
 from humaneval.methods.likert import LIKERT
 from humaneval.methods.pairwise import PAIRWISE
 from humaneval.methods.ranking import RANKING
+from humaneval.methods.spans import SPANS
 
 METHODS: MappingProxyType[str, Method] = MappingProxyType(
-    {m.name: m for m in (LIKERT, RANKING, BWS, PAIRWISE, DA)}
+    {m.name: m for m in (LIKERT, RANKING, BWS, PAIRWISE, DA, SPANS)}
 )
 """Every annotation method by canonical name, in the order the documentation lists them."""
 

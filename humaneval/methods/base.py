@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -95,6 +95,9 @@ class Method:
     scale_description : str or None
         What the values of the ratings table mean, when they are not points of a rating scale
         (pairwise preferences with ties, best–worst choices); the report shows it as the scale.
+    marks_spans : bool
+        Whether an answer is the spans marked in the text (a JSON answer, :meth:`read_answer`) and
+        the collected answers make a span table (docs/spans.md) rather than a ratings table.
     """
 
     name: str
@@ -123,6 +126,7 @@ class Method:
     position_balancing: str = "one summary per screen"
     default_dimension: str = "coherence"
     scale_description: str | None = None
+    marks_spans: bool = False
 
     @property
     def is_comparative(self) -> bool:
@@ -179,6 +183,24 @@ class Method:
         if self.integer and number != round(number):
             return None
         return float(number)
+
+    @shared_docs
+    def read_answer(self, value: Any, points: int | None = None) -> tuple[float | None, str]:
+        """The collected answer as ``(value, raw_value)`` of the export table; value None when invalid.
+
+        Parameters
+        ----------
+        value : Any
+            The submitted answer.
+        points : int, optional
+            %(likert_points)s
+
+        Returns
+        -------
+        tuple of (float or None, str)
+            :meth:`parse_value` and no raw value, unless the method records more than a number.
+        """
+        return self.parse_value(value, points), ""
 
     def check_passed(self, value: Any, expected: str) -> bool:
         """Whether an instructed-response (IMC) check answered ``value`` where ``expected`` was asked.
@@ -243,3 +265,12 @@ class Method:
         known = dimension in self.study_seconds
         seconds = self.study_seconds[dimension if known else "coherence"]
         return seconds, f"study value for {self.name} {dimension if known else 'coherence (assumed)'}"
+
+
+@runtime_checkable
+class MethodTable(Protocol):
+    """A table of answers that is not a ratings table (a span table), naming the :class:`Method` it
+    comes from; :func:`humaneval.analysis.analyze` runs the analysis that method names."""
+
+    @property
+    def method(self) -> str: ...

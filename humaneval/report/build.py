@@ -59,6 +59,8 @@ from humaneval.report.means import mean_intervals
 from humaneval.report.power import PowerNote, planned_tables, power_note
 from humaneval.simulate.experiment import resolve_model
 from humaneval.simulate.table_design import TableDesign
+from humaneval.spans.summary import SpanSummary, span_summary
+from humaneval.spans.table import SpanTable
 from humaneval.stats.resampling import ClusterInterval
 
 Progress = Callable[[str], None]
@@ -177,6 +179,8 @@ class StudyReport:
     #: Humans and a judge together (docs/ppi.md): per judge and criterion the analysis of
     #: ``analyze(..., judge=NAME)``, as ``humaneval ppi`` gives it.
     ppi: tuple[JudgedAnalysis, ...] = ()
+    #: A span table's agreement and analysis (docs/spans.md); the other sections take its item scores.
+    spans: SpanSummary | None = None
 
     @property
     def has_judges(self) -> bool:
@@ -232,12 +236,13 @@ class StudyReport:
             "qc": self.qc.to_dict(),
             "judges": None if self.judges is None else self.judges.to_dict(),
             "ppi": [analysis.to_dict() for analysis in self.ppi],
+            "spans": None if self.spans is None else self.spans.to_dict(),
             "warnings": self.warnings,
         }
 
 
 def build_report(
-    ratings: Ratings | str | Path,
+    ratings: Ratings | SpanTable | str | Path,
     *,
     design: DesignLike | None = None,
     model: OrdinalModel | FitResult | str | Path | None = None,
@@ -265,9 +270,7 @@ def build_report(
     """
     settings = settings or ReportSettings()
     say = progress or _silent
-    if not isinstance(ratings, Ratings):
-        source = source or str(ratings)
-        ratings = load_ratings(Path(ratings))
+    source, ratings, spans = _read_table(ratings, source, settings, say)
     source = source or "ratings"
     if times is not None and not isinstance(times, pd.Series):
         times = load_annotator_times(times)
@@ -343,7 +346,22 @@ def build_report(
         correlations=correlations,
         judges=judges,
         ppi=ppi,
+        spans=spans,
     )
+
+
+def _read_table(
+    table: Ratings | SpanTable | str | Path, source: str | None, settings: ReportSettings, say: Progress
+) -> tuple[str | None, Ratings, SpanSummary | None]:
+    """The source name, the ratings the report analyses and, for a span table, its agreement and analysis
+    (the other sections then take its item scores as the CLMM analyses them; docs/spans.md)."""
+    if isinstance(table, Ratings):
+        return source, table, None
+    if isinstance(table, SpanTable):
+        say("error spans: unitizing α, span F1, score α and the analysis of the item scores")
+        spans = span_summary(table, engine=settings.engine, structure=settings.structure, seed=settings.seed)
+        return source or table.source, spans.ratings, spans
+    return source or str(table), load_ratings(Path(table)), None
 
 
 def _assess_judges(

@@ -3,10 +3,11 @@
 The expected answer fields are exactly those the form widgets record (``templates/form.js``):
 Likert/DA one value per entry (``lk_…``/``da_…``/``ck_…``/``wu_…``); ranking one rank per entry
 (plus ``rkraw_…`` with ties); BWS ``{field}_best``/``_worst`` (entry codes) or, on a check
-screen, ``ck_…`` = best/worst/none; pairwise the screen field = ``A``/``B``/``tie``. Each
-problem is one short message that names the field but never echoes the submitted text. Numbers
-are read by :func:`humaneval.collect.values.parse_number`, the rule the exports use, so a screen
-the server stored always reaches the exported ratings.
+screen, ``ck_…`` = best/worst/none; pairwise the screen field = ``A``/``B``/``tie``; span marking
+one JSON answer per entry (:func:`~humaneval.methods.spans.parse_span_answer`). Each problem is
+one short message that names the field but never echoes the submitted text. Numbers are read by
+:func:`humaneval.collect.values.parse_number`, the rule the exports use, so a screen the server
+stored always reaches the exported ratings.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from humaneval.errors import DesignError
 from humaneval.methods import get_method
 from humaneval.methods.bws import CHOICES
 from humaneval.methods.pairwise import SIDES
+from humaneval.methods.spans import parse_span_answer
 from humaneval.methods.values import parse_number
 
 MAX_COMMENT = 2000
@@ -92,9 +94,22 @@ def _choice(options: tuple[str, ...]):
     return check
 
 
+def _spans(length: int, preset: dict[str, Any]):
+    categories = tuple(preset.get("categories") or ())
+    needs_score = bool(preset.get("esa_score"))
+
+    def check(value: Any) -> tuple[Any, str | None]:
+        answer = parse_span_answer(value, length, categories, needs_score)
+        return (None, answer) if isinstance(answer, str) else (answer, None)
+
+    return check
+
+
 def _expected(method: str, preset: dict[str, Any], screen: dict[str, Any]) -> dict[str, Any]:
     entries = screen["entries"]
     kind = get_method(method)
+    if kind.marks_spans:
+        return {e["field"]: _spans(e["length"], preset) for e in entries}
     if kind.rates_items:
         # the slider and the scale both send whole numbers
         bounds = kind.value_range(int(preset["points"]))

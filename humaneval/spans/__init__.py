@@ -9,6 +9,7 @@
 See docs/spans.md.
 """
 
+from humaneval.spans import adapter as _adapter  # noqa: F401  (registers the spans analysis)
 from humaneval.spans.agreement import SpanReliability, span_f1, span_reliability
 from humaneval.spans.scoring import SCORING_RULES, ScoringRule, get_scoring, item_scores, mqm_weight
 from humaneval.spans.table import SpanTable, is_span_table, load_spans, read_texts

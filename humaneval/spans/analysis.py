@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from humaneval.core.ratings import load_ratings
+from humaneval.core.ratings import Ratings, load_ratings
 from humaneval.present.document import Block, Paragraph
 from humaneval.present.printable import Printable, frame_table
 from humaneval.spans.scoring import get_scoring, item_scores
@@ -63,6 +63,11 @@ class SpanAnalysis(Printable):
         The model's result (:class:`~humaneval.analysis.outcome.Analysis`) on the item scores.
     scores : DataFrame
         The item scores analysed.
+    criterion : str or None
+        The criterion analysed, when the table has several.
+
+    It is the :class:`~humaneval.analysis.adapters.SystemAnalysis` of the table (the ``spans``
+    adapter): ``systems``, ``contrasts``, ``fit`` and the rest are the model's.
     """
 
     scoring: str
@@ -70,36 +75,86 @@ class SpanAnalysis(Printable):
     category_rates: pd.DataFrame
     analysis: Any
     scores: pd.DataFrame
+    criterion: str | None = None
+
+    @property
+    def test(self) -> str:
+        return str(self.analysis.test)
+
+    @property
+    def kind(self) -> str:
+        return "spans"
+
+    @property
+    def adjust(self) -> str:
+        return str(self.analysis.adjust)
+
+    @property
+    def response(self) -> str:
+        return str(self.analysis.response)
+
+    @property
+    def systems(self) -> pd.DataFrame:
+        return self.analysis.systems
+
+    @property
+    def contrasts(self) -> pd.DataFrame:
+        return self.analysis.contrasts
+
+    @property
+    def fit(self) -> Any:
+        return self.analysis.fit
+
+    @property
+    def aggregate(self) -> str | None:
+        return self.analysis.aggregate
+
+    @property
+    def independent(self) -> bool:
+        return bool(self.analysis.independent)
+
+    @property
+    def cautions(self) -> tuple[str, ...]:
+        return tuple(self.analysis.cautions)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **self.analysis.to_dict(),
+            "kind": self.kind,
+            "criterion": self.criterion,
             "scoring": self.scoring,
             "mean_score": dict(self.mean_score),
             "category_rates": self.category_rates.to_dict(orient="records"),
-            **self.analysis.to_dict(),
         }
 
-    def blocks(self) -> tuple[Block, ...]:
-        """The scoring rule, the mean score per system and the error rates by category; the model's
-        own results print beside them (``humaneval analyze``)."""
+    def blocks(self, model: bool = True) -> tuple[Block, ...]:
+        """The scoring rule, the mean score per system and the error rates by category, and with
+        ``model`` the model's system table (rank groups) and contrasts (``humaneval analyze``)."""
         means = pd.DataFrame({"system": list(self.mean_score), "mean_score": list(self.mean_score.values())})
         rates = self.category_rates.pivot_table(
             index="category", columns="system", values="rate", aggfunc="sum", fill_value=0.0
-        )
-        note = (
-            "The CLMM below models the scores' order: its mean scores are of the ordered classes (1 = worst)."
-            if self.analysis.test == "clmm"
-            else "The test below takes the item scores themselves."
-        )
-        return (
+        ).reset_index()
+        out: list[Block] = [
             Paragraph((f"span study scored by {get_scoring(self.scoring).title}",)),
             frame_table(means, ["system", "mean_score"], caption=("mean score per system",)),
+            frame_table(rates, list(rates.columns), caption=("errors per item by category",)),
+        ]
+        if not model:
+            return tuple(out)
+        what = (
+            "the scores' ordered classes (1 = worst) with annotator and document effects"
+            if self.test == "clmm"
+            else "the item scores themselves"
+        )
+        systems = [c for c in ("system", "estimate", "letters") if c in self.systems]
+        contrasts = ("system_a", "system_b", "estimate", "se", "p_adj", "ci_low", "ci_high")
+        return (
+            *out,
+            Paragraph((f"{self.test} of {what}; contrasts adjusted by {self.adjust}",), "note"),
+            frame_table(self.systems, systems, caption=("systems (letters: rank groups)",)),
             frame_table(
-                rates.reset_index(),
-                list(rates.reset_index().columns),
-                caption=("errors per item by category",),
+                self.contrasts, [c for c in contrasts if c in self.contrasts], caption=("contrasts",)
             ),
-            Paragraph((note,), "note"),
         )
 
 
@@ -127,6 +182,14 @@ def ordinal_scores(scores: pd.Series) -> pd.Series:
     return pd.Series(classes, index=scores.index).rank(method="dense").astype(int)
 
 
+def score_ratings(scores: pd.DataFrame, test: str = "clmm") -> Ratings:
+    """The ratings table the item scores are analysed as: their ordered classes for the CLMM
+    (:func:`ordinal_scores`), the scores themselves for a classic test."""
+    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
+        return load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
+    return load_ratings(scores, response="score", continuous=True)
+
+
 def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> SpanAnalysis:
     """Score every annotator's spans on every item and analyse the scores like ratings.
 
@@ -147,11 +210,7 @@ def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> Spa
     rule = get_scoring(scoring)
     scores = item_scores(table, rule)
     test = options.pop("test", "clmm")
-    if test == "clmm":  # the CLMM models the scores' order; classic tests take the scores as they are
-        ratings = load_ratings(scores.assign(score=ordinal_scores(scores["score"])), response="score")
-    else:
-        ratings = load_ratings(scores, response="score", continuous=True)
-    result = analyze(ratings, test, **options)
+    result = analyze(score_ratings(scores, test), test, **options)
     mean = scores.groupby("system")["score"].mean()
     return SpanAnalysis(
         scoring=rule.name,
@@ -162,4 +221,4 @@ def analyze_spans(table: SpanTable, scoring: str = "mqm", **options: Any) -> Spa
     )
 
 
-__all__ = ["ITEM", "SpanAnalysis", "analyze_spans", "category_rates"]
+__all__ = ["ITEM", "SpanAnalysis", "analyze_spans", "category_rates", "score_ratings"]

@@ -10,8 +10,9 @@ has one row with empty ``start``, ``end``, ``severity`` and ``category``. See do
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -55,11 +56,45 @@ class SpanTable:
         Length in characters of every item, indexed by ``(document, system)``.
     source : str or None
         The file it was read from, for messages.
+    scoring : str or None
+        The scoring rule of its item scores (``mqm``, ``esa``; :data:`~humaneval.spans.scoring.
+        SCORING_RULES`); None: ``esa`` when the table has scores, else ``mqm``.
     """
 
     data: pd.DataFrame
     lengths: pd.Series
     source: str | None = None
+    scoring: str | None = None
+
+    #: The annotation method of the table (:data:`humaneval.methods.METHODS`), which names its analysis.
+    method: ClassVar[str] = "spans"
+
+    @property
+    def criteria(self) -> list[str | None]:
+        """The criteria of the table (``[None]`` without a ``criterion`` column), as ratings tables list
+        them."""
+        if "criterion" not in self.data:
+            return [None]
+        return sorted(self.data["criterion"].unique())
+
+    def for_criterion(self, criterion: str | None) -> SpanTable:
+        """The rows of one criterion; the whole table when it has none and ``criterion`` is None.
+
+        Raises
+        ------
+        RatingsError
+            For an unknown criterion, or none given when the table has several.
+        """
+        names = self.criteria
+        if criterion is None and len(names) == 1:
+            return self
+        if criterion is None or criterion not in names:
+            what = "has several criteria" if criterion is None else f"has no criterion {criterion!r}"
+            raise RatingsError(
+                f"{self.source or 'the span table'} {what} ({', '.join(map(str, names))}); "
+                "name one (--criterion NAME)"
+            )
+        return replace(self, data=self.data[self.data["criterion"] == criterion].reset_index(drop=True))
 
     @property
     def spans(self) -> pd.DataFrame:
@@ -135,6 +170,7 @@ def load_spans(
     *,
     texts: str | Path | pd.DataFrame | None = None,
     allow_overlap: bool = False,
+    scoring: str | None = None,
 ) -> SpanTable:
     """Load and validate a span table (CSV, TSV, JSON lines or a DataFrame).
 
@@ -148,6 +184,9 @@ def load_spans(
     allow_overlap : bool
         Accept overlapping spans of one annotator and category in one item (the unitizing α
         forbids them, so leave this off for agreement statistics).
+    scoring : str, optional
+        The scoring rule of the item scores (``mqm``, ``esa``); default ``esa`` when the table
+        has scores, else ``mqm``.
 
     Returns
     -------
@@ -231,7 +270,7 @@ def load_spans(
         )
     if not allow_overlap:
         _check_overlaps(data[marked], check)
-    return SpanTable(data.drop(columns=["length"], errors="ignore"), lengths, name)
+    return SpanTable(data.drop(columns=["length"], errors="ignore"), lengths, name, scoring)
 
 
 def _ids(column: pd.Series) -> pd.Series:

@@ -30,6 +30,7 @@ from humaneval.report.sections import (
     replicability,
     results,
     scale_use,
+    spans,
     study,
     systems,
 )
@@ -48,6 +49,7 @@ CRITERION_PARTS: list[CriterionPart] = [
 #: The sections of the report, in order (``results`` is one section per criterion).
 SECTIONS: list[SectionBuilder] = [
     study.section,
+    spans.section,
     criteria.section,
     partial(results.sections, parts=CRITERION_PARTS),
     quality_control.section,
