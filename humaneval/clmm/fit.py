@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -28,7 +28,7 @@ from scipy import optimize
 from threadpoolctl import ThreadpoolController
 
 from humaneval import __version__
-from humaneval.clmm.design import RandomDesign, random_design
+from humaneval.clmm.design import FittedTerm, RandomDesign, random_design
 from humaneval.clmm.dispatch import laplace_problem
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import check_link, quantile
@@ -54,6 +54,11 @@ ESCAPES = 3
 PROGRESS_SECONDS = 10.0
 HEAP_MIN_ROWS = 100_000  # fits from this many observations keep their temporaries on the heap
 RANDOM_INFO_TOL = 1e-5  # |eigenvalues| of the random-effect information below this × the largest: flat
+
+_Function = Callable[[np.ndarray], tuple[float, np.ndarray]]  # x ↦ (value, gradient)
+_Bounds = Sequence[tuple[float | None, float | None]]  # L-BFGS-B's (low, high) per parameter
+_Ascent = tuple[str, np.ndarray, float]  # (factor, direction v, slope) from _ascent_on_boundary
+_OptimiserEnd = tuple[np.ndarray, np.ndarray, float, float, np.ndarray, int, str, int]  # an _Optimum's fields
 
 
 def fit_native(
@@ -366,8 +371,8 @@ def _probe_boundary(
 
 
 def _escape_saddles(
-    model: _Likelihood, best: _Optimum, bounds: list, diag: np.ndarray, max_iter: int, formula: str
-) -> tuple[_Optimum, tuple | None]:
+    model: _Likelihood, best: _Optimum, bounds: _Bounds, diag: np.ndarray, max_iter: int, formula: str
+) -> tuple[_Optimum, _Ascent | None]:
     """Up to ``ESCAPES`` re-optimisations along an ascent direction of a singular Ψ; the best point
     and the ascent still found there (``None`` when it passes the optimality check)."""
     for _ in range(ESCAPES):
@@ -481,7 +486,9 @@ def _relative_gradient(info: np.ndarray, grad: np.ndarray) -> float:
     return float(np.max(np.abs(step[known]) / se[known])) if known.any() else float("nan")
 
 
-def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.ndarray):
+def _ascent_on_boundary(
+    problem: LaplaceProblem | QuadratureProblem, layout: ParamLayout, jac: np.ndarray, x: np.ndarray
+) -> _Ascent | None:
     """Optimality check of a singular Ψ: ``(factor, direction v, slope)`` if ℓ rises along Ψ + δ·vvᵀ.
 
     With the Cholesky parametrisation a zero column of L_f is a stationary point whatever the
@@ -518,6 +525,7 @@ def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.nda
     _laplace(problem).modes[:] = saved
     if not np.isfinite(value.loglik):
         return None
+    assert value.grad_factors is not None  # a finite value has them
     best = None
     for term, probe, null, grad in zip(layout.terms, probes, nulls, value.grad_factors, strict=True):
         if null.shape[1] == 0:
@@ -536,7 +544,17 @@ def _ascent_on_boundary(problem, layout: ParamLayout, jac: np.ndarray, x: np.nda
     return best
 
 
-def _escape(objective, loglik_and_grad, layout, x, ascent, bounds, diag, max_iter: int, formula: str):
+def _escape(
+    objective: _Function,
+    loglik_and_grad: _Function,
+    layout: ParamLayout,
+    x: np.ndarray,
+    ascent: _Ascent,
+    bounds: _Bounds,
+    diag: np.ndarray,
+    max_iter: int,
+    formula: str,
+) -> _OptimiserEnd | None:
     """Re-optimise from Ψ + δ·vvᵀ (the best δ of a few) with a full-rank factor; None if all fail."""
     factor_name, direction, _ = ascent
     tau, beta, factors = layout.split(x)
@@ -557,7 +575,7 @@ def _escape(objective, loglik_and_grad, layout, x, ascent, bounds, diag, max_ite
     return _optimise(objective, loglik_and_grad, layout, z, bounds, diag, max_iter, formula)
 
 
-def _block_cholesky(term, psi: np.ndarray) -> np.ndarray:
+def _block_cholesky(term: FittedTerm, psi: np.ndarray) -> np.ndarray:
     """A lower-triangular factor of Ψ (within the term's blocks), nudged to full rank so that no
     column of L starts at the stationary zero."""
     out = np.zeros_like(psi)
@@ -596,11 +614,20 @@ def _fixed_vcov(info: np.ndarray, n_tb: int) -> tuple[np.ndarray, float]:
         return np.full_like(i_tt, np.nan), np.inf
 
 
-def _laplace(problem) -> LaplaceProblem:
+def _laplace(problem: LaplaceProblem | QuadratureProblem) -> LaplaceProblem:
     return problem.laplace if isinstance(problem, QuadratureProblem) else problem
 
 
-def _optimise(objective, loglik_and_grad, layout, z, bounds, diag, max_iter: int, formula: str):
+def _optimise(
+    objective: _Function,
+    loglik_and_grad: _Function,
+    layout: ParamLayout,
+    z: np.ndarray,
+    bounds: _Bounds,
+    diag: np.ndarray,
+    max_iter: int,
+    formula: str,
+) -> _OptimiserEnd:
     """L-BFGS-B with up to ``RESTARTS`` restarts; the end point, its logLik, max.grad and status."""
     n_iter = 0
     for _ in range(RESTARTS + 1):
@@ -648,7 +675,7 @@ def _start_vector(spec: ClmmSpec, layout: ParamLayout, link: str, start: FitResu
     return layout.flatten(tau, beta, tuple(factors))
 
 
-def _start_factor(term, psi: np.ndarray | None) -> np.ndarray:
+def _start_factor(term: FittedTerm, psi: np.ndarray | None) -> np.ndarray:
     """A lower-triangular L with L Lᵀ ≈ Ψ (restricted to the term's form); 0.5 for what Ψ lacks."""
     size, covariance = term.size, term.covariance
     if psi is None:
