@@ -179,11 +179,10 @@ class Analysis(Printable):
             columns = {**dict.fromkeys(factor), "emmean": fmt, "se": fmt, "ci": None}
             caption = _emm_heading(str(mode), categories)
             out.append(frame_table(part, columns, names={"se": "SE", "ci": "95% CI"}, caption=(caption,)))
-        rows = self.contrasts.itertuples()
         contrasts = self.contrasts.assign(
             contrast=[
                 f"{r.system_a} - {r.system_b}" + "".join(f" | {k}={getattr(r, k)}" for k in self.by_columns)
-                for r in rows
+                for r in self.contrasts.itertuples()
             ]
         )
         columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_unadj": fmt_p, "p_adj": fmt_p}

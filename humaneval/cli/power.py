@@ -385,7 +385,7 @@ def _point(setup, tests, options, folder, opts) -> tuple[dict, str]:
             result.records, result.config.model.system_names, result.config.pairs, result.config.alpha
         )
         payload["replicability"] = agree.to_dict()
-        text += "\n" + "\n".join(agree.lines())
+        text += "\n\n" + agree.summary()
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         result.results.to_csv(folder / "results.csv", index=False)

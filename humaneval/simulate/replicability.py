@@ -17,11 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval.present.document import Block
+from humaneval.present.formatting import fmt
+from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.replicates import Record
 
 
 @dataclass(frozen=True)
-class Replicability:
+class Replicability(Printable):
     """Per test: ``same_ranking``, ``same_significant`` (probabilities), ``n_studies`` used and the
     most frequent ranking with its share."""
 
@@ -30,14 +33,14 @@ class Replicability:
     def to_dict(self) -> list[dict[str, Any]]:
         return self.table.to_dict(orient="records")
 
-    def lines(self) -> list[str]:
-        out = ["  replicability: probability that two independent runs agree"]
-        for row in self.table.itertuples():
-            out.append(
-                f"  {row.test:<16} same ranking {row.same_ranking:.2f}, same significant pairs "
-                f"{row.same_significant:.2f} ({row.n_studies} simulated studies)"
-            )
-        return out
+    def blocks(self) -> tuple[Block, ...]:
+        """Per test the two probabilities and the number of simulated studies (``humaneval power``)."""
+        two = {"test": None, "same_ranking": lambda v: fmt(v, 2), "same_significant": lambda v: fmt(v, 2),
+               "n_studies": None}  # fmt: skip
+        names = {"same_ranking": "same ranking", "same_significant": "same significant pairs",
+                 "n_studies": "simulated studies"}  # fmt: skip
+        caption = ("replicability: probability that two independent runs agree",)
+        return (frame_table(self.table, two, names=names, caption=caption),)
 
 
 def agreement(outcomes: Sequence[Hashable]) -> float:
