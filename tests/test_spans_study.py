@@ -222,7 +222,7 @@ def test_a_span_study_from_design_to_report(page, tmp_path):
     assert result["kind"] == "spans"
 
     report = tmp_path / "report"
-    run_json("report", spans, "--scoring", "mqm", "--structure", "intercepts", "--out", report)
+    run_json("report", spans, "--scoring", "mqm", "--structure", "intercepts", "--out", report, "--heds")
     data = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert data["spans"]["mean_score"] == pytest.approx(result["mean_score"])
     assert data["spans"]["span_f1"] == pytest.approx(2.72 / 8)
@@ -235,6 +235,9 @@ def test_a_span_study_from_design_to_report(page, tmp_path):
     # the report's span section and its results section show the model of `humaneval analyze`
     assert estimates(data["spans"]["contrasts"]) == estimates(result["contrasts"])
     assert estimates(data["criteria"][0]["analysis"]["contrasts"]) == estimates(result["contrasts"])
+    heds = json.loads((report / "heds.json").read_text(encoding="utf-8"))
+    agreement = heds["heds-criteria-criterion-response_elicitation-inter_annotator-agreement_score"]
+    assert f"span F1 = {2.72 / 8:.3f}" in agreement["data"]["score"]  # the HEDS criterion of the scores
     html = (report / "index.html").read_text(encoding="utf-8")
     assert "Error spans" in html and "unitizing" in html
 
