@@ -105,3 +105,15 @@ def test_a_span_design_with_instructed_checks_is_one_line(tmp_path):
     with pytest.warns(UserWarning, match="with checks_per_annotator=0 no submission could be rejected"):
         design = generate_design(DesignSpec(**{**spec.__dict__, "checks_per_annotator": 0}))
     assert set(design.table["field"].str[:6]) == {"sp_q0_"} and design.dimension == "mqm"
+
+
+@pytest.mark.parametrize("preset", ["mqm-spans", "esa-spans"])
+def test_load_test_answers_of_a_span_screen_pass_the_server(preset):
+    from humaneval.serve.loadtest import valid_answers
+
+    settings = PRESETS[preset].to_dict()
+    screen = {"id": "s000", "entries": [{"field": "sp_q0_d0_s0", "text": "sum:d0|A", "length": 39}]}
+    for seed in range(5):
+        answers = valid_answers("spans", settings, screen, seed)
+        assert screen_problems("spans", settings, screen, answers) == []
+        assert len(json.loads(answers["sp_q0_d0_s0"])["spans"]) == 1
