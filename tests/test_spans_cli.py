@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from humaneval.analysis import ADAPTERS, analyze
 from humaneval.cli import main
+from humaneval.errors import RatingsError
 from humaneval.methods import get_method
 from humaneval.spans import SpanTable, item_scores, load_spans
 from humaneval.spans.simulate import simulate_spans
@@ -143,3 +144,21 @@ def test_texts_file_without_a_text_column(tmp_path, study):
     texts.write_text("document,system,body\nd01,A,xyz\n", encoding="utf-8")
     result = run("validate", spans, "--texts", str(texts))
     assert result.exit_code == 2 and "no column 'text'; a texts file has the columns" in result.output
+
+
+def test_a_criterion_of_a_span_table_is_analysed_alone(study):
+    spans, texts = study
+    frame = pd.read_csv(spans)
+    both = pd.concat(
+        [frame.assign(criterion="accuracy"), frame.assign(criterion="fluency")], ignore_index=True
+    )
+    both.loc[both["criterion"] == "fluency", ["start", "end", "severity", "category"]] = None
+    both = both.drop_duplicates(["annotator", "document", "system", "criterion", "start"])
+    table = load_spans(both, texts=texts, scoring="mqm")
+    assert table.criteria == ["accuracy", "fluency"]
+    with pytest.raises(RatingsError, match=r"has several criteria \(accuracy, fluency\); name one"):
+        analyze(table)
+    result = analyze(table, criterion="accuracy")
+    direct = item_scores(load_spans(frame, texts=texts), "mqm").groupby("system")["score"].mean()
+    assert result.criterion == "accuracy"
+    assert result.mean_score == pytest.approx(direct.to_dict())

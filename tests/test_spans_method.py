@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -105,3 +106,59 @@ def test_a_span_design_with_instructed_checks_is_one_line(tmp_path):
     with pytest.warns(UserWarning, match="with checks_per_annotator=0 no submission could be rejected"):
         design = generate_design(DesignSpec(**{**spec.__dict__, "checks_per_annotator": 0}))
     assert set(design.table["field"].str[:6]) == {"sp_q0_"} and design.dimension == "mqm"
+
+
+@pytest.mark.parametrize("preset", ["mqm-spans", "esa-spans"])
+def test_load_test_answers_of_a_span_screen_pass_the_server(preset):
+    from humaneval.serve.loadtest import valid_answers
+
+    settings = PRESETS[preset].to_dict()
+    screen = {"id": "s000", "entries": [{"field": "sp_q0_d0_s0", "text": "sum:d0|A", "length": 39}]}
+    for seed in range(5):
+        answers = valid_answers("spans", settings, screen, seed)
+        assert screen_problems("spans", settings, screen, answers) == []
+        assert len(json.loads(answers["sp_q0_d0_s0"])["spans"]) == 1
+
+
+def test_collect_mturk_of_a_span_design_writes_the_span_table(tmp_path):
+    from humaneval.collect import results_row
+    from humaneval.design import Design
+    from humaneval.forms import design_payloads
+    from humaneval.serve.loadtest import valid_answers
+    from humaneval.spans import load_spans
+    from tests._designs import cell_of, cell_texts, summary_text
+
+    cells = [(f"d{i:03d}", s, summary_text(f"d{i:03d}", s)) for i in range(2) for s in "AB"]
+    design_args = ["--summaries", "summaries.csv", "--method", "spans", "--attention-checks", "0"]
+    design_args += ["--docs-per-block", "2", "--annotators-per-block", "2", "--platform", "mturk"]
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path) as folder:
+        pd.DataFrame(cells, columns=["document", "system", "text"]).to_csv("summaries.csv", index=False)
+        made = runner.invoke(main, ["design", *design_args, "--out", "design.csv"])
+        assert made.exit_code == 0, made.output
+        design = Design.from_json("design.json", texts="design.texts.json")
+        _, payloads = design_payloads(design, cell_texts(design), per_slot=True)
+        rows, marked = [], []
+        for slot, payload in sorted(payloads.items()):
+            (part,) = payload["slots"]
+            fields = {"slot": part["slot"], "order": ",".join(s["id"] for s in part["screens"])}
+            for k, screen in enumerate(part["screens"]):
+                answers = valid_answers("spans", payload["preset"], screen, k)
+                entry = screen["entries"][0]
+                document, system = cell_of(payload["texts"][entry["text"]])
+                spans = json.loads(answers[entry["field"]])["spans"]
+                marked += [(document, system, start, end) for start, end, _, _ in spans]
+                fields |= answers | {f"tm_{screen['id']}": "4,4,0"}
+            rows.append(results_row(fields, assignment_id=f"a-{slot}", worker_id=f"W{slot}"))
+        pd.DataFrame(rows).to_csv("results.csv", index=False)
+        result = runner.invoke(
+            main, ["collect", "mturk", "results.csv", "--design", "design.json", "--out", "spans.csv"]
+        )
+        assert result.exit_code == 0, result.output
+        table = load_spans(f"{folder}/spans.csv")
+    got = sorted(
+        (d, s, int(a), int(b))
+        for d, s, a, b in table.spans[["document", "system", "start", "end"]].to_numpy()
+    )
+    assert got == sorted(marked) and len(got) == 8  # one span per screen
+    assert set(table.lengths) == {39} and len(table.annotators) == 2

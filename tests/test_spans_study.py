@@ -16,6 +16,7 @@ import threading
 import time
 import warnings
 
+import pandas as pd
 import pytest
 import uvicorn
 from click.testing import CliRunner
@@ -23,6 +24,8 @@ from click.testing import CliRunner
 from humaneval.cli import main
 from humaneval.serve import create_app, create_study
 from humaneval.serve.loadtest import free_port
+from humaneval.spans import item_scores, load_spans
+from humaneval.spans.scoring import default_scoring
 from tests._designs import cell_of, cell_texts, tiny_design
 
 pytestmark = pytest.mark.browser
@@ -52,19 +55,21 @@ SECOND = {
 
 
 @contextlib.contextmanager
-def served(tmp_path):
+def served(tmp_path, preset: str = "mqm-spans", documents: int = 3):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         design = tiny_design(
             "spans",
-            documents=3,
-            documents_per_block=3,
+            documents=documents,
+            documents_per_block=documents,
             annotators_per_block=2,
             checks_per_annotator=0,
             seed=5,
             platform="prolific",
         )
-    study = create_study(design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234")
+    study = create_study(
+        design, tmp_path / "study", texts=cell_texts(design), completion_code="CODE1234", preset=preset
+    )
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
@@ -217,7 +222,7 @@ def test_a_span_study_from_design_to_report(page, tmp_path):
     assert result["kind"] == "spans"
 
     report = tmp_path / "report"
-    run_json("report", spans, "--scoring", "mqm", "--structure", "intercepts", "--out", report)
+    run_json("report", spans, "--scoring", "mqm", "--structure", "intercepts", "--out", report, "--heds")
     data = json.loads((report / "report.json").read_text(encoding="utf-8"))
     assert data["spans"]["mean_score"] == pytest.approx(result["mean_score"])
     assert data["spans"]["span_f1"] == pytest.approx(2.72 / 8)
@@ -230,5 +235,53 @@ def test_a_span_study_from_design_to_report(page, tmp_path):
     # the report's span section and its results section show the model of `humaneval analyze`
     assert estimates(data["spans"]["contrasts"]) == estimates(result["contrasts"])
     assert estimates(data["criteria"][0]["analysis"]["contrasts"]) == estimates(result["contrasts"])
+    heds = json.loads((report / "heds.json").read_text(encoding="utf-8"))
+    agreement = heds["heds-criteria-criterion-response_elicitation-inter_annotator-agreement_score"]
+    assert f"span F1 = {2.72 / 8:.3f}" in agreement["data"]["score"]  # the HEDS criterion of the scores
     html = (report / "index.html").read_text(encoding="utf-8")
     assert "Error spans" in html and "unitizing" in html
+
+
+def test_an_esa_form_asks_for_the_score_after_marking(page, tmp_path):
+    """ESA: the score slider must be moved (by keyboard here) before the next screen; the collected
+    table carries each item's score on its rows."""
+    with served(tmp_path, preset="esa-spans", documents=1) as (_, study, url):
+        page.route(
+            "https://app.prolific.com/**",
+            lambda route: route.fulfill(status=200, content_type="text/html", body="<p id='prolific'>ok</p>"),
+        )
+        page.goto(f"{url}/s/{study.key}/?PROLIFIC_PID=ESA1&STUDY_ID=STUDY1&SESSION_ID=SES1")
+        page.click("#hx-start-button")
+        scores = {}
+        for k in range(3):
+            page.wait_for_selector(f"#hx-heading:has-text('Screen {k + 1} of 3')")
+            cell = cell_of(page.locator(".span-text").inner_text())
+            assert page.locator(".span-category").is_hidden()  # one category: nothing to choose
+            if cell[1] == "B":
+                mark_with_keyboard(page, 22, 24)
+            page.click("#hx-next")
+            assert page.locator("#hx-error").inner_text() == "Please move the slider to score the text."
+            slider = page.locator(".spans input[type=range]")
+            slider.focus()
+            for _ in range(k + 1):
+                page.keyboard.press("ArrowRight")
+            scores[cell] = 50 + k + 1
+            if k == 2:
+                with page.expect_navigation(url=COMPLETE):
+                    page.click("#hx-next")
+            else:
+                page.click("#hx-next")
+    assert page.errors == []
+    spans = tmp_path / "esa.csv"
+    run("collect", "prolific", study.study_dir, "--out", spans)
+    table = pd.read_csv(spans)
+    got = table.groupby(["document", "system"])["score"].first().to_dict()
+    assert got == {cell: float(score) for cell, score in scores.items()}
+    marked = table[table["start"].notna()]
+    assert marked[["system", "start", "end", "severity", "category"]].values.tolist() == [
+        ["B", 22, 24, "major", "error"]
+    ]
+    loaded = load_spans(spans)
+    assert default_scoring(loaded) == "esa"  # the rule of a table with scores, unless --scoring says
+    esa = item_scores(loaded, "esa")
+    assert esa.set_index(["document", "system"])["score"].to_dict() == got

@@ -119,10 +119,12 @@ def mturk(
     from humaneval.collect.spreadsheet import write_safe_table
     from humaneval.errors import RatingsError
     from humaneval.forms.write import load_design
+    from humaneval.methods import get_method
 
+    loaded = load_design(design)
     parsed = parse_mturk_results(
         results,
-        load_design(design),
+        loaded,
         statuses=statuses,
         points=points,
         allow_ties=allow_ties,
@@ -132,7 +134,18 @@ def mturk(
     if parsed.ratings is None:
         raise RatingsError(no_usable_assignment(results, parsed))
     out_path = Path(out)
-    parsed.ratings.write(out_path)
+    if get_method(str(parsed.table["method"].iloc[0])).marks_spans:  # the span table (docs/spans.md)
+        from humaneval.spans.collected import collected_spans, texts_frame
+
+        texts = getattr(loaded, "texts", None)
+        if texts is None:
+            raise RatingsError(
+                f"{design}: no texts beside the design; give design.json with its texts.json (the span "
+                "table needs every text's length)"
+            )
+        collected_spans(parsed, texts_frame(texts.summaries)).write(out_path)
+    else:
+        parsed.ratings.write(out_path)
     extra = []
     if table:
         write_safe_table(parsed.table, table)

@@ -27,10 +27,12 @@ from humaneval.errors import HumanEvalError
 from humaneval.present.document import Block, Column, Paragraph, Table
 from humaneval.present.printable import Printable
 from humaneval.reproducibility.heds_fields import FIELDS, JSON_KEYS
+from humaneval.spans.scoring import get_scoring
 
 if TYPE_CHECKING:
     from humaneval.design.plan import Design
     from humaneval.report.build import StudyReport
+    from humaneval.spans.summary import SpanSummary
 
 _PREFIX = "heds-"
 _CRITERION = "heds-criteria-criterion-"
@@ -341,7 +343,27 @@ def _criteria(
             if rel.fleiss_kappa is not None:
                 score += f"; kappa = {rel.fleiss_kappa:.3f}"
             info["agreement_score"] = score
+        if report.spans is not None:
+            info.update(_span_fields(report.spans))
     return out
+
+
+def _span_fields(spans: SpanSummary) -> dict[str, str | None]:
+    """A span study's scale, aggregation and agreement: where the errors are (unitizing alpha, span F1)
+    and how bad the texts are (alpha of the item scores); docs/spans.md."""
+    rel, rule = spans.reliability, get_scoring(spans.analysis.scoring)
+    return {
+        "scale_size": None,
+        "scale_range": "error spans marked in the text, each with a severity (minor, major) and a category; "
+        f"item scores by {rule.title}",
+        "aggregation": f"item scores by {rule.title}, their ordered classes analysed with "
+        f"{spans.analysis.test} (p adjusted: {spans.analysis.adjust}); mean score per system",
+        "agreement": "Krippendorff's unitizing alpha over all categories and by category (Krippendorff "
+        "2004); character-level span F1 of annotator pairs; interval Krippendorff's alpha of the "
+        f"{rule.name} item scores",
+        "agreement_score": f"alpha_u = {rel.alpha_u:.3f}; span F1 = {rel.span_f1:.3f}; "
+        f"score alpha = {rel.score_alpha:.3f}",
+    }
 
 
 def _range(points: Any, labels: Any) -> str | None:

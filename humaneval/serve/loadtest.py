@@ -11,6 +11,7 @@ participant stops after ``deadline_s``.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -36,6 +37,8 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
     rng = np.random.default_rng(seed)
     entries = screen["entries"]
     kind = get_method(method)
+    if kind.marks_spans:  # one random span of the first category (a text of at least one character)
+        return {e["field"]: _span_answer(rng, e["length"], preset) for e in entries}
     if kind.rates_items:
         bounds = kind.value_range(int(preset["points"]))
         if bounds is None:
@@ -62,6 +65,13 @@ def valid_answers(method: str, preset: dict[str, Any], screen: dict[str, Any], s
         }
     sides = list(SIDES) if preset.get("allow_tie", True) else list(SIDES[:2])
     return {screen["field"]: str(rng.choice(sides))}
+
+
+def _span_answer(rng: np.random.Generator, length: int, preset: dict[str, Any]) -> str:
+    start = int(rng.integers(0, max(length, 1)))
+    spans = [[start, start + 1, "minor", preset["categories"][0]]] if length else []
+    score = int(rng.integers(0, 101)) if preset.get("esa_score") else None
+    return json.dumps({"spans": spans, "score": score})
 
 
 @dataclass

@@ -1,25 +1,34 @@
-"""The span table of a span-marking study run on the collection server (``humaneval collect prolific``).
+"""The span table of a collected span-marking study (``humaneval collect prolific`` or ``mturk``).
 
-Every stored answer of the span-marking method holds the spans an annotator marked in one text
-(:mod:`humaneval.methods.spans`); the export table keeps it as ``raw_value``. Here each answer of a
-complete, non-surplus, non-rejected participant becomes its rows of the span table (one per span, or
+Every answer of the span-marking method holds the spans an annotator marked in one text
+(:mod:`humaneval.methods.spans`); the export table keeps it as ``raw_value``. Here each answer of an
+annotator whose answers are analysable (those of the results' ratings table: complete, non-surplus,
+non-rejected participants; no duplicate workers) becomes its rows of the span table (one per span, or
 one empty row when nothing was marked), with the screen's ``seconds`` and the ESA ``score`` when the
-form asked for one, and the item lengths come from the texts the study was created with.
+form asked for one; the item lengths come from the texts the study was created with.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from humaneval.collect.mturk import MTurkResults
 from humaneval.collect.prolific import ProlificResults, read_prolific
 from humaneval.errors import RatingsError
 from humaneval.io.studydb import DB_NAME, connect
 from humaneval.methods import get_method
 from humaneval.methods.spans import parse_span_answer
 from humaneval.spans.table import ID_COLUMNS, SPAN_COLUMNS, SpanTable, load_spans
+
+
+def texts_frame(summaries: Mapping[str, str]) -> pd.DataFrame:
+    """The texts file (``document, system, text``) of summaries keyed ``document|system`` (texts.json)."""
+    cells = [(*key.split("|", 1), text) for key, text in summaries.items()]
+    return pd.DataFrame(cells, columns=["document", "system", "text"])
 
 
 def study_texts(path: str | Path) -> pd.DataFrame:
@@ -31,20 +40,19 @@ def study_texts(path: str | Path) -> pd.DataFrame:
         row = connection.execute("SELECT texts_json FROM study").fetchone()
     finally:
         connection.close()
-    summaries = json.loads(row["texts_json"])["summaries"]
-    cells = [(*key.split("|", 1), text) for key, text in summaries.items()]
-    return pd.DataFrame(cells, columns=["document", "system", "text"])
+    return texts_frame(json.loads(row["texts_json"])["summaries"])
 
 
-def collected_spans(results: ProlificResults, texts: pd.DataFrame) -> SpanTable:
+def collected_spans(results: ProlificResults | MTurkResults, texts: pd.DataFrame) -> SpanTable:
     """The validated span table of a span-marking study's export.
 
     Parameters
     ----------
-    results : ProlificResults
-        :func:`humaneval.collect.prolific.read_prolific` of the study.
+    results : ProlificResults or MTurkResults
+        :func:`humaneval.collect.prolific.read_prolific` of the study, or
+        :func:`humaneval.collect.mturk.parse_mturk_results` of its batch.
     texts : DataFrame
-        ``document, system, text`` (:func:`study_texts`).
+        ``document, system, text`` (:func:`study_texts`, :func:`texts_frame`).
 
     Returns
     -------
@@ -58,7 +66,8 @@ def collected_spans(results: ProlificResults, texts: pd.DataFrame) -> SpanTable:
     table = results.table
     if not len(table) or not get_method(str(table["method"].iloc[0])).marks_spans:
         raise RatingsError("the study is not a span-marking study; its answers make a ratings table")
-    usable = table["complete"].astype(bool) & ~table["surplus"].astype(bool) & ~table["rejected"].astype(bool)
+    kept = set() if results.ratings is None else set(results.ratings.data["annotator"].astype(str))
+    usable = table["annotator"].astype(str).isin(kept)
     usable &= ~table["is_check"].astype(bool) & ~table["is_warmup"].astype(bool)
     rows = []
     for answer in table[usable & (table["raw_value"] != "")].itertuples(index=False):
