@@ -15,7 +15,7 @@ from statsmodels.stats.multitest import multipletests
 from humaneval.core.ratings import load_ratings
 from humaneval.design.judged import choose_documents
 from humaneval.errors import DesignError, OptionError, RatingsError
-from humaneval.judges import from_ratings, load_annotations
+from humaneval.judges import load_annotations
 from humaneval.judges.alttest import alt_test
 from humaneval.judges.bias import bias_audit
 from humaneval.judges.planning import (
@@ -181,7 +181,7 @@ def pairwise_with_order() -> pd.DataFrame:
 
 
 def test_position_verbosity_and_self_preference_of_a_pairwise_judge():
-    table = from_ratings(load_ratings(pairwise_with_order()))
+    table = load_ratings(pairwise_with_order())
     audit = bias_audit(table, self_systems={"gpt": ["b"]}).table.set_index("check")
     position = audit.loc["position_flip_rate"]
     assert (position.judge_value, position.n) == (1.0, 20) and np.isnan(
@@ -202,12 +202,12 @@ def test_rating_table_verbosity_and_self_preference():
                 score = {"x": 2, "y": 3, "z": 4}[s] if kind == "judge" else 3
                 rows.append((who, f"d{d}", s, score, length, kind))
     table = pd.DataFrame(rows, columns=["annotator", "document", "system", "score", "length", "rater_kind"])
-    audit = bias_audit(from_ratings(load_ratings(table)), self_systems={"j": ["z"]}).table.set_index("check")
+    audit = bias_audit(load_ratings(table), self_systems={"j": ["z"]}).table.set_index("check")
     assert audit.loc["length_tau", "judge_value"] == pytest.approx(1.0)
     assert np.isnan(audit.loc["length_tau", "human_value"])  # the humans' constant 3 has no τ
     assert audit.loc["self_mean_difference", "judge_value"] == pytest.approx(4 - 2.5)
     assert audit.loc["self_mean_difference", "human_value"] == pytest.approx(0.0)
-    assert bias_audit(from_ratings(load_ratings(table.drop(columns="length")))) is None
+    assert bias_audit(load_ratings(table.drop(columns="length"))) is None
 
 
 def test_a_ratings_table_as_judge_file_gives_its_judge_rows(tmp_path):
