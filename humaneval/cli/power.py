@@ -171,9 +171,12 @@ GRID_KEYS = (
     "--alt-test",
     "alt_test",
     default=None,
-    metavar="humans=3,categories=4,noise_humans=0.3,noise_judge=0.3,epsilon=0.1/0.15/0.2",
+    metavar="humans=3,pool=3,labels=categorical,noise_humans=0.3,...,epsilon=0.1/0.15/0.2",
     help="Plan an LLM-judge calibration instead: simulate the alternative-annotator test (docs/judges.md) at "
-    "--breaks items (default 30,50,75,100,150,200) with --trials data sets each; 'default' for the defaults.",
+    "--breaks items (default 30,50,75,100,150,200) with --trials data sets each; 'default' for the defaults. "
+    "pool: humans in the study (each labels items × humans / pool items; the test needs 30 per human); "
+    "labels=numeric: ratings 1..points with noise SDs sd_humans, sd_judge (default 5, 0.8, 0.8), "
+    "scored by -RMSE.",
 )
 @json_option
 def command(**opts) -> None:
@@ -213,9 +216,12 @@ def command(**opts) -> None:
 
 def _alt_test(opts: dict) -> None:
     """``power --alt-test``: how often a judge of given quality passes the alt-test, by number of items."""
-    from humaneval.judges.planning import simulate_alt_test
+    from humaneval.judges.simulation import simulate_alt_test
 
-    keys = {"humans": int, "categories": int, "noise_humans": float, "noise_judge": float, "epsilon": str}
+    keys = {
+        "humans": int, "pool": int, "labels": str, "categories": int, "noise_humans": float,
+        "noise_judge": float, "points": int, "sd_humans": float, "sd_judge": float, "epsilon": str,
+    }  # fmt: skip
     settings: dict = {}
     spec = "" if opts["alt_test"].strip() == "default" else opts["alt_test"]
     for part in filter(None, (p.strip() for p in spec.split(","))):
@@ -228,15 +234,13 @@ def _alt_test(opts: dict) -> None:
             raise DesignError(f"--alt-test {part!r}: {value.strip()!r} is not a number") from None
     epsilons = [float(e) for e in settings.pop("epsilon", "0.1/0.15/0.2").split("/")]
     sizes = [int(b) for b in (opts["breaks"] or "30,50,75,100,150,200").split(",") if b.strip()]
+    names = {"humans": "n_humans", "pool": "pool_size", "categories": "n_categories"}
     result = simulate_alt_test(
         sizes,
-        n_humans=settings.get("humans", 3),
-        n_categories=settings.get("categories", 4),
-        noise_humans=settings.get("noise_humans", 0.3),
-        noise_judge=settings.get("noise_judge", 0.3),
         epsilons=epsilons,
         n_trials=opts["trials"],
         seed=opts["seed"],
+        **{names.get(k, k): v for k, v in settings.items()},
     )
     emit(result.to_dict(), opts["as_json"], result.summary)
 

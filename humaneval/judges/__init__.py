@@ -11,7 +11,8 @@ from humaneval.judges.agreement import JudgeAgreement, judge_agreement
 from humaneval.judges.alttest import AltTestResult, alt_test, resolve_epsilon
 from humaneval.judges.bias import BiasAudit, bias_audit
 from humaneval.judges.data import load_annotations, read_annotations
-from humaneval.judges.planning import CalibrationPlan, plan_calibration, simulate_alt_test
+from humaneval.judges.planning import CalibrationPlan, plan_calibration
+from humaneval.judges.simulation import simulate_alt_test
 from humaneval.judges.verdict import JudgeAssessment, assess_judges, verdict_table
 
 __all__ = [
