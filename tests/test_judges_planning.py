@@ -186,7 +186,7 @@ def test_a_judge_table_without_scores_or_with_text_scores_is_one_error():
     frame = pool()
     with pytest.raises(RatingsError, match="no column score"):
         plan_calibration(frame.drop(columns="score"), 40)
-    with pytest.raises(RatingsError, match="'good' is not a number"):
+    with pytest.raises(RatingsError, match="score 'good' at row 0 is not a finite number"):
         plan_calibration(
             frame.astype({"score": object}).assign(score=lambda f: f["score"].where(f.index > 0, "good")), 40
         )

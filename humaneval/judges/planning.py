@@ -14,8 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from humaneval.core.judge_scores import read_judge_scores
 from humaneval.core.ratings import Ratings
-from humaneval.errors import DesignError, RatingsError
+from humaneval.errors import DesignError
 from humaneval.judges.alttest import MIN_ITEMS, RECOMMENDED_HUMANS
 
 __all__ = ["CalibrationPlan", "plan_calibration"]
@@ -160,19 +161,8 @@ def _judge_scores(pool: Ratings | pd.DataFrame, criterion: str | None) -> pd.Dat
         )
         if "criterion" in data:
             frame["criterion"] = data["criterion"].to_numpy()
-    else:
-        missing = [c for c in ("document", "system", "score") if c not in pool]
-        if missing:
-            raise RatingsError(f"judge scores: no column {', '.join(missing)}; give document, system, score")
-        scores = pd.to_numeric(pool["score"], errors="coerce")
-        if scores.isna().any():
-            raise RatingsError(
-                f"judge scores: score {pool['score'][scores.isna()].iloc[0]!r} is not a number; give one "
-                "numeric score per row"
-            )
-        frame = pool.astype({"document": str, "system": str}).assign(score=scores)
-        if "judge" not in frame and "annotator" in frame:
-            frame = frame.rename(columns={"annotator": "judge"})
+    else:  # a judge file's rows, read as every command reads one
+        frame = read_judge_scores(pool)
     if criterion is not None and "criterion" in frame:
         frame = frame[frame["criterion"] == criterion]
     return frame
