@@ -37,7 +37,6 @@ HAND_PRINTERS = {
     "ppi/budget.py:PPIBudget.summary",
     "ppi/ordinal.py:PPIOrdinal.summary",
     "ppi/pairwise.py:PPIPairwise.summary",
-    "ppi/systems.py:PPIAnalysis.summary",
     "reliability/report.py:ReliabilityReport.__repr__",
     "simulate/experiment.py:SimulationResult.summary",
     "simulate/experiment.py:SimulationResult.__repr__",
