@@ -178,6 +178,17 @@ GRID_KEYS = (
     "labels=numeric: ratings 1..points with noise SDs sd_humans, sd_judge (default 5, 0.8, 0.8), "
     "scored by -RMSE.",
 )
+@click.option(
+    "--scale-heterogeneity",
+    "scale_heterogeneity",
+    default=None,
+    metavar="annotators=30,documents=30,docs_per_annotator=6,effect=0.5,sd_log_scale=0.4,...",
+    help="Annotators who use the scale differently: simulate a crossed design whose annotators each have a "
+    "log-spread ~ N(0, sd_log_scale²) (also sd_annotator, sd_document) and fit the standard and the scale "
+    "CLMM to each study: coverage, power and (unless --no-calibration) Type I error of the system contrast, "
+    "and σ_s's coverage (docs/simulation.md). --trials studies (default here 200); 'default' for the "
+    "defaults.",
+)
 @json_option
 def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
@@ -190,6 +201,9 @@ def command(**opts) -> None:
         check_run_size(opts["calibration_trials"], force=opts["force"], option="--calibration-trials")
     if opts["alt_test"] is not None:
         _alt_test(opts)
+        return
+    if opts["scale_heterogeneity"] is not None:
+        _scale_heterogeneity(opts)
         return
     if opts["target"] is not None:
         _budget_alias(opts)
@@ -241,6 +255,19 @@ def _alt_test(opts: dict) -> None:
         n_trials=opts["trials"],
         seed=opts["seed"],
         **{names.get(k, k): v for k, v in settings.items()},
+    )
+    emit(result.to_dict(), opts["as_json"], result.summary)
+
+
+def _scale_heterogeneity(opts: dict) -> None:
+    """``power --scale-heterogeneity``: does ignoring how annotators use the scale inflate Type I error or
+    cost power?"""
+    from humaneval.simulate.scale import scale_design, scale_power
+
+    source = click.get_current_context().get_parameter_source("trials")
+    trials = 200 if source == click.core.ParameterSource.DEFAULT else opts["trials"]
+    result = scale_power(
+        scale_design(opts["scale_heterogeneity"]), trials, seed=opts["seed"], calibration=opts["calibration"]
     )
     emit(result.to_dict(), opts["as_json"], result.summary)
 

@@ -21,7 +21,7 @@ of the PPI++ variance, V(θ̂) ≈ V(θ̂ | λ̂) + (ḡ − f̄)² V(λ̂), eac
 jackknife of the estimate at the full-data λ̂, and the jackknife of λ̂ itself (median 1.23 against
 1.29; within 5 % at 5 and 10 blocks, tests/test_ppi_edges.py). Its interval is the jackknife of
 log(gain) over the same deletions, each deleted sample's gain computed as above, with t(G − 1)
-quantiles.
+quantiles (up to 20 human-rated clusters; :func:`humaneval.ppi.mean.ratio_interval` beyond).
 
 References
 ----------
@@ -149,9 +149,10 @@ def jackknife_gain_interval(
         yk, fk, gk, ck, cu = y[keep], f[keep], g[keep_u], codes[keep], codes_unlabeled[keep_u]
         used = lam if lam is not None else ppi_lambda(yk, fk, gk, ck, cu, n_clusters)
         used = 0.0 if not np.isfinite(used) else used
-        logs.append(np.log(jackknife_variances(yk, fk, gk, ck, cu, n_clusters, lam, used).gain))
-    values = np.array(logs)
-    if not np.isfinite(values).all():
+        logs.append(jackknife_variances(yk, fk, gk, ck, cu, n_clusters, lam, used).gain)
+    gains = np.array(logs)
+    if not (gains > 0).all():  # a deletion without spread in the human scores: no log gain to resample
         return float("nan"), float("nan")
+    values = np.log(gains)
     se = float(np.sqrt((len(values) - 1) / len(values) * np.sum((values - values.mean()) ** 2)))
     return float(gain * np.exp(-quantile * se)), float(gain * np.exp(quantile * se))
