@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -50,3 +51,40 @@ def test_power_scale_heterogeneity_presents_what_the_simulation_computes():
         main, ["power", "--scale-heterogeneity", "annotators=x"]
     )  # one line, exit code 2
     assert text.exit_code == 2 and "'x' is not a number" in text.output and "Traceback" not in text.output
+
+
+def test_a_judge_with_a_compressed_scale_gets_its_own_scale_parameter():
+    """Humans and a judge in one CLMM, the judge one more rater (its own intercept) whose latent spread
+    is 3 times the humans' (its ratings follow the systems' difference at a third of the strength). The
+    standard CLMM reads that as a smaller difference; with the scale effect ``~ rater_kind`` the judge's
+    spread is a parameter (ζ ≈ log 3) and the contrast is the humans' own."""
+    from scipy import special
+
+    from humaneval.clmm.fit import fit_spec
+    from humaneval.clmm.formula import clmm_spec
+
+    rng = np.random.default_rng(3)
+    thresholds, effect, n_docs = np.array([-2.0, -0.7, 0.7, 2.0]), 1.0, 40
+    document = rng.normal(0, 0.5, n_docs)
+    rows = []
+
+    def rate(who: str, spread: float, shift: float, docs) -> None:
+        for d in docs:
+            for k in (0, 1):
+                latent = effect * k + shift + document[d] + spread * special.logit(rng.uniform())
+                kind = "judge" if who == "judge" else "human"
+                rows.append((who, f"d{d:02d}", f"s{k}", 1 + np.searchsorted(thresholds, latent), kind))
+
+    for a in range(12):
+        rate(f"h{a:02d}", 1.0, rng.normal(0, 0.6), [(a * 5 + j) % n_docs for j in range(10)])
+    rate("judge", 3.0, 0.0, range(n_docs))
+    table = pd.DataFrame(rows, columns=["annotator", "document", "system", "score", "rater_kind"])
+    formula = "score ~ system + (1 | annotator) + (1 | document)"
+    humans = fit_spec(clmm_spec(formula, table[table["rater_kind"] == "human"]))
+    pooled = fit_spec(clmm_spec(formula, table))
+    scaled = fit_spec(clmm_spec(formula, table, scale="~ rater_kind"))
+    zeta, se = float(scaled.scale.zeta[0]), float(scaled.scale.se[0])
+    assert scaled.scale.names == ("rater_kindjudge",)
+    assert abs(zeta - np.log(3.0)) <= 1.96 * se and zeta - 1.96 * se > 0  # its own, wider spread
+    assert abs(scaled.beta[0] - humans.beta[0]) < 0.1  # the comparison is the humans'
+    assert humans.beta[0] - pooled.beta[0] > 0.2  # ignoring the judge's scale biases it towards 0
