@@ -166,9 +166,10 @@ def blocks(opts: argparse.Namespace) -> None:
 
     human, _ = judged_study(n_documents=200_000, n_systems=2, human_share=1.0, n_annotators=1, seed=999)
     truth = float(human.loc[human["system"] == "s0", "score"].mean())
-    rows = [
-        block_scenario(b, opts.studies // 2, opts.resamples, opts.seed + b, truth) for b in (4, 8, 16, 32)
-    ]
+    rows = []
+    for b in (4, 8, 16, 32):
+        rows.append(block_scenario(b, opts.studies // 2, opts.resamples, opts.seed + b, truth))
+        print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
     table.to_csv(opts.out / "ppi_coverage_blocks.csv", index=False)
     lines = [
