@@ -22,10 +22,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from humaneval.judges.alttest import alt_test
-from humaneval.judges.data import Annotations
+from humaneval.judges.data import LabelView
 
 
-def study(n_items: int = 1600, n_criteria: int = 4) -> Annotations:
+def study(n_items: int = 1600, n_criteria: int = 4) -> LabelView:
     folder = shared_data("alttest", "cebab_stars")
     humans = json.loads((folder / "human_annotations.json").read_text())
     judges = json.loads((folder / "llm_annotations.json").read_text())
@@ -41,10 +41,10 @@ def study(n_items: int = 1600, n_criteria: int = 4) -> Annotations:
                         rows.append((f"{item}#{k // len(every)}", annotator, label, kind, f"c{c}"))
     frame = pd.DataFrame(rows, columns=["item", "annotator", "label", "rater_kind", "criterion"])
     frame["label"] = frame["label"].astype(float)
-    return Annotations(frame, "numeric")
+    return LabelView(frame, "numeric")  # the analyses' own view: the timing is the test's
 
 
-def loop(table: Annotations, eps: float) -> dict[tuple[str, str], tuple[float, float]]:
+def loop(table: LabelView, eps: float) -> dict[tuple[str, str], tuple[float, float]]:
     out = {}
     for criterion in table.criteria:
         part = table.data[table.data["criterion"] == criterion]

@@ -80,7 +80,6 @@ def test_judge_cli_reads_the_pool_layout(tmp_path):
     """The alt-test on ratings and a pool file ``document, system, score, judge``: the same verdict as
     on the ratings table with the judge's rows in it."""
     from humaneval.core.ratings import load_ratings
-    from humaneval.judges.data import from_ratings
     from humaneval.judges.verdict import assess_judges
 
     human, judge = judged_study(
@@ -95,7 +94,7 @@ def test_judge_cli_reads_the_pool_layout(tmp_path):
         [human.assign(rater_kind="human"), judge.assign(annotator="gpt", rater_kind="judge")],
         ignore_index=True,
     )
-    reference = assess_judges(from_ratings(load_ratings(merged, continuous=True)), n_resamples=0)
+    reference = assess_judges(load_ratings(merged, continuous=True), n_resamples=0)
     found = json.loads(result.stdout)["judges"][0]
     assert found["winning_rate"] == pytest.approx(reference.verdict["winning_rate"].iloc[0])
     assert found["advantage_probability"] == pytest.approx(reference.verdict["advantage_probability"].iloc[0])

@@ -17,6 +17,7 @@ from humaneval.errors import DataWarning, InsufficientDataError, OptionError, Ra
 from humaneval.judges import load_annotations
 from humaneval.judges.agreement import judge_agreement
 from humaneval.judges.alttest import alt_test, resolve_epsilon
+from humaneval.judges.data import label_view
 from humaneval.judges.verdict import assess_judges
 from tests.conftest import shared_file
 
@@ -300,7 +301,6 @@ def test_verdict_flags_a_judge_that_passes_but_ranks_systems_backwards(tmp_path)
 
 def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path):
     from humaneval.core.ratings import load_ratings
-    from humaneval.judges.data import from_ratings
     from humaneval.report import ReportSettings, build_report, write_report
 
     ratings = load_ratings(likert_with_judges())
@@ -314,7 +314,7 @@ def test_report_has_a_judge_section_with_the_numbers_of_humaneval_judge(tmp_path
     assert "reversed: passes the alt-test, but its system-level τ interval reaches below 0.5" in page
     assert (tmp_path / "judges.png").is_file() and "judges" in files
     saved = json.loads((tmp_path / "report.json").read_text())["judges"]["judges"]
-    direct = assess_judges(from_ratings(ratings), n_resamples=1000, seed=1).to_dict()["judges"]
+    direct = assess_judges(ratings, n_resamples=1000, seed=1).to_dict()["judges"]
     assert saved == json.loads(json.dumps(direct))  # the report presents what the API decided
     assert report.structure.n_ratings == 1080  # the human rows only
 
@@ -357,7 +357,7 @@ def test_a_pairwise_judgement_is_one_item():
             rows += [(who, f"d{d}", "a", "b", win, kind), (who, f"d{d}", "b", "a", 1 - win, kind)]
     table = pd.DataFrame(rows, columns=["annotator", "document", "system", "opponent", "score", "rater_kind"])
     annotations = load_annotations(table)
-    assert set(annotations.data["item"]) == {f"d{d}|a|b" for d in range(40)}
+    assert set(label_view(annotations).data["item"]) == {f"d{d}|a|b" for d in range(40)}
     result = alt_test(annotations, epsilon=0.2)
     assert result.scoring == "accuracy" and result.table.iloc[0]["n_items"] == 40
     side = table[table["system"] == "a"]  # each judgement once, as the share of a's wins

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humaneval.core.ratings import load_ratings, mark_judges
+from humaneval.core.ratings import Ratings, load_ratings, mark_judges
 from humaneval.errors import RatingsError
 from humaneval.io.datasets import wine_ratings
-from humaneval.judges import from_ratings, load_annotations, read_annotations
+from humaneval.judges import load_annotations, read_annotations
+from humaneval.judges.data import label_view
 
 
 def with_judge(table: pd.DataFrame, samples: int = 2, seed: int = 0) -> pd.DataFrame:
@@ -74,8 +75,15 @@ def test_json_layout_long_table_and_two_files(tmp_path):
     humans = {"h1": {"i1": 1, "i2": 3, "i3": 2}, "h2": {"i1": 2, "i2": 3, "i3": 2}}
     (tmp_path / "h.json").write_text(json.dumps(humans))
     (tmp_path / "j.json").write_text(json.dumps({"gpt": {"i1": [2, 3], "i2": 3}}))
-    table = load_annotations(tmp_path / "h.json", tmp_path / "j.json")
-    assert table.label_kind == "numeric" and table.judge_names == ["gpt"]
+    ratings = load_annotations(tmp_path / "h.json", tmp_path / "j.json")
+    # one table type: the judge's rows are ratings rows marked rater_kind = judge, its samples kept
+    assert isinstance(ratings, Ratings) and ratings.judge_names == ["gpt"] and len(ratings.judges()) == 3
+    assert (
+        set(ratings.data["system"]) == {"-"}
+        and ratings.humans().data["item"].tolist() == ["i1", "i2", "i3"] * 2
+    )
+    table = label_view(ratings)
+    assert table.label_kind == "numeric"
     labels = table.labels().set_index(["item", "annotator"])["label"]
     assert labels[("i1", "gpt")] == 2.5  # two samples averaged
     long = pd.DataFrame(
@@ -87,7 +95,10 @@ def test_json_layout_long_table_and_two_files(tmp_path):
         }
     )
     long.to_csv(tmp_path / "long.csv", index=False)
-    table = read_annotations(tmp_path / "long.csv")
+    ratings = read_annotations(tmp_path / "long.csv")
+    # words keep their text; the score is their code (no = 1, yes = 2), shared by humans and judges
+    assert ratings.data[["score", "label_text"]].drop_duplicates().values.tolist() == [[2, "yes"], [1, "no"]]
+    table = label_view(ratings)
     assert (
         table.label_kind == "categorical"
         and table.judge_names == ["llm"]
@@ -97,6 +108,10 @@ def test_json_layout_long_table_and_two_files(tmp_path):
     assert table.labels().query("annotator == 'llm'")["label"].tolist() == ["yes"]
     same = load_annotations(long.drop(columns="rater_kind"), judges="llm")
     assert same.judge_names == ["llm"]
+    # a judge file of words beside human words: one coding over both
+    both = load_annotations({"h1": {"a": "yes", "b": "maybe"}}, {"llm": {"a": "no", "b": "yes"}})
+    coded = both.data.set_index(["annotator", "document"])[["score", "label_text"]]
+    assert coded.loc[("llm", "a")].tolist() == [2, "no"] and coded.loc[("h1", "b")].tolist() == [1, "maybe"]
 
 
 def test_annotation_errors_are_one_line(tmp_path):
@@ -128,16 +143,36 @@ def test_annotation_errors_are_one_line(tmp_path):
     lines.write_text(
         '{"item": "a", "annotator": "h", "label": 1}\n{"item": "a", "annotator": "g", "label": 2}\n'
     )
-    assert read_annotations(lines).human_names == ["g", "h"]
+    assert label_view(read_annotations(lines)).human_names == ["g", "h"]
 
 
 def test_a_ratings_table_as_annotations(tmp_path):
     path = tmp_path / "ratings.csv"
     with_judge(wine_ratings()).to_csv(path, index=False)
-    table = read_annotations(path)
+    ratings = read_annotations(path)
+    assert isinstance(ratings, Ratings) and ratings.judge_names == ["gpt-4o"]
+    table = label_view(ratings)
     assert table.label_kind == "numeric" and table.judge_names == ["gpt-4o"]
     assert table.data["item"].iloc[0] == "1|cold-no" and len(table.labels()) == 72 + 8
-    assert from_ratings(load_ratings(wine_ratings(), judges="9")).judge_names == ["9"]
+    assert label_view(load_ratings(wine_ratings(), judges="9")).judge_names == ["9"]
+
+
+def test_a_pool_file_joins_a_ratings_table_as_judge_rows(tmp_path):
+    """The pool layout ``document, system, score, judge`` appended to a ratings table: judge rows of
+    the same table, off the humans' declared scale allowed (the analyses calibrate them)."""
+    ratings = load_ratings(wine_ratings(), scale="1-5")
+    pool = ratings.data.drop_duplicates(["document", "system"])[["document", "system"]].astype(str)
+    pool = pool.assign(score=np.arange(len(pool)) * 10.5, judge="metric")
+    pool.to_csv(tmp_path / "pool.csv", index=False)
+    both = load_annotations(ratings, tmp_path / "pool.csv")
+    assert both.judge_names == ["metric"] and len(both.judges()) == 8 and len(both.humans()) == 72
+    assert both.scale == (1.0, 5.0) and both.data["score"].max() == 73.5 and both.continuous
+    assert isinstance(both.data["document"].dtype, pd.CategoricalDtype)
+    humans = both.without_checks().data
+    pd.testing.assert_frame_equal(humans, ratings.data.assign(rater_kind="human"), check_dtype=False)
+    view = label_view(both).labels().set_index(["item", "annotator"])["label"]
+    expected = pool.set_index(pool["document"] + "|" + pool["system"])["score"]
+    assert view.xs("metric", level="annotator").to_dict() == expected.to_dict()
 
 
 # -- every human analysis leaves the judges out ---------------------------------------------------

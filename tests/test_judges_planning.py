@@ -10,28 +10,21 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from humaneval.core.ratings import load_ratings
 from humaneval.design.judged import choose_documents
-from humaneval.errors import DesignError, OptionError, RatingsError
-from humaneval.judges import from_ratings, load_annotations
+from humaneval.errors import DesignError, InsufficientDataError, OptionError, RatingsError
+from humaneval.judges import load_annotations
 from humaneval.judges.alttest import alt_test
 from humaneval.judges.bias import bias_audit
-from humaneval.judges.planning import (
+from humaneval.judges.planning import plan_calibration
+from humaneval.judges.simulation import (
     alt_test_arrays,
-    by_rejections,
-    plan_calibration,
+    assignment,
+    numeric_labels,
     simulate_alt_test,
     simulated_labels,
 )
-
-
-def test_batched_benjamini_yekutieli_equals_statsmodels():
-    rng = np.random.default_rng(0)
-    p = rng.random((300, 7)) ** 3
-    expected = np.array([multipletests(row, alpha=0.05, method="fdr_by")[0] for row in p])
-    assert (by_rejections(p, 0.05) == expected).all() and expected.any() and not expected.all()
 
 
 def test_simulated_studies_give_what_alt_test_gives_on_each():
@@ -44,6 +37,51 @@ def test_simulated_studies_give_what_alt_test_gives_on_each():
         assert row["winning_rate"] == pytest.approx(omega[t]) and row[
             "advantage_probability"
         ] == pytest.approx(rho[t])
+
+
+def _study(h, j, present, t):
+    """Study ``t`` of simulated arrays as the alt-test's JSON layout (each human only its own items)."""
+    n, humans = present.shape
+    people = {f"h{a}": {f"i{i}": float(h[t, i, a]) for i in range(n) if present[i, a]} for a in range(humans)}
+    return people, {"j": {f"i{i}": float(j[t, i, 0]) for i in range(n)}}
+
+
+def test_numeric_labels_with_items_per_human_give_what_alt_test_gives():
+    """Ratings scored by −RMSE, 6 humans of whom 3 label each item: the simulation's ω and ρ are those of
+    alt_test run on each simulated study (humans with fewer than 30 items left out, as there)."""
+    present = assignment(80, 3, 6)
+    assert (present.sum(axis=1) == 3).all() and present.sum(axis=0).tolist() == [40] * 6
+    h, j = numeric_labels(np.random.default_rng(5), 4, 80, 6, 5, 0.8, 0.6)
+    assert set(np.unique(h)) == {1.0, 2.0, 3.0, 4.0, 5.0}
+    omega, rho = alt_test_arrays(h, j, 0.15, present=present, numeric=True, min_items=30)
+    for t in range(4):
+        people, judge = _study(h, j, present, t)
+        row = alt_test(load_annotations(people, judge), epsilon=0.15, calibration="off").table.iloc[0]
+        assert row["scoring"] == "neg_rmse" and row["n_humans"] == 6
+        assert row["winning_rate"] == pytest.approx(omega[t], abs=1e-12)
+        assert row["advantage_probability"] == pytest.approx(rho[t], abs=1e-12)
+    assert omega.mean() > 0 and 0.5 < rho.mean() < 1  # a judge a little better than the humans
+    # 50 items over the same 6 humans: 25 each, below the authors' 30, so no t-test at all
+    few = assignment(50, 3, 6)
+    omega, rho = alt_test_arrays(h[:, :50], j[:, :50], 0.15, present=few, numeric=True, min_items=30)
+    assert (omega == 0).all() and np.isnan(rho).all()
+    people, judge = _study(h[:, :50], j[:, :50], few, 0)
+    with pytest.raises(InsufficientDataError, match="no human has 30 items"):
+        alt_test(load_annotations(people, judge), epsilon=0.15, calibration="off")
+
+
+def test_items_per_human_decide_the_plan():
+    """The same 100 items pass with 3 humans who label all of them, and never when 12 humans share them
+    (25 items each); the table says why."""
+    all_items = simulate_alt_test([100], epsilons=[0.2], n_trials=100, labels="numeric").table.iloc[0]
+    shared = simulate_alt_test([100, 160], pool_size=12, epsilons=[0.2], n_trials=100, labels="numeric")
+    assert (all_items.items_per_human, all_items.humans_tested) == (100, 3) and all_items.pass_rate > 0.5
+    assert shared.table["items_per_human"].tolist() == [25, 40]
+    assert shared.table["humans_tested"].tolist() == [0, 12]
+    assert shared.table.at[0, "pass_rate"] == 0.0 and shared.table.at[1, "pass_rate"] > 0
+    assert "fewer than 30 items and are left out of the t-tests" in shared.summary()
+    with pytest.raises(OptionError, match="pool of 2 humans is smaller than the 3 humans per item"):
+        simulate_alt_test([50], pool_size=2)
 
 
 def test_simulation_follows_the_noise_model():
@@ -81,6 +119,13 @@ def test_power_alt_test_mode_prints_json():
     )
     result = json.loads(out.stdout)
     assert result["results"][0]["pass_rate"] == 1.0 and result["human_kappa"] == pytest.approx(0.49)
+    spec = "humans=3,pool=9,labels=numeric,epsilon=0.2"
+    spread = [sys.executable, "-m", "humaneval", "power", "--alt-test", spec, "--breaks", "60,90",
+              "--trials", "20", "--json"]  # fmt: skip
+    result = json.loads(subprocess.run(spread, capture_output=True, text=True, check=True).stdout)
+    assert (result["labels"], result["pool_size"], result["human_kappa"]) == ("numeric", 9, None)
+    assert [r["items_per_human"] for r in result["results"]] == [20, 30]
+    assert [r["humans_tested"] for r in result["results"]] == [0, 9]
 
 
 def pool() -> pd.DataFrame:
@@ -141,7 +186,7 @@ def test_a_judge_table_without_scores_or_with_text_scores_is_one_error():
     frame = pool()
     with pytest.raises(RatingsError, match="no column score"):
         plan_calibration(frame.drop(columns="score"), 40)
-    with pytest.raises(RatingsError, match="'good' is not a number"):
+    with pytest.raises(RatingsError, match="score 'good' at row 0 is not a finite number"):
         plan_calibration(
             frame.astype({"score": object}).assign(score=lambda f: f["score"].where(f.index > 0, "good")), 40
         )
@@ -181,7 +226,7 @@ def pairwise_with_order() -> pd.DataFrame:
 
 
 def test_position_verbosity_and_self_preference_of_a_pairwise_judge():
-    table = from_ratings(load_ratings(pairwise_with_order()))
+    table = load_ratings(pairwise_with_order())
     audit = bias_audit(table, self_systems={"gpt": ["b"]}).table.set_index("check")
     position = audit.loc["position_flip_rate"]
     assert (position.judge_value, position.n) == (1.0, 20) and np.isnan(
@@ -202,12 +247,12 @@ def test_rating_table_verbosity_and_self_preference():
                 score = {"x": 2, "y": 3, "z": 4}[s] if kind == "judge" else 3
                 rows.append((who, f"d{d}", s, score, length, kind))
     table = pd.DataFrame(rows, columns=["annotator", "document", "system", "score", "length", "rater_kind"])
-    audit = bias_audit(from_ratings(load_ratings(table)), self_systems={"j": ["z"]}).table.set_index("check")
+    audit = bias_audit(load_ratings(table), self_systems={"j": ["z"]}).table.set_index("check")
     assert audit.loc["length_tau", "judge_value"] == pytest.approx(1.0)
     assert np.isnan(audit.loc["length_tau", "human_value"])  # the humans' constant 3 has no τ
     assert audit.loc["self_mean_difference", "judge_value"] == pytest.approx(4 - 2.5)
     assert audit.loc["self_mean_difference", "human_value"] == pytest.approx(0.0)
-    assert bias_audit(from_ratings(load_ratings(table.drop(columns="length")))) is None
+    assert bias_audit(load_ratings(table.drop(columns="length"))) is None
 
 
 def test_a_ratings_table_as_judge_file_gives_its_judge_rows(tmp_path):

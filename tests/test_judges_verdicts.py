@@ -16,6 +16,7 @@ from humaneval.errors import RatingsError
 from humaneval.judges import load_annotations
 from humaneval.judges.alttest import alt_test
 from humaneval.judges.calibration import calibrate, off_scale
+from humaneval.judges.data import label_view
 from humaneval.judges.uncertainty import by_rejections, verdict_uncertainty
 from humaneval.judges.verdict import assess_judges
 from tests.conftest import shared_file
@@ -80,7 +81,7 @@ def test_omega_and_rho_are_invariant_to_affine_changes_under_calibration(method)
 def test_isotonic_map_is_cross_fitted_and_monotone():
     humans, good, rng = study(seed=5)
     judge = {k: np.exp(v + rng.normal(0, 0.3)) for k, v in good.items()}  # monotone, off the scale
-    table, report = calibrate(load_annotations(humans, {"j": judge}), "isotonic", seed=2)
+    table, report = calibrate(label_view(load_annotations(humans, {"j": judge})), "isotonic", seed=2)
     mapped = table.labels().query("annotator == 'j'").set_index("item")["label"]
     raw = pd.Series(judge)
     assert report.at[0, "calibration"] == "isotonic" and mapped.between(1, 5).all()
@@ -159,7 +160,7 @@ def test_a_constant_judge_is_flagged_and_never_ranked_first():
     assert verdict.loc["always5", "degenerate"].startswith("gives the label 5 to 100% of the items")
     assert any(f.startswith("degenerate:") for f in verdict.loc["always5", "flags"])
     assert verdict.loc["honest", "degenerate"] == ""
-    _, report = calibrate(table, "minmax")  # no map spreads one label: left as it is, and said so
+    _, report = calibrate(label_view(table), "minmax")  # no map spreads one label: left as it is, and said so
     assert report.set_index("judge").at["always5", "off_scale"] == "one label (5) only: left unmapped"
     assert report.set_index("judge").at["always5", "calibration"] == "none"
     off = {k: 50.0 for k in judges["always5"]}  # constant and off the scale: still assessed, and flagged

@@ -146,7 +146,10 @@ def test_blocks_are_clusters_and_the_summary_says_so():
     result = ppi_systems(human, judge, n_resamples=0)
     assert result.clustering == "block"
     assert int(result.systems["n_clusters"].iloc[0]) == 30  # 150 rated documents in blocks of 5
-    assert "blocks of annotators and documents" in result.summary()
+    text = result.summary()
+    assert "180 blocks of annotators and documents (cluster-jackknife variances" in text  # 30 human-rated
+    row = result.systems.iloc[0]  # the gain's interval is printed beside it
+    assert row.gain_low < row.gain < row.gain_high and f"{row.gain_high:.3f}" in text
     by_doc = ppi_systems(human, judge, cluster="document", n_resamples=0)
     assert int(by_doc.systems["n_clusters"].iloc[0]) == 150
 

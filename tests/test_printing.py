@@ -27,15 +27,12 @@ HAND_PRINTERS = {
     "judges/alttest.py:AltTestResult.summary",
     "judges/alttest.py:to_string",
     "judges/bias.py:BiasAudit.summary",
-    "judges/planning.py:AltTestSimulation.summary",
     "judges/planning.py:CalibrationPlan.summary",
-    "judges/planning.py:to_string",
     "judges/verdict.py:JudgeAssessment.summary",
     "judges/verdict.py:to_string",
     "ppi/budget.py:PPIBudget.summary",
     "ppi/ordinal.py:PPIOrdinal.summary",
     "ppi/pairwise.py:PPIPairwise.summary",
-    "ppi/systems.py:PPIAnalysis.summary",
 }
 
 

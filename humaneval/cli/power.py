@@ -171,9 +171,23 @@ GRID_KEYS = (
     "--alt-test",
     "alt_test",
     default=None,
-    metavar="humans=3,categories=4,noise_humans=0.3,noise_judge=0.3,epsilon=0.1/0.15/0.2",
+    metavar="humans=3,pool=3,labels=categorical,noise_humans=0.3,...,epsilon=0.1/0.15/0.2",
     help="Plan an LLM-judge calibration instead: simulate the alternative-annotator test (docs/judges.md) at "
-    "--breaks items (default 30,50,75,100,150,200) with --trials data sets each; 'default' for the defaults.",
+    "--breaks items (default 30,50,75,100,150,200) with --trials data sets each; 'default' for the defaults. "
+    "pool: humans in the study (each labels items × humans / pool items; the test needs 30 per human); "
+    "labels=numeric: ratings 1..points with noise SDs sd_humans, sd_judge (default 5, 0.8, 0.8), "
+    "scored by -RMSE.",
+)
+@click.option(
+    "--scale-heterogeneity",
+    "scale_heterogeneity",
+    default=None,
+    metavar="annotators=30,documents=30,docs_per_annotator=6,effect=0.5,sd_log_scale=0.4,...",
+    help="Annotators who use the scale differently: simulate a crossed design whose annotators each have a "
+    "log-spread ~ N(0, sd_log_scale²) (also sd_annotator, sd_document) and fit the standard and the scale "
+    "CLMM to each study: coverage, power and (unless --no-calibration) Type I error of the system contrast, "
+    "and σ_s's coverage (docs/simulation.md). --trials studies (default here 200); 'default' for the "
+    "defaults.",
 )
 @json_option
 def command(**opts) -> None:
@@ -187,6 +201,9 @@ def command(**opts) -> None:
         check_run_size(opts["calibration_trials"], force=opts["force"], option="--calibration-trials")
     if opts["alt_test"] is not None:
         _alt_test(opts)
+        return
+    if opts["scale_heterogeneity"] is not None:
+        _scale_heterogeneity(opts)
         return
     if opts["target"] is not None:
         _budget_alias(opts)
@@ -213,9 +230,12 @@ def command(**opts) -> None:
 
 def _alt_test(opts: dict) -> None:
     """``power --alt-test``: how often a judge of given quality passes the alt-test, by number of items."""
-    from humaneval.judges.planning import simulate_alt_test
+    from humaneval.judges.simulation import simulate_alt_test
 
-    keys = {"humans": int, "categories": int, "noise_humans": float, "noise_judge": float, "epsilon": str}
+    keys = {
+        "humans": int, "pool": int, "labels": str, "categories": int, "noise_humans": float,
+        "noise_judge": float, "points": int, "sd_humans": float, "sd_judge": float, "epsilon": str,
+    }  # fmt: skip
     settings: dict = {}
     spec = "" if opts["alt_test"].strip() == "default" else opts["alt_test"]
     for part in filter(None, (p.strip() for p in spec.split(","))):
@@ -228,15 +248,26 @@ def _alt_test(opts: dict) -> None:
             raise DesignError(f"--alt-test {part!r}: {value.strip()!r} is not a number") from None
     epsilons = [float(e) for e in settings.pop("epsilon", "0.1/0.15/0.2").split("/")]
     sizes = [int(b) for b in (opts["breaks"] or "30,50,75,100,150,200").split(",") if b.strip()]
+    names = {"humans": "n_humans", "pool": "pool_size", "categories": "n_categories"}
     result = simulate_alt_test(
         sizes,
-        n_humans=settings.get("humans", 3),
-        n_categories=settings.get("categories", 4),
-        noise_humans=settings.get("noise_humans", 0.3),
-        noise_judge=settings.get("noise_judge", 0.3),
         epsilons=epsilons,
         n_trials=opts["trials"],
         seed=opts["seed"],
+        **{names.get(k, k): v for k, v in settings.items()},
+    )
+    emit(result.to_dict(), opts["as_json"], result.summary)
+
+
+def _scale_heterogeneity(opts: dict) -> None:
+    """``power --scale-heterogeneity``: does ignoring how annotators use the scale inflate Type I error or
+    cost power?"""
+    from humaneval.simulate.scale import scale_design, scale_power
+
+    source = click.get_current_context().get_parameter_source("trials")
+    trials = 200 if source == click.core.ParameterSource.DEFAULT else opts["trials"]
+    result = scale_power(
+        scale_design(opts["scale_heterogeneity"]), trials, seed=opts["seed"], calibration=opts["calibration"]
     )
     emit(result.to_dict(), opts["as_json"], result.summary)
 

@@ -14,7 +14,7 @@ accepts
 
 The result is one long table of judge rows: ``judge, item, score`` and, when the layout names them,
 ``document``, ``system`` (and ``criterion``, ``opponent``, ``uncertainty``). ``item`` is
-``document|system`` (``|opponent`` for pairs), the item id of :func:`humaneval.judges.data.from_ratings`,
+``document|system`` (``|opponent`` for pairs), the item id of :func:`humaneval.judges.data.label_view`,
 so a judge's rows meet the humans' ratings of the same summary.
 """
 

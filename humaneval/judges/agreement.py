@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from humaneval.core.docstrings import shared_docs
+from humaneval.core.ratings import Ratings
 from humaneval.errors import ReliabilityWarning
-from humaneval.judges.data import Annotations
+from humaneval.judges.data import LabelView, label_view
 from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap
 from humaneval.metaeval.levels import correlation_levels
 from humaneval.reliability.alpha import Level, krippendorff_alpha
@@ -75,7 +76,7 @@ class JudgeAgreement:
 
 @shared_docs
 def judge_agreement(
-    annotations: Annotations,
+    ratings: Ratings | LabelView,
     *,
     n_resamples: int = 1000,
     seed: int | None = 1,
@@ -85,8 +86,9 @@ def judge_agreement(
 
     Parameters
     ----------
-    annotations : Annotations
-        Humans and judges (:func:`~humaneval.judges.data.load_annotations`).
+    ratings : Ratings
+        Humans and judges, the judges' rows marked ``rater_kind = judge``
+        (:func:`~humaneval.judges.data.load_annotations` reads the other layouts).
     n_resamples : int
         Bootstrap resamples of every interval (at least 1000; 0 = point estimates only).
     seed : int, optional
@@ -107,6 +109,7 @@ def judge_agreement(
     >>> float(round(row.tau_item, 2)), math.isnan(row.tau_system)
     (0.6, True)
     """
+    annotations = label_view(ratings)
     criteria = annotations.criteria if criterion is None else [criterion]
     level: Level = "nominal" if annotations.label_kind == "categorical" else "ordinal"
     rows: list[dict[str, Any]] = []

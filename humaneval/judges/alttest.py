@@ -37,9 +37,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.ratings import Ratings
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError, RatingsError
 from humaneval.judges.calibration import Calibration, calibrate
-from humaneval.judges.data import Annotations, read_annotations
+from humaneval.judges.data import LabelView, label_view
 from humaneval.judges.numeric_text import numbers_from_text
 
 __all__ = [
@@ -98,7 +99,7 @@ class AltTestResult:
     scoring: str
     cautions: tuple[str, ...] = ()
     calibration: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    annotations: Annotations | None = field(default=None, repr=False)
+    annotations: LabelView | None = field(default=None, repr=False)
     indicators: dict[str | None, Indicators] = field(default_factory=dict, repr=False)
 
     def summary(self) -> str:
@@ -158,7 +159,7 @@ def resolve_epsilon(epsilon: float | None = None, profile: str | None = None) ->
 
 
 def alt_test(
-    annotations: Annotations | Any,
+    ratings: Ratings | Any,
     *,
     epsilon: float | None = None,
     profile: str | None = None,
@@ -173,9 +174,10 @@ def alt_test(
 
     Parameters
     ----------
-    annotations : Annotations
-        Humans and judges (:func:`~humaneval.judges.data.load_annotations`; a ratings table or a
-        path is read with :func:`~humaneval.judges.data.read_annotations`).
+    ratings : Ratings
+        Humans and judges, the judges' rows marked ``rater_kind = judge``
+        (:func:`~humaneval.judges.data.load_annotations`; a path or a dict is read with
+        :func:`~humaneval.judges.data.read_annotations`).
     epsilon : float, optional
         The judge's cost–benefit allowance in [0, 1); by default from ``profile``.
     profile : {"expert", "skilled", "crowd"}, optional
@@ -235,7 +237,7 @@ def alt_test(
     >>> result.table[["judge", "winning_rate", "passed", "n_items", "n_humans"]].to_dict("records")
     [{'judge': 'gpt', 'winning_rate': 1.0, 'passed': True, 'n_items': 60, 'n_humans': 3}]
     """
-    table = annotations if isinstance(annotations, Annotations) else read_annotations(annotations)
+    table = label_view(ratings)
     eps = resolve_epsilon(epsilon, profile)
     if not 0 < q < 1:
         raise OptionError(f"q {q} must lie in (0, 1), e.g. 0.05")
@@ -303,7 +305,7 @@ def _key(scoring: Scoring) -> str:
     return "callable" if callable(scoring) else str(scoring).strip().lower().replace("-", "_")
 
 
-def _scoring(scoring: Scoring, table: Annotations) -> str | Callable[[Any, np.ndarray], float]:
+def _scoring(scoring: Scoring, table: LabelView) -> str | Callable[[Any, np.ndarray], float]:
     if callable(scoring):
         return scoring
     key = _key(scoring)
@@ -318,7 +320,7 @@ def _scoring(scoring: Scoring, table: Annotations) -> str | Callable[[Any, np.nd
 
 
 def _one_criterion(
-    part: Annotations, eps: float, q: float, method, min_items: int
+    part: LabelView, eps: float, q: float, method, min_items: int
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str], Indicators]:
     labels = part.labels()
     human_rows = labels[labels["rater_kind"] == "human"]

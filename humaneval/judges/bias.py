@@ -30,7 +30,8 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from humaneval.core.docstrings import shared_docs
-from humaneval.judges.data import Annotations
+from humaneval.core.ratings import Ratings
+from humaneval.judges.data import LabelView, label_view
 
 __all__ = ["BiasAudit", "bias_audit"]
 
@@ -84,7 +85,7 @@ class BiasAudit:
 
 @shared_docs
 def bias_audit(
-    annotations: Annotations,
+    ratings: Ratings | LabelView,
     *,
     self_systems: Mapping[str, Sequence[str]] | None = None,
     criterion: str | None = None,
@@ -93,10 +94,10 @@ def bias_audit(
 
     Parameters
     ----------
-    annotations : Annotations
-        From a ratings table (:func:`~humaneval.judges.data.from_ratings`), which carries
-        ``document``, ``system`` and, for pairwise tables, ``opponent``; ``shown_first`` and
-        ``length`` columns enable the position and verbosity checks.
+    ratings : Ratings
+        Humans and judges (judge rows ``rater_kind = judge``) with ``document``, ``system`` and, for
+        pairwise tables, ``opponent``; ``shown_first`` and ``length`` columns enable the position and
+        verbosity checks.
     self_systems : mapping, optional
         ``{judge: [systems of its own family]}``.
     criterion : str, optional
@@ -111,15 +112,15 @@ def bias_audit(
     A judge that prefers whichever system it is shown first, on one pair seen in both orders:
 
     >>> import pandas as pd
-    >>> from humaneval.judges.data import from_ratings
     >>> from humaneval.core.ratings import load_ratings
     >>> rows = [("j", "d1", "a", "b", "a", 1), ("j", "d1", "b", "a", "a", 0),
     ...         ("j", "d1", "a", "b", "b", 0), ("j", "d1", "b", "a", "b", 1)]
     >>> columns = ["annotator", "document", "system", "opponent", "shown_first", "score"]
     >>> table = load_ratings(pd.DataFrame(rows, columns=columns), judges="j")
-    >>> bias_audit(from_ratings(table)).table[["check", "judge_value", "n"]].to_dict("records")
+    >>> bias_audit(table).table[["check", "judge_value", "n"]].to_dict("records")
     [{'check': 'position_flip_rate', 'judge_value': 1.0, 'n': 1}]
     """
+    annotations = label_view(ratings)
     data = annotations.data
     if "system" not in data or annotations.label_kind != "numeric":
         return None

@@ -36,7 +36,7 @@ import pandas as pd
 from scipy.optimize import isotonic_regression
 
 from humaneval.errors import OptionError, RatingsError
-from humaneval.judges.data import Annotations
+from humaneval.judges.data import LabelView
 
 __all__ = ["CALIBRATIONS", "Calibration", "calibrate", "off_scale"]
 
@@ -74,13 +74,13 @@ def off_scale(judge: np.ndarray, human: np.ndarray) -> str:
 
 
 def calibrate(
-    annotations: Annotations, method: Calibration = "auto", *, seed: int | None = 1
-) -> tuple[Annotations, pd.DataFrame]:
+    annotations: LabelView, method: Calibration = "auto", *, seed: int | None = 1
+) -> tuple[LabelView, pd.DataFrame]:
     """Map judges' numeric labels onto the humans' scale (see the module notes).
 
     Parameters
     ----------
-    annotations : Annotations
+    annotations : LabelView
         Humans and judges with numeric labels (categorical tables are returned unchanged).
     method : {"auto", "minmax", "isotonic", "off"}
         ``auto``: min–max map of the judges that are off the scale, the others unchanged;
@@ -91,7 +91,7 @@ def calibrate(
 
     Returns
     -------
-    (Annotations, DataFrame)
+    (LabelView, DataFrame)
         The table with mapped judge labels (several samples of a judge are reduced to their mean
         first), and one row per criterion and judge: ``criterion, judge, off_scale`` (the reason,
         or empty), ``calibration`` (``minmax``, ``isotonic`` or ``none``), ``slope, intercept`` (of
@@ -109,9 +109,9 @@ def calibrate(
     --------
     A judge answering on 0–100 is mapped onto the humans' 1–5:
 
-    >>> from humaneval.judges.data import load_annotations
+    >>> from humaneval.judges.data import label_view, load_annotations
     >>> humans = {"h1": {"a": 1, "b": 3, "c": 5}, "h2": {"a": 2, "b": 3, "c": 4}}
-    >>> table, report = calibrate(load_annotations(humans, {"m": {"a": 0, "b": 50, "c": 100}}))
+    >>> table, report = calibrate(label_view(load_annotations(humans, {"m": {"a": 0, "b": 50, "c": 100}})))
     >>> table.labels().query("annotator == 'm'")["label"].tolist()
     [1.0, 3.0, 5.0]
     >>> report[["judge", "calibration", "slope", "intercept"]].to_dict("records")

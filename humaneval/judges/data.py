@@ -1,20 +1,29 @@
-"""Labels of human annotators and automatic judges on items: the input of the judge analyses.
+"""Human and judge labels on items, read into the one ratings table the judge analyses use.
 
-Three layouts are read into one :class:`Annotations` table (columns ``item, annotator, label,
-rater_kind`` and, when present, ``criterion``):
+Every judge analysis (alt-test, agreement, bias audit, verdict) reads a
+:class:`~humaneval.core.ratings.Ratings` whose judge rows carry ``rater_kind = judge``. Besides a
+humaneval ratings table (``annotator, document, system, score``), :func:`read_annotations` reads
 
-- a generic long table (CSV, TSV, JSONL) with columns ``item, annotator, label`` (numeric or
-  categorical labels), optionally ``rater_kind`` (human|judge) and ``criterion``;
 - the JSON layout of published judge data sets, ``{annotator: {item_id: label}}`` (Calderon,
   Reichart & Dror, 2025); a list of labels is several samples of a judge;
-- a humaneval ratings table (:class:`~humaneval.core.ratings.Ratings`): an item is one rated summary,
-  ``document|system`` (``document|system|opponent`` for pairwise tables), the label its score.
+- a long table (CSV, TSV, JSONL) with columns ``item, annotator, label`` (numbers or words),
+  optionally ``rater_kind`` (human|judge) and ``criterion``.
 
 Humans and judges come in one file (judges marked by ``rater_kind`` or named with ``judges=``)
-or in two (``judge_file=``: every annotator there is a judge). Several samples of one judge on one
-item are kept as rows and reduced to one label where the analyses use them
-(:meth:`Annotations.labels`): the mean of numeric labels, the most frequent categorical label
-(ties go to the label sampled first). A human who labels an item twice is an error.
+or in two (:func:`load_annotations` with ``judge_file=``, read by
+:func:`humaneval.core.judge_scores.read_judge_scores`, the one reader of judge files: every
+annotator there is a judge).
+
+In the table, an item id ``document|system`` names a summary; any other item id is the document
+of the pseudo-system ``-`` and keeps its id in column ``item``. A label that is a word (a category)
+keeps its word in column ``label_text``, and ``score`` holds its code (1 = the first word in sorted
+order), so the codes mean nothing beyond equality.
+
+The analyses see the table through :func:`label_view`: one row per rated item (a pairwise
+judgement seen from its alphabetically first system), and one label per ``(item, rater)`` where
+they need it (:meth:`LabelView.labels`: the mean of a judge's numeric samples, its most frequent
+categorical label, ties going to the label sampled first). A human who labels an item twice is an
+error.
 """
 
 from __future__ import annotations
@@ -23,28 +32,32 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from humaneval.core.judge_scores import nested_labels
-from humaneval.core.ratings import RATER_KINDS, Ratings, check_judge_names, judge_list
+from humaneval.core.judge_scores import nested_labels, read_judge_scores
+from humaneval.core.ratings import (
+    CODED_COLUMNS,
+    RATER_KINDS,
+    Ratings,
+    check_judge_names,
+    judge_list,
+    load_ratings,
+    mark_judges,
+)
 from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
-from humaneval.io.tables import read_table
+from humaneval.io.tables import read_table, text_codes
 
-__all__ = [
-    "Annotations",
-    "LabelKind",
-    "from_ratings",
-    "judge_annotations",
-    "load_annotations",
-    "read_annotations",
-]
+__all__ = ["LABEL_TEXT", "NO_SYSTEM", "LabelView", "label_view", "load_annotations", "read_annotations"]
 
 LabelKind = Literal["numeric", "categorical"]
-_COLUMNS = ("item", "annotator", "label", "rater_kind", "criterion")
+#: The column that keeps a categorical label's word (``score`` holds its code).
+LABEL_TEXT = "label_text"
+#: The system of an item that does not name a summary (its id is the document, and column ``item``).
+NO_SYSTEM = "-"
 #: Column names accepted for the generic long table (case-insensitive), besides the canonical ones.
 _ALIASES = {
     "instance": "item",
@@ -63,14 +76,19 @@ _ALIASES = {
 
 
 @dataclass(frozen=True, eq=False)
-class Annotations:
-    """Human and judge labels on shared items.
+class LabelView:
+    """The judge analyses' view of a ratings table: one row per rated item and rater.
+
+    Built by :func:`label_view`; not a table of its own (the data live in the
+    :class:`~humaneval.core.ratings.Ratings` it was built from).
 
     Attributes
     ----------
     data:
-        Long table ``item, annotator, label, rater_kind`` (and ``criterion`` when there are several
-        criteria); ids are strings, labels floats (numeric) or strings (categorical).
+        ``item, annotator, label, rater_kind`` (and ``criterion`` when there are several criteria),
+        plus ``document, system`` (``opponent``, ``position``, ``shown_first``, ``length``,
+        ``opponent_length`` when known) for the system-level and bias analyses; labels are floats
+        (numeric) or strings (categorical).
     label_kind:
         ``"numeric"`` or ``"categorical"``.
     source:
@@ -96,17 +114,9 @@ class Annotations:
         """The criteria, or ``[None]`` without a criterion column."""
         if "criterion" not in self.data:
             return [None]
-        return sorted(self.data["criterion"].unique())
+        return sorted(self.data["criterion"].dropna().unique())
 
-    def humans(self) -> Annotations:
-        """The human rows."""
-        return replace(self, data=self.data[self.data["rater_kind"] == "human"].reset_index(drop=True))
-
-    def judges(self) -> Annotations:
-        """The judge rows (samples as they are)."""
-        return replace(self, data=self.data[self.data["rater_kind"] == "judge"].reset_index(drop=True))
-
-    def of_criterion(self, criterion: str | None) -> Annotations:
+    def of_criterion(self, criterion: str | None) -> LabelView:
         """The rows of one criterion (all rows when ``criterion`` is None and there is one)."""
         if criterion is None or "criterion" not in self.data:
             return self
@@ -129,14 +139,71 @@ class Annotations:
         return best[[*keys, "label"]].reset_index(drop=True)
 
 
+def label_view(source: Ratings | LabelView | Any) -> LabelView:
+    """The judge analyses' view of ``source`` (a ratings table, or anything :func:`read_annotations` reads).
+
+    The item of a rated summary is ``document|system`` (``|tuple_id`` for best–worst tables; the
+    column ``item`` where the labels named their own items). A pairwise judgement is one item
+    ``document|system|opponent`` seen from the alphabetically first system (its mirror row says
+    the same thing), labelled 1 when that system won, 0 when it lost, 0.5 for a tie.
+    ``document``, ``system``, ``opponent``, ``position``, ``shown_first`` and ``length`` (with
+    ``opponent_length`` for pairs) travel along for the system-level and bias analyses. Attention
+    checks are left out.
+
+    Examples
+    --------
+    >>> view = label_view({"h1": {"q1": "A", "q2": "B"}, "h2": {"q1": "A", "q2": "A"}})
+    >>> view.label_kind, view.human_names, view.data["label"].tolist()
+    ('categorical', ['h1', 'h2'], ['A', 'B', 'A', 'A'])
+    """
+    if isinstance(source, LabelView):
+        return source
+    ratings = source if isinstance(source, Ratings) else read_annotations(source)
+    data = ratings.data
+    if "is_check" in data:
+        data = data[~data["is_check"].astype(bool)]
+    lengths = None
+    if "opponent" in data:
+        if "length" in data:
+            lengths = data.drop_duplicates(["document", "system"]).set_index(["document", "system"])["length"]
+        paired = data["opponent"].notna()
+        data = data[~paired | (data["system"].astype(str) < data["opponent"].astype(str))]
+    item = _summary_items(data)
+    if "item" in data:
+        item = data["item"].astype(object).where(data["item"].notna(), item)
+    categorical = LABEL_TEXT in data
+    label = data[LABEL_TEXT].astype(object) if categorical else ratings.with_data(data).reported()
+    kind = data["rater_kind"].astype(str).to_numpy() if "rater_kind" in data else "human"
+    frame = pd.DataFrame(
+        {
+            "item": item.astype(str).to_numpy(),
+            "annotator": data["annotator"].astype(str).to_numpy(),
+            "label": label.to_numpy(dtype=object if categorical else float),
+            "rater_kind": kind,
+        }
+    )
+    for column in ("criterion", "document", "system", "opponent", "position", "shown_first", "length"):
+        if column in data:
+            values = data[column]
+            frame[column] = (values.astype(object) if column in CODED_COLUMNS else values).to_numpy()
+    if lengths is not None:
+        pairs = pd.MultiIndex.from_arrays([data["document"], data["opponent"]])
+        frame["opponent_length"] = lengths.reindex(pairs).to_numpy()
+    if "system" in frame and (frame["system"] == NO_SYSTEM).all():
+        frame = frame.drop(columns=["document", "system"])  # items that name no summary
+    return LabelView(
+        data=frame, label_kind="categorical" if categorical else "numeric", source=ratings.source
+    )
+
+
 def read_annotations(
     source: str | Path | pd.DataFrame | dict | Ratings,
     *,
     rater_kind: str | None = None,
     judges: str | Sequence[str] | None = None,
     columns: Mapping[str, str] | None = None,
-) -> Annotations:
-    """Read labels from the JSON layout, a long table, a ratings table or a dict.
+) -> Ratings:
+    """Read labels from the JSON layout, a long table, a ratings table or a dict into a ratings table.
 
     Parameters
     ----------
@@ -148,13 +215,15 @@ def read_annotations(
         ``"human"`` or ``"judge"`` for every row (as for a ``--judge-file``); by default the
         table's ``rater_kind`` column, else human.
     judges:
-        Annotators that are judges (names, or one string ``"a,b"`` as ``--judge-names`` gives them).
+        Annotators that are judges (names, or one string ``"a,b"`` as ``--mark-judges`` gives them).
     columns:
         Renames of a ratings table's columns, file name → canonical name (``--column``).
 
     Returns
     -------
-    Annotations
+    Ratings
+        The labels, judge rows marked ``rater_kind = judge`` (see the module docstring for items
+        that name no summary and for words).
 
     Raises
     ------
@@ -166,14 +235,14 @@ def read_annotations(
     --------
     >>> humans = {"ann1": {"q1": "A", "q2": "B"}, "ann2": {"q1": "A", "q2": "A"}}
     >>> table = read_annotations(humans)
-    >>> table.label_kind, table.human_names, len(table.data)
-    ('categorical', ['ann1', 'ann2'], 4)
+    >>> table.annotators, table.data[["document", "system", "score", "label_text"]].values.tolist()[:2]
+    (['ann1', 'ann2'], [['q1', '-', 1, 'A'], ['q2', '-', 2, 'B']])
     """
     if rater_kind is not None and rater_kind not in RATER_KINDS:
         raise RatingsError(f"rater_kind must be human or judge, not {rater_kind!r}")
     label = str(source) if isinstance(source, str | Path) else None
     if isinstance(source, Ratings):
-        return _mark(from_ratings(source), rater_kind, judges)
+        return _mark(source, rater_kind, judges)
     if isinstance(source, dict):
         frame = nested_labels(source, "the annotations: ", "annotator")
     elif isinstance(source, pd.DataFrame):
@@ -183,14 +252,13 @@ def read_annotations(
     if columns:
         frame = frame.rename(columns=dict(columns))
     if _is_ratings_table(frame):
-        from humaneval.core.ratings import load_ratings
-
         # the judges are named before validation: their repeated samples are then not duplicates
         renames = dict(columns) if label and columns else None
         ratings = load_ratings(source if label else frame, judges=judges, continuous=True, columns=renames)
-        return _mark(from_ratings(ratings), rater_kind, None)
+        return _mark(ratings, rater_kind, None)
     typed = label is None or Path(label).suffix.lower() in (".json", ".jsonl", ".ndjson")
-    return _validate(frame, rater_kind, judge_list(judges), label, typed)
+    long, kind = _validate(frame, rater_kind, judge_list(judges), label, typed)
+    return _as_ratings(long, kind, label)
 
 
 def load_annotations(
@@ -200,7 +268,7 @@ def load_annotations(
     judges: str | Sequence[str] | None = None,
     columns: Mapping[str, str] | None = None,
     judge_columns: Mapping[str, str] | None = None,
-) -> Annotations:
+) -> Ratings:
     """Humans and judges from one source or two (``humaneval judge HUMANS --judge-file JUDGES``).
 
     Parameters
@@ -218,8 +286,8 @@ def load_annotations(
 
     Returns
     -------
-    Annotations
-        Both sides in one table.
+    Ratings
+        Both sides in one table, the judges' rows marked ``rater_kind = judge``.
 
     Raises
     ------
@@ -231,94 +299,103 @@ def load_annotations(
     --------
     >>> people = {"h1": {"i1": 1, "i2": 3}, "h2": {"i1": 2, "i2": 3}}
     >>> table = load_annotations(people, {"gpt": {"i1": 2, "i2": [3, 4]}})
-    >>> table.judge_names, table.label_kind, len(table.labels())
-    (['gpt'], 'numeric', 6)
+    >>> table.judge_names, len(table.judges()), len(label_view(table).labels())
+    (['gpt'], 3, 6)
     """
     table = read_annotations(humans, judges=None if judge_file is not None else judges, columns=columns)
     if judge_file is None:
         return table
-    other = judge_annotations(judge_file, columns=judge_columns)
-    names = [n for n in judge_list(judges) if n not in set(other.data["annotator"])]
+    where = f"{judge_file}: " if isinstance(judge_file, str | Path) else ""
+    scores = read_judge_scores(judge_file, columns=judge_columns)
+    rows = scores.rename(columns={"judge": "annotator", "score": "label"})
+    other, kind = _validate(rows, "judge", [], where[:-2] or None, typed=True)
+    names = [n for n in judge_list(judges) if n not in set(other["annotator"])]
     if names:
-        table = _mark(table, None, names)
-    where = f"{table.source or 'the human labels'} and {other.source or 'the judge labels'}"
-    if table.label_kind != other.label_kind:
+        table = mark_judges(table, names)
+    both = f"{table.source or 'the human labels'} and {where[:-2] or 'the judge labels'}"
+    own = "categorical" if LABEL_TEXT in table.data else "numeric"
+    if own != kind:
         raise RatingsError(
-            f"{where} mix label types ({table.label_kind} and {other.label_kind}); give both the same "
-            "labels (numbers for ratings, words for categories)"
+            f"{both} mix label types ({own} and {kind}); give both the same labels (numbers for ratings, "
+            "words for categories)"
         )
-    shared = sorted(set(table.human_names) & set(other.judge_names))
+    shared = sorted(set(table.humans().annotators) & set(other["annotator"]))
     if shared:
-        raise RatingsError(f"{where}: {shared[0]!r} is both a human and a judge; rename one of them")
-    data = pd.concat([table.data, other.data], ignore_index=True)
-    sources = " + ".join(s for s in (table.source, other.source) if s) or None
-    return Annotations(data=data, label_kind=table.label_kind, source=sources)
+        raise RatingsError(f"{both}: {shared[0]!r} is both a human and a judge; rename one of them")
+    return _with_rows(table, _ratings_rows(other, kind), where[:-2] or None)
 
 
-def judge_annotations(
-    source: str | Path | pd.DataFrame | dict, *, columns: Mapping[str, str] | None = None
-) -> Annotations:
-    """A judge file (any layout of :func:`~humaneval.core.judge_scores.read_judge_scores`) as annotations:
-    every row a judge's, its item ``document|system`` (or the file's own item id)."""
-    from humaneval.core.judge_scores import read_judge_scores
-
-    label = str(source) if isinstance(source, str | Path) else None
-    frame = read_judge_scores(source, columns=columns)
-    extra = [c for c in ("criterion", "document", "system", "opponent") if c in frame]
-    data = frame[["item", "judge", "score", *extra]].rename(columns={"judge": "annotator", "score": "label"})
-    return _validate(data, "judge", [], label, typed=True)
-
-
-def from_ratings(ratings: Ratings) -> Annotations:
-    """A ratings table as annotations: one item per rated summary, its score the label.
-
-    The item id is ``document|system`` (``|tuple_id`` for best–worst tables). A pairwise judgement
-    is one item ``document|system|opponent`` seen from the alphabetically first system (its
-    mirror row says the same thing), labelled 1 when that system won, 0 when it lost, 0.5 for a
-    tie. ``document``, ``system``, ``opponent``, ``position``, ``shown_first`` and ``length`` (with
-    ``opponent_length`` for pairs) travel along for the system-level and bias analyses. Attention
-    checks are left out.
-    """
-    data = ratings.data
-    if "is_check" in data:
-        data = data[~data["is_check"]]
-    lengths = None
-    if "opponent" in data:
-        if "length" in data:
-            lengths = data.drop_duplicates(["document", "system"]).set_index(["document", "system"])["length"]
-        data = data[data["system"].astype(str) < data["opponent"].astype(str)]
-    parts = [data["document"], data["system"]] + [data[c] for c in ("opponent", "tuple_id") if c in data]
-    item = parts[0].astype(str)
-    for part in parts[1:]:
-        item = item + "|" + part.astype(str)
-    values = ratings.with_data(data).reported()
-    kind = data["rater_kind"].to_numpy() if "rater_kind" in data else "human"
-    frame = pd.DataFrame(
-        {
-            "item": item.to_numpy(),
-            "annotator": data["annotator"].to_numpy(),
-            "label": values.to_numpy(dtype=float),
-            "rater_kind": kind,
-        }
-    )
-    for column in ("criterion", "document", "system", "opponent", "position", "shown_first", "length"):
-        if column in data:
-            frame[column] = data[column].to_numpy()
-    if lengths is not None:
-        pairs = pd.MultiIndex.from_arrays([data["document"], data["opponent"]])
-        frame["opponent_length"] = lengths.reindex(pairs).to_numpy()
-    return Annotations(data=frame, label_kind="numeric", source=ratings.source)
-
-
-def _mark(table: Annotations, rater_kind: str | None, judges: str | Sequence[str] | None) -> Annotations:
-    data = table.data.copy()
+def _mark(table: Ratings, rater_kind: str | None, judges: str | Sequence[str] | None) -> Ratings:
     if rater_kind is not None:
-        data["rater_kind"] = rater_kind
+        table = table.with_data(table.data.assign(rater_kind=rater_kind))
     names = judge_list(judges)
-    if names:
-        check_judge_names(names, data["annotator"], table.source)
-        data.loc[data["annotator"].isin(names), "rater_kind"] = "judge"
-    return replace(table, data=data)
+    return mark_judges(table, names) if names else table
+
+
+def _summary_items(data: pd.DataFrame) -> pd.Series:
+    """``document|system`` (``|opponent``, ``|tuple_id`` where present) of each row."""
+    item = data["document"].astype(str) + "|" + data["system"].astype(str)
+    for column in ("opponent", "tuple_id"):
+        if column in data:
+            present = data[column].notna()
+            item = item.where(~present, item + "|" + data[column].astype(str))
+    return item
+
+
+def _ratings_rows(long: pd.DataFrame, kind: LabelKind) -> pd.DataFrame:
+    """A validated long table (``item, annotator, label, rater_kind, ...``) as ratings rows."""
+    data = long.copy()
+    if not ("document" in data and "system" in data):
+        parts = data["item"].str.rsplit("|", n=1)
+        if len(data) and (parts.str.len() == 2).all():  # items that name a summary: document|system
+            data["document"], data["system"] = parts.str[0], parts.str[1]
+            data = data.drop(columns="item")
+        else:
+            data["document"], data["system"] = data["item"], NO_SYSTEM
+    elif "item" in data:
+        data = data.drop(columns="item")  # document|system (|opponent) again, as label_view builds it
+    if kind == "categorical":
+        data[LABEL_TEXT] = data["label"].astype(str)
+    return data.rename(columns={"label": "score"})
+
+
+def _as_ratings(long: pd.DataFrame, kind: LabelKind, source: str | None) -> Ratings:
+    rows = _ratings_rows(long, kind)
+    if kind == "categorical":
+        rows["score"] = _codes(rows[LABEL_TEXT])
+    return replace(load_ratings(rows, continuous=True), source=source)
+
+
+def _codes(words: pd.Series) -> np.ndarray:
+    """1, 2, ... for the words in sorted order (the same word, the same code)."""
+    return np.searchsorted(np.array(sorted(words.unique())), words.to_numpy(dtype=str)) + 1
+
+
+def _with_rows(table: Ratings, rows: pd.DataFrame, source: str | None) -> Ratings:
+    """``table`` with ``rows`` (judge rows, ids as text) appended: validated already, not against the
+    humans' scale (a judge off it is calibrated or refused by the analyses, docs/judges.md)."""
+    data = table.data.copy()
+    for column in CODED_COLUMNS:
+        if column in data:
+            data[column] = data[column].astype(object)
+    if "rater_kind" not in data:
+        data["rater_kind"] = "human"
+    combined = pd.concat([data, rows], ignore_index=True)
+    for column in CODED_COLUMNS:
+        if column in combined:
+            combined[column] = text_codes(combined[column])
+    if "is_check" in combined:
+        combined["is_check"] = combined["is_check"].fillna(False).astype(bool)
+    if LABEL_TEXT in combined:
+        combined["score"] = _codes(combined[LABEL_TEXT])
+    scores = combined["score"].astype(float)
+    sources = " + ".join(s for s in (table.source, source) if s) or None
+    return replace(
+        table,
+        data=combined,
+        continuous=table.continuous or bool((scores != np.round(scores)).any()),
+        source=sources,
+    )
 
 
 def _read_file(path: Path) -> pd.DataFrame:
@@ -346,7 +423,7 @@ def _is_ratings_table(frame: pd.DataFrame) -> bool:
 
 def _validate(
     frame: pd.DataFrame, rater_kind: str | None, judges: list[str], source: str | None, typed: bool = True
-) -> Annotations:
+) -> tuple[pd.DataFrame, LabelKind]:
     prefix = f"{source}: " if source else ""
     frame = frame.reset_index(drop=True)
     mapping: dict[object, str] = {}
@@ -397,7 +474,7 @@ def _validate(
         )
     columns = ["item", "annotator", "label", "rater_kind"] + [c for c in data.columns if c == "criterion"]
     extra = [c for c in data.columns if c not in columns]
-    return Annotations(data=data[columns + extra].reset_index(drop=True), label_kind=kind, source=source)
+    return data[columns + extra].reset_index(drop=True), kind
 
 
 def _labels(data: pd.DataFrame, prefix: str, typed: bool) -> tuple[pd.DataFrame, LabelKind]:

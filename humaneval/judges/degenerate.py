@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humaneval.judges.data import Annotations
+from humaneval.judges.data import LabelView
 
 __all__ = ["MODE_SHARE", "SD_RATIO", "degenerate_judges"]
 
@@ -23,7 +23,7 @@ MODE_SHARE = 0.95
 SD_RATIO = 0.1
 
 
-def degenerate_judges(annotations: Annotations) -> pd.DataFrame:
+def degenerate_judges(annotations: LabelView) -> pd.DataFrame:
     """Per criterion and judge: the share of its most frequent label, the SD ratio, and why degenerate.
 
     Returns
@@ -34,9 +34,10 @@ def degenerate_judges(annotations: Annotations) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from humaneval.judges.data import load_annotations
+    >>> from humaneval.judges.data import label_view, load_annotations
     >>> humans = {"h1": {"a": 5, "b": 5, "c": 2}, "h2": {"a": 5, "b": 4, "c": 1}}
-    >>> table = load_annotations(humans, {"top": {"a": 5, "b": 5, "c": 5}, "ok": {"a": 5, "b": 4, "c": 2}})
+    >>> pool = {"top": {"a": 5, "b": 5, "c": 5}, "ok": {"a": 5, "b": 4, "c": 2}}
+    >>> table = label_view(load_annotations(humans, pool))
     >>> found = degenerate_judges(table).set_index("judge")["degenerate"]
     >>> found["top"], found["ok"]
     ('gives the label 5 to 100% of the items (no item told from another)', '')

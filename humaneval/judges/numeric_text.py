@@ -13,21 +13,21 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from humaneval.judges.data import Annotations
+from humaneval.judges.data import LabelView
 
 __all__ = ["numbers_from_text"]
 
 
-def numbers_from_text(annotations: Annotations) -> Annotations | None:
+def numbers_from_text(annotations: LabelView) -> LabelView | None:
     """The table with numeric labels when every categorical label parses as a finite number, else None.
 
     Examples
     --------
-    >>> from humaneval.judges.data import read_annotations
-    >>> table = read_annotations({"h1": {"a": "1", "b": "4"}, "h2": {"a": "2", "b": "5"}})
+    >>> from humaneval.judges.data import label_view
+    >>> table = label_view({"h1": {"a": "1", "b": "4"}, "h2": {"a": "2", "b": "5"}})
     >>> table.label_kind, numbers_from_text(table).label_kind
     ('categorical', 'numeric')
-    >>> numbers_from_text(read_annotations({"h1": {"a": "yes"}, "h2": {"a": "1"}})) is None
+    >>> numbers_from_text(label_view({"h1": {"a": "yes"}, "h2": {"a": "1"}})) is None
     True
     """
     if annotations.label_kind != "categorical":

@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humaneval.core.ratings import Ratings
 from humaneval.errors import DataWarning
 from humaneval.judges.agreement import JudgeAgreement, judge_agreement
 from humaneval.judges.alttest import AltTestResult, Scoring, alt_test
 from humaneval.judges.bias import BiasAudit, bias_audit
 from humaneval.judges.calibration import Calibration
-from humaneval.judges.data import Annotations, read_annotations
+from humaneval.judges.data import label_view
 from humaneval.judges.degenerate import degenerate_judges
 from humaneval.judges.uncertainty import VerdictUncertainty, verdict_uncertainty
 
@@ -153,7 +154,7 @@ DERIVED_COLUMNS = ("rank", "flags")
 
 
 def assess_judges(
-    annotations: Annotations | Any,
+    ratings: Ratings | Any,
     *,
     epsilon: float | None = None,
     profile: str | None = None,
@@ -169,8 +170,9 @@ def assess_judges(
 
     Parameters
     ----------
-    annotations : Annotations
-        Humans and judges (or anything :func:`~humaneval.judges.data.read_annotations` reads).
+    ratings : Ratings
+        Humans and judges, the judges' rows marked ``rater_kind = judge`` (or anything
+        :func:`~humaneval.judges.data.read_annotations` reads).
     epsilon, profile, scoring, criterion :
         As for :func:`~humaneval.judges.alttest.alt_test`.
     n_resamples, seed :
@@ -187,7 +189,7 @@ def assess_judges(
     -------
     JudgeAssessment
     """
-    table = annotations if isinstance(annotations, Annotations) else read_annotations(annotations)
+    table = label_view(ratings)
     with warnings.catch_warnings():  # the cautions travel in the result (and its summary) instead
         warnings.simplefilter("ignore", DataWarning)
         test = alt_test(

@@ -41,12 +41,24 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from humaneval.ppi.fewclusters import jackknife_variances
+from humaneval.ppi.fewclusters import jackknife_gain_interval, jackknife_variances
 from humaneval.ppi.tuning import cluster_sums, ppi_lambda
 
-# cluster_sums and ppi_lambda live in humaneval.ppi.tuning (the jackknife needs them too); named here for
-# imports from this module
-__all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
+__all__ = [
+    "JACKKNIFE_GAIN_CLUSTERS",
+    "MeanEstimate",
+    "cluster_codes",
+    "cluster_sums",
+    "ipw_mean",
+    "ppi_lambda",
+    "ppi_mean",
+    "ratio_interval",
+]
+
+#: Up to this many human-rated clusters the gain's interval is the jackknife of log gain (G² PPI++
+#: fits); beyond, the delta method for a ratio, which covers as well there (0.81 at 20 blocks in
+#: simulation, 0.77 at 10, where the jackknife's 0.90) and costs one pass.
+JACKKNIFE_GAIN_CLUSTERS = 20
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,11 @@ class MeanEstimate:
 
     ``gain`` is the effective-n factor V̂_human / V̂_ppi: the PPI interval is as wide as a human-only
     interval from ``gain`` times as many human-rated units (its width is 1/√gain of the human-only one).
+    With few clusters (``small_sample``) the interval's variance errs high and the gain uses the
+    delta-method variance instead (:mod:`humaneval.ppi.fewclusters`). ``gain_low``, ``gain_high``: its
+    interval at the estimate's confidence level (the jackknife of log gain over the human-rated
+    clusters up to :data:`JACKKNIFE_GAIN_CLUSTERS` of them, else the delta method for a ratio of two
+    cluster sums of squares).
     """
 
     estimate: float
@@ -71,10 +88,9 @@ class MeanEstimate:
     n_clusters: int
     #: Degrees of freedom of the t reference (∞: normal intervals, as ppi_py).
     df: float = float("inf")
-
-    @property
-    def gain(self) -> float:
-        return float(self.human_se**2 / self.se**2) if self.se > 0 else float("nan")
+    gain: float = float("nan")
+    gain_low: float = float("nan")
+    gain_high: float = float("nan")
 
     @property
     def n_effective(self) -> float:
@@ -163,14 +179,20 @@ def ppi_mean(
     rect = y - lam * f
     estimate = lam * g.mean() + rect.mean()
     human = float(y.mean())
+    influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
+    human_influence = cluster_sums(y, codes, n_cl) / n
     if np.isfinite(df):
-        v, v_human = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
-        se, human_se = float(np.sqrt(v)), float(np.sqrt(v_human))
+        jk = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
+        se, human_se, gain = float(np.sqrt(jk.ppi)), float(np.sqrt(jk.human)), jk.gain
+        if g_clusters <= JACKKNIFE_GAIN_CLUSTERS:
+            gain_ci = jackknife_gain_interval(y, f, g, codes, codes_u, n_cl, fixed, gain, z)
+        else:
+            gain_ci = ratio_interval(human_influence**2, influence**2, z)
     else:
-        influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
         se = float(np.sqrt(influence @ influence))
-        human_influence = cluster_sums(y, codes, n_cl) / n
         human_se = float(np.sqrt(human_influence @ human_influence))
+        gain = human_se**2 / se**2 if se > 0 else float("nan")
+        gain_ci = ratio_interval(human_influence**2, influence**2, z)
     return MeanEstimate(
         estimate=float(estimate),
         se=se,
@@ -185,7 +207,30 @@ def ppi_mean(
         n_unlabeled=big_n,
         n_clusters=g_clusters,
         df=df,
+        gain=float(gain),
+        gain_low=gain_ci[0],
+        gain_high=gain_ci[1],
     )
+
+
+def ratio_interval(human: np.ndarray, ppi: np.ndarray, quantile: float) -> tuple[float, float]:
+    """Interval of the gain Σ human / Σ ppi (per-cluster shares of the two variances): the delta method
+    for the log of a ratio of two sums over G clusters, se² = G/(G − 1) Σ_c (h_c/H − p_c/P)².
+
+    Examples
+    --------
+    Shares in proportion leave no doubt about the ratio:
+
+    >>> ratio_interval(np.array([2.0, 4.0]), np.array([1.0, 2.0]), 1.96)
+    (2.0, 2.0)
+    """
+    total_h, total_p = float(human.sum()), float(ppi.sum())
+    size = len(ppi)
+    if not (total_h > 0 and total_p > 0) or size < 2:
+        return float("nan"), float("nan")
+    gain = total_h / total_p
+    se = float(np.sqrt(size / (size - 1) * np.sum((human / total_h - ppi / total_p) ** 2)))
+    return float(gain * np.exp(-quantile * se)), float(gain * np.exp(quantile * se))
 
 
 def ipw_mean(
@@ -258,6 +303,8 @@ def ipw_mean(
     spread, human_spread = (sa - lam * sc) / size, sa / size
     se = float(np.sqrt(spread @ spread + pool_var))
     human_se = float(np.sqrt(human_spread @ human_spread + pool_var))
+    share = pool_var / len(spread)  # the pool's part spread evenly, so that each sum is its variance
+    gain_ci = ratio_interval(human_spread**2 + share, spread**2 + share, z)
     return MeanEstimate(
         estimate=estimate,
         se=se,
@@ -271,6 +318,9 @@ def ipw_mean(
         n=int(sampled.sum()),
         n_unlabeled=int(size - sampled.sum()),
         n_clusters=len(np.unique(codes[sampled])),
+        gain=human_se**2 / se**2 if se > 0 else float("nan"),
+        gain_low=gain_ci[0],
+        gain_high=gain_ci[1],
     )
 
 

@@ -79,7 +79,8 @@ class JudgedAnalysis(Printable):
             columns = {
                 "system": None, "estimate": None, "ci_low": None, "ci_high": None, "lam": None,
                 "human_estimate": None, "human_ci_low": None, "human_ci_high": None, "n_human": None,
-                "n_judge_only": None, "gain": None, "boot_ci_low": None, "boot_ci_high": None, "letters": str,
+                "n_judge_only": None, "gain": None, "gain_low": None,
+                "gain_high": None, "boot_ci_low": None, "boot_ci_high": None, "letters": str,
             }  # fmt: skip
         names = {
             "estimate": "PPI",
@@ -87,6 +88,8 @@ class JudgedAnalysis(Printable):
             "lam": "λ",
             "n_human": "n",
             "n_judge_only": "N",
+            "gain_low": "gain low",
+            "gain_high": "gain high",
         }
         contrasts: dict[str, Any] = {
             c: fmt_p if c == "p_adj" else None
@@ -99,6 +102,8 @@ class JudgedAnalysis(Printable):
                 "ci_low",
                 "ci_high",
                 "gain",
+                "gain_low",
+                "gain_high",
                 "better",
             )
             if c in self.contrasts
@@ -106,7 +111,11 @@ class JudgedAnalysis(Printable):
         out: list[Block] = [
             Paragraph((what,)),
             frame_table(systems, columns, names=names),
-            frame_table(self.contrasts, contrasts, names={"estimate": "PPI", "p_adj": "p adj"}),
+            frame_table(
+                self.contrasts,
+                contrasts,
+                names={"estimate": "PPI", "p_adj": "p adj", "gain_low": "gain low", "gain_high": "gain high"},
+            ),
         ]
         if self.cautions:
             out.append(Bullets(tuple((f"caution: {c}",) for c in self.cautions)))
@@ -190,8 +199,14 @@ def _gain_caution(result: PPIResult, contrasts: pd.DataFrame) -> tuple[str, ...]
     gains = contrasts["gain"].to_numpy(dtype=float) if "gain" in contrasts else np.array([])
     if clusters > GAIN_UNCERTAIN or not np.isfinite(gains).any():
         return ()
+    top = int(np.nanargmax(gains))
+    interval = ""
+    if "gain_low" in contrasts and np.isfinite(contrasts["gain_low"].iloc[top]):
+        low, high = float(contrasts["gain_low"].iloc[top]), float(contrasts["gain_high"].iloc[top])
+        interval = f", interval {low:.2f} to {high:.2f}"
     return (
-        f"the effective-n factor (up to {np.nanmax(gains):.2f}) rests on {clusters} human-rated clusters: "
-        "it is a ratio of two variances each estimated from so few clusters, so it is itself uncertain; "
-        f"do not plan a smaller human sample from it before more than {GAIN_UNCERTAIN} clusters are rated",
+        f"the effective-n factor (up to {gains[top]:.2f}{interval}) rests on {clusters} human-rated "
+        "clusters: it is a ratio of two variances each estimated from so few clusters, so it is itself "
+        f"uncertain; do not plan a smaller human sample from it before more than {GAIN_UNCERTAIN} clusters "
+        "are rated",
     )

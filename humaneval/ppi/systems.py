@@ -26,6 +26,9 @@ from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.bootstrap import ppboot_intervals
 from humaneval.ppi.items import MIN_UNITS, Items, judged_items
 from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_p
+from humaneval.present.printable import Printable, frame_table
 
 __all__ = ["PPIAnalysis", "ppi_systems"]
 
@@ -38,13 +41,14 @@ SKEWED = 0.8
 
 
 @dataclass(frozen=True, eq=False)
-class PPIAnalysis:
+class PPIAnalysis(Printable):
     """The outcome of :func:`ppi_systems` (and ``humaneval ppi``).
 
     ``systems`` has one row per system: ``estimate``, ``se``, ``ci_low``, ``ci_high`` (PPI++), ``lam``,
     ``human_estimate``, ``human_se``, ``human_ci_low``, ``human_ci_high`` (humans only, same units),
     ``boot_ci_low``, ``boot_ci_high`` (PPBoot), ``df`` (∞, or G − 1 with blocks as clusters),
-    ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``, ``n_effective`` and ``judge_mean``.
+    ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain`` with its interval ``gain_low``, ``gain_high``,
+    ``n_effective`` and ``judge_mean``.
     ``contrasts`` has the contrast-table columns of docs/vocabulary.md (``system_a − system_b``) and the
     same extra columns, with ``human_p_adj``.
     """
@@ -79,52 +83,44 @@ class PPIAnalysis:
             "cautions": list(self.cautions),
         }
 
-    def summary(self) -> str:
-        """The system table and the contrast table as text (what ``humaneval ppi`` prints)."""
-        pct = f"{100 * self.confidence_level:g}%"
+    def blocks(self) -> tuple[Block, ...]:
+        """The clusters and variances in a sentence, the cautions, the system table and the paired
+        differences (``summary()`` is their text)."""
         unit = "documents" if self.clustering == "document" else "blocks of annotators and documents"
-        lines = [
-            f"prediction-powered inference (PPI++) with judge {self.judge!r}"
-            + (f", criterion {self.criterion}" if self.criterion else ""),
-            f"clusters: {self.n_clusters} {unit} (cluster-robust variances"
-            + (
-                "; CR1 with t(G − 1) intervals, G the human-rated blocks); "
-                if self.clustering == "block"
-                else "); "
-            )
-            + ("inverse-probability weights from the design" if self.weighting != "none" else "unweighted"),
+        variance = (
+            "cluster-jackknife variances with t(G − 1) intervals, G the human-rated blocks"
+            if self.clustering == "block"
+            else "cluster-robust variances"
+        )
+        weights = "inverse-probability weights from the design" if self.weighting != "none" else "unweighted"
+        head = f"prediction-powered inference (PPI++) with judge {self.judge!r}" + (
+            f", criterion {self.criterion}" if self.criterion else ""
+        )
+        out: list[Block] = [
+            Paragraph((f"{head}; clusters: {self.n_clusters} {unit} ({variance}); {weights}",))
         ]
-        lines += [f"warning: {c}" for c in self.cautions]
-        lines += [
-            "",
-            f"{'system':<20} {'PPI mean':>8} {pct + ' CI':<18} {'λ':>5} {'human':>7} {'human CI':<18} "
-            f"{'n':>4} {'N':>5} {'gain':>5}  PPBoot CI",
-        ]
-        for r in self.systems.itertuples():
-            lines.append(
-                f"{r.system:<20} {r.estimate:8.3f} {_ci(r.ci_low, r.ci_high):<18} {r.lam:5.2f} "
-                f"{r.human_estimate:7.3f} {_ci(r.human_ci_low, r.human_ci_high):<18} {r.n_human:4d} "
-                f"{r.n_judge_only:5d} {r.gain:5.2f}  {_ci(r.boot_ci_low, r.boot_ci_high)}"
-            )
+        if self.cautions:
+            out.append(Bullets(tuple((f"warning: {c}",) for c in self.cautions)))
+        names = {
+            "estimate": "PPI mean", "lam": "λ", "human_estimate": "human", "n_human": "n",
+            "n_judge_only": "N", "gain_low": "gain low", "gain_high": "gain high",
+            "boot_ci_low": "PPBoot low", "boot_ci_high": "PPBoot high",
+        }  # fmt: skip
+        columns = ["system", "estimate", "ci_low", "ci_high", "lam", "human_estimate", "human_ci_low",
+                   "human_ci_high", "n_human", "n_judge_only", "gain", "gain_low", "gain_high", "boot_ci_low",
+                   "boot_ci_high"]  # fmt: skip
+        out.append(frame_table(self.systems, columns, names=names))
         if len(self.contrasts):
-            lines += [
-                "",
-                f"paired differences over shared documents (a − b; adjust = {self.adjust})",
-                f"{'contrast':<36} {'estimate':>9} {'SE':>7} {'p adj':>8}  {'CI':<18} {'human CI':<18} "
-                f"{'n':>4} {'gain':>5}",
-            ]
-            for r in self.contrasts.itertuples():
-                p = "" if not np.isfinite(r.p_adj) else "<.0001" if r.p_adj < 1e-4 else f"{r.p_adj:.4f}"
-                lines.append(
-                    f"{r.system_a + ' - ' + r.system_b:<36} {r.estimate:9.3f} {r.se:7.3f} {p:>8}  "
-                    f"{_ci(r.ci_low, r.ci_high):<18} {_ci(r.human_ci_low, r.human_ci_high):<18} "
-                    f"{r.n_human:4d} {r.gain:5.2f}"
-                )
-        return "\n".join(lines)
-
-
-def _ci(low: float, high: float) -> str:
-    return "—" if not (np.isfinite(low) and np.isfinite(high)) else f"[{low:.3f}, {high:.3f}]"
+            pairs = self.contrasts.assign(
+                contrast=self.contrasts["system_a"] + " - " + self.contrasts["system_b"]
+            )
+            shown = ["contrast", "estimate", "se", "p_adj", "ci_low", "ci_high", "human_ci_low",
+                     "human_ci_high", "n_human", "gain", "gain_low", "gain_high"]  # fmt: skip
+            caption = f"paired differences over shared documents (a − b; adjust = {self.adjust})"
+            formats = {c: fmt_p if c == "p_adj" else None for c in shown}
+            names = {**names, "estimate": "estimate", "p_adj": "p adj"}
+            out.append(frame_table(pairs, formats, names=names, caption=(caption,)))
+        return tuple(out)
 
 
 def ppi_systems(
@@ -360,6 +356,8 @@ def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
             "n_judge_only": 0,
             "n_clusters": 0,
             "gain": np.nan,
+            "gain_low": np.nan,
+            "gain_high": np.nan,
             "n_effective": np.nan,
         }
     return {
@@ -369,6 +367,8 @@ def _columns(est: MeanEstimate | None) -> dict[str, float | int]:
         "n_judge_only": est.n_unlabeled,
         "n_clusters": est.n_clusters,
         "gain": est.gain,
+        "gain_low": est.gain_low,
+        "gain_high": est.gain_high,
         "n_effective": est.n_effective,
     }
 

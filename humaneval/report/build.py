@@ -37,7 +37,7 @@ from humaneval.core.structure import DesignStructure, describe_structure
 from humaneval.design.load import DesignLike, load_design
 from humaneval.design.plan import Design
 from humaneval.errors import AnalysisCaution, HumanEvalError
-from humaneval.judges.data import from_ratings, load_annotations
+from humaneval.judges.data import load_annotations
 from humaneval.judges.verdict import JudgeAssessment, assess_judges
 from humaneval.methods import get_method
 from humaneval.methods.kinds import detect_kind
@@ -376,7 +376,7 @@ def _assess_judges(
     say(f"LLM judges ({names}): alternative-annotator test, α and τ, verdict")
     try:
         return assess_judges(
-            from_ratings(ratings) if pool is None else load_annotations(ratings, pool),
+            ratings if pool is None else load_annotations(ratings, pool),
             epsilon=settings.epsilon,
             profile=settings.profile,
             seed=settings.seed,  # the verdict's own resample count: the report and `humaneval judge` agree

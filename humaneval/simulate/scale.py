@@ -9,18 +9,23 @@ the location–scale CLMM of :mod:`humaneval.clmm.scale`. :func:`scale_heterogen
 replicate twice — the standard CLMM (random intercepts) and the scale CLMM with a random annotator
 log-scale — and reports how often each one's 95 % interval for the system contrast covers the truth,
 how often it rejects, and how often the scale model's interval for σ_s covers σ_s
-(docs/analysis.md, "Annotators who use the scale differently").
+(docs/analysis.md, "Annotators who use the scale differently"). :func:`scale_power` asks it for a
+design at its effect (coverage and power) and under the null (Type I error): ``humaneval power
+--scale-heterogeneity`` (docs/simulation.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from humaneval.errors import FitFailedError, OptionError
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.printable import Printable, frame_table
 
 Z95 = 1.959963984540054
 
@@ -126,8 +131,9 @@ def scale_heterogeneity(
     for rep, child in enumerate(np.random.SeedSequence(seed).spawn(n_replicates)):
         table = simulate_scale_study(design, np.random.default_rng(child))
         try:
-            standard = fit_spec(clmm_spec(formula, table), link)
-            scaled = fit_spec(clmm_spec(formula, table, scale="~ (1 | annotator)"), link)
+            with np.errstate(all="ignore"):  # the optimiser's trial steps may overflow; a failed fit raises
+                standard = fit_spec(clmm_spec(formula, table), link)
+                scaled = fit_spec(clmm_spec(formula, table, scale="~ (1 | annotator)"), link)
         except FitFailedError:
             continue
         rows.append(
@@ -142,3 +148,132 @@ def scale_heterogeneity(
             }
         )
     return ScaleCalibration(design, pd.DataFrame(rows))
+
+
+#: ``power --scale-heterogeneity`` keys → :class:`ScaleDesign` fields (``effect``: system s1 − s0).
+SCALE_KEYS = {
+    "annotators": "n_annotators",
+    "documents": "n_documents",
+    "docs_per_annotator": "docs_per_annotator",
+    "effect": "effects",
+    "sd_annotator": "sd_annotator",
+    "sd_document": "sd_document",
+    "sd_log_scale": "sd_log_scale",
+}
+
+
+def scale_design(spec: str) -> ScaleDesign:
+    """A :class:`ScaleDesign` from ``KEY=VALUE,...`` (keys of :data:`SCALE_KEYS`; ``default`` or empty:
+    the defaults).
+
+    Examples
+    --------
+    >>> scale_design("annotators=12,effect=0.8,sd_log_scale=0.6").effects
+    (0.0, 0.8)
+    """
+    values: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in ("" if spec.strip() == "default" else spec).split(","))):
+        key, sep, value = (t.strip() for t in part.partition("="))
+        if not sep or key not in SCALE_KEYS:
+            raise OptionError(
+                f"--scale-heterogeneity {part!r}: use KEY=VALUE with KEY one of {', '.join(SCALE_KEYS)}"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            raise OptionError(f"--scale-heterogeneity {part!r}: {value!r} is not a number") from None
+        if key in ("annotators", "documents", "docs_per_annotator"):
+            if not number.is_integer():
+                raise OptionError(f"--scale-heterogeneity {part!r}: {key} is a whole number")
+            number = int(number)
+        values[SCALE_KEYS[key]] = (0.0, number) if key == "effect" else number
+    return ScaleDesign(**values)
+
+
+@dataclass(frozen=True, eq=False)
+class ScalePower(Printable):
+    """The standard and the scale CLMM on one design: coverage and power at its effect, Type I error
+    under the null (``table``: ``model, coverage, power, type1_error``), σ_s's coverage, and how many
+    replicates each run fitted."""
+
+    design: ScaleDesign
+    table: pd.DataFrame
+    scale_sd_coverage: float
+    replicates: int
+    null_replicates: int
+    requested: int
+
+    def blocks(self) -> tuple[Block, ...]:
+        d = self.design
+        head = (
+            f"Annotators who use the scale differently: {d.n_annotators} annotators × "
+            f"{d.docs_per_annotator} documents × {len(d.effects)} systems ({d.n_documents} documents), "
+            f"effect {d.effects[1] - d.effects[0]:g} (logit), annotator SD {d.sd_annotator:g}, "
+            f"document SD {d.sd_document:g}, log-scale SD "
+            f"{d.sd_log_scale:g}; {self.replicates} of {self.requested} simulated studies fitted"
+            + (f" ({self.null_replicates} under the null)" if self.null_replicates else "")
+            + "."
+        )
+        names = {"coverage": "95% CI coverage", "power": "power", "type1_error": "Type I error"}
+        notes = [
+            (
+                f"σ_s's 95% interval (scale CLMM) holds the true {d.sd_log_scale:g} in "
+                f"{self.scale_sd_coverage:.1%} of the studies",
+            )
+        ]
+        return (
+            Paragraph((head,)),
+            frame_table(self.table, list(self.table.columns), names=names),
+            Bullets(tuple(notes)),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` of ``humaneval power --scale-heterogeneity`` (docs/simulation.md)."""
+        return {
+            "design": asdict(self.design),
+            "replicates": self.replicates,
+            "null_replicates": self.null_replicates,
+            "requested": self.requested,
+            "models": self.table.to_dict(orient="records"),
+            "scale_sd_coverage": self.scale_sd_coverage,
+        }
+
+
+def scale_power(
+    design: ScaleDesign, n_replicates: int = 200, seed: int = 0, calibration: bool = True, link: str = "logit"
+) -> ScalePower:
+    """Coverage and power of the standard and the scale CLMM at ``design``'s effect, and (``calibration``)
+    their Type I error on the same design with no effect (:func:`scale_heterogeneity` on both).
+
+    Examples
+    --------
+    >>> small = ScaleDesign(n_annotators=8, n_documents=8, docs_per_annotator=3, effects=(0.0, 1.5))
+    >>> power = scale_power(small, n_replicates=2, seed=1, calibration=False)
+    >>> list(power.table["model"]), power.replicates
+    (['standard CLMM', 'scale CLMM'], 2)
+    """
+    effect = scale_heterogeneity(design, n_replicates, seed, link)
+    rates = effect.rates()
+    null: dict[str, float] = {}
+    null_count = 0
+    if calibration:
+        nulled = scale_heterogeneity(
+            replace(design, effects=(0.0,) * len(design.effects)), n_replicates, seed + 1, link
+        )
+        null, null_count = nulled.rates(), len(nulled.replicates)
+    table = pd.DataFrame(
+        {
+            "model": ["standard CLMM", "scale CLMM"],
+            "coverage": [rates.get(f"{m}_coverage", np.nan) for m in ("standard", "scale")],
+            "power": [rates.get(f"{m}_rejection", np.nan) for m in ("standard", "scale")],
+            "type1_error": [null.get(f"{m}_rejection", np.nan) for m in ("standard", "scale")],
+        }
+    )
+    return ScalePower(
+        design=design,
+        table=table,
+        scale_sd_coverage=rates.get("scale_sd_coverage", np.nan),
+        replicates=len(effect.replicates),
+        null_replicates=null_count,
+        requested=n_replicates,
+    )
