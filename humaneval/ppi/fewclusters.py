@@ -37,9 +37,9 @@ def jackknife_variances(
     n_clusters: int,
     lam: float | None,
     lam_used: float = 0.0,
-) -> tuple[float, float]:
+) -> tuple[float, float, np.ndarray]:
     """Cluster-jackknife variances of the PPI++ mean (λ re-tuned per deletion unless fixed) and of
-    the human-only mean.
+    the human-only mean, with the PPI++ mean's contributions per cluster.
 
     Parameters
     ----------
@@ -56,18 +56,23 @@ def jackknife_variances(
 
     Returns
     -------
-    (float, float)
-        V_J of the PPI++ mean and of the human-only mean.
+    (float, float, ndarray)
+        V_J of the PPI++ mean and of the human-only mean, and per cluster code the PPI++ mean's
+        contribution d_c (√((G − 1)/G) (θ̂_(−c) − θ̄) for a human-rated cluster, its share of λ ḡ for
+        one of judge-only units), so that V_J = Σ d_c²; Σ d_c e_c over two estimates on the same
+        clusters is their jackknife covariance.
 
     Examples
     --------
     With λ = 0 the jackknife of the mean of cluster means is the textbook one:
 
     >>> y = np.array([1.0, 2.0, 4.0, 3.0, 5.0, 9.0]); codes = np.array([0, 0, 1, 1, 2, 2])
-    >>> v, v_h = jackknife_variances(y, y, np.array([2.0]), codes, np.array([3]), 4, 0.0)
+    >>> v, v_h, d = jackknife_variances(y, y, np.array([2.0]), codes, np.array([3]), 4, 0.0)
     >>> means = np.array([(3.5 * 2 + 14) / 4, (1.5 * 2 + 14) / 4, (1.5 * 2 + 3.5 * 2) / 4])
     >>> bool(np.isclose(v, 2 / 3 * ((means - means.mean()) ** 2).sum())), bool(np.isclose(v, v_h))
     (True, True)
+    >>> bool(np.isclose(d @ d, v))
+    True
     """
     from humaneval.ppi.mean import cluster_sums, ppi_lambda  # the two modules use each other
 
@@ -87,11 +92,11 @@ def jackknife_variances(
         humans.append(yk.mean())
     size = len(labelled)
     scale = (size - 1) / size
-    v = scale * float(np.sum((np.array(thetas) - np.mean(thetas)) ** 2))
+    contributions = np.zeros(n_clusters)
+    contributions[labelled] = np.sqrt(scale) * (np.array(thetas) - np.mean(thetas))
     v_human = scale * float(np.sum((np.array(humans) - np.mean(humans)) ** 2))
     # clusters of judge-only units: their share of V(ḡ), times the λ the estimate uses
-    alone = ~np.isin(codes_unlabeled, labelled)
-    if alone.any():
-        sums = cluster_sums(g, codes_unlabeled, n_clusters)[np.unique(codes_unlabeled[alone])] / big_n
-        v += lam_used**2 * float(sums @ sums)
-    return v, v_human
+    alone = np.unique(codes_unlabeled[~np.isin(codes_unlabeled, labelled)])
+    if len(alone):
+        contributions[alone] = lam_used * cluster_sums(g, codes_unlabeled, n_clusters)[alone] / big_n
+    return float(contributions @ contributions), v_human, contributions

@@ -35,7 +35,7 @@ arXiv:2311.01453.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,15 @@ from scipy import stats
 
 from humaneval.ppi.fewclusters import jackknife_variances
 
-__all__ = ["MeanEstimate", "cluster_codes", "cluster_sums", "ipw_mean", "ppi_lambda", "ppi_mean"]
+__all__ = [
+    "MeanEstimate",
+    "cluster_codes",
+    "cluster_sums",
+    "influence_covariance",
+    "ipw_mean",
+    "ppi_lambda",
+    "ppi_mean",
+]
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,9 @@ class MeanEstimate:
 
     ``gain`` is the effective-n factor V̂_human / V̂_ppi: the PPI interval is as wide as a human-only
     interval from ``gain`` times as many human-rated units (its width is 1/√gain of the human-only one).
+    ``influence`` holds the estimate's contributions per cluster label (the sum of their squares is
+    ``se²``): two estimates on the same clusters have the covariance Σ of their products
+    (:func:`influence_covariance`).
     """
 
     estimate: float
@@ -68,6 +79,7 @@ class MeanEstimate:
     n_clusters: int
     #: Degrees of freedom of the t reference (∞: normal intervals, as ppi_py).
     df: float = float("inf")
+    influence: pd.Series | None = field(default=None, repr=False)
 
     @property
     def gain(self) -> float:
@@ -185,13 +197,15 @@ def ppi_mean(
     estimate = lam * g.mean() + rect.mean()
     human = float(y.mean())
     if np.isfinite(df):
-        v, v_human = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
+        v, v_human, influence = jackknife_variances(y, f, g, codes, codes_u, n_cl, fixed, lam_used=lam)
         se, human_se = float(np.sqrt(v)), float(np.sqrt(v_human))
     else:
         influence = lam * cluster_sums(g, codes_u, n_cl) / big_n + cluster_sums(rect, codes, n_cl) / n
         se = float(np.sqrt(influence @ influence))
         human_influence = cluster_sums(y, codes, n_cl) / n
         human_se = float(np.sqrt(human_influence @ human_influence))
+    labels = np.empty(n_cl, dtype=object)
+    labels[codes], labels[codes_u] = _labels(clusters, n, "l"), _labels(clusters_unlabeled, big_n, "u")
     return MeanEstimate(
         estimate=float(estimate),
         se=se,
@@ -206,7 +220,36 @@ def ppi_mean(
         n_unlabeled=big_n,
         n_clusters=g_clusters,
         df=df,
+        influence=pd.Series(influence, index=labels),
     )
+
+
+def _labels(clusters: np.ndarray | None, size: int, prefix: str) -> list[object]:
+    """The cluster labels of ``size`` units (each its own cluster when None, as :func:`cluster_codes`)."""
+    return [f"{prefix}{i}" for i in range(size)] if clusters is None else list(np.asarray(clusters))
+
+
+def influence_covariance(estimates: list[MeanEstimate]) -> np.ndarray:
+    """The covariance matrix of several estimates from the same clusters: Σ_c d_jc d_kc over their
+    contributions per cluster (a cluster one estimate does not touch contributes 0 to it), whose
+    diagonal is each ``se²``.
+
+    Examples
+    --------
+    Two means of the same five units (each its own cluster; no judge-only units, λ = 0) have the
+    covariance of the plain means, Σ (x − x̄)(y − ȳ) / n²:
+
+    >>> x, y = np.array([1.0, 2.0, 4.0, 3.0, 5.0]), np.array([2.0, 2.0, 5.0, 3.0, 4.0])
+    >>> ids = np.arange(5)
+    >>> a, b = (ppi_mean(v, v, np.array([3.0]), clusters=ids, clusters_unlabeled=np.array([9]), lam=0.0)
+    ...         for v in (x, y))
+    >>> bool(np.isclose(influence_covariance([a, b])[0, 1], ((x - x.mean()) * (y - y.mean())).sum() / 25))
+    True
+    """
+    if any(e.influence is None for e in estimates):
+        raise ValueError("every estimate needs its contributions per cluster (influence)")
+    table = pd.concat([e.influence for e in estimates], axis=1).fillna(0.0).to_numpy()
+    return table.T @ table
 
 
 def ipw_mean(
@@ -279,6 +322,13 @@ def ipw_mean(
     spread, human_spread = (sa - lam * sc) / size, sa / size
     se = float(np.sqrt(spread @ spread + pool_var))
     human_se = float(np.sqrt(human_spread @ human_spread + pool_var))
+    labels = np.empty(n_cl, dtype=object)
+    labels[codes] = _labels(clusters, size, "l")
+    pool_share = pool / size * np.sqrt(sampled.sum() / size)  # pool_var = Σ of its squares
+    influence = pd.Series(
+        np.r_[spread, pool_share],
+        index=pd.MultiIndex.from_arrays([np.repeat(["draw", "pool"], n_cl), np.r_[labels, labels]]),
+    )
     return MeanEstimate(
         estimate=estimate,
         se=se,
@@ -292,6 +342,7 @@ def ipw_mean(
         n=int(sampled.sum()),
         n_unlabeled=int(size - sampled.sum()),
         n_clusters=len(np.unique(codes[sampled])),
+        influence=influence,
     )
 
 

@@ -25,7 +25,7 @@ from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_valu
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.bootstrap import ppboot_intervals
 from humaneval.ppi.items import MIN_UNITS, Items, judged_items
-from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean
+from humaneval.ppi.mean import MeanEstimate, influence_covariance, ipw_mean, ppi_mean
 
 __all__ = ["PPIAnalysis", "ppi_systems"]
 
@@ -46,7 +46,10 @@ class PPIAnalysis:
     ``boot_ci_low``, ``boot_ci_high`` (PPBoot), ``df`` (∞, or G − 1 with blocks as clusters),
     ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain``, ``n_effective`` and ``judge_mean``.
     ``contrasts`` has the contrast-table columns of docs/vocabulary.md (``system_a − system_b``) and the
-    same extra columns, with ``human_p_adj``.
+    same extra columns, with ``human_p_adj``. ``covariance`` is the covariance of the system estimates
+    (systems × systems, from their contributions per cluster:
+    :func:`humaneval.ppi.mean.influence_covariance`), whose diagonal is ``se²``; the rank sets of the
+    systems are computed from it.
     """
 
     judge: str
@@ -61,6 +64,7 @@ class PPIAnalysis:
     n_resamples: int
     seed: int | None
     cautions: tuple[str, ...] = field(default=())
+    covariance: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, object]:
         """The ``--json`` schema of ``humaneval ppi`` (docs/ppi.md)."""
@@ -206,7 +210,7 @@ def ppi_systems(
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
 
-    rows, pair_rows, targets = [], [], []
+    rows, pair_rows, targets, means = [], [], [], []
     for k, system in enumerate(systems):
         judged = np.isfinite(judge_wide[:, k])
         y, f = human_wide[judged, k], judge_wide[judged, k]
@@ -224,6 +228,7 @@ def ppi_systems(
         pi, strata = (None if v is None else v[judged] for v in (doc_weights, doc_strata))
         est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks, strata)
         targets.append(target)
+        means.append(est)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
         for flag in _flags(y[np.isfinite(y)], est):
             flags[flag].append(system)
@@ -281,6 +286,7 @@ def ppi_systems(
         n_resamples=n_resamples,
         seed=seed,
         cautions=tuple(cautions),
+        covariance=pd.DataFrame(influence_covariance(means), index=systems, columns=systems),
     )
 
 
