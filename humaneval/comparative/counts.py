@@ -213,9 +213,22 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 def _hash(column: pd.Series) -> np.ndarray:
-    """A 64-bit hash of every id, after stripping surrounding spaces (as validation does)."""
-    text = column.astype(str).str.strip().to_numpy(dtype=object)
+    """A 64-bit hash of every id, after stripping surrounding spaces (as validation does); ids that
+    repeat (annotators) are hashed once each, ids that do not (prompts) directly."""
+    head = column.iloc[:_SAMPLE]
+    if len(head) == _SAMPLE and head.nunique() * 2 > _SAMPLE:
+        return _hashed(column.to_numpy(dtype=object))
+    codes, uniques = pd.factorize(column)
+    return _hashed(np.asarray(uniques, dtype=object))[codes]
+
+
+def _hashed(values: np.ndarray) -> np.ndarray:
+    text = pd.Series(values, dtype=object).astype(str).str.strip().to_numpy(dtype=object)
     return pd.util.hash_array(text, categorize=False)
+
+
+#: Cells of a column looked at to tell ids that repeat from ids that do not.
+_SAMPLE = 2_000
 
 
 def count_pairs(
