@@ -11,7 +11,7 @@ A comparison may be written as one row or as two mirror rows (system and opponen
 adding up to 1), as everywhere in humaneval: rows are matched by annotator, document (and pair of
 systems) through a 64-bit hash of their ids, so the two rows of a comparison count once, wherever
 they fall in the file; rows that repeat a comparison (or mirrors that disagree) are refused, as
-validation of an in-memory table refuses them. The cost is 13 bytes per row for the keys.
+validation of an in-memory table refuses them. The cost is 17 bytes per row for the keys.
 
 Counts hold no clusters: their inference is the model's (observed information) or the naive
 bootstrap of comparisons; annotator and document clusters need the table (``humaneval analyze`` on

@@ -265,14 +265,7 @@ def ppi_systems(
     cautions = _cautions(flags, items.judge, items.clustering) + cautions
     system_table = pd.DataFrame(rows)
     contrasts = _contrast_table(pair_rows, len(systems), adjust, confidence_level)
-    missing = contrasts["estimate"].isna().sum() if len(contrasts) else 0
-    if missing:
-        cautions.append(
-            f"{missing} of {len(contrasts)} system pairs share fewer than {MIN_UNITS} documents rated by "
-            "humans for both systems (or no document only the judge scored), so they have no paired "
-            "difference; give the humans whole documents (all systems), as humaneval design --judge-scores "
-            "does"
-        )
+    cautions += _missing_pairs(contrasts)
     return PPIAnalysis(
         judge=items.judge,
         criterion=criterion,
@@ -288,6 +281,19 @@ def ppi_systems(
         cautions=tuple(cautions),
         covariance=pd.DataFrame(influence_covariance(means), index=systems, columns=systems),
     )
+
+
+def _missing_pairs(contrasts: pd.DataFrame) -> list[str]:
+    """A caution naming how many pairs of systems have no paired difference."""
+    missing = contrasts["estimate"].isna().sum() if len(contrasts) else 0
+    if not missing:
+        return []
+    return [
+        f"{missing} of {len(contrasts)} system pairs share fewer than {MIN_UNITS} documents rated by "
+        "humans for both systems (or no document only the judge scored), so they have no paired "
+        "difference; give the humans whole documents (all systems), as humaneval design --judge-scores "
+        "does"
+    ]
 
 
 def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:
