@@ -12,11 +12,23 @@ so that, with G = B D⁻¹ and the Schur complement S = A − G Bᵀ,
 Only the blocks of H⁻¹ at positions where H itself has entries are ever needed (the leverages
 h_i = M_i H⁻¹ M_iᵀ involve an observation's own groups only), so the eliminated part of H⁻¹ is
 formed group by group and never as a full matrix.
+
+With crossed factors (annotators kept, documents eliminated, each document rated by a few
+annotators) B is mostly zero: G = B D⁻¹ has the same zero rows, so G Bᵀ and S⁻¹ G are formed over
+G's nonzeros (scipy.sparse), k² · n · q work becoming nnz(G) · k; the numbers are those of the dense
+products to rounding.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_matrix
+
+#: Below this share of nonzero entries in B (crossed annotators and documents, each document rated by
+#: a few of the annotators), the products G Bᵀ and S⁻¹ G are taken over B's nonzeros only.
+SPARSE_SHARE = 0.25
+#: ... and only for products this large (k² · n · q multiply-adds), where the bookkeeping pays.
+SPARSE_WORK = 1e8
 
 
 class SchurFactor:
@@ -37,17 +49,36 @@ class SchurFactor:
             b_groups = self.b.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
             g_groups = b_groups @ self.d_inv  # G_e = B_e D_e⁻¹
             self.g = g_groups.transpose(0, 2, 1, 3).reshape(nb, k, n * q)
-            s = a - self.g @ self.b.transpose(0, 2, 1)
+            self._sparse_g = self._sparse(self.g)
+            if self._sparse_g is None:
+                s = a - self.g @ self.b.transpose(0, 2, 1)
+            else:  # G and B share their zero rows per group: G Bᵀ over the nonzeros only
+                products = [
+                    (g @ csr_matrix(b).T).toarray() for g, b in zip(self._sparse_g, self.b, strict=True)
+                ]
+                s = a - np.stack(products)
             logdet_d = 2.0 * np.sum(np.log(np.diagonal(chol_d, axis1=-2, axis2=-1)))
         else:
             self.d_inv = d
             self.g = self.b
+            self._sparse_g = None
             s = a
             logdet_d = 0.0
         chol_s = np.linalg.cholesky(s)
         self.s = s
         self._s_inv: np.ndarray | None = None
         self.logdet = float(logdet_d + 2.0 * np.sum(np.log(np.diagonal(chol_s, axis1=1, axis2=2))))
+
+    @staticmethod
+    def _sparse(g: np.ndarray) -> list[csr_matrix] | None:
+        """G per block as a sparse matrix when it is large and mostly zero, else None (dense products)."""
+        k, m = g.shape[1:]
+        if k * k * m < SPARSE_WORK:
+            return None
+        nonzero = np.count_nonzero(g)
+        if nonzero > SPARSE_SHARE * g.size:
+            return None
+        return [csr_matrix(block) for block in g]
 
     def solve(self, r: np.ndarray) -> np.ndarray:
         """H⁻¹ r for r of shape (nb, k + n·q)."""
@@ -65,7 +96,11 @@ class SchurFactor:
         nb, k, n, q = self.shape
         if self._s_inv is None:
             self._s_inv = np.linalg.inv(self.s)
-        cross = -(self._s_inv @ self.g)  # (nb, k, n·q)
+        if self._sparse_g is None:
+            cross = -(self._s_inv @ self.g)  # (nb, k, n·q)
+        else:  # S⁻¹ is symmetric: S⁻¹ G = (Gᵀ S⁻¹)ᵀ over G's nonzeros
+            pairs = zip(self._sparse_g, self._s_inv, strict=True)
+            cross = -np.stack([(g.T @ s_inv).T for g, s_inv in pairs])
         g_groups = self.g.reshape(nb, k, n, q).transpose(0, 2, 3, 1)  # G_eᵀ: (nb, n, q, k)
         cross_groups = cross.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
         elim = self.d_inv - g_groups @ cross_groups
