@@ -49,14 +49,12 @@ class SchurFactor:
             b_groups = self.b.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
             g_groups = b_groups @ self.d_inv  # G_e = B_e D_e⁻¹
             self.g = g_groups.transpose(0, 2, 1, 3).reshape(nb, k, n * q)
-            self._sparse_g = self._sparse(self.g)
-            if self._sparse_g is None:
+            sparse = self._sparse(self.b, self.g, q)
+            self._sparse_g = None if sparse is None else sparse[1]
+            if sparse is None:
                 s = a - self.g @ self.b.transpose(0, 2, 1)
             else:  # G and B share their zero rows per group: G Bᵀ over the nonzeros only
-                products = [
-                    (g @ csr_matrix(b).T).toarray() for g, b in zip(self._sparse_g, self.b, strict=True)
-                ]
-                s = a - np.stack(products)
+                s = a - np.stack([(g @ b.T).toarray() for b, g in zip(*sparse, strict=True)])
             logdet_d = 2.0 * np.sum(np.log(np.diagonal(chol_d, axis1=-2, axis2=-1)))
         else:
             self.d_inv = d
@@ -70,15 +68,23 @@ class SchurFactor:
         self.logdet = float(logdet_d + 2.0 * np.sum(np.log(np.diagonal(chol_s, axis1=1, axis2=2))))
 
     @staticmethod
-    def _sparse(g: np.ndarray) -> list[csr_matrix] | None:
-        """G per block as a sparse matrix when it is large and mostly zero, else None (dense products)."""
-        k, m = g.shape[1:]
+    def _sparse(b: np.ndarray, g: np.ndarray, q: int) -> tuple[list[csr_matrix], list[csr_matrix]] | None:
+        """B and G per block as sparse matrices on B's nonzero (row, group) cells, when they are large
+        and mostly zero; else None (dense products)."""
+        nb, k, m = b.shape
         if k * k * m < SPARSE_WORK:
             return None
-        nonzero = np.count_nonzero(g)
-        if nonzero > SPARSE_SHARE * g.size:
+        used = np.any(b.reshape(nb, k, m // q, q) != 0.0, axis=3)  # (nb, k, groups)
+        if used.sum() * q > SPARSE_SHARE * b.size:
             return None
-        return [csr_matrix(block) for block in g]
+        out: tuple[list[csr_matrix], list[csr_matrix]] = ([], [])
+        for block in range(nb):
+            rows, groups = np.nonzero(used[block])
+            columns = (groups[:, None] * q + np.arange(q)).ravel()
+            where = (np.repeat(rows, q), columns)
+            for found, source in zip(out, (b, g), strict=True):
+                found.append(csr_matrix((source[block][where], where), shape=(k, m)))
+        return out
 
     def solve(self, r: np.ndarray) -> np.ndarray:
         """H⁻¹ r for r of shape (nb, k + n·q)."""
