@@ -159,3 +159,10 @@ def test_cli_analyzes_a_file_by_its_win_counts(table, tmp_path):
     assert criterion["win_counts"] == {"rows": 4000, "comparisons": 3000}
     refused = CliRunner().invoke(main, ["analyze", str(path), "--win-counts", "--inference", "mixed"])
     assert refused.exit_code == 2 and "win counts allow model or naive" in refused.output
+    table.assign(score=table["score"].where(table.index != 5, 3.0)).to_csv(path, index=False)
+    bad = CliRunner().invoke(main, ["analyze", str(path), "--win-counts"])
+    assert bad.exit_code == 2
+    assert (
+        f"{path}: score 3.0 at line 7; pairwise scores must be 1 (won), 0 (lost) or 0.5 (tie)" in bad.output
+    )
+    assert "Traceback" not in bad.output

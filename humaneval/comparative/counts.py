@@ -72,8 +72,9 @@ class PairCounts:
 class _Counter:
     """Accumulates chunks: system codes, and per row its comparison key, pair and outcome."""
 
-    def __init__(self, criterion: str | None) -> None:
+    def __init__(self, criterion: str | None, lines: bool = False) -> None:
         self.criterion = criterion
+        self.lines = lines
         self.criteria: set[str] = set()
         self.names: dict[str, int] = {}
         self.keys: list[np.ndarray] = []
@@ -94,21 +95,23 @@ class _Counter:
             empty = chunk[column].isna().to_numpy()
             if empty.any():
                 row = first_row + int(chunk.index[np.argmax(empty)])
-                raise RatingsError(f"{where}: empty '{column}' at row {row + 1}; every row needs an id")
+                raise RatingsError(f"{where}: empty '{column}' at {self.place(row)}; every row needs an id")
         score = pd.to_numeric(chunk["score"], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isin(score, (0.0, 0.5, 1.0))
         if bad.any():
             at = int(np.argmax(bad))
             row = first_row + int(chunk.index[at])
             raise RatingsError(
-                f"{where}: score {_shown(chunk['score'].iloc[at])} at row {row + 1}; pairwise scores must "
-                "be 1 (won), 0 (lost) or 0.5 (tie)"
+                f"{where}: score {_shown(chunk['score'].iloc[at])} at {self.place(row)}; pairwise scores "
+                "must be 1 (won), 0 (lost) or 0.5 (tie)"
             )
         system, opponent = self._codes(chunk["system"]), self._codes(chunk["opponent"])
         same = system == opponent
         if same.any():
             row = first_row + int(chunk.index[np.argmax(same)])
-            raise RatingsError(f"{where}: row {row + 1} compares a system with itself (system = opponent)")
+            raise RatingsError(
+                f"{where}: {self.place(row)} compares a system with itself (system = opponent)"
+            )
         first = system < opponent
         a, b = np.where(first, system, opponent), np.where(first, opponent, system)
         won = np.where(first, score, 1.0 - score)  # the score of a, the system that sorts first
@@ -120,6 +123,11 @@ class _Counter:
         self.pairs.append((a.astype(np.int64) << 32 | b).astype(np.int64))
         self.outcomes.append(outcome.astype(np.int8))
         self.n_rows += len(chunk)
+
+    def place(self, row: int) -> str:
+        """How a message names the row at 0-based position ``row``: its line of a CSV file (after the
+        header), else its row number from 1."""
+        return f"line {row + 2}" if self.lines else f"row {row + 1}"
 
     def _selected(self, chunk: pd.DataFrame) -> pd.DataFrame:
         """The rows analysed: no attention checks, no judge rows, the one criterion."""
@@ -232,7 +240,11 @@ _SAMPLE = 2_000
 
 
 def count_pairs(
-    frames: pd.DataFrame | Iterable[pd.DataFrame], *, criterion: str | None = None, where: str = "table"
+    frames: pd.DataFrame | Iterable[pd.DataFrame],
+    *,
+    criterion: str | None = None,
+    where: str = "table",
+    lines: bool = False,
 ) -> PairCounts:
     """Win and tie counts of the comparisons in a pairwise table, or in its chunks one after another.
 
@@ -245,6 +257,8 @@ def count_pairs(
         The criterion to count (needed when the table has several).
     where : str
         How errors name the table (a file name).
+    lines : bool
+        Errors name the line of a CSV file (the header is line 1) instead of the row.
 
     Returns
     -------
@@ -264,7 +278,7 @@ def count_pairs(
     >>> counts.n_comparisons, counts.wins.tolist(), counts.ties.tolist()
     (2, [[0, 1], [0, 0]], [[0, 1], [1, 0]])
     """
-    counter = _Counter(criterion)
+    counter = _Counter(criterion, lines)
     first_row = 0
     for chunk in [frames] if isinstance(frames, pd.DataFrame) else frames:
         counter.add(chunk.reset_index(drop=True), first_row, where)
@@ -291,7 +305,10 @@ def read_pair_counts(
         raise OptionError(f"chunk_rows must be at least 1, not {chunk_rows}")
     chunks, total, unit = _chunks(path, chunk_rows)
     return count_pairs(
-        _reported(chunks, total, unit, progress, path.name), criterion=criterion, where=str(path)
+        _reported(chunks, total, unit, progress, path.name),
+        criterion=criterion,
+        where=str(path),
+        lines=unit == "bytes",  # a CSV file: errors name its lines
     )
 
 
