@@ -4,6 +4,9 @@ Simulated pairwise votes (LMArena-style: random pairs of S systems, annotators a
 random, one row per comparison) and rankings. Cases (CPU seconds, one warm-up then ``--repeats``
 timed calls per side, best and median; see benchmarks/_common.py):
 
+- pooled Bradley–Terry end to end from the DataFrame (:func:`~humaneval.comparative.counts.count_pairs`:
+  ids checked, mirror rows paired, win counts; then the fit) against ``evalica.bradley_terry`` with its
+  winners list made from the same frame, first calls in the process (cold) and warm;
 - pooled Bradley–Terry from the validated table (whose ids are coded once by validation, printed
   apart): :func:`build_judgements` + the Newton fit
   (choix's ILSR start on the win counts) against ``evalica.bradley_terry`` (its Rust solver, the
@@ -97,10 +100,35 @@ def pooled(n: int, n_sys: int, repeats: int) -> None:
 
     from humaneval.comparative import build_judgements
     from humaneval.comparative.analyze import _choix_start
+    from humaneval.comparative.counts import count_pairs, counts_judgements
     from humaneval.comparative.engine import fit_events
     from humaneval.core.ratings import as_ratings
 
     table = votes(n, n_sys, seed=1)
+
+    def from_frame():
+        j = counts_judgements(count_pairs(table))
+        return j, fit_events(j.features, j.mask, j.chosen, j.event_counts, _choix_start(j))
+
+    def reference():
+        winners = np.where(table["score"] == 1, evalica.Winner.X, evalica.Winner.Y).tolist()
+        return evalica.bradley_terry(table["system"].to_numpy(), table["opponent"].to_numpy(), winners)
+
+    # first calls in this process (nothing of either side has run yet), then warm
+    cold = {"ours": timed(from_frame, 1, warmup=False), "evalica": timed(reference, 1, warmup=False)}
+    warm = {"ours": timed(from_frame, repeats), "evalica": timed(reference, repeats)}
+    for state, t in (("cold", cold), ("warm", warm)):
+        ratio = t["evalica"].best_cpu / t["ours"].best_cpu
+        print(
+            f"Bradley–Terry end to end from the DataFrame ({n:,} comparisons, {state}): ours (win counts: "
+            f"ids checked, mirrors paired, fit) {t['ours'].best_cpu:.3f} s CPU; evalica (winners list + fit) "
+            f"{t['evalica'].best_cpu:.3f} s = {ratio:.2f}x evalica's speed",
+            flush=True,
+        )
+    _, fit_counts = warm["ours"].value
+    scores = warm["evalica"].value.scores.reindex(sorted(set(table["system"]) | set(table["opponent"])))
+    gap = np.abs(centred(np.r_[0.0, fit_counts.beta[0]]) - centred(np.log(scores.to_numpy()))).max()
+    print(f"  max |Δθ| vs evalica {gap:.1e}")
     ratings = as_ratings(table)
 
     def ours():
@@ -227,6 +255,24 @@ def mixed(n: int, repeats: int) -> None:
     )
 
 
+def mixed_default(n: int) -> None:
+    """The default mixed model (annotator and document deviations) on n comparisons × 200 annotators ×
+    500 prompts × 10 systems (issue 41: goal < 60 CPU-s at 10⁴, < 5 CPU-min at 10⁵)."""
+    from humaneval.comparative import build_judgements, fit_mixed_bt
+    from humaneval.core.ratings import as_ratings
+
+    table = votes(n, 10, seed=6, annotator_sd=0.5, annotators=200, per_prompt=n // 500)
+    judgements = build_judgements(as_ratings(table))
+    t = timed(lambda: fit_mixed_bt(judgements), 1, warmup=False)
+    fit = t.value.clmm
+    print(
+        f"mixed-effects Bradley–Terry, default terms (annotator + document), {n:,} comparisons x 200 "
+        f"annotators x {judgements.document.max() + 1} prompts x 10 systems: CPU {t.best_cpu:.1f} s, wall "
+        f"{t.best_wall:.1f} s; failed {fit.diagnostics.failed}, max.grad {fit.diagnostics.max_grad:.1e}",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -234,7 +280,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--evalica-resamples", type=int, default=50)
     parser.add_argument("--mixed", type=int, default=100_000)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["pooled", "pl", "bootstrap", "mixed"])
+    parser.add_argument("--mixed-default", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["pooled", "pl", "bootstrap", "mixed", "mixed-default"]
+    )
     args = parser.parse_args()
     require("evalica")
     require("choix")
@@ -248,6 +297,9 @@ def main() -> None:
             bootstrap(n, args.systems, args.evalica_resamples)
     if "mixed" not in args.skip:
         mixed(args.mixed, 1)
+    if "mixed-default" not in args.skip:
+        for n in args.mixed_default:
+            mixed_default(n)
     print(setting("evalica", "choix"), flush=True)
 
 

@@ -476,7 +476,7 @@ LONG_FUNCTIONS = {
     "forms/presets.py:_builtin": 135,
     "clmm/rbridge.py:fit_r_spec": 102,
     "clmm/scalar_numba.py:laplace_logit": 101,
-    "ppi/systems.py:ppi_systems": 95,
+    "ppi/systems.py:ppi_systems": 91,
     "judges/alttest.py:_one_criterion": 93,
     "demo/__init__.py:run_demo": 88,
     "cli/design.py:command": 88,

@@ -147,6 +147,12 @@ READ_NOTICE_BYTES = 8 * 2**20
     "its opponent (e.g. normalised length difference), entered as covariates of the Bradley–Terry "
     "model (style control). See docs/analysis.md.",
 )
+@click.option(
+    "--win-counts",
+    is_flag=True,
+    help="Pairwise tables too large for memory (.parquet, .csv): read the file in chunks into win counts "
+    "and fit the pooled Bradley–Terry model (--inference model or naive). See docs/analysis.md.",
+)
 @click.option("--no-fallback", is_flag=True, help="Fail instead of falling back to a simpler CLMM.")
 @click.option(
     "--permutations",
@@ -190,6 +196,7 @@ def command(
     adjust_across_criteria: str | None,
     inference: str | None,
     style_columns: str | None,
+    win_counts: bool,
     no_fallback: bool,
     n_permutations: int,
     seed: int | None,
@@ -201,6 +208,8 @@ def command(
     **options,
 ) -> None:
     """Test which systems differ: system table with rank groups and pairwise contrasts."""
+    if win_counts:
+        return _win_counts(ratings, criterion, inference, adjust, seed, as_json)
     from humaneval.analysis.criteria import adjust_across, analyze_criteria
     from humaneval.analysis.workflow import analyze
     from humaneval.spans.table import SpanTable
@@ -252,6 +261,33 @@ def command(
     if adjust_across_criteria is not None:
         payload["adjust_across_criteria"] = adjust_across_criteria
     emit(payload, as_json, lambda: "\n\n".join(_titled(r) for r in results))
+
+
+def _win_counts(
+    path: str,
+    criterion: str | None,
+    inference: str | None,
+    adjust: str | None,
+    seed: int | None,
+    as_json: bool,
+) -> None:
+    """``--win-counts``: the pooled Bradley–Terry analysis of the file's win counts, read in chunks."""
+    from humaneval.comparative.counts import CHUNK_ROWS, analyze_counts, read_pair_counts
+    from humaneval.ranks.analysis import with_rank_sets
+
+    size = Path(path).stat().st_size
+    click.echo(
+        f"counting the comparisons of {path} ({size / 2**20:,.1f} MiB), {CHUNK_ROWS:,} rows at a time",
+        err=True,
+    )
+    counts = read_pair_counts(path, criterion=criterion, progress=True)
+    result = analyze_counts(
+        counts, inference=inference or "model", adjust=adjust, seed=1 if seed is None else seed
+    )
+    result = with_rank_sets(result, seed=seed)
+    read = {"rows": counts.n_rows, "comparisons": counts.n_comparisons}
+    payload = {"file": path, "criteria": [{**result.to_dict(), "win_counts": read}]}
+    emit(payload, as_json, lambda: _titled(result))
 
 
 def _load(path: str, formula: str | None, options: dict, texts: str | None, scoring: str | None):

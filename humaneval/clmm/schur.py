@@ -12,11 +12,23 @@ so that, with G = B D⁻¹ and the Schur complement S = A − G Bᵀ,
 Only the blocks of H⁻¹ at positions where H itself has entries are ever needed (the leverages
 h_i = M_i H⁻¹ M_iᵀ involve an observation's own groups only), so the eliminated part of H⁻¹ is
 formed group by group and never as a full matrix.
+
+With crossed factors (annotators kept, documents eliminated, each document rated by a few
+annotators) B is mostly zero: G = B D⁻¹ has the same zero rows, so G Bᵀ and S⁻¹ G are formed over
+G's nonzeros (scipy.sparse), k² · n · q work becoming nnz(G) · k; the numbers are those of the dense
+products to rounding.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_matrix
+
+#: Below this share of nonzero entries in B (crossed annotators and documents, each document rated by
+#: a few of the annotators), the products G Bᵀ and S⁻¹ G are taken over B's nonzeros only.
+SPARSE_SHARE = 0.25
+#: ... and only for products this large (k² · n · q multiply-adds), where the bookkeeping pays.
+SPARSE_WORK = 1e8
 
 
 class SchurFactor:
@@ -37,17 +49,42 @@ class SchurFactor:
             b_groups = self.b.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
             g_groups = b_groups @ self.d_inv  # G_e = B_e D_e⁻¹
             self.g = g_groups.transpose(0, 2, 1, 3).reshape(nb, k, n * q)
-            s = a - self.g @ self.b.transpose(0, 2, 1)
+            sparse = self._sparse(self.b, self.g, q)
+            self._sparse_g = None if sparse is None else sparse[1]
+            if sparse is None:
+                s = a - self.g @ self.b.transpose(0, 2, 1)
+            else:  # G and B share their zero rows per group: G Bᵀ over the nonzeros only
+                s = a - np.stack([(g @ b.T).toarray() for b, g in zip(*sparse, strict=True)])
             logdet_d = 2.0 * np.sum(np.log(np.diagonal(chol_d, axis1=-2, axis2=-1)))
         else:
             self.d_inv = d
             self.g = self.b
+            self._sparse_g = None
             s = a
             logdet_d = 0.0
         chol_s = np.linalg.cholesky(s)
         self.s = s
         self._s_inv: np.ndarray | None = None
         self.logdet = float(logdet_d + 2.0 * np.sum(np.log(np.diagonal(chol_s, axis1=1, axis2=2))))
+
+    @staticmethod
+    def _sparse(b: np.ndarray, g: np.ndarray, q: int) -> tuple[list[csr_matrix], list[csr_matrix]] | None:
+        """B and G per block as sparse matrices on B's nonzero (row, group) cells, when they are large
+        and mostly zero; else None (dense products)."""
+        nb, k, m = b.shape
+        if k * k * m < SPARSE_WORK:
+            return None
+        used = np.any(b.reshape(nb, k, m // q, q) != 0.0, axis=3)  # (nb, k, groups)
+        if used.sum() * q > SPARSE_SHARE * b.size:
+            return None
+        out: tuple[list[csr_matrix], list[csr_matrix]] = ([], [])
+        for block in range(nb):
+            rows, groups = np.nonzero(used[block])
+            columns = (groups[:, None] * q + np.arange(q)).ravel()
+            where = (np.repeat(rows, q), columns)
+            for found, source in zip(out, (b, g), strict=True):
+                found.append(csr_matrix((source[block][where], where), shape=(k, m)))
+        return out
 
     def solve(self, r: np.ndarray) -> np.ndarray:
         """H⁻¹ r for r of shape (nb, k + n·q)."""
@@ -65,7 +102,11 @@ class SchurFactor:
         nb, k, n, q = self.shape
         if self._s_inv is None:
             self._s_inv = np.linalg.inv(self.s)
-        cross = -(self._s_inv @ self.g)  # (nb, k, n·q)
+        if self._sparse_g is None:
+            cross = -(self._s_inv @ self.g)  # (nb, k, n·q)
+        else:  # S⁻¹ is symmetric: S⁻¹ G = (Gᵀ S⁻¹)ᵀ over G's nonzeros
+            pairs = zip(self._sparse_g, self._s_inv, strict=True)
+            cross = -np.stack([(g.T @ s_inv).T for g, s_inv in pairs])
         g_groups = self.g.reshape(nb, k, n, q).transpose(0, 2, 3, 1)  # G_eᵀ: (nb, n, q, k)
         cross_groups = cross.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
         elim = self.d_inv - g_groups @ cross_groups

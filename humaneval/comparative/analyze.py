@@ -442,6 +442,40 @@ def analyze_comparative(
     kind, inference, adjust, judgements = _checked_judgements(
         ratings, kind, criterion, inference, adjust, tuple(style)
     )
+    return analyze_judgements(
+        judgements,
+        kind=kind,
+        criterion=criterion,
+        inference=inference,
+        adjust=adjust,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        seed=seed,
+        floor=floor,
+        mixed_terms=mixed_terms,
+        started=started,
+    )
+
+
+def analyze_judgements(
+    judgements: Judgements,
+    *,
+    kind: str,
+    criterion: str | None,
+    inference: str,
+    adjust: str,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    seed: int | np.random.Generator | None = 1,
+    floor: bool = True,
+    mixed_terms: tuple[str, ...] = ("annotator", "document"),
+    started: float | None = None,
+) -> ComparativeAnalysis:
+    """:func:`analyze_comparative` from judgements already built and checked (options as there);
+    :func:`humaneval.comparative.counts.analyze_counts` gives it those of win counts."""
+    started = time.perf_counter() if started is None else started
     counts = judgements.event_counts
     fit = fit_events(
         judgements.features, judgements.mask, judgements.chosen, counts, _choix_start(judgements)
@@ -681,6 +715,8 @@ def _mixed_result(mixed, judgements: Judgements, kind: str, model_vcov: np.ndarr
 def cluster_dof(judgements: Judgements, inference: str) -> float:
     """Degrees of freedom of the t reference distribution: G − 1 for G clusters, the smaller of the
     annotator and document counts for two-way schemes (Cameron, Gelbach & Miller 2011), ∞ otherwise."""
+    if inference not in ("two-way", "pigeonhole", "annotator", "document"):
+        return np.inf
     annotators, documents = int(judgements.annotator.max()) + 1, int(judgements.document.max()) + 1
     clusters = {
         "two-way": min(annotators, documents),
@@ -726,11 +762,13 @@ def t_contrasts(
 
 def _cautions(judgements: Judgements, inference: str, n_resamples: int, n_failed: int) -> tuple[str, ...]:
     out = []
-    clusters = {
-        "annotators": int(judgements.annotator.max()) + 1,
-        "document clusters": int(judgements.document.max()) + 1,
-    }
-    few = [f"{n} {name}" for name, n in clusters.items() if n < MIN_CLUSTERS]
+    few = []
+    if inference in ("two-way", "pigeonhole", "annotator", "document", "mixed"):  # they use the clusters
+        clusters = {
+            "annotators": int(judgements.annotator.max()) + 1,
+            "document clusters": int(judgements.document.max()) + 1,
+        }
+        few = [f"{n} {name}" for name, n in clusters.items() if n < MIN_CLUSTERS]
     if inference in ("two-way", "pigeonhole", "annotator", "document") and few:
         out.append(
             f"only {' and '.join(few)}: a cluster bootstrap needs about {MIN_CLUSTERS} or more clusters, so "

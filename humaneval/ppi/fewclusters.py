@@ -44,14 +44,16 @@ from humaneval.ppi.tuning import cluster_sums, ppi_lambda
 __all__ = ["JackknifeVariances", "jackknife_gain_interval", "jackknife_variances"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JackknifeVariances:
     """``ppi``: V_J of the PPI++ mean (λ re-tuned per deletion unless fixed), for its interval;
-    ``human``: V_J of the human-only mean; ``gain``: V_human over the delta-method PPI++ variance."""
+    ``human``: V_J of the human-only mean; ``gain``: V_human over the delta-method PPI++ variance;
+    ``contributions``: the PPI++ mean's contribution per cluster code (Σ of squares = ``ppi``)."""
 
     ppi: float
     human: float
     gain: float
+    contributions: np.ndarray
 
 
 def jackknife_variances(
@@ -65,7 +67,7 @@ def jackknife_variances(
     lam_used: float = 0.0,
 ) -> JackknifeVariances:
     """Cluster-jackknife variances of the PPI++ mean (λ re-tuned per deletion unless fixed) and of
-    the human-only mean, and the gain.
+    the human-only mean, the gain, and the PPI++ mean's contributions per cluster.
 
     Parameters
     ----------
@@ -83,6 +85,9 @@ def jackknife_variances(
     Returns
     -------
     JackknifeVariances
+        ``contributions``: per cluster code the PPI++ mean's contribution d_c (√((G − 1)/G) (θ̂_(−c) − θ̄)
+        for a human-rated cluster, its share of λ ḡ for one of judge-only units), so that ``ppi`` = Σ d_c²;
+        Σ d_c e_c over two estimates on the same clusters is their jackknife covariance.
 
     Examples
     --------
@@ -94,6 +99,8 @@ def jackknife_variances(
     >>> expected = 2 / 3 * ((means - means.mean()) ** 2).sum()
     >>> bool(np.isclose(jk.ppi, expected)), bool(np.isclose(jk.ppi, jk.human))
     (True, True)
+    >>> bool(np.isclose(jk.contributions @ jk.contributions, jk.ppi))
+    True
     """
     labelled = np.unique(codes)
     thetas, fixed, humans, lams = [], [], [], []
@@ -111,17 +118,20 @@ def jackknife_variances(
     parts = {"ppi": thetas, "fixed": fixed, "human": humans, "lam": lams}
     spread = {k: scale * (np.array(v) - np.mean(v)) ** 2 for k, v in parts.items()}
     # clusters of judge-only units: their share of V(ḡ), times the λ the estimate uses
-    alone = ~np.isin(codes_unlabeled, labelled)
+    contributions = np.zeros(n_clusters)
+    contributions[labelled] = np.sqrt(scale) * (np.array(thetas) - np.mean(thetas))
+    alone = np.unique(codes_unlabeled[~np.isin(codes_unlabeled, labelled)])
     extra = 0.0
-    if alone.any():
-        sums = cluster_sums(g, codes_unlabeled, n_clusters)[np.unique(codes_unlabeled[alone])] / len(g)
-        extra = lam_used**2 * float(sums @ sums)
+    if len(alone):
+        contributions[alone] = lam_used * cluster_sums(g, codes_unlabeled, n_clusters)[alone] / len(g)
+        extra = float(contributions[alone] @ contributions[alone])
     delta = float(np.sum(spread["fixed"] + spread["lam"] * (g.mean() - f.mean()) ** 2)) + extra
     human = float(np.sum(spread["human"]))
     return JackknifeVariances(
         ppi=float(np.sum(spread["ppi"])) + extra,
         human=human,
         gain=human / delta if delta > 0 else float("nan"),
+        contributions=contributions,
     )
 
 

@@ -35,7 +35,7 @@ arXiv:2311.01453.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,7 @@ __all__ = [
     "MeanEstimate",
     "cluster_codes",
     "cluster_sums",
+    "influence_covariance",
     "ipw_mean",
     "ppi_lambda",
     "ppi_mean",
@@ -72,6 +73,9 @@ class MeanEstimate:
     interval at the estimate's confidence level (the jackknife of log gain over the human-rated
     clusters up to :data:`JACKKNIFE_GAIN_CLUSTERS` of them, else the delta method for a ratio of two
     cluster sums of squares).
+    ``influence`` holds the estimate's contributions per cluster label (the sum of their squares is
+    ``se²``): two estimates on the same clusters have the covariance Σ of their products
+    (:func:`influence_covariance`).
     """
 
     estimate: float
@@ -91,6 +95,7 @@ class MeanEstimate:
     gain: float = float("nan")
     gain_low: float = float("nan")
     gain_high: float = float("nan")
+    influence: pd.Series | None = field(default=None, repr=False)
 
     @property
     def n_effective(self) -> float:
@@ -188,11 +193,15 @@ def ppi_mean(
             gain_ci = jackknife_gain_interval(y, f, g, codes, codes_u, n_cl, fixed, gain, z)
         else:
             gain_ci = ratio_interval(human_influence**2, influence**2, z)
+        contributions = jk.contributions
     else:
         se = float(np.sqrt(influence @ influence))
         human_se = float(np.sqrt(human_influence @ human_influence))
         gain = human_se**2 / se**2 if se > 0 else float("nan")
         gain_ci = ratio_interval(human_influence**2, influence**2, z)
+        contributions = influence
+    labels = np.empty(n_cl, dtype=object)
+    labels[codes], labels[codes_u] = _labels(clusters, n, "l"), _labels(clusters_unlabeled, big_n, "u")
     return MeanEstimate(
         estimate=float(estimate),
         se=se,
@@ -210,6 +219,7 @@ def ppi_mean(
         gain=float(gain),
         gain_low=gain_ci[0],
         gain_high=gain_ci[1],
+        influence=pd.Series(contributions, index=labels),
     )
 
 
@@ -231,6 +241,34 @@ def ratio_interval(human: np.ndarray, ppi: np.ndarray, quantile: float) -> tuple
     gain = total_h / total_p
     se = float(np.sqrt(size / (size - 1) * np.sum((human / total_h - ppi / total_p) ** 2)))
     return float(gain * np.exp(-quantile * se)), float(gain * np.exp(quantile * se))
+
+
+def _labels(clusters: np.ndarray | None, size: int, prefix: str) -> list[object]:
+    """The cluster labels of ``size`` units (each its own cluster when None, as :func:`cluster_codes`)."""
+    return [f"{prefix}{i}" for i in range(size)] if clusters is None else list(np.asarray(clusters))
+
+
+def influence_covariance(estimates: list[MeanEstimate]) -> np.ndarray:
+    """The covariance matrix of several estimates from the same clusters: Σ_c d_jc d_kc over their
+    contributions per cluster (a cluster one estimate does not touch contributes 0 to it), whose
+    diagonal is each ``se²``.
+
+    Examples
+    --------
+    Two means of the same five units (each its own cluster; no judge-only units, λ = 0) have the
+    covariance of the plain means, Σ (x − x̄)(y − ȳ) / n²:
+
+    >>> x, y = np.array([1.0, 2.0, 4.0, 3.0, 5.0]), np.array([2.0, 2.0, 5.0, 3.0, 4.0])
+    >>> ids = np.arange(5)
+    >>> a, b = (ppi_mean(v, v, np.array([3.0]), clusters=ids, clusters_unlabeled=np.array([9]), lam=0.0)
+    ...         for v in (x, y))
+    >>> bool(np.isclose(influence_covariance([a, b])[0, 1], ((x - x.mean()) * (y - y.mean())).sum() / 25))
+    True
+    """
+    if any(e.influence is None for e in estimates):
+        raise ValueError("every estimate needs its contributions per cluster (influence)")
+    table = pd.concat([e.influence for e in estimates], axis=1).fillna(0.0).to_numpy()
+    return table.T @ table
 
 
 def ipw_mean(
@@ -305,6 +343,13 @@ def ipw_mean(
     human_se = float(np.sqrt(human_spread @ human_spread + pool_var))
     share = pool_var / len(spread)  # the pool's part spread evenly, so that each sum is its variance
     gain_ci = ratio_interval(human_spread**2 + share, spread**2 + share, z)
+    labels = np.empty(n_cl, dtype=object)
+    labels[codes] = _labels(clusters, size, "l")
+    pool_share = pool / size * np.sqrt(sampled.sum() / size)  # pool_var = Σ of its squares
+    influence = pd.Series(
+        np.r_[spread, pool_share],
+        index=pd.MultiIndex.from_arrays([np.repeat(["draw", "pool"], n_cl), np.r_[labels, labels]]),
+    )
     return MeanEstimate(
         estimate=estimate,
         se=se,
@@ -321,6 +366,7 @@ def ipw_mean(
         gain=human_se**2 / se**2 if se > 0 else float("nan"),
         gain_low=gain_ci[0],
         gain_high=gain_ci[1],
+        influence=influence,
     )
 
 

@@ -9,9 +9,12 @@ of the estimates' variance (Angelopoulos, Duchi & Zrnic 2023, eq. for the optima
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Sequence
 
-__all__ = ["cluster_sums", "sandwich", "tuned_lambda"]
+import numpy as np
+import pandas as pd
+
+__all__ = ["cluster_sums", "reference_covariance", "sandwich", "tuned_lambda"]
 
 
 def cluster_sums(g: np.ndarray, codes: np.ndarray, n_clusters: int) -> np.ndarray:
@@ -51,3 +54,11 @@ def tuned_lambda(
     num = np.trace(inv_h @ cross @ inv_h.T)
     den = 2 * (1 + n / big_n) * np.trace(inv_h @ var @ inv_h.T)
     return float(np.clip(num / den, 0.0, 1.0)) if den > 0 else 0.0
+
+
+def reference_covariance(systems: Sequence[str], vcov: np.ndarray) -> pd.DataFrame:
+    """The covariance of treatment-coded effects as a systems × systems table, the reference (the first
+    system, fixed at 0) with row and column 0."""
+    full = np.zeros((len(systems), len(systems)))
+    full[1:, 1:] = vcov
+    return pd.DataFrame(full, index=systems, columns=systems)

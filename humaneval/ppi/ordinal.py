@@ -28,7 +28,7 @@ odds ratio, which is smaller in magnitude than the conditional one of a CLMM wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -38,14 +38,16 @@ from scipy.special import expit
 from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
-from humaneval.ppi.mestimate import sandwich, tuned_lambda
+from humaneval.ppi.mestimate import reference_covariance, sandwich, tuned_lambda
 
 __all__ = ["PPIOrdinal", "judge_categories", "ppi_ordinal"]
 
 
 @dataclass(frozen=True, eq=False)
 class PPIOrdinal:
-    """PPI and human-only proportional-odds system effects and contrasts (log odds ratios)."""
+    """PPI and human-only proportional-odds system effects and contrasts (log odds ratios); ``covariance``
+    is the sandwich covariance of the PPI system effects (systems × systems, the first system's row and
+    column 0)."""
 
     judge: str
     lam: float
@@ -58,6 +60,7 @@ class PPIOrdinal:
     human_contrasts: pd.DataFrame
     converged: bool
     cautions: tuple[str, ...] = ()
+    covariance: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -295,9 +298,10 @@ def ppi_ordinal(
     theta, _, ok = problem.fit(lam, phi0)
 
     k1 = n_cat - 1
-    tables = []
+    tables, covariances = [], []
     for th, lm in ((theta, lam), (human_theta, 0.0)):
         v = _vcov(problem, th, lm, codes, codes_u, n_clusters)
+        covariances.append(v[k1:, k1:])
         # β_s is the shift of system s's latent score: higher = better, as the CLMM's system effects
         tables.append(
             pairwise_contrasts(
@@ -319,4 +323,5 @@ def ppi_ordinal(
         human_contrasts=human_contrasts,
         converged=ok and ok_h,
         cautions=tuple(cautions),
+        covariance=reference_covariance(systems, covariances[0]),
     )

@@ -24,7 +24,7 @@ using synthetic data for model evaluation. *ICML 2025*.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.core.structure import cluster_labels
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
-from humaneval.ppi.mestimate import sandwich, tuned_lambda
+from humaneval.ppi.mestimate import reference_covariance, sandwich, tuned_lambda
 from humaneval.stats.grouping import groupings
 
 __all__ = ["PPIPairwise", "comparisons", "ppi_pairwise"]
@@ -43,7 +43,8 @@ __all__ = ["PPIPairwise", "comparisons", "ppi_pairwise"]
 @dataclass(frozen=True, eq=False)
 class PPIPairwise:
     """Prediction-powered Bradley–Terry strengths (``systems``) and contrasts (``contrasts``, log-odds
-    a over b) with the human-only ones beside (``human_systems``, ``human_contrasts``)."""
+    a over b) with the human-only ones beside (``human_systems``, ``human_contrasts``); ``covariance`` is
+    the sandwich covariance of the strengths (systems × systems, the first system's row and column 0)."""
 
     judge: str
     lam: float
@@ -56,6 +57,7 @@ class PPIPairwise:
     contrasts: pd.DataFrame
     human_systems: pd.DataFrame
     human_contrasts: pd.DataFrame
+    covariance: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -269,6 +271,7 @@ def ppi_pairwise(
         contrasts=contrasts,
         human_systems=human_systems,
         human_contrasts=human_contrasts,
+        covariance=reference_covariance(systems, vcov),
     )
 
 

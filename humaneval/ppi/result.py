@@ -11,6 +11,7 @@ rank groups and the contrast table of every other analysis, plus the estimator's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from humaneval.ppi.systems import PPIAnalysis
 from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt_p
 from humaneval.present.printable import Printable, frame_table
+from humaneval.ranks.analysis import rank_sets_dict
+from humaneval.ranks.result import RankSets
 from humaneval.stats.grouping import groupings
 
 __all__ = ["GAIN_UNCERTAIN", "JudgedAnalysis", "judged_analysis"]
@@ -43,7 +46,9 @@ class JudgedAnalysis(Printable):
     ``systems`` has ``system, mean`` (the human ratings' mean), ``estimate`` (the PPI estimate: a
     mean, or a strength on the log-odds scale with the first system at 0), ``label, group, letters``;
     ``contrasts`` the contrast-table columns with ``gain`` (the effective-n factor) and the human-only
-    ``human_estimate`` … beside. ``result`` is the estimator's own result.
+    ``human_estimate`` … beside. ``result`` is the estimator's own result; ``rank_sets`` the marginal and
+    simultaneous rank sets from the PPI estimates and their covariance (set by
+    :func:`humaneval.analysis.analyze`).
     """
 
     test: str
@@ -60,6 +65,17 @@ class JudgedAnalysis(Printable):
     aggregate: str | None = None
     independent: bool = True
     alpha: float = 0.05
+    rank_sets: Mapping[str, RankSets] | None = None
+
+    def rank_inputs(self) -> tuple[pd.Series, np.ndarray] | None:
+        """The PPI estimates of the systems and their covariance (the estimator's ``covariance``), from
+        which :func:`humaneval.ranks.analysis.analysis_rank_sets` computes the rank sets; None without one."""
+        covariance = getattr(self.result, "covariance", None)
+        if covariance is None:
+            return None
+        estimates = self.systems.set_index("system")["estimate"].astype(float)
+        names = list(estimates.index)
+        return estimates, covariance.loc[names, names].to_numpy(dtype=float)
 
     def blocks(self) -> tuple[Block, ...]:
         """The system table with rank groups, the contrasts and the cautions (what ``humaneval ppi``
@@ -134,6 +150,7 @@ class JudgedAnalysis(Printable):
             "groups": self.systems.to_dict(orient="records"),
             "contrasts": self.contrasts.to_dict(orient="records"),
             "cautions": list(self.cautions),
+            "rank_sets": rank_sets_dict(self.rank_sets),
         }
 
 

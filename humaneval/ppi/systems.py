@@ -25,7 +25,7 @@ from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_valu
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.bootstrap import ppboot_intervals
 from humaneval.ppi.items import MIN_UNITS, Items, judged_items
-from humaneval.ppi.mean import MeanEstimate, ipw_mean, ppi_mean
+from humaneval.ppi.mean import MeanEstimate, influence_covariance, ipw_mean, ppi_mean
 from humaneval.present.document import Block, Bullets, Paragraph
 from humaneval.present.formatting import fmt_p
 from humaneval.present.printable import Printable, frame_table
@@ -50,7 +50,10 @@ class PPIAnalysis(Printable):
     ``n_human``, ``n_judge_only``, ``n_clusters``, ``gain`` with its interval ``gain_low``, ``gain_high``,
     ``n_effective`` and ``judge_mean``.
     ``contrasts`` has the contrast-table columns of docs/vocabulary.md (``system_a − system_b``) and the
-    same extra columns, with ``human_p_adj``.
+    same extra columns, with ``human_p_adj``. ``covariance`` is the covariance of the system estimates
+    (systems × systems, from their contributions per cluster:
+    :func:`humaneval.ppi.mean.influence_covariance`), whose diagonal is ``se²``; the rank sets of the
+    systems are computed from it.
     """
 
     judge: str
@@ -65,6 +68,7 @@ class PPIAnalysis(Printable):
     n_resamples: int
     seed: int | None
     cautions: tuple[str, ...] = field(default=())
+    covariance: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, object]:
         """The ``--json`` schema of ``humaneval ppi`` (docs/ppi.md)."""
@@ -202,7 +206,7 @@ def ppi_systems(
     cautions: list[str] = []
     flags: dict[str, list[str]] = {"small-skewed": [], "useless": [], "capped": []}
 
-    rows, pair_rows, targets = [], [], []
+    rows, pair_rows, targets, means = [], [], [], []
     for k, system in enumerate(systems):
         judged = np.isfinite(judge_wide[:, k])
         y, f = human_wide[judged, k], judge_wide[judged, k]
@@ -220,6 +224,7 @@ def ppi_systems(
         pi, strata = (None if v is None else v[judged] for v in (doc_weights, doc_strata))
         est, target = _estimate(y, f, clusters[judged], pi, confidence_level, blocks, strata)
         targets.append(target)
+        means.append(est)
         rows.append({"system": system, **_columns(est), "judge_mean": float(f.mean())})
         for flag in _flags(y[np.isfinite(y)], est):
             flags[flag].append(system)
@@ -256,14 +261,7 @@ def ppi_systems(
     cautions = _cautions(flags, items.judge, items.clustering) + cautions
     system_table = pd.DataFrame(rows)
     contrasts = _contrast_table(pair_rows, len(systems), adjust, confidence_level)
-    missing = contrasts["estimate"].isna().sum() if len(contrasts) else 0
-    if missing:
-        cautions.append(
-            f"{missing} of {len(contrasts)} system pairs share fewer than {MIN_UNITS} documents rated by "
-            "humans for both systems (or no document only the judge scored), so they have no paired "
-            "difference; give the humans whole documents (all systems), as humaneval design --judge-scores "
-            "does"
-        )
+    cautions += _missing_pairs(contrasts)
     return PPIAnalysis(
         judge=items.judge,
         criterion=criterion,
@@ -277,7 +275,21 @@ def ppi_systems(
         n_resamples=n_resamples,
         seed=seed,
         cautions=tuple(cautions),
+        covariance=pd.DataFrame(influence_covariance(means), index=systems, columns=systems),
     )
+
+
+def _missing_pairs(contrasts: pd.DataFrame) -> list[str]:
+    """A caution naming how many pairs of systems have no paired difference."""
+    missing = contrasts["estimate"].isna().sum() if len(contrasts) else 0
+    if not missing:
+        return []
+    return [
+        f"{missing} of {len(contrasts)} system pairs share fewer than {MIN_UNITS} documents rated by "
+        "humans for both systems (or no document only the judge scored), so they have no paired "
+        "difference; give the humans whole documents (all systems), as humaneval design --judge-scores "
+        "does"
+    ]
 
 
 def _document_probabilities(items: Items, probabilities: pd.DataFrame | None) -> pd.DataFrame | None:

@@ -6,7 +6,8 @@ The rank sets depend on the covariance Σ of the estimates only through the vari
 differences θ̂_j − θ̂_k, and Σ* = −½ C V C (C the centring matrix) has exactly those variances, so
 the contrast table is enough whichever model produced it: a CLMM's treatment effects (reference
 at 0), the joint model's EMMs, centred Bradley–Terry strengths with a model-based, mixed-model or
-cluster-bootstrap covariance, or PPI means.
+cluster-bootstrap covariance. An analysis can instead give its estimates and covariance itself
+(``rank_inputs``; the prediction-powered analyses do).
 """
 
 from __future__ import annotations
@@ -105,17 +106,31 @@ def analysis_rank_sets(
         ``{"marginal": RankSets, "simultaneous": RankSets}``, ranks by the model's estimates
         (higher = better); None when the contrasts give no covariance
         (:func:`covariance_from_contrasts`), e.g. a classic test of a subset of pairs.
+
+    Notes
+    -----
+    An analysis whose contrasts are not differences of its system estimates (the PPI means, whose
+    paired differences are estimated on their own) gives its estimates and their covariance itself:
+    a method ``rank_inputs()`` returning ``(estimates, covariance)`` (a Series by system and a
+    matching matrix) or None, used instead of the contrasts.
     """
-    systems = getattr(analysis, "systems", None)
-    if systems is None or not {"system", "estimate"} <= set(systems):
-        return None
-    estimates = systems.set_index("system")["estimate"].astype(float)
-    star = covariance_from_contrasts(estimates, getattr(analysis, "contrasts", None))
-    if star is None or not np.all(np.isfinite(estimates)):
+    own = getattr(analysis, "rank_inputs", None)
+    if callable(own):
+        found = own()
+        if found is None:
+            return None
+        estimates, cov = found
+    else:
+        systems = getattr(analysis, "systems", None)
+        if systems is None or not {"system", "estimate"} <= set(systems):
+            return None
+        estimates = systems.set_index("system")["estimate"].astype(float)
+        cov = covariance_from_contrasts(estimates, getattr(analysis, "contrasts", None))
+    if cov is None or not np.all(np.isfinite(estimates)):
         return None
     try:
         return {
-            kind: rank_sets(estimates, star, confidence=confidence, kind=kind, seed=seed, draws=draws)
+            kind: rank_sets(estimates, cov, confidence=confidence, kind=kind, seed=seed, draws=draws)
             for kind in KINDS
         }
     except OptionError:  # e.g. two systems whose difference has no variance
