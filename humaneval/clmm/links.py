@@ -204,7 +204,7 @@ class ObsTerms:
     dg_up: np.ndarray | None = None
     dg_low: np.ndarray | None = None
     # the intermediate values a second-order call computed, for :func:`third_order` to reuse
-    _known: tuple | None = field(default=None, repr=False, compare=False)
+    _known: tuple | None = field(default=None, repr=False, compare=False, kw_only=True)
 
 
 def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, order: int = 2) -> ObsTerms:
