@@ -79,7 +79,7 @@ def main() -> None:
         breakdown(args.data, cases=args.cases, repeats=args.repeats)
         return
     if args.cold:
-        cold(args.data, args.structures.split(","), args.repeats)
+        cold(args.data, args.structures.split(","), args.repeats, use_r=not args.no_r)
         return
     if args.paths:
         paths(args.data, args.repeats)
@@ -368,17 +368,21 @@ finally:
 """
 
 
-def cold(likert: Path, structures: list[str], repeats: int) -> None:
+def cold(likert: Path, structures: list[str], repeats: int, use_r: bool = True) -> None:
     """``humaneval analyze --structure S --json`` in a fresh interpreter each time: the CPU seconds of
     the fit (``_fit``, i.e. what ``fit_seconds`` times), the whole command after imports, and the
     ``fit_seconds`` the command reports (wall time: inflated on a loaded machine). With numba as
     installed, and with ``HUMANEVAL_FUSED=0`` (the paths a machine without numba takes). Medians of
-    ``repeats`` processes."""
+    ``repeats`` processes. Then, in this process and the same run, the warm native fit (median of
+    ``repeats`` after an untimed one) and one ``ordinal::clmm`` fit of the same model (R started
+    beforehand), with R's CPU over the cold and the warm native fit (issue 40: ≥ 100× through the
+    CLI)."""
     import json
     import os
     import subprocess
     import sys
 
+    first: dict[str, float] = {}
     for structure in structures:
         for label, fused in (("numba installed", ""), ("without numba", "0")):
             env = {**os.environ, "HUMANEVAL_FUSED": fused}
@@ -398,6 +402,7 @@ def cold(likert: Path, structures: list[str], repeats: int) -> None:
                 loaded.append(spent["numba"])
                 criterion = json.loads(out.stdout)["criteria"][0]
                 reported.append(criterion["diagnostics"]["fit_seconds"])
+            first.setdefault(structure, statistics.median(fit_cpu))
             print(
                 f"{structure:>10}, {label:<15}: first fit {statistics.median(fit_cpu):.3f} s CPU (runs "
                 f"{', '.join(f'{c:.3f}' for c in fit_cpu)}), analyze command "
@@ -406,6 +411,39 @@ def cold(likert: Path, structures: list[str], repeats: int) -> None:
                 f"median of {repeats} processes",
                 flush=True,
             )
+    _cold_against_r(likert, structures, repeats, first, use_r)
+
+
+def _cold_against_r(
+    likert: Path, structures: list[str], repeats: int, first: dict[str, float], use_r: bool
+) -> None:
+    """The warm native fit and one R fit per structure, each against the cold first fit of :func:`cold`."""
+    data = prepare_clmm_data(load_ratings(likert))
+    if use_r:
+        from humaneval.clmm.rbridge import fit_r, r_available
+
+        use_r = r_available()  # starts R and loads ordinal before any clock runs
+        if not use_r:
+            print("R with ordinal is not available: native timings only")
+    for structure in structures:
+        fit_native(data, structure)  # untimed
+        cpu = []
+        for _ in range(repeats):
+            native, seconds = _timed(fit_native, data, structure)
+            cpu.append(seconds[1])
+        warm = statistics.median(cpu)
+        line = (
+            f"{structure:>10}: warm native fit {warm:.3f} s CPU (median of {repeats}), "
+            f"logLik {native.loglik:.4f}"
+        )
+        if use_r:
+            ref, t_r = _timed(fit_r, data, structure)
+            line += (
+                f" | R ordinal::clmm {t_r[1]:.2f} s CPU ({t_r[0]:.1f} s wall), logLik {ref.loglik:.4f}: "
+                f"R / cold CLI fit {t_r[1] / first[structure]:.0f}×, R / warm fit {t_r[1] / warm:.0f}×, "
+                f"max|Δβ| {np.max(np.abs(native.beta - ref.beta)):.1e}"
+            )
+        print(line, flush=True)
 
 
 def paths(likert: Path, repeats: int, seed: int = 2021) -> None:

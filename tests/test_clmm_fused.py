@@ -27,6 +27,8 @@ def test_terms_equal_the_numpy_path_in_both_tails(monkeypatch, order):
     general = terms(monkeypatch, "0", theta, y, eta, "logit", order)
     compiled = terms(monkeypatch, "1", theta, y, eta, "logit", order)
     for name, value in vars(general).items():
+        if name.startswith("_"):  # the numpy path's intermediate values, kept for third_order
+            continue
         if value is None:
             assert getattr(compiled, name) is None
             continue

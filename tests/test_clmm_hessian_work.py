@@ -1,7 +1,8 @@
 """Work the native fit skips around its Hessian changes no number (issue 34, goal 4).
 
-A repeated evaluation at the same point is served from the last call, and a chord step's trial point
-gets its third-order terms at once; both must give exactly what the full computation gives.
+A repeated evaluation at the same point is served from the last call, and the mode's third-order
+terms reuse its second-order pass over the observations (issue 40); both must give exactly what the
+full computation gives.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 
 from humaneval.analysis.prepare import prepare_clmm_data
 from humaneval.clmm import fit as native
+from humaneval.clmm import laplace, links
 from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.clmm.structures import structure_spec
 from humaneval.design.blocks import block_design
@@ -53,34 +55,37 @@ def test_a_repeated_point_returns_what_evaluating_it_again_returns(maximal):
     np.testing.assert_array_equal(computed[1], first[1])
 
 
-def test_third_order_terms_at_the_chord_trial_point_change_nothing(maximal):
+def test_third_order_terms_from_the_last_pass_change_nothing(maximal, monkeypatch):
     likelihood, x = maximal
     problem = likelihood.problem
     problem.evaluate(*_point(likelihood, x))
     start = problem.state()
     column = x.copy()
     column[5] += 1e-5  # a Hessian column: one β moved by the step
-    orders: dict[int, list[int]] = {2: [], 3: []}
+    orders: list[int] = []
     terms = problem._terms
 
     def counted(theta_ext, y, eta, order=2):
-        orders[problem.trial_order].append(order)
+        orders.append(order)
         return terms(theta_ext, y, eta, order)
 
-    problem._terms = counted
-    try:
-        values = {}
-        for trial in (2, 3):
-            problem.restore(start)
-            problem.trial_order = trial
-            values[trial] = problem.evaluate(*_point(likelihood, column))
-    finally:
-        problem.trial_order = 2
-        del problem._terms
-    assert orders[2].count(2) == orders[3].count(2) + 1  # one pass over the observations fewer
-    assert orders[2].count(3) == orders[3].count(3) == 1
-    assert values[2].loglik == values[3].loglik
-    np.testing.assert_array_equal(values[2].grad_theta, values[3].grad_theta)
-    np.testing.assert_array_equal(values[2].grad_beta, values[3].grad_beta)
-    for a, b in zip(values[2].grad_factors, values[3].grad_factors, strict=True):
+    values = {}
+    with monkeypatch.context() as patch:
+        patch.setattr(problem, "_terms", counted)
+        problem.restore(start)
+        values["reused"] = problem.evaluate(*_point(likelihood, column))
+        passes = len(orders)
+        patch.setattr(laplace, "third_order", _afresh)
+        problem.restore(start)
+        values["afresh"] = problem.evaluate(*_point(likelihood, column))
+    assert orders[:passes] == [2] * passes  # every pass over the observations is of the second order
+    assert values["reused"].loglik == values["afresh"].loglik
+    np.testing.assert_array_equal(values["reused"].grad_theta, values["afresh"].grad_theta)
+    np.testing.assert_array_equal(values["reused"].grad_beta, values["afresh"].grad_beta)
+    for a, b in zip(values["reused"].grad_factors, values["afresh"].grad_factors, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _afresh(theta_ext, y, eta, link, terms):
+    """The third-order terms computed again from η, as before issue 40."""
+    return links.obs_terms(theta_ext, y, eta, link, order=3)

@@ -11,13 +11,15 @@ import pytest
 from scipy import special, stats
 
 from humaneval.analysis.prepare import prepare_clmm_data
-from humaneval.clmm import fit_native
+from humaneval.clmm import design as design_module
+from humaneval.clmm import fit_native, links
 from humaneval.clmm.design import random_design
 from humaneval.clmm.laplace import LaplaceProblem
 from humaneval.clmm.links import obs_terms
 from humaneval.clmm.model import default_model, sample_ratings
 from humaneval.clmm.params import ParamLayout
 from humaneval.clmm.quadrature import QuadratureProblem
+from humaneval.clmm.schur import SchurFactor
 from humaneval.clmm.structures import structure_spec
 from humaneval.core.ratings import load_ratings
 from humaneval.design.blocks import block_design
@@ -127,6 +129,57 @@ def test_observation_terms_match_direct_differentiation(link):
     d_up = (loglik(eta, up_shift=h) - loglik(eta, up_shift=-h)) / (2 * h)
     np.testing.assert_allclose(got.d_up, d_up, rtol=1e-6, atol=1e-9)
     assert got.w.min() > 0  # log-concave: the mode problem is concave
+
+
+@pytest.mark.parametrize("link", ["logit", "probit"])
+def test_third_order_terms_from_the_second_order_call_are_the_fresh_ones(link):
+    """links.third_order reuses what the order-2 call computed (issue 40): the same bits as order=3."""
+    rng = np.random.default_rng(3)
+    theta_ext = np.r_[-np.inf, -2.0, -0.5, 0.7, 2.2, np.inf]
+    y = rng.integers(0, 5, 400)
+    eta = np.r_[rng.normal(0, 4, 396), 40.0, -40.0, 800.0, -800.0]
+    fresh = obs_terms(theta_ext, y, eta, link, order=3)
+    reused = links.third_order(theta_ext, y, eta, link, obs_terms(theta_ext, y, eta, link))
+    for name in ("loglik", "g", "w", "d_up", "d_low", "dw", "dw_up", "dw_low", "dg_up", "dg_low"):
+        np.testing.assert_array_equal(getattr(reused, name), getattr(fresh, name), err_msg=name)
+
+
+def test_logit_bounds_are_expit_to_the_bit():
+    """The logit terms compute F as 1/(1 + e^(−x)) in numpy calls: scipy's expit, value for value."""
+    x = np.r_[np.random.default_rng(4).normal(0, 30, 2000), 0.0, -0.0, 745.0, -745.0, np.inf, -np.inf]
+    prob, (f_up, *_), _ = links._logit_terms(x, np.full_like(x, -np.inf), 2)
+    np.testing.assert_array_equal(prob, special.expit(x))
+    np.testing.assert_array_equal(f_up, special.expit(x) * special.expit(-x))
+
+
+def test_design_patterns_are_numpys_unique_rows():
+    z = np.array([[1.0, 0.0, 2.5], [1.0, -0.0, 2.5], [0.0, 1.0, -3.0], [1.0, 0.0, 2.5], [0.0, 1.0, 0.5]])
+    z = np.vstack([z, z[::-1], np.ones((3, 3))])
+    rows, codes = design_module._unique_rows(z)
+    expected_rows, expected_codes = np.unique(z, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(rows, expected_rows)
+    np.testing.assert_array_equal(codes, np.ravel(expected_codes))
+
+
+def test_schur_factor_of_scalar_groups_is_the_dense_one():
+    """Random intercepts eliminate 1×1 groups, inverted elementwise (issue 40): log det H and H⁻¹r
+    equal the dense matrix's; a non-positive group fails as LAPACK's Cholesky does."""
+    rng = np.random.default_rng(6)
+    nb, k, n = 3, 2, 4
+    m = rng.normal(size=(nb, 12, k + n))
+    h = np.eye(k + n) + np.swapaxes(m, 1, 2) @ m
+    h[:, k:, k:] = np.eye(n) * (np.diagonal(h[:, k:, k:], axis1=1, axis2=2)[:, :, None] + 10.0)
+    d = np.diagonal(h[:, k:, k:], axis1=1, axis2=2)[..., None, None]
+    factor = SchurFactor(h[:, :k, :k], h[:, :k, k:], d)
+    assert factor.logdet == pytest.approx(np.linalg.slogdet(h)[1].sum(), rel=1e-12)
+    r = rng.normal(size=(nb, k + n))
+    np.testing.assert_allclose(factor.solve(r), np.linalg.solve(h, r[..., None])[..., 0], rtol=1e-10)
+    inverse = factor.inverse_blocks()
+    np.testing.assert_allclose(inverse["kept"], np.linalg.inv(h)[:, :k, :k], rtol=1e-10)
+    bad = d.copy()
+    bad[1, 2] = -1.0
+    with pytest.raises(np.linalg.LinAlgError):
+        SchurFactor(h[:, :k, :k], h[:, :k, k:], bad)
 
 
 @pytest.mark.parametrize(("structure", "link"), [("maximal", "logit"), ("uncorrelated", "probit")])

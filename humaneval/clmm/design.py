@@ -157,9 +157,7 @@ def random_design(effects: tuple[RandomEffect, ...]) -> RandomDesign:
     """
     if not effects:
         raise ModelSpecError("a CLMM needs at least one random-effect term")
-    z_all = np.column_stack([e.z for e in effects])
-    uniq, pattern = np.unique(z_all, axis=0, return_inverse=True)
-    pattern = np.asarray(pattern, dtype=np.int64).ravel()
+    uniq, pattern = _unique_rows(np.column_stack([e.z for e in effects]))
     bounds = np.cumsum([0] + [e.size for e in effects])
     slices = tuple(slice(int(a), int(b)) for a, b in itertools.pairwise(bounds))
     fitted = tuple(
@@ -230,6 +228,20 @@ def random_design(effects: tuple[RandomEffect, ...]) -> RandomDesign:
     if sum(b.obs.size for b in buckets) != n_obs:
         raise ModelSpecError("internal error: some observations belong to no random-effect block")
     return RandomDesign(fitted, tuple(buckets), slices, pattern, elim)
+
+
+def _unique_rows(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(z, axis=0, return_inverse=True)`` for a float matrix (same rows, order and codes):
+    rows compared as raw bytes (one ``unique`` of a void view, where ``axis=0`` sorts a structured
+    array field by field: 7 ms for the 1,500 × 10 maximal design), then the few distinct rows put in
+    lexicographic order."""
+    z = np.ascontiguousarray(z, dtype=float) + 0.0  # −0.0 becomes 0.0, as numeric comparison has it
+    rows = z.view(np.dtype((np.void, z.dtype.itemsize * z.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.lexsort(z[first].T[::-1])
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return z[first[order]], rank[np.asarray(inverse).ravel()]
 
 
 def _rank_within(comp: np.ndarray) -> np.ndarray:

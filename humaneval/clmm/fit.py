@@ -701,8 +701,7 @@ def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.nd
     simulated data (3.6–4.4e-4 with h = 1e-4; 1e-6 is more accurate on small models but its noise
     reaches 8e-5 with 445 parameters). Every step starts from the modes at ``x``, so each mode
     re-solve is one or two chord steps with the factorisation of H left by the evaluation before
-    (docs/native-engine.md); a chord step's trial point, most often the mode, gets its third-order
-    terms at once.
+    (docs/native-engine.md).
     """
     idx = np.flatnonzero(free)
     laplace = _laplace(model.problem)
@@ -710,7 +709,6 @@ def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.nd
     base = [u.copy() for u in modes]
     grad0 = model.loglik_and_grad(x)[1][idx]
     hess = np.empty((idx.size, idx.size))
-    laplace.trial_order = 2 if isinstance(model.problem, QuadratureProblem) else 3
     try:
         for k, j in enumerate(idx):
             step = HESSIAN_STEP * max(1.0, abs(x[j]))
@@ -719,6 +717,5 @@ def _hessian(model: _Likelihood, x: np.ndarray, free: np.ndarray) -> tuple[np.nd
             modes[:] = [u.copy() for u in base]
             hess[:, k] = (model.loglik_and_grad(up)[1][idx] - grad0) / step
     finally:
-        laplace.trial_order = 2
         modes[:] = base
     return 0.5 * (hess + hess.T), grad0

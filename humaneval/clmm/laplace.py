@@ -26,7 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from humaneval.clmm.design import Bucket, CompactPiece, RandomDesign
-from humaneval.clmm.links import obs_terms
+from humaneval.clmm.links import obs_terms, third_order
 from humaneval.clmm.schur import SchurFactor
 
 NEWTON_TOL = 1e-9
@@ -73,10 +73,8 @@ class LaplaceProblem:
         self.design = design
         self.link = link
         self._modes = [np.zeros((b.n_blocks, b.dim)) for b in design.buckets]
+        self._local = [_BucketRows(self, b) for b in design.buckets]
         self._factors: list[SchurFactor | None] = [None] * len(design.buckets)
-        # 3 while evaluating points next to the last one (the Hessian's columns): a chord step's trial
-        # point is then most often the mode, and its third-order terms are not computed twice
-        self.trial_order = 2
 
     @property
     def modes(self) -> list[np.ndarray]:
@@ -94,17 +92,18 @@ class LaplaceProblem:
         """ℓ_LA at (θ, β, L_1..L_F); −∞ when some P(y_i | u) vanishes or thresholds are unordered."""
         if np.any(np.diff(theta) <= 0) or not np.all(np.isfinite(theta)):
             return LaplaceValue(-np.inf)
-        theta_ext = np.r_[-np.inf, theta, np.inf]
+        theta_ext = np.concatenate(([-np.inf], theta, [np.inf]))
         eta_fix = self.x @ beta if self.x.shape[1] else np.zeros(self.y.size)
         rows = [t.zs @ f for t, f in zip(self.design.terms, factors, strict=True)]  # P × q_f each
         total = 0.0
         g_theta = np.zeros(self.n_thresholds)
         g_beta = np.zeros(self.x.shape[1])
         g_fac = [np.zeros((self.n_patterns, t.size)) for t in self.design.terms]
-        for k, bucket in enumerate(self.design.buckets):
-            vals = np.concatenate([r[self.pattern[bucket.obs]] for r in rows], axis=1)
-            y = self.y[bucket.obs]
-            found = self._bucket(bucket, rows, vals, eta_fix[bucket.obs], theta_ext, y, k, gradient)
+        for k, (bucket, local) in enumerate(zip(self.design.buckets, self._local, strict=True)):
+            vals = np.concatenate([r[local.pattern] for r in rows], axis=1)
+            y = local.y
+            eta_bucket = eta_fix if local.every_row else eta_fix[bucket.obs]
+            found = self._bucket(bucket, rows, vals, eta_bucket, theta_ext, y, k, gradient)
             if found is None:
                 return LaplaceValue(-np.inf)
             value, parts = found
@@ -142,8 +141,8 @@ class LaplaceProblem:
             return None
         u, eta, t, value = found
         try:
-            if gradient and t.dw is None:
-                t = self._terms(theta_ext, y, eta, order=3)
+            if gradient:
+                t = third_order(theta_ext, y, eta, self.link, t)
             chol = system.factorise(t.w)
         except np.linalg.LinAlgError:
             return None
@@ -179,7 +178,7 @@ class LaplaceProblem:
                 if chord is not None and size <= CHORD_RATE * last:
                     last = size
                     u_try = u + chord.solve(grad)
-                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try, self.trial_order)
+                    eta_try, t_try, value_try = self._at(system, theta_ext, y, u_try)
                     if value_try >= value:
                         u, eta, t, value = u_try, eta_try, t_try, value_try
                         continue
@@ -198,10 +197,11 @@ class LaplaceProblem:
         self._modes[k] = u
         return u, eta, t, value
 
-    def _at(self, system: BucketSystem, theta_ext, y, u, order: int = 2):
-        """η, the per-observation terms (to ``order``) and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
+    def _at(self, system: BucketSystem, theta_ext, y, u):
+        """η, the per-observation terms (second order; the mode's third-order terms are added to them
+        by :func:`~humaneval.clmm.links.third_order`) and F(u) = Σ log P − ½‖u‖² at the modes ``u``."""
         eta = system.eta_at(u)
-        t = self._terms(theta_ext, y, eta, order)
+        t = self._terms(theta_ext, y, eta)
         return eta, t, t.loglik.sum() - 0.5 * np.sum(u * u)
 
     def _gradient_parts(self, system: BucketSystem, chol: SchurFactor, t, u):
@@ -241,26 +241,42 @@ class LaplaceProblem:
     def _accumulate(self, bucket: Bucket, y, parts, g_theta, g_beta, g_fac) -> None:
         t, h, mv, kappa, bracket = parts
         self._accumulate_fixed(bucket, y, t, h, mv, kappa, g_theta, g_beta)
-        n_pat = self.n_patterns
-        pattern = self.pattern[bucket.obs]
-        for k, sl in enumerate(self.design.slices):
+        local = self._local[self.design.buckets.index(bucket)]
+        for k, sl in enumerate(self.design.slices):  # one bincount per term over (pattern, column) bins
             part = bracket[:, sl]
-            summed = np.stack(
-                [np.bincount(pattern, part[:, j], minlength=n_pat) for j in range(part.shape[1])], axis=1
+            g_fac[k] += np.bincount(local.bins[k].ravel(), part.ravel(), g_fac[k].size).reshape(
+                g_fac[k].shape
             )
-            g_fac[k] += summed
 
     def _accumulate_fixed(self, bucket: Bucket, y, t, h, mv, kappa, g_theta, g_beta) -> None:
         """∂ℓ/∂β and ∂ℓ/∂θ of one bucket (module docstring) added into ``g_beta`` and ``g_theta``."""
         n_thr = self.n_thresholds
+        local = self._local[self.design.buckets.index(bucket)]
         if g_beta.size:
-            g_beta += self.x[bucket.obs].T @ kappa
-        up = y < n_thr
+            g_beta += local.x.T @ kappa
+        up, low = local.up, local.low
         coef_up = t.d_up - 0.5 * (h * t.dw_up + mv * t.dg_up)
-        g_theta += np.bincount(y[up], coef_up[up], minlength=n_thr)
-        low = y > 0
+        g_theta += np.bincount(local.y_up, coef_up[up], minlength=n_thr)
         coef_low = t.d_low - 0.5 * (h * t.dw_low + mv * t.dg_low)
-        g_theta += np.bincount(y[low] - 1, coef_low[low], minlength=n_thr)
+        g_theta += np.bincount(local.y_low, coef_low[low], minlength=n_thr)
+
+
+class _BucketRows:
+    """What every evaluation reads of one bucket's observations, gathered once: their categories,
+    patterns and rows of X, the threshold each one's gradient terms go to, and the (pattern, column)
+    bins of each term's part of ∂ℓ/∂L."""
+
+    def __init__(self, problem: LaplaceProblem, bucket: Bucket) -> None:
+        obs, n_thr = bucket.obs, problem.n_thresholds
+        self.every_row = bool(obs.size == problem.y.size and np.array_equal(obs, np.arange(obs.size)))
+        self.y = problem.y[obs]
+        self.pattern = problem.pattern[obs]
+        self.x = problem.x[obs]
+        self.up, self.low = self.y < n_thr, self.y > 0
+        self.y_up, self.y_low = self.y[self.up], self.y[self.low] - 1
+        self.bins = [
+            self.pattern[:, None] * term.size + np.arange(term.size) for term in problem.design.terms
+        ]
 
 
 class _BucketSystem:

@@ -14,7 +14,7 @@ from the partial derivatives of log P in (a, c), with ∂/∂η = −(∂/∂a +
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, overload
 
 import numpy as np
@@ -161,13 +161,17 @@ def _density_terms(x: np.ndarray, link: str, order: int) -> DensityTerms:
 
 def _logit_terms(upper: np.ndarray, lower: np.ndarray, order: int):
     """:func:`interval_probability` and :func:`_density_terms` of both bounds for the logit link from
-    four ``expit`` calls (f = F(1 − F), f′ = f(1 − 2F), f″ = f(1 − 6F(1 − F)), each F and 1 − F
-    evaluated directly so that neither tail cancels)."""
+    F and 1 − F of each bound (f = F(1 − F), f′ = f(1 − 2F), f″ = f(1 − 6F(1 − F)), each evaluated
+    directly so that neither tail cancels). F is ``expit``'s own formula 1/(1 + e^(−x)) in numpy
+    calls: the same values, in half the time of the ufunc on a few thousand rows."""
     terms = []
-    for x in (upper, lower):
-        cdf_x, surv_x = special.expit(x), special.expit(-x)
-        f = cdf_x * surv_x
-        terms.append((cdf_x, surv_x, (f, f * (surv_x - cdf_x), f * (1.0 - 6.0 * f) if order > 2 else None)))
+    with np.errstate(over="ignore"):  # e^(±x) = ∞ gives F = 0 or 1 − F = 0, as expit does
+        for x in (upper, lower):
+            cdf_x, surv_x = 1.0 / (1.0 + np.exp(-x)), 1.0 / (1.0 + np.exp(x))
+            f = cdf_x * surv_x
+            terms.append(
+                (cdf_x, surv_x, (f, f * (surv_x - cdf_x), f * (1.0 - 6.0 * f) if order > 2 else None))
+            )
     (fu, su, upper_terms), (fl, sl, lower_terms) = terms
     prob = np.where(lower > 0, sl - su, fu - fl)
     return prob, upper_terms, lower_terms
@@ -200,6 +204,8 @@ class ObsTerms:
     dw_low: np.ndarray | None = None
     dg_up: np.ndarray | None = None
     dg_low: np.ndarray | None = None
+    # the intermediate values a second-order call computed, for :func:`third_order` to reuse
+    _known: tuple | None = field(default=None, repr=False, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -251,15 +257,38 @@ def obs_terms(theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, 
     g = -(la + lc)
     w = -(l_aa + 2.0 * l_ac + l_cc)
     if order < 3:
-        return ObsTerms(loglik, g, w)
-    l_aaa = fa2 / prob - 3.0 * ra * la + 2.0 * la**3
-    l_ccc = -fc2 / prob - 3.0 * rc * lc + 2.0 * lc**3
+        known = (prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac) if link == "logit" else None
+        return ObsTerms(loglik, g, w, _known=known)
+    return _with_third_order(ObsTerms(loglik, g, w), prob, fa2, fc2, la, lc, ra, rc, l_aa, l_cc, l_ac)
+
+
+def third_order(
+    theta_ext: np.ndarray, y: np.ndarray, eta: np.ndarray, link: str, terms: ObsTerms
+) -> ThirdOrderTerms:
+    """:func:`obs_terms` of ``order=3`` at the η where ``terms`` (of order 2) were computed: the numpy
+    logit path adds only the third-order terms to the values it kept (the same numbers as computing
+    them afresh, without the four ``expit`` calls and the second-order arithmetic again)."""
+    if isinstance(terms, ThirdOrderTerms):
+        return terms
+    if terms._known is None:
+        return obs_terms(theta_ext, y, eta, link, order=3)
+    prob, fa, fc, la, lc, ra, rc, l_aa, l_cc, l_ac = terms._known
+    return _with_third_order(
+        terms, prob, fa * (1.0 - 6.0 * fa), fc * (1.0 - 6.0 * fc), la, lc, ra, rc, l_aa, l_cc, l_ac
+    )
+
+
+def _with_third_order(terms: ObsTerms, prob, fa2, fc2, la, lc, ra, rc, l_aa, l_cc, l_ac) -> ThirdOrderTerms:
+    """``terms`` (ℓ, g, W) with the third-order terms (:class:`ObsTerms`) from the partial derivatives."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l_aaa = fa2 / prob - 3.0 * ra * la + 2.0 * la**3
+        l_ccc = -fc2 / prob - 3.0 * rc * lc + 2.0 * lc**3
     l_aac = -ra * lc + 2.0 * la * la * lc
     l_acc = -rc * la + 2.0 * la * lc * lc
     return ThirdOrderTerms(
-        loglik=loglik,
-        g=g,
-        w=w,
+        loglik=terms.loglik,
+        g=terms.g,
+        w=terms.w,
         d_up=la,
         d_low=lc,
         dw=l_aaa + 3.0 * l_aac + 3.0 * l_acc + l_ccc,

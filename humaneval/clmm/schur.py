@@ -43,9 +43,14 @@ class SchurFactor:
         k = a.shape[1]
         self.shape = (nb, k, n, q)
         self.b = b.reshape(nb, k, n * q)
-        if n:
+        if n and q == 1:  # scalar groups (random intercepts): LAPACK's 1×1 Cholesky and inverse
+            if not np.all(d > 0):
+                raise np.linalg.LinAlgError("Matrix is not positive definite")
+            chol_d, self.d_inv = np.sqrt(d), 1.0 / d
+        elif n:
             chol_d = np.linalg.cholesky(d)  # raises LinAlgError unless positive definite
             self.d_inv = np.linalg.inv(d)
+        if n:
             b_groups = self.b.reshape(nb, k, n, q).transpose(0, 2, 1, 3)  # (nb, n, k, q)
             g_groups = b_groups @ self.d_inv  # G_e = B_e D_e⁻¹
             self.g = g_groups.transpose(0, 2, 1, 3).reshape(nb, k, n * q)
