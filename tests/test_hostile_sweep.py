@@ -30,6 +30,15 @@ FILES = {
     "est_huge_se": "name,estimate,se\nA,1,1e308\nB,2,1e308\n",
     "est_two": "name,estimate\nA,1\nB,2\n",
     "cov_two_a": "A,A\n1,0.5\n0.5,1\n",
+    # compare-runs
+    "values": "system,value\nA,1\nB,2\nC,3\n",
+    "values_twice": "system,value\nA,1\nA,5\nB,2\nC,3\n",
+    "values_doc_twice": "system,document,value\nA,d1,1\nB,d1,2\nA,d2,1\nB,d2,3\nA,d1,4\n",
+    "values_huge": "system,value\nA,1e308\nB,2\nC,3\n",
+    "values_two_columns": "system,value,value\nA,1,9\nB,2,9\nC,3,9\n",
+    # any table read by read_table: a column named twice (the second one used to be ignored)
+    "ratings_two_scores": "annotator,document,system,score,score\na1,d1,A,1,5\na1,d1,B,2,5\n",
+    "ratings_spaced_twice": "annotator,document,system,score, system\na1,d1,A,1,B\na1,d1,B,2,A\n",
 }
 
 
@@ -56,6 +65,18 @@ SWEEP = [
     # 1e308 overflowed in the bootstrap ("warning: overflow encountered") and still printed sets
     (["ranks", "{est_huge}"], ["est_huge.csv: row 2, column 'estimate': '1e+308' is beyond ±1e+12"]),
     (["ranks", "{est_huge_se}"], ["est_huge_se.csv: row 2, column 'se'", "beyond ±1e+12"]),
+    # compare-runs: a second value of a system was averaged in; 1e308 printed "CV* mean inf" with numpy's
+    # overflow warnings; --scale-min nan gave CV* nan and 1e308 overflowed
+    (["compare-runs", "{values}", "{values_twice}"],
+     ["values_twice.csv: line 3: a second value for system 'A'", "one value per system"]),
+    (["compare-runs", "{values}", "{values_doc_twice}"], ["line 6: a second value for system 'A', document"]),
+    (["compare-runs", "{values}", "{values_huge}"], ["values_huge.csv: line 2: value 1e+308 is beyond"]),
+    (["compare-runs", "{values}", "{values}", "--scale-min", "nan"], ["--scale-min", "not nan"]),
+    (["compare-runs", "{values}", "{values}", "--scale-min", "-1e308"], ["--scale-min", "within ±1e+12"]),
+    (["compare-runs", "{values}", "{values_two_columns}"],
+     ["values_two_columns.csv: the header names column 'value' twice"]),
+    (["validate", "{ratings_two_scores}"], ["ratings_two_scores.csv: the header names column 'score' twice"]),
+    (["analyze", "{ratings_spaced_twice}"], ["the header names column 'system' twice"]),
 ]  # fmt: skip
 
 
@@ -71,3 +92,85 @@ def test_a_system_called_na_keeps_its_name(files):
     assert estimates.index.tolist() == ["NA", "B"] and se is not None and se.tolist() == [0.1, 0.2]
     with pytest.raises(RatingsError, match="the name is empty"):
         read_estimates(files["est_blank_name"])
+
+
+# ---------------------------------------------------------------- preregistration and HEDS files
+
+#: Edits of a valid prereg.json that the deviations used to meet with a TypeError or AttributeError
+#: after the whole analysis had run: (edit, fragment of the one line).
+PREREG_DAMAGE = {
+    "design-list": (lambda p: {**p, "design": [1]}, "design must be a JSON object, not list"),
+    "hypotheses-numbers": (lambda p: {**p, "hypotheses": [1, 2]}, "hypotheses must be a list of objects"),
+    "hypotheses-text": (lambda p: {**p, "hypotheses": "A-B"}, "hypotheses must be a list of objects"),
+    "options-list": (lambda p: {**p, "analysis": {"options": [1]}}, "analysis.options must be a JSON object"),
+    "policy-text": (
+        lambda p: {**p, "exclusions": {**p["exclusions"], "policy": "too_fast"}},
+        "exclusions.policy must be a list of QC flags",
+    ),
+    "rules-unknown": (
+        lambda p: {**p, "exclusions": {**p["exclusions"], "qc_rules": {"nosuch": 1}}},
+        "exclusions.qc_rules must be an object with keys among fast_fraction",
+    ),
+    "rules-text": (
+        lambda p: {**p, "exclusions": {**p["exclusions"], "qc_rules": {"fast_fraction": "x"}}},
+        "exclusions.qc_rules.fast_fraction must be a number, not 'x'",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def prereg(files) -> dict[str, Path]:
+    from tests.test_cli_hostile import ratings_text
+
+    root = files["root"]
+    made = run("design", "--documents", 6, "--systems", "A,B,C", "--docs-per-block", 3, "--out",
+               root / "pd.csv", "--prereg")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    (root / "ratings.csv").write_text(ratings_text())
+    return {"prereg": root / "pd.prereg.json", "ratings": root / "ratings.csv", "root": root}
+
+
+@pytest.mark.parametrize("damage", list(PREREG_DAMAGE))
+def test_a_misshapen_prereg_is_refused_before_the_analysis(prereg, damage):
+    import json
+
+    from humaneval.reproducibility.prereg import PreregError, read_prereg
+
+    edit, fragment = PREREG_DAMAGE[damage]
+    path = prereg["root"] / f"{damage}.json"
+    path.write_text(json.dumps(edit(json.loads(prereg["prereg"].read_text()))))
+    with pytest.raises(PreregError, match=fragment):
+        read_prereg(path)
+    out = prereg["root"] / "report"
+    assert_one_line_error(
+        run("report", prereg["ratings"], "--prereg", path, "--out", out), path.name, fragment
+    )
+    assert not out.exists()
+
+
+def test_a_bad_exclude_policy_is_refused_before_the_analysis(prereg):
+    """Both used to be found only after the analysis: minutes of work, then exit 2."""
+    base = ["report", prereg["ratings"], "--out", prereg["root"] / "report"]
+    assert_one_line_error(
+        run(*base, "--prereg", prereg["prereg"], "--exclude-policy", "nosuch"),
+        "exclusion policy (--exclude-policy): nosuch is not a QC flag",
+    )
+    assert_one_line_error(run(*base, "--exclude-policy", "too_fast"), "give --prereg too")
+
+
+def test_json_files_saved_with_a_byte_order_mark_are_read(prereg, tmp_path):
+    """Windows editors save UTF-8 with a BOM; json.loads refused it ("Unexpected UTF-8 BOM")."""
+    from humaneval.reproducibility.heds import heds_from_design, read_heds
+    from humaneval.reproducibility.prereg import read_prereg
+
+    text = prereg["prereg"].read_bytes()
+    (tmp_path / "p.json").write_bytes(b"\xef\xbb\xbf" + text)
+    assert read_prereg(tmp_path / "p.json") == read_prereg(prereg["prereg"])
+    from humaneval.design.load import load_design
+
+    sheet = heds_from_design(load_design(prereg["root"] / "pd.csv"))
+    sheet.write(tmp_path / "h.json")
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "h.json").read_bytes())
+    assert read_heds(tmp_path / "bom.json").answers == read_heds(tmp_path / "h.json").answers
+    result = run("heds", tmp_path / "bom.json")
+    assert result.exit_code == 0 and "fields filled" in result.output
