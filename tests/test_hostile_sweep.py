@@ -174,3 +174,29 @@ def test_json_files_saved_with_a_byte_order_mark_are_read(prereg, tmp_path):
     assert read_heds(tmp_path / "bom.json").answers == read_heds(tmp_path / "h.json").answers
     result = run("heds", tmp_path / "bom.json")
     assert result.exit_code == 0 and "fields filled" in result.output
+
+
+# ---------------------------------------------------------------- span tables
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "fragment"),
+    [
+        ("score", 200, "score 200 lies outside 0–100"),
+        ("score", 1e308, "score 1e+308 lies outside 0–100"),
+        ("score", -1, "score -1 lies outside 0–100"),
+        ("seconds", -5, "seconds -5 is negative"),
+    ],
+)
+def test_span_scores_and_times_out_of_range_are_refused_at_the_line(tmp_path, column, value, fragment):
+    """validate called these tables valid and reliability computed on them (score_alpha became a note and
+    numpy's "All-NaN slice encountered" a second line)."""
+    from humaneval.spans.simulate import simulate_spans
+
+    spans, texts = simulate_spans({"A": 0.5, "B": 2.5}, n_documents=4, n_annotators=2, seed=3)
+    texts.to_csv(tmp_path / "texts.csv", index=False)
+    spans.assign(**{column: [value] + [50] * (len(spans) - 1)}).to_csv(tmp_path / "s.csv", index=False)
+    for command in ("validate", "reliability"):
+        assert_one_line_error(
+            run(command, tmp_path / "s.csv", "--texts", tmp_path / "texts.csv"), "s.csv: line 2:", fragment
+        )
