@@ -200,3 +200,41 @@ def test_span_scores_and_times_out_of_range_are_refused_at_the_line(tmp_path, co
         assert_one_line_error(
             run(command, tmp_path / "s.csv", "--texts", tmp_path / "texts.csv"), "s.csv: line 2:", fragment
         )
+
+
+# ---------------------------------------------------------------- budget and judge files
+
+
+@pytest.mark.parametrize(
+    ("judge_sd", "fragment"),
+    [
+        ("1e308", "--judge-sd 1e+308 is out of range"),  # was an OverflowError traceback
+        ("1e-300", "--judge-sd 1e-300 is out of range"),
+        ("1e20", "the two SDs must lie within a factor of 10^6"),  # was "mean width 0.0000, coverage 1.000"
+        ("1e-8", "the two SDs must lie within a factor of 10^6"),
+    ],
+)
+def test_budget_judge_sd_out_of_range(judge_sd, fragment):
+    args = ["--judge-correlation", "0.5", "--sd", "1", "--judge-sd", judge_sd, "--target-width", "0.3"]
+    assert_one_line_error(run("budget", *args), fragment)
+
+
+def test_budget_judge_sd_in_range_still_plans():
+    from humaneval.ppi.budget import ppi_budget
+
+    plan = ppi_budget(
+        correlation=0.5, sd=1.0, judge_sd=1e5, target_width=0.3, human_cost=1.0, judge_cost=0.01
+    )
+    assert 0.28 < plan.simulated_width <= 0.31 and 0.93 < plan.simulated_coverage < 0.97
+
+
+def test_a_judge_uncertainty_that_is_not_a_number_is_refused(tmp_path):
+    """It was read as missing without a word."""
+    from humaneval.core.judge_scores import read_judge_scores
+
+    path = tmp_path / "judge.csv"
+    path.write_text("document,system,score,uncertainty\nd1,A,3,0.2\nd1,B,4,high\n")
+    with pytest.raises(RatingsError, match="uncertainty 'high' at row 1 is not a number"):
+        read_judge_scores(path)
+    path.write_text("document,system,score,uncertainty\nd1,A,3,0.2\nd1,B,4,\n")
+    assert read_judge_scores(path)["uncertainty"].tolist()[0] == 0.2
