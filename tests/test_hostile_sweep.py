@@ -238,3 +238,27 @@ def test_a_judge_uncertainty_that_is_not_a_number_is_refused(tmp_path):
         read_judge_scores(path)
     path.write_text("document,system,score,uncertainty\nd1,A,3,0.2\nd1,B,4,\n")
     assert read_judge_scores(path)["uncertainty"].tolist()[0] == 0.2
+
+
+# ---------------------------------------------------------------- NaN passes click.FloatRange
+
+
+def test_nan_options_are_refused(files, tmp_path):
+    """click.FloatRange lets nan through its comparisons: ppi --confidence-level nan was numpy's
+    "Quantiles must be in the range [0, 1]" traceback, report --epsilon nan wrote a report."""
+    from humaneval.ppi.simulate import judged_study
+    from tests.test_cli_hostile import ratings_text
+
+    human, judge = judged_study(n_documents=10, n_systems=2, human_share=0.5, seed=1)
+    human.to_csv(tmp_path / "h.csv", index=False)
+    judge.to_csv(tmp_path / "j.csv", index=False)
+    (tmp_path / "r.csv").write_text(ratings_text())
+    cases = [
+        (["ppi", tmp_path / "h.csv", "--judge-file", tmp_path / "j.csv", "--confidence-level", "nan"],
+         "'--confidence-level'"),
+        (["report", tmp_path / "r.csv", "--out", tmp_path / "rep", "--epsilon", "nan"], "'--epsilon'"),
+        (["compare-runs", files["values"], files["values"], "--alpha", "nan"], "'--alpha'"),
+    ]  # fmt: skip
+    for args, option in cases:
+        assert_one_line_error(run(*args), option, "'nan' is not a finite number")
+    assert not (tmp_path / "rep").exists()

@@ -155,7 +155,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--epsilon",
-    type=click.FloatRange(0, 1, max_open=True),
+    type=FiniteRange(0, 1, max_open=True),
     default=None,
     help="The alt-test's cost–benefit allowance ε (default: from --profile).",
 )
