@@ -262,3 +262,19 @@ def test_nan_options_are_refused(files, tmp_path):
     for args, option in cases:
         assert_one_line_error(run(*args), option, "'nan' is not a finite number")
     assert not (tmp_path / "rep").exists()
+
+
+def test_a_summary_scored_twice_counts_once_in_the_documents_judge_mean():
+    """A repeated (document, system) row weighed twice in the document's mean that the stratified and
+    active draws order documents by."""
+    import pandas as pd
+
+    from humaneval.design.judged import choose_documents
+
+    judge = pd.DataFrame(
+        {"document": ["d1", "d1", "d1", "d2", "d2"], "system": ["A", "B", "B", "A", "B"],
+         "score": [1.0, 3.0, 5.0, 2.0, 2.0]}
+    )  # fmt: skip
+    picks = choose_documents(judge, 1, strategy="random", seed=1).set_index("document")
+    assert picks.loc["d1", "judge_mean"] == (1.0 + (3.0 + 5.0) / 2) / 2  # not (1 + 3 + 5) / 3
+    assert picks.loc["d2", "judge_mean"] == 2.0
