@@ -1321,21 +1321,20 @@ def test_validate_reads_a_file_of_100000_columns_in_seconds(tmp_path):
 
 
 def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
-    """Short rows padded, blank lines skipped, repeated names made unique (the same frame as pandas reads),
-    a long row refused with its line."""
+    """Short rows padded, blank lines skipped (the same frame as pandas reads), a long row refused with its
+    line, a name repeated in the header refused (pandas would read the second as 'x6.1')."""
     from humaneval.io.tables import read_table_lines
 
     def damage(lines):
         lines[3] = lines[3].rsplit(",", 2)[0]  # two fields short
         lines.insert(5, "")
-        lines[0] = lines[0].replace("x7,", "x6,")
 
     path = _wide(tmp_path, 2_000, 6, damage)
     frame, lines = read_table_lines(path)
     by_pandas = pd.read_csv(path, dtype=str, keep_default_na=False).replace("", pd.NA)
     pd.testing.assert_frame_equal(frame, by_pandas.astype(object), check_dtype=False)
     assert frame.shape == (6, 2_000) and lines.tolist() == [2, 3, 4, 5, 7, 8]
-    assert list(frame.columns[4:12]) == ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x6.1"]
+    assert list(frame.columns[4:12]) == ["x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"]
     assert frame.iloc[2, -2:].isna().all() and frame.iloc[1, -1] == "1"
     assert frame["score"].tolist() == ["1", "2", "3", "4", "5", "1"]
     from humaneval import load_ratings
@@ -1345,6 +1344,9 @@ def test_a_wide_file_is_read_as_pandas_reads_a_narrow_one(tmp_path):
     too_long = _wide(tmp_path, 2_000, 6, lambda lines: lines.__setitem__(4, lines[4] + ",extra"))
     with pytest.raises(RatingsError, match="cannot parse as comma-separated: line 5 has 2001 fields but"):
         read_table_lines(too_long)
+    twice = _wide(tmp_path, 2_000, 6, lambda lines: lines.__setitem__(0, lines[0].replace("x7,", "x6,")))
+    with pytest.raises(RatingsError, match="the header names column 'x6' twice"):
+        read_table_lines(twice)
 
 
 @pytest.mark.timeout(120)

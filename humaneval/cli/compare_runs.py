@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from humaneval.cli._checks import NONNEG
+from humaneval.cli._checks import NONNEG, FiniteRange
 from humaneval.cli._common import InputFile, emit, json_option
 
 
@@ -20,7 +20,7 @@ from humaneval.cli._common import InputFile, emit, json_option
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="Level at which swap_p flags a pair of systems.",

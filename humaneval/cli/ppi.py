@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from humaneval.cli._checks import NONNEG, RESAMPLES
+from humaneval.cli._checks import NONNEG, RESAMPLES, FiniteRange
 from humaneval.cli._common import (
     InputFile,
     emit,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--confidence-level",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteRange(0, 1, min_open=True, max_open=True),
     default=0.95,
     show_default=True,
 )

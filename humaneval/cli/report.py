@@ -155,7 +155,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--epsilon",
-    type=click.FloatRange(0, 1, max_open=True),
+    type=FiniteRange(0, 1, max_open=True),
     default=None,
     help="The alt-test's cost–benefit allowance ε (default: from --profile).",
 )
@@ -209,6 +209,15 @@ def command(
         from humaneval.core.judge_scores import read_judge_scores
 
         scores = read_judge_scores(judge_file, columns=judge_columns)
+    planned, policy = None, None
+    if prereg is not None:  # read and checked before the analysis, which takes minutes
+        from humaneval.reproducibility.prereg import check_policy, read_prereg
+
+        planned = read_prereg(prereg)
+        if exclude_policy is not None:
+            policy = check_policy([f.strip() for f in exclude_policy.split(",") if f.strip()])
+    elif exclude_policy is not None:
+        raise OptionError("--exclude-policy is compared with a preregistration: give --prereg too")
     progress = None if as_json else (lambda msg: click.echo(msg, err=True))
     report = build_report(
         table,
@@ -221,17 +230,11 @@ def command(
         progress=progress,
         judge_scores=scores,
     )
-    if prereg is not None:
-        from humaneval.reproducibility.prereg import deviations, read_prereg, with_deviations
+    if planned is not None:
+        from humaneval.reproducibility.prereg import deviations, with_deviations
 
-        policy = (
-            None if exclude_policy is None else [f.strip() for f in exclude_policy.split(",") if f.strip()]
-        )
-        loaded = _design(design)
-        found = deviations(read_prereg(prereg), report, design=loaded, exclusion_policy=policy)
+        found = deviations(planned, report, design=_design(design), exclusion_policy=policy)
         report = with_deviations(report, found)
-    elif exclude_policy is not None:
-        raise OptionError("--exclude-policy is compared with a preregistration: give --prereg too")
     files = write_report(report, Path(out))
     if heds:
         from humaneval.reproducibility.heds import heds_from_report

@@ -232,7 +232,14 @@ def _from_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
             f"{frame['score'].iloc[word]!r} at row {word}); use one type"
         )
     if "uncertainty" in frame:
-        frame["uncertainty"] = pd.to_numeric(frame["uncertainty"], errors="coerce")
+        given = frame["uncertainty"]
+        frame["uncertainty"] = pd.to_numeric(given, errors="coerce")
+        bad = np.flatnonzero((frame["uncertainty"].isna() & given.notna()).to_numpy())
+        if len(bad):  # it would be dropped as missing without a word
+            raise RatingsError(
+                f"{where}uncertainty {given.iloc[bad[0]]!r} at row {int(bad[0])} is not a number; leave "
+                "it empty where the judge gave none"
+            )
     if has_summary:
         item = frame["document"] + "|" + frame["system"]
         if "opponent" in frame:

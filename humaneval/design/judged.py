@@ -89,7 +89,9 @@ def choose_documents(
     judge = judge.astype({"document": str})
     names = judge["judge"].astype(str) if "judge" in judge else pd.Series("judge", index=judge.index)
     first = judge[names == names.iloc[0]]
-    pool = first.groupby("document", sort=True)["score"].mean().rename("judge_mean").reset_index()
+    # a summary the judge scored several times counts once, with its samples' mean (as the judge analyses)
+    per_summary = first.groupby(["document", "system"], sort=True)["score"].mean()
+    pool = per_summary.groupby(level="document").mean().rename("judge_mean").reset_index()
     total = len(pool)
     if not 0 < n_documents <= total:
         raise DesignError(

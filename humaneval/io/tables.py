@@ -188,6 +188,7 @@ def _read_delimited(
             "delimiter, and quote fields that contain it"
         ) from None
     header = _head(text, 1)[0]
+    _check_header(header, delimiter, path)
     if frame.shape[1] == 1:
         others = [d for d in _DELIMITERS if d != delimiter and d in header]
         if others:
@@ -198,6 +199,19 @@ def _read_delimited(
             )
     frame = _coded(frame) if coded and not wide else _stripped(frame)
     return frame, np.asarray(_data_lines(text, len(frame)), dtype=np.int64)
+
+
+def _check_header(header: str, delimiter: str, path: Path) -> None:
+    """Refuse a header that names a column twice: pandas renames the second ``x.1`` (or, told apart only
+    by spaces, both become ``x`` once stripped), so one of them would be read without a word."""
+    names = next(csv.reader([header], delimiter=delimiter, skipinitialspace=True), [])
+    seen: set[str] = set()
+    for name in (n.strip() for n in names):
+        if name and name in seen:
+            raise RatingsError(
+                f"{path}: the header names column {name!r} twice; rename or remove one of them"
+            )
+        seen.add(name)
 
 
 def text_codes(column: pd.Series, *, empty_missing: bool = False, text: bool = False) -> pd.Series:

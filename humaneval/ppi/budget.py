@@ -188,7 +188,12 @@ def ppi_budget(
     if not (math.isfinite(sd_f) and sd_f > 0):
         raise OptionError(f"judge SD {judge_sd}: give a positive number")
     z = stats.norm.ppf(0.5 + confidence_level / 2)
-    check_magnitudes({"--sd": sd, "--target-width": target_width, "--effect": effect})
+    check_magnitudes({"--sd": sd, "--judge-sd": judge_sd, "--target-width": target_width, "--effect": effect})
+    if not 1e-6 <= sd_f / sd <= 1e6:  # the simulation's covariance is then singular: width 0, coverage 1
+        raise OptionError(
+            f"--judge-sd {sd_f:g} is {sd_f / sd:.3g} times --sd {sd:g}; the two SDs must lie within a "
+            "factor of 10^6 of each other: rescale the judge's scores"
+        )
     if target_width is not None:
         if not target_width > 0:
             raise OptionError(f"target width {target_width}: give a positive number")

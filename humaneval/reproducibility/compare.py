@@ -27,6 +27,8 @@ from humaneval.reproducibility.qra import cv_star
 _EXACT_LIMIT = 40320
 #: Every pair of systems is tested: beyond this many systems the pairs are too many to test.
 MAX_SYSTEMS = 200
+#: Values (and ``scale_min``) beyond this size are refused: their squares overflow in CV*.
+MAX_ABS_VALUE = 1e12
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,12 @@ def run_values(source: Ratings | pd.DataFrame | str | Path, *, scale_min: float 
         if values.isna().any() or not np.isfinite(values).all():
             row = int(np.flatnonzero(values.isna() | ~np.isfinite(values.fillna(0)))[0]) + 2
             raise RatingsError(f"{name}: line {row}: column value must be a finite number")
+        if (values.abs() > MAX_ABS_VALUE).any():
+            row = int(np.flatnonzero(values.abs() > MAX_ABS_VALUE)[0])
+            raise RatingsError(
+                f"{name}: line {row + 2}: value {values.iloc[row]:g} is beyond ±{MAX_ABS_VALUE:g}; rescale "
+                "the values"
+            )
         cells = pd.DataFrame(
             {
                 "criterion": source["criterion"].astype(str) if "criterion" in source else "",
@@ -124,6 +132,15 @@ def run_values(source: Ratings | pd.DataFrame | str | Path, *, scale_min: float 
                 "value": values.astype(float),
             }
         )
+        twice = np.flatnonzero(cells.duplicated(["criterion", "system", "document"]))
+        if len(twice):  # a second value would be averaged in without a word
+            where = cells.iloc[int(twice[0])]
+            raise RatingsError(
+                f"{name}: line {int(twice[0]) + 2}: a second value for system {where['system']!r}"
+                + (f", document {where['document']!r}" if where["document"] else "")
+                + (f", criterion {where['criterion']!r}" if where["criterion"] else "")
+                + "; give one value per system (and document and criterion)"
+            )
         low = 0.0 if scale_min is None else scale_min
     else:
         ratings = source if isinstance(source, Ratings) else load_ratings(source)
@@ -195,6 +212,10 @@ def compare_runs(
     """
     if not 0 < alpha < 1:
         raise RatingsError(f"alpha must lie in (0, 1), got {alpha}")
+    if scale_min is not None and not abs(scale_min) <= MAX_ABS_VALUE:
+        raise RatingsError(
+            f"scale_min (--scale-min) must be a number within ±{MAX_ABS_VALUE:g}, not {scale_min}"
+        )
     first, second = run_values(original, scale_min=scale_min), run_values(repeat, scale_min=scale_min)
     low = min(first.scale_min, second.scale_min) if scale_min is None else scale_min
     rng = np.random.default_rng(seed)

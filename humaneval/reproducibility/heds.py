@@ -150,7 +150,7 @@ def read_heds(path: str | Path) -> HEDS:
     """
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from Windows editors
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HEDSError(
             f"{path}: not a readable JSON file ({exc}); give the file the HEDS form downloads"

@@ -82,9 +82,7 @@ def make_prereg(
 
     if not 0 < alpha < 1:
         raise PreregError(f"alpha must lie in (0, 1), got {alpha}")
-    unknown = [f for f in exclusion_policy if f not in FLAGS]
-    if unknown:
-        raise PreregError(f"exclusion policy: {unknown[0]} is not a QC flag; use one of {', '.join(FLAGS)}")
+    check_policy(exclusion_policy)
     settings = settings or ReportSettings()
     rules = qc_rules or QCRules()
     criteria = [c.name for c in design.criteria] or [design.spec.get("dimension") or ""]
@@ -124,7 +122,7 @@ def read_prereg(path: str | Path) -> dict[str, Any]:
     """Read ``prereg.json``; raises :class:`PreregError` when it is not one."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from Windows editors
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PreregError(f"{path}: not a readable preregistration ({exc})") from None
     needed = ("prereg_version", "design", "hypotheses", "analysis", "alpha", "exclusions", "sha256")
@@ -133,7 +131,49 @@ def read_prereg(path: str | Path) -> dict[str, Any]:
         raise PreregError(
             f"{path}: not a prereg.json written by 'humaneval design --prereg' (no {missing[0]})"
         )
+    wrong = _misshapen(raw)
+    if wrong:
+        raise PreregError(f"{path}: {wrong}; write the file again with 'humaneval design --prereg'")
     return raw
+
+
+def _misshapen(raw: Mapping[str, Any]) -> str | None:
+    """What of a preregistration's content :func:`deviations` cannot read, or None."""
+    for key in ("design", "analysis", "exclusions"):
+        if not isinstance(raw[key], dict):
+            return f"{key} must be a JSON object, not {type(raw[key]).__name__}"
+    if not isinstance(raw["analysis"].get("options", {}), dict):
+        return "analysis.options must be a JSON object"
+    hypotheses = raw["hypotheses"]
+    if not isinstance(hypotheses, list) or not all(
+        isinstance(h, dict)
+        and all(isinstance(h.get(k), str) for k in ("system_a", "system_b"))
+        and isinstance(h.get("criterion"), str | None)
+        for h in hypotheses
+    ):
+        return "hypotheses must be a list of objects with criterion, system_a and system_b"
+    policy = raw["exclusions"].get("policy", [])
+    if not isinstance(policy, list) or not all(isinstance(f, str) for f in policy):
+        return "exclusions.policy must be a list of QC flags"
+    rules = raw["exclusions"].get("qc_rules", {})
+    known = QCRules.__dataclass_fields__
+    if not isinstance(rules, dict) or not set(rules) <= set(known):
+        return f"exclusions.qc_rules must be an object with keys among {', '.join(known)}"
+    for name, value in rules.items():
+        if not (value is None or (isinstance(value, int | float) and not isinstance(value, bool))):
+            return f"exclusions.qc_rules.{name} must be a number, not {value!r}"
+    return None
+
+
+def check_policy(policy: Sequence[str]) -> list[str]:
+    """``policy`` if each of its names is a QC flag; else :class:`PreregError`."""
+    unknown = [f for f in policy if f not in FLAGS]
+    if unknown:
+        raise PreregError(
+            f"exclusion policy (--exclude-policy): {unknown[0]} is not a QC flag; use one of "
+            + ", ".join(FLAGS)
+        )
+    return list(policy)
 
 
 def deviations(
@@ -162,9 +202,7 @@ def deviations(
     list of str
         Empty when the study followed its preregistration.
     """
-    unknown = [f for f in exclusion_policy or () if f not in FLAGS]
-    if unknown:
-        raise PreregError(f"exclusion policy: {unknown[0]} is not a QC flag; use one of {', '.join(FLAGS)}")
+    check_policy(exclusion_policy or ())
     out: list[str] = []
     content = {k: v for k, v in prereg.items() if k != "sha256"}
     if _sha256(content) != prereg.get("sha256"):

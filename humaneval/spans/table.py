@@ -231,9 +231,16 @@ def load_spans(
         data[col] = data[col].map(lambda v: None if pd.isna(v) or str(v).strip() == "" else str(v).strip())
     data["start"] = check.integers(data["start"], "start")
     data["end"] = check.integers(data["end"], "end")
-    for col in ("seconds", "score"):
+    bounds = {
+        "seconds": (0, np.inf, "is negative; seconds count the time spent"),
+        "score": (0, 100, "lies outside 0–100; the score column holds the annotators' ESA scores"),
+    }
+    for col, (low, high, fix) in bounds.items():
         if col in data:
             data[col] = check.numbers(data[col], col)
+            out = (data[col] < low) | (data[col] > high)
+            if out.any():  # an ESA score of 200 or a negative time would be analysed as given
+                raise check.fail(f"{check.where(out)}: {col} {data[col][out].iat[0]:g} {fix}")
     marked = data["start"].notna() | data["end"].notna() | data["severity"].notna() | data["category"].notna()
     partial = marked & (data["start"].isna() | data["end"].isna() | data["category"].isna())
     if partial.any():
