@@ -12,8 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
+from scipy import stats
 from scipy.special import expit
 
+from humaneval.cli import main
 from humaneval.clmm import fit_spec
 from humaneval.clmm.emmeans import emm_contrasts, emmeans
 from humaneval.clmm.formula import clmm_spec
@@ -88,3 +91,23 @@ def test_a_random_log_scale_leaves_the_emms_at_the_median_annotator():
     beta = dict(zip(fit.beta_names, fit.beta, strict=True))
     assert latent["warm"] - latent["cold"] == pytest.approx(beta["tempwarm"], abs=1e-10)
     assert latent["cold"] == pytest.approx(0.5 * beta["contactyes"] - np.mean(fit.thresholds), abs=1e-10)
+
+
+def test_analyze_reports_rs_lr_test_of_scale_use_in_json_and_text(tmp_path):
+    """`analyze --scale-effects "~ judge" --emmeans temp`: the LR test is R's two clm fits, the EMMs emmeans'."""
+    path = tmp_path / "wine.csv"
+    wine().to_csv(path, index=False)
+    args = ["analyze", str(path), "--formula", "rating ~ temp + contact", "--scale-effects", "~ judge",
+            "--emmeans", "temp"]  # fmt: skip
+    out = CliRunner().invoke(main, [*args, "--json"])
+    assert out.exit_code == 0, out.output
+    [part] = json.loads(out.stdout)["criteria"]
+    statistic = 2.0 * (REFERENCE["loglik"] - REFERENCE["loglik_no_scale"])
+    test = part["scale_test"]
+    assert test["statistic"] == pytest.approx(statistic, abs=1e-5) and test["df"] == 8
+    assert test["p"] == pytest.approx(stats.chi2.sf(statistic, 8), rel=1e-4) and not test["boundary"]
+    assert test["loglik_null"] == pytest.approx(REFERENCE["loglik_no_scale"], abs=1e-6)
+    mean_class = {r["temp"]: r["emmean"] for r in part["emmeans"] if r["mode"] == "mean.class"}
+    assert [mean_class["cold"], mean_class["warm"]] == pytest.approx(REFERENCE["mean_class"]["emmean"], abs=1e-5)
+    text = CliRunner().invoke(main, args).output
+    assert f"does scale use differ between annotators? LR χ²(8) = {statistic:.3f}, p = 0.2" in text

@@ -1,6 +1,7 @@
 # Reference EMMs under a CLM with scale effects for tests/test_clmm_scale_emmeans.py (issue 43):
 # emmeans on ordinal::clm(rating ~ temp + contact, scale = ~judge) (the wine data, Randall 1989, as bundled
-# with ordinal) in the latent, mean.class and prob modes, and pairs() of the latent EMMs. Seconds to run.
+# with ordinal) in the latent, mean.class and prob modes, pairs() of the latent EMMs, and the logLik without
+# the scale term (for the LR test of scale use). Seconds to run.
 # Run from the repository root:
 #   Rscript tests/r/scale_emmeans.R
 # Writes tests/data/scale_emmeans_reference.json.
@@ -27,6 +28,7 @@ pairs_latent <- as.data.frame(pairs(emmeans(m, ~temp, mode = "latent")))
 out <- list(
   model = "clm(rating ~ temp + contact, scale = ~judge, data = wine)",
   loglik = as.numeric(logLik(m)),
+  loglik_no_scale = as.numeric(logLik(clm(rating ~ temp + contact, data = wine))),
   latent = frame(emmeans(m, ~temp, mode = "latent"), "emmean"),
   mean_class = frame(emmeans(m, ~temp, mode = "mean.class"), "mean.class"),
   prob = list(temp = as.character(pr$temp), rating = as.character(pr$rating), prob = pr$prob, se = pr$SE),
