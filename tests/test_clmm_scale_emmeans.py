@@ -94,7 +94,7 @@ def test_a_random_log_scale_leaves_the_emms_at_the_median_annotator():
 
 
 def test_analyze_reports_rs_lr_test_of_scale_use_in_json_and_text(tmp_path):
-    """`analyze --scale-effects "~ judge" --emmeans temp`: the LR test is R's two clm fits, the EMMs emmeans'."""
+    """`analyze --scale-effects "~ judge" --emmeans temp`: the LR test from R's two clm fits, emmeans' EMMs."""
     path = tmp_path / "wine.csv"
     wine().to_csv(path, index=False)
     args = ["analyze", str(path), "--formula", "rating ~ temp + contact", "--scale-effects", "~ judge",
@@ -108,6 +108,7 @@ def test_analyze_reports_rs_lr_test_of_scale_use_in_json_and_text(tmp_path):
     assert test["p"] == pytest.approx(stats.chi2.sf(statistic, 8), rel=1e-4) and not test["boundary"]
     assert test["loglik_null"] == pytest.approx(REFERENCE["loglik_no_scale"], abs=1e-6)
     mean_class = {r["temp"]: r["emmean"] for r in part["emmeans"] if r["mode"] == "mean.class"}
-    assert [mean_class["cold"], mean_class["warm"]] == pytest.approx(REFERENCE["mean_class"]["emmean"], abs=1e-5)
+    ref = REFERENCE["mean_class"]["emmean"]
+    assert [mean_class["cold"], mean_class["warm"]] == pytest.approx(ref, abs=1e-5)
     text = CliRunner().invoke(main, args).output
     assert f"does scale use differ between annotators? LR χ²(8) = {statistic:.3f}, p = 0.2" in text
