@@ -94,7 +94,7 @@ def test_a_random_log_scale_leaves_the_emms_at_the_median_annotator():
 
 
 def test_analyze_reports_rs_lr_test_of_scale_use_in_json_and_text(tmp_path):
-    """`analyze --scale-effects "~ judge" --emmeans temp`: the LR test from R's two clm fits, emmeans' EMMs."""
+    """`analyze --scale-effects "~ judge"`: the LR test from R's two clm fits, emmeans' EMMs."""
     path = tmp_path / "wine.csv"
     wine().to_csv(path, index=False)
     args = ["analyze", str(path), "--formula", "rating ~ temp + contact", "--scale-effects", "~ judge",
