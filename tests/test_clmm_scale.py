@@ -24,7 +24,7 @@ from humaneval.clmm.scale import _Model, fit_scale, scale_lr_test
 from humaneval.clmm.scale_laplace import ScaleLaplace, Slot, local_terms
 from humaneval.errors import ModelSpecError, OptionError
 from humaneval.io.datasets import wine
-from humaneval.simulate.scale import ScaleDesign, scale_heterogeneity, simulate_scale_study
+from humaneval.simulate.scale import ScaleDesign, simulate_scale_study
 from tests.conftest import shared_file
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "scale_reference.json").read_text())
@@ -251,16 +251,6 @@ def test_without_scale_heterogeneity_the_random_log_scale_is_small_and_not_signi
     # and the location part then equals the standard CLMM's
     standard = fit_spec(clmm_spec("score ~ system + (1 | annotator) + (1 | document)", table))
     assert fit.loglik >= standard.loglik - 1e-4
-
-
-def test_recovery_and_calibration_in_a_few_replicates():
-    """The full 200 replicates: simulations/scale_recovery.py (output/scale_recovery.md)."""
-    design = ScaleDesign(n_annotators=20, docs_per_annotator=5)
-    result = scale_heterogeneity(design, n_replicates=2, seed=11)
-    assert len(result.replicates) == 2
-    summary = result.rates()
-    assert set(summary) >= {"standard_coverage", "scale_coverage", "scale_sd_coverage"}
-    assert (result.replicates["scale_sd"] > 0).all()
 
 
 @pytest.mark.parametrize(
