@@ -65,7 +65,7 @@ def scale_design(fit: FitResult, grid: pd.DataFrame) -> np.ndarray:
 
     spec = fit.spec
     assert spec is not None and spec.scale is not None and spec.scale.fixed_spec is not None
-    mm = spec.scale.fixed_spec.get_model_matrix(encode_factors(grid, spec.factors))  # type: ignore[attr-defined]
+    mm = spec.scale.fixed_spec.get_model_matrix(encode_factors(grid, spec.factors))
     names = [r_name(c, spec.factors) for c in mm.columns]
     values = np.asarray(mm, dtype=float)
     return np.column_stack([values[:, names.index(n)] for n in spec.scale.names])
