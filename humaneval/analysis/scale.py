@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from humaneval.clmm.fit import fit_spec
 from humaneval.clmm.formula import clmm_spec
@@ -66,7 +67,8 @@ class ScaleUse:
     ``groups`` per annotator: location ``shift`` and ``log_spread`` (conditional modes) with their
     conditional SDs; ``sd``/``sd_se`` the SD of the log-spreads; ``test`` the LR test of scale use;
     ``max_change`` the largest change of a system coefficient when scale use is modelled, in standard
-    errors of the model without it (both with random annotator and document intercepts).
+    errors of the model without it (both with random annotator and document intercepts), ``term`` that
+    coefficient; ``flipped`` the coefficients significant at 5 % (two-sided z) in one model but not the other.
     """
 
     groups: pd.DataFrame
@@ -75,17 +77,27 @@ class ScaleUse:
     test: ScaleTest
     max_change: float
     term: str
+    flipped: tuple[str, ...] = ()
 
     def sentence(self) -> str:
         """One sentence for the report: does scale use differ, and does it move the comparison?"""
         spread = np.exp(self.groups["log_spread"])
         differs = "differs" if self.test.p < 0.05 else "does not differ detectably"
-        matters = "changes no system coefficient by more than" if self.max_change < 1 else "moves"
+        change = f"{self.max_change:.2f}"
+        moves = (
+            f"changes no system coefficient by more than {change} standard errors"
+            if float(change) < 1
+            else f"moves {self.term} by {change} standard errors"
+        )
+        verdict = (
+            f"and the significance at 5 % of {', '.join(self.flipped)} changes"
+            if self.flipped
+            else "and none changes its significance at 5 %"
+        )
         return (
             f"Scale use {differs} between annotators (log-spread SD {self.sd:.2f}, spreads "
             f"{spread.min():.2f}–{spread.max():.2f}× the median annotator's; LR test {p_is(self.test.p)}); "
-            f"modelling it {matters} {self.max_change:.2f} standard errors"
-            + (f" ({self.term})." if self.max_change >= 1 else ".")
+            f"modelling it {moves}, {verdict}."
         )
 
 
@@ -108,6 +120,8 @@ def scale_use(table: pd.DataFrame, response: str = "score", link: str = "logit")
     change = np.abs(scaled.beta - null.beta) / null.se
     assert scaled.scale is not None and scaled.scale.groups is not None
     k = int(np.argmax(change))
+    significant = [np.abs(f.beta / f.se) > stats.norm.isf(0.025) for f in (scaled, null)]
+    flipped = tuple(n for n, a, b in zip(scaled.beta_names, *significant, strict=True) if a != b)
     return ScaleUse(
         groups=scaled.scale.groups,
         sd=float(scaled.scale.sd or 0.0),
@@ -115,4 +129,5 @@ def scale_use(table: pd.DataFrame, response: str = "score", link: str = "logit")
         test=test,
         max_change=float(change[k]),
         term=scaled.beta_names[k],
+        flipped=flipped,
     )

@@ -12,6 +12,7 @@ support of emmeans), from the fixed effects alone (random effects at 0):
 - ``expected``: the expected score Σ_k v_k·P(Y = k) over the response values v_k the model knows (the
   observed scores), averaged over the grid: ``mean.class`` mapped back to the scale of the ratings.
 - ``prob``: P(Y = k) per category, averaged over the grid.
+- With fixed scale effects every grid point has its own spread (:mod:`humaneval.clmm.scale_emmeans`).
 
 Standard errors by the delta method on vcov(τ, β) (numerical gradients for the non-linear modes);
 confidence intervals are Wald intervals (``asymp.LCL``/``asymp.UCL`` in emmeans). Pairwise
@@ -38,6 +39,13 @@ from scipy import stats
 
 from humaneval.clmm.contrasts import adjust_pvalues, check_adjust, critical_value, tukey_p
 from humaneval.clmm.links import cdf
+from humaneval.clmm.scale_emmeans import (
+    has_fixed_scale,
+    scale_design,
+    scale_grid,
+    scale_mode_values,
+    scale_params,
+)
 from humaneval.core.deprecation import renamed
 from humaneval.core.docstrings import shared_docs
 from humaneval.errors import ModelSpecError, OptionError
@@ -251,8 +259,16 @@ def _emmeans_and_cov(
             ) from None
     cells, grid, weights, _, _ = _cells(fit, factor, by)
     params, vcov, jac = _params(fit)
-    x = grid_design(fit, grid)
-    value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode, values))
+    if has_fixed_scale(fit):  # each grid point with its own spread (clmm.scale_emmeans)
+        grid, weights = scale_grid(fit, grid, weights)
+        params, vcov = scale_params(fit)
+        x, w = grid_design(fit, grid), scale_design(fit, grid)
+        value, cov = _delta(
+            params, vcov, lambda p: scale_mode_values(p, x, w, weights, jac, fit.link, mode, values)
+        )
+    else:
+        x = grid_design(fit, grid)
+        value, cov = _delta(params, vcov, lambda p: _mode_values(p, x, weights, jac, fit.link, mode, values))
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     z = stats.norm.ppf(0.5 + confidence_level / 2)
     if mode == "prob":

@@ -50,7 +50,8 @@ class ScaleEstimates:
     ``groups`` has one row per level of the random log-scale's factor (or of the first location
     factor named like it): ``shift`` (conditional mode of the location intercept, latent units),
     ``log_spread`` (ζ of that level's fixed term, or its conditional log-scale mode) and their
-    conditional SDs ``shift_se`` / ``log_spread_se``.
+    conditional SDs ``shift_se`` / ``log_spread_se``. ``vcov`` is the covariance of (τ, β, ζ), for the
+    EMMs under the scale model (:mod:`humaneval.clmm.scale_emmeans`).
     """
 
     names: tuple[str, ...]
@@ -60,6 +61,7 @@ class ScaleEstimates:
     sd_se: float | None
     factor: str | None
     groups: pd.DataFrame | None = None
+    vcov: np.ndarray | None = None
 
     def effects_frame(self) -> pd.DataFrame:
         """ζ per term with SE, z and the unadjusted p (one row per fixed scale column)."""
@@ -349,6 +351,7 @@ def _result(spec, model: _Model, link, x, loglik, grad, free, hess, res, n_iter,
         sd_se=sd_s_se,
         factor=random.factor if random is not None else None,
         groups=_groups(spec, model, x),
+        vcov=cov[: n_tb + layout.n_zeta, : n_tb + layout.n_zeta],
     )
     scale_text = f", scale = {scale.formula}" if scale.formula else ""
     return FitResult(
