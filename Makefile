@@ -19,8 +19,9 @@ demo: $(VENV)/.demo
 	@echo "to run a study on Prolific: $(BIN)/python -m pip install -e '.[prolific]' (docs/prolific.md)"
 	$(BIN)/humaneval demo --out $(DEMO_OUT)
 
+# one pytest worker per core (pytest-xdist): the suite is CPU-bound and its tests independent
 test: setup lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: setup
 	$(BIN)/ruff check humaneval tests benchmarks simulations
