@@ -1,5 +1,6 @@
-"""Span tables in the commands: ``validate`` and ``reliability`` hand them here, ``analyze`` and ``report``
-read them with :func:`span_table` and go on as with ratings (the ``spans`` analysis adapter).
+"""Span tables in the commands: ``validate``, ``reliability``, ``analyze`` and ``report`` read them with
+:func:`span_table` and call the API as with ratings; the table's method decides what it computes
+(``describe_structure``, ``reliability_report`` and ``analyze`` look it up in their registries).
 
 A file is a span table when its header has ``start``, ``end`` and ``category`` columns
 (:func:`humaneval.spans.table.is_span_table`); see docs/spans.md.
@@ -58,48 +59,7 @@ def span_table(path: str, texts: str | None, scoring: str | None) -> SpanTable |
     return None
 
 
-def validate(path: str, texts: str | None, as_json: bool) -> None:
-    """``humaneval validate`` of a span table."""
-    from humaneval.spans.table import load_spans
-
-    table = load_spans(path, texts=texts)
-    data = table.data
-    info: dict[str, Any] = {
-        "file": path,
-        "kind": "span annotations",
-        "n_spans": len(table.spans),
-        "n_items": len(table.lengths),
-        "n_annotators": len(table.annotators),
-        "n_documents": int(data["document"].nunique()),
-        "n_systems": len(table.systems),
-        "n_unmarked": int(data["start"].isna().sum()),
-        "categories": table.categories,
-        "severities": sorted(table.spans["severity"].dropna().unique()),
-        "scores": "score" in data and bool(data["score"].notna().any()),
-    }
-
-    def render() -> str:
-        rows = [
-            ("spans", info["n_spans"]),
-            ("items", f"{info['n_items']} ({info['n_documents']} documents × {info['n_systems']} systems)"),
-            ("annotators", info["n_annotators"]),
-            ("marked error-free", f"{info['n_unmarked']} annotator × item"),
-            ("categories", ", ".join(info["categories"]) or "-"),
-            ("severities", ", ".join(info["severities"]) or "-"),
-            ("ESA scores", "yes" if info["scores"] else "no"),
-        ]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join([f"{path}: valid (span annotations)"] + [f"  {k:<{width}}  {v}" for k, v in rows])
-
-    emit(info, as_json, render)
-
-
-def reliability(
-    path: str, texts: str | None, scoring: str | None, n_resamples: int, seed: int, as_json: bool
-) -> None:
-    """``humaneval reliability`` of a span table."""
-    from humaneval.spans.agreement import span_reliability
-    from humaneval.spans.table import load_spans
-
-    result = span_reliability(load_spans(path, texts=texts), scoring, n_resamples=n_resamples, seed=seed)
+def present(path: str, result: Any, as_json: bool) -> None:
+    """Print what the API made of a span table (``describe_structure``, ``reliability_report``): its
+    ``to_dict()`` after the file with ``--json``, else its summary titled by the file."""
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
