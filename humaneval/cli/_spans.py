@@ -44,6 +44,17 @@ def scoring_option(func: Callable) -> Callable:
     )(func)
 
 
+def span_scoring_option(func: Callable) -> Callable:
+    """``--span-scoring mqm|esa``: :func:`scoring_option` where ``--scoring`` means something else (judge)."""
+    return click.option(
+        "--span-scoring",
+        type=click.Choice(SCORING_CHOICES),
+        default=None,
+        help="Span tables: the item scores of the alt-test on scores, by MQM weights or the annotators' ESA "
+        "scores (default: esa when the table has a score column, else mqm; docs/spans.md).",
+    )(func)
+
+
 def span_table(path: str, texts: str | None, scoring: str | None) -> SpanTable | None:
     """The span table when the file's header is one (docs/spans.md), else None; ``--texts`` and
     ``--scoring`` given for another file are refused."""
@@ -63,3 +74,34 @@ def present(path: str, result: Any, as_json: bool) -> None:
     """Print what the API made of a span table (``describe_structure``, ``reliability_report``): its
     ``to_dict()`` after the file with ``--json``, else its summary titled by the file."""
     emit({"file": path, **result.to_dict()}, as_json, lambda: result.summary(path))
+
+
+def judge(
+    table: SpanTable,
+    judge_file: str | None,
+    mark_judges: str | None,
+    epsilon: float | None,
+    profile: str | None,
+    criterion: str | None,
+    other_options: bool,
+) -> Any:
+    """``humaneval judge`` of a span table: the alt-test of its annotators named by ``--mark-judges``
+    (:func:`humaneval.spans.judge.span_judge_test`); ``other_options``: a ratings table's options given."""
+    from humaneval.spans.judge import span_judge_test
+    from humaneval.spans.scoring import default_scoring
+
+    if other_options:
+        raise OptionError(
+            "a span table is tested on span F1 and on item scores (--span-scoring); it takes no --scoring, "
+            "--calibration or --self (docs/spans.md)"
+        )
+    if judge_file is not None or not mark_judges:
+        raise OptionError(
+            "an automatic span annotator is an annotator of the span table: name it with --mark-judges NAME "
+            "(no --judge-file; docs/spans.md)"
+        )
+    part = table.for_criterion(criterion)
+    names = [n.strip() for n in mark_judges.split(",") if n.strip()]
+    return span_judge_test(
+        part, names, scoring=part.scoring or default_scoring(part), epsilon=epsilon, profile=profile
+    )
