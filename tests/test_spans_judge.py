@@ -102,3 +102,38 @@ def test_judge_command_of_a_span_table_is_the_api(humans, tmp_path):
     assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
     no_judge = CliRunner().invoke(main, ["judge", str(path), "--texts", str(texts_path)])
     assert no_judge.exit_code == 2 and "--mark-judges NAME" in no_judge.output
+
+
+def test_power_command_of_a_span_pilot_is_the_api(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from humaneval.cli import main
+    from humaneval.spans.power import pilot_power, span_power
+
+    spans, texts = simulate_spans({"A": 0.5, "B": 2.0}, n_documents=6, n_annotators=2, seed=2)
+    path, texts_path = tmp_path / "pilot.csv", tmp_path / "texts.csv"
+    spans.to_csv(path, index=False)
+    texts.to_csv(texts_path, index=False)
+    args = ["power", "--pilot", str(path), "--texts", str(texts_path), "--design", "2x10x3", "--trials", "40"]
+    result = CliRunner().invoke(main, [*args, "--span-scoring", "mqm", "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    # errors per item: the pilot's spans per annotator and item, less 0.2 false alarms, over recall 0.8
+    views = spans.groupby("system")[["document", "annotator"]].apply(lambda p: len(p.drop_duplicates()))
+    marked = spans.dropna(subset=["start"]).groupby("system").size()
+    expected = ((marked / views - 0.2) / 0.8).to_dict()
+    assert out["errors_per_item"] == pytest.approx(expected)
+    assert (out["n_documents"], out["n_annotators"], out["scoring"]) == (20, 3, "mqm")
+    major = float((spans["severity"].dropna() == "major").mean())
+    direct = span_power(
+        expected, n_documents=20, n_annotators=3, scoring="mqm", trials=40, seed=5, major=major, length=120
+    )
+    assert out["pairs"][0]["power"] == pytest.approx(direct["power"].iloc[0])
+    assert out["pairs"][0]["mean_difference"] == pytest.approx(direct["mean_difference"].iloc[0])
+    api = pilot_power(load_spans(path, texts=texts_path, scoring="mqm"), n_documents=20, n_annotators=3,
+                      trials=40, seed=5)  # fmt: skip
+    assert out == json.loads(json.dumps({"file": str(path), **api.to_dict()}))
+    refused = CliRunner().invoke(main, [*args, "--null"])
+    assert refused.exit_code == 2 and "takes no --null" in refused.output

@@ -105,3 +105,33 @@ def judge(
     return span_judge_test(
         part, names, scoring=part.scoring or default_scoring(part), epsilon=epsilon, profile=profile
     )
+
+
+def power(opts: dict[str, Any]) -> bool:
+    """``humaneval power --pilot SPANS.csv``: the power of a planned span study with the pilot's error
+    rates (:func:`humaneval.spans.power.pilot_power`); False when the pilot is not a span table."""
+    pilot = span_table(opts["pilot"], opts["texts"], opts["span_scoring"])
+    if pilot is None:
+        return False
+    from humaneval.simulate.designs import SimDesign
+    from humaneval.spans.power import pilot_power
+
+    given = [f"--{k.replace('_', '-')}" for k in SPAN_POWER_UNUSED if opts.get(k) not in (None, False)]
+    if given:
+        raise OptionError(
+            f"a span pilot simulates error spans, not a CLMM: it takes no {', '.join(given)} (docs/spans.md)"
+        )
+    if opts["design"] is None:
+        documents, annotators = int(pilot.data["document"].nunique()), len(pilot.annotators)
+    else:
+        design = SimDesign.parse(opts["design"])
+        documents, annotators = design.blocks * design.docs, design.annotators
+    result = pilot_power(
+        pilot, n_documents=documents, n_annotators=annotators, trials=opts["trials"], seed=opts["seed"]
+    )
+    present(opts["pilot"], result, opts["as_json"])
+    return True
+
+
+SPAN_POWER_UNUSED = ("model_path", "formula", "effect", "effect_points", "effect_scale", "along", "null")
+"""``power`` options of the CLMM simulation that a span pilot refuses."""
