@@ -48,6 +48,11 @@ def test_the_design_places_injected_errors_deterministically():
     assert again.checks == design.checks and again.texts == design.texts
     assert again.table.equals(design.table)
     assert generate_design(_spec(seed=2)).checks != design.checks
+    from humaneval.design.plan import Design
+
+    manifest = design.to_json()  # the manifest and texts.json keep the checks and their texts
+    back = Design.from_json(manifest, texts=design.texts)
+    assert back.to_json() == manifest and back.checks == design.checks
 
 
 @pytest.mark.parametrize(
