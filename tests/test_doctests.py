@@ -30,7 +30,7 @@ def test_pytest_collects_the_package_doctests():
     options = dict(re.findall(r"^(testpaths|addopts|doctest_optionflags) = (.+)$", config, flags=re.M))
     assert '"humaneval"' in options["testpaths"] and "--doctest-modules" in options["addopts"]
     ignored = set(re.findall(r"--ignore=(\S+?)[\s\"]", options["addopts"]))
-    assert {n.replace('.', '/') + '.py' for n in IGNORED} == ignored
+    assert {n.replace(".", "/") + ".py" for n in IGNORED} == ignored
     assert options["doctest_optionflags"] == '["ELLIPSIS", "NORMALIZE_WHITESPACE"]'
 
 

@@ -276,3 +276,19 @@ def test_agreement_of_several_criteria_is_refused():
         span_reliability(load_spans(rows.reset_index(drop=True)), n_resamples=0)
     one = load_spans(small().assign(criterion="fluency"))
     assert span_reliability(one, n_resamples=0).span_f1 == pytest.approx(0.6)
+
+
+def test_texts_keep_their_leading_and_trailing_spaces(tmp_path):
+    from humaneval.spans import read_texts
+
+    path = tmp_path / "texts.csv"
+    path.write_text('document,system,text\nd1,A,"  two spaces first"\nd1,B,last two  \n', encoding="utf-8")
+    texts = read_texts(path)
+    assert texts["text"].str.len().tolist() == [len("  two spaces first"), len("last two  ")]
+    spans = tmp_path / "spans.csv"
+    spans.write_text(
+        "annotator,document,system,start,end,severity,category\na,d1,A,2,5,minor,x\na,d1,B,8,10,minor,x\n",
+        encoding="utf-8",
+    )
+    table = load_spans(spans, texts=path)
+    assert table.lengths.to_dict() == {("d1", "A"): 18, ("d1", "B"): 10}

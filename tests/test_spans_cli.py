@@ -162,3 +162,46 @@ def test_a_criterion_of_a_span_table_is_analysed_alone(study):
     direct = item_scores(load_spans(frame, texts=texts), "mqm").groupby("system")["score"].mean()
     assert result.criterion == "accuracy"
     assert result.mean_score == pytest.approx(direct.to_dict())
+
+
+def test_validate_and_reliability_are_the_api_of_the_tables_method(study):
+    """The commands present what describe_structure and reliability_report make of a span table: the
+    span-marking method's registered entries, with the numbers of the direct computations."""
+    from humaneval.core.structure import describe_structure
+    from humaneval.reliability.report import reliability_report
+    from humaneval.spans import span_reliability
+
+    spans, texts = study
+    table = load_spans(spans, texts=texts)
+    described = describe_structure(table).to_dict()
+    assert json.loads(run("validate", spans, "--texts", texts, "--json").output) == {
+        "file": spans,
+        **described,
+    }
+    frame = pd.read_csv(spans)
+    assert described["n_unmarked"] == int(frame["start"].isna().sum())
+    assert described["n_documents"] == 8 and described["n_systems"] == 2
+    api = reliability_report(table, n_resamples=50, seed=4)
+    assert api.to_dict() == span_reliability(table, "esa", n_resamples=50, seed=4).to_dict()
+    out = run("reliability", spans, "--texts", texts, "--resamples", "50", "--seed", "4", "--json")
+    assert json.loads(out.output) == json.loads(json.dumps({"file": spans, **api.to_dict()}))
+    mqm = reliability_report(load_spans(spans, texts=texts, scoring="mqm"), n_resamples=0)
+    assert mqm.scoring == "mqm"
+    cli = run("reliability", spans, "--texts", texts, "--scoring", "mqm", "--resamples", "0", "--json")
+    assert json.loads(cli.output)["score_alpha"] == pytest.approx(mqm.score_alpha, abs=1e-12)
+    assert run("reliability", spans, "--texts", texts, "--resamples", "0").output.startswith(
+        f"{spans}: span agreement, 16 items, 3 annotators"
+    )
+
+
+def test_texts_given_for_a_ratings_file_is_one_line(tmp_path):
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        "annotator,document,system,score\na,d1,A,1\nb,d1,A,2\na,d1,B,3\nb,d1,B,2\n", encoding="utf-8"
+    )
+    for command in ("validate", "reliability"):
+        result = run(command, str(path), "--texts", str(path))
+        assert result.exit_code == 2, result.output
+        assert result.output.strip().splitlines() == [
+            f"error: {path}: --texts and --scoring apply to span tables (docs/spans.md); this is not one"
+        ]

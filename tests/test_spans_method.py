@@ -91,9 +91,9 @@ def test_a_span_preset_lists_its_categories():
 
 
 def test_a_span_design_with_instructed_checks_is_one_line(tmp_path):
-    spec = DesignSpec(documents=2, systems=["A", "B"], method="spans", documents_per_block=2, seed=1)
+    options = dict(documents=2, systems=["A", "B"], method="spans", documents_per_block=2, seed=1)
     with pytest.raises(DesignError, match="span studies check attention with injected errors"):
-        generate_design(spec)
+        generate_design(DesignSpec(**options))
     args = ["design", "--documents", "2", "--systems", "A,B", "--method", "spans", "--docs-per-block", "2"]
     args += ["--out", tmp_path / "d.csv"]
     result = CliRunner().invoke(main, [str(a) for a in args])
@@ -104,7 +104,7 @@ def test_a_span_design_with_instructed_checks_is_one_line(tmp_path):
         .startswith("error: span studies check attention with injected errors in real items")
     )
     with pytest.warns(UserWarning, match="with checks_per_annotator=0 no submission could be rejected"):
-        design = generate_design(DesignSpec(**{**spec.__dict__, "checks_per_annotator": 0}))
+        design = generate_design(DesignSpec(**options, checks_per_annotator=0))
     assert set(design.table["field"].str[:6]) == {"sp_q0_"} and design.dimension == "mqm"
 
 

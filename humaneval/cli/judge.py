@@ -6,6 +6,7 @@ from typing import Literal
 
 import click
 
+from humaneval.cli import _spans as spans
 from humaneval.cli._checks import NONNEG, RESAMPLES
 from humaneval.cli._common import InputFile, column_renames, emit, json_option, judge_column_option
 from humaneval.core.deprecation import renamed_option
@@ -101,6 +102,8 @@ def _self_systems(values: tuple[str, ...]) -> dict[str, list[str]] | None:
     metavar="JUDGE=SYSTEM,...",
     help="Systems of a judge's own family, for the self-preference check; repeatable.",
 )
+@spans.texts_option
+@spans.span_scoring_option
 @json_option
 def command(
     humans: str,
@@ -116,9 +119,19 @@ def command(
     n_resamples: int,
     seed: int,
     self_systems: tuple[str, ...],
+    texts: str | None,
+    span_scoring: str | None,
     as_json: bool,
 ) -> None:
-    """Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit."""
+    """Test whether LLM judges may replace the annotators (alt-test), beside α, τ and a bias audit.
+
+    A span table's automatic annotators are tested on span F1 and item scores (docs/spans.md).
+    """
+    span_table = spans.span_table(humans, texts, span_scoring)
+    if span_table is not None:
+        others = scoring != "auto" or calibration != "auto" or bool(self_systems)
+        found = spans.judge(span_table, judge_file, mark_judges, epsilon, profile, criterion, others)
+        return spans.present(humans, found, as_json)
     from humaneval.judges.data import load_annotations
     from humaneval.judges.verdict import assess_judges
 

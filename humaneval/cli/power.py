@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from humaneval.cli import _spans as spans
 from humaneval.cli._checks import COUNT, FINITE, NONNEG, NONNEG_F, POS, OutputPath, names
 from humaneval.cli._common import InputFile, emit, json_option
 from humaneval.cli.budget import grid_options, run_budget
@@ -189,6 +190,8 @@ GRID_KEYS = (
     "and σ_s's coverage (docs/simulation.md). --trials studies (default here 200); 'default' for the "
     "defaults.",
 )
+@spans.texts_option
+@spans.span_scoring_option
 @json_option
 def command(**opts) -> None:
     """Simulate power (with each test's Type I error beside it) for your study: a planned design
@@ -207,6 +210,8 @@ def command(**opts) -> None:
         return
     if opts["target"] is not None:
         _budget_alias(opts)
+        return
+    if opts["pilot"] is not None and spans.power(opts):  # a span pilot (docs/spans.md)
         return
     if (opts["along"] is None) != (opts["breaks"] is None):
         raise DesignError("--along and --breaks go together, e.g. --along annotators --breaks 1,3,5,10")

@@ -75,12 +75,14 @@ def command(
 
     A span table gets unitizing α, span F1 and score α instead (docs/spans.md).
     """
-    from humaneval.spans.table import is_span_file
-
-    if is_span_file(ratings):
-        return spans.reliability(ratings, texts, scoring, min(n_resamples, 1000), seed, as_json)
     from humaneval.reliability.criteria import criterion_correlations
     from humaneval.reliability.report import reliability_report
+
+    span_table = spans.span_table(ratings, texts, scoring)
+    if span_table is not None:
+        return spans.present(
+            ratings, reliability_report(span_table, n_resamples=n_resamples, seed=seed), as_json
+        )
     from humaneval.reliability.timing import load_annotator_times
 
     table = load_from_options(ratings, **options)

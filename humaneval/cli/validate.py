@@ -67,10 +67,9 @@ def render_structure(
 @json_option
 def command(ratings: str, as_json: bool, texts: str | None, **options) -> None:
     """Validate a ratings file and report its design structure (span tables: docs/spans.md)."""
-    from humaneval.spans.table import is_span_file
-
-    if is_span_file(ratings):
-        return spans.validate(ratings, texts, as_json)
+    span_table = spans.span_table(ratings, texts, None)
+    if span_table is not None:
+        return spans.present(ratings, describe_structure(span_table), as_json)
     table = load_from_options(ratings, **options)
     structure = describe_structure(table)
     scales = table.scales

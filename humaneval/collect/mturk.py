@@ -639,15 +639,17 @@ def _score_checks(table: pd.DataFrame) -> pd.DataFrame:
     """docs/forms.md: IMC passed when the instructed answer was given; gold by the low/high thresholds."""
     passed: list[Any] = [pd.NA] * len(table)
     checks = (table["is_check"] & (table["system"] == "")).to_numpy(dtype=bool)
-    rows = table.loc[checks, ["value", "check_expected", "check_kind", "method"]]
-    for k, value, expected, kind, method in zip(np.flatnonzero(checks), *map(rows.get, rows), strict=True):
+    rows = table.loc[checks, ["value", "check_expected", "check_kind", "method", "raw_value"]]
+    found_rows = zip(np.flatnonzero(checks), *map(rows.get, rows), strict=True)
+    for k, value, expected, kind, method, raw in found_rows:
         expected = str(expected).strip()
         if value is None or (isinstance(value, float) and np.isnan(value)):
             passed[k] = False
         elif kind == "gold":
             passed[k] = bool(value <= GOLD_LOW_MAX if expected == "low" else value >= GOLD_HIGH_MIN)
-        else:
-            passed[k] = bool(get_method(method).check_passed(value, expected))
+        else:  # a span answer is its marked spans (the raw value), not their count
+            found = get_method(method)
+            passed[k] = bool(found.check_passed(raw if found.marks_spans else value, expected))
     table = table.copy()
     table["check_passed"] = pd.array(passed, dtype="boolean")
     return table

@@ -15,8 +15,9 @@ Later stages choose their random-effect structure (CLMM) and split-half procedur
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal, Protocol, overload
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from scipy.sparse.csgraph import connected_components
 
 from humaneval.core.ratings import Ratings, as_ratings
 from humaneval.io.tables import codes_of
+from humaneval.present.printable import Printable
 
 Family = Literal["nested", "fully_crossed", "crossed_in_blocks", "irregular"]
 
@@ -95,12 +97,35 @@ def _nonzero(counts: np.ndarray) -> np.ndarray:
     return counts[counts > 0]
 
 
-def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure:
+class MethodTableLike(Protocol):
+    """A table of another method's answers (:class:`humaneval.methods.base.MethodTable`, a layer above)."""
+
+    @property
+    def method(self) -> str: ...
+
+
+_BY_METHOD: dict[str, Callable[[Any], Printable]] = {}
+
+
+def register_structure(method: str, describe: Callable[[Any], Printable]) -> None:
+    """Add how a table of another method's answers (``table.method``, a span table) is described, from the
+    package that reads it (above this layer): ``humaneval.spans.adapter`` registers the span tables'."""
+    _BY_METHOD[method] = describe
+
+
+@overload
+def describe_structure(ratings: Ratings | pd.DataFrame) -> DesignStructure: ...
+@overload
+def describe_structure(ratings: MethodTableLike) -> Printable: ...
+def describe_structure(ratings: Ratings | pd.DataFrame | MethodTableLike) -> DesignStructure | Printable:
     """Counts, judgements per summary, blocks and design family of a ratings table.
 
     Attention-check rows are left out of the structure (they are not part of the design's
-    analysis) but counted in ``n_checks``.
+    analysis) but counted in ``n_checks``. A table of another method's answers (a span table,
+    docs/spans.md) gets the description its method registered (:func:`register_structure`).
     """
+    if not isinstance(ratings, Ratings | pd.DataFrame):
+        return _BY_METHOD[ratings.method](ratings)
     ratings = as_ratings(ratings)
     n_checks = int(ratings.data["is_check"].sum()) if "is_check" in ratings.data else 0
     data = ratings.without_checks().data

@@ -55,6 +55,7 @@ class _Builder:
     pairs: list[tuple[str, str, str]] = field(default_factory=list)
     n_tuples: int = 0
     method: Method = field(init=False)
+    injected: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.method = get_method(self.spec.method)
@@ -237,6 +238,8 @@ class _Builder:
         (likert/da), or an extra tuple/pair in which one entry asks to be chosen (bws/pairwise)
         among real summaries that are flagged ``is_check`` and never analysed."""
         method = self.method
+        if kind == "injected":
+            return self.injected_check(block_items, rng)
         if method.check_placement == "screen":
             if kind == "gold":
                 expected = "low" if rng.random() < 0.5 else "high"
@@ -260,6 +263,23 @@ class _Builder:
         ]
         entries.insert(at, entry)
         return _Screen(entries, check_id=len(self.checks) - 1)
+
+    def injected_check(self, block_items: list[tuple[str, str]], rng: np.random.Generator) -> _Screen:
+        """A check screen showing a text of the block with a known error inserted (span methods,
+        docs/spans.md); the text is kept with the fillers (``inj{id}`` in texts.json)."""
+        texts = {(s.document, s.system): s.text for s in self.spec.summaries if s.text}
+        candidates = [item for item in block_items if texts.get(item)]
+        document, system = candidates[int(rng.integers(len(candidates)))]
+        text, start, end = self.method.inject_error(texts[(document, system)], rng)
+        c = len(self.checks)
+        expected = f"{start}-{end}"
+        self.injected[f"inj{c}"] = text
+        self.checks.append(
+            {"id": c, "kind": "injected", "expected": expected, "fillers": [f"inj{c}"],
+             "document": document, "system": system}
+        )  # fmt: skip
+        entry = {"document": "", "system": "", "is_check": True, "check_kind": "injected"}
+        return _Screen([{**entry, "check_expected": expected, "field": f"ck_{c}"}], check_id=c)
 
     def check_entry(self, kind: str, expected: str, rng: np.random.Generator) -> dict[str, Any]:
         c = len(self.checks)
@@ -364,7 +384,7 @@ def generate_design(spec: DesignSpec) -> Design:
         warmups=tuple(builder.warmups),
         balance=_balance(spec, builder, table),
         package_version=__version__,
-        texts=_texts(spec),
+        texts=_texts(spec, builder.injected),
     )
 
 
@@ -488,11 +508,11 @@ def _balance(spec: DesignSpec, builder: _Builder, table: pd.DataFrame) -> dict[s
     return {}
 
 
-def _texts(spec: DesignSpec) -> DesignTexts | None:
+def _texts(spec: DesignSpec, injected: dict[str, str]) -> DesignTexts | None:
     texts = DesignTexts(
         documents={d.id: d.text for d in _documents(spec) if d.text is not None},
         summaries={f"{s.document}|{s.system}": s.text for s in spec.summaries if s.text is not None},
-        fillers={f"f{i}": t for i, t in enumerate(spec.fillers)},
+        fillers={**{f"f{i}": t for i, t in enumerate(spec.fillers)}, **injected},
     )
     return None if texts.is_empty() else texts
 

@@ -25,7 +25,7 @@ METHODS: tuple[str, ...] = tuple(REGISTRY)
 FAMILIES: tuple[str, ...] = ("blocks", "crossed", "nested")
 REMAINDERS: tuple[str, ...] = ("spread", "drop", "error")
 ORDERS: tuple[str, ...] = ("random", "balanced")
-CHECK_KINDS: tuple[str, ...] = ("imc", "gold")
+CHECK_KINDS: tuple[str, ...] = ("imc", "gold", "injected")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MAX_DOCUMENTS = 20_000
 """The most documents one design holds (generating 50,000 takes about 45 s); split larger studies."""
@@ -299,6 +299,20 @@ class DesignSpec:
                 raise DesignError(
                     f"pairs must be 'all' or a number of pairs per document in 1..{n_pairs}, not {p!r}"
                 )
+        if self.checks_per_annotator and ("injected" in self.check_kinds) != method.marks_spans:
+            raise DesignError(
+                "span studies check attention with injected errors in real items (--check-kind injected; "
+                "docs/spans.md), not with instructed or gold screens"
+                if method.marks_spans
+                else f"injected-error checks are for span marking (docs/spans.md), not {self.method}"
+            )
+        texts = bool(self.summaries) and all(s.text and s.text.strip() for s in self.summaries)
+        injected = "injected" in self.check_kinds and self.checks_per_annotator
+        if injected and (len(self.check_kinds) > 1 or not texts):
+            raise DesignError(
+                "injected-error checks insert an error into a text of the study: give the summaries with "
+                "their texts (--summaries) and the check kind injected alone"
+            )
         if "gold" in self.check_kinds and self.checks_per_annotator:
             if not method.gold_checks:
                 raise DesignError(f"gold checks exist for likert and da, not {self.method!r}; use 'imc'")

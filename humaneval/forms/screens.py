@@ -185,12 +185,12 @@ def _screen(
             store[key] = texts.fillers[filler]
         elif row.is_check and not row.system:
             key = f"chk:{row.field}"
-            if row.check_kind == "gold":
+            if row.check_kind in ("gold", "injected"):  # texts of the design's fillers
                 fillers = list(checks.get(row.field, {}).get("fillers", []))
                 missing = [f for f in fillers if f not in texts.fillers]
                 if not fillers or missing:
                     raise DesignError(
-                        f"gold check {row.field} of slot {row.annotator_slot} needs its filler texts "
+                        f"{row.check_kind} check {row.field} of slot {row.annotator_slot} needs its texts "
                         f"{missing or '(none defined)'}; pass the Design with its texts.json fillers"
                     )
                 store[key] = texts.fillers[fillers[0]]

@@ -218,6 +218,23 @@ class Method:
         """
         return str(value) == expected.strip()
 
+    def inject_error(self, text: str, rng: np.random.Generator) -> tuple[str, int, int]:
+        """``text`` with a known error inserted, and the error's ``start, end`` character offsets (an
+        injected-error check of a span method, docs/spans.md).
+
+        Parameters
+        ----------
+        text : str
+            A text of the study.
+        rng : numpy.random.Generator
+            The slot's random stream.
+
+        Returns
+        -------
+        tuple of (str, int, int)
+        """
+        raise NotImplementedError(f"{self.name} marks no spans: it has no injected-error checks")
+
     def draw_check_expected(self, rng: np.random.Generator, *, points: int, side: str) -> str:
         """The instructed answer of a new attention check (draws from ``rng`` where it varies).
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,9 +167,34 @@ class SpanMarking(Method):
 
     def draw_check_expected(self, rng: np.random.Generator, *, points: int, side: str) -> str:
         raise DesignError(
-            "span studies check attention with injected errors in real items (humaneval.spans.checks, "
-            "docs/spans.md), not with instructed screens; set checks_per_annotator=0"
+            "span studies check attention with injected errors in real items (--check-kind injected, "
+            "docs/spans.md), not with instructed screens"
         )
+
+    def inject_error(self, text: str, rng: np.random.Generator) -> tuple[str, int, int]:
+        """A word of the text repeated right after itself (a fluency error every annotator should mark);
+        the error is the repeated copy.
+
+        Examples
+        --------
+        >>> text, start, end = SPANS.inject_error("the cat sat", np.random.default_rng(1))
+        >>> text, text[start:end]
+        ('the cat cat sat', 'cat')
+        """
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        if not words:
+            raise DesignError("an injected-error check needs a text with at least one word")
+        start, end = words[int(rng.integers(len(words)))]
+        word = text[start:end]
+        return f"{text[:end]} {word}{text[end:]}", end + 1, end + 1 + len(word)
+
+    def check_passed(self, value: Any, expected: str) -> bool:
+        """Whether the answer marks any character of the injected error ``expected`` (``start-end``)."""
+        answer = parse_span_answer(value)
+        if isinstance(answer, str):
+            return False
+        low, high = (int(x) for x in expected.split("-"))
+        return any(s.start < high and s.end > low for s in answer.spans)
 
 
 SPANS = SpanMarking(

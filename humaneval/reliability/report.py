@@ -9,8 +9,9 @@ from fewer than 10 distinct splits carries ``shr_caveat``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import overload
 
 import pandas as pd
 
@@ -18,6 +19,8 @@ from humaneval.core.deprecation import renamed, renamed_attribute
 from humaneval.core.ratings import Ratings
 from humaneval.core.structure import describe_structure
 from humaneval.errors import HumanEvalError
+from humaneval.methods import get_method
+from humaneval.methods.base import MethodTable
 from humaneval.present.document import Block, Bullets, Column, Paragraph, Table
 from humaneval.present.formatting import MISSING, fmt, fmt_ci
 from humaneval.present.printable import Printable
@@ -123,9 +126,35 @@ class ReliabilityReport(Printable):
         return out
 
 
-@renamed(level="level_of_measurement", n_bootstrap="n_resamples")
+_BY_METHOD: dict[str, Callable[..., Printable]] = {}
+
+
+def register_reliability(method: str, measure: Callable[..., Printable]) -> None:
+    """Add the agreement statistics of a table of another method's answers, from the package that reads
+    it (above this layer): ``humaneval.spans.adapter`` registers the span tables' (``measure(table,
+    n_resamples=, seed=)``)."""
+    _BY_METHOD[method] = measure
+
+
+@overload
 def reliability_report(
     ratings: Ratings,
+    *,
+    level_of_measurement: Level = ...,
+    n_resamples: int = ...,
+    alpha_min: Sequence[float] = ...,
+    n_splits: int = ...,
+    seed: int | None = ...,
+    times: pd.Series | None = ...,
+    criterion: str | None = ...,
+) -> ReliabilityReport: ...
+@overload
+def reliability_report(
+    ratings: MethodTable, *, n_resamples: int = ..., seed: int | None = ...
+) -> Printable: ...
+@renamed(level="level_of_measurement", n_bootstrap="n_resamples")
+def reliability_report(
+    ratings: Ratings | MethodTable,
     *,
     level_of_measurement: Level = "ordinal",
     n_resamples: int = 5000,
@@ -134,7 +163,7 @@ def reliability_report(
     seed: int | None = None,
     times: pd.Series | None = None,
     criterion: str | None = None,
-) -> ReliabilityReport:
+) -> ReliabilityReport | Printable:
     """α (+ KALPHA CI), Fleiss' κ, SHR and optionally the time curve of one criterion's ratings.
 
     A statistic the data or design cannot support (Fleiss' κ with unequal ratings per unit, SHR of
@@ -142,8 +171,10 @@ def reliability_report(
 
     Parameters
     ----------
-    ratings : Ratings
-        One criterion's ratings.
+    ratings : Ratings or MethodTable
+        One criterion's ratings; a table of another method's answers (a span table) gets the
+        statistics its method registered (:func:`register_reliability`; docs/spans.md), which take
+        ``n_resamples`` and ``seed`` only.
     level_of_measurement : {"nominal", "ordinal", "interval", "ratio"}
         Of Krippendorff's α (formerly ``level=``).
     n_resamples : int
@@ -162,7 +193,8 @@ def reliability_report(
     Returns
     -------
     ReliabilityReport
-        ``summary()`` is the text of ``humaneval reliability``, ``to_dict()`` its ``--json``.
+        ``summary()`` is the text of ``humaneval reliability``, ``to_dict()`` its ``--json``
+        (a span table: :class:`~humaneval.spans.agreement.SpanReliability`).
 
     Raises
     ------
@@ -186,6 +218,9 @@ def reliability_report(
     >>> print(report.notes[0])  # doctest: +ELLIPSIS
     SHR not computed: the design has a single block ...
     """
+    if isinstance(ratings, MethodTable) and not isinstance(ratings, Ratings | pd.DataFrame):
+        measure = _BY_METHOD[get_method(ratings.method).name]  # the table's method decides
+        return measure(ratings, n_resamples=n_resamples, seed=seed)
     notes: list[str] = []
     alpha = krippendorff_alpha(ratings, level_of_measurement)
     ci = ci_method = None

@@ -1,10 +1,13 @@
-"""The ``spans`` analysis adapter: :func:`humaneval.analysis.analyze` of a span table.
+"""The span table in the registries: the ``spans`` analysis adapter, its structure and its reliability.
 
 The span-marking method (:data:`humaneval.methods.METHODS` ``["spans"]``) names ``spans`` as its
 analysis; this module registers the adapter of that name with the analysis layer (which sits below
 this package and cannot import it), so ``analyze(span_table)``, ``humaneval analyze SPANS.csv`` and
 the report run one analysis: :func:`~humaneval.spans.analysis.analyze_spans` under the table's
-scoring rule.
+scoring rule. In the same way :func:`~humaneval.core.structure.describe_structure` of a span table is
+:func:`~humaneval.spans.structure.describe_spans` (``humaneval validate``) and
+:func:`~humaneval.reliability.report.reliability_report` of one is :func:`span_table_reliability`
+(``humaneval reliability``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,13 @@ from typing import ClassVar
 from humaneval.analysis.adapters import register_adapter
 from humaneval.analysis.options import AnalysisOptions
 from humaneval.core.ratings import Ratings
+from humaneval.core.structure import register_structure
 from humaneval.errors import OptionError
+from humaneval.reliability.report import register_reliability
+from humaneval.spans.agreement import DEFAULT_RESAMPLES, SpanReliability, span_reliability
 from humaneval.spans.analysis import SpanAnalysis, analyze_spans
 from humaneval.spans.scoring import default_scoring
+from humaneval.spans.structure import describe_spans
 from humaneval.spans.table import SpanTable
 
 
@@ -62,4 +69,17 @@ class SpanAdapter:
         return replace(result, criterion=criterion)
 
 
+def span_table_reliability(table: SpanTable, *, n_resamples: int, seed: int | None) -> SpanReliability:
+    """:func:`~humaneval.spans.agreement.span_reliability` under the table's scoring rule, with at most
+    :data:`~humaneval.spans.agreement.DEFAULT_RESAMPLES` resamples (every one recomputes α_u)."""
+    return span_reliability(
+        table,
+        table.scoring,
+        n_resamples=min(n_resamples, DEFAULT_RESAMPLES),
+        seed=1 if seed is None else seed,
+    )
+
+
 register_adapter(SpanAdapter())
+register_structure(SpanTable.method, describe_spans)
+register_reliability(SpanTable.method, span_table_reliability)

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from humaneval.errors import RatingsError
 from humaneval.judges.alttest import AltTestResult, alt_test
 from humaneval.judges.data import load_annotations
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.formatting import fmt
+from humaneval.present.printable import Printable, frame_table
 from humaneval.spans.scoring import item_scores
 from humaneval.spans.table import ITEM, SpanTable
 
@@ -60,9 +64,9 @@ def span_labels(table: SpanTable) -> dict[str, dict[str, str]]:
     return out
 
 
-@dataclass(frozen=True)
-class SpanJudgeResult:
-    """The alt-test of span judges on both kinds of agreement.
+@dataclass(frozen=True, repr=False)
+class SpanJudgeResult(Printable):
+    """The alt-test of span judges on both kinds of agreement (``humaneval judge SPANS.csv``).
 
     Attributes
     ----------
@@ -76,6 +80,46 @@ class SpanJudgeResult:
     span_f1: AltTestResult
     scores: AltTestResult
     scoring: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``judge --json`` of a span table: ``kind``, ``scoring`` and the two alt-tests' JSON."""
+        return {
+            "kind": "spans",
+            "scoring": self.scoring,
+            "span_f1": self.span_f1.to_dict(),
+            "scores": self.scores.to_dict(),
+        }
+
+    def blocks(self, source: str | None = None) -> tuple[Block, ...]:
+        """Both alt-tests: on the marked characters, then on the item scores."""
+        out: list[Block] = [
+            Paragraph(
+                (
+                    f"{source + ': ' if source else ''}alternative-annotator test (Calderon et al., 2025) of "
+                    f"span annotators, ε = {self.span_f1.epsilon:g}, Benjamini–Yekutieli q = "
+                    f"{self.span_f1.q:g}; a judge passes when it beats at least half of the humans (ω ≥ 0.5)",
+                )
+            )
+        ]
+        columns = {
+            "judge": None,
+            "winning_rate": fmt,
+            "advantage_probability": fmt,
+            "passed": lambda v: "yes" if v else "no",
+            "n_items": None,
+            "n_humans": None,
+        }
+        for what, result in (
+            ("marked characters (mean F1 with the other humans)", self.span_f1),
+            (f"{self.scoring} item scores (−RMSE)", self.scores),
+        ):
+            out.append(frame_table(result.table, columns, caption=(f"on the {what}",)))
+            out += [Paragraph((f"caution: {c}",), "note") for c in result.cautions]
+        return tuple(out)
+
+    def brief(self) -> str:
+        passed = self.span_f1.table["passed"] & self.scores.table["passed"].to_numpy()
+        return f"{int(passed.sum())} of {len(passed)} judges pass on spans and scores ({self.scoring})"
 
 
 def span_judge_test(

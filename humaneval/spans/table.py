@@ -154,7 +154,7 @@ def read_texts(path: str | Path) -> pd.DataFrame:
     frame = frame[["document", "system", "text"]].copy()
     for col in ITEM:
         frame[col] = _ids(frame[col])
-    frame["text"] = frame["text"].fillna("").astype(str)
+    frame["text"] = _unstripped_texts(Path(path), frame)
     dup = frame.duplicated(ITEM, keep="first").to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
@@ -278,6 +278,24 @@ def load_spans(
     if not allow_overlap:
         _check_overlaps(data[marked], check)
     return SpanTable(data.drop(columns=["length"], errors="ignore"), lengths, name, scoring)
+
+
+def _unstripped_texts(path: Path, frame: pd.DataFrame) -> pd.Series:
+    """The ``text`` cells as written: the table reader strips cells, but offsets count a text's leading and
+    trailing spaces too."""
+    if path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
+        return frame["text"].fillna("").astype(str)
+    raw = pd.read_csv(
+        path,
+        sep="\t" if path.suffix.lower() == ".tsv" else ",",
+        dtype=str,
+        keep_default_na=False,
+        encoding="utf-8-sig",
+    )
+    column = [c for c in raw.columns if str(c).strip().lower() == "text"]
+    if len(column) != 1 or len(raw) != len(frame):  # another delimiter the reader sniffed: keep its cells
+        return frame["text"].fillna("").astype(str)
+    return pd.Series(raw[column[0]].to_numpy(), index=frame.index)
 
 
 def _ids(column: pd.Series) -> pd.Series:
