@@ -24,8 +24,6 @@ NOT_PRINTERS = {
 #: Hand-written printers not yet moved onto blocks: this list only shrinks.
 HAND_PRINTERS = {
     "judges/agreement.py:JudgeAgreement.summary",
-    "judges/alttest.py:AltTestResult.summary",
-    "judges/alttest.py:to_string",
     "judges/bias.py:BiasAudit.summary",
     "judges/planning.py:CalibrationPlan.summary",
     "judges/verdict.py:JudgeAssessment.summary",
