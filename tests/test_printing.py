@@ -24,8 +24,6 @@ NOT_PRINTERS = {
 #: Hand-written printers not yet moved onto blocks: this list only shrinks.
 HAND_PRINTERS = {
     "judges/planning.py:CalibrationPlan.summary",
-    "judges/verdict.py:JudgeAssessment.summary",
-    "judges/verdict.py:to_string",
     "ppi/budget.py:PPIBudget.summary",
     "ppi/ordinal.py:PPIOrdinal.summary",
     "ppi/pairwise.py:PPIPairwise.summary",
