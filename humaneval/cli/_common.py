@@ -229,3 +229,12 @@ def form_options(func: Callable) -> Callable:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def facts_text(title: str, rows: list[tuple[str, object]]) -> str:
+    """``title`` and one ``name: value`` fact a line, through the shared renderer."""
+    from humaneval.present.document import Column, Paragraph, Table
+    from humaneval.present.renderers import blocks_to_text
+
+    facts = Table((Column(""), Column("")), tuple((k, str(v)) for k, v in rows), facts=True)
+    return blocks_to_text([Paragraph((title,)), facts])

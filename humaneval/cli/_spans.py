@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from humaneval.cli._common import emit
+from humaneval.cli._common import emit, facts_text
 from humaneval.errors import OptionError
 
 if TYPE_CHECKING:
@@ -88,8 +88,7 @@ def validate(path: str, texts: str | None, as_json: bool) -> None:
             ("severities", ", ".join(info["severities"]) or "-"),
             ("ESA scores", "yes" if info["scores"] else "no"),
         ]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join([f"{path}: valid (span annotations)"] + [f"  {k:<{width}}  {v}" for k, v in rows])
+        return facts_text(f"{path}: valid (span annotations)", rows)
 
     emit(info, as_json, render)
 
