@@ -37,6 +37,8 @@ from humaneval.reliability.data import from_long
 
 __all__ = ["JudgeAgreement", "judge_agreement"]
 
+AGREEMENT = "Agreement: Krippendorff's α (KALPHA 95% CI) and Kendall's τ with the mean human label"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class JudgeAgreement(Printable):
@@ -73,7 +75,7 @@ class JudgeAgreement(Printable):
         names = {"alpha_humans": "α humans", "alpha_with_judge": "α with judge", "tau_item": "τ item",
                  "tau_system": "τ system"}  # fmt: skip
         out: list[Block] = [
-            Paragraph(("Agreement: Krippendorff's α (KALPHA 95% CI) and Kendall's τ with the mean human label",)),
+            Paragraph((AGREEMENT,)),
             frame_table(shown, columns, names=names, align=dict.fromkeys(names, "r")),
         ]
         if self.notes:
@@ -240,4 +242,3 @@ def _system_document(cells: pd.DataFrame, values: pd.Series) -> pd.DataFrame:
 
 def _prefixed(name: str, values: tuple[float, float, float]) -> dict[str, float]:
     return {name: values[0], f"{name}_low": values[1], f"{name}_high": values[2]}
-

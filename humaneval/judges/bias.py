@@ -274,4 +274,3 @@ def _self_mean(mine: pd.DataFrame, humans: pd.DataFrame, own: set[str]) -> dict 
     nan = (math.nan, math.nan)
     same = humans[humans["item"].isin(mine["item"])]
     return _row("self_mean_difference", (value, *nan), (difference(same), *nan), mine["item"].nunique())
-

@@ -43,7 +43,8 @@ class CalibrationPlan(Printable):
 
     def brief(self) -> str:
         """``20 documents, 100 items, 3 humans per item``, the ``repr``."""
-        return f"{len(self.documents)} documents, {len(self.items)} items, {self.humans_per_item} humans per item"
+        items = f"{len(self.items)} items, {self.humans_per_item} humans per item"
+        return f"{len(self.documents)} documents, {items}"
 
     def blocks(self) -> tuple[Block, ...]:
         """The subset's size, the items per system and the notes."""

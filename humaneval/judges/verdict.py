@@ -123,14 +123,15 @@ class JudgeAssessment(Printable):
         ]
         if self.verdict["criterion"].notna().any():
             columns.insert(0, "criterion")
-        right = dict.fromkeys(columns[columns.index("winning_rate") :], "r")
         out: list[Block] = [
             Paragraph((self.alt_test.heading(),)),
-            frame_table(shown, columns, align=right, caption=("Verdict (judges side by side):",)),
-            Paragraph(
-                ("passed: yes/no (P(pass) over resamples of items and humans); rank: by ρ, degenerate last.",),
-                style="note",
+            frame_table(
+                shown,
+                columns,
+                align=dict.fromkeys(columns[columns.index("winning_rate") :], "r"),
+                caption=("Verdict (judges side by side):",),
             ),
+            Paragraph((PASSED,), style="note"),
         ]
         said = [f"Flag: {r.judge}: {flag}" for r in rows for flag in r.flags]
         said += [f"Caution: {c}" for c in self.alt_test.cautions]
@@ -157,6 +158,8 @@ class JudgeAssessment(Printable):
         }
 
 
+#: How to read the verdict table's ``passed`` and ``rank``.
+PASSED = "passed: yes/no (P(pass) over resamples of items and humans); rank: by ρ, degenerate last."
 #: Verdict columns computed after the merge (the order of the judges and their flags).
 DERIVED_COLUMNS = ("rank", "flags")
 

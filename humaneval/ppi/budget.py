@@ -91,7 +91,8 @@ class PPIBudget(Printable):
 
     def brief(self) -> str:
         """``n = 39 + N = 503, cost 44.42 (humans alone 97.00)``, the ``repr``."""
-        return f"n = {self.n} + N = {self.big_n}, cost {self.cost:.2f} (humans alone {self.human_only_cost:.2f})"
+        alone = f"humans alone {self.human_only_cost:.2f}"
+        return f"n = {self.n} + N = {self.big_n}, cost {self.cost:.2f} ({alone})"
 
     def blocks(self) -> tuple[Block, ...]:
         """The target and the pilot's σ and ρ, the cheapest plan, the human-only plan and the simulated
@@ -111,7 +112,8 @@ class PPIBudget(Printable):
             ),
             (
                 "humans alone",
-                f"n = {self.human_only_n}, cost {self.human_only_cost:.2f} (the judge saves {100 * saving:.0f} %)",
+                f"n = {self.human_only_n}, cost {self.human_only_cost:.2f} "
+                f"(the judge saves {100 * saving:.0f} %)",
             ),
             (
                 f"simulated ({self.trials} studies)",
@@ -119,6 +121,7 @@ class PPIBudget(Printable):
             ),
         )
         return (Table((Column("what"), Column("value")), facts, facts=True),)
+
 
 def pilot_relation(human: np.ndarray, judge: np.ndarray) -> tuple[float, float]:
     """σ of the human scores and their correlation with the judge's, from a pilot's paired units."""

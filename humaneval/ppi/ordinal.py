@@ -40,7 +40,7 @@ from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
 from humaneval.ppi.mestimate import sandwich, tuned_lambda
 from humaneval.present.document import Block, Bullets, Paragraph
-from humaneval.present.formatting import fmt, fmt_p
+from humaneval.present.formatting import fmt, fmt_p, fmt_value_ci
 from humaneval.present.printable import Printable, frame_table
 
 __all__ = ["PPIOrdinal", "judge_categories", "ppi_ordinal"]
@@ -94,13 +94,14 @@ class PPIOrdinal(Printable):
             human_se=human["se"],
         )
         columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_adj": fmt_p, "human_estimate": fmt,
-                   "human_se": fmt, "gain": lambda v: fmt(v, 2)}  # fmt: skip
+                   "human_se": fmt, "gain": fmt_value_ci}  # fmt: skip
         names = {"estimate": "log OR", "se": "SE", "p_adj": "p adj", "human_estimate": "human-only",
                  "human_se": "SE"}  # fmt: skip
         out: list[Block] = [Paragraph((head,)), frame_table(shown, columns, names=names)]
         if self.cautions:
             out.append(Bullets(tuple((f"Caution: {c}",) for c in self.cautions)))
         return tuple(out)
+
 
 def judge_categories(scores: pd.Series, n_categories: int, low: int = 1) -> pd.Series:
     """A continuous judge's scores as ``n_categories`` ordered categories ``low, low + 1, …``: equal-

@@ -36,7 +36,7 @@ from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
 from humaneval.ppi.mestimate import sandwich, tuned_lambda
 from humaneval.present.document import Block, Paragraph
-from humaneval.present.formatting import fmt, fmt_ci, fmt_p
+from humaneval.present.formatting import fmt, fmt_ci, fmt_p, fmt_value_ci
 from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.grouping import groupings
 
@@ -100,7 +100,7 @@ class PPIPairwise(Printable):
             human_se=pairs["se"],
         )
         columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_adj": fmt_p, "human_estimate": fmt,
-                   "human_se": fmt, "gain": lambda v: fmt(v, 2)}  # fmt: skip
+                   "human_se": fmt, "gain": fmt_value_ci}  # fmt: skip
         names = {"estimate": "strength", "ci": "CI", "human_estimate": "human-only", "human_ci": "CI"}
         return (
             Paragraph((head,)),
@@ -112,6 +112,7 @@ class PPIPairwise(Printable):
                 caption=(f"contrasts (log-odds a over b; adjust = {self.adjust})",),
             ),
         )
+
 
 def comparisons(table: pd.DataFrame) -> pd.DataFrame:
     """One row per comparison ``document, a, b, y`` (a sorts before b; y = 1 a won, 0 lost, 0.5 tie,
