@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,11 @@ from humaneval.core.ratings import ID_COLUMNS, OPTIONAL_COLUMNS, Ratings, Respon
 from humaneval.core.responses import RESPONSES
 from humaneval.errors import RatingsError
 from humaneval.io.serialization import jsonable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from humaneval.present.printable import Formatter
 
 CANONICAL = ID_COLUMNS + RESPONSES + OPTIONAL_COLUMNS
 
@@ -229,3 +234,31 @@ def form_options(func: Callable) -> Callable:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def facts_text(title: str, rows: list[tuple[str, object]]) -> str:
+    """``title`` and one ``name: value`` fact a line, through the shared renderer."""
+    from humaneval.present.document import Column, Paragraph, Table
+    from humaneval.present.renderers import blocks_to_text
+
+    facts = Table((Column(""), Column("")), tuple((k, str(v)) for k, v in rows), facts=True)
+    return blocks_to_text([Paragraph((title,)), facts])
+
+
+def plan_text(
+    head: str,
+    plan: pd.DataFrame,
+    columns: Mapping[str, Formatter | None] | list[str],
+    after: Sequence[str] = (),
+) -> str:
+    """A review plan: ``head``, one row per submission in ``columns`` and the lines ``after``, through
+    the shared renderer."""
+    from humaneval.present.document import Block, Paragraph
+    from humaneval.present.printable import frame_table
+    from humaneval.present.renderers import blocks_to_text
+
+    blocks: list[Block] = [Paragraph((head,))]
+    if len(plan):
+        blocks.append(frame_table(plan, columns))
+    blocks += [Paragraph((line,)) for line in after]
+    return blocks_to_text(blocks)

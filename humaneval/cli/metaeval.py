@@ -193,7 +193,7 @@ def command(
         if n_resamples
         else "no bootstrap"
     )
-    emit(payload, as_json, lambda: _render(result, payload, compared, caption, fmt, adjust))
+    emit(payload, as_json, lambda: _render(result, payload, compared, caption, fmt))
 
 
 def _read_inputs(
@@ -250,41 +250,23 @@ def _evaluate(
 
 
 def _render(
-    result: MetaEvalResult,
-    payload: dict[str, Any],
-    compared: list[dict[str, Any]],
-    caption: str,
-    fmt: str,
-    adjust: str,
+    result: MetaEvalResult, payload: dict[str, Any], compared: list[dict[str, Any]], caption: str, fmt: str
 ) -> str:
     """The results table in ``fmt`` (text, markdown, latex), then the comparisons and plot paths."""
-    from humaneval.metaeval.report import to_latex, to_markdown
+    from humaneval.metaeval.report import comparison_blocks, to_latex, to_markdown
+    from humaneval.present.renderers import blocks_to_markdown, blocks_to_text
 
-    if fmt == "markdown":
-        text = to_markdown(result.table, caption=caption)
-    elif fmt == "latex":
-        text = to_latex(result.table, caption=caption)
+    if fmt == "text":
+        text = result.summary(caption, comparisons=compared)
     else:
-        text = result.summary(caption)
-    text += "".join(_comparison_text(c, adjust) for c in compared)
+        table = to_markdown if fmt == "markdown" else to_latex
+        rendered = blocks_to_markdown if fmt == "markdown" else blocks_to_text
+        text = table(result.table, caption=caption)
+        if compared:
+            text += "\n\n" + rendered(comparison_blocks(compared)).rstrip("\n")
     for key in ("bias_matrix", "intra_plot"):
         if key in payload:
             text += f"\n{key.replace('_', ' ')}: {payload[key]}"
-    return text
-
-
-def _comparison_text(compared: dict[str, Any], adjust: str) -> str:
-    """One ``--compare`` pair: the difference A − B per measure, its CI and (adjusted) p-value."""
-    text = (
-        f"\n\n{compared['metric_a']} vs {compared['metric_b']} "
-        f"(A − B; permutation p, {compared['alternative']}, adjust {adjust}):"
-    )
-    floor = 1 / (compared["n_permutations"] + 1)
-    for row in compared["levels"]:
-        ci = f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else ""
-        p = f"p ≤ {floor:.4f}" if row["p_adj"] <= floor else f"p = {row['p_adj']:.4f}"
-        text += f"\n  {row['measure']:<9} {row['difference']:+.4f}{ci}  {p}"
-    text += "".join(f"\n  {line}" for line in compared["nulls"].values())
     return text
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from humaneval.cli._common import InputFile, emit, json_option
+from humaneval.cli._common import InputFile, emit, json_option, plan_text
 from humaneval.core.deprecation import renamed_option
 
 production_option = click.option(
@@ -172,15 +172,11 @@ def _emit_plan(plan, execute: bool, as_json: bool, key: str = "assignment_id") -
 
     def render() -> str:
         verb = "done" if execute else "planned (dry run; add --execute to act)"
-        lines = [
+        head = (
             f"{counts.get('approve', 0)} approve, {counts.get('reject', 0)} reject, "
             f"{counts.get('review', 0)} to review by hand: {verb}"
-        ]
-        lines += [
-            f"  {r['action']:7} {r[key]} {r['annotator']}: {r['reason']}"
-            for r in plan.to_dict(orient="records")
-        ]
-        return "\n".join(lines)
+        )
+        return plan_text(head, plan, ["action", key, "annotator", "reason"])
 
     emit({"executed": execute, "counts": counts, "plan": plan.to_dict(orient="records")}, as_json, render)
 

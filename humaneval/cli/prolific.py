@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from humaneval.cli._common import InputFile, emit, json_option, read_text
+from humaneval.cli._common import InputFile, emit, json_option, plan_text, read_text
 
 if TYPE_CHECKING:
     from humaneval.serve.study import Study
@@ -366,15 +366,11 @@ def review(
 
     def render() -> str:
         verb = "done" if execute else "planned (dry run; add --execute to act)"
-        lines = [
+        head = (
             f"{counts.get('approve', 0)} approve, {counts.get('reject', 0)} reject, "
             f"{counts.get('review', 0)} to review by hand: {verb}"
-        ]
-        lines += [
-            f"  {r['action']:7} {r['submission_id']} (participant {r['participant_id']}, "
-            f"slot {r['slot'] or 'none'}) {r['annotator'] or ''}: {r['reason']}"
-            for r in plan.to_dict(orient="records")
-        ]
+        )
+        lines: list[str] = []
         people = ", ".join(reopened["participants"])
         if reopened["done"]:
             lines.append(
@@ -392,7 +388,8 @@ def review(
                 "rejected participants' rows are marked 'rejected' and left out of the ratings "
                 "'humaneval collect prolific' writes"
             )
-        return "\n".join(lines)
+        columns = dict.fromkeys(["action", "submission_id", "participant_id", "slot", "annotator", "reason"])
+        return plan_text(head, plan, {**columns, "slot": _slot}, lines)
 
     emit(
         {
@@ -493,3 +490,10 @@ def export(study_dir: str, out: str, study_id: str | None, token: str | None) ->
 
     client, study_id = _setup(study_dir, study_id, token)
     click.echo(f"saved Prolific's export of study {study_id} to {export_demographics(client, study_id, out)}")
+
+
+def _slot(value: object) -> str:
+    """A submission's slot number, ``none`` when it holds none."""
+    if value is None or value != value:
+        return "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)

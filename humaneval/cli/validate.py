@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from humaneval.cli import _spans as spans
-from humaneval.cli._common import InputFile, emit, json_option, load_from_options, ratings_options
+from humaneval.cli._common import InputFile, emit, facts_text, json_option, load_from_options, ratings_options
 from humaneval.core.responses import lower_is_better
 from humaneval.core.structure import DesignStructure, describe_structure
 from humaneval.methods.kinds import count_judgements, detect_kind
@@ -56,8 +56,7 @@ def render_structure(
         rows.append(
             (f"scale of {scale.criterion}" if scale.criterion else "declared scale", scale.describe())
         )
-    width = max(len(k) for k, _ in rows)
-    return "\n".join([f"{source}: valid"] + [f"  {k:<{width}}  {v}" for k, v in rows])
+    return facts_text(f"{source}: valid", rows)
 
 
 @click.command()

@@ -28,15 +28,20 @@ from humaneval.errors import ReliabilityWarning
 from humaneval.judges.data import LabelView, label_view
 from humaneval.metaeval.bootstrap import BootstrapResult, bootstrap
 from humaneval.metaeval.levels import correlation_levels
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 from humaneval.reliability.alpha import Level, krippendorff_alpha
 from humaneval.reliability.bootstrap import kalpha_bootstrap
 from humaneval.reliability.data import from_long
 
 __all__ = ["JudgeAgreement", "judge_agreement"]
 
+AGREEMENT = "Agreement: Krippendorff's α (KALPHA 95% CI) and Kendall's τ with the mean human label"
 
-@dataclass(frozen=True, eq=False)
-class JudgeAgreement:
+
+@dataclass(frozen=True, eq=False, repr=False)
+class JudgeAgreement(Printable):
     """α and τ per judge: ``table`` has ``criterion, judge, alpha_humans (+ _low, _high),
     alpha_with_judge (+ _low, _high), tau_item (+ _low, _high), tau_system (+ _low, _high),
     n_items, n_documents, n_systems``."""
@@ -48,18 +53,34 @@ class JudgeAgreement:
     #: Per criterion, the paired bootstrap of every judge's τ (None without resamples or systems).
     tau_bootstrap: dict[str | None, BootstrapResult | None] = field(default_factory=dict, repr=False)
 
-    def summary(self) -> str:
-        lines = ["Agreement: Krippendorff's α (KALPHA 95% CI) and Kendall's τ with the mean human label"]
-        for r in self.table.itertuples():
-            head = f"{r.judge}" + (f" [{r.criterion}]" if isinstance(r.criterion, str) else "")
-            lines.append(
-                f"  {head}: α humans {_cell(r.alpha_humans, r.alpha_humans_low, r.alpha_humans_high)}, "
-                f"with judge {_cell(r.alpha_with_judge, r.alpha_with_judge_low, r.alpha_with_judge_high)}; "
-                f"τ item {_cell(r.tau_item, r.tau_item_low, r.tau_item_high)}, "
-                f"system {_cell(r.tau_system, r.tau_system_low, r.tau_system_high)}"
-            )
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
+    def brief(self) -> str:
+        """``3 judges, 1000 resamples``, the ``repr``."""
+        return f"{self.table['judge'].nunique()} judges, {self.n_resamples} resamples"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """One row per judge: α of the humans and with the judge, τ per item and per system (each
+        with its interval), then the notes."""
+        shown = self.table.assign(
+            **{
+                name: [
+                    fmt_value_ci(getattr(r, name), getattr(r, f"{name}_low"), getattr(r, f"{name}_high"))
+                    for r in self.table.itertuples()
+                ]
+                for name in ("alpha_humans", "alpha_with_judge", "tau_item", "tau_system")
+            }
+        )
+        columns = ["judge", "alpha_humans", "alpha_with_judge", "tau_item", "tau_system"]
+        if self.table["criterion"].notna().any():
+            columns.insert(0, "criterion")
+        names = {"alpha_humans": "α humans", "alpha_with_judge": "α with judge", "tau_item": "τ item",
+                 "tau_system": "τ system"}  # fmt: skip
+        out: list[Block] = [
+            Paragraph((AGREEMENT,)),
+            frame_table(shown, columns, names=names, align=dict.fromkeys(names, "r")),
+        ]
+        if self.notes:
+            out.append(Bullets(tuple((f"Note: {n}",) for n in self.notes)))
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         records = [
@@ -221,11 +242,3 @@ def _system_document(cells: pd.DataFrame, values: pd.Series) -> pd.DataFrame:
 
 def _prefixed(name: str, values: tuple[float, float, float]) -> dict[str, float]:
     return {name: values[0], f"{name}_low": values[1], f"{name}_high": values[2]}
-
-
-def _cell(value: float, low: float, high: float) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(low, float) and not math.isnan(low):
-        return f"{value:.2f} [{low:.2f}, {high:.2f}]"
-    return f"{value:.2f}"

@@ -42,6 +42,9 @@ from humaneval.errors import DataWarning, InsufficientDataError, OptionError, Ra
 from humaneval.judges.calibration import Calibration, calibrate
 from humaneval.judges.data import LabelView, label_view
 from humaneval.judges.numeric_text import numbers_from_text
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 
 __all__ = [
     "EPSILON_BY_PROFILE",
@@ -64,8 +67,8 @@ RECOMMENDED_HUMANS = 3
 Scoring = Literal["accuracy", "neg_rmse", "auto"] | Callable[[Any, np.ndarray], float]
 
 
-@dataclass(frozen=True, eq=False)
-class AltTestResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class AltTestResult(Printable):
     """The alt-test of every judge (and criterion).
 
     Attributes
@@ -102,20 +105,37 @@ class AltTestResult:
     annotations: LabelView | None = field(default=None, repr=False)
     indicators: dict[str | None, Indicators] = field(default_factory=dict, repr=False)
 
-    def summary(self) -> str:
-        lines = [
+    def heading(self) -> str:
+        """The test's settings and its rule in one sentence (the first line of the summary)."""
+        return (
             f"Alternative-annotator test (Calderon et al., 2025): ε = {self.epsilon:g}, "
             f"scoring {self.scoring}, Benjamini–Yekutieli q = {self.q:g}; a judge passes when it "
             "beats at least half of the humans (ω ≥ 0.5)."
-        ]
-        shown = self.table.copy()
-        shown["passed"] = shown["passed"].map({True: "yes", False: "no"})
-        columns = ["judge", "winning_rate", "advantage_probability", "passed", "n_items", "n_humans"]
-        if shown["criterion"].notna().any():
-            columns.insert(0, "criterion")
-        lines.append(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-        lines += [f"Caution: {c}" for c in self.cautions]
-        return "\n".join(lines)
+        )
+
+    def brief(self) -> str:
+        """``ε = 0.2, accuracy: 6 judges, 2 pass``, the ``repr``."""
+        return (
+            f"ε = {self.epsilon:g}, {self.scoring}: {len(self.table)} judges, "
+            f"{int(self.table['passed'].sum())} pass"
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The settings, one row per judge (ω, ρ, passed, items, humans) and the cautions."""
+        columns: dict[str, Any] = {
+            "judge": None,
+            "winning_rate": fmt_value_ci,
+            "advantage_probability": fmt_value_ci,
+            "passed": None,
+            "n_items": None,
+            "n_humans": None,
+        }
+        if self.table["criterion"].notna().any():
+            columns = {"criterion": None, **columns}
+        out: list[Block] = [Paragraph((self.heading(),)), frame_table(self.table, columns)]
+        if self.cautions:
+            out.append(Bullets(tuple((f"Caution: {c}",) for c in self.cautions)))
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -32,6 +32,9 @@ from statsmodels.stats.proportion import proportion_confint
 from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings
 from humaneval.judges.data import LabelView, label_view
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 
 __all__ = ["BiasAudit", "bias_audit"]
 
@@ -56,22 +59,35 @@ _MEANING = {
 }
 
 
-@dataclass(frozen=True, eq=False)
-class BiasAudit:
+@dataclass(frozen=True, eq=False, repr=False)
+class BiasAudit(Printable):
     """One row per criterion, judge and check (``check`` names the measure, see :data:`_MEANING`)."""
 
     table: pd.DataFrame
 
-    def summary(self) -> str:
-        lines = ["Bias audit (judge beside the humans on the same items):"]
-        for row in self.table.itertuples():
-            head = row.judge + (f" [{row.criterion}]" if isinstance(row.criterion, str) else "")
-            lines.append(
-                f"  {head}: {row.check} {_cell(row.judge_value, row.judge_low, row.judge_high)}; "
-                f"humans {_cell(row.human_value, row.human_low, row.human_high)} (n = {row.n}) — "
-                f"{_MEANING[row.check]}"
-            )
-        return "\n".join(lines)
+    def brief(self) -> str:
+        """``checks of gpt, claude: position_flip_rate, longer_wins``, the ``repr``."""
+        judges = ", ".join(dict.fromkeys(self.table["judge"]))
+        return f"checks of {judges}: {', '.join(dict.fromkeys(self.table['check']))}"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """One row per judge and check (the judge's value beside the humans', with intervals), then
+        what each check measures."""
+        rows = list(self.table.itertuples())
+        shown = self.table.assign(
+            judge_value=[fmt_value_ci(r.judge_value, r.judge_low, r.judge_high) for r in rows],
+            human_value=[fmt_value_ci(r.human_value, r.human_low, r.human_high) for r in rows],
+        )
+        columns = ["judge", "check", "judge_value", "human_value", "n"]
+        if self.table["criterion"].notna().any():
+            columns.insert(0, "criterion")
+        names = {"judge_value": "judge value", "human_value": "humans"}
+        meanings = tuple((f"{check}: {_MEANING[check]}",) for check in dict.fromkeys(self.table["check"]))
+        return (
+            Paragraph(("Bias audit (judge beside the humans on the same items):",)),
+            frame_table(shown, columns, names=names, align=dict.fromkeys(names, "r")),
+            Bullets(meanings),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -258,9 +274,3 @@ def _self_mean(mine: pd.DataFrame, humans: pd.DataFrame, own: set[str]) -> dict 
     nan = (math.nan, math.nan)
     same = humans[humans["item"].isin(mine["item"])]
     return _row("self_mean_difference", (value, *nan), (difference(same), *nan), mine["item"].nunique())
-
-
-def _cell(value: float, low: float, high: float) -> str:
-    if pd.isna(value):
-        return "–"
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]" if not pd.isna(low) else f"{value:.2f}"

@@ -18,12 +18,14 @@ from humaneval.core.judge_scores import read_judge_scores
 from humaneval.core.ratings import Ratings
 from humaneval.errors import DesignError
 from humaneval.judges.alttest import MIN_ITEMS, RECOMMENDED_HUMANS
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.printable import Printable
 
 __all__ = ["CalibrationPlan", "plan_calibration"]
 
 
-@dataclass(frozen=True, eq=False)
-class CalibrationPlan:
+@dataclass(frozen=True, eq=False, repr=False)
+class CalibrationPlan(Printable):
     """The documents to send to humans: ``items`` (``document, system, judge_score, stratum``), every
     pool document's inclusion ``probabilities`` and whether it was drawn (as
     :func:`humaneval.design.judged.choose_documents` gives them), and what the plan cannot promise
@@ -39,15 +41,26 @@ class CalibrationPlan:
         """The chosen documents, sorted."""
         return tuple(sorted(self.probabilities.loc[self.probabilities["selected"], "document"]))
 
-    def summary(self) -> str:
-        lines = [
-            f"Calibration subset: {len(self.documents)} documents, {len(self.items)} items "
-            f"({self.items['system'].nunique()} systems), each for {self.humans_per_item} humans."
-        ]
+    def brief(self) -> str:
+        """``20 documents, 100 items, 3 humans per item``, the ``repr``."""
+        items = f"{len(self.items)} items, {self.humans_per_item} humans per item"
+        return f"{len(self.documents)} documents, {items}"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The subset's size, the items per system and the notes."""
         counts = self.items["system"].value_counts()
-        lines.append(f"items per system: {counts.min()}–{counts.max()}")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        out: list[Block] = [
+            Paragraph(
+                (
+                    f"Calibration subset: {len(self.documents)} documents, {len(self.items)} items "
+                    f"({self.items['system'].nunique()} systems), each for {self.humans_per_item} humans.",
+                )
+            ),
+            Paragraph((f"items per system: {counts.min()}–{counts.max()}",)),
+        ]
+        if self.notes:
+            out.append(Bullets(tuple((f"Note: {n}",) for n in self.notes)))
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -26,6 +26,9 @@ from humaneval.judges.calibration import Calibration
 from humaneval.judges.data import label_view
 from humaneval.judges.degenerate import degenerate_judges
 from humaneval.judges.uncertainty import VerdictUncertainty, verdict_uncertainty
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 
 __all__ = ["RESAMPLES", "TAU_FLOOR", "JudgeAssessment", "assess_judges", "verdict_table"]
 
@@ -62,8 +65,8 @@ VERDICT_COLUMNS = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
-class JudgeAssessment:
+@dataclass(frozen=True, eq=False, repr=False)
+class JudgeAssessment(Printable):
     """The alt-test, agreement and bias audit of every judge, and the verdict table joining them.
 
     Attributes
@@ -84,27 +87,26 @@ class JudgeAssessment:
     bias: BiasAudit | None
     source: str | None = None
 
-    def summary(self) -> str:
-        lines = [self.alt_test.summary().splitlines()[0], "", "Verdict (judges side by side):"]
+    def brief(self) -> str:
+        """``ε = 0.2, accuracy: 6 judges, 2 pass; 1 flag``, the ``repr``."""
+        flags = sum(len(f) for f in self.verdict["flags"])
+        return f"{self.alt_test.brief()}; {flags} flag{'' if flags == 1 else 's'}"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The alt-test's settings, the verdict table (ω, ρ, passed, α and τ per judge), the flags and
+        cautions, the bias audit and the agreement's notes."""
+        rows = list(self.verdict.itertuples())
         shown = self.verdict.assign(
-            passed=[_passed(r.passed, r.pass_probability) for r in self.verdict.itertuples()],
-            winning_rate=[
-                _cell(r.winning_rate, r.winning_rate_low, r.winning_rate_high)
-                for r in self.verdict.itertuples()
-            ],
-            advantage_probability=[
-                _cell(r.advantage_probability, r.advantage_probability_low, r.advantage_probability_high)
-                for r in self.verdict.itertuples()
-            ],
-            alpha_with_judge=[
-                _cell(r.alpha_with_judge, r.alpha_with_judge_low, r.alpha_with_judge_high)
-                for r in self.verdict.itertuples()
-            ],
-            tau_system=[
-                _cell(r.tau_system, r.tau_system_low, r.tau_system_high) for r in self.verdict.itertuples()
-            ],
-            alpha_humans=[_cell(v) for v in self.verdict["alpha_humans"]],
-            tau_item=[_cell(v) for v in self.verdict["tau_item"]],
+            passed=[_passed(r.passed, r.pass_probability) for r in rows],
+            **{
+                name: [
+                    fmt_value_ci(getattr(r, name), getattr(r, f"{name}_low"), getattr(r, f"{name}_high"))
+                    for r in rows
+                ]
+                for name in ("winning_rate", "advantage_probability", "alpha_with_judge", "tau_system")
+            },
+            alpha_humans=[fmt_value_ci(v) for v in self.verdict["alpha_humans"]],
+            tau_item=[fmt_value_ci(v) for v in self.verdict["tau_item"]],
         )
         columns = [
             "judge",
@@ -121,18 +123,25 @@ class JudgeAssessment:
         ]
         if self.verdict["criterion"].notna().any():
             columns.insert(0, "criterion")
-        lines.append(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-        lines.append(
-            "passed: yes/no (P(pass) over resamples of items and humans); rank: by ρ, degenerate last."
-        )
-        for row in self.verdict.itertuples():
-            for flag in row.flags:
-                lines.append(f"Flag: {row.judge}: {flag}")
-        lines += [f"Caution: {c}" for c in self.alt_test.cautions]
+        out: list[Block] = [
+            Paragraph((self.alt_test.heading(),)),
+            frame_table(
+                shown,
+                columns,
+                align=dict.fromkeys(columns[columns.index("winning_rate") :], "r"),
+                caption=("Verdict (judges side by side):",),
+            ),
+            Paragraph((PASSED,), style="note"),
+        ]
+        said = [f"Flag: {r.judge}: {flag}" for r in rows for flag in r.flags]
+        said += [f"Caution: {c}" for c in self.alt_test.cautions]
+        if said:
+            out.append(Bullets(tuple((line,) for line in said)))
         if self.bias is not None and not self.bias.table.empty:
-            lines += ["", self.bias.summary()]
-        lines += [f"Note: {n}" for n in self.agreement.notes]
-        return "\n".join(lines)
+            out += self.bias.blocks()
+        if self.agreement.notes:
+            out.append(Bullets(tuple((f"Note: {n}",) for n in self.agreement.notes)))
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -149,6 +158,8 @@ class JudgeAssessment:
         }
 
 
+#: How to read the verdict table's ``passed`` and ``rank``.
+PASSED = "passed: yes/no (P(pass) over resamples of items and humans); rank: by ρ, degenerate last."
 #: Verdict columns computed after the merge (the order of the judges and their flags).
 DERIVED_COLUMNS = ("rank", "flags")
 
@@ -326,12 +337,6 @@ def _passed(passed: bool, probability: float) -> str:
 
 def _num(value: float | None) -> float:
     return float(value) if value is not None and not pd.isna(value) else math.nan
-
-
-def _cell(value: float, low: float = math.nan, high: float = math.nan) -> str:
-    if pd.isna(value):
-        return "–"
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]" if not pd.isna(low) else f"{value:.2f}"
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

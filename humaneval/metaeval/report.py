@@ -30,7 +30,8 @@ from humaneval.metaeval.data import ScoreMatrices, align
 from humaneval.metaeval.kernel import Coefficient, PairKernel, normalise_coefficient
 from humaneval.metaeval.levels import RESULT_NAMES, NanPolicy, measure, normalise_levels, per_system_intra
 from humaneval.metaeval.significance import holm, permutation_test
-from humaneval.present.document import Block, Paragraph
+from humaneval.present.document import Block, Bullets, Column, Paragraph, Table
+from humaneval.present.formatting import MISSING
 from humaneval.present.printable import Printable, frame_table
 
 #: Adjustments of :func:`compare_metrics` (across the compared pairs, per measure).
@@ -76,12 +77,16 @@ class MetaEvalResult(Printable):
     def results_table(self, digits: int = 2) -> pd.DataFrame:
         return results_table(self.table, digits)
 
-    def blocks(self, caption: str | None = None, digits: int = 2) -> tuple[Block, ...]:
-        """The results table (estimate with its interval per metric and level), ``caption`` first."""
+    def blocks(
+        self, caption: str | None = None, digits: int = 2, comparisons: Sequence[Mapping[str, Any]] = ()
+    ) -> tuple[Block, ...]:
+        """The results table (estimate with its interval per metric and level), ``caption`` first,
+        then the ``comparisons`` of :func:`compare_metrics` (:func:`comparison_blocks`)."""
         table = results_table(self.table, digits)
         frame = table.reset_index(names="metric")
         shown = frame_table(frame, list(frame.columns), align=dict.fromkeys(table.columns, "r"))
-        return (Paragraph((caption,)), shown) if caption is not None else (shown,)
+        head = (Paragraph((caption,)), shown) if caption is not None else (shown,)
+        return (*head, *comparison_blocks(comparisons))
 
 
 @renamed(confidence="confidence_level")
@@ -359,6 +364,33 @@ def _nulls(unit: str, bootstrapped: bool) -> dict[str, str]:
             "one covering 0 says another sample could rank the metrics the other way"
         )
     return out
+
+
+def comparison_blocks(comparisons: Sequence[Mapping[str, Any]]) -> tuple[Block, ...]:
+    """Per pair of :func:`compare_metrics`: the difference A − B per measure with its interval and
+    (adjusted) permutation p, then what the interval and the p each test."""
+    out: list[Block] = []
+    for compared in comparisons:
+        floor = 1 / (compared["n_permutations"] + 1)
+        rows = tuple(
+            (
+                row["measure"],
+                f"{row['difference']:+.4f}",
+                f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]" if "ci_low" in row else MISSING,
+                f"p ≤ {floor:.4f}" if row["p_adj"] <= floor else f"p = {row['p_adj']:.4f}",
+            )
+            for row in compared["levels"]
+        )
+        caption = (
+            f"{compared['metric_a']} vs {compared['metric_b']} (A − B; permutation p, "
+            f"{compared['alternative']}, adjust {compared['adjust']}):"
+        )
+        columns = (Column("measure"), Column("A − B", "r"), Column("CI", "r"), Column("p", "r"))
+        out += [
+            Table(columns, rows, caption=(caption,)),
+            Bullets(tuple((line,) for line in compared["nulls"].values())),
+        ]
+    return tuple(out)
 
 
 def compare_metrics(

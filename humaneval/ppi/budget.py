@@ -40,12 +40,14 @@ from scipy import stats
 
 from humaneval.errors import OptionError
 from humaneval.ppi.checks import check_magnitudes, check_units
+from humaneval.present.document import Block, Column, Table
+from humaneval.present.printable import Printable
 
 __all__ = ["PPIBudget", "pilot_relation", "ppi_budget"]
 
 
-@dataclass(frozen=True)
-class PPIBudget:
+@dataclass(frozen=True, repr=False)
+class PPIBudget(Printable):
     """The cheapest (n, N) and the human-only n for the same target, with the simulated check."""
 
     sd: float
@@ -87,20 +89,38 @@ class PPIBudget:
             "trials": self.trials,
         }
 
-    def summary(self) -> str:
+    def brief(self) -> str:
+        """``n = 39 + N = 503, cost 44.42 (humans alone 97.00)``, the ``repr``."""
+        alone = f"humans alone {self.human_only_cost:.2f}"
+        return f"n = {self.n} + N = {self.big_n}, cost {self.cost:.2f} ({alone})"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The target and the pilot's σ and ρ, the cheapest plan, the human-only plan and the simulated
+        check, one fact each."""
         saving = 1 - self.cost / self.human_only_cost if self.human_only_cost > 0 else 0.0
-        lines = [
-            f"target: {self.target}; human SD {self.sd:.3f}, judge SD {self.judge_sd:.3f}, judge–human "
-            f"correlation {self.correlation:.3f}",
-            f"cheapest: n = {self.n} human-rated units + N = {self.big_n} judge-only units, cost "
-            f"{self.cost:.2f} (effective n {self.n_effective:.1f})",
-            f"humans alone: n = {self.human_only_n}, cost {self.human_only_cost:.2f} "
-            f"(the judge saves {100 * saving:.0f} %)",
-            f"simulated ({self.trials} studies): mean width {self.simulated_width:.4f}, coverage "
-            f"{self.simulated_coverage:.3f}"
-            + ("" if self.simulated_power is None else f", power {self.simulated_power:.3f}"),
-        ]
-        return "\n".join(lines)
+        power = "" if self.simulated_power is None else f", power {self.simulated_power:.3f}"
+        facts = (
+            (
+                "target",
+                f"{self.target}; human SD {self.sd:.3f}, judge SD {self.judge_sd:.3f}, judge–human "
+                f"correlation {self.correlation:.3f}",
+            ),
+            (
+                "cheapest",
+                f"n = {self.n} human-rated units + N = {self.big_n} judge-only units, cost {self.cost:.2f} "
+                f"(effective n {self.n_effective:.1f})",
+            ),
+            (
+                "humans alone",
+                f"n = {self.human_only_n}, cost {self.human_only_cost:.2f} "
+                f"(the judge saves {100 * saving:.0f} %)",
+            ),
+            (
+                f"simulated ({self.trials} studies)",
+                f"mean width {self.simulated_width:.4f}, coverage {self.simulated_coverage:.3f}{power}",
+            ),
+        )
+        return (Table((Column("what"), Column("value")), facts, facts=True),)
 
 
 def pilot_relation(human: np.ndarray, judge: np.ndarray) -> tuple[float, float]:

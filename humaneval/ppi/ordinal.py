@@ -39,12 +39,15 @@ from humaneval.clmm.contrasts import pairwise_contrasts
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
 from humaneval.ppi.mestimate import reference_covariance, sandwich, tuned_lambda
+from humaneval.present.document import Block, Bullets, Paragraph
+from humaneval.present.formatting import fmt, fmt_p, fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 
 __all__ = ["PPIOrdinal", "judge_categories", "ppi_ordinal"]
 
 
-@dataclass(frozen=True, eq=False)
-class PPIOrdinal:
+@dataclass(frozen=True, eq=False, repr=False)
+class PPIOrdinal(Printable):
     """PPI and human-only proportional-odds system effects and contrasts (log odds ratios); ``covariance``
     is the sandwich covariance of the PPI system effects (systems × systems, the first system's row and
     column 0)."""
@@ -76,19 +79,31 @@ class PPIOrdinal:
             "cautions": list(self.cautions),
         }
 
-    def summary(self) -> str:
-        lines = [
+    def brief(self) -> str:
+        """``judge 'gpt': 3 contrasts, λ = 0.420``, the ``repr``."""
+        return f"judge {self.judge!r}: {len(self.contrasts)} contrasts, λ = {self.lam:.3f}"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The fit in a sentence, the contrasts (log odds ratios) beside the human-only ones, the
+        cautions."""
+        head = (
             f"prediction-powered proportional-odds model with judge {self.judge!r}: {self.n} human ratings, "
-            f"{self.big_n} judge-only summaries, λ = {self.lam:.3f}, {self.n_clusters} clusters",
-            f"{'contrast':<36} {'log OR':>8} {'SE':>7} {'p adj':>8}  {'human-only':>10} {'SE':>7}  gain",
-        ]
-        for r, h in zip(self.contrasts.itertuples(), self.human_contrasts.itertuples(), strict=True):
-            lines.append(
-                f"{r.system_a + ' - ' + r.system_b:<36} {r.estimate:8.3f} {r.se:7.3f} {r.p_adj:8.4f}  "
-                f"{h.estimate:10.3f} {h.se:7.3f}  {r.gain:.2f}"
-            )
-        lines += [f"Caution: {c}" for c in self.cautions]
-        return "\n".join(lines)
+            f"{self.big_n} judge-only summaries, λ = {self.lam:.3f}, {self.n_clusters} clusters"
+        )
+        human = self.human_contrasts.reset_index(drop=True)
+        shown = self.contrasts.reset_index(drop=True).assign(
+            contrast=lambda t: t["system_a"] + " - " + t["system_b"],
+            human_estimate=human["estimate"],
+            human_se=human["se"],
+        )
+        columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_adj": fmt_p, "human_estimate": fmt,
+                   "human_se": fmt, "gain": fmt_value_ci}  # fmt: skip
+        names = {"estimate": "log OR", "se": "SE", "p_adj": "p adj", "human_estimate": "human-only",
+                 "human_se": "SE"}  # fmt: skip
+        out: list[Block] = [Paragraph((head,)), frame_table(shown, columns, names=names)]
+        if self.cautions:
+            out.append(Bullets(tuple((f"Caution: {c}",) for c in self.cautions)))
+        return tuple(out)
 
 
 def judge_categories(scores: pd.Series, n_categories: int, low: int = 1) -> pd.Series:

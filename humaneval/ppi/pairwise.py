@@ -35,13 +35,16 @@ from humaneval.core.structure import cluster_labels
 from humaneval.errors import InsufficientDataError, RatingsError
 from humaneval.ppi.items import MIN_UNITS
 from humaneval.ppi.mestimate import reference_covariance, sandwich, tuned_lambda
+from humaneval.present.document import Block, Paragraph
+from humaneval.present.formatting import fmt, fmt_ci, fmt_p, fmt_value_ci
+from humaneval.present.printable import Printable, frame_table
 from humaneval.stats.grouping import groupings
 
 __all__ = ["PPIPairwise", "comparisons", "ppi_pairwise"]
 
 
-@dataclass(frozen=True, eq=False)
-class PPIPairwise:
+@dataclass(frozen=True, eq=False, repr=False)
+class PPIPairwise(Printable):
     """Prediction-powered Bradley–Terry strengths (``systems``) and contrasts (``contrasts``, log-odds
     a over b) with the human-only ones beside (``human_systems``, ``human_contrasts``); ``covariance`` is
     the sandwich covariance of the strengths (systems × systems, the first system's row and column 0)."""
@@ -74,27 +77,43 @@ class PPIPairwise:
             "human_contrasts": self.human_contrasts.to_dict(orient="records"),
         }
 
-    def summary(self) -> str:
-        lines = [
+    def brief(self) -> str:
+        """``judge 'gpt': 4 systems, λ = 0.420``, the ``repr``."""
+        return f"judge {self.judge!r}: {len(self.systems)} systems, λ = {self.lam:.3f}"
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The fit in a sentence, the strengths and the contrasts (log-odds a over b), each beside the
+        human-only fit."""
+        head = (
             f"prediction-powered Bradley–Terry with judge {self.judge!r}: {self.n} human-judged and "
-            f"{self.big_n} judge-only comparisons, λ = {self.lam:.3f}, {self.n_clusters} clusters",
-            "",
-            f"{'system':<20} {'strength':>9} {'CI':<18} {'human-only':>10} {'CI':<18}",
-        ]
-        human = self.human_systems.set_index("system")
-        for r in self.systems.itertuples():
-            h = human.loc[r.system]
-            lines.append(
-                f"{r.system:<20} {r.estimate:9.3f} [{r.estimate_ci_low:.3f}, {r.estimate_ci_high:.3f}]"
-                f" {h['estimate']:10.3f} [{h['estimate_ci_low']:.3f}, {h['estimate_ci_high']:.3f}]"
-            )
-        lines += ["", f"contrasts (log-odds a over b; adjust = {self.adjust})"]
-        for r, h in zip(self.contrasts.itertuples(), self.human_contrasts.itertuples(), strict=True):
-            lines.append(
-                f"{r.system_a + ' - ' + r.system_b:<36} {r.estimate:8.3f} ± SE {r.se:.3f} "
-                f"(p adj {r.p_adj:.4f}); human-only {h.estimate:8.3f} ± {h.se:.3f}; gain {r.gain:.2f}"
-            )
-        return "\n".join(lines)
+            f"{self.big_n} judge-only comparisons, λ = {self.lam:.3f}, {self.n_clusters} clusters"
+        )
+        human = self.human_systems.set_index("system").loc[self.systems["system"]].reset_index()
+        systems = self.systems.reset_index(drop=True).assign(
+            ci=[fmt_ci(r.estimate_ci_low, r.estimate_ci_high) for r in self.systems.itertuples()],
+            human_estimate=human["estimate"],
+            human_ci=[fmt_ci(r.estimate_ci_low, r.estimate_ci_high) for r in human.itertuples()],
+        )
+        strengths = {"system": None, "estimate": fmt, "ci": None, "human_estimate": fmt, "human_ci": None}
+        pairs = self.human_contrasts.reset_index(drop=True)
+        contrasts = self.contrasts.reset_index(drop=True).assign(
+            contrast=lambda t: t["system_a"] + " - " + t["system_b"],
+            human_estimate=pairs["estimate"],
+            human_se=pairs["se"],
+        )
+        columns = {"contrast": None, "estimate": fmt, "se": fmt, "p_adj": fmt_p, "human_estimate": fmt,
+                   "human_se": fmt, "gain": fmt_value_ci}  # fmt: skip
+        names = {"estimate": "strength", "ci": "CI", "human_estimate": "human-only", "human_ci": "CI"}
+        return (
+            Paragraph((head,)),
+            frame_table(systems, strengths, names=names, align={"ci": "r", "human_ci": "r"}),
+            frame_table(
+                contrasts,
+                columns,
+                names={**names, "estimate": "log-odds", "se": "SE", "p_adj": "p adj", "human_se": "SE"},
+                caption=(f"contrasts (log-odds a over b; adjust = {self.adjust})",),
+            ),
+        )
 
 
 def comparisons(table: pd.DataFrame) -> pd.DataFrame:

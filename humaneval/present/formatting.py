@@ -78,3 +78,16 @@ def fmt_power(rate: Any, low: Any, high: Any) -> str:
     if is_missing(rate):
         return MISSING
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def fmt_value_ci(value: Any, low: Any = None, high: Any = None, digits: int = 2) -> str:
+    """An estimate with its interval when it has one: ``0.52 [0.41, 0.60]``, else ``0.52``.
+
+    Examples
+    --------
+    >>> fmt_value_ci(0.5213, 0.41, 0.6), fmt_value_ci(0.5213), fmt_value_ci(float("nan"), 0.1, 0.2)
+    ('0.52 [0.41, 0.60]', '0.52', '–')
+    """
+    if is_missing(value):
+        return MISSING
+    return fmt(value, digits) if is_missing(low) else f"{fmt(value, digits)} {fmt_ci(low, high, digits)}"
