@@ -300,7 +300,8 @@ def test_cli_design_forms_collect_validate(tmp_path):
     valid = runner.invoke(main, ["validate", str(tmp_path / "r.csv")])
     assert valid.exit_code == 0, valid.output
     assert "score, scale 1-5 (declared)" in valid.output
-    assert "scale of relevance       1-5 (5 points, 1 = Very poor, 5 = Very good)" in valid.output
+    words = " ".join(valid.output.split())
+    assert "scale of relevance: 1-5 (5 points, 1 = Very poor, 5 = Very good)" in words
     as_json = json.loads(runner.invoke(main, ["validate", str(tmp_path / "r.csv"), "--json"]).output)
     assert [s["criterion"] for s in as_json["scales"]] == FOUR.split(",")
     bad = runner.invoke(

@@ -54,8 +54,9 @@ def test_validate_reports_the_declared_scales(demo):
     result = CliRunner().invoke(main, ["validate", str(out / "ratings.csv")])
     assert result.exit_code == 0, result.output
     assert "score, scale 1-7 (declared)" in result.output
-    assert "scale of coherence       1-5 (5 points, 1 = Very poor, 5 = Very good)" in result.output
-    assert "scale of fluency         1-7 (7 points, 1 = Very poor, 7 = Very good)" in result.output
+    words = " ".join(result.output.split())
+    assert "scale of coherence: 1-5 (5 points, 1 = Very poor, 5 = Very good)" in words
+    assert "scale of fluency: 1-7 (7 points, 1 = Very poor, 7 = Very good)" in words
 
 
 def test_report_has_a_section_per_criterion_and_the_summary_table(demo):

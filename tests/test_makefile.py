@@ -47,6 +47,7 @@ def test_make_test_installs_what_the_suite_needs():
     assert len(installs) == 2 and all("--no-install-recommends" in line for line in installs)
     # R is installed only when it cannot load the packages, however it got there
     assert "Rscript -e 'library(ordinal); library(emmeans)'" in commands
-    assert commands.rstrip().endswith("python -m pytest")
+    # one pytest-xdist worker per core: the suite stays within 15 minutes on 2 cores
+    assert commands.rstrip().endswith("python -m pytest -n auto")
     # the type and lint checks run first, so CI enforces them (issue 39)
     assert commands.index("ruff check humaneval tests") < commands.index("mypy") < commands.index("-m pytest")

@@ -81,7 +81,7 @@ def test_qc_and_validate_count_judgements_not_rows(written, tmp_path):
     arena().to_csv(path, index=False)
     out = CliRunner().invoke(main, ["validate", str(path)])
     assert out.exit_code == 0
-    assert "judgements               pairwise, 800" in out.output
+    assert "judgements: pairwise, 800" in " ".join(out.output.split())
     payload = json.loads(CliRunner().invoke(main, ["validate", str(path), "--json"]).output)
     assert (payload["kind"], payload["n_judgements"], payload["n_ratings"]) == ("pairwise", 800, 1600)
 

@@ -40,6 +40,7 @@ PARAMETERS: dict[str, str] = {
     "estimates": "System → estimate (higher = better).",
     "generating_model": "The generating model (None: the built-in coherence model).",
     "likert_points": "Points of the rating scale (Likert).",
+    "min_items": "Humans with fewer items are left out of the t-tests (the authors' 30).",
     "link": "``logit``, ``probit``, ``cloglog``, ``loglog`` or ``cauchit``.",
     "one_criterion_ratings": (
         "One criterion's ratings (``annotator, document, system`` and ``score`` or ``rank``)."

@@ -259,7 +259,11 @@ _SAMPLE = 2_000
 
 
 def _categorical(codes: np.ndarray, categories: list[str], like: pd.Series) -> pd.Series:
-    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="str"))
+    try:
+        index = pd.Index(categories, dtype="str")
+    except UnicodeEncodeError:  # a lone surrogate, which pandas' Arrow strings (with pyarrow) cannot hold
+        index = pd.Index(categories, dtype=object)
+    dtype = pd.CategoricalDtype(index)
     values = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
     return pd.Series(values, index=like.index, name=like.name)
 

@@ -37,6 +37,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from humaneval.core.deprecation import caller_stacklevel
+from humaneval.core.docstrings import shared_docs
 from humaneval.core.ratings import Ratings
 from humaneval.errors import DataWarning, InsufficientDataError, OptionError, RatingsError
 from humaneval.judges.calibration import Calibration, calibrate
@@ -178,6 +179,7 @@ def resolve_epsilon(epsilon: float | None = None, profile: str | None = None) ->
     return EPSILON_BY_PROFILE[key]
 
 
+@shared_docs
 def alt_test(
     ratings: Ratings | Any,
     *,
@@ -212,7 +214,7 @@ def alt_test(
     q : float
         The false-discovery rate of the Benjamini–Yekutieli correction over humans.
     min_items : int
-        Humans with fewer items are left out of the t-tests (the authors' 30).
+        %(min_items)s
     calibration : {"auto", "minmax", "isotonic", "off"}
         How numeric judge labels are put on the humans' scale before −RMSE scoring
         (:func:`~humaneval.judges.calibration.calibrate`): ``auto`` maps judges off the scale

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
+from humaneval.core.docstrings import shared_docs
 from humaneval.errors import OptionError
 from humaneval.judges.alttest import MIN_ITEMS, per_human, resolve_epsilon
 from humaneval.judges.uncertainty import by_rejections
@@ -148,6 +149,7 @@ class AltTestSimulation(Printable):
         }
 
 
+@shared_docs
 def simulate_alt_test(
     n_items: Sequence[int] = (30, 50, 75, 100, 150, 200),
     *,
@@ -190,7 +192,7 @@ def simulate_alt_test(
     q : float
         Benjamini–Yekutieli false-discovery rate.
     min_items : int
-        Humans with fewer items are left out of the t-tests (the authors' 30).
+        %(min_items)s
     seed : int, optional
         Seed of the simulation.
 
