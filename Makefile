@@ -19,9 +19,10 @@ demo: $(VENV)/.demo
 	@echo "to run a study on Prolific: $(BIN)/python -m pip install -e '.[prolific]' (docs/prolific.md)"
 	$(BIN)/humaneval demo --out $(DEMO_OUT)
 
-# one pytest worker per core (pytest-xdist): the suite is CPU-bound and its tests independent
+# one pytest worker per core (pytest-xdist), each with one BLAS/OpenMP thread so that the workers do not
+# oversubscribe the cores: the suite is CPU-bound and its tests independent
 test: setup lint
-	$(BIN)/python -m pytest -n auto
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n auto
 
 lint: setup
 	$(BIN)/ruff check humaneval tests benchmarks simulations
