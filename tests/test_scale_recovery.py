@@ -71,8 +71,8 @@ def test_this_code_makes_the_stored_replicates():
 @pytest.mark.slow
 @pytest.mark.skipif(
     not os.environ.get("HUMANEVAL_SLOW_SIMULATIONS"),
-    reason="two minutes of simulation, kept out of the suite: the tests above check the stored replicates and "
-    "rerun one; set HUMANEVAL_SLOW_SIMULATIONS=1 to rerun all 200",
+    reason="two minutes of simulation, kept out of the suite: the tests above check the stored replicates "
+    "and rerun one; set HUMANEVAL_SLOW_SIMULATIONS=1 to rerun all 200",
 )
 def test_two_hundred_replicates_recover_the_log_scale_sd_and_cover_the_contrast():
     _check_bars(scale_heterogeneity(ScaleDesign(), n_replicates=200, seed=SEED))
